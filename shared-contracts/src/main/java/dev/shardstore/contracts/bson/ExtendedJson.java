@@ -1,0 +1,108 @@
+package dev.shardstore.contracts.bson;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import org.bson.BsonDocument;
+import org.bson.BsonInvalidOperationException;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.DecoderContext;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonParseException;
+import org.bson.json.JsonReader;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * MongoDB Extended JSON v2 in and out (DESIGN.md §2): parses canonical or relaxed input with the
+ * BSON library's {@link JsonReader}, writes relaxed mode.
+ */
+public final class ExtendedJson {
+    private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
+    private static final JsonWriterSettings RELAXED = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
+    private ExtendedJson() {}
+
+    /**
+     * Parses one JSON object.
+     *
+     * @throws CommandException {@code FailedToParse} (9) whose message names the line and column of
+     *                          the first offending character
+     */
+    public static BsonDocument parse(String json) {
+        try {
+            return CODEC.decode(new JsonReader(json), DecoderContext.builder().build());
+        } catch (JsonParseException | BsonInvalidOperationException | IllegalArgumentException e) {
+            throw new CommandException(ErrorCode.FailedToParse, "malformed JSON at " + locate(json) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Relaxed Extended JSON of a document. */
+    public static String toJson(BsonDocument doc) {
+        return doc.toJson(RELAXED);
+    }
+
+    /**
+     * Re-reads the input through a counting reader to find where parsing stopped. Only runs on the
+     * error path, so the fast path parses from the string directly.
+     */
+    private static String locate(String json) {
+        PositionReader reader = new PositionReader(new StringReader(json));
+        try {
+            CODEC.decode(new JsonReader(reader), DecoderContext.builder().build());
+            return "end of input";
+        } catch (RuntimeException e) {
+            return reader.describe();
+        }
+    }
+
+    /** A reader that remembers the line and column of the last character handed out. */
+    private static final class PositionReader extends Reader {
+        private final Reader in;
+        private int line = 1;
+        private int column = 0;
+        private long offset = -1;
+
+        PositionReader(Reader in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int c = in.read();
+            if (c >= 0) {
+                offset++;
+                if (c == '\n') {
+                    line++;
+                    column = 0;
+                } else {
+                    column++;
+                }
+            }
+            return c;
+        }
+
+        @Override
+        public int read(char[] buf, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            int c = read();
+            if (c < 0) {
+                return -1;
+            }
+            buf[off] = (char) c;
+            return 1;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+
+        String describe() {
+            return "line " + line + ", column " + Math.max(column, 1) + " (offset " + Math.max(offset, 0) + ")";
+        }
+    }
+}

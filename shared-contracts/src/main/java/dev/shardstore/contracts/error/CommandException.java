@@ -1,0 +1,48 @@
+package dev.shardstore.contracts.error;
+
+import java.util.Objects;
+import org.bson.BsonDocument;
+
+/**
+ * A command failed with a MongoDB error code. Thrown anywhere a command is processed; the command
+ * front ends turn it into {@code {ok: 0, errmsg, code, codeName, ...extraInfo}}.
+ *
+ * <p>{@code extraInfo} carries the structured fields some errors have in MongoDB, for example
+ * {@code StaleDbVersion}'s {@code db}, {@code vReceived} and {@code vWanted}. It is copied.
+ */
+public class CommandException extends RuntimeException {
+    private final ErrorCode code;
+    private final BsonDocument extraInfo;
+
+    public CommandException(ErrorCode code, String message) {
+        this(code, message, new BsonDocument(), null);
+    }
+
+    public CommandException(ErrorCode code, String message, Throwable cause) {
+        this(code, message, new BsonDocument(), cause);
+    }
+
+    public CommandException(ErrorCode code, String message, BsonDocument extraInfo) {
+        this(code, message, extraInfo, null);
+    }
+
+    public CommandException(ErrorCode code, String message, BsonDocument extraInfo, Throwable cause) {
+        super(Objects.requireNonNull(message, "message"), cause);
+        this.code = Objects.requireNonNull(code, "code");
+        this.extraInfo = Objects.requireNonNull(extraInfo, "extraInfo").clone();
+    }
+
+    public ErrorCode code() {
+        return code;
+    }
+
+    /** A copy of the structured fields carried with the error. */
+    public BsonDocument extraInfo() {
+        return extraInfo.clone();
+    }
+
+    /** The command-reply form: {@code {ok: 0, errmsg, code, codeName, ...extraInfo}}. */
+    public BsonDocument toReply() {
+        return ErrorReplies.errorReply(code, getMessage(), extraInfo);
+    }
+}

@@ -1,0 +1,98 @@
+package dev.shardstore.contracts.error;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The one error-code list of the project, with MongoDB's numbers and names (MongoDB's
+ * {@code error_codes.yml}) and the HTTP status the router's REST front end answers with.
+ *
+ * <p>Replies carry {@code code} (the number) and {@code codeName} (the enum constant's name, which is
+ * MongoDB's spelling). Statuses: 4xx for anything the caller can fix, 503/504 for an unreachable or
+ * slow peer, 500 only for {@link #InternalError}.
+ */
+public enum ErrorCode {
+    InternalError(1, 500),
+    BadValue(2, 400),
+    NoSuchKey(4, 400),
+    HostUnreachable(6, 503),
+    HostNotFound(7, 503),
+    FailedToParse(9, 400),
+    TypeMismatch(14, 400),
+    Overflow(15, 400),
+    IllegalOperation(20, 400),
+    LockTimeout(24, 409),
+    NamespaceNotFound(26, 404),
+    IndexNotFound(27, 404),
+    PathNotViable(28, 400),
+    ConflictingUpdateOperators(40, 400),
+    CursorNotFound(43, 404),
+    LockBusy(46, 409),
+    NamespaceExists(48, 409),
+    MaxTimeMSExpired(50, 504),
+    DollarPrefixedFieldName(52, 400),
+    InvalidIdField(53, 400),
+    EmptyFieldName(56, 400),
+    CommandNotFound(59, 404),
+    ShardKeyNotFound(61, 400),
+    ImmutableField(66, 400),
+    CannotCreateIndex(67, 400),
+    IndexAlreadyExists(68, 409),
+    ShardNotFound(70, 404),
+    InvalidOptions(72, 400),
+    InvalidNamespace(73, 400),
+    IndexOptionsConflict(85, 409),
+    IndexKeySpecsConflict(86, 409),
+    CannotSplit(87, 400),
+    NetworkTimeout(89, 504),
+    ShutdownInProgress(91, 503),
+    OperationFailed(96, 400),
+    ConflictingOperationInProgress(117, 409),
+    NamespaceNotSharded(118, 400),
+    StaleEpoch(150, 503),
+    InvalidIndexSpecificationOption(197, 400),
+    ManualInterventionRequired(199, 500),
+    NotImplemented(238, 501),
+    StaleDbVersion(249, 503),
+    ExceededTimeLimit(262, 504),
+    QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
+    BSONObjectTooLarge(10334, 413),
+    DuplicateKey(11000, 409),
+    StaleConfig(13388, 503);
+
+    private static final Map<Integer, ErrorCode> BY_NUMBER =
+            Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));
+
+    private final int code;
+    private final int httpStatus;
+
+    ErrorCode(int code, int httpStatus) {
+        this.code = code;
+        this.httpStatus = httpStatus;
+    }
+
+    /** MongoDB's numeric error code. */
+    public int code() {
+        return code;
+    }
+
+    /** MongoDB's name for the code ({@code codeName} in replies). */
+    public String codeName() {
+        return name();
+    }
+
+    /** HTTP status used when this error is the outcome of a whole REST request. */
+    public int httpStatus() {
+        return httpStatus;
+    }
+
+    /**
+     * The constant for a MongoDB number; unknown numbers (from a newer peer) map to
+     * {@link #InternalError} so the original number is never silently reused for another meaning.
+     */
+    public static ErrorCode ofNumber(int code) {
+        return BY_NUMBER.getOrDefault(code, InternalError);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.shardstore.contracts.error;
+
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * Builds and reads MongoDB error replies and the RFC 9457 problem body of DESIGN.md §6.
+ */
+public final class ErrorReplies {
+    /** Base of the problem {@code type} URI; the code name is appended. */
+    public static final String PROBLEM_TYPE_BASE = "https://shardstore.dev/errors/";
+
+    private ErrorReplies() {}
+
+    /** {@code {ok: 0, errmsg, code, codeName, ...extraInfo}}. */
+    public static BsonDocument errorReply(ErrorCode code, String message, BsonDocument extraInfo) {
+        BsonDocument reply = new BsonDocument("ok", new BsonDouble(0))
+                .append("errmsg", new BsonString(message))
+                .append("code", new BsonInt32(code.code()))
+                .append("codeName", new BsonString(code.codeName()));
+        extraInfo.forEach((k, v) -> {
+            if (!reply.containsKey(k)) {
+                reply.append(k, v);
+            }
+        });
+        return reply;
+    }
+
+    /** True when a command reply says {@code ok: 0} (or has no {@code ok} at all). */
+    public static boolean isError(BsonDocument reply) {
+        BsonValue ok = reply.get("ok");
+        return ok == null || !ok.isNumber() || ok.asNumber().doubleValue() != 1.0;
+    }
+
+    /**
+     * Rebuilds the exception a peer's error reply describes, keeping its extra fields.
+     *
+     * @throws IllegalArgumentException if the reply is not an error reply
+     */
+    public static CommandException toException(BsonDocument reply) {
+        if (!isError(reply)) {
+            throw new IllegalArgumentException("not an error reply: " + reply.toJson());
+        }
+        int number = reply.isNumber("code") ? reply.getNumber("code").intValue() : ErrorCode.InternalError.code();
+        String message = reply.isString("errmsg") ? reply.getString("errmsg").getValue() : "unknown error";
+        BsonDocument extra = reply.clone();
+        for (String key : new String[] {"ok", "errmsg", "code", "codeName"}) {
+            extra.remove(key);
+        }
+        return new CommandException(ErrorCode.ofNumber(number), message, extra);
+    }
+
+    /**
+     * The problem+json body: RFC 9457's {@code type, title, status, detail} plus MongoDB's
+     * {@code ok: 0, errmsg, code, codeName} and the error's extra fields.
+     */
+    public static BsonDocument problem(CommandException e) {
+        ErrorCode code = e.code();
+        BsonDocument body = new BsonDocument("type", new BsonString(PROBLEM_TYPE_BASE + code.codeName()))
+                .append("title", new BsonString(code.codeName()))
+                .append("status", new BsonInt32(code.httpStatus()))
+                .append("detail", new BsonString(e.getMessage()));
+        body.putAll(e.toReply());
+        return body;
+    }
+}

@@ -1,0 +1,25 @@
+package dev.shardstore.contracts.http;
+
+/**
+ * The service-to-service HTTP contract. Every internal service (config, shard) serves MongoDB-shaped
+ * command documents at one path, with {@code application/bson} bodies both ways:
+ *
+ * <pre>POST {base}/internal/v1/databases/{db}/command   body: command document → reply document</pre>
+ *
+ * A reply is {@code {ok: 1, ...}} or an error reply {@code {ok: 0, errmsg, code, codeName}} with HTTP 200;
+ * any other HTTP status or a transport failure means the peer did not process the command.
+ * Version-checked commands carry {@code databaseVersion} (unsharded) or {@code shardVersion} (sharded).
+ */
+public final class InternalApi {
+    public static final String MEDIA_TYPE_BSON = "application/bson";
+    public static final String COMMAND_PATH = "/internal/v1/databases/{db}/command";
+
+    /** Command field that carries the router's DatabaseVersion (as in MongoDB). */
+    public static final String DATABASE_VERSION_FIELD = "databaseVersion";
+
+    private InternalApi() {}
+
+    public static String commandPath(String db) {
+        return "/internal/v1/databases/" + db + "/command";
+    }
+}

@@ -1,0 +1,95 @@
+package dev.shardstore.contracts.version;
+
+import java.util.Date;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonObjectId;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
+
+/**
+ * A chunk's version (reference: "Shard versioning"): {@code major} +1 when a chunk moves,
+ * {@code minor} +1 when it is split; the {@code epoch} identifies the collection instance (new on
+ * drop/re-shard and on refineCollectionShardKey) and {@code timestamp} is the collection's
+ * creation cluster time. The shard version is the highest chunk version on one shard, the
+ * collection version the highest across all shards.
+ *
+ * <p>Versions are only ordered within one epoch; {@link #isOlderThan} answers false across epochs
+ * because the caller must then do a full refresh instead.
+ *
+ * <p>BSON shape: {@code {major: int, minor: int, epoch: ObjectId, timestamp: Timestamp}}.
+ */
+public record ChunkVersion(int major, int minor, ObjectId epoch, BsonTimestamp timestamp) implements Comparable<ChunkVersion> {
+    /** "Collection is unsharded" (reference: "Special versioning conventions"): 0|0 with a zero epoch. */
+    public static final ChunkVersion UNSHARDED = new ChunkVersion(0, 0, new ObjectId(new byte[12]), new BsonTimestamp(0));
+
+    /** "Ignore the chunk version for this request": 0|0 with an epoch built from the maximum date. */
+    public static final ChunkVersion IGNORED =
+            new ChunkVersion(0, 0, new ObjectId(new Date(Integer.MAX_VALUE * 1000L), 0), new BsonTimestamp(Long.MAX_VALUE));
+
+    public ChunkVersion {
+        Objects.requireNonNull(epoch, "epoch");
+        Objects.requireNonNull(timestamp, "timestamp");
+        if (major < 0 || minor < 0) {
+            throw new IllegalArgumentException("major and minor must be >= 0, were " + major + "|" + minor);
+        }
+    }
+
+    /** The first chunk of a newly sharded collection: 1|0 (reference: "First chunk for sharded collection"). */
+    public static ChunkVersion firstChunk(ObjectId epoch, BsonTimestamp timestamp) {
+        return new ChunkVersion(1, 0, epoch, timestamp);
+    }
+
+    public boolean sameEpoch(ChunkVersion other) {
+        return epoch.equals(other.epoch) && timestamp.equals(other.timestamp);
+    }
+
+    /** True when both are of the same epoch and this one is lower in (major, minor) order. */
+    public boolean isOlderThan(ChunkVersion other) {
+        return sameEpoch(other) && compareTo(other) < 0;
+    }
+
+    /** Orders by (major, minor); only meaningful within one epoch. */
+    @Override
+    public int compareTo(ChunkVersion o) {
+        int c = Integer.compare(major, o.major);
+        return c != 0 ? c : Integer.compare(minor, o.minor);
+    }
+
+    /** The next major version, minor reset to 0 (a move, or a merge: collection major + 1). */
+    public ChunkVersion incMajor() {
+        return new ChunkVersion(major + 1, 0, epoch, timestamp);
+    }
+
+    /** The next minor version (a split). */
+    public ChunkVersion incMinor() {
+        return new ChunkVersion(major, minor + 1, epoch, timestamp);
+    }
+
+    public BsonDocument toBson() {
+        return new BsonDocument("major", new BsonInt32(major))
+                .append("minor", new BsonInt32(minor))
+                .append("epoch", new BsonObjectId(epoch))
+                .append("timestamp", timestamp);
+    }
+
+    /**
+     * Reads {@code {major, minor, epoch, timestamp}}.
+     *
+     * @throws IllegalArgumentException naming the malformed document
+     */
+    public static ChunkVersion fromBson(BsonDocument doc) {
+        try {
+            return new ChunkVersion(doc.getNumber("major").intValue(), doc.getNumber("minor").intValue(),
+                    doc.getObjectId("epoch").getValue(), doc.getTimestamp("timestamp"));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("malformed chunk version " + doc.toJson() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return major + "|" + minor + "||" + epoch.toHexString() + "||" + timestamp.getTime() + "|" + timestamp.getInc();
+    }
+}
