@@ -113,26 +113,47 @@ public final class BsonOrder {
         return exactValue(a).compareTo(exactValue(b));
     }
 
-    /** Compares strings by Unicode code point, which is the UTF-8 byte order MongoDB uses. */
+    /**
+     * Compares strings by Unicode code point, which is the byte order of their UTF-8 as MongoDB
+     * compares it. A lone surrogate counts as its own code point (U+D800..U+DFFF), because the BSON
+     * library writes it as that 3-byte sequence.
+     */
     public static int compareStrings(String a, String b) {
         int n = Math.min(a.length(), b.length());
         for (int i = 0; i < n; i++) {
             char ca = a.charAt(i);
             char cb = b.charAt(i);
             if (ca != cb) {
-                if (ca >= 0xD800 && cb >= 0xD800) {
-                    // UTF-16 puts surrogates (code points above U+FFFF) below U+E000..U+FFFF; move them above.
-                    ca = fixUpForCodePointOrder(ca);
-                    cb = fixUpForCodePointOrder(cb);
+                if (!Character.isSurrogate(ca) && !Character.isSurrogate(cb)) {
+                    return Character.compare(ca, cb);
                 }
-                return Character.compare(ca, cb);
+                // A differing low surrogate after a common high surrogate: compare from the pair's start.
+                boolean inPair = i > 0 && Character.isHighSurrogate(a.charAt(i - 1))
+                        && (Character.isLowSurrogate(ca) || Character.isLowSurrogate(cb));
+                int at = inPair ? i - 1 : i;
+                return Integer.compare(a.codePointAt(at), b.codePointAt(at));
             }
         }
         return Integer.compare(a.length(), b.length());
     }
 
-    private static char fixUpForCodePointOrder(char c) {
-        return (char) (c >= 0xE000 ? c - 0x800 : c + 0x2000);
+    /** The length of {@code s} in UTF-8 as the BSON library writes it (lone surrogates take 3 bytes). */
+    private static int utf8Length(String s) {
+        int length = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                length += 1;
+            } else if (c < 0x800) {
+                length += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                length += 4;
+                i++;
+            } else {
+                length += 3;
+            }
+        }
+        return length;
     }
 
     private static int compareDoubles(double x, double y) {
@@ -236,7 +257,8 @@ public final class BsonOrder {
     }
 
     private static int compareDbPointer(BsonDbPointer a, BsonDbPointer b) {
-        int c = Integer.compare(a.getNamespace().length(), b.getNamespace().length());
+        // MongoDB compares DBPointer values by size first: the namespace's UTF-8 length.
+        int c = Integer.compare(utf8Length(a.getNamespace()), utf8Length(b.getNamespace()));
         if (c == 0) {
             c = compareStrings(a.getNamespace(), b.getNamespace());
         }

@@ -1,0 +1,16 @@
+package dev.shardstore.config;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/** The config server: owns the authoritative catalog (DESIGN.md §1, §3). */
+@SpringBootApplication
+@EnableScheduling
+@ConfigurationPropertiesScan
+public class ConfigServiceApplication {
+    public static void main(String[] args) {
+        SpringApplication.run(ConfigServiceApplication.class, args);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.shardstore.config.command;
+
+import static dev.shardstore.contracts.bson.CommandArgs.requireString;
+
+import dev.shardstore.config.catalog.DatabaseCatalog;
+import dev.shardstore.config.catalog.DatabaseEntity;
+import dev.shardstore.config.catalog.ShardCatalog;
+import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.command.CommandHandler;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The config service's commands. Public ones keep MongoDB's names and shapes ({@code addShard},
+ * {@code listShards}); internal ones use MongoDB's {@code _configsvr} prefix and are called by routers
+ * and shards.
+ */
+@Configuration
+public class ConfigCommands {
+
+    /** {@code {addShard: "<url>", name?: "<id>"}} → {@code {shardAdded: "<id>", ok: 1}}. */
+    @Bean
+    CommandHandler addShard(ShardCatalog shards) {
+        return CommandHandler.of("addShard", (db, cmd) -> {
+            String name = cmd.containsKey("name") ? requireString(cmd, "name") : null;
+            ShardEntity added = shards.addShard(requireString(cmd, "addShard"), name);
+            return Replies.ok(new BsonDocument("shardAdded", new BsonString(added.id())));
+        });
+    }
+
+    /** {@code {listShards: 1}} → {@code {shards: [{_id, host, state}], ok: 1}}. */
+    @Bean
+    CommandHandler listShards(ShardCatalog shards) {
+        return CommandHandler.of("listShards", (db, cmd) -> Replies.ok(new BsonDocument("shards",
+                new BsonArray(shards.listShards().stream().map(ShardEntity::toBson).toList()))));
+    }
+
+    /** {@code {_configsvrGetDatabase: "<db>"}} → {@code {database: {...}, ok: 1}}, NamespaceNotFound when absent. */
+    @Bean
+    CommandHandler getDatabase(DatabaseCatalog databases) {
+        return CommandHandler.of("_configsvrGetDatabase", (db, cmd) -> {
+            String name = requireString(cmd, "_configsvrGetDatabase");
+            DatabaseEntity entry = databases.find(name).orElseThrow(
+                    () -> new CommandException(ErrorCode.NamespaceNotFound, "database '" + name + "' not found"));
+            return Replies.ok(new BsonDocument("database", entry.toBson()));
+        });
+    }
+
+    /** {@code {_configsvrCreateDatabase: "<db>"}} → {@code {database: {...}, ok: 1}}; creates it when absent. */
+    @Bean
+    CommandHandler createDatabase(DatabaseCatalog databases) {
+        return CommandHandler.of("_configsvrCreateDatabase", (db, cmd) -> Replies.ok(new BsonDocument("database",
+                databases.getOrCreate(requireString(cmd, "_configsvrCreateDatabase")).toBson())));
+    }
+
+    /** {@code {_configsvrDropDatabase: "<db>"}} → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} when it did not exist. */
+    @Bean
+    CommandHandler dropDatabase(DatabaseCatalog databases) {
+        return CommandHandler.of("_configsvrDropDatabase", (db, cmd) -> {
+            String name = requireString(cmd, "_configsvrDropDatabase");
+            return databases.drop(name) ? Replies.ok(new BsonDocument("dropped", new BsonString(name))) : Replies.ok();
+        });
+    }
+
+    /** {@code {_configsvrListDatabases: 1}} → {@code {databases: [{_id, primary, version}], ok: 1}}. */
+    @Bean
+    CommandHandler listDatabases(DatabaseCatalog databases) {
+        return CommandHandler.of("_configsvrListDatabases", (db, cmd) -> Replies.ok(new BsonDocument("databases",
+                new BsonArray(databases.list().stream().map(DatabaseEntity::toBson).toList()))));
+    }
+}

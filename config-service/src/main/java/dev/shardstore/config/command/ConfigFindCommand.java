@@ -1,0 +1,73 @@
+package dev.shardstore.config.command;
+
+import static dev.shardstore.contracts.bson.CommandArgs.optionalDocument;
+import static dev.shardstore.contracts.bson.CommandArgs.requireString;
+
+import dev.shardstore.config.catalog.DatabaseCatalog;
+import dev.shardstore.config.catalog.DatabaseEntity;
+import dev.shardstore.config.catalog.ShardCatalog;
+import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.command.CommandHandler;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@code find} on the {@code config} database, so routers can serve {@code config.shards} and
+ * {@code config.databases} like mongos does. The catalog is small, so the whole collection is read and
+ * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
+ * The reply is one batch with cursor id 0.
+ */
+@Component
+public class ConfigFindCommand implements CommandHandler {
+    private final ShardCatalog shards;
+    private final DatabaseCatalog databases;
+
+    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases) {
+        this.shards = shards;
+        this.databases = databases;
+    }
+
+    @Override
+    public String name() {
+        return "find";
+    }
+
+    @Override
+    public BsonDocument run(String db, BsonDocument command) {
+        if (!"config".equals(db)) {
+            throw new CommandException(ErrorCode.IllegalOperation, "the config service only serves find on the config database");
+        }
+        String collection = requireString(command, "find");
+        BsonDocument filter = optionalDocument(command, "filter");
+        List<BsonDocument> all = switch (collection) {
+            case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();
+            case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();
+            default -> List.of();
+        };
+        List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).toList();
+        return Replies.cursor(true, matching, 0, "config." + collection);
+    }
+
+    private static boolean matches(BsonDocument doc, BsonDocument filter) {
+        for (Map.Entry<String, BsonValue> condition : filter.entrySet()) {
+            BsonValue expected = condition.getValue();
+            if (condition.getKey().startsWith("$")
+                    || expected.isDocument() && !expected.asDocument().isEmpty() && expected.asDocument().getFirstKey().startsWith("$")) {
+                throw new CommandException(ErrorCode.BadValue,
+                        "config collections support equality filters only; not supported: " + condition.getKey());
+            }
+            BsonValue actual = doc.get(condition.getKey());
+            if (actual == null || BsonOrder.compare(actual, expected) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.shardstore.config.outbox;
+
+import dev.shardstore.contracts.event.CatalogEvent;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Publishes outbox rows to Kafka in sequence order and deletes them once the broker acknowledged
+ * them (acks=all). At-least-once: a crash between send and delete re-sends, which receivers
+ * tolerate because events are only cache-staleness hints. Rows are locked with SKIP LOCKED so two
+ * config-service instances never publish the same row concurrently.
+ */
+@Component
+public class OutboxRelay {
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+    private static final int BATCH = 500;
+
+    private final JdbcClient jdbc;
+    private final KafkaTemplate<String, String> kafka;
+    private final JsonMapper json;
+
+    public OutboxRelay(JdbcClient jdbc, KafkaTemplate<String, String> kafka, JsonMapper json) {
+        this.jdbc = jdbc;
+        this.kafka = kafka;
+        this.json = json;
+    }
+
+    private record Row(long seq, String topic, String eventType, String database, String namespace) {}
+
+    @Scheduled(fixedDelayString = "${shardstore.outbox.poll-interval:100ms}")
+    public void relayScheduled() {
+        try {
+            relay();
+        } catch (RuntimeException e) {
+            log.warn("outbox relay failed; will retry: {}", e.toString());
+        }
+    }
+
+    /**
+     * Publishes up to one batch of pending events.
+     *
+     * @return how many events were published
+     */
+    @Transactional
+    public int relay() {
+        List<Row> rows = jdbc.sql("SELECT seq, topic, event_type, database, namespace FROM outbox ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED")
+                .param(BATCH)
+                .query(Row.class)
+                .list();
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        List<CompletableFuture<?>> sends = rows.stream()
+                .<CompletableFuture<?>>map(row -> kafka.send(row.topic(), row.database(), json.writeValueAsString(new CatalogEvent(
+                        CatalogEvent.Type.valueOf(row.eventType()), row.database(), row.namespace(), row.seq()))))
+                .toList();
+        try {
+            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("Kafka did not acknowledge " + rows.size() + " outbox events", e);
+        }
+        jdbc.sql("DELETE FROM outbox WHERE seq <= ?").param(rows.getLast().seq()).update();
+        return rows.size();
+    }
+}

@@ -1,0 +1,13 @@
+package dev.shardstore.resharding;
+
+import dev.shardstore.support.testing.ServiceHealthContract;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** Boots the service against real embedded PostgreSQL and Kafka and checks its health report. */
+class ReshardingServiceApplicationHealthTest extends ServiceHealthContract {
+    @DynamicPropertySource
+    static void infra(DynamicPropertyRegistry registry) {
+        register(registry, "resharding_health_test");
+    }
+}

@@ -1,0 +1,16 @@
+package dev.shardstore.router;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/** The router (mongos): no durable state; routes client commands to shards (DESIGN.md §1, §6). */
+@SpringBootApplication
+@EnableScheduling
+@ConfigurationPropertiesScan
+public class RouterServiceApplication {
+    public static void main(String[] args) {
+        SpringApplication.run(RouterServiceApplication.class, args);
+    }
+}

@@ -1,0 +1,119 @@
+package dev.shardstore.router.command;
+
+import static dev.shardstore.contracts.bson.CommandArgs.requireString;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.routing.ConfigServer;
+import dev.shardstore.router.routing.PrimaryShardRouter;
+import dev.shardstore.router.routing.ShardReply;
+import dev.shardstore.support.command.CommandHandler;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Commands on unsharded collections, routed to the database's primary shard with its
+ * DatabaseVersion. Writes create the database when it does not exist; reads of a database that does
+ * not exist answer as MongoDB does for an empty one. Shard error replies are re-thrown as they are.
+ */
+@Configuration
+public class PrimaryShardCommands {
+    private final PrimaryShardRouter router;
+    private final RouterCursorManager cursors;
+
+    public PrimaryShardCommands(PrimaryShardRouter router, RouterCursorManager cursors) {
+        this.router = router;
+        this.cursors = cursors;
+    }
+
+    /** {@code find}; on the config database it reads the catalog (config.shards, config.databases) like mongos. */
+    @Bean
+    CommandHandler find(ConfigServer config) {
+        return CommandHandler.of("find", (db, cmd) -> {
+            String collection = requireString(cmd, "find");
+            if ("config".equals(db)) {
+                return config.run(db, cmd);
+            }
+            Namespaces.checkUserDatabase(db, "find");
+            return cursorReply(db, collection, cmd);
+        });
+    }
+
+    @Bean
+    CommandHandler listCollections() {
+        return CommandHandler.of("listCollections", (db, cmd) -> {
+            Namespaces.checkUserDatabase(db, "listCollections");
+            return cursorReply(db, "$cmd.listCollections", cmd);
+        });
+    }
+
+    @Bean
+    CommandHandler getMore() {
+        return CommandHandler.of("getMore", cursors::getMore);
+    }
+
+    @Bean
+    CommandHandler killCursors() {
+        return CommandHandler.of("killCursors", cursors::killCursors);
+    }
+
+    @Bean
+    CommandHandler update() {
+        return write("update", true, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0)).append("nModified", new BsonInt32(0))));
+    }
+
+    @Bean
+    CommandHandler delete() {
+        return write("delete", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
+    }
+
+    @Bean
+    CommandHandler count() {
+        return write("count", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
+    }
+
+    @Bean
+    CommandHandler create() {
+        return write("create", true, Replies::ok);
+    }
+
+    @Bean
+    CommandHandler drop() {
+        return write("drop", false, Replies::ok);
+    }
+
+    /**
+     * A command forwarded to the primary shard.
+     *
+     * @param create      whether it creates the database when missing
+     * @param whenMissing the reply when the database does not exist (and {@code create} is false)
+     */
+    private CommandHandler write(String name, boolean create, Supplier<BsonDocument> whenMissing) {
+        return CommandHandler.of(name, (db, cmd) -> {
+            Namespaces.checkUserDatabase(db, name);
+            requireString(cmd, name);
+            return router.run(db, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
+        });
+    }
+
+    private BsonDocument cursorReply(String db, String collection, BsonDocument cmd) {
+        Optional<ShardReply> reply = router.run(db, cmd, false);
+        if (reply.isEmpty()) {
+            return Replies.cursor(true, List.of(), 0, db + "." + collection);
+        }
+        return cursors.adopt(db, collection, reply.get().shardId(), unwrap(reply.get()));
+    }
+
+    private static BsonDocument unwrap(ShardReply reply) {
+        if (ErrorReplies.isError(reply.reply())) {
+            throw ErrorReplies.toException(reply.reply());
+        }
+        return reply.reply();
+    }
+}

@@ -1,0 +1,50 @@
+package dev.shardstore.router.events;
+
+import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.router.routing.DatabaseCache;
+import dev.shardstore.router.routing.ShardRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Catalog events as hints (DESIGN.md §5): mark the router's cache entries stale sooner. Each router
+ * reads every event (its own consumer group); correctness never depends on delivery, because the
+ * shard's version check sends a stale router to refresh anyway.
+ */
+@Component
+public class CatalogEventListener {
+    /** Listener id, so tests and operators can stop or start the consumer through the registry. */
+    public static final String LISTENER_ID = "router-catalog-events";
+
+    private static final Logger log = LoggerFactory.getLogger(CatalogEventListener.class);
+
+    private final DatabaseCache databases;
+    private final ShardRegistry shards;
+    private final JsonMapper json;
+
+    public CatalogEventListener(DatabaseCache databases, ShardRegistry shards, JsonMapper json) {
+        this.databases = databases;
+        this.shards = shards;
+        this.json = json;
+    }
+
+    @KafkaListener(id = LISTENER_ID, topics = CatalogEvent.TOPIC,
+            groupId = "router-${shardstore.router.name:router1}-#{T(java.util.UUID).randomUUID()}")
+    public void onEvent(String payload) {
+        CatalogEvent event;
+        try {
+            event = json.readValue(payload, CatalogEvent.class);
+        } catch (JacksonException e) {
+            log.warn("ignoring unreadable catalog event {}: {}", payload, e.getMessage());
+            return;
+        }
+        switch (event.type()) {
+            case SHARD_ADDED -> shards.refreshQuietly();
+            case DATABASE_CREATED, DATABASE_DROPPED, DATABASE_VERSION_CHANGED -> databases.invalidate(event.database());
+        }
+    }
+}

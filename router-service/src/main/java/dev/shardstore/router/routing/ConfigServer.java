@@ -1,0 +1,51 @@
+package dev.shardstore.router.routing;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.support.ServiceSupportProperties;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.springframework.stereotype.Component;
+
+/** The router's calls to the config service (internal command API, {@code _configsvr*} commands). */
+@Component
+public class ConfigServer {
+    private static final String PEER = "config";
+    private final CommandClient client;
+    private final String url;
+
+    public ConfigServer(CommandClient client, ServiceSupportProperties properties) {
+        this.client = client;
+        this.url = properties.configUrl();
+    }
+
+    /** The database's catalog entry {@code {_id, primary, version}}, or empty when it does not exist. */
+    public Optional<BsonDocument> getDatabase(String db) {
+        try {
+            return Optional.of(run("admin", new BsonDocument("_configsvrGetDatabase", new BsonString(db))).getDocument("database"));
+        } catch (CommandException e) {
+            if (e.code() == ErrorCode.NamespaceNotFound) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** The database's catalog entry, created by the config service if needed. */
+    public BsonDocument createDatabase(String db) {
+        return run("admin", new BsonDocument("_configsvrCreateDatabase", new BsonString(db))).getDocument("database");
+    }
+
+    /** {@code listShards} reply. */
+    public BsonDocument listShards() {
+        return run("admin", new BsonDocument("listShards", new BsonInt32(1)));
+    }
+
+    /** Runs any command on the config service and returns its successful reply. */
+    public BsonDocument run(String db, BsonDocument command) {
+        return client.runChecked(PEER, url, db, command);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.shardstore.support;
+
+import dev.shardstore.contracts.http.BsonDocumentHttpMessageConverter;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.support.command.InternalCommandController;
+import dev.shardstore.support.health.KafkaHealthIndicator;
+import java.util.List;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.converter.HttpMessageConverters;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * Wires what every service shares: BSON/Extended JSON bodies ahead of Jackson (a {@code BsonDocument}
+ * is a {@code Map} Jackson would mangle), the peer {@link CommandClient}, the Kafka health indicator,
+ * and — when the service defines {@link CommandHandler} beans — the {@link CommandRegistry} and the
+ * internal command endpoint.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@EnableConfigurationProperties(ServiceSupportProperties.class)
+public class ServiceSupportAutoConfiguration {
+
+    @Bean
+    WebMvcConfigurer bsonDocumentMessageConverter() {
+        return new WebMvcConfigurer() {
+            @Override
+            public void configureMessageConverters(HttpMessageConverters.ServerBuilder builder) {
+                builder.addCustomConverter(new BsonDocumentHttpMessageConverter());
+            }
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    CommandClient commandClient(ServiceSupportProperties properties) {
+        return new CommandClient(properties.peerConnectTimeout(), properties.peerRequestTimeout());
+    }
+
+    @Bean(name = "kafkaHealthIndicator")
+    @ConditionalOnBean(KafkaAdmin.class)
+    KafkaHealthIndicator kafkaHealthIndicator(KafkaAdmin kafkaAdmin, ServiceSupportProperties properties) {
+        return new KafkaHealthIndicator(kafkaAdmin, properties.kafkaHealthTimeout());
+    }
+
+    @Bean
+    @ConditionalOnBean(CommandHandler.class)
+    CommandRegistry commandRegistry(List<CommandHandler> handlers) {
+        return new CommandRegistry(handlers);
+    }
+
+    @Bean
+    @ConditionalOnBean(CommandHandler.class)
+    InternalCommandController internalCommandController(CommandRegistry registry) {
+        return new InternalCommandController(registry);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.shardstore.support;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings shared by every service ({@code shardstore.*}).
+ *
+ * @param configUrl           base URL of the config service (peers call it); default the local cluster's
+ * @param peerConnectTimeout  TCP connect timeout for service-to-service calls
+ * @param peerRequestTimeout  whole-reply timeout for service-to-service calls
+ * @param kafkaHealthTimeout  how long the Kafka health check waits for the broker
+ */
+@ConfigurationProperties("shardstore")
+public record ServiceSupportProperties(
+        @DefaultValue("http://localhost:8081") String configUrl,
+        @DefaultValue("2s") Duration peerConnectTimeout,
+        @DefaultValue("30s") Duration peerRequestTimeout,
+        @DefaultValue("3s") Duration kafkaHealthTimeout) {}

@@ -1,0 +1,64 @@
+package dev.shardstore.support.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.bson.BsonDocument;
+
+/**
+ * Dispatches a command document to the {@link CommandHandler} named by its first key. One registry
+ * serves every front end of a service (DESIGN.md §6).
+ */
+public final class CommandRegistry {
+    private final Map<String, CommandHandler> handlers = new HashMap<>();
+
+    /**
+     * @throws IllegalStateException if two handlers claim the same name or alias
+     */
+    public CommandRegistry(List<CommandHandler> handlerBeans) {
+        for (CommandHandler handler : handlerBeans) {
+            register(handler.name(), handler);
+            handler.aliases().forEach(alias -> register(alias, handler));
+        }
+    }
+
+    private void register(String name, CommandHandler handler) {
+        CommandHandler previous = handlers.putIfAbsent(name, handler);
+        if (previous != null) {
+            throw new IllegalStateException("command '" + name + "' is claimed by both "
+                    + previous.getClass().getName() + " and " + handler.getClass().getName());
+        }
+    }
+
+    /**
+     * Runs {@code command} on {@code db}.
+     *
+     * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
+     *                          for an unknown command name, or whatever the handler throws
+     */
+    public BsonDocument run(String db, BsonDocument command) {
+        if (command.isEmpty()) {
+            throw new CommandException(ErrorCode.FailedToParse, "empty command document: the first field must name the command");
+        }
+        String name = command.getFirstKey();
+        CommandHandler handler = handlers.get(name);
+        if (handler == null) {
+            throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
+        }
+        return handler.run(db, command);
+    }
+
+    /** True when a handler serves {@code name} (a name or an alias). */
+    public boolean knows(String name) {
+        return handlers.containsKey(name);
+    }
+
+    /** The names (and aliases) this registry serves, sorted. */
+    public Set<String> names() {
+        return new TreeSet<>(handlers.keySet());
+    }
+}

@@ -1,0 +1,38 @@
+package dev.shardstore.support.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.infra.EmbeddedInfra;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * The health contract every service meets (DESIGN.md §9): booted against real embedded PostgreSQL and
+ * Kafka, {@code /actuator/health} answers UP with a database and a Kafka component. Subclasses
+ * (published in this module's test-jar) only name their database.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+public abstract class ServiceHealthContract {
+    @LocalServerPort
+    protected int port;
+
+    /** Points the service at a fresh database of the shared embedded PostgreSQL and at the broker. */
+    protected static void register(DynamicPropertyRegistry registry, String database) {
+        EmbeddedInfra.shared().springProperties(database).forEach((k, v) -> registry.add(k, () -> v));
+    }
+
+    @Test
+    void reportsHealthWithDatabaseAndKafka() throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"db\"").contains("\"kafka\"").contains("\"brokers\":1");
+    }
+}
