@@ -20,7 +20,7 @@ public class ShardPeers {
      * @throws dev.shardstore.contracts.error.CommandException HostUnreachable/NetworkTimeout when it does not answer
      */
     public String name(String host) {
-        return client.runChecked("shard at " + host, host, "admin", new BsonDocument("_shardsvrName", new BsonInt32(1)))
+        return client.runChecked("the shard", host, "admin", new BsonDocument("_shardsvrName", new BsonInt32(1)))
                 .getString("name").getValue();
     }
 

@@ -1,0 +1,39 @@
+package dev.shardstore.infra;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * How to run an {@link EmbeddedPostgresServer}.
+ *
+ * @param port                the TCP port on localhost, or 0 for a free one picked at start
+ * @param dataDirectory       where the cluster's files live; empty for a temporary directory that is
+ *                            deleted on close. A given directory is kept: initialised on first use and
+ *                            reused (with its databases) on every later start
+ * @param inheritServerOutput true to let the postmaster write its log to this JVM's stdout/stderr
+ *                            (for a holder process whose output is a log file); false to relay it
+ *                            through SLF4J
+ */
+public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean inheritServerOutput) {
+
+    public PostgresOptions {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("PostgreSQL port must be 0..65535, was " + port);
+        }
+    }
+
+    /** A throw-away server on a free port with a temporary data directory: for tests. */
+    public static PostgresOptions ephemeral() {
+        return new PostgresOptions(0, Optional.empty(), false);
+    }
+
+    /** A server on {@code port} whose data survives restarts in {@code dataDirectory}. */
+    public static PostgresOptions persistent(int port, Path dataDirectory) {
+        return new PostgresOptions(port, Optional.of(dataDirectory), false);
+    }
+
+    /** The same options with the postmaster's output going to this JVM's stdout/stderr. */
+    public PostgresOptions withServerOutputInherited() {
+        return new PostgresOptions(port, dataDirectory, true);
+    }
+}

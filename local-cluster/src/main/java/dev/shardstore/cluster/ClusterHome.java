@@ -1,0 +1,54 @@
+package dev.shardstore.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The layout of a cluster's state directory (by default {@code .cluster/} at the repository root):
+ * {@code cluster.json} (topology and processes), {@code logs/<component>.log}, {@code postgres/}
+ * (PostgreSQL's data, kept across {@code down}/{@code up}), {@code kafka/} (the broker's temporary
+ * files) and {@code run/<component>.ready} (written by the PostgreSQL and Kafka holders once ready).
+ */
+public record ClusterHome(Path dir) {
+
+    public ClusterHome {
+        dir = dir.toAbsolutePath().normalize();
+    }
+
+    /** {@code cluster.json}: the topology and the processes started for it. */
+    public Path stateFile() {
+        return dir.resolve("cluster.json");
+    }
+
+    /** Where a component's stdout and stderr go, e.g. {@code logs/shard2.log}. */
+    public Path log(String component) {
+        return dir.resolve("logs").resolve(component + ".log");
+    }
+
+    /** Written by the PostgreSQL or Kafka holder once its server is ready. */
+    public Path readyFile(String component) {
+        return dir.resolve("run").resolve(component + ".ready");
+    }
+
+    /** PostgreSQL's data directory, kept across restarts. */
+    public Path postgresData() {
+        return dir.resolve("postgres");
+    }
+
+    /** The Kafka holder's {@code java.io.tmpdir}, emptied before each start. */
+    public Path kafkaTmp() {
+        return dir.resolve("kafka");
+    }
+
+    /** Creates the directories a start needs. */
+    public void createDirectories() {
+        try {
+            Files.createDirectories(dir.resolve("logs"));
+            Files.createDirectories(dir.resolve("run"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the cluster state directory " + dir, e);
+        }
+    }
+}

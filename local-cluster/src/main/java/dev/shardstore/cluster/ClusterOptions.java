@@ -1,0 +1,73 @@
+package dev.shardstore.cluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How to start a local cluster.
+ *
+ * @param repo              where the service jars are built
+ * @param home              the state directory: pids, topology, logs, PostgreSQL data
+ * @param shards            number of shard-service instances, 1..99
+ * @param routers           number of router-service instances, 1..9
+ * @param portOffset        added to every default port, so that a second cluster (a test's) can run
+ *                          beside a developer's
+ * @param startTimeout      how long one start phase (infrastructure, config, the other services) may take
+ * @param serviceJvmOptions JVM options for each Spring Boot service process
+ */
+public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers, int portOffset,
+                             Duration startTimeout, List<String> serviceJvmOptions) {
+    /**
+     * Heap capped so that ten JVMs fit comfortably, serial GC (one less thread per JVM on 2 cores),
+     * and C1 only, which shortens Spring Boot's start noticeably when the cores are shared.
+     */
+    public static final List<String> DEFAULT_SERVICE_JVM_OPTIONS =
+            List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    public ClusterOptions {
+        home = home.toAbsolutePath().normalize();
+        serviceJvmOptions = List.copyOf(serviceJvmOptions);
+        Topology.plan(shards, routers, portOffset); // validates the counts and the offset
+    }
+
+    /** 3 shards, 1 router, default ports, state in {@code <repo>/.cluster}, 4 minutes per start phase. */
+    public static ClusterOptions defaults(RepoLayout repo) {
+        return new ClusterOptions(repo, repo.defaultHome(), 3, 1, 0, Duration.ofMinutes(4), DEFAULT_SERVICE_JVM_OPTIONS);
+    }
+
+    /** The same options with another state directory. */
+    public ClusterOptions withHome(Path newHome) {
+        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions);
+    }
+
+    /** The same options with {@code n} shards (1..99). */
+    public ClusterOptions withShards(int n) {
+        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions);
+    }
+
+    /** The same options with {@code n} routers (1..9). */
+    public ClusterOptions withRouters(int n) {
+        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions);
+    }
+
+    /** The same options with every port shifted by {@code offset}. */
+    public ClusterOptions withPortOffset(int offset) {
+        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions);
+    }
+
+    /** The same options with another limit per start phase. */
+    public ClusterOptions withStartTimeout(Duration timeout) {
+        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions);
+    }
+
+    /** The same options with other JVM options for the services. */
+    public ClusterOptions withServiceJvmOptions(List<String> options) {
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options);
+    }
+
+    /** The planned processes. */
+    public Topology topology() {
+        return Topology.plan(shards, routers, portOffset);
+    }
+}

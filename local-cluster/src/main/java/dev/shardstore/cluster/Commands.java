@@ -1,0 +1,103 @@
+package dev.shardstore.cluster;
+
+import dev.shardstore.cluster.holder.KafkaHolder;
+import dev.shardstore.cluster.holder.PostgresHolder;
+import dev.shardstore.infra.EmbeddedPostgresServer;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The command line of each component: the PostgreSQL and Kafka holders run on this launcher's own
+ * classpath, the services as {@code java -jar <module>.jar --property=value …}. Every child uses the
+ * java binary this launcher runs on.
+ */
+final class Commands {
+    private final ClusterOptions options;
+    private final ClusterHome home;
+    private final Topology topology;
+    private final String java;
+
+    Commands(ClusterOptions options, ClusterHome home, Topology topology) {
+        this.options = options;
+        this.home = home;
+        this.topology = topology;
+        this.java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** The jars of the services that are missing, as "module (path)" lines. */
+    List<String> missingJars() {
+        return topology.services().stream()
+                .map(c -> c.role().module().orElseThrow())
+                .distinct()
+                .filter(m -> !Files.isRegularFile(options.repo().serviceJar(m)))
+                .map(m -> m + " (" + options.repo().serviceJar(m) + ")")
+                .toList();
+    }
+
+    List<String> commandFor(Component component) {
+        return switch (component.role()) {
+            case POSTGRES -> holder(PostgresHolder.class, List.of("-Xmx96m"), List.of(
+                    "--port=" + component.port(),
+                    "--data=" + home.postgresData(),
+                    "--ready-file=" + home.readyFile(component.name()),
+                    "--databases=" + String.join(",", topology.databases())));
+            case KAFKA -> holder(KafkaHolder.class, List.of("-Xmx512m", "-Djava.io.tmpdir=" + home.kafkaTmp()), List.of(
+                    "--port=" + component.port(),
+                    "--ready-file=" + home.readyFile(component.name())));
+            default -> service(component);
+        };
+    }
+
+    private List<String> holder(Class<?> main, List<String> jvmOptions, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.add("-XX:+UseSerialGC");
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(absoluteClasspath());
+        command.add(main.getName());
+        command.addAll(args);
+        return command;
+    }
+
+    /** This JVM's classpath with absolute entries, so a child may run in any working directory. */
+    private static String absoluteClasspath() {
+        return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    private List<String> service(Component component) {
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(options.serviceJvmOptions());
+        command.add("-jar");
+        command.add(options.repo().serviceJar(component.role().module().orElseThrow()).toString());
+        command.add("--server.port=" + component.port());
+        component.database().ifPresent(db -> {
+            command.add("--spring.datasource.url=jdbc:postgresql://localhost:" + postgresPort() + "/" + db);
+            command.add("--spring.datasource.username=" + EmbeddedPostgresServer.USERNAME);
+            command.add("--spring.datasource.password=" + EmbeddedPostgresServer.PASSWORD);
+        });
+        command.add("--spring.kafka.bootstrap-servers=localhost:" + topology.component("kafka").port());
+        if (component.role() != Role.CONFIG) {
+            command.add("--shardstore.config-url=" + topology.component("config").url());
+        }
+        switch (component.role()) {
+            case SHARD -> command.add("--shardstore.shard.name=" + component.name());
+            case ROUTER -> command.add("--shardstore.router.name=" + component.name());
+            default -> { }
+        }
+        return command;
+    }
+
+    private int postgresPort() {
+        return topology.component("postgres").port();
+    }
+}

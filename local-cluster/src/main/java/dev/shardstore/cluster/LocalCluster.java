@@ -1,0 +1,290 @@
+package dev.shardstore.cluster;
+
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.infra.Ports;
+import dev.shardstore.infra.Postmaster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * A local sharded cluster of separate OS processes (DESIGN.md §7): one embedded PostgreSQL server
+ * (a database per stateful service), one embedded Kafka broker, the config service, N shards, M
+ * routers and the balancer, resharding and session services. What it started is recorded in its home
+ * directory, so a later launcher can {@link #attach} to it, show its status and stop it.
+ *
+ * <p>For an end-to-end test (a failsafe {@code *IT} in this module, after the services are packaged):
+ *
+ * <pre>{@code
+ * ClusterOptions options = ClusterOptions.defaults(RepoLayout.detect())
+ *         .withHome(tempDir).withPortOffset(1000).withShards(2);
+ * try (LocalCluster cluster = LocalCluster.start(options, System.out::println)) {
+ *     RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(30));
+ *     cluster.killService("shard2");   // SIGKILL
+ *     cluster.startService("shard2");  // same command, waits until healthy
+ * }
+ * }</pre>
+ *
+ * Thread-safe.
+ */
+public final class LocalCluster implements AutoCloseable {
+    private static final Duration STOP_GRACE = Duration.ofSeconds(30);
+    private static final Duration DEFAULT_START_TIMEOUT = Duration.ofMinutes(4);
+
+    private final ClusterHome home;
+    private final StateStore store;
+    private final Topology topology;
+    private final Duration startTimeout;
+    private final Consumer<String> out;
+    private ClusterState state;
+
+    private LocalCluster(ClusterHome home, ClusterState state, Duration startTimeout, Consumer<String> out) {
+        this.home = home;
+        this.store = new StateStore(home);
+        this.topology = state.topology();
+        this.state = state;
+        this.startTimeout = startTimeout;
+        this.out = out;
+    }
+
+    /**
+     * Starts every component and waits until all are ready, then registers the shards through the
+     * first router. On any failure it stops what it started and rethrows.
+     *
+     * @param out receives one line per step ("config ready on :8081 in 14.2 s")
+     * @throws ClusterRunningException  when the cluster recorded in the home still runs
+     * @throws IllegalStateException    when a service jar is missing (naming each, with the build command)
+     * @throws Ports.PortInUseException when a planned port is taken (naming the component)
+     * @throws StartupException         when a component exits or is not ready within the start timeout
+     */
+    public static LocalCluster start(ClusterOptions options, Consumer<String> out) {
+        ClusterHome home = new ClusterHome(options.home());
+        StateStore store = new StateStore(home);
+        if (store.load().map(s -> !s.runningProcesses().isEmpty()).orElse(false)) {
+            throw new ClusterRunningException(home.dir());
+        }
+        Topology topology = options.topology();
+        Commands commands = new Commands(options, home, topology);
+        List<String> missing = commands.missingJars();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("service jars are missing: " + String.join(", ", missing)
+                    + "; build them with ./mvnw -DskipTests package (./cluster does this by itself)");
+        }
+        Postmaster.stop(home.postgresData(), STOP_GRACE);
+        topology.components().forEach(c -> Ports.requireFree(c.port(), c.name()));
+        home.createDirectories();
+
+        LocalCluster cluster = new LocalCluster(home, ClusterState.planned(topology), options.startTimeout(), out);
+        store.save(cluster.state);
+        try {
+            cluster.prepareInfrastructure();
+            cluster.startPhase(commands, List.of(topology.component("postgres"), topology.component("kafka")));
+            cluster.startPhase(commands, List.of(topology.component("config")));
+            cluster.startPhase(commands, topology.services().stream().filter(c -> c.role() != Role.CONFIG).toList());
+            cluster.registerShards();
+            return cluster;
+        } catch (RuntimeException e) {
+            out.accept("start failed; stopping what was started");
+            cluster.stop();
+            throw e;
+        }
+    }
+
+    /**
+     * The cluster recorded in {@code home}, running or not (a crashed one can still be stopped and
+     * cleaned up); empty when none is recorded.
+     */
+    public static Optional<LocalCluster> attach(Path home, Consumer<String> out) {
+        ClusterHome clusterHome = new ClusterHome(home);
+        return new StateStore(clusterHome).load().map(s -> new LocalCluster(clusterHome, s, DEFAULT_START_TIMEOUT, out));
+    }
+
+    /** The planned components. */
+    public Topology topology() {
+        return topology;
+    }
+
+    /** The state directory. */
+    public ClusterHome home() {
+        return home;
+    }
+
+    /** Whether any recorded process still runs. */
+    public synchronized boolean isRunning() {
+        return !state.runningProcesses().isEmpty();
+    }
+
+    /** Router {@code i}'s URL, 1-based: {@code routerUrl(1)} is router1, {@code http://localhost:8080} + offset. */
+    public String routerUrl(int i) {
+        return topology.router(i).url();
+    }
+
+    /** The URL of a service by component name, e.g. {@code url("shard2")}. */
+    public String url(String component) {
+        return topology.component(component).url();
+    }
+
+    /** The JDBC URL of one of the cluster's databases (user {@code postgres}, password {@code postgres}). */
+    public String jdbcUrl(String database) {
+        return "jdbc:postgresql://localhost:" + topology.component("postgres").port() + "/" + database;
+    }
+
+    /** The Kafka broker's bootstrap servers, e.g. {@code localhost:59092}. */
+    public String kafkaBootstrapServers() {
+        return "localhost:" + topology.component("kafka").port();
+    }
+
+    /** Each component with its pid, whether it runs and its health. Probes services over HTTP. */
+    public synchronized List<ComponentStatus> status() {
+        return topology.components().stream().map(c -> {
+            ProcessRecord record = state.processes().get(c.name());
+            boolean running = record != null && record.running();
+            return new ComponentStatus(c, record == null ? OptionalLong.empty() : OptionalLong.of(record.pid()), running,
+                    running ? Health.of(c) : new Health(false, "not running"));
+        }).toList();
+    }
+
+    /**
+     * Kills a component with SIGKILL (a crash, for fault tests) and waits until it is gone. Killing
+     * {@code postgres} also kills the PostgreSQL server itself, which runs apart from its holder.
+     *
+     * @param name a component name, e.g. {@code shard2}, {@code config}, {@code router1}, {@code postgres}
+     * @throws IllegalArgumentException for an unknown name
+     */
+    public synchronized void killService(String name) {
+        Component component = topology.component(name);
+        Optional.ofNullable(state.processes().get(name)).ifPresent(ProcessControl::kill);
+        if (component.role() == Role.POSTGRES) {
+            Postmaster.find(home.postgresData()).ifPresent(ProcessControl::killTree);
+        }
+        out.accept(name + " killed");
+    }
+
+    /**
+     * Starts a stopped or killed component again with its recorded command (its log is appended to)
+     * and waits until it is ready.
+     *
+     * @throws IllegalStateException when it still runs or was never started
+     * @throws StartupException      when it exits or is not ready within the start timeout
+     */
+    public synchronized void startService(String name) {
+        Component component = topology.component(name);
+        ProcessRecord previous = state.processes().get(name);
+        if (previous == null) {
+            throw new IllegalStateException(name + " was never started in this cluster; start the cluster first");
+        }
+        if (previous.running()) {
+            throw new IllegalStateException(name + " is already running (pid " + previous.pid() + ")");
+        }
+        if (!component.role().isService()) {
+            deleteReadyFile(component);
+        }
+        Ports.requireFree(component.port(), name);
+        long begin = System.nanoTime();
+        ProcessRecord record = ProcessControl.spawn(name, component.port(), previous.command(), Path.of(previous.log()), true);
+        record(record);
+        new Readiness(home).await(component, record, begin + startTimeout.toNanos(), startTimeout);
+        out.accept(readyLine(component, begin));
+    }
+
+    /**
+     * Stops everything: services first (SIGTERM, up to 30 s, then SIGKILL), then Kafka, then
+     * PostgreSQL, and forgets the cluster. Logs and PostgreSQL's data stay. Idempotent.
+     */
+    public synchronized void stop() {
+        List<ProcessRecord> services = new ArrayList<>();
+        topology.services().reversed().forEach(c -> Optional.ofNullable(state.processes().get(c.name())).ifPresent(services::add));
+        stopGroup(services);
+        Optional.ofNullable(state.processes().get("kafka")).ifPresent(r -> stopGroup(List.of(r)));
+        Optional.ofNullable(state.processes().get("postgres")).ifPresent(r -> stopGroup(List.of(r)));
+        if (Postmaster.stop(home.postgresData(), STOP_GRACE)) {
+            out.accept("stopped a PostgreSQL server its holder had left running");
+        }
+        store.delete();
+    }
+
+    /** Same as {@link #stop()}. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void stopGroup(List<ProcessRecord> records) {
+        List<ProcessRecord> running = records.stream().filter(ProcessRecord::running).toList();
+        if (running.isEmpty()) {
+            return;
+        }
+        long begin = System.nanoTime();
+        List<String> killed = ProcessControl.terminate(running, STOP_GRACE);
+        out.accept("stopped " + String.join(", ", running.stream().map(ProcessRecord::name).toList())
+                + " in " + seconds(begin) + (killed.isEmpty() ? "" : " (killed after " + STOP_GRACE.toSeconds() + " s: " + String.join(", ", killed) + ")"));
+    }
+
+    private void prepareInfrastructure() {
+        try {
+            Path kafkaTmp = home.kafkaTmp();
+            if (Files.exists(kafkaTmp)) {
+                try (Stream<Path> leftovers = Files.walk(kafkaTmp)) {
+                    for (Path p : leftovers.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            Files.createDirectories(kafkaTmp);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare Kafka's temporary directory " + home.kafkaTmp(), e);
+        }
+        topology.components().stream().filter(c -> !c.role().isService()).forEach(this::deleteReadyFile);
+    }
+
+    private void startPhase(Commands commands, List<Component> components) {
+        long begin = System.nanoTime();
+        List<ProcessRecord> started = new ArrayList<>();
+        for (Component c : components) {
+            ProcessRecord record = ProcessControl.spawn(c.name(), c.port(), commands.commandFor(c), home.log(c.name()), false);
+            record(record);
+            started.add(record);
+        }
+        Readiness readiness = new Readiness(home);
+        for (int i = 0; i < components.size(); i++) {
+            readiness.await(components.get(i), started.get(i), begin + startTimeout.toNanos(), startTimeout);
+            out.accept(readyLine(components.get(i), begin));
+        }
+    }
+
+    private void registerShards() {
+        RouterClient router = new RouterClient(routerUrl(1), Duration.ofSeconds(30));
+        List<String> added = new ShardRegistrar(router).register(topology.withRole(Role.SHARD));
+        out.accept(added.isEmpty() ? "shards already registered" : "registered " + String.join(", ", added) + " through router1");
+    }
+
+    private synchronized void record(ProcessRecord record) {
+        state = state.with(record);
+        store.save(state);
+    }
+
+    private void deleteReadyFile(Component component) {
+        try {
+            Files.deleteIfExists(home.readyFile(component.name()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + home.readyFile(component.name()), e);
+        }
+    }
+
+    private static String readyLine(Component component, long begin) {
+        return "%-10s ready on :%d in %s".formatted(component.name(), component.port(), seconds(begin));
+    }
+
+    private static String seconds(long beginNanos) {
+        return "%.1f s".formatted((System.nanoTime() - beginNanos) / 1e9);
+    }
+}

@@ -1,0 +1,97 @@
+package dev.shardstore.cluster;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The processes of a local cluster, their ports and databases (DESIGN.md §7). Base ports, each
+ * shifted by {@code portOffset}: PostgreSQL 55432, Kafka 59092, config 8081, balancer 8082,
+ * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, ….
+ * Databases: {@code config}, {@code shard1}…, {@code balancer}, {@code resharding}, {@code sessions};
+ * routers own none.
+ *
+ * @param components in start order: PostgreSQL, Kafka, config, shards, routers, balancer, resharding, session
+ */
+public record Topology(int shards, int routers, int portOffset, List<Component> components) {
+    public static final int MAX_SHARDS = 99;
+    public static final int MAX_ROUTERS = 9;
+
+    public Topology {
+        components = List.copyOf(components);
+    }
+
+    /**
+     * Plans a cluster.
+     *
+     * @param shards     1..99
+     * @param routers    1..9
+     * @param portOffset added to every base port; the shifted ports must stay within 1..65535
+     * @throws IllegalArgumentException when a count or the offset is out of range
+     */
+    public static Topology plan(int shards, int routers, int portOffset) {
+        if (shards < 1 || shards > MAX_SHARDS) {
+            throw new IllegalArgumentException("--shards must be 1.." + MAX_SHARDS + ", was " + shards);
+        }
+        if (routers < 1 || routers > MAX_ROUTERS) {
+            throw new IllegalArgumentException("--routers must be 1.." + MAX_ROUTERS + ", was " + routers);
+        }
+        if (portOffset < -8000 || portOffset > 65_535 - 59_092) {
+            throw new IllegalArgumentException("--port-offset must be -8000.." + (65_535 - 59_092) + ", was " + portOffset);
+        }
+        List<Component> components = new ArrayList<>();
+        components.add(new Component("postgres", Role.POSTGRES, 55_432 + portOffset, Optional.empty()));
+        components.add(new Component("kafka", Role.KAFKA, 59_092 + portOffset, Optional.empty()));
+        components.add(service("config", Role.CONFIG, 8081 + portOffset, "config"));
+        for (int i = 1; i <= shards; i++) {
+            components.add(service("shard" + i, Role.SHARD, 8100 + i + portOffset, "shard" + i));
+        }
+        for (int i = 1; i <= routers; i++) {
+            int port = i == 1 ? 8080 : i == 2 ? 8090 : 8080 - 10 * (i - 2);
+            components.add(new Component("router" + i, Role.ROUTER, port + portOffset, Optional.empty()));
+        }
+        components.add(service("balancer", Role.BALANCER, 8082 + portOffset, "balancer"));
+        components.add(service("resharding", Role.RESHARDING, 8083 + portOffset, "resharding"));
+        components.add(service("session", Role.SESSION, 8084 + portOffset, "sessions"));
+        return new Topology(shards, routers, portOffset, components);
+    }
+
+    private static Component service(String name, Role role, int port, String database) {
+        return new Component(name, role, port, Optional.of(database));
+    }
+
+    /**
+     * The component called {@code name}.
+     *
+     * @throws IllegalArgumentException listing the valid names when there is none
+     */
+    public Component component(String name) {
+        return components.stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no component '" + name + "' in this cluster; components are: "
+                        + components.stream().map(Component::name).collect(Collectors.joining(", "))));
+    }
+
+    /** The components with {@code role}, in order (shard1, shard2, …). */
+    public List<Component> withRole(Role role) {
+        return components.stream().filter(c -> c.role() == role).toList();
+    }
+
+    /** Router {@code i}, 1-based ({@code router(1)} is {@code router1} on port 8080 + offset). */
+    public Component router(int i) {
+        if (i < 1 || i > routers) {
+            throw new IllegalArgumentException("router index must be 1.." + routers + ", was " + i);
+        }
+        return component("router" + i);
+    }
+
+    /** Every database some component owns, in component order. */
+    public List<String> databases() {
+        return components.stream().flatMap(c -> c.database().stream()).toList();
+    }
+
+    /** The Spring Boot services (everything but PostgreSQL and Kafka), in start order. */
+    public List<Component> services() {
+        return components.stream().filter(c -> c.role().isService()).toList();
+    }
+}

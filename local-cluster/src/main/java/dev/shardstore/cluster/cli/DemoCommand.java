@@ -1,0 +1,59 @@
+package dev.shardstore.cluster.cli;
+
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.demo.Demo;
+import dev.shardstore.cluster.router.RouterClient;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code demo}: starts the cluster if needed, loads the bundled cities and queries them. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start the cluster if it is not up, load data/cities.json.gz into geo.cities and run a few queries.")
+final class DemoCommand implements Callable<Integer> {
+    @Mixin
+    HomeOption home;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        RepoLayout repo = RepoLayout.detect();
+        Path cities = repo.root().resolve("data").resolve("cities.json.gz");
+        if (!Files.isRegularFile(cities)) {
+            throw new IllegalStateException("the demo data set is missing: " + cities);
+        }
+        Optional<LocalCluster> existing = home.attach(out);
+        LocalCluster cluster;
+        if (existing.isPresent() && existing.get().isRunning()) {
+            cluster = existing.get();
+            out.println("using the running cluster in " + cluster.home().dir());
+        } else {
+            out.println("starting the local cluster (3 shards, 1 router)...");
+            out.flush();
+            cluster = LocalCluster.start(ClusterOptions.defaults(repo).withHome(home.dir()), line -> {
+                out.println("  " + line);
+                out.flush();
+            });
+            UpCommand.printEndpoints(cluster, out);
+        }
+        out.flush();
+        RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(2));
+        new Demo(router, cities, new ProgressBarListener(), new PrintStream(System.out, true)).run();
+        System.out.println();
+        System.out.println("the cluster keeps running: ./cluster status, ./cluster down");
+        return 0;
+    }
+}

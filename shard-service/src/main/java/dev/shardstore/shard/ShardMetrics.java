@@ -1,0 +1,64 @@
+package dev.shardstore.shard;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+import org.springframework.stereotype.Component;
+
+/**
+ * The shard's Micrometer meters (DESIGN.md §9):
+ * <ul>
+ *   <li>{@code shardstore.shard.command} — timer per command, tags {@code command} (the command's
+ *       registered name) and {@code outcome} ({@code ok} or the MongoDB code name of the error);</li>
+ *   <li>{@code shardstore.shard.stale.db.version} — StaleDbVersion answers;</li>
+ *   <li>{@code shardstore.shard.db.version.refreshes} — loads of a database's filtering information
+ *       from the config service.</li>
+ * </ul>
+ */
+@Component
+public class ShardMetrics {
+    /** Timer name; Prometheus shows {@code shardstore_shard_command_seconds}. */
+    public static final String COMMAND_TIMER = "shardstore.shard.command";
+    /** Counter name; Prometheus shows {@code shardstore_shard_stale_db_version_total}. */
+    public static final String STALE_DB_VERSION = "shardstore.shard.stale.db.version";
+    /** Counter name; Prometheus shows {@code shardstore_shard_db_version_refreshes_total}. */
+    public static final String DB_VERSION_REFRESHES = "shardstore.shard.db.version.refreshes";
+
+    private final MeterRegistry registry;
+    private final Counter staleDbVersion;
+    private final Counter refreshes;
+
+    public ShardMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.staleDbVersion = Counter.builder(STALE_DB_VERSION)
+                .description("Commands answered StaleDbVersion").register(registry);
+        this.refreshes = Counter.builder(DB_VERSION_REFRESHES)
+                .description("Database filtering information loads from the config service").register(registry);
+    }
+
+    /**
+     * Records one command's duration.
+     *
+     * @param command the command's registered name
+     * @param outcome {@code ok} or the error's MongoDB code name
+     */
+    public void recordCommand(String command, String outcome, long nanos) {
+        Timer.builder(COMMAND_TIMER)
+                .description("Shard command latency")
+                .tag("command", command)
+                .tag("outcome", outcome)
+                .register(registry)
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Counts one StaleDbVersion answer. */
+    public void staleDbVersion() {
+        staleDbVersion.increment();
+    }
+
+    /** Counts one load of a database's filtering information from the config service. */
+    public void dbVersionRefresh() {
+        refreshes.increment();
+    }
+}

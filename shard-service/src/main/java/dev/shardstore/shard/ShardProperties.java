@@ -1,0 +1,24 @@
+package dev.shardstore.shard;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Settings of one shard instance ({@code shardstore.shard.*}).
+ *
+ * @param name               the shard's id in the cluster (what {@code _shardsvrName} answers and what
+ *                           the config service records as a database's {@code primary})
+ * @param cursorTimeout      an open cursor that sees no getMore for this long is closed (MongoDB's
+ *                           {@code cursorTimeoutMillis}, 10 minutes)
+ * @param cursorReapInterval how often idle cursors are looked for
+ * @param sortMemoryLimit    most document bytes a blocking sort may hold (MongoDB's
+ *                           {@code internalQueryMaxBlockingSortMemoryUsageBytes}, 100 MB)
+ */
+@ConfigurationProperties("shardstore.shard")
+public record ShardProperties(
+        @DefaultValue("shard1") String name,
+        @DefaultValue("10m") Duration cursorTimeout,
+        @DefaultValue("1m") Duration cursorReapInterval,
+        @DefaultValue("100MB") DataSize sortMemoryLimit) {}

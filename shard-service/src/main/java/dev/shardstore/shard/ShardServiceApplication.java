@@ -1,0 +1,21 @@
+package dev.shardstore.shard;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/**
+ * The shard service (MongoDB's {@code mongod} in a sharded cluster): stores documents and the oplog
+ * in its own PostgreSQL database, runs the query engine and checks the database version the router
+ * attached to each command against the shard's filtering information (DESIGN.md §4, §5).
+ */
+@SpringBootApplication
+@ConfigurationPropertiesScan
+@EnableScheduling
+public class ShardServiceApplication {
+    /** Starts the shard; settings come from {@code application.yml}, environment variables and arguments. */
+    public static void main(String[] args) {
+        SpringApplication.run(ShardServiceApplication.class, args);
+    }
+}

@@ -1,0 +1,63 @@
+package dev.shardstore.shard;
+
+import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.shard.cursor.CursorManager;
+import dev.shardstore.shard.storage.ClusterClock;
+import dev.shardstore.shard.versioning.DatabaseFilteringInfo;
+import dev.shardstore.shard.versioning.DatabaseShardingState;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.bson.BsonTimestamp;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.stereotype.Component;
+
+/**
+ * Actuator endpoint {@code /actuator/shardingState} (DESIGN.md §9): the shard's name, its latest
+ * cluster time, the cached database filtering information and the number of open cursors.
+ *
+ * <p>Shape: {@code {shard, clusterTime: {t, i}, databases: {<db>: {primary, version: {uuid, lastMod,
+ * timestamp: {t, i}} | null}}, openCursors}}.
+ */
+@Component
+@Endpoint(id = "shardingState")
+public class ShardingStateEndpoint {
+    private final ShardProperties properties;
+    private final DatabaseShardingState databases;
+    private final CursorManager cursors;
+    private final ClusterClock clock;
+
+    public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CursorManager cursors,
+            ClusterClock clock) {
+        this.properties = properties;
+        this.databases = databases;
+        this.cursors = cursors;
+        this.clock = clock;
+    }
+
+    /** The current state, as plain maps for JSON. */
+    @ReadOperation
+    public Map<String, Object> state() {
+        Map<String, Object> perDatabase = new LinkedHashMap<>();
+        databases.snapshot().forEach((db, info) -> perDatabase.put(db, describe(info)));
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("shard", properties.name());
+        state.put("clusterTime", time(clock.latest()));
+        state.put("databases", perDatabase);
+        state.put("openCursors", cursors.openCount());
+        return state;
+    }
+
+    private static Map<String, Object> describe(DatabaseFilteringInfo info) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("primary", info.primary());
+        DatabaseVersion version = info.version();
+        entry.put("version", version == null ? null : Map.of(
+                "uuid", version.uuid().toString(), "lastMod", version.lastMod(), "timestamp", time(version.timestamp())));
+        return entry;
+    }
+
+    private static Map<String, Long> time(BsonTimestamp ts) {
+        return Map.of("t", Integer.toUnsignedLong(ts.getTime()), "i", Integer.toUnsignedLong(ts.getInc()));
+    }
+}

@@ -1,0 +1,147 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.Namespace;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * Typed reads of one command document's fields, with MongoDB-style errors that name the field by
+ * its path ({@code documents.3}, {@code updates.0.q}): a missing required field is FailedToParse (9),
+ * a value of the wrong type TypeMismatch (14), a value out of range BadValue (2).
+ */
+final class Args {
+    static final int MAX_WRITE_BATCH = 100_000;
+
+    private final BsonDocument command;
+    private final String commandName;
+
+    Args(BsonDocument command) {
+        this.command = command;
+        this.commandName = command.getFirstKey();
+    }
+
+    /**
+     * The namespace named by the command's first field ({@code {insert: "coll", ...}} on {@code db}).
+     *
+     * @throws CommandException TypeMismatch when it is not a string, InvalidNamespace for a bad name
+     */
+    Namespace namespace(String db) {
+        return new Namespace(db, collectionName());
+    }
+
+    /**
+     * The collection name in the command's first field, unvalidated (cursor namespaces such as
+     * {@code $cmd.listCollections} are not collection names).
+     *
+     * @throws CommandException TypeMismatch when it is not a string
+     */
+    String collectionName() {
+        BsonValue name = command.get(commandName);
+        if (!name.isString()) {
+            throw typeMismatch(commandName, "a collection name string", name);
+        }
+        return name.asString().getValue();
+    }
+
+    /** Field {@code field} of {@code doc}, named {@code path} in errors; FailedToParse when absent. */
+    BsonValue required(BsonDocument doc, String field, String path) {
+        BsonValue value = doc.get(field);
+        if (value == null) {
+            throw new CommandException(ErrorCode.FailedToParse, "'" + path + "' is required by the " + commandName + " command");
+        }
+        return value;
+    }
+
+    /** A required array field of the command. */
+    BsonArray requiredArray(String field) {
+        BsonValue value = required(command, field, field);
+        if (!value.isArray()) {
+            throw typeMismatch(field, "an array", value);
+        }
+        return value.asArray();
+    }
+
+    /**
+     * A required array of write statements or documents: 1 to {@value #MAX_WRITE_BATCH} entries
+     * (MongoDB's {@code maxWriteBatchSize}).
+     *
+     * @throws CommandException InvalidLength (16) for an empty or too large batch
+     */
+    BsonArray requiredBatch(String field) {
+        BsonArray batch = requiredArray(field);
+        if (batch.isEmpty() || batch.size() > MAX_WRITE_BATCH) {
+            throw new CommandException(ErrorCode.InvalidLength, "Write batch sizes must be between 1 and "
+                    + MAX_WRITE_BATCH + ". Got " + batch.size() + " operations in '" + field + "'.");
+        }
+        return batch;
+    }
+
+    /** {@code value} as a document; TypeMismatch {@code "<path> is not a document"} otherwise. */
+    BsonDocument document(BsonValue value, String path) {
+        if (!value.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, path + " is not a document but " + typeName(value)
+                    + " in the " + commandName + " command");
+        }
+        return value.asDocument();
+    }
+
+    /** An optional document field of {@code doc}; {@code {}} when absent or null. */
+    BsonDocument optionalDocument(BsonDocument doc, String field, String path) {
+        BsonValue value = doc.get(field);
+        return value == null || value.isNull() ? new BsonDocument() : document(value, path);
+    }
+
+    /** An optional boolean field of {@code doc}; numbers count as booleans (non-zero is true), as MongoDB accepts. */
+    boolean optionalBoolean(BsonDocument doc, String field, String path, boolean defaultValue) {
+        BsonValue value = doc.get(field);
+        if (value == null || value.isNull()) {
+            return defaultValue;
+        }
+        if (value.isBoolean()) {
+            return value.asBoolean().getValue();
+        }
+        if (value.isNumber()) {
+            return value.asNumber().doubleValue() != 0;
+        }
+        throw typeMismatch(path, "a boolean", value);
+    }
+
+    /**
+     * An optional whole non-negative number field of the command (int, long, or a double without a fraction).
+     *
+     * @throws CommandException TypeMismatch for a non-number, BadValue for a fraction or a negative value
+     */
+    long optionalNonNegative(String field, long defaultValue) {
+        BsonValue value = command.get(field);
+        if (value == null || value.isNull()) {
+            return defaultValue;
+        }
+        return nonNegative(value, field);
+    }
+
+    /** {@code value} as a whole non-negative number, named {@code path} in errors. */
+    long nonNegative(BsonValue value, String path) {
+        if (!value.isNumber()) {
+            throw typeMismatch(path, "a number", value);
+        }
+        double asDouble = value.asNumber().doubleValue();
+        long asLong = value.asNumber().longValue();
+        if (value.isDouble() && asDouble != Math.rint(asDouble) || asLong < 0) {
+            throw new CommandException(ErrorCode.BadValue, "'" + path + "' of the " + commandName
+                    + " command must be a whole number >= 0, not " + (value.isDouble() ? asDouble : asLong));
+        }
+        return asLong;
+    }
+
+    private CommandException typeMismatch(String path, String expected, BsonValue actual) {
+        return new CommandException(ErrorCode.TypeMismatch, "'" + path + "' of the " + commandName
+                + " command must be " + expected + ", not " + typeName(actual));
+    }
+
+    private static String typeName(BsonValue value) {
+        return value.getBsonType().name().toLowerCase();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.shard.cursor.CursorManager;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import org.springframework.stereotype.Component;
+
+/**
+ * Drops collections: each waits for the operations running on it (exclusive collection lock), loses
+ * its table and catalog entry with a {@code drop} oplog entry, and has its cursors killed.
+ */
+@Component
+class CollectionDropper {
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final CursorManager cursors;
+
+    CollectionDropper(CollectionLocks locks, CollectionCatalog catalog, CursorManager cursors) {
+        this.locks = locks;
+        this.catalog = catalog;
+        this.cursors = cursors;
+    }
+
+    /** Drops {@code ns}; returns whether it existed. */
+    boolean drop(Namespace ns) {
+        return locks.exclusive(ns, () -> {
+            boolean existed = catalog.drop(ns).isPresent();
+            cursors.killCollection(ns);
+            return existed;
+        });
+    }
+
+    /**
+     * Drops every collection of {@code db} on this shard, then records {@code dropDatabase} in the
+     * oplog and kills the database's remaining cursors (listCollections).
+     *
+     * @return how many collections were dropped
+     */
+    int dropDatabase(String db) {
+        int dropped = 0;
+        for (CollectionInfo collection : catalog.list(db)) {
+            if (drop(collection.namespace())) {
+                dropped++;
+            }
+        }
+        if (dropped > 0) {
+            catalog.recordDatabaseDropped(db);
+        }
+        cursors.killDatabase(db);
+        return dropped;
+    }
+}

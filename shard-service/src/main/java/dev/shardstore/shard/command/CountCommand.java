@@ -1,0 +1,45 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.shard.cursor.QueryRunner;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code count}: {@code {count: <coll>, query?, skip?, limit? (0 = none)}} → {@code {n, ok: 1}},
+ * the number of matching documents after {@code skip}, at most {@code limit}; 0 for a missing collection.
+ */
+@Component
+public class CountCommand extends ShardCommand {
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final QueryRunner queries;
+
+    public CountCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+        this.queries = queries;
+    }
+
+    @Override
+    public String name() {
+        return "count";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Args args = new Args(command);
+        Namespace ns = args.namespace(db);
+        Filter filter = Filter.parse(args.optionalDocument(command, "query", "query"));
+        long skip = args.optionalNonNegative("skip", 0);
+        long limit = args.optionalNonNegative("limit", 0);
+        long n = locks.shared(ns, () -> catalog.find(ns).map(c -> queries.count(c, filter, skip, limit)).orElse(0L));
+        return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
+    }
+}

@@ -1,0 +1,63 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code create}: {@code {create: <coll>, ...options}} → {@code {ok: 1}}. The options are
+ * recorded and shown by listCollections. Creating an existing collection with the same options
+ * succeeds (MongoDB 7.0+); with other options it is NamespaceExists (48). Options that change a
+ * collection's behaviour this shard does not implement (capped, views, time series, validation,
+ * collation, clustered) are refused with NotImplemented (238) naming the option rather than ignored.
+ */
+@Component
+public class CreateCommand extends ShardCommand {
+    /** Fields every command may carry that are not create options (MongoDB's generic arguments). */
+    private static final Set<String> GENERIC_ARGUMENTS = Set.of("databaseVersion", "shardVersion", "writeConcern",
+            "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "comment", "maxTimeMS", "$db",
+            "$clusterTime", "$readPreference", "apiVersion", "apiStrict", "apiDeprecationErrors");
+    private static final Set<String> UNSUPPORTED_OPTIONS = Set.of("capped", "size", "max", "viewOn", "pipeline",
+            "timeseries", "expireAfterSeconds", "clusteredIndex", "validator", "validationLevel", "validationAction",
+            "collation", "changeStreamPreAndPostImages", "encryptedFields");
+
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+
+    public CreateCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+    }
+
+    @Override
+    public String name() {
+        return "create";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Namespace ns = new Args(command).namespace(db);
+        BsonDocument options = new BsonDocument();
+        command.forEach((field, value) -> {
+            if (UNSUPPORTED_OPTIONS.contains(field)) {
+                throw new CommandException(ErrorCode.NotImplemented, "create option '" + field + "' is not supported by this shard");
+            }
+            if (!field.equals("create") && !GENERIC_ARGUMENTS.contains(field)) {
+                options.append(field, value);
+            }
+        });
+        CollectionCatalog.Creation creation = locks.shared(ns, () -> catalog.create(ns, options));
+        if (!creation.created() && !creation.collection().options().equals(options)) {
+            throw new CommandException(ErrorCode.NamespaceExists, "Collection " + ns.full() + " already exists with different options: "
+                    + creation.collection().options().toJson());
+        }
+        return Replies.ok();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code delete}: {@code {delete: <coll>, deletes: [{q, limit: 0|1}, ...], ordered?}} →
+ * {@code {n, writeErrors?, ok: 1}}, {@code n} counting deleted documents. {@code limit} is required
+ * and must be 0 (all matches) or 1 (the first); a malformed statement fails the command naming it
+ * ({@code deletes.0.limit}). See {@link DocumentDeleter}.
+ */
+@Component
+public class DeleteCommand extends ShardCommand {
+    private final CollectionLocks locks;
+    private final DocumentDeleter deleter;
+
+    public DeleteCommand(CommandInvoker invoker, CollectionLocks locks, DocumentDeleter deleter) {
+        super(invoker);
+        this.locks = locks;
+        this.deleter = deleter;
+    }
+
+    @Override
+    public String name() {
+        return "delete";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Args args = new Args(command);
+        Namespace ns = args.namespace(db);
+        BsonArray array = args.requiredBatch("deletes");
+        List<BsonDocument> filters = new ArrayList<>(array.size());
+        List<Boolean> justOne = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            String path = "deletes." + i;
+            BsonDocument entry = args.document(array.get(i), path);
+            filters.add(args.document(args.required(entry, "q", path + ".q"), path + ".q"));
+            long limit = args.nonNegative(args.required(entry, "limit", path + ".limit"), path + ".limit");
+            if (limit > 1) {
+                throw new CommandException(ErrorCode.FailedToParse,
+                        "The limit field in delete objects must be 0 or 1. Got " + limit + " in " + path + ".limit");
+            }
+            justOne.add(limit == 1);
+        }
+        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        return locks.shared(ns, () -> WriteResult.ofStatements(filters.size(), ordered,
+                i -> deleter.delete(ns, filters.get(i), justOne.get(i)))).toReply();
+    }
+}

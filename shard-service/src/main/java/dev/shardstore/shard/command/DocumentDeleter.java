@@ -1,0 +1,51 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.shard.cursor.Match;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs one statement of MongoDB's {@code delete}: removes the first matching document ({@code limit: 1})
+ * or all of them ({@code limit: 0}), writing a {@code d} oplog entry per removed document.
+ */
+@Component
+class DocumentDeleter {
+    private final CollectionCatalog catalog;
+    private final DocumentStore store;
+    private final LockedMatches matches;
+
+    DocumentDeleter(CollectionCatalog catalog, DocumentStore store, LockedMatches matches) {
+        this.catalog = catalog;
+        this.store = store;
+        this.matches = matches;
+    }
+
+    /**
+     * Deletes from {@code ns}; the caller holds the namespace in shared mode.
+     *
+     * @param q       the filter
+     * @param justOne MongoDB's {@code limit: 1}
+     */
+    StatementOutcome delete(Namespace ns, BsonDocument q, boolean justOne) {
+        try {
+            Filter filter = Filter.parse(q);
+            Optional<CollectionInfo> collection = catalog.find(ns);
+            LongAdder deleted = new LongAdder();
+            collection.ifPresent(c -> matches.forEach(c, filter, justOne, page -> {
+                deleted.add(store.delete(c, page.stream().map(Match::stored).toList()));
+                return true;
+            }));
+            return new StatementOutcome(deleted.sum(), 0, null, null);
+        } catch (CommandException e) {
+            return StatementOutcome.failed(e);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.shard.storage.StoredDocument;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.bson.BsonObjectId;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The write path of MongoDB's {@code insert}: gives documents without {@code _id} a new ObjectId,
+ * moves {@code _id} first, rejects array {@code _id}s (InvalidIdField, 53) and documents over 16 MiB
+ * (BSONObjectTooLarge, 10334), then writes the batch in one statement and reports the documents whose
+ * {@code _id} was taken (DuplicateKey, 11000), whether by a stored document or an earlier one of the
+ * same batch.
+ *
+ * <p>Unordered: every valid document is written. Ordered: documents after the first error are not
+ * written. When a duplicate turns up in the middle of an ordered batch, the attempt is rolled back
+ * and the prefix before the duplicate is written again, so the fast path stays one statement.
+ * Creates the collection implicitly.
+ */
+@Component
+class DocumentInserter {
+    private final CollectionCatalog catalog;
+    private final DocumentStore store;
+    private final TransactionTemplate tx;
+
+    DocumentInserter(CollectionCatalog catalog, DocumentStore store, TransactionTemplate tx) {
+        this.catalog = catalog;
+        this.store = store;
+        this.tx = tx;
+    }
+
+    /** Inserts {@code documents} into {@code ns}; the caller holds the namespace in shared mode. */
+    WriteResult insert(Namespace ns, List<BsonDocument> documents, boolean ordered) {
+        WriteResult result = new WriteResult();
+        List<Prepared> batch = new ArrayList<>(documents.size());
+        Set<ByteBuffer> ids = new HashSet<>();
+        WriteError firstRejected = null;
+        for (int i = 0; i < documents.size() && (firstRejected == null || !ordered); i++) {
+            BsonDocument doc = withIdFirst(documents.get(i));
+            BsonValue id = doc.get("_id");
+            try {
+                Prepared prepared = new Prepared(i, id, encode(doc));
+                if (!ids.add(ByteBuffer.wrap(prepared.stored().id()))) {
+                    throw WriteError.duplicateId(ns, id);
+                }
+                batch.add(prepared);
+            } catch (CommandException e) {
+                WriteError rejected = new WriteError(i, e);
+                if (firstRejected == null) {
+                    firstRejected = rejected;
+                }
+                if (!ordered) {
+                    result.addError(rejected);
+                }
+            }
+        }
+        if (!batch.isEmpty()) {
+            CollectionInfo collection = catalog.create(ns, new BsonDocument()).collection();
+            if (ordered) {
+                insertOrdered(ns, collection, batch, result);
+            } else {
+                report(ns, batch, store.insert(collection, stored(batch)), false, result);
+            }
+        }
+        if (ordered && firstRejected != null && !result.hasErrors()) {
+            result.addError(firstRejected);
+        }
+        return result;
+    }
+
+    /**
+     * Writes an ordered batch (everything before the first rejected document) in one transaction.
+     * When a duplicate stops the batch while later documents went in, the attempt is rolled back and
+     * the prefix before the duplicate is written instead; the duplicate is the batch's error.
+     */
+    private void insertOrdered(Namespace ns, CollectionInfo collection, List<Prepared> batch, WriteResult result) {
+        List<Prepared> attempt = batch;
+        Prepared stoppedAt = null;
+        while (true) {
+            List<Prepared> current = attempt;
+            BitSet written = current.size() <= 1
+                    ? store.insert(collection, stored(current))
+                    : tx.execute(status -> {
+                        BitSet inserted = store.insert(collection, stored(current));
+                        if (stopsEarly(inserted, current.size())) {
+                            status.setRollbackOnly();
+                        }
+                        return inserted;
+                    });
+            if (current.size() > 1 && stopsEarly(written, current.size())) {
+                int stop = written.nextClearBit(0);
+                stoppedAt = current.get(stop);
+                attempt = current.subList(0, stop);
+                continue;
+            }
+            report(ns, current, written, true, result);
+            if (stoppedAt != null && !result.hasErrors()) {
+                result.addError(new WriteError(stoppedAt.index(), WriteError.duplicateId(ns, stoppedAt.id())));
+            }
+            return;
+        }
+    }
+
+    /** True when a document was not inserted but a later one was: an ordered batch must not keep that. */
+    private static boolean stopsEarly(BitSet inserted, int size) {
+        int stop = inserted.nextClearBit(0);
+        return stop < size && inserted.nextSetBit(stop) >= 0;
+    }
+
+    /**
+     * Counts the inserted documents and reports the others as duplicates; {@code firstOnly} reports
+     * only the first (an ordered batch stops there).
+     */
+    private static void report(Namespace ns, List<Prepared> batch, BitSet inserted, boolean firstOnly, WriteResult result) {
+        result.addN(inserted.cardinality());
+        for (int j = inserted.nextClearBit(0); j < batch.size(); j = inserted.nextClearBit(j + 1)) {
+            Prepared p = batch.get(j);
+            result.addError(new WriteError(p.index(), WriteError.duplicateId(ns, p.id())));
+            if (firstOnly) {
+                return;
+            }
+        }
+    }
+
+    private static List<StoredDocument> stored(List<Prepared> batch) {
+        return batch.stream().map(Prepared::stored).toList();
+    }
+
+    /** {@code _id} first, a new ObjectId when missing, as mongod stores inserted documents. */
+    private static BsonDocument withIdFirst(BsonDocument doc) {
+        BsonValue id = doc.get("_id");
+        if (id != null && doc.getFirstKey().equals("_id")) {
+            return doc;
+        }
+        BsonDocument ordered = new BsonDocument("_id", id != null ? id : new BsonObjectId());
+        doc.forEach((name, value) -> {
+            if (!name.equals("_id")) {
+                ordered.append(name, value);
+            }
+        });
+        return ordered;
+    }
+
+    private static StoredDocument encode(BsonDocument doc) {
+        if (doc.get("_id").isArray()) {
+            throw new CommandException(ErrorCode.InvalidIdField, "The '_id' value cannot be of type array");
+        }
+        return Documents.encodeWithinLimit(doc, "object to insert too large");
+    }
+
+    /**
+     * One document ready to write.
+     *
+     * @param index  its position in the command's {@code documents}
+     * @param id     its {@code _id}
+     * @param stored its KeyString and bytes
+     */
+    private record Prepared(int index, BsonValue id, StoredDocument stored) {}
+}

@@ -1,0 +1,113 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.cursor.Match;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.query.Update;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.shard.storage.StoredDocument;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs one statement of MongoDB's {@code update}: applies the update to the first (or, with
+ * {@code multi}, every) matching document, writing a {@code u} oplog entry with the post-image for each
+ * document it changed; {@code n} counts matches, {@code nModified} changes. With {@code upsert} and no
+ * match it inserts the update applied to the filter's equalities; if another writer takes that
+ * {@code _id} first, the statement runs once more as an update (MongoDB retries such upserts too).
+ * Creates the collection implicitly for an upsert.
+ */
+@Component
+class DocumentUpdater {
+    private final CollectionCatalog catalog;
+    private final DocumentStore store;
+    private final LockedMatches matches;
+
+    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches) {
+        this.catalog = catalog;
+        this.store = store;
+        this.matches = matches;
+    }
+
+    /** Runs {@code statement} on {@code ns}; the caller holds the namespace in shared mode. */
+    StatementOutcome update(Namespace ns, UpdateStatement statement) {
+        try {
+            Filter filter = Filter.parse(statement.q());
+            Update update = parse(statement.u());
+            if (statement.multi() && update.isReplacement()) {
+                throw new CommandException(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
+            }
+            Optional<CollectionInfo> collection = statement.upsert()
+                    ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
+                    : catalog.find(ns);
+            if (collection.isEmpty()) {
+                return new StatementOutcome(0, 0, null, null);
+            }
+            return run(ns, collection.get(), filter, update, statement);
+        } catch (CommandException e) {
+            return StatementOutcome.failed(e);
+        }
+    }
+
+    private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, Update update, UpdateStatement statement) {
+        for (int attempt = 1; ; attempt++) {
+            Tally tally = new Tally();
+            matches.forEach(collection, filter, !statement.multi(), page -> tally.apply(collection, update, page));
+            if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
+                return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
+            }
+            BsonDocument inserted = update.applyForUpsert(Update.seedFromEqualities(filter.equalities()));
+            StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
+            if (store.insert(collection, List.of(stored)).get(0)) {
+                return new StatementOutcome(0, 0, inserted.get("_id"), null);
+            }
+            if (attempt == 2) {
+                throw WriteError.duplicateId(ns, inserted.get("_id"));
+            }
+        }
+    }
+
+    private static Update parse(BsonValue u) {
+        if (u.isArray()) {
+            throw new CommandException(ErrorCode.NotImplemented, "pipeline-style updates (an array 'u') are not supported");
+        }
+        if (!u.isDocument()) {
+            throw new CommandException(ErrorCode.FailedToParse, "'u' must be an update document, not "
+                    + u.getBsonType().name().toLowerCase());
+        }
+        return Update.parse(u.asDocument());
+    }
+
+    /** Counts of one statement run, accumulated over its pages. */
+    private final class Tally {
+        long matched;
+        long modified;
+        CommandException error;
+
+        /** Updates one locked page's matches; stops (returns false) at the first failing document. */
+        boolean apply(CollectionInfo collection, Update update, List<Match> page) {
+            List<StoredDocument> changed = new ArrayList<>();
+            try {
+                for (Match match : page) {
+                    BsonDocument after = update.apply(match.document());
+                    if (Update.changes(match.document(), after)) {
+                        changed.add(Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
+                    }
+                    matched++;
+                }
+            } catch (CommandException e) {
+                error = e;
+            }
+            modified += store.replace(collection, changed);
+            return error == null;
+        }
+    }
+}

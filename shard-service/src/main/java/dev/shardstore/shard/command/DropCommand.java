@@ -1,0 +1,35 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.shard.storage.Namespace;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code drop}: {@code {drop: <coll>}} → {@code {nIndexesWas, ns, ok: 1}}, or {@code {ok: 1}}
+ * when the collection does not exist (MongoDB 7.0+). See {@link CollectionDropper}.
+ */
+@Component
+public class DropCommand extends ShardCommand {
+    private final CollectionDropper dropper;
+
+    public DropCommand(CommandInvoker invoker, CollectionDropper dropper) {
+        super(invoker);
+        this.dropper = dropper;
+    }
+
+    @Override
+    public String name() {
+        return "drop";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Namespace ns = new Args(command).namespace(db);
+        return dropper.drop(ns)
+                ? Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(1)).append("ns", new BsonString(ns.full())))
+                : Replies.ok();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.shard.cursor.Batch;
+import dev.shardstore.shard.cursor.CursorManager;
+import dev.shardstore.shard.cursor.FindQuery;
+import dev.shardstore.shard.cursor.QueryRunner;
+import dev.shardstore.shard.cursor.ShardCursor;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.query.Projection;
+import dev.shardstore.shard.query.Sort;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code find}: {@code {find: <coll>, filter?, sort?, projection?, skip?, limit? (0 = none),
+ * batchSize? (default 101), singleBatch? (default false)}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
+ * The cursor id is 0 when the first batch holds everything (or {@code singleBatch} is set); otherwise
+ * the rest comes from getMore. A missing collection yields an empty, closed cursor.
+ */
+@Component
+public class FindCommand extends ShardCommand {
+    /** MongoDB's default first batch size. */
+    static final long DEFAULT_BATCH_SIZE = 101;
+
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final QueryRunner queries;
+    private final CursorManager cursors;
+
+    public FindCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries,
+            CursorManager cursors) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+        this.queries = queries;
+        this.cursors = cursors;
+    }
+
+    @Override
+    public String name() {
+        return "find";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Args args = new Args(command);
+        Namespace ns = args.namespace(db);
+        Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
+        BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
+        BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
+        FindQuery query = new FindQuery(filter,
+                sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
+                projectionSpec.isEmpty() ? null : Projection.parse(projectionSpec),
+                args.optionalNonNegative("skip", 0),
+                args.optionalNonNegative("limit", 0));
+        long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
+        boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
+        return locks.shared(ns, () -> {
+            Optional<CollectionInfo> collection = catalog.find(ns);
+            if (collection.isEmpty()) {
+                return Replies.cursor(true, List.of(), 0, ns.full());
+            }
+            ShardCursor cursor = queries.find(collection.get(), query, batchSize);
+            Batch first = cursor.next(batchSize);
+            long id = first.exhausted() || singleBatch ? 0 : cursors.register(ns.full(), ns, cursor);
+            return Replies.cursor(true, first.documents(), id, ns.full());
+        });
+    }
+}

@@ -1,0 +1,45 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code insert}: {@code {insert: <coll>, documents: [<doc>, ...], ordered: <bool, default true>}}
+ * → {@code {n, writeErrors?: [{index, code, errmsg, ...}], ok: 1}}. A non-document entry fails the
+ * whole command (TypeMismatch naming {@code documents.<i>}); per-document problems are write errors
+ * (see {@link DocumentInserter}). Creates the collection implicitly.
+ */
+@Component
+public class InsertCommand extends ShardCommand {
+    private final CollectionLocks locks;
+    private final DocumentInserter inserter;
+
+    public InsertCommand(CommandInvoker invoker, CollectionLocks locks, DocumentInserter inserter) {
+        super(invoker);
+        this.locks = locks;
+        this.inserter = inserter;
+    }
+
+    @Override
+    public String name() {
+        return "insert";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Args args = new Args(command);
+        Namespace ns = args.namespace(db);
+        BsonArray array = args.requiredBatch("documents");
+        List<BsonDocument> documents = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            documents.add(args.document(array.get(i), "documents." + i));
+        }
+        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        return locks.shared(ns, () -> inserter.insert(ns, documents, ordered)).toReply();
+    }
+}

@@ -1,0 +1,72 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.shard.cursor.Batch;
+import dev.shardstore.shard.cursor.CursorManager;
+import dev.shardstore.shard.cursor.ListCursor;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.UuidRepresentation;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code listCollections}: {@code {listCollections: 1, filter?, nameOnly?, cursor?: {batchSize}}}
+ * → a cursor (namespace {@code <db>.$cmd.listCollections}) of
+ * {@code {name, type: "collection", options, info: {readOnly: false, uuid}, idIndex}} entries by name,
+ * or {@code {name, type}} with {@code nameOnly}. The filter applies to the full entries.
+ */
+@Component
+public class ListCollectionsCommand extends ShardCommand {
+    private final CollectionCatalog catalog;
+    private final CursorManager cursors;
+
+    public ListCollectionsCommand(CommandInvoker invoker, CollectionCatalog catalog, CursorManager cursors) {
+        super(invoker);
+        this.catalog = catalog;
+        this.cursors = cursors;
+    }
+
+    @Override
+    public String name() {
+        return "listCollections";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Args args = new Args(command);
+        Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
+        boolean nameOnly = args.optionalBoolean(command, "nameOnly", "nameOnly", false);
+        BsonDocument cursorOptions = args.optionalDocument(command, "cursor", "cursor");
+        long batchSize = cursorOptions.containsKey("batchSize")
+                ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize")
+                : FindCommand.DEFAULT_BATCH_SIZE;
+        List<BsonDocument> entries = catalog.list(db).stream().map(ListCollectionsCommand::entry).filter(filter::matches).toList();
+        UnaryOperator<BsonDocument> shape = nameOnly
+                ? entry -> new BsonDocument("name", entry.get("name")).append("type", entry.get("type"))
+                : UnaryOperator.identity();
+        String ns = db + ".$cmd.listCollections";
+        ListCursor cursor = new ListCursor(entries, shape);
+        Batch first = cursor.next(batchSize);
+        long id = first.exhausted() ? 0 : cursors.register(ns, null, cursor);
+        return Replies.cursor(true, first.documents(), id, ns);
+    }
+
+    private static BsonDocument entry(CollectionInfo collection) {
+        return new BsonDocument("name", new BsonString(collection.namespace().collection()))
+                .append("type", new BsonString("collection"))
+                .append("options", collection.options().clone())
+                .append("info", new BsonDocument("readOnly", BsonBoolean.FALSE)
+                        .append("uuid", new BsonBinary(collection.uuid(), UuidRepresentation.STANDARD)))
+                .append("idIndex", new BsonDocument("v", new BsonInt32(2))
+                        .append("key", new BsonDocument("_id", new BsonInt32(1)))
+                        .append("name", new BsonString("_id_")));
+    }
+}

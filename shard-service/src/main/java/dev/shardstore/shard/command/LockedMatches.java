@@ -1,0 +1,77 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.shard.cursor.Match;
+import dev.shardstore.shard.cursor.MatchingScan;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.StoredDocument;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Feeds the documents matching a write's filter to the write, a page at a time, each page in its own
+ * transaction with its rows locked ({@code FOR UPDATE}) — so every document is read, changed and
+ * logged atomically, as MongoDB guarantees per document, while a multi-document write commits page
+ * by page as MongoDB's multi-updates do. An {@code _id} equality locks just that row.
+ */
+@Component
+class LockedMatches {
+    private static final int FIRST_PAGE_ROWS = 16;
+    private static final byte[] START = new byte[0];
+
+    private final DocumentStore store;
+    private final TransactionTemplate tx;
+
+    LockedMatches(DocumentStore store, TransactionTemplate tx) {
+        this.store = store;
+        this.tx = tx;
+    }
+
+    /** The write applied to one page's matches inside that page's transaction. */
+    @FunctionalInterface
+    interface PageWrite {
+        /**
+         * @param matches the page's matching documents, in {@code _id} order, locked
+         * @return false to stop (the write failed or is done)
+         */
+        boolean write(List<Match> matches);
+    }
+
+    /**
+     * Runs {@code write} over the documents of {@code collection} matching {@code filter}.
+     *
+     * @param justOne stop after the first matching document
+     */
+    void forEach(CollectionInfo collection, Filter filter, boolean justOne, PageWrite write) {
+        Optional<byte[]> idKey = MatchingScan.idKey(filter);
+        byte[] position = START;
+        int rows = FIRST_PAGE_ROWS;
+        while (position != null) {
+            byte[] after = position;
+            int pageRows = rows;
+            position = tx.execute(status -> {
+                List<StoredDocument> page = idKey.isPresent()
+                        ? store.findById(collection, idKey.get(), true).map(List::of).orElse(List.of())
+                        : store.page(collection, after, pageRows, MatchingScan.MAX_PAGE_BYTES, true).documents();
+                List<Match> matches = new ArrayList<>();
+                for (StoredDocument row : page) {
+                    Match candidate = new Match(row, row.decode());
+                    if (filter.matches(candidate.document())) {
+                        matches.add(candidate);
+                        if (justOne) {
+                            break;
+                        }
+                    }
+                }
+                boolean goOn = matches.isEmpty() || write.write(matches);
+                boolean more = goOn && !page.isEmpty() && idKey.isEmpty() && !(justOne && !matches.isEmpty());
+                return more ? page.getLast().id() : null;
+            });
+            rows = Math.min(rows * 2, MatchingScan.MAX_PAGE_ROWS);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.support.command.CommandHandler;
+import org.bson.BsonDocument;
+
+/**
+ * Base of the shard's command handlers: every command runs through the {@link CommandInvoker}
+ * (database name validation, database version check, timer) before {@link #execute}.
+ */
+public abstract class ShardCommand implements CommandHandler {
+    private final CommandInvoker invoker;
+
+    protected ShardCommand(CommandInvoker invoker) {
+        this.invoker = invoker;
+    }
+
+    @Override
+    public final BsonDocument run(String db, BsonDocument command) {
+        return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> execute(db, command));
+    }
+
+    /**
+     * Runs the command once the checks passed.
+     *
+     * @return the reply including {@code ok: 1}
+     * @throws dev.shardstore.contracts.error.CommandException for every failure the caller should see
+     */
+    protected abstract BsonDocument execute(String db, BsonDocument command);
+
+    /**
+     * Whether a {@code databaseVersion} sent with this command is checked. True except for commands
+     * about the shard itself (ping, _shardsvrName, listDatabases).
+     */
+    protected boolean checksDatabaseVersion() {
+        return true;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?}, ...], ordered?}}
+ * → {@code {n, nModified, upserted?: [{index, _id}], writeErrors?, ok: 1}}. {@code n} counts matched
+ * and upserted documents. A malformed statement (not a document, {@code q} or {@code u} missing) fails
+ * the command with an error naming it ({@code updates.2.q}); a statement that fails when run is a
+ * write error, and an ordered batch stops there. See {@link DocumentUpdater}.
+ */
+@Component
+public class UpdateCommand extends ShardCommand {
+    private final CollectionLocks locks;
+    private final DocumentUpdater updater;
+
+    public UpdateCommand(CommandInvoker invoker, CollectionLocks locks, DocumentUpdater updater) {
+        super(invoker);
+        this.locks = locks;
+        this.updater = updater;
+    }
+
+    @Override
+    public String name() {
+        return "update";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Args args = new Args(command);
+        Namespace ns = args.namespace(db);
+        BsonArray array = args.requiredBatch("updates");
+        List<UpdateStatement> statements = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            String path = "updates." + i;
+            BsonDocument entry = args.document(array.get(i), path);
+            statements.add(new UpdateStatement(
+                    args.document(args.required(entry, "q", path + ".q"), path + ".q"),
+                    args.required(entry, "u", path + ".u"),
+                    args.optionalBoolean(entry, "upsert", path + ".upsert", false),
+                    args.optionalBoolean(entry, "multi", path + ".multi", false)));
+        }
+        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        return locks.shared(ns, () -> WriteResult.ofStatements(statements.size(), ordered,
+                i -> updater.update(ns, statements.get(i)))).toUpdateReply();
+    }
+}

@@ -1,0 +1,165 @@
+package dev.shardstore.shard.cursor;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.ShardProperties;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The shard's open cursors (MongoDB's CursorManager): ids are random non-zero positive longs; a
+ * cursor lives until it is exhausted, killed, fails, its collection is dropped, or it sees no getMore
+ * for {@code shardstore.shard.cursor-timeout}. A getMore on a collection cursor holds the collection
+ * in shared mode, so a concurrent drop waits for the batch.
+ */
+@Component
+public class CursorManager {
+    private static final Logger log = LoggerFactory.getLogger(CursorManager.class);
+
+    private final ConcurrentMap<Long, OpenCursor> open = new ConcurrentHashMap<>();
+    private final CollectionLocks locks;
+    private final long timeoutNanos;
+
+    public CursorManager(CollectionLocks locks, ShardProperties properties) {
+        this.locks = locks;
+        this.timeoutNanos = properties.cursorTimeout().toNanos();
+    }
+
+    /**
+     * Keeps {@code cursor} open for getMores.
+     *
+     * @param ns         the namespace of its results ({@code db.coll}, or {@code db.$cmd.listCollections})
+     * @param collection the collection it reads between batches, null when it reads nothing
+     * @return the new cursor id
+     */
+    public long register(String ns, @Nullable Namespace collection, ShardCursor cursor) {
+        OpenCursor entry = new OpenCursor(ns, collection, cursor);
+        while (true) {
+            long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+            if (open.putIfAbsent(id, entry) == null) {
+                return id;
+            }
+        }
+    }
+
+    /**
+     * The next batch of cursor {@code id}. An exhausted cursor is closed and reported with id 0; a
+     * cursor whose batch fails is closed.
+     *
+     * @param ns the namespace the getMore names
+     * @throws CommandException CursorNotFound (43) for an unknown, killed, timed-out or foreign cursor
+     */
+    public CursorBatch getMore(long id, String ns, long maxDocuments) {
+        OpenCursor entry = open.get(id);
+        if (entry == null || !entry.ns.equals(ns)) {
+            throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " not found"
+                    + (entry == null ? "" : ": it belongs to namespace " + entry.ns + ", not " + ns));
+        }
+        entry.lock.lock();
+        try {
+            if (open.get(id) != entry) {
+                throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " was killed");
+            }
+            Batch batch = entry.collection == null
+                    ? entry.cursor.next(maxDocuments)
+                    : locks.shared(entry.collection, () -> entry.cursor.next(maxDocuments));
+            entry.lastUsedNanos = System.nanoTime();
+            if (batch.exhausted()) {
+                open.remove(id, entry);
+            }
+            return new CursorBatch(batch.documents(), batch.exhausted() ? 0 : id);
+        } catch (RuntimeException e) {
+            open.remove(id, entry);
+            throw e;
+        } finally {
+            entry.lock.unlock();
+        }
+    }
+
+    /**
+     * Kills cursors of namespace {@code ns} (MongoDB's killCursors).
+     *
+     * @return the ids killed and those not found (unknown, or of another namespace)
+     */
+    public KillResult kill(String ns, List<Long> ids) {
+        List<Long> killed = ids.stream().filter(id -> {
+            OpenCursor entry = open.get(id);
+            return entry != null && entry.ns.equals(ns) && open.remove(id, entry);
+        }).toList();
+        List<Long> notFound = ids.stream().filter(id -> !killed.contains(id)).toList();
+        return new KillResult(killed, notFound);
+    }
+
+    /** Kills every cursor over {@code collection} (it is being dropped). */
+    public void killCollection(Namespace collection) {
+        open.values().removeIf(entry -> collection.equals(entry.collection));
+    }
+
+    /** Kills every cursor of database {@code db}. */
+    public void killDatabase(String db) {
+        open.values().removeIf(entry -> entry.ns.startsWith(db + "."));
+    }
+
+    /** Closes cursors idle for longer than the cursor timeout; a cursor serving a getMore is never idle. */
+    @Scheduled(fixedDelayString = "${shardstore.shard.cursor-reap-interval:1m}")
+    public void reapIdle() {
+        long now = System.nanoTime();
+        open.forEach((id, entry) -> {
+            if (now - entry.lastUsedNanos > timeoutNanos && entry.lock.tryLock()) {
+                try {
+                    if (open.remove(id, entry)) {
+                        log.debug("cursor {} on {} timed out", id, entry.ns);
+                    }
+                } finally {
+                    entry.lock.unlock();
+                }
+            }
+        });
+    }
+
+    /** Number of open cursors. */
+    public int openCount() {
+        return open.size();
+    }
+
+    /**
+     * One batch handed out by a getMore.
+     *
+     * @param documents the batch
+     * @param cursorId  the cursor's id, 0 when it is exhausted and closed
+     */
+    public record CursorBatch(List<BsonDocument> documents, long cursorId) {}
+
+    /**
+     * The outcome of a killCursors.
+     *
+     * @param killed   ids that were open and are now closed
+     * @param notFound ids that were not open in the namespace
+     */
+    public record KillResult(List<Long> killed, List<Long> notFound) {}
+
+    private static final class OpenCursor {
+        final String ns;
+        final @Nullable Namespace collection;
+        final ShardCursor cursor;
+        final ReentrantLock lock = new ReentrantLock();
+        volatile long lastUsedNanos = System.nanoTime();
+
+        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor) {
+            this.ns = ns;
+            this.collection = collection;
+            this.cursor = cursor;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.shardstore.shard.cursor;
+
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.query.Projection;
+import dev.shardstore.shard.query.Sort;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The query part of a find: which documents, in which order, which fields.
+ *
+ * @param filter     which documents match
+ * @param sort       the order; null for {@code _id} (storage) order
+ * @param projection the fields to return; null for whole documents
+ * @param skip       matching documents to pass over first
+ * @param limit      most documents to return in total; 0 for no limit
+ */
+public record FindQuery(Filter filter, @Nullable Sort sort, @Nullable Projection projection, long skip, long limit) {
+    public FindQuery {
+        Objects.requireNonNull(filter, "filter");
+        if (skip < 0 || limit < 0) {
+            throw new IllegalArgumentException("skip and limit must be >= 0");
+        }
+    }
+}

@@ -1,0 +1,15 @@
+package dev.shardstore.shard.cursor;
+
+/**
+ * The server side of one query's results, handed out in batches by find/getMore. Implementations
+ * hold no database connection between batches. Called by one thread at a time.
+ */
+public interface ShardCursor {
+    /**
+     * The next batch: at most {@code maxDocuments} documents and at most 16 MiB of them (a first
+     * document larger than that is returned alone).
+     *
+     * @param maxDocuments 0 returns an empty batch without reading
+     */
+    Batch next(long maxDocuments);
+}

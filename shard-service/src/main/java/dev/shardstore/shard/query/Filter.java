@@ -1,0 +1,75 @@
+package dev.shardstore.shard.query;
+
+import dev.shardstore.contracts.error.CommandException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * A parsed query filter with MongoDB's matching semantics (MongoDB manual, "Query and Projection
+ * Operators", "Query on Embedded/Nested Documents", "Query an Array", "Query for Null or Missing Fields").
+ * Immutable and thread-safe.
+ *
+ * <p>Shape: {@code {<path>: <value>, <path>: {<$op>: <argument>, ...}, $and|$or|$nor: [<filter>, ...]}}.
+ * Fields are AND-ed. Paths are dotted and traverse arrays implicitly ({@link Paths#resolve}):
+ * {@code {a: 5}} matches {@code {a: [1, 5]}}, {@code {"a.b": 1}} matches {@code {a: [{b: 1}]}},
+ * {@code {"a.0": 1}} matches {@code {a: [1]}} and {@code {a: [{"0": 1}]}}; an array value matches the
+ * whole array or an element that is that array; {@code {a: null}} matches null, missing, and arrays holding
+ * null. Operators: {@code $eq $ne $gt $gte $lt $lte $in $nin $exists $not $regex/$options} under a field
+ * ({@link FieldOperators}), {@code $and $or $nor $comment} at the top. Comparisons hold only within one
+ * canonical type bracket ({@link Comparison}).
+ */
+public final class Filter {
+    private static final Filter MATCH_ALL = parse(new BsonDocument());
+
+    private final Matcher matcher;
+    private final Map<String, BsonValue> equalities;
+
+    private Filter(Matcher matcher) {
+        this.matcher = matcher;
+        Map<String, BsonValue> found = new LinkedHashMap<>();
+        matcher.collectEqualities(found);
+        this.equalities = Collections.unmodifiableMap(found);
+    }
+
+    /**
+     * Parses a filter; {@code null} or {@code {}} matches everything. The argument is not retained.
+     *
+     * @throws CommandException BadValue (2) naming an unknown operator ({@code "unknown operator: $foo"},
+     *     {@code "unknown top level operator: $foo"}) or a malformed argument ({@code "$in needs an array"},
+     *     {@code "$and must be a nonempty array"}, {@code "cannot compare to undefined"}, ...)
+     */
+    public static Filter parse(BsonDocument filter) {
+        if (filter == null) {
+            return MATCH_ALL;
+        }
+        return new Filter(FilterParser.parse(filter.clone()));
+    }
+
+    /** The filter that matches every document ({@code {}}). */
+    public static Filter matchAll() {
+        return MATCH_ALL;
+    }
+
+    /** Whether this filter matches every document (it is {@code {}}, or only a {@code $comment}). */
+    public boolean isMatchAll() {
+        return matcher.equals(new Logical.AllOf(List.of()));
+    }
+
+    /** Whether {@code doc} satisfies the filter. */
+    public boolean matches(BsonDocument doc) {
+        return matcher.matches(doc);
+    }
+
+    /**
+     * The AND-ed equality conditions of the filter: {@code {a: v}} and {@code {a: {$eq: v}}} at the top level
+     * or inside {@code $and}, by dotted path, in filter order (the first value wins when a path repeats).
+     * Seeds upserts ({@link Update#seedFromEqualities}) and plans {@code _id} lookups. Unmodifiable.
+     */
+    public Map<String, BsonValue> equalities() {
+        return equalities;
+    }
+}

@@ -1,0 +1,189 @@
+package dev.shardstore.shard.query;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * A parsed find projection (MongoDB manual, "Project Fields to Return from Query", "Projection
+ * Restrictions"). Immutable and thread-safe.
+ *
+ * <p>Shape: {@code {<path>: 1|true|0|false, ...}}, dotted or nested ({@code {a: {b: 1}}} is
+ * {@code {"a.b": 1}}). Either an inclusion (only the listed fields) or an exclusion (all but the listed
+ * fields); {@code _id} is included unless {@code _id: 0}, which is the one exclusion allowed in an inclusion.
+ * Paths reach through arrays of documents: {@code {"a.b": 1}} on {@code {a: [{b: 1, c: 2}, 3]}} gives
+ * {@code {a: [{b: 1}]}} (an inclusion drops the scalars of the array, an exclusion keeps them). Fields keep
+ * the document's order. {@code {}} returns the document as is.
+ *
+ * <p>Errors, all BadValue (2) here: "Cannot do exclusion on field b in inclusion projection" (31254 in
+ * MongoDB) and the inclusion-in-exclusion twin (31253); "Path collision at a.b" (31249/31250); an empty
+ * sub-projection (51270); values that are neither numbers nor booleans, projection operators
+ * ({@code $slice $elemMatch $meta}, positional {@code $}) and {@code $}-prefixed or empty field names, which
+ * this engine does not support yet.
+ */
+public final class Projection {
+    private final Node root;
+    private final boolean inclusion;
+
+    private Projection(Node root, boolean inclusion) {
+        this.root = root;
+        this.inclusion = inclusion;
+    }
+
+    /**
+     * Parses a projection; the argument is not retained.
+     *
+     * @throws CommandException BadValue (2) as listed on the class
+     */
+    public static Projection parse(BsonDocument spec) {
+        Map<String, Boolean> fields = new LinkedHashMap<>();
+        flatten("", spec, fields);
+        Boolean includeId = fields.remove("_id");
+        Boolean mode = null;
+        for (Map.Entry<String, Boolean> field : fields.entrySet()) {
+            if (mode == null) {
+                mode = field.getValue();
+            } else if (!mode.equals(field.getValue())) {
+                throw new CommandException(ErrorCode.BadValue, "Cannot do " + (mode ? "exclusion" : "inclusion")
+                        + " on field " + field.getKey() + " in " + (mode ? "inclusion" : "exclusion") + " projection");
+            }
+        }
+        boolean inclusion = mode != null ? mode : Boolean.TRUE.equals(includeId);
+        boolean idByDefault = inclusion && fields.keySet().stream().noneMatch(path -> path.startsWith("_id."));
+        if (includeId != null ? includeId == inclusion : idByDefault) {
+            fields.put("_id", inclusion);
+        }
+        Node root = new Node(new LinkedHashMap<>());
+        fields.keySet().forEach(path -> root.add(path, Paths.split(path)));
+        return new Projection(root, inclusion);
+    }
+
+    /** The projected copy of {@code doc}; {@code doc} is not modified. */
+    public BsonDocument apply(BsonDocument doc) {
+        if (root.children.isEmpty()) {
+            return Values.copy(doc);
+        }
+        return inclusion ? include(doc, root) : exclude(doc, root);
+    }
+
+    private static void flatten(String prefix, BsonDocument spec, Map<String, Boolean> into) {
+        for (Map.Entry<String, BsonValue> entry : spec.entrySet()) {
+            String name = entry.getKey();
+            String path = prefix + name;
+            if (Paths.split(name).stream().anyMatch(component -> component.isEmpty() || component.startsWith("$"))) {
+                throw new CommandException(ErrorCode.BadValue, "projection field path '" + path
+                        + "' is not supported: field names may not be empty or start with '$'");
+            }
+            BsonValue value = entry.getValue();
+            if (value.isDocument()) {
+                BsonDocument sub = value.asDocument();
+                if (sub.isEmpty()) {
+                    throw new CommandException(ErrorCode.BadValue,
+                            "An empty sub-projection is not a valid value. Found empty object at path " + path);
+                }
+                if (sub.getFirstKey().startsWith("$")) {
+                    throw new CommandException(ErrorCode.BadValue,
+                            "projection operator " + sub.getFirstKey() + " is not supported (field " + path + ")");
+                }
+                flatten(path + ".", sub, into);
+            } else if (value.isBoolean() || value.isNumber() || value.isDecimal128()) {
+                if (into.put(path, isTrue(value)) != null) {
+                    throw new CommandException(ErrorCode.BadValue, "Path collision at " + path);
+                }
+            } else {
+                throw new CommandException(ErrorCode.BadValue, "projection value for field " + path
+                        + " must be a number or a boolean, not " + TypeNames.of(value.getBsonType()));
+            }
+        }
+    }
+
+    private static boolean isTrue(BsonValue value) {
+        return value.isBoolean() ? value.asBoolean().getValue() : value.asNumber().doubleValue() != 0;
+    }
+
+    private static BsonDocument include(BsonDocument doc, Node node) {
+        BsonDocument result = new BsonDocument();
+        doc.forEach((name, value) -> {
+            Node child = node.children.get(name);
+            if (child == null) {
+                return;
+            }
+            BsonValue projected = child.isWholeField() ? Values.copy(value) : includeWithin(value, child);
+            if (projected != null) {
+                result.put(name, projected);
+            }
+        });
+        return result;
+    }
+
+    /** The included part of a value under a sub-path; {@code null} for a scalar, which has none. */
+    private static BsonValue includeWithin(BsonValue value, Node node) {
+        if (value.isDocument()) {
+            return include(value.asDocument(), node);
+        }
+        if (!value.isArray()) {
+            return null;
+        }
+        BsonArray result = new BsonArray();
+        for (BsonValue element : value.asArray()) {
+            BsonValue projected = includeWithin(element, node);
+            if (projected != null) {
+                result.add(projected);
+            }
+        }
+        return result;
+    }
+
+    private static BsonDocument exclude(BsonDocument doc, Node node) {
+        BsonDocument result = new BsonDocument();
+        doc.forEach((name, value) -> {
+            Node child = node.children.get(name);
+            if (child == null) {
+                result.put(name, Values.copy(value));
+            } else if (!child.isWholeField()) {
+                result.put(name, excludeWithin(value, child));
+            }
+        });
+        return result;
+    }
+
+    private static BsonValue excludeWithin(BsonValue value, Node node) {
+        if (value.isDocument()) {
+            return exclude(value.asDocument(), node);
+        }
+        if (!value.isArray()) {
+            return value;
+        }
+        BsonArray result = new BsonArray();
+        value.asArray().forEach(element -> result.add(excludeWithin(element, node)));
+        return result;
+    }
+
+    /** A path component; a node without children stands for the whole field. */
+    private record Node(Map<String, Node> children) {
+        boolean isWholeField() {
+            return children.isEmpty();
+        }
+
+        void add(String path, List<String> components) {
+            Node node = this;
+            for (int i = 0; i < components.size(); i++) {
+                Node child = node.children.get(components.get(i));
+                boolean last = i == components.size() - 1;
+                if (child != null && (last || child.isWholeField())) {
+                    throw new CommandException(ErrorCode.BadValue, "Path collision at " + path);
+                }
+                if (child == null) {
+                    child = new Node(new LinkedHashMap<>());
+                    node.children.put(components.get(i), child);
+                }
+                node = child;
+            }
+        }
+    }
+}

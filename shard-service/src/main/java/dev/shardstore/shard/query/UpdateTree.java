@@ -1,0 +1,194 @@
+package dev.shardstore.shard.query;
+
+import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.math.BigInteger;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * The operator form of an update ({@code {$set: {...}, $unset: {...}, $inc: {...}}}) as a tree of paths,
+ * MongoDB's {@code UpdateObjectNode}: interior nodes are path components, leaves are {@link UpdateOperation}s.
+ *
+ * <p>Rules (MongoDB manual, "Update Operators", "$set", "$unset", "$inc"):
+ * <ul>
+ *   <li>fields are processed in lexicographic order of their names, numeric names (array indexes) first and in
+ *       numeric order ("Starting in MongoDB 5.0, update operators process document fields with string-based names
+ *       in lexicographic order"), so new fields are appended in that order;</li>
+ *   <li>two operations on the same path or on a path and its prefix are ConflictingUpdateOperators (40),
+ *       detected at parse time;</li>
+ *   <li>dotted paths create missing intermediate documents (numeric components too: they name fields);
+ *       a numeric component indexes an array; creating a field inside a scalar, or a non-numeric field
+ *       inside an array, is PathNotViable (28); an operation that does not create ({@code $unset}) is a no-op
+ *       along a path that does not exist.</li>
+ * </ul>
+ */
+final class UpdateTree {
+    private static final Map<String, BiFunction<String, BsonValue, UpdateOperation>> OPERATORS = Map.of(
+            "$set", (path, value) -> new SetField(value),
+            "$unset", (path, value) -> new UnsetField(),
+            "$inc", IncField::new);
+
+    /**
+     * Array indexes in numeric order, then other names in code point order. (MongoDB compares an index with
+     * a name as strings, which is not transitive; putting indexes first keeps this a total order and agrees
+     * with MongoDB whenever the names under one parent are all indexes or all non-indexes.)
+     */
+    private static final Comparator<String> FIELD_ORDER = (a, b) -> {
+        boolean indexA = Paths.isIndex(a);
+        boolean indexB = Paths.isIndex(b);
+        if (indexA && indexB) {
+            int c = new BigInteger(a).compareTo(new BigInteger(b));
+            return c != 0 ? c : a.compareTo(b);
+        }
+        return indexA != indexB ? Boolean.compare(indexB, indexA) : BsonOrder.compareStrings(a, b);
+    };
+
+    private final Interior root = new Interior();
+
+    private UpdateTree() {}
+
+    /**
+     * @param update a document whose every key is an update operator
+     * @throws CommandException FailedToParse (9) for an unknown operator or an argument that is not a
+     *     document; EmptyFieldName (56), DollarPrefixedFieldName (52) or BadValue (positional operators) for a
+     *     bad path; ConflictingUpdateOperators (40); TypeMismatch (14) for a non-numeric {@code $inc}
+     */
+    static UpdateTree parse(BsonDocument update) {
+        UpdateTree tree = new UpdateTree();
+        for (Map.Entry<String, BsonValue> operator : update.entrySet()) {
+            BiFunction<String, BsonValue, UpdateOperation> factory = OPERATORS.get(operator.getKey());
+            if (factory == null) {
+                throw new CommandException(ErrorCode.FailedToParse, "Unknown modifier: " + operator.getKey()
+                        + ". Expected a valid update modifier or pipeline-style update specified as an array");
+            }
+            if (!operator.getValue().isDocument()) {
+                throw new CommandException(ErrorCode.FailedToParse, "Modifiers operate on fields but we found type "
+                        + TypeNames.of(operator.getValue().getBsonType()) + " instead. For example: {$mod: {<field>: ...}} not "
+                        + Values.element(operator.getKey(), operator.getValue()));
+            }
+            for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
+                String path = field.getKey();
+                tree.add(path, validatedComponents(path), factory.apply(path, field.getValue()));
+            }
+        }
+        return tree;
+    }
+
+    /** Applies every operation to {@code doc} in place (the caller passes a working copy). */
+    void applyTo(BsonDocument doc) {
+        applyChildren(doc, "", root);
+    }
+
+    private static List<String> validatedComponents(String path) {
+        if (path.isEmpty()) {
+            throw new CommandException(ErrorCode.EmptyFieldName, "An empty update path is not valid.");
+        }
+        List<String> components = Paths.split(path);
+        for (String component : components) {
+            if (component.isEmpty()) {
+                throw new CommandException(ErrorCode.EmptyFieldName,
+                        "The update path '" + path + "' contains an empty field name, which is not allowed.");
+            }
+            if (component.equals("$") || component.startsWith("$[")) {
+                throw new CommandException(ErrorCode.BadValue,
+                        "The positional operator in '" + path + "' is not supported");
+            }
+            if (component.startsWith("$")) {
+                throw new CommandException(ErrorCode.DollarPrefixedFieldName,
+                        "The dollar ($) prefixed field '" + component + "' in '" + path + "' is not valid for storage.");
+            }
+        }
+        return components;
+    }
+
+    private void add(String path, List<String> components, UpdateOperation operation) {
+        Interior node = root;
+        for (int i = 0; i < components.size() - 1; i++) {
+            Node child = node.children.get(components.get(i));
+            if (child instanceof Leaf) {
+                throw conflict(path, components.subList(0, i + 1));
+            }
+            if (child == null) {
+                child = new Interior();
+                node.children.put(components.get(i), child);
+            }
+            node = (Interior) child;
+        }
+        String last = components.get(components.size() - 1);
+        if (node.children.containsKey(last)) {
+            throw conflict(path, components);
+        }
+        node.children.put(last, new Leaf(operation));
+    }
+
+    private static CommandException conflict(String path, List<String> at) {
+        return new CommandException(ErrorCode.ConflictingUpdateOperators,
+                "Updating the path '" + path + "' would create a conflict at '" + String.join(".", at) + "'");
+    }
+
+    /** {@code container} is a document or an array; {@code containerName} its field name, for messages. */
+    private static void applyChildren(BsonValue container, String containerName, Interior node) {
+        for (Map.Entry<String, Node> entry : node.children.entrySet()) {
+            String name = entry.getKey();
+            Node child = entry.getValue();
+            if (container.isArray() && !Paths.isIndex(name)) {
+                if (child.createsPath()) {
+                    throw cannotCreate(name, containerName, container);
+                }
+                continue;
+            }
+            Slot slot = Slot.of(container, name);
+            BsonValue existing = slot.get();
+            switch (child) {
+                case Leaf leaf -> leaf.operation.apply(slot, existing);
+                case Interior interior -> applyInterior(slot, name, existing, interior);
+            }
+        }
+    }
+
+    private static void applyInterior(Slot slot, String name, BsonValue existing, Interior node) {
+        if (existing != null && (existing.isDocument() || existing.isArray())) {
+            applyChildren(existing, name, node);
+        } else if (node.createsPath()) {
+            if (existing != null) {
+                throw cannotCreate(node.children.firstKey(), name, existing);
+            }
+            BsonDocument created = new BsonDocument();
+            applyChildren(created, name, node);
+            slot.set(created);
+        }
+    }
+
+    private static CommandException cannotCreate(String field, String containerName, BsonValue container) {
+        return new CommandException(ErrorCode.PathNotViable,
+                "Cannot create field '" + field + "' in element " + Values.element(containerName, container));
+    }
+
+    private sealed interface Node permits Interior, Leaf {
+        boolean createsPath();
+    }
+
+    private static final class Interior implements Node {
+        private final NavigableMap<String, Node> children = new TreeMap<>(FIELD_ORDER);
+
+        @Override
+        public boolean createsPath() {
+            return children.values().stream().anyMatch(Node::createsPath);
+        }
+    }
+
+    private record Leaf(UpdateOperation operation) implements Node {
+        @Override
+        public boolean createsPath() {
+            return operation.createsPath();
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package dev.shardstore.shard.storage;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The shard's local collection catalog (table {@code collections}) and the lifecycle of collection
+ * tables. Creating or dropping a collection changes the catalog row, the table and the oplog in one
+ * transaction. Lookups are cached in memory: this process is the only writer of its database, and
+ * callers hold the namespace's {@link CollectionLocks} lock, shared for lookups and creation and
+ * exclusive for {@link #drop}, so a cached entry is never stale.
+ */
+@Repository
+public class CollectionCatalog {
+    private static final String COLUMNS = "namespace, db, name, uuid, table_name, options";
+    private static final RowMapper<CollectionInfo> ROW = (rs, i) -> new CollectionInfo(
+            new Namespace(rs.getString("db"), rs.getString("name")),
+            rs.getObject("uuid", UUID.class),
+            rs.getString("table_name"),
+            BsonBytes.decode(rs.getBytes("options")));
+
+    private final JdbcClient jdbc;
+    private final Oplog oplog;
+    private final TransactionTemplate tx;
+    private final ConcurrentMap<Namespace, CollectionInfo> cache = new ConcurrentHashMap<>();
+
+    public CollectionCatalog(JdbcClient jdbc, Oplog oplog, TransactionTemplate tx) {
+        this.jdbc = jdbc;
+        this.oplog = oplog;
+        this.tx = tx;
+    }
+
+    /** The collection, if it exists on this shard. */
+    public Optional<CollectionInfo> find(Namespace ns) {
+        CollectionInfo cached = cache.get(ns);
+        if (cached != null) {
+            return Optional.of(cached);
+        }
+        Optional<CollectionInfo> found = jdbc.sql("SELECT " + COLUMNS + " FROM collections WHERE namespace = ?")
+                .param(ns.full())
+                .query(ROW)
+                .optional();
+        found.ifPresent(info -> cache.put(ns, info));
+        return found;
+    }
+
+    /**
+     * Creates the collection unless it exists: writes the catalog row, creates its table and appends
+     * {@code {create: <name>, ...options}} to the oplog, in one transaction. Concurrent creators of one
+     * namespace agree on a single instance.
+     *
+     * @param options the create options to record ({@code {}} for implicit creation)
+     * @return the new collection, or the existing one (with its own options) and {@code created = false}
+     */
+    public Creation create(Namespace ns, BsonDocument options) {
+        Optional<CollectionInfo> existing = find(ns);
+        if (existing.isPresent()) {
+            return new Creation(existing.get(), false);
+        }
+        CollectionInfo candidate = CollectionInfo.newInstance(ns, options);
+        Creation creation = tx.execute(status -> {
+            int inserted = jdbc.sql("INSERT INTO collections (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?) "
+                            + "ON CONFLICT (namespace) DO NOTHING")
+                    .param(ns.full()).param(ns.db()).param(ns.collection())
+                    .param(candidate.uuid()).param(candidate.table()).param(BsonBytes.encode(options))
+                    .update();
+            if (inserted == 0) {
+                return new Creation(jdbc.sql("SELECT " + COLUMNS + " FROM collections WHERE namespace = ?")
+                        .param(ns.full()).query(ROW).single(), false);
+            }
+            jdbc.sql("CREATE TABLE " + candidate.table() + " (id bytea PRIMARY KEY, doc bytea NOT NULL)").update();
+            BsonDocument command = new BsonDocument("create", new BsonString(ns.collection()));
+            command.putAll(options);
+            oplog.appendCommand(ns.db(), command);
+            return new Creation(candidate, true);
+        });
+        cache.put(ns, creation.collection());
+        return creation;
+    }
+
+    /**
+     * Drops the collection: removes the catalog row and the table and appends {@code {drop: <name>}}
+     * to the oplog, in one transaction. The caller holds the namespace exclusively.
+     *
+     * @return the dropped collection, empty when it did not exist
+     */
+    public Optional<CollectionInfo> drop(Namespace ns) {
+        Optional<CollectionInfo> dropped = tx.execute(status -> {
+            Optional<CollectionInfo> row = jdbc.sql("DELETE FROM collections WHERE namespace = ? RETURNING " + COLUMNS)
+                    .param(ns.full())
+                    .query(ROW)
+                    .optional();
+            row.ifPresent(info -> {
+                jdbc.sql("DROP TABLE " + info.table()).update();
+                oplog.appendCommand(ns.db(), new BsonDocument("drop", new BsonString(ns.collection())));
+            });
+            return row;
+        });
+        cache.remove(ns);
+        return dropped;
+    }
+
+    /** Records the end of a {@code dropDatabase} in the oplog ({@code {dropDatabase: 1}}), after its collections were dropped. */
+    public void recordDatabaseDropped(String db) {
+        oplog.appendCommand(db, new BsonDocument("dropDatabase", new BsonInt32(1)));
+    }
+
+    /** The collections of {@code db} on this shard, by name. */
+    public List<CollectionInfo> list(String db) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM collections WHERE db = ? ORDER BY name")
+                .param(db)
+                .query(ROW)
+                .list();
+    }
+
+    /**
+     * Per database with at least one collection on this shard: the bytes of its tables (with indexes
+     * and TOAST) and whether it holds any document. One query.
+     */
+    public List<DatabaseSize> databaseSizes() {
+        List<CollectionInfo> all = jdbc.sql("SELECT " + COLUMNS + " FROM collections ORDER BY db").query(ROW).list();
+        if (all.isEmpty()) {
+            return List.of();
+        }
+        List<String> perTable = new ArrayList<>();
+        for (CollectionInfo c : all) {
+            perTable.add("SELECT ? AS db, pg_total_relation_size('" + c.table() + "') AS size, "
+                    + "NOT EXISTS (SELECT 1 FROM " + c.table() + ") AS empty");
+        }
+        JdbcClient.StatementSpec statement = jdbc.sql("SELECT db, sum(size)::bigint, bool_and(empty) FROM ("
+                + String.join(" UNION ALL ", perTable) + ") t GROUP BY db ORDER BY db");
+        for (CollectionInfo c : all) {
+            statement = statement.param(c.namespace().db());
+        }
+        return statement.query((rs, i) -> new DatabaseSize(rs.getString(1), rs.getLong(2), rs.getBoolean(3))).list();
+    }
+
+    /**
+     * The outcome of {@link #create}.
+     *
+     * @param collection the collection now existing under the namespace
+     * @param created    false when it existed before the call
+     */
+    public record Creation(CollectionInfo collection, boolean created) {}
+}

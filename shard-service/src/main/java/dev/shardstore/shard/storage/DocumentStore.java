@@ -1,0 +1,135 @@
+package dev.shardstore.shard.storage;
+
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * Reads and writes the documents of one collection table {@code (id bytea PRIMARY KEY, doc bytea)}:
+ * {@code id} is the KeyString of {@code _id}, so the primary key orders documents as MongoDB orders
+ * their {@code _id}s and equal {@code _id}s (1, 1L, 1.0) collide. Each write is one statement that
+ * also appends its oplog entries ({@link Oplog#changeStatement}), so a write and its entries are atomic
+ * even outside a transaction. Table names come from {@link CollectionInfo}, which only holds
+ * service-generated names.
+ */
+@Repository
+public class DocumentStore {
+    private static final RowMapper<StoredDocument> ROW = (rs, i) -> new StoredDocument(rs.getBytes(1), rs.getBytes(2));
+    private static final byte[][] NO_ARRAYS = new byte[0][];
+
+    private final JdbcClient jdbc;
+    private final ClusterClock clock;
+
+    public DocumentStore(JdbcClient jdbc, ClusterClock clock) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+    }
+
+    /**
+     * Inserts the documents whose {@code _id} is not taken, in one round trip, and appends an
+     * {@code i} entry per inserted document.
+     *
+     * @param documents documents with distinct ids (the caller resolves duplicates within a batch)
+     * @return the positions in {@code documents} that were inserted; the others hit an existing {@code _id}
+     */
+    public BitSet insert(CollectionInfo c, List<StoredDocument> documents) {
+        String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
+                + "ON CONFLICT (id) DO NOTHING RETURNING id";
+        return change(c, Oplog.changeStatement(change, 'i', true), documents, true);
+    }
+
+    /**
+     * Replaces documents by id with the given post-images and appends a {@code u} entry (post-image in
+     * {@code o}) per replaced document. Callers hold the rows locked, so every one is replaced.
+     *
+     * @return how many documents were replaced
+     */
+    public int replace(CollectionInfo c, List<StoredDocument> postImages) {
+        String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
+        return change(c, Oplog.changeStatement(change, 'u', true), postImages, true).cardinality();
+    }
+
+    /**
+     * Deletes documents by id and appends a {@code d} entry per deleted document.
+     *
+     * @return how many documents were deleted
+     */
+    public int delete(CollectionInfo c, List<StoredDocument> documents) {
+        String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
+        return change(c, Oplog.changeStatement(change, 'd', false), documents, false).cardinality();
+    }
+
+    private BitSet change(CollectionInfo c, String sql, List<StoredDocument> documents, boolean withDocument) {
+        BitSet changed = new BitSet(documents.size());
+        if (documents.isEmpty()) {
+            return changed;
+        }
+        int size = documents.size();
+        byte[][] ids = new byte[size][];
+        byte[][] docs = withDocument ? new byte[size][] : NO_ARRAYS;
+        byte[][] keys = new byte[size][];
+        for (int i = 0; i < size; i++) {
+            StoredDocument d = documents.get(i);
+            ids[i] = d.id();
+            keys[i] = d.documentKey();
+            if (withDocument) {
+                docs[i] = d.bson();
+            }
+        }
+        long firstTs = clock.reserve(size);
+        JdbcClient.StatementSpec statement = jdbc.sql(sql).param(ids);
+        if (withDocument) {
+            statement = statement.param(docs);
+        }
+        statement.param(keys).param(firstTs).param(c.namespace().full())
+                .query((rs, i) -> rs.getLong(1))
+                .list()
+                .forEach(ts -> changed.set((int) (ts - firstTs)));
+        return changed;
+    }
+
+    /**
+     * The next keyset page after {@code afterId}: at most {@code maxRows} rows, cut after the row that
+     * reaches {@code maxBytes} of documents (at least one row when any follows).
+     *
+     * @param afterId an id to start after; an empty array starts at the beginning
+     * @param lock    take row locks ({@code FOR UPDATE}) for a read-modify-write; the caller holds a
+     *                transaction. Locked pages report {@code last} only when empty, since rows deleted
+     *                concurrently may shorten them.
+     */
+    public Page page(CollectionInfo c, byte[] afterId, int maxRows, long maxBytes, boolean lock) {
+        String window = "SELECT id, doc, sum(octet_length(doc)) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING)"
+                + " - octet_length(doc) AS before FROM " + c.table() + " WHERE id > ? ORDER BY id LIMIT ?";
+        String sql = lock
+                ? "SELECT id, doc FROM " + c.table() + " WHERE id IN (SELECT id FROM (" + window
+                        + ") w WHERE before < ?) ORDER BY id FOR UPDATE"
+                : "SELECT id, doc FROM (" + window + ") w WHERE before < ? ORDER BY id";
+        List<StoredDocument> rows = jdbc.sql(sql)
+                .param(afterId).param(maxRows).param(maxBytes)
+                .query(ROW)
+                .list();
+        long bytes = rows.stream().mapToLong(StoredDocument::size).sum();
+        boolean last = lock ? rows.isEmpty() : rows.size() < maxRows && bytes < maxBytes;
+        return new Page(rows, last);
+    }
+
+    /**
+     * The document with {@code _id} KeyString {@code id}.
+     *
+     * @param lock take a row lock; the caller holds a transaction
+     */
+    public Optional<StoredDocument> findById(CollectionInfo c, byte[] id, boolean lock) {
+        return jdbc.sql("SELECT id, doc FROM " + c.table() + " WHERE id = ?" + (lock ? " FOR UPDATE" : ""))
+                .param(id)
+                .query(ROW)
+                .optional();
+    }
+
+    /** Number of documents in the collection. */
+    public long count(CollectionInfo c) {
+        return jdbc.sql("SELECT count(*) FROM " + c.table()).query(Long.class).single();
+    }
+}

@@ -1,0 +1,99 @@
+package dev.shardstore.shard.versioning;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.shard.ShardMetrics;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * The shard side of the database versioning protocol (reference: "Shard versioning and database
+ * versioning"; DESIGN.md §5). A command that carries {@code databaseVersion} (the router's cached
+ * version) is served only when this shard is the database's primary at exactly that version:
+ * <ol>
+ *   <li>no {@code databaseVersion} → no check;</li>
+ *   <li>equal to the cached version of a primary → serve;</li>
+ *   <li>otherwise, when the cache is unknown or the received version could be newer than the cache
+ *       (other uuid, higher lastMod), refresh from the config service once and re-check;</li>
+ *   <li>still different → StaleDbVersion (249) with {@code db}, {@code vReceived} and, when this shard
+ *       is primary, {@code vWanted}, so that whichever side is older refreshes.</li>
+ * </ol>
+ */
+@Component
+public class DatabaseVersionCheck {
+    private final DatabaseShardingState state;
+    private final ShardMetrics metrics;
+
+    public DatabaseVersionCheck(DatabaseShardingState state, ShardMetrics metrics) {
+        this.state = state;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Checks the {@code databaseVersion} field of {@code command}, if any, for database {@code db}.
+     *
+     * @throws CommandException TypeMismatch or BadValue for a malformed {@code databaseVersion},
+     *                          StaleDbVersion (249) when this shard does not serve that version,
+     *                          or the config service's error when a refresh fails
+     */
+    public void check(String db, BsonDocument command) {
+        Optional<DatabaseVersion> received = receivedVersion(command);
+        if (received.isEmpty()) {
+            return;
+        }
+        DatabaseVersion version = received.get();
+        Optional<DatabaseFilteringInfo> cached = state.cached(db);
+        DatabaseFilteringInfo info = cached.isPresent() ? cached.get() : state.refresh(db);
+        if (serves(info, version)) {
+            return;
+        }
+        if (cached.isPresent() && couldBeNewer(version, info)) {
+            info = state.refresh(db);
+            if (serves(info, version)) {
+                return;
+            }
+        }
+        metrics.staleDbVersion();
+        throw stale(db, version, info);
+    }
+
+    private static Optional<DatabaseVersion> receivedVersion(BsonDocument command) {
+        BsonValue field = command.get(InternalApi.DATABASE_VERSION_FIELD);
+        if (field == null) {
+            return Optional.empty();
+        }
+        if (!field.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'" + InternalApi.DATABASE_VERSION_FIELD
+                    + "' must be an object, not " + field.getBsonType().name().toLowerCase());
+        }
+        try {
+            return Optional.of(DatabaseVersion.fromBson(field.asDocument()));
+        } catch (IllegalArgumentException e) {
+            throw new CommandException(ErrorCode.BadValue, "'" + InternalApi.DATABASE_VERSION_FIELD + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean serves(DatabaseFilteringInfo info, DatabaseVersion received) {
+        return info.primary() && received.equals(info.version());
+    }
+
+    /** True unless the cache already knows a version of the same database instance at least as new. */
+    private static boolean couldBeNewer(DatabaseVersion received, DatabaseFilteringInfo info) {
+        DatabaseVersion known = info.version();
+        return known == null || !known.uuid().equals(received.uuid()) || known.isOlderThan(received);
+    }
+
+    private static CommandException stale(String db, DatabaseVersion received, DatabaseFilteringInfo info) {
+        BsonDocument extra = new BsonDocument("db", new BsonString(db)).append("vReceived", received.toBson());
+        info.wantedVersion().ifPresent(wanted -> extra.append("vWanted", wanted.toBson()));
+        String wanted = info.wantedVersion().map(DatabaseVersion::toString)
+                .orElse(info.version() == null ? "none: the database does not exist" : "none: this shard is not its primary");
+        return new CommandException(ErrorCode.StaleDbVersion,
+                "database version mismatch for database '" + db + "': received " + received + ", wanted " + wanted, extra);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.shardstore.shard;
+
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.infra.EmbeddedInfra;
+import dev.shardstore.support.testing.ServiceHealthContract;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.bson.BsonDocument;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Base of the shard's service tests: one Spring context for every subclass (same configuration, so
+ * Spring's test context cache reuses it) on a real embedded PostgreSQL database and Kafka broker, with
+ * {@link ConfigServerStub} as the config peer. Commands go over real HTTP through {@link CommandClient}.
+ * Each test class uses its own database names, so classes do not see each other's collections. Every
+ * subclass also meets the services' shared {@link ServiceHealthContract}.
+ */
+public abstract class ShardIntegrationTest extends ServiceHealthContract {
+    protected static final String SHARD_NAME = "shard-it";
+
+    @Autowired
+    protected JdbcClient jdbc;
+
+    private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
+
+    @DynamicPropertySource
+    static void infrastructure(DynamicPropertyRegistry registry) {
+        register(registry, "shard_it");
+        createCatalogTopic(EmbeddedInfra.shared().bootstrapServers());
+        registry.add("shardstore.config-url", () -> ConfigServerStub.instance().url());
+        registry.add("shardstore.shard.name", () -> SHARD_NAME);
+        registry.add("shardstore.shard.cursor-timeout", () -> "1500ms");
+        registry.add("shardstore.shard.cursor-reap-interval", () -> "200ms");
+        registry.add("shardstore.shard.sort-memory-limit", () -> "2MB");
+    }
+
+    private static void createCatalogTopic(String bootstrapServers) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            admin.createTopics(List.of(new NewTopic(CatalogEvent.TOPIC, 1, (short) 1))).all().get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("cannot create " + CatalogEvent.TOPIC, e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs a command given as Extended JSON on {@code db} over HTTP and returns the reply (maybe an error reply). */
+    protected BsonDocument run(String db, String json) {
+        return run(db, ExtendedJson.parse(json));
+    }
+
+    /** Runs a command document on {@code db} over HTTP. */
+    protected BsonDocument run(String db, BsonDocument command) {
+        return client.run("shard", "http://127.0.0.1:" + port, db, command);
+    }
+}
