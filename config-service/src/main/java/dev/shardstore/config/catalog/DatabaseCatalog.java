@@ -98,7 +98,7 @@ public class DatabaseCatalog {
         }
         ShardEntity primary = shards.findById(existing.get().primaryShard()).orElseThrow(() -> new CommandException(
                 ErrorCode.ShardNotFound, "primary shard '" + existing.get().primaryShard() + "' of database '" + db + "' is not registered"));
-        peers.dropDatabase(primary.id(), primary.host(), db);
+        peers.dropDatabase(primary.id(), primary.host(), db, existing.get().version());
         return Boolean.TRUE.equals(tx.execute(status -> {
             lock(db);
             if (!databases.existsById(db)) {

@@ -1,11 +1,10 @@
 package dev.shardstore.config.command;
 
-import static dev.shardstore.contracts.bson.CommandArgs.requireString;
-
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -28,8 +27,8 @@ public class ConfigCommands {
     @Bean
     CommandHandler addShard(ShardCatalog shards) {
         return CommandHandler.of("addShard", (db, cmd) -> {
-            String name = cmd.containsKey("name") ? requireString(cmd, "name") : null;
-            ShardEntity added = shards.addShard(requireString(cmd, "addShard"), name);
+            String name = cmd.containsKey("name") ? new CommandArgs(cmd).requiredString("name") : null;
+            ShardEntity added = shards.addShard(new CommandArgs(cmd).requiredString("addShard"), name);
             return Replies.ok(new BsonDocument("shardAdded", new BsonString(added.id())));
         });
     }
@@ -45,7 +44,7 @@ public class ConfigCommands {
     @Bean
     CommandHandler getDatabase(DatabaseCatalog databases) {
         return CommandHandler.of("_configsvrGetDatabase", (db, cmd) -> {
-            String name = requireString(cmd, "_configsvrGetDatabase");
+            String name = new CommandArgs(cmd).requiredString("_configsvrGetDatabase");
             DatabaseEntity entry = databases.find(name).orElseThrow(
                     () -> new CommandException(ErrorCode.NamespaceNotFound, "database '" + name + "' not found"));
             return Replies.ok(new BsonDocument("database", entry.toBson()));
@@ -56,14 +55,14 @@ public class ConfigCommands {
     @Bean
     CommandHandler createDatabase(DatabaseCatalog databases) {
         return CommandHandler.of("_configsvrCreateDatabase", (db, cmd) -> Replies.ok(new BsonDocument("database",
-                databases.getOrCreate(requireString(cmd, "_configsvrCreateDatabase")).toBson())));
+                databases.getOrCreate(new CommandArgs(cmd).requiredString("_configsvrCreateDatabase")).toBson())));
     }
 
     /** {@code {_configsvrDropDatabase: "<db>"}} → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} when it did not exist. */
     @Bean
     CommandHandler dropDatabase(DatabaseCatalog databases) {
         return CommandHandler.of("_configsvrDropDatabase", (db, cmd) -> {
-            String name = requireString(cmd, "_configsvrDropDatabase");
+            String name = new CommandArgs(cmd).requiredString("_configsvrDropDatabase");
             return databases.drop(name) ? Replies.ok(new BsonDocument("dropped", new BsonString(name))) : Replies.ok();
         });
     }

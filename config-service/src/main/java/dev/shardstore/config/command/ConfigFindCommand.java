@@ -1,13 +1,11 @@
 package dev.shardstore.config.command;
 
-import static dev.shardstore.contracts.bson.CommandArgs.optionalDocument;
-import static dev.shardstore.contracts.bson.CommandArgs.requireString;
-
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -44,8 +42,9 @@ public class ConfigFindCommand implements CommandHandler {
         if (!"config".equals(db)) {
             throw new CommandException(ErrorCode.IllegalOperation, "the config service only serves find on the config database");
         }
-        String collection = requireString(command, "find");
-        BsonDocument filter = optionalDocument(command, "filter");
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonDocument filter = args.optionalDocument(command, "filter", "filter");
         List<BsonDocument> all = switch (collection) {
             case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();
             case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();

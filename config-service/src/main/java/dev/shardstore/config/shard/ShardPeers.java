@@ -1,6 +1,8 @@
 package dev.shardstore.config.shard;
 
 import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.version.DatabaseVersion;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.springframework.stereotype.Component;
@@ -30,8 +32,12 @@ public class ShardPeers {
                 .getNumber("totalSize").longValue();
     }
 
-    /** Drops every collection of {@code db} on that shard. */
-    public void dropDatabase(String shardId, String host, String db) {
-        client.runChecked(shardId, host, db, new BsonDocument("dropDatabase", new BsonInt32(1)));
+    /**
+     * Drops every collection of {@code db} on that shard, naming the version being dropped so the shard
+     * refuses stale routers until the catalog entry is gone.
+     */
+    public void dropDatabase(String shardId, String host, String db, DatabaseVersion version) {
+        client.runChecked(shardId, host, db, new BsonDocument("dropDatabase", new BsonInt32(1))
+                .append(InternalApi.DATABASE_VERSION_FIELD, version.toBson()));
     }
 }

@@ -43,11 +43,7 @@ final class DemoCommand implements Callable<Integer> {
         } else {
             out.println("starting the local cluster (3 shards, 1 router)...");
             out.flush();
-            cluster = LocalCluster.start(ClusterOptions.defaults(repo).withHome(home.dir()), line -> {
-                out.println("  " + line);
-                out.flush();
-            });
-            UpCommand.printEndpoints(cluster, out);
+            cluster = UpCommand.start(ClusterOptions.defaults(repo).withHome(home.dir()), out);
         }
         out.flush();
         RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(2));

@@ -61,13 +61,19 @@ final class UpCommand implements Callable<Integer> {
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
         out.flush();
+        LocalCluster cluster = start(options, out);
+        out.printf("shardstore is up in %.0f s%n", (System.nanoTime() - begin) / 1e9);
+        return 0;
+    }
+
+    /** Starts a cluster, echoing each step indented on {@code out}, then prints its endpoints. */
+    static LocalCluster start(ClusterOptions options, PrintWriter out) {
         LocalCluster cluster = LocalCluster.start(options, line -> {
             out.println("  " + line);
             out.flush();
         });
-        out.printf("%nshardstore is up in %.0f s%n", (System.nanoTime() - begin) / 1e9);
         printEndpoints(cluster, out);
-        return 0;
+        return cluster;
     }
 
     private List<String> serviceJvmOptions() {

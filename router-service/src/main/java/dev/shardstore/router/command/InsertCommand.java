@@ -1,11 +1,9 @@
 package dev.shardstore.router.command;
 
-import static dev.shardstore.contracts.bson.CommandArgs.require;
-import static dev.shardstore.contracts.bson.CommandArgs.requireString;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
-import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.routing.PrimaryShardRouter;
@@ -34,9 +32,6 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class InsertCommand implements CommandHandler {
-    /** MongoDB's maxWriteBatchSize. */
-    static final int MAX_BATCH = 100_000;
-
     private final PrimaryShardRouter router;
 
     public InsertCommand(PrimaryShardRouter router) {
@@ -51,8 +46,9 @@ public class InsertCommand implements CommandHandler {
     @Override
     public BsonDocument run(String db, BsonDocument command) {
         Namespaces.checkUserDatabase(db, "insert");
-        String collection = requireString(command, "insert");
-        List<BsonDocument> documents = documents(command);
+        CommandArgs args = new CommandArgs(command);
+        args.collectionName();
+        List<BsonDocument> documents = documents(args);
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
 
         List<BsonDocument> toSend = new ArrayList<>(documents.size());
@@ -101,24 +97,12 @@ public class InsertCommand implements CommandHandler {
         return Replies.ok(reply);
     }
 
-    private static List<BsonDocument> documents(BsonDocument command) {
-        BsonValue value = require(command, "documents");
-        if (!value.isArray()) {
-            throw new CommandException(ErrorCode.TypeMismatch, "'documents' must be an array of documents, not "
-                    + value.getBsonType().name().toLowerCase());
-        }
-        List<BsonValue> values = value.asArray().getValues();
-        if (values.isEmpty() || values.size() > MAX_BATCH) {
-            throw new CommandException(ErrorCode.InvalidLength,
-                    "write batch sizes must be between 1 and " + MAX_BATCH + "; got " + values.size() + " documents");
-        }
-        List<BsonDocument> docs = new ArrayList<>(values.size());
-        for (int i = 0; i < values.size(); i++) {
-            if (!values.get(i).isDocument()) {
-                throw new CommandException(ErrorCode.TypeMismatch, "documents." + i + " must be a document, not "
-                        + values.get(i).getBsonType().name().toLowerCase() + "; nothing was inserted");
-            }
-            docs.add(values.get(i).asDocument());
+    /** Every entry of {@code documents}, each a document, or the whole command is refused naming the index. */
+    private static List<BsonDocument> documents(CommandArgs args) {
+        BsonArray batch = args.requiredBatch("documents");
+        List<BsonDocument> docs = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            docs.add(args.document(batch.get(i), "documents." + i));
         }
         return docs;
     }

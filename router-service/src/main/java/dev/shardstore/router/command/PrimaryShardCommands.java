@@ -1,7 +1,6 @@
 package dev.shardstore.router.command;
 
-import static dev.shardstore.contracts.bson.CommandArgs.requireString;
-
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.cursor.RouterCursorManager;
@@ -36,7 +35,7 @@ public class PrimaryShardCommands {
     @Bean
     CommandHandler find(ConfigServer config) {
         return CommandHandler.of("find", (db, cmd) -> {
-            String collection = requireString(cmd, "find");
+            String collection = new CommandArgs(cmd).collectionName();
             if ("config".equals(db)) {
                 return config.run(db, cmd);
             }
@@ -97,7 +96,7 @@ public class PrimaryShardCommands {
     private CommandHandler write(String name, boolean create, Supplier<BsonDocument> whenMissing) {
         return CommandHandler.of(name, (db, cmd) -> {
             Namespaces.checkUserDatabase(db, name);
-            requireString(cmd, name);
+            new CommandArgs(cmd).collectionName();
             return router.run(db, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
         });
     }

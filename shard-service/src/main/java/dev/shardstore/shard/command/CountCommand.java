@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.shard.query.Filter;
@@ -34,8 +36,8 @@ public class CountCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
-        Namespace ns = args.namespace(db);
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
         Filter filter = Filter.parse(args.optionalDocument(command, "query", "query"));
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);

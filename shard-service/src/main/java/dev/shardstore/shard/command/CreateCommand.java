@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -43,7 +45,7 @@ public class CreateCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Namespace ns = new Args(command).namespace(db);
+        Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonDocument options = new BsonDocument();
         command.forEach((field, value) -> {
             if (UNSUPPORTED_OPTIONS.contains(field)) {

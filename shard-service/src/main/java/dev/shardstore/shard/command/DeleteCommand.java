@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionLocks;
@@ -34,8 +36,8 @@ public class DeleteCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
-        Namespace ns = args.namespace(db);
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
         BsonArray array = args.requiredBatch("deletes");
         List<BsonDocument> filters = new ArrayList<>(array.size());
         List<Boolean> justOne = new ArrayList<>(array.size());

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.storage.Namespace;
 import org.bson.BsonDocument;
@@ -27,7 +29,7 @@ public class DropCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Namespace ns = new Args(command).namespace(db);
+        Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         return dropper.drop(ns)
                 ? Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(1)).append("ns", new BsonString(ns.full())))
                 : Replies.ok();

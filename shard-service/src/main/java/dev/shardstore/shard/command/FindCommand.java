@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.CursorManager;
@@ -50,8 +52,8 @@ public class FindCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
-        Namespace ns = args.namespace(db);
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
         Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");

@@ -31,9 +31,9 @@ public class GetMoreCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
+        CommandArgs args = new CommandArgs(command);
         long id = cursorId(command.get("getMore"), "getMore");
-        String ns = db + "." + CommandArgs.requireString(command, "collection");
+        String ns = db + "." + args.requiredString("collection");
         long batchSize = args.optionalNonNegative("batchSize", 0);
         CursorManager.CursorBatch batch = cursors.getMore(id, ns, batchSize == 0 ? Long.MAX_VALUE : batchSize);
         return Replies.cursor(false, batch.documents(), batch.cursorId(), ns);

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.Namespace;
 import java.util.ArrayList;
@@ -32,8 +34,8 @@ public class InsertCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
-        Namespace ns = args.namespace(db);
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
         BsonArray array = args.requiredBatch("documents");
         List<BsonDocument> documents = new ArrayList<>(array.size());
         for (int i = 0; i < array.size(); i++) {

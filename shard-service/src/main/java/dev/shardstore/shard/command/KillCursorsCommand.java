@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.CursorManager;
 import java.util.ArrayList;
@@ -31,7 +33,7 @@ public class KillCursorsCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
+        CommandArgs args = new CommandArgs(command);
         String ns = db + "." + args.collectionName();
         BsonArray array = args.requiredArray("cursors");
         List<Long> ids = new ArrayList<>(array.size());

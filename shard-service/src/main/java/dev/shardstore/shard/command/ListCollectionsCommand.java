@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.CursorManager;
@@ -41,7 +43,7 @@ public class ListCollectionsCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        Args args = new Args(command);
+        CommandArgs args = new CommandArgs(command);
         Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
         boolean nameOnly = args.optionalBoolean(command, "nameOnly", "nameOnly", false);
         BsonDocument cursorOptions = args.optionalDocument(command, "cursor", "cursor");

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
+
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -46,7 +48,7 @@ public class ListDatabasesCommand extends ShardCommand {
         if (!db.equals("admin")) {
             throw new CommandException(ErrorCode.IllegalOperation, "listDatabases may only be run against the admin database.");
         }
-        Args args = new Args(command);
+        CommandArgs args = new CommandArgs(command);
         Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
         boolean nameOnly = args.optionalBoolean(command, "nameOnly", "nameOnly", false);
         BsonArray databases = new BsonArray();

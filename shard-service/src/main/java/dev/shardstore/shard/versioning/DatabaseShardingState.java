@@ -1,5 +1,7 @@
 package dev.shardstore.shard.versioning;
 
+import dev.shardstore.contracts.version.DatabaseVersion;
+
 import dev.shardstore.shard.ShardMetrics;
 import java.util.Map;
 import java.util.Optional;
@@ -73,6 +75,23 @@ public class DatabaseShardingState {
         try {
             cache.remove(db);
             refreshing.remove(db);
+        } finally {
+            storeLock.unlock();
+        }
+    }
+
+    /**
+     * Records that this shard dropped {@code version} of {@code db} (MongoDB's critical section for
+     * dropDatabase, reduced to what unsharded databases need): until a command carries another version,
+     * commands carrying {@code version} get StaleDbVersion without a refresh — the config service still
+     * lists {@code version} until its own drop commits, and re-learning it would let a stale router
+     * write into the dropped database. A running load does not overwrite the marker.
+     */
+    public void markDropped(String db, DatabaseVersion version) {
+        storeLock.lock();
+        try {
+            refreshing.remove(db);
+            cache.put(db, new DatabaseFilteringInfo(version, false));
         } finally {
             storeLock.unlock();
         }

@@ -62,7 +62,12 @@ public class DatabaseVersionCheck {
         throw stale(db, version, info);
     }
 
-    private static Optional<DatabaseVersion> receivedVersion(BsonDocument command) {
+    /**
+     * The {@code databaseVersion} a command carries, if any.
+     *
+     * @throws CommandException TypeMismatch or BadValue for a malformed one
+     */
+    public static Optional<DatabaseVersion> receivedVersion(BsonDocument command) {
         BsonValue field = command.get(InternalApi.DATABASE_VERSION_FIELD);
         if (field == null) {
             return Optional.empty();

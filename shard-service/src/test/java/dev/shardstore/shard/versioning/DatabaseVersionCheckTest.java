@@ -177,6 +177,28 @@ class DatabaseVersionCheckTest extends ShardIntegrationTest {
     }
 
     @Test
+    void aDroppedVersionIsRefusedWhileTheConfigServiceStillListsItAndNothingIsWrittenBack() {
+        DatabaseVersion v1 = version(1);
+        CONFIG.put("dropping", SHARD_NAME, v1);
+        run("dropping", versioned("{insert: 'c', documents: [{_id: 1}]}", v1));
+
+        // The config service drops data first and its catalog entry after: in between it still lists v1.
+        assertThat(ok(run("dropping", versioned("{dropDatabase: 1}", v1)))).isTrue();
+        BsonDocument staleWrite = run("dropping", versioned("{insert: 'c', documents: [{_id: 2}]}", v1));
+
+        assertThat(staleWrite.getInt32("code").getValue()).isEqualTo(249);
+        assertThat(staleWrite).doesNotContainKey("vWanted");
+        assertThat(run("dropping", "{listCollections: 1}").getDocument("cursor").getArray("firstBatch")).isEmpty();
+        assertThat(ok(run("dropping", versioned("{dropDatabase: 1}", v1)))).as("a retried drop succeeds").isTrue();
+
+        DatabaseVersion recreated = version(1);
+        CONFIG.put("dropping", SHARD_NAME, recreated);
+        assertThat(ok(run("dropping", versioned("{insert: 'c', documents: [{_id: 3}]}", recreated)))).isTrue();
+        assertThat(run("dropping", "{find: 'c'}").getDocument("cursor").getArray("firstBatch"))
+                .extracting(d -> d.asDocument().getInt32("_id").getValue()).containsExactly(3);
+    }
+
+    @Test
     void malformedDatabaseVersionIsRejected() {
         assertThat(run("badversion", "{find: 'c', databaseVersion: 5}").getInt32("code").getValue()).isEqualTo(14);
         assertThat(run("badversion", "{find: 'c', databaseVersion: {lastMod: 1}}").getInt32("code").getValue()).isEqualTo(2);

@@ -2,50 +2,149 @@ package dev.shardstore.contracts.bson;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
- * Typed access to command fields with MongoDB-style errors that name the field: a missing required
- * field is FailedToParse (9), a field of the wrong type is TypeMismatch (14).
+ * Typed reads of one command document's fields, with MongoDB-style errors that name the field by
+ * its path ({@code documents.3}, {@code updates.0.q}): a missing required field is FailedToParse (9),
+ * a value of the wrong type TypeMismatch (14), a value out of range BadValue (2).
  */
 public final class CommandArgs {
-    private CommandArgs() {}
+    /** MongoDB's maxWriteBatchSize. */
+    public static final int MAX_WRITE_BATCH = 100_000;
 
-    public static String requireString(BsonDocument command, String field) {
-        BsonValue v = require(command, field);
-        if (!v.isString()) {
-            throw typeMismatch(command, field, "a string", v);
-        }
-        return v.asString().getValue();
+    private final BsonDocument command;
+    private final String commandName;
+
+    /**
+     * @param command a non-empty command document; its first key is the command name
+     */
+    public CommandArgs(BsonDocument command) {
+        this.command = command;
+        this.commandName = command.getFirstKey();
     }
 
-    public static BsonDocument optionalDocument(BsonDocument command, String field) {
-        BsonValue v = command.get(field);
-        if (v == null || v.isNull()) {
-            return new BsonDocument();
+    /**
+     * The collection name in the command's first field, unvalidated (cursor namespaces such as
+     * {@code $cmd.listCollections} are not collection names).
+     *
+     * @throws CommandException TypeMismatch when it is not a string
+     */
+    public String collectionName() {
+        BsonValue name = command.get(commandName);
+        if (!name.isString()) {
+            throw typeMismatch(commandName, "a collection name string", name);
         }
-        if (!v.isDocument()) {
-            throw typeMismatch(command, field, "an object", v);
-        }
-        return v.asDocument();
+        return name.asString().getValue();
     }
 
-    public static BsonValue require(BsonDocument command, String field) {
-        BsonValue v = command.get(field);
-        if (v == null) {
-            throw new CommandException(ErrorCode.FailedToParse,
-                    "'" + field + "' is required by the " + commandName(command) + " command");
+    /** Field {@code field} of {@code doc}, named {@code path} in errors; FailedToParse when absent. */
+    public BsonValue required(BsonDocument doc, String field, String path) {
+        BsonValue value = doc.get(field);
+        if (value == null) {
+            throw new CommandException(ErrorCode.FailedToParse, "'" + path + "' is required by the " + commandName + " command");
         }
-        return v;
+        return value;
     }
 
-    private static CommandException typeMismatch(BsonDocument command, String field, String expected, BsonValue actual) {
-        return new CommandException(ErrorCode.TypeMismatch, "'" + field + "' of the " + commandName(command)
-                + " command must be " + expected + ", not " + actual.getBsonType().name().toLowerCase());
+    /** A required string field of the command. */
+    public String requiredString(String field) {
+        BsonValue value = required(command, field, field);
+        if (!value.isString()) {
+            throw typeMismatch(field, "a string", value);
+        }
+        return value.asString().getValue();
     }
 
-    private static String commandName(BsonDocument command) {
-        return command.isEmpty() ? "(empty)" : command.getFirstKey();
+    /** A required array field of the command. */
+    public BsonArray requiredArray(String field) {
+        BsonValue value = required(command, field, field);
+        if (!value.isArray()) {
+            throw typeMismatch(field, "an array", value);
+        }
+        return value.asArray();
+    }
+
+    /**
+     * A required array of write statements or documents: 1 to {@value #MAX_WRITE_BATCH} entries
+     * (MongoDB's {@code maxWriteBatchSize}).
+     *
+     * @throws CommandException InvalidLength (16) for an empty or too large batch
+     */
+    public BsonArray requiredBatch(String field) {
+        BsonArray batch = requiredArray(field);
+        if (batch.isEmpty() || batch.size() > MAX_WRITE_BATCH) {
+            throw new CommandException(ErrorCode.InvalidLength, "Write batch sizes must be between 1 and "
+                    + MAX_WRITE_BATCH + ". Got " + batch.size() + " operations in '" + field + "'.");
+        }
+        return batch;
+    }
+
+    /** {@code value} as a document; TypeMismatch {@code "<path> is not a document"} otherwise. */
+    public BsonDocument document(BsonValue value, String path) {
+        if (!value.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, path + " is not a document but " + typeName(value)
+                    + " in the " + commandName + " command");
+        }
+        return value.asDocument();
+    }
+
+    /** An optional document field of {@code doc}; {@code {}} when absent or null. */
+    public BsonDocument optionalDocument(BsonDocument doc, String field, String path) {
+        BsonValue value = doc.get(field);
+        return value == null || value.isNull() ? new BsonDocument() : document(value, path);
+    }
+
+    /** An optional boolean field of {@code doc}; numbers count as booleans (non-zero is true), as MongoDB accepts. */
+    public boolean optionalBoolean(BsonDocument doc, String field, String path, boolean defaultValue) {
+        BsonValue value = doc.get(field);
+        if (value == null || value.isNull()) {
+            return defaultValue;
+        }
+        if (value.isBoolean()) {
+            return value.asBoolean().getValue();
+        }
+        if (value.isNumber()) {
+            return value.asNumber().doubleValue() != 0;
+        }
+        throw typeMismatch(path, "a boolean", value);
+    }
+
+    /**
+     * An optional whole non-negative number field of the command (int, long, or a double without a fraction).
+     *
+     * @throws CommandException TypeMismatch for a non-number, BadValue for a fraction or a negative value
+     */
+    public long optionalNonNegative(String field, long defaultValue) {
+        BsonValue value = command.get(field);
+        if (value == null || value.isNull()) {
+            return defaultValue;
+        }
+        return nonNegative(value, field);
+    }
+
+    /** {@code value} as a whole non-negative number, named {@code path} in errors. */
+    public long nonNegative(BsonValue value, String path) {
+        if (!value.isNumber()) {
+            throw typeMismatch(path, "a number", value);
+        }
+        double asDouble = value.asNumber().doubleValue();
+        long asLong = value.asNumber().longValue();
+        if (value.isDouble() && asDouble != Math.rint(asDouble) || asLong < 0) {
+            throw new CommandException(ErrorCode.BadValue, "'" + path + "' of the " + commandName
+                    + " command must be a whole number >= 0, not " + (value.isDouble() ? asDouble : asLong));
+        }
+        return asLong;
+    }
+
+    private CommandException typeMismatch(String path, String expected, BsonValue actual) {
+        return new CommandException(ErrorCode.TypeMismatch, "'" + path + "' of the " + commandName
+                + " command must be " + expected + ", not " + typeName(actual));
+    }
+
+    private static String typeName(BsonValue value) {
+        return value.getBsonType().name().toLowerCase();
     }
 }

@@ -26,8 +26,9 @@ import org.bson.types.Decimal128;
  * finite decimal expansion, which makes the digits exact: 1.00 (decimal), 1 (int) and 1.0 (double)
  * are the same bytes.
  *
- * <p>Int32, int64 and integral doubles below 2^64 take the integer path without {@link BigDecimal};
- * fractional doubles, doubles of 2^64 and above, and decimals go through it.
+ * <p>Int32, int64 and integral doubles below 2^64 take the integer path, and doubles with at most
+ * 59 binary fraction digits (every fractional double from 1/128 up) get their decimal digits by long
+ * arithmetic; only the other doubles and decimal128 values go through {@link BigDecimal}.
  */
 final class NumberEncoder {
     /** The lowest number class, also the rank byte of numbers inside documents. */
@@ -44,6 +45,8 @@ final class NumberEncoder {
     static final int POSITIVE_INFINITY = 0x35;
 
     private static final int EXPONENT_BIAS = 0x8000;
+    /** Fractions of up to this many bits times 10 still fit in a long. */
+    private static final int MAX_LONG_FRACTION_BITS = 59;
     private static final int DIGITS_END = 0x00;
     private static final BigDecimal TWO_TO_THE_64 = new BigDecimal(BigInteger.ONE.shiftLeft(Long.SIZE));
 
@@ -80,7 +83,12 @@ final class NumberEncoder {
             long unsigned = magnitude < 0x1p63 ? (long) magnitude : (long) (magnitude / 2) << 1;
             writeInteger(out, d < 0, unsigned, "");
         } else {
-            writeFinite(out, d < 0, new BigDecimal(magnitude));
+            int fractionBits = fractionBits(magnitude); // not positive for the integers from 2^64 on
+            if (fractionBits > 0 && fractionBits <= MAX_LONG_FRACTION_BITS) {
+                writeShortFraction(out, d < 0, magnitude, fractionBits);
+            } else {
+                writeFinite(out, d < 0, new BigDecimal(magnitude));
+            }
         }
     }
 
@@ -100,6 +108,41 @@ final class NumberEncoder {
         }
     }
 
+    /** The number of binary digits after the point of a positive finite double: 1..1074 unless it is an integer. */
+    private static int fractionBits(double magnitude) {
+        long bits = Double.doubleToRawLongBits(magnitude);
+        int biasedExponent = (int) (bits >>> 52);
+        long significand = bits & 0xF_FFFF_FFFF_FFFFL | (biasedExponent == 0 ? 0 : 1L << 52);
+        return 1075 - Math.max(biasedExponent, 1) - Long.numberOfTrailingZeros(significand);
+    }
+
+    /**
+     * A non-integral double of {@code bits} (at most {@link #MAX_LONG_FRACTION_BITS}) fraction bits:
+     * {@code m = scaled / 2^bits} has exactly {@code bits} decimal fraction digits, the last a 5, the
+     * same digits {@link #writeFinite} would find.
+     */
+    private static void writeShortFraction(ByteSink out, boolean negative, double magnitude, int bits) {
+        long scaled = (long) Math.scalb(magnitude, bits); // exact: an integer below 2^53
+        long mask = (1L << bits) - 1;
+        long fraction = scaled & mask;
+        StringBuilder digits = new StringBuilder(bits);
+        for (int i = 0; i < bits; i++) {
+            fraction *= 10;
+            digits.append((char) ('0' + (fraction >>> bits)));
+            fraction &= mask;
+        }
+        long integerPart = scaled >>> bits;
+        if (integerPart > 0) {
+            writeInteger(out, negative, integerPart, digits);
+        } else {
+            int zeros = 0;
+            while (digits.charAt(zeros) == '0') {
+                zeros++;
+            }
+            writeScientific(out, negative, negative ? NEGATIVE_SMALL : POSITIVE_SMALL, -zeros, digits.substring(zeros));
+        }
+    }
+
     /** A finite non-zero number given by its sign and exact positive magnitude. */
     private static void writeFinite(ByteSink out, boolean negative, BigDecimal magnitude) {
         BigDecimal m = magnitude.stripTrailingZeros();
@@ -116,7 +159,7 @@ final class NumberEncoder {
     }
 
     /** {@code unsignedIntegerPart} is at least 1 and read as unsigned; {@code fractionDigits} has no trailing zero. */
-    private static void writeInteger(ByteSink out, boolean negative, long unsignedIntegerPart, String fractionDigits) {
+    private static void writeInteger(ByteSink out, boolean negative, long unsignedIntegerPart, CharSequence fractionDigits) {
         int length = (Long.SIZE - Long.numberOfLeadingZeros(unsignedIntegerPart) + Byte.SIZE - 1) / Byte.SIZE;
         out.write(negative ? NEGATIVE_INTEGER_1_BYTE - (length - 1) : POSITIVE_INTEGER_1_BYTE + (length - 1));
         int body = out.size();
@@ -137,7 +180,7 @@ final class NumberEncoder {
         }
     }
 
-    private static void writeDigits(ByteSink out, String digits) {
+    private static void writeDigits(ByteSink out, CharSequence digits) {
         for (int i = 0; i < digits.length(); i += 2) {
             int high = digits.charAt(i) - '0';
             int low = i + 1 < digits.length() ? digits.charAt(i + 1) - '0' : 0;
