@@ -18,6 +18,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
 import org.springframework.stereotype.Component;
 
 /**
@@ -51,12 +52,12 @@ public class InsertCommand implements CommandHandler {
         List<BsonDocument> documents = documents(args);
         boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
 
-        List<BsonDocument> toSend = new ArrayList<>(documents.size());
+        List<RawBsonDocument> toSend = new ArrayList<>(documents.size());
         List<Integer> originalIndex = new ArrayList<>(documents.size());
         List<BsonDocument> writeErrors = new ArrayList<>();
         for (int i = 0; i < documents.size(); i++) {
-            BsonDocument doc = withId(documents.get(i));
-            int size = BsonBytes.encode(doc).length;
+            RawBsonDocument doc = BsonBytes.toRaw(withId(documents.get(i)));
+            int size = BsonBytes.size(doc);
             if (size > BsonBytes.MAX_DOCUMENT_SIZE) {
                 writeErrors.add(writeError(i, ErrorCode.BSONObjectTooLarge,
                         "document at index " + i + " is " + size + " bytes, over the limit of " + BsonBytes.MAX_DOCUMENT_SIZE));
@@ -71,7 +72,8 @@ public class InsertCommand implements CommandHandler {
 
         int inserted = 0;
         if (!toSend.isEmpty()) {
-            BsonDocument forwarded = command.clone();
+            BsonDocument forwarded = new BsonDocument();
+            forwarded.putAll(command);
             forwarded.put("documents", new BsonArray(toSend));
             BsonDocument reply = router.run(db, forwarded, true).orElseThrow().reply();
             if (ErrorReplies.isError(reply)) {

@@ -54,7 +54,8 @@ public class PrimaryShardRouter {
                 return Optional.empty();
             }
             CachedDatabase target = cached.get();
-            BsonDocument versioned = command.clone();
+            BsonDocument versioned = new BsonDocument();
+            versioned.putAll(command); // shallow: the (possibly large) values are shared, not copied
             versioned.put(InternalApi.DATABASE_VERSION_FIELD, target.version().toBson());
             BsonDocument reply = client.run(target.primary(), shards.hostOf(target.primary()), db, versioned);
             if (!isStale(reply)) {

@@ -15,7 +15,8 @@ import org.springframework.http.converter.HttpMessageNotReadableException;
 /**
  * Reads and writes {@link BsonDocument} bodies as {@code application/bson} (binary BSON, the internal
  * format) or as Extended JSON ({@code application/json}, {@code application/problem+json}; relaxed on
- * output). Malformed JSON surfaces as the {@code FailedToParse} {@link
+ * output). BSON bodies are decoded one level deep ({@link BsonBytes#decodeShallow}), so a document
+ * that is only stored or passed on is never decoded and re-encoded. Malformed JSON surfaces as the {@code FailedToParse} {@link
  * dev.shardstore.contracts.error.CommandException} naming the position.
  */
 public final class BsonDocumentHttpMessageConverter extends AbstractHttpMessageConverter<BsonDocument> {
@@ -36,7 +37,7 @@ public final class BsonDocumentHttpMessageConverter extends AbstractHttpMessageC
         MediaType type = input.getHeaders().getContentType();
         if (type != null && type.isCompatibleWith(APPLICATION_BSON)) {
             try {
-                return BsonBytes.decode(body);
+                return BsonBytes.decodeShallow(body);
             } catch (BsonSerializationException e) {
                 throw new HttpMessageNotReadableException("malformed BSON body: " + e.getMessage(), e, input);
             }
