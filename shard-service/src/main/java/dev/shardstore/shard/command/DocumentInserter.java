@@ -70,7 +70,9 @@ class DocumentInserter {
         }
         if (!batch.isEmpty()) {
             CollectionInfo collection = catalog.create(ns, new BsonDocument()).collection();
-            if (ordered) {
+            if (store.hasIndexes(collection)) {
+                insertOneByOne(ns, collection, batch, ordered, result);
+            } else if (ordered) {
                 insertOrdered(ns, collection, batch, result);
             } else {
                 report(ns, batch, store.insert(collection, stored(batch)), false, result);
@@ -112,6 +114,28 @@ class DocumentInserter {
                 result.addError(new WriteError(stoppedAt.index(), WriteError.duplicateId(ns, stoppedAt.id())));
             }
             return;
+        }
+    }
+
+    /**
+     * Writes a batch into a collection with secondary indexes: each document with its index entries in
+     * its own transaction, so a duplicate key in any unique index fails just that document (ordered:
+     * and stops the batch).
+     */
+    private void insertOneByOne(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
+        for (Prepared p : batch) {
+            try {
+                boolean inserted = Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(p.stored())).get(0)));
+                if (!inserted) {
+                    throw WriteError.duplicateId(ns, p.id());
+                }
+                result.addN(1);
+            } catch (CommandException e) {
+                result.addError(new WriteError(p.index(), e));
+                if (ordered) {
+                    return;
+                }
+            }
         }
     }
 

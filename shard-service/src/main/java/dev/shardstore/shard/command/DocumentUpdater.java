@@ -16,6 +16,9 @@ import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs one statement of MongoDB's {@code update}: applies the update to the first (or, with
@@ -30,8 +33,14 @@ class DocumentUpdater {
     private final CollectionCatalog catalog;
     private final DocumentStore store;
     private final LockedMatches matches;
+    private final TransactionTemplate tx;
+    private final TransactionTemplate savepoint;
 
-    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches) {
+    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, TransactionTemplate tx,
+            PlatformTransactionManager transactions) {
+        this.tx = tx;
+        this.savepoint = new TransactionTemplate(transactions);
+        this.savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         this.catalog = catalog;
         this.store = store;
         this.matches = matches;
@@ -66,7 +75,7 @@ class DocumentUpdater {
             }
             BsonDocument inserted = update.applyForUpsert(Update.seedFromEqualities(filter.equalities()));
             StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
-            if (store.insert(collection, List.of(stored)).get(0)) {
+            if (Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(stored)).get(0)))) {
                 return new StatementOutcome(0, 0, inserted.get("_id"), null);
             }
             if (attempt == 2) {
@@ -95,11 +104,18 @@ class DocumentUpdater {
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
         boolean apply(CollectionInfo collection, Update update, List<Match> page) {
             List<StoredDocument> changed = new ArrayList<>();
+            boolean indexed = store.hasIndexes(collection);
             try {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document());
                     if (Update.changes(match.document(), after)) {
-                        changed.add(Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
+                        StoredDocument stored = Documents.encodeWithinLimit(after, "Resulting document after update is too large");
+                        if (indexed) {
+                            // each document under a savepoint: a duplicate key undoes just that document
+                            modified += savepoint.execute(status -> store.replace(collection, List.of(stored)));
+                        } else {
+                            changed.add(stored);
+                        }
                     }
                     matched++;
                 }

@@ -53,6 +53,7 @@ public enum ErrorCode {
     ConflictingOperationInProgress(117, 409),
     NamespaceNotSharded(118, 400),
     StaleEpoch(150, 503),
+    CannotIndexParallelArrays(171, 400),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
     NotImplemented(238, 501),
