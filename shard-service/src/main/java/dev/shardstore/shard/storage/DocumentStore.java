@@ -172,6 +172,21 @@ public class DocumentStore {
                 .optional();
     }
 
+    /**
+     * The next entries of a secondary index after position {@code (afterKey, afterId)} with keys below
+     * {@code highKey}, in index order, each joined to its document.
+     */
+    public List<IndexedDocument> indexPage(CollectionInfo c, IndexSpec index, byte[] afterKey, byte[] afterId, byte[] highKey, int maxRows) {
+        return jdbc.sql("SELECT i.key, d.id, d.doc FROM " + index.table() + " i JOIN " + c.table() + " d ON d.id = i.id"
+                        + " WHERE (i.key, i.id) > (?, ?) AND i.key < ? ORDER BY i.key, i.id LIMIT ?")
+                .param(afterKey).param(afterId).param(highKey).param(maxRows)
+                .query((rs, i) -> new IndexedDocument(rs.getBytes(1), new StoredDocument(rs.getBytes(2), rs.getBytes(3))))
+                .list();
+    }
+
+    /** One index entry's key and its document. */
+    public record IndexedDocument(byte[] key, StoredDocument document) {}
+
     /** Number of documents in the collection. */
     public long count(CollectionInfo c) {
         return jdbc.sql("SELECT count(*) FROM " + c.table()).query(Long.class).single();

@@ -114,7 +114,6 @@ class IndexCommandsTest extends ShardIntegrationTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("needs hint, which comes with the planner")
     void compoundDescendingOrder() {
         BsonArray docs = new BsonArray();
         for (int i = 0; i < 6; i++) {
