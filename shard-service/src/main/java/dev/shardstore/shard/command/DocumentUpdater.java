@@ -69,7 +69,7 @@ class DocumentUpdater {
     private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, Update update, UpdateStatement statement) {
         for (int attempt = 1; ; attempt++) {
             Tally tally = new Tally();
-            matches.forEach(collection, filter, !statement.multi(), page -> tally.apply(collection, update, page));
+            matches.forEach(collection, statement.q(), filter, !statement.multi(), page -> tally.apply(collection, update, page));
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
             }

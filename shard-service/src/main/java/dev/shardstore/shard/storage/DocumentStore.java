@@ -184,6 +184,17 @@ public class DocumentStore {
                 .list();
     }
 
+    /** The documents with these {@code _id} KeyStrings, row-locked, in {@code _id} order; the caller holds a transaction. */
+    public List<StoredDocument> lockByIds(CollectionInfo c, List<byte[]> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return jdbc.sql("SELECT id, doc FROM " + c.table() + " WHERE id = ANY(?::bytea[]) ORDER BY id FOR UPDATE")
+                .param(ids.toArray(byte[][]::new))
+                .query(ROW)
+                .list();
+    }
+
     /** One index entry's key and its document. */
     public record IndexedDocument(byte[] key, StoredDocument document) {}
 

@@ -137,6 +137,31 @@ class PlannerExplainTest extends ShardIntegrationTest {
         assertThat(run(DB, "{count: 'c'}").getNumber("n").intValue()).isEqualTo(50);
     }
 
+    @Test
+    void writesThroughAnIndexVisitEachDocumentOnce() {
+        BsonArray docs = new BsonArray();
+        for (int i = 0; i < 100; i++) {
+            docs.add(new BsonDocument("_id", new BsonInt32(i)).append("k", new BsonInt32(i)));
+        }
+        run("plan2", new BsonDocument("insert", new BsonString("w")).append("documents", docs));
+        run("plan2", "{createIndexes: 'w', indexes: [{key: {k: 1}, name: 'k_1'}]}");
+        BsonDocument plan = run("plan2", "{explain: {update: 'w', updates: [{q: {k: {$gte: 0}}, u: {$inc: {k: 1000}}, multi: true}]}}");
+        assertThat(winning(plan).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("k_1");
+        // each document moves further along the index it is scanned by: still updated once
+        BsonDocument update = run("plan2", "{update: 'w', updates: [{q: {k: {$gte: 0}}, u: {$inc: {k: 1000}}, multi: true}]}");
+        assertThat(update.getNumber("nModified").intValue()).as(update.toJson()).isEqualTo(100);
+        assertThat(run("plan2", "{count: 'w', query: {k: {$gte: 1000, $lt: 1100}}}").getNumber("n").intValue()).isEqualTo(100);
+        assertThat(run("plan2", "{count: 'w', query: {k: {$gte: 1000, $lt: 1100}}, hint: {$natural: 1}}").getNumber("n").intValue()).isEqualTo(100);
+        BsonDocument one = run("plan2", "{update: 'w', updates: [{q: {k: {$gte: 1050}}, u: {$set: {x: 1}}}]}");
+        assertThat(one.getNumber("nModified").intValue()).isEqualTo(1);
+        assertThat(ids(run("plan2", "{find: 'w', filter: {x: 1}}"))).containsExactly(50);
+        BsonDocument delete = run("plan2", "{delete: 'w', deletes: [{q: {k: {$lt: 1010}}, limit: 0}]}");
+        assertThat(delete.getNumber("n").intValue()).isEqualTo(10);
+        assertThat(run("plan2", "{count: 'w', query: {k: {$lt: 1010}}, hint: 'k_1'}").getNumber("n").intValue()).isZero();
+        assertThat(run("plan2", "{delete: 'w', deletes: [{q: {k: {$gte: 1090}}, limit: 1}]}").getNumber("n").intValue()).isEqualTo(1);
+        assertThat(run("plan2", "{count: 'w'}").getNumber("n").intValue()).isEqualTo(89);
+    }
+
     private static List<Integer> ids(BsonDocument reply) {
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument)
                 .map(d -> d.get("_id").asNumber().intValue()).toList();
