@@ -129,6 +129,29 @@ class IndexCommandsTest extends ShardIntegrationTest {
     }
 
     @Test
+    void batchesIntoIndexedCollections() {
+        run("ix7", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1', unique: true}, {key: {b: 1}, name: 'b_1'}]}");
+        BsonArray docs = new BsonArray();
+        for (int i = 0; i < 50; i++) {
+            docs.add(new BsonDocument("_id", new BsonInt32(i)).append("a", new BsonInt32(i)).append("b", new BsonInt32(i % 2)));
+        }
+        assertThat(run("ix7", new BsonDocument("insert", new BsonString("c")).append("documents", docs)).getNumber("n").intValue()).isEqualTo(50);
+        assertThat(entries("ix7", "c", "a_1")).isEqualTo(50);
+        assertThat(entries("ix7", "c", "b_1")).isEqualTo(50);
+        // unordered with a taken _id only: one transaction, the duplicate reported
+        BsonDocument reply = run("ix7", "{insert: 'c', documents: [{_id: 100, a: 100}, {_id: 1, a: 101}, {_id: 102, a: 102}], ordered: false}");
+        assertThat(reply.getNumber("n").intValue()).isEqualTo(2);
+        assertThat(reply.getArray("writeErrors")).extracting(e -> e.asDocument().getInt32("index").getValue()).containsExactly(1);
+        assertThat(entries("ix7", "c", "a_1")).isEqualTo(52);
+        // ordered, a duplicate in the middle of the batch: the prefix stays, nothing after it
+        BsonDocument ordered = run("ix7", "{insert: 'c', documents: [{_id: 200, a: 200}, {_id: 201, a: 5}, {_id: 202, a: 202}]}");
+        assertThat(ordered.getNumber("n").intValue()).isEqualTo(1);
+        assertThat(ordered.getArray("writeErrors").get(0).asDocument().getInt32("index").getValue()).isEqualTo(1);
+        assertThat(ids(run("ix7", "{find: 'c', filter: {_id: {$gte: 200}}}"))).containsExactly(200);
+        assertThat(entries("ix7", "c", "a_1")).isEqualTo(53);
+    }
+
+    @Test
     void droppingTheCollectionDropsItsIndexTables() {
         run("ix6", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1'}]}");
         run("ix6", "{drop: 'c'}");
