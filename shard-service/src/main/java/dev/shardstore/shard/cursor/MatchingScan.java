@@ -180,14 +180,16 @@ public final class MatchingScan {
         List<IndexBounds.KeyRange> ranges = scan.bounds().ranges();
         while (rangeIndex < ranges.size()) {
             IndexBounds.KeyRange range = ranges.get(rangeIndex);
+            int asked = pageRows;
             List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, scan.index(), positionKey, position,
-                    range.high(), pageRows);
+                    range.high(), asked);
             pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
             if (!rows.isEmpty()) {
                 keysExamined += rows.size();
                 page = rows.stream().map(DocumentStore.IndexedDocument::document).toList();
                 pageKeys = rows.stream().map(DocumentStore.IndexedDocument::key).toList();
-                noRowsAfterPage = false;
+                // a short page of the last range ends the scan (release() reopens it if rows stay unconsumed)
+                noRowsAfterPage = rows.size() < asked && rangeIndex == ranges.size() - 1;
                 return;
             }
             rangeIndex++;

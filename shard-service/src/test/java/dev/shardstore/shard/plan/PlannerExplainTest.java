@@ -162,6 +162,28 @@ class PlannerExplainTest extends ShardIntegrationTest {
         assertThat(run("plan2", "{count: 'w'}").getNumber("n").intValue()).isEqualTo(89);
     }
 
+    @Test
+    void indexScansPageThroughGetMore() {
+        assertThat(drain("{find: 'c', filter: {n: {$gte: 0}}, batchSize: 7}")).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, 50).boxed().toList());
+        List<Integer> multikey = drain("{find: 'c', filter: {tags: {$in: ['all', 't2']}}, batchSize: 7}");
+        assertThat(multikey).hasSize(50).doesNotHaveDuplicates();
+        assertThat(drain("{find: 'c', filter: {country: {$in: ['FR', 'DE']}, n: {$lt: 20}}, batchSize: 3}")).hasSize(20).doesNotHaveDuplicates();
+    }
+
+    private List<Integer> drain(String find) {
+        BsonDocument reply = run(DB, find);
+        List<Integer> all = new java.util.ArrayList<>(ids(reply));
+        long id = reply.getDocument("cursor").getInt64("id").getValue();
+        while (id != 0) {
+            BsonDocument more = run(DB, new BsonDocument("getMore", new org.bson.BsonInt64(id)).append("collection", new BsonString("c"))
+                    .append("batchSize", new BsonInt32(7)));
+            more.getDocument("cursor").getArray("nextBatch").forEach(d -> all.add(d.asDocument().get("_id").asNumber().intValue()));
+            id = more.getDocument("cursor").getInt64("id").getValue();
+        }
+        return all;
+    }
+
     private static List<Integer> ids(BsonDocument reply) {
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument)
                 .map(d -> d.get("_id").asNumber().intValue()).toList();
