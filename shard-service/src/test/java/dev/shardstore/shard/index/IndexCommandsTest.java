@@ -154,7 +154,7 @@ class IndexCommandsTest extends ShardIntegrationTest {
     @Test
     void droppingTheCollectionDropsItsIndexTables() {
         run("ix6", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1'}]}");
-        run("ix6", "{drop: 'c'}");
+        assertThat(run("ix6", "{drop: 'c'}")).isEqualTo(ExtendedJson.parse("{nIndexesWas: 2, ns: 'ix6.c', ok: 1.0}"));
         assertThat(indexTables()).isEqualTo(countIndexRows());
     }
 
