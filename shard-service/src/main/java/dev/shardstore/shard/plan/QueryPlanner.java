@@ -49,6 +49,10 @@ public class QueryPlanner {
         BsonDocument spec = filterSpec == null ? new BsonDocument() : filterSpec;
         Optional<byte[]> idKey = MatchingScan.idKey(filter);
         if (Plan.isHint(hint)) {
+            if (!hint.isString() && !hint.isDocument()) {
+                throw new CommandException(ErrorCode.BadValue, "hint must be a string or an object, not "
+                        + hint.getBsonType().name().toLowerCase());
+            }
             if (hint.isDocument() && hint.asDocument().containsKey("$natural")) {
                 return new Plan.CollScan();
             }

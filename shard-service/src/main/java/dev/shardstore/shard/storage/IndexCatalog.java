@@ -11,6 +11,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -122,13 +124,25 @@ public class IndexCatalog {
         cache.remove(c.uuid());
     }
 
-    /** Records that these indexes became multikey; call inside the write's transaction. */
+    /**
+     * Records that these indexes became multikey; call inside the write's transaction. The cached entry
+     * is dropped now and again after commit, so a reader that cached the uncommitted state in between
+     * does not keep planning with a stale (non-multikey) flag.
+     */
     void markMultikey(CollectionInfo c, List<IndexSpec> indexes) {
         for (IndexSpec index : indexes) {
             jdbc.sql("UPDATE indexes SET multikey = true WHERE collection_uuid = ? AND name = ?")
                     .param(c.uuid()).param(index.name()).update();
         }
         cache.remove(c.uuid());
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    cache.remove(c.uuid());
+                }
+            });
+        }
     }
 
     private static IndexSpec fromSpec(BsonDocument spec, String table, boolean multikey) {

@@ -126,6 +126,8 @@ class IndexCommandsTest extends ShardIntegrationTest {
         assertThat(ids(run("ix5", "{find: 'c', filter: {a: 1, b: {$lt: 5}}, hint: {a: 1, b: -1}}"))).containsExactly(3, 1);
         assertThat(run("ix5", "{count: 'c', query: {a: 0, b: {$gte: 2}}, hint: 'ab'}").getNumber("n").intValue()).isEqualTo(2);
         assertError(run("ix5", "{find: 'c', hint: 'nope'}"), 2);
+        assertError(run("ix5", "{find: 'c', hint: 5}"), 2);
+        assertError(run("ix5", "{count: 'c', hint: {zz: 1}}"), 2);
     }
 
     @Test
