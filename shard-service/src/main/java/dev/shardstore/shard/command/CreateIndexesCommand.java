@@ -20,6 +20,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * MongoDB's {@code createIndexes}: {@code {createIndexes: <coll>, indexes: [{key: {a: 1, b: -1}, name?,
@@ -27,8 +28,8 @@ import org.springframework.stereotype.Component;
  * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys only
  * (text, hashed, 2dsphere are NotImplemented). Re-creating an identical index is a no-op ({@code note:
  * "all indexes already exist"}); the same name with another key is IndexKeySpecsConflict (86), the same
- * name or key with other options IndexOptionsConflict (85). Each index is built in one transaction
- * with the collection held exclusively.
+ * name or key with other options IndexOptionsConflict (85). The command's indexes are built in one
+ * transaction with the collection held exclusively: if one fails, none is left.
  */
 @Component
 public class CreateIndexesCommand extends ShardCommand {
@@ -37,9 +38,12 @@ public class CreateIndexesCommand extends ShardCommand {
     private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
+    private final TransactionTemplate tx;
 
-    public CreateIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes) {
+    public CreateIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes,
+            TransactionTemplate tx) {
         super(invoker);
+        this.tx = tx;
         this.locks = locks;
         this.catalog = catalog;
         this.indexes = indexes;
@@ -66,20 +70,12 @@ public class CreateIndexesCommand extends ShardCommand {
             CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
             CollectionInfo c = creation.collection();
             int before = indexes.list(c).size() + 1;
-            int created = 0;
-            for (BsonDocument spec : specs) {
-                if (spec.getDocument("key").equals(new BsonDocument("_id", new BsonInt32(1)))
-                        && spec.getString("name").getValue().equals("_id_") && spec.size() == 2) {
-                    continue;
-                }
-                if (spec.getString("name").getValue().equals("_id_")) {
-                    throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
-                            + "but different key specification. Requested index: " + spec.toJson());
-                }
-                if (!exists(c, spec)) {
-                    indexes.create(c, spec);
-                    created++;
-                }
+            int created;
+            try {
+                // all the command's indexes in one transaction: a failing one leaves none of them
+                created = tx.execute(status -> createAll(c, specs));
+            } finally {
+                indexes.forget(c);
             }
             BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
                     .append("numIndexesAfter", new BsonInt32(before + created))
@@ -89,6 +85,25 @@ public class CreateIndexesCommand extends ShardCommand {
             }
             return Replies.ok(reply);
         });
+    }
+
+    private int createAll(CollectionInfo c, List<BsonDocument> specs) {
+        int created = 0;
+        for (BsonDocument spec : specs) {
+            if (spec.getDocument("key").equals(new BsonDocument("_id", new BsonInt32(1)))
+                    && spec.getString("name").getValue().equals("_id_") && spec.size() == 2) {
+                continue;
+            }
+            if (spec.getString("name").getValue().equals("_id_")) {
+                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
+                        + "but different key specification. Requested index: " + spec.toJson());
+            }
+            if (!exists(c, spec)) {
+                indexes.create(c, spec);
+                created++;
+            }
+        }
+        return created;
     }
 
     /** Whether an identical index exists; throws on a conflicting one. */
@@ -165,9 +180,6 @@ public class CreateIndexesCommand extends ShardCommand {
             }
             Filter.parse(partial.asDocument());
             out.append("partialFilterExpression", partial);
-        }
-        if (normalized.containsKey("_id") && out.getString("name").getValue().equals("_id_") && out.size() == 2) {
-            return out;
         }
         return out;
     }

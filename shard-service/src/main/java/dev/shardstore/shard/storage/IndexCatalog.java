@@ -97,6 +97,11 @@ public class IndexCatalog {
         }
     }
 
+    /** Drops the cached indexes of a collection (after a transaction that built several rolled back). */
+    public void forget(CollectionInfo c) {
+        cache.remove(c.uuid());
+    }
+
     /** Drops one index: its table, its row and an oplog entry, in one transaction. */
     public void drop(CollectionInfo c, IndexSpec index) {
         try {

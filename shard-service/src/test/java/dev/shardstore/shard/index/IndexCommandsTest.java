@@ -55,6 +55,10 @@ class IndexCommandsTest extends ShardIntegrationTest {
         assertThat(failed.getString("errmsg").getValue()).isEqualTo("E11000 duplicate key error collection: ix2.c index: a_1 dup key: { a: 2 }");
         assertThat(list("ix2", "c")).hasSize(1);
         assertThat(indexTables()).isEqualTo(tablesBefore);
+        // several indexes in one command: all or none
+        assertError(run("ix2", "{createIndexes: 'c', indexes: [{key: {b: 1}, name: 'b_1'}, {key: {a: 1}, name: 'a_1', unique: true}]}"), 11000);
+        assertThat(list("ix2", "c")).hasSize(1);
+        assertThat(indexTables()).isEqualTo(tablesBefore);
 
         run("ix2", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1'}]}");
         assertThat(ids(run("ix2", "{find: 'c', filter: {a: 2}, hint: 'a_1'}"))).containsExactly(2, 3);
