@@ -37,8 +37,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * config, 3 shards, 2 routers, balancer, resharding, sessions) on ports offset by 1000, so it runs beside
  * a developer's cluster. Loads the whole cities sample through a router, checks figures computed from the
  * file, does a CRUD round trip, reads the catalog through mongos-style config collections, crosses two
- * routers over a drop and re-create, and kills the primary shard under a write load: the router must
- * answer with a clear error (not hang) and every acknowledged write must be readable after the restart.
+ * routers over a drop and re-create, kills the primary shard under a write load (the router must answer
+ * with a clear error, not hang, and every acknowledged write must be readable after the restart), and
+ * kills Kafka so that a stale router can only be corrected by the shard's version check.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterEndToEndIT {
@@ -202,6 +203,32 @@ class ClusterEndToEndIT {
         assertThat(RouterClient.requireOk("count", router2.run("geo", inAcknowledged)).getNumber("n").longValue())
                 .as("every acknowledged document is readable exactly once (the _id is unique)").isEqualTo(acknowledged.size());
         assertThat(count(router2, "geo", "{\"count\": \"cities\"}")).isEqualTo(CITIES_TOTAL - 1);
+    }
+
+    @Test
+    @Order(6)
+    void withKafkaDownAStaleRouterIsCorrectedByTheVersionCheckAlone() throws Exception {
+        ok(router1, "stale", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}");
+        assertThat(count(router1, "stale", "{\"count\": \"c\"}")).isEqualTo(1);
+        double retriesBefore = staleRetries(cluster.routerUrl(1));
+
+        cluster.killService("kafka"); // catalog events are lost from here on: router1 keeps its cached version
+        ok(router2, "stale", "{\"dropDatabase\": 1}");
+        ok(router2, "stale", "{\"insert\": \"c\", \"documents\": [{\"_id\": 2}]}");
+
+        assertThat(ok(router1, "stale", "{\"find\": \"c\"}").getDocument("cursor").getArray("firstBatch"))
+                .extracting(d -> d.asDocument().getInt32("_id").getValue()).containsExactly(2);
+        assertThat(staleRetries(cluster.routerUrl(1))).as("router1 was corrected through StaleDbVersion").isGreaterThan(retriesBefore);
+        cluster.startService("kafka");
+    }
+
+    /** The router's {@code shardstore.router.stale.retries} counter, from its actuator metrics endpoint. */
+    private static double staleRetries(String routerUrl) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(routerUrl + "/actuator/metrics/shardstore.router.stale.retries")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return ExtendedJson.parse(response.body()).getArray("measurements").get(0).asDocument().getNumber("value").doubleValue();
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) throws InterruptedException {
