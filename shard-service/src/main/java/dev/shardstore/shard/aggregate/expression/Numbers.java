@@ -51,6 +51,11 @@ public final class Numbers {
         };
     }
 
+    /** {@code a + b} with type promotion, as {@code $add} and {@code $sum} compute it; both must be numbers. */
+    public static BsonValue add(BsonValue a, BsonValue b) {
+        return apply(ADD, a, b);
+    }
+
     /** Whether {@code value} is an int, long, double or decimal. */
     public static boolean isNumber(BsonValue value) {
         return value != null && (value.isNumber() || value.isDecimal128());

@@ -7,6 +7,8 @@ import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
 
 /** Table-test helper: evaluates an expression given as Extended JSON against a document. */
 final class Eval {
@@ -18,14 +20,15 @@ final class Eval {
         return ExpressionParser.INSTANCE.parse(spec).evaluate(Variables.of(ExtendedJson.parse(document)));
     }
 
-    /** Asserts the value, given as Extended JSON, or {@code "missing"}; types are compared exactly. */
+    /** Asserts the value, given as Extended JSON, or {@code "missing"}; types and field order are compared exactly. */
     static void check(String expression, String document, String expected) {
         BsonValue actual = eval(expression, document);
         if (expected.equals("missing")) {
             assertThat(actual).as(expression).isNull();
         } else {
-            BsonDocument wanted = ExtendedJson.parse("{v: " + expected + "}");
-            assertThat(actual).as(expression).isEqualTo(wanted.get("v"));
+            JsonWriterSettings canonical = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+            assertThat(new BsonDocument("v", actual).toJson(canonical)).as(expression)
+                    .isEqualTo(ExtendedJson.parse("{v: " + expected + "}").toJson(canonical));
         }
     }
 
