@@ -101,6 +101,14 @@ class BadInputTest {
     }
 
     @Test
+    void aggregateIsValidatedBeforeRouting() throws Exception {
+        assertProblem(post("/v1/databases/bad$name/command", "{\"aggregate\": \"c\", \"pipeline\": [], \"cursor\": {}}"),
+                400, 73, "InvalidNamespace");
+        assertProblem(post("/v1/databases/geo/command", "{\"aggregate\": 1, \"pipeline\": [], \"cursor\": {}}"),
+                400, 14, "TypeMismatch");
+    }
+
+    @Test
     void addShardOutsideAdminIsRefused() throws Exception {
         assertProblem(post("/v1/databases/geo/command", "{\"addShard\": \"http://localhost:8101\"}"), 400, 20, "IllegalOperation");
     }
