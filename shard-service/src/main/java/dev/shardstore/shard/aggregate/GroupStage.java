@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
 
@@ -59,7 +60,7 @@ final class GroupStage implements Stage {
                 if (!argument.isDocument() || !argument.asDocument().isEmpty()) {
                     throw new CommandException(ErrorCode.BadValue, "$count takes no arguments, i.e. $count:{}");
                 }
-                argument = new org.bson.BsonInt32(1);
+                argument = new BsonInt32(1);
             }
             fields.add(new Field(name, Accumulators.factory(operator), ExpressionParser.INSTANCE.parse(argument)));
         }

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.aggregate.expression.Expression;
 import dev.shardstore.shard.aggregate.expression.ExpressionParser;
 import dev.shardstore.shard.aggregate.expression.Variables;
+import dev.shardstore.shard.query.TypeNames;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -42,7 +43,7 @@ final class ReplaceRootStage implements Stage {
             if (value == null || !value.isDocument()) {
                 throw new CommandException(ErrorCode.BadValue, "'newRoot' expression must evaluate to an object, but "
                         + "resulting value was: " + (value == null ? "MISSING" : value.toString()) + ". Type of resulting value: '"
-                        + (value == null ? "missing" : dev.shardstore.shard.query.TypeNames.of(value.getBsonType())) + "'.");
+                        + (value == null ? "missing" : TypeNames.of(value.getBsonType())) + "'.");
             }
             return value.asDocument();
         }).toList();

@@ -4,6 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
@@ -50,7 +51,7 @@ final class UnwindStage implements Stage {
                     + "prefixed with a '$': " + index);
         }
         return new UnwindStage(path(spec.get("path")), index, spec.getBoolean("preserveNullAndEmptyArrays",
-                org.bson.BsonBoolean.FALSE).getValue());
+                BsonBoolean.FALSE).getValue());
     }
 
     private static List<String> path(BsonValue value) {

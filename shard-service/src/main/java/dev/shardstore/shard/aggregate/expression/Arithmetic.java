@@ -4,11 +4,13 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.query.TypeNames;
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDateTime;
 import org.bson.BsonDouble;
+import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
@@ -45,7 +47,7 @@ final class Arithmetic {
 
     private static Expression add(List<Expression> operands) {
         return variables -> {
-            BsonValue sum = new org.bson.BsonInt32(0);
+            BsonValue sum = new BsonInt32(0);
             BsonDateTime date = null;
             for (Expression operand : operands) {
                 BsonValue value = operand.evaluate(variables);
@@ -67,7 +69,7 @@ final class Arithmetic {
 
     private static Expression fold(String name, List<Expression> operands, Numbers.Op op) {
         return variables -> {
-            BsonValue result = new org.bson.BsonInt32(1);
+            BsonValue result = new BsonInt32(1);
             for (Expression operand : operands) {
                 BsonValue value = operand.evaluate(variables);
                 if (Operands.nullish(value)) {
@@ -109,7 +111,7 @@ final class Arithmetic {
             throw new CommandException(ErrorCode.BadValue, "can't $divide by zero");
         }
         if (a.isDecimal128() || b.isDecimal128()) {
-            return Numbers.decimal(Numbers.toBigDecimal(a).divide(Numbers.toBigDecimal(b), java.math.MathContext.DECIMAL128));
+            return Numbers.decimal(Numbers.toBigDecimal(a).divide(Numbers.toBigDecimal(b), MathContext.DECIMAL128));
         }
         return new BsonDouble(Numbers.toDouble(a) / Numbers.toDouble(b));
     }
@@ -124,7 +126,7 @@ final class Arithmetic {
             case DECIMAL128 -> Numbers.decimal(Numbers.toBigDecimal(a).remainder(Numbers.toBigDecimal(b)));
             case DOUBLE -> new BsonDouble(Numbers.toDouble(a) % Numbers.toDouble(b));
             case INT64 -> new BsonInt64(a.asNumber().longValue() % b.asNumber().longValue());
-            default -> new org.bson.BsonInt32(a.asNumber().intValue() % b.asNumber().intValue());
+            default -> new BsonInt32(a.asNumber().intValue() % b.asNumber().intValue());
         };
     }
 
@@ -132,7 +134,7 @@ final class Arithmetic {
     private static Expression rounding(String name, List<Expression> operands, RoundingMode mode) {
         return variables -> {
             BsonValue value = operands.get(0).evaluate(variables);
-            BsonValue places = operands.size() > 1 ? operands.get(1).evaluate(variables) : new org.bson.BsonInt32(0);
+            BsonValue places = operands.size() > 1 ? operands.get(1).evaluate(variables) : new BsonInt32(0);
             if (Operands.nullish(value) || Operands.nullish(places)) {
                 return BsonNull.VALUE;
             }

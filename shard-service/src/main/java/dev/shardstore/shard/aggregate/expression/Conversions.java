@@ -4,6 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.query.TypeNames;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -13,6 +14,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonInvalidOperationException;
 import org.bson.BsonNull;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
@@ -120,7 +122,7 @@ final class Conversions {
                 default -> throw new IllegalArgumentException(target.name());
             };
         } catch (DateTimeParseException | ArithmeticException
-                 | org.bson.BsonInvalidOperationException | IllegalArgumentException e) {
+                 | BsonInvalidOperationException | IllegalArgumentException e) {
             throw failure(value, target, e.getMessage());
         }
     }
@@ -132,7 +134,7 @@ final class Conversions {
             case INT32, INT64, BOOLEAN -> toBigDecimal(value).longValueExact();
             default -> {
                 BigDecimal exact = toBigDecimal(value);
-                yield exact.setScale(0, java.math.RoundingMode.DOWN).longValueExact();
+                yield exact.setScale(0, RoundingMode.DOWN).longValueExact();
             }
         };
     }

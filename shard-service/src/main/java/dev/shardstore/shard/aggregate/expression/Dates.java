@@ -18,6 +18,7 @@ import java.util.function.ToIntFunction;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInvalidOperationException;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -126,8 +127,8 @@ final class Dates {
                 throw new CommandException(ErrorCode.BadValue, "$dateTrunc requires 'binSize' to be a positive number");
             }
             long bin = (long) Numbers.toDouble(size);
-            ZonedDateTime truncated = truncate(at, unitValue.asString().getValue(), bin,
-                    startOfWeek.evaluate(variables).asString().getValue());
+            ZonedDateTime truncated = truncate(at, text(name, "unit", unitValue), bin,
+                    text(name, "startOfWeek", startOfWeek.evaluate(variables)));
             return new BsonDateTime(truncated.toInstant().toEpochMilli());
         };
     }
@@ -152,6 +153,14 @@ final class Dates {
             default -> throw new CommandException(ErrorCode.BadValue, "$dateTrunc parameter 'unit' value cannot be recognized "
                     + "as a time unit: " + unit);
         };
+    }
+
+    private static String text(String name, String parameter, BsonValue value) {
+        if (value == null || !value.isString()) {
+            throw new CommandException(ErrorCode.TypeMismatch, name + " requires '" + parameter + "' to be a string, found: "
+                    + (value == null ? "missing" : TypeNames.of(value.getBsonType())));
+        }
+        return value.asString().getValue();
     }
 
     /** {@code units} rounded down to a multiple of {@code bin}; {@code until} truncates towards zero, so fix negatives. */
@@ -187,7 +196,7 @@ final class Dates {
         };
         try {
             return Instant.ofEpochMilli(millis).atZone(ZoneId.of(zone.asString().getValue()));
-        } catch (DateTimeException | org.bson.BsonInvalidOperationException e) {
+        } catch (DateTimeException | BsonInvalidOperationException e) {
             throw new CommandException(ErrorCode.BadValue, "unrecognized time zone identifier: " + zone);
         }
     }

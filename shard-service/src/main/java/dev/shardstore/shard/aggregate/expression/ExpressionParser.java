@@ -20,7 +20,9 @@ import org.bson.BsonValue;
  * ...}} (an object whose fields are expressions), {@code [<expr>, ...]}, and any other value as a constant.
  *
  * <p>Errors: InvalidPipelineOperator (168) {@code "Unrecognized expression '$foo'"}; BadValue (2) for an object
- * mixing an operator with other fields, a {@code "$"} path with an empty component, an undefined variable.
+ * mixing an operator with other fields and a {@code "$"} path with an empty component. A variable that is not
+ * bound evaluates to missing ({@code $$REMOVE} relies on this); MongoDB rejects unbound names other than
+ * {@code REMOVE} when it parses the pipeline (17276), which this parser does not check.
  */
 public final class ExpressionParser {
     /** The parser with every supported operator. */

@@ -2,9 +2,11 @@ package dev.shardstore.shard.aggregate.expression;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.query.TypeNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 
 /**
@@ -46,7 +48,7 @@ final class Operands {
     static BsonDocument named(String name, BsonValue argument) {
         if (!argument.isDocument()) {
             throw new CommandException(ErrorCode.BadValue, name + " expects an object of named arguments but found: "
-                    + argument.getBsonType().name().toLowerCase());
+                    + TypeNames.of(argument.getBsonType()));
         }
         return argument.asDocument();
     }
@@ -62,6 +64,6 @@ final class Operands {
 
     /** Whether a value is null, undefined or missing: the operands most operators answer null for. */
     static boolean nullish(BsonValue value) {
-        return value == null || value.isNull() || value.getBsonType() == org.bson.BsonType.UNDEFINED;
+        return value == null || value.isNull() || value.getBsonType() == BsonType.UNDEFINED;
     }
 }

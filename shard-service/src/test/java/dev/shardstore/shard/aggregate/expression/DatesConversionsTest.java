@@ -71,6 +71,7 @@ class DatesConversionsTest {
             {$hour: {date: '$date', timezone: 'Mars/Base'}} | 2 | unrecognized time zone identifier
             {$dateToString: {format: '%Q', date: '$date'}} | 2 | Invalid format character '%Q'
             {$dateTrunc: {date: '$t', unit: 'fortnight'}} | 2 | cannot be recognized as a time unit: fortnight
+            {$dateTrunc: {date: '$t', unit: 5}}      | 14  | $dateTrunc requires 'unit' to be a string, found: int
             """)
     void rejects(String expression, int code, String message) {
         Eval.fails(expression, DOC, code, message);

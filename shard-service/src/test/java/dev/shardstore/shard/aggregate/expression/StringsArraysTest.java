@@ -58,6 +58,7 @@ class StringsArraysTest {
             {$strLenCP: '$n'}                          | 14 | $strLenCP requires a string argument, found: null
             {$substrCP: ['$item', -1, 2]}              | 2  | non-negative integral
             {$filter: {input: '$nums'}}                | 2  | Missing 'cond' parameter to $filter
+            {$filter: 5}                               | 2  | $filter expects an object of named arguments but found: int
             {$arrayElemAt: ['$item', 0]}               | 14 | $arrayElemAt's first argument must be an array, but is string
             """)
     void rejects(String expression, int code, String message) {
