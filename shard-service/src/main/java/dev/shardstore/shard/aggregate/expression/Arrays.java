@@ -18,7 +18,7 @@ import org.bson.BsonValue;
  * {@code $arrayElemAt: [array, index]} (negative indexes count from the end; out of range is missing),
  * {@code $filter: {input, as?, cond, limit?}}, {@code $map: {input, as?, in}} (the element is {@code $$this}
  * unless {@code as} names it) and {@code $in: [value, array]} (BSON equality, so {@code 1} is in
- * {@code [1.0]}). A null or missing array gives null for {@code $arrayElemAt}, {@code $filter} and
+ * {@code [1.0]}, and missing is not in {@code [null]}). A null or missing array gives null for {@code $arrayElemAt}, {@code $filter} and
  * {@code $map}.
  *
  * <p>Errors: TypeMismatch (14) for a non-array where an array is needed ({@code "The argument to $size must
@@ -94,7 +94,7 @@ final class Arrays {
 
     private static Expression in(List<Expression> operands) {
         return variables -> {
-            BsonValue needle = ExpressionParser.orNull(operands.get(0).evaluate(variables));
+            BsonValue needle = Comparisons.comparable(operands.get(0).evaluate(variables));
             BsonValue haystack = operands.get(1).evaluate(variables);
             if (haystack == null || !haystack.isArray()) {
                 throw new CommandException(ErrorCode.TypeMismatch, "$in requires an array as a second argument, found: "

@@ -6,14 +6,15 @@ import java.util.Map;
 import java.util.function.IntPredicate;
 import org.bson.BsonBoolean;
 import org.bson.BsonInt32;
+import org.bson.BsonUndefined;
 import org.bson.BsonValue;
 
 /**
  * Comparison expression operators (MongoDB manual, "Comparison Expression Operators"):
  * {@code $eq $ne $gt $gte $lt $lte $cmp}, each of exactly two operands compared in BSON order
  * ({@link BsonOrder}) across types, so {@code {$gt: ["a", 5]}} is true (strings sort after numbers).
- * A missing operand compares as null (MongoDB orders missing just below null, which only matters when
- * comparing missing with null). {@code $cmp} answers -1, 0 or 1.
+ * A missing operand is not null: it sorts below null, with undefined (so {@code {$eq: ["$missing", null]}} is
+ * false and two missing operands are equal). {@code $cmp} answers -1, 0 or 1.
  */
 final class Comparisons {
     static final Map<String, OperatorParser> OPERATORS = Map.of(
@@ -35,8 +36,11 @@ final class Comparisons {
     }
 
     private static int compare(List<Expression> operands, Variables variables) {
-        BsonValue a = ExpressionParser.orNull(operands.get(0).evaluate(variables));
-        BsonValue b = ExpressionParser.orNull(operands.get(1).evaluate(variables));
-        return BsonOrder.compare(a, b);
+        return BsonOrder.compare(comparable(operands.get(0).evaluate(variables)), comparable(operands.get(1).evaluate(variables)));
+    }
+
+    /** The value as it compares: missing as undefined, which shares missing's place in BSON order. */
+    static BsonValue comparable(BsonValue value) {
+        return value == null ? new BsonUndefined() : value;
     }
 }

@@ -29,7 +29,9 @@ class LogicTest {
             {$lte: ['$s', 1]}                          | false
             {$gt: ['$s', 1]}                           | true
             {$eq: ['$n', null]}                        | true
-            {$eq: ['$nope', null]}                     | true
+            {$eq: ['$nope', null]}                     | false
+            {$lt: ['$nope', null]}                     | true
+            {$eq: ['$nope', '$nope2']}                 | true
             {$cmp: ['$qty', 250]}                      | 0
             {$cmp: ['$qty', 300]}                      | -1
             {$cmp: ['$s', 'ab']}                       | 1

@@ -43,6 +43,8 @@ class StringsArraysTest {
             {$in: ['cake', '$favorites']}              | true
             {$in: [2.0, '$nums']}                      | true
             {$in: ['pie', '$favorites']}               | false
+            {$in: ['$nope', [null]]}                   | false
+            {$in: [null, [null]]}                      | true
             """)
     void evaluates(String expression, String expected) {
         Eval.check(expression, DOC, expected);
