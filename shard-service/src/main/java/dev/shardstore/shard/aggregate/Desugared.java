@@ -81,7 +81,12 @@ final class Desugared {
             bucketOf.put("default", literal(otherwise));
         }
         BsonDocument group = new BsonDocument("_id", new BsonDocument("$switch", bucketOf));
-        group.putAll(spec.getDocument("output", new BsonDocument("count", sumOfOne())));
+        BsonValue output = spec.get("output", new BsonDocument("count", sumOfOne()));
+        if (!output.isDocument()) {
+            throw new CommandException(ErrorCode.BadValue, "The $bucket 'output' field must be an object, but found type: "
+                    + output.getBsonType());
+        }
+        group.putAll(output.asDocument());
         return sequence(pipelines.parse(new BsonDocument("$group", group),
                 new BsonDocument("$sort", new BsonDocument("_id", new BsonInt32(1)))));
     }

@@ -177,6 +177,8 @@ final class FieldsStage implements Stage {
                 out.add(descend(element, nodes, variables));
             } else if (mode == Mode.EXCLUDE) {
                 out.add(element);
+            } else if (mode == Mode.ADD) {
+                out.add(shape(new BsonDocument(), nodes, variables));
             }
         }
         return out;

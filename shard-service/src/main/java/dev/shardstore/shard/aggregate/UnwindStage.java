@@ -45,13 +45,19 @@ final class UnwindStage implements Stage {
         if (!spec.containsKey("path")) {
             throw new CommandException(ErrorCode.BadValue, "no path specified to $unwind stage");
         }
-        String index = spec.containsKey("includeArrayIndex") ? spec.getString("includeArrayIndex").getValue() : null;
-        if (index != null && (index.isEmpty() || index.startsWith("$"))) {
-            throw new CommandException(ErrorCode.BadValue, "includeArrayIndex option to $unwind stage should not be "
-                    + "prefixed with a '$': " + index);
+        BsonValue index = spec.get("includeArrayIndex");
+        if (index != null && (!index.isString() || index.asString().getValue().isEmpty()
+                || index.asString().getValue().startsWith("$"))) {
+            throw new CommandException(ErrorCode.BadValue, "includeArrayIndex option to $unwind stage should be a "
+                    + "non-empty string not prefixed with a '$': " + index);
         }
-        return new UnwindStage(path(spec.get("path")), index, spec.getBoolean("preserveNullAndEmptyArrays",
-                BsonBoolean.FALSE).getValue());
+        BsonValue preserve = spec.get("preserveNullAndEmptyArrays", BsonBoolean.FALSE);
+        if (!preserve.isBoolean()) {
+            throw new CommandException(ErrorCode.BadValue, "expected a boolean for the preserveNullAndEmptyArrays option to "
+                    + "$unwind stage, got " + preserve);
+        }
+        return new UnwindStage(path(spec.get("path")), index == null ? null : index.asString().getValue(),
+                preserve.asBoolean().getValue());
     }
 
     private static List<String> path(BsonValue value) {

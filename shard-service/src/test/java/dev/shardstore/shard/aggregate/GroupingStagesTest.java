@@ -52,6 +52,7 @@ class GroupingStagesTest {
             [{$bucket: {groupBy: '$price', boundaries: [10, 0]}}] | 2 | must be sorted in ascending order
             [{$bucket: {groupBy: '$price', boundaries: [0, 10], default: 5}}] | 2 | 'default' field must be less than the lowest boundary
             [{$bucket: {groupBy: '$price', boundaries: [0, 10]}}] | 2 | could not find a matching branch
+            [{$bucket: {groupBy: '$price', boundaries: [0, 10], default: 'x', output: 1}}] | 2 | The $bucket 'output' field must be an object
             [{$facet: {a: [{$facet: {b: []}}]}}]       | 2   | $facet is not allowed to be used within a $facet stage
             [{$sample: {size: -1}}]                    | 2   | $sample stage takes exactly one option
             [{$lookup: {from: 'x', localField: 'a', as: 'b'}}] | 2 | $lookup argument 'foreignField' must be a non-empty string

@@ -22,6 +22,7 @@ class ShapingStagesTest {
             [{$match: {_id: 2}}, {$project: {_id: 0, title: 1, lastModified: {$ifNull: ['$lastModified', '$$REMOVE']}}}] | [{title: 'Baked Goods'}]
             [{$match: {_id: 1}}, {$addFields: {copies: 6, total: {$multiply: ['$copies', 2]}, 'author.mid': 'm'}}, {$project: {tags: 0, isbn: 0}}] | [{_id: 1, title: 'abc123', author: {last: 'zzz', first: 'aaa', mid: 'm'}, copies: 6, total: 10}]
             [{$match: {_id: 2}}, {$set: {title: '$$REMOVE', copies: {$toInt: '$copies'}}}] | [{_id: 2, author: {last: 'xyz', first: 'abc'}, copies: 2, tags: [], lastModified: null}]
+            [{$match: {_id: 3}}, {$addFields: {'author.x': 1}}, {$project: {author: 1}}] | [{_id: 3, author: [{last: 'p', first: 'q', x: 1}, {x: 1}]}]
             [{$match: {_id: 1}}, {$unset: ['isbn', 'author.first', 'tags']}] | [{_id: 1, title: 'abc123', author: {last: 'zzz'}, copies: 5}]
             [{$match: {_id: 1}}, {$unset: 'author'}, {$project: {title: 1, _id: 0}}] | [{title: 'abc123'}]
             [{$match: {_id: 1}}, {$replaceRoot: {newRoot: '$author'}}] | [{last: 'zzz', first: 'aaa'}]
@@ -55,6 +56,8 @@ class ShapingStagesTest {
             [{$skip: -1}]                              | 2     | invalid argument to $skip stage
             [{$unwind: 'tags'}]                        | 2     | path option to $unwind stage should be prefixed with a '$'
             [{$unwind: {path: '$tags', foo: 1}}]       | 2     | unrecognized option to $unwind stage: foo
+            [{$unwind: {path: '$tags', includeArrayIndex: 1}}] | 2 | includeArrayIndex option to $unwind stage should be a non-empty string
+            [{$unwind: {path: '$tags', preserveNullAndEmptyArrays: 1}}] | 2 | expected a boolean for the preserveNullAndEmptyArrays option
             [{$match: {copies: {$bad: 1}}}]            | 2     | unknown operator: $bad
             [{$frob: {}}]                              | 40324 | Unrecognized pipeline stage name: '$frob'
             [{$match: {}, $limit: 1}]                  | 2     | A pipeline stage specification object must contain exactly one field.

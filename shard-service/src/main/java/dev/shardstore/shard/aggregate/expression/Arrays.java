@@ -11,6 +11,7 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonNull;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
@@ -69,7 +70,11 @@ final class Arrays {
         BsonDocument named = Operands.named(name, arg);
         Expression input = parser.parse(Operands.required(name, named, "input"));
         Expression each = parser.parse(Operands.required(name, named, body));
-        String as = named.containsKey("as") ? named.getString("as").getValue() : "this";
+        BsonValue asName = named.get("as", new BsonString("this"));
+        if (!asName.isString() || asName.asString().getValue().isEmpty()) {
+            throw new CommandException(ErrorCode.BadValue, name + " 'as' must be a non-empty variable name: " + asName);
+        }
+        String as = asName.asString().getValue();
         Expression limit = named.containsKey("limit") ? parser.parse(named.get("limit")) : variables -> null;
         boolean filter = body.equals("cond");
         return variables -> {
