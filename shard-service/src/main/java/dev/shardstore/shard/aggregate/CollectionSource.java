@@ -10,9 +10,6 @@ import org.bson.BsonDocument;
  */
 @FunctionalInterface
 public interface CollectionSource {
-    /** Source that knows no collection: every {@code $lookup} finds nothing. */
-    CollectionSource NONE = (collection, filter) -> List.of();
-
     /**
      * The documents of {@code collection} matching {@code filter}, in storage order; empty when the
      * collection does not exist.

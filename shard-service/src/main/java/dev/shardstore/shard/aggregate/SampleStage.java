@@ -2,6 +2,7 @@ package dev.shardstore.shard.aggregate;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.aggregate.expression.Numbers;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -20,12 +21,11 @@ import org.bson.BsonValue;
 record SampleStage(long size) implements Stage {
     static Stage parse(BsonDocument spec) {
         BsonValue size = spec.get("size");
-        if (spec.size() != 1 || size == null || !(size.isNumber() || size.isDecimal128())
-                || (size.isDecimal128() ? size.asDecimal128().doubleValue() : size.asNumber().doubleValue()) < 0) {
+        if (spec.size() != 1 || !Numbers.isNumber(size) || Numbers.toDouble(size) < 0) {
             throw new CommandException(ErrorCode.BadValue, "$sample stage takes exactly one option, 'size', "
                     + "a non-negative number: " + spec.toJson());
         }
-        return new SampleStage(size.isDecimal128() ? size.asDecimal128().longValue() : size.asNumber().longValue());
+        return new SampleStage((long) Numbers.toDouble(size));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.shardstore.shard.aggregate;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.aggregate.expression.Numbers;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -28,8 +29,8 @@ record SliceStage(long skip, long limit) implements Stage {
     }
 
     private static long count(String stage, BsonValue argument, long minimum) {
-        if (argument.isNumber() || argument.isDecimal128()) {
-            double value = argument.isDecimal128() ? argument.asDecimal128().doubleValue() : argument.asNumber().doubleValue();
+        if (Numbers.isNumber(argument)) {
+            double value = Numbers.toDouble(argument);
             if (value == Math.rint(value) && value >= minimum) {
                 return (long) value;
             }

@@ -2,6 +2,7 @@ package dev.shardstore.shard.aggregate.expression;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
+import java.util.function.BinaryOperator;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.LongBinaryOperator;
 import org.bson.BsonDecimal128;
@@ -18,38 +19,20 @@ import org.bson.types.Decimal128;
  * a long result that overflows becomes a double.
  */
 public final class Numbers {
-    /** One binary arithmetic operation in each representation. */
-    interface Op {
-        /** Exact long arithmetic; throws {@link ArithmeticException} on overflow. */
-        long longs(long a, long b);
+    /**
+     * One binary arithmetic operation in each representation.
+     *
+     * @param longs    exact long arithmetic, throwing {@link ArithmeticException} on overflow
+     * @param doubles  double arithmetic
+     * @param decimals decimal arithmetic
+     */
+    record Op(LongBinaryOperator longs, DoubleBinaryOperator doubles, BinaryOperator<BigDecimal> decimals) {}
 
-        double doubles(double a, double b);
-
-        BigDecimal decimals(BigDecimal a, BigDecimal b);
-    }
-
-    static final Op ADD = op(Math::addExact, Double::sum, BigDecimal::add);
-    static final Op MULTIPLY = op(Math::multiplyExact, (a, b) -> a * b, BigDecimal::multiply);
-    static final Op SUBTRACT = op(Math::subtractExact, (a, b) -> a - b, BigDecimal::subtract);
+    static final Op ADD = new Op(Math::addExact, Double::sum, BigDecimal::add);
+    static final Op MULTIPLY = new Op(Math::multiplyExact, (a, b) -> a * b, BigDecimal::multiply);
+    static final Op SUBTRACT = new Op(Math::subtractExact, (a, b) -> a - b, BigDecimal::subtract);
 
     private Numbers() {}
-
-    private static Op op(LongBinaryOperator longs, DoubleBinaryOperator doubles,
-            java.util.function.BinaryOperator<BigDecimal> decimals) {
-        return new Op() {
-            public long longs(long a, long b) {
-                return longs.applyAsLong(a, b);
-            }
-
-            public double doubles(double a, double b) {
-                return doubles.applyAsDouble(a, b);
-            }
-
-            public BigDecimal decimals(BigDecimal a, BigDecimal b) {
-                return decimals.apply(a, b);
-            }
-        };
-    }
 
     /** {@code a + b} with type promotion, as {@code $add} and {@code $sum} compute it; both must be numbers. */
     public static BsonValue add(BsonValue a, BsonValue b) {
@@ -65,16 +48,16 @@ public final class Numbers {
     static BsonValue apply(Op op, BsonValue a, BsonValue b) {
         BsonType wide = wider(a.getBsonType(), b.getBsonType());
         if (wide == BsonType.DECIMAL128) {
-            return decimal(op.decimals(toBigDecimal(a), toBigDecimal(b)));
+            return decimal(op.decimals().apply(toBigDecimal(a), toBigDecimal(b)));
         }
         if (wide == BsonType.DOUBLE) {
-            return new BsonDouble(op.doubles(toDouble(a), toDouble(b)));
+            return new BsonDouble(op.doubles().applyAsDouble(toDouble(a), toDouble(b)));
         }
         try {
-            long result = op.longs(a.asNumber().longValue(), b.asNumber().longValue());
+            long result = op.longs().applyAsLong(a.asNumber().longValue(), b.asNumber().longValue());
             return wide == BsonType.INT32 && result == (int) result ? new BsonInt32((int) result) : new BsonInt64(result);
         } catch (ArithmeticException overflow) {
-            return new BsonDouble(op.doubles(toDouble(a), toDouble(b)));
+            return new BsonDouble(op.doubles().applyAsDouble(toDouble(a), toDouble(b)));
         }
     }
 

@@ -38,9 +38,4 @@ public final class Variables {
     @Nullable BsonValue get(String name) {
         return values.get(name);
     }
-
-    /** The document {@code "$field"} paths start from. */
-    BsonValue current() {
-        return values.get("CURRENT");
-    }
 }
