@@ -100,7 +100,7 @@ final class Dates {
                 case 'j' -> String.format(Locale.ROOT, "%03d", at.getDayOfYear());
                 case 'w' -> Integer.toString(at.getDayOfWeek().getValue() % 7 + 1);
                 case 'z' -> at.getOffset().getId().equals("Z") ? "+0000" : at.getOffset().getId().replace(":", "");
-                case 'Z' -> Integer.toString(at.getOffset().getTotalSeconds() / 60);
+                case 'Z' -> String.format(Locale.ROOT, "%+d", at.getOffset().getTotalSeconds() / 60);
                 case '%' -> "%";
                 default -> throw new CommandException(ErrorCode.BadValue, "Invalid format character '%" + pattern.charAt(i)
                         + "' in format string");

@@ -22,6 +22,7 @@ class DatesConversionsTest {
             {$dateToString: {format: '%H:%M:%S:%L%z', date: '$date', timezone: '+04:30'}} | '12:45:39:736+0430'
             {$dateToString: {format: '%j %w %Z %%', date: '$date', timezone: 'America/New_York'}} | '001 4 -300 %'
             {$dateToString: {date: '$date'}}           | '2014-01-01T08:15:39.736Z'
+            {$dateToString: {format: '%Z', date: '$date', timezone: '+04:30'}} | '+270'
             {$dateToString: {date: '$nope', onNull: 'none'}} | 'none'
             {$dateToString: {date: '$n'}}              | null
             {$dateTrunc: {date: '$t', unit: 'month'}}  | {$date: '2020-03-01T00:00:00Z'}
