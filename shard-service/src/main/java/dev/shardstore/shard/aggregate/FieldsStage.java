@@ -4,6 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.aggregate.expression.Expression;
 import dev.shardstore.shard.aggregate.expression.ExpressionParser;
+import dev.shardstore.shard.aggregate.expression.Numbers;
 import dev.shardstore.shard.aggregate.expression.Variables;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +59,7 @@ final class FieldsStage implements Stage {
             throw new CommandException(ErrorCode.BadValue, "$project requires at least one output field");
         }
         Map<String, Node> tree = new LinkedHashMap<>();
-        spec.forEach((path, value) -> put(tree, path, projectNode(value)));
+        spec.forEach((path, value) -> put(tree, path, node(value, true)));
         boolean excludes = hasNode(tree, Drop.class, false);
         boolean includes = hasNode(tree, Keep.class, false) || hasNode(tree, Computed.class, true);
         if (excludes && includes) {
@@ -77,7 +78,7 @@ final class FieldsStage implements Stage {
 
     static Stage addFields(BsonDocument spec) {
         Map<String, Node> tree = new LinkedHashMap<>();
-        spec.forEach((path, value) -> put(tree, path, addNode(value)));
+        spec.forEach((path, value) -> put(tree, path, node(value, false)));
         return new FieldsStage(Mode.ADD, tree);
     }
 
@@ -92,23 +93,18 @@ final class FieldsStage implements Stage {
         return new FieldsStage(Mode.EXCLUDE, tree);
     }
 
-    private static Node projectNode(BsonValue value) {
-        if (value.isBoolean() || value.isNumber() || value.isDecimal128()) {
-            boolean keep = value.isBoolean() ? value.asBoolean().getValue() : value.asNumber().doubleValue() != 0;
+    /**
+     * The node for one specification value: in {@code $project} a number or boolean includes or excludes; a
+     * document whose first field is not an operator nests; anything else is an expression.
+     */
+    private static Node node(BsonValue value, boolean project) {
+        if (project && (value.isBoolean() || Numbers.isNumber(value))) {
+            boolean keep = value.isBoolean() ? value.asBoolean().getValue() : Numbers.toDouble(value) != 0;
             return keep ? new Keep() : new Drop();
         }
         if (value.isDocument() && !value.asDocument().isEmpty() && !value.asDocument().getFirstKey().startsWith("$")) {
             Map<String, Node> children = new LinkedHashMap<>();
-            value.asDocument().forEach((path, child) -> put(children, path, projectNode(child)));
-            return new Nested(children);
-        }
-        return new Computed(ExpressionParser.INSTANCE.parse(value));
-    }
-
-    private static Node addNode(BsonValue value) {
-        if (value.isDocument() && !value.asDocument().isEmpty() && !value.asDocument().getFirstKey().startsWith("$")) {
-            Map<String, Node> children = new LinkedHashMap<>();
-            value.asDocument().forEach((path, child) -> put(children, path, addNode(child)));
+            value.asDocument().forEach((path, child) -> put(children, path, node(child, project)));
             return new Nested(children);
         }
         return new Computed(ExpressionParser.INSTANCE.parse(value));
@@ -139,7 +135,7 @@ final class FieldsStage implements Stage {
     }
 
     private static String firstExcluded(BsonDocument spec) {
-        return spec.entrySet().stream().filter(e -> !e.getKey().equals("_id") && projectNode(e.getValue()) instanceof Drop)
+        return spec.entrySet().stream().filter(e -> !e.getKey().equals("_id") && node(e.getValue(), true) instanceof Drop)
                 .map(Map.Entry::getKey).findFirst().orElse("_id");
     }
 

@@ -13,6 +13,7 @@ class ShapingStagesTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             [{$match: {copies: {$gt: 2.5}}}, {$project: {title: 1}}] | [{_id: 1, title: 'abc123'}, {_id: 3, title: 'Cooking'}]
+            [{$match: {_id: 1}}, {$project: {title: {$numberDecimal: '1'}}}] | [{_id: 1, title: 'abc123'}]
             [{$match: {_id: 1}}, {$project: {_id: 0, 'author.last': 1, title: 1}}] | [{title: 'abc123', author: {last: 'zzz'}}]
             [{$match: {_id: 3}}, {$project: {'author.first': 1}}] | [{_id: 3, author: [{first: 'q'}]}]
             [{$match: {_id: 1}}, {$project: {author: {first: 1}, n: {$add: ['$copies', 1]}}}] | [{_id: 1, author: {first: 'aaa'}, n: 6}]
@@ -46,6 +47,7 @@ class ShapingStagesTest {
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             [{$project: {title: 1, isbn: 0}}]          | 2     | Cannot do exclusion on field isbn in inclusion projection
             [{$project: {}}]                           | 2     | $project requires at least one output field
+            [{$project: {title: {$numberDecimal: '1'}, copies: 0.0}}] | 2 | Cannot do exclusion on field copies in inclusion projection
             [{$project: {x: {$nope: 1}}}]              | 168   | Unrecognized expression '$nope'
             [{$unset: [1]}]                            | 2     | $unset specification must be a string or an array containing only string values
             [{$replaceRoot: {newRoot: '$title'}}]      | 2     | 'newRoot' expression must evaluate to an object

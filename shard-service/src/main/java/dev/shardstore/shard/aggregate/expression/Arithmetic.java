@@ -142,7 +142,7 @@ final class Arithmetic {
             if (mode == null) {
                 return abs(value);
             }
-            int scale = number(name, places, false).asNumber().intValue();
+            int scale = (int) Numbers.toDouble(number(name, places, false));
             BigDecimal rounded = Numbers.toBigDecimal(value).setScale(scale, mode);
             return switch (value.getBsonType()) {
                 case DECIMAL128 -> Numbers.decimal(rounded);

@@ -39,6 +39,7 @@ class ArithmeticTest {
             {$round: [10.5, 0]}                        | 10.0
             {$round: [11.5, 0]}                        | 12.0
             {$round: [19.25, 1]}                       | 19.2
+            {$round: ['$dec', {$numberDecimal: '0'}]}  | {$numberDecimal: '2'}
             {$round: [1234, -2]}                       | 1200
             {$trunc: [-8.99, 0]}                       | -8.0
             {$trunc: [19.28, 1]}                       | 19.2
