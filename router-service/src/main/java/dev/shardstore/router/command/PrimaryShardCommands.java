@@ -44,6 +44,16 @@ public class PrimaryShardCommands {
         });
     }
 
+    /** {@code aggregate} on a collection, forwarded like find; a missing database yields an empty cursor. */
+    @Bean
+    CommandHandler aggregate() {
+        return CommandHandler.of("aggregate", (db, cmd) -> {
+            String collection = new CommandArgs(cmd).collectionName();
+            Namespaces.checkUserDatabase(db, "aggregate");
+            return cursorReply(db, collection, cmd);
+        });
+    }
+
     @Bean
     CommandHandler listCollections() {
         return CommandHandler.of("listCollections", (db, cmd) -> {
