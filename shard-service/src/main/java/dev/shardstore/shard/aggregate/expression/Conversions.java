@@ -1,5 +1,7 @@
 package dev.shardstore.shard.aggregate.expression;
 
+import dev.shardstore.contracts.hash.BsonHasher;
+
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.query.TypeNames;
@@ -25,7 +27,8 @@ import org.bson.types.ObjectId;
 /**
  * Type conversion expression operators (MongoDB manual, "$convert"): {@code $convert: {input, to, onError?,
  * onNull?}} with {@code to} a type name ({@code "double" "string" "objectId" "bool" "date" "int" "long"
- * "decimal"}) or its number, and the shorthands {@code $toInt $toLong $toDouble $toString $toDate}. Null or
+ * "decimal"}) or its number, the shorthands {@code $toInt $toLong $toDouble $toString $toDate}, and
+ * {@code $toHashedIndexKey}. Null or
  * missing input gives null (or {@code onNull}). Rules: numbers convert when the value fits (doubles truncate
  * towards zero); strings parse as base-10 integers for int/long, as numbers for double/decimal, as ISO-8601
  * for date, as 24 hex digits for objectId; booleans give 0/1 and numbers give booleans by non-zero; dates give
@@ -41,13 +44,27 @@ final class Conversions {
             "$toLong", shorthand(BsonType.INT64),
             "$toDouble", shorthand(BsonType.DOUBLE),
             "$toString", shorthand(BsonType.STRING),
-            "$toDate", shorthand(BsonType.DATE_TIME));
+            "$toDate", shorthand(BsonType.DATE_TIME),
+            "$toHashedIndexKey", Conversions::hashedIndexKey);
 
     private static final Map<String, BsonType> TARGETS = Map.of("double", BsonType.DOUBLE, "string", BsonType.STRING,
             "objectId", BsonType.OBJECT_ID, "bool", BsonType.BOOLEAN, "date", BsonType.DATE_TIME, "int", BsonType.INT32,
             "long", BsonType.INT64, "decimal", BsonType.DECIMAL128);
 
     private Conversions() {}
+
+    /**
+     * {@code $toHashedIndexKey: <expression>}: the value's hash as a hashed index or hashed shard key stores
+     * it (MongoDB's function, see {@link BsonHasher}), as a long; a missing value hashes as null, as a hashed
+     * index stores it.
+     */
+    private static Expression hashedIndexKey(String name, BsonValue arg, ExpressionParser parser) {
+        Expression input = Operands.exactly(name, arg, parser, 1).getFirst();
+        return variables -> {
+            BsonValue value = input.evaluate(variables);
+            return new BsonInt64(BsonHasher.hash64(value == null ? BsonNull.VALUE : value));
+        };
+    }
 
     private static OperatorParser shorthand(BsonType target) {
         return (name, arg, parser) -> {

@@ -49,6 +49,10 @@ class DatesConversionsTest {
             {$toDate: '$l'}                            | {$date: '1970-02-27T20:53:20Z'}
             {$toDate: '2018-03-03T00:00:00Z'}          | {$date: '2018-03-03T00:00:00Z'}
             {$toDate: '$oid'}                          | {$date: '2018-03-27T04:43:38Z'}
+            {$toHashedIndexKey: 1}                     | {$numberLong: '5902408780260971510'}
+            {$toHashedIndexKey: 'abc'}                 | {$numberLong: '8478485326885698097'}
+            {$toHashedIndexKey: '$nope'}               | {$numberLong: '2338878944348059895'}
+            {$toHashedIndexKey: '$n'}                  | {$numberLong: '2338878944348059895'}
             {$convert: {input: '$f', to: 'int', onError: 'bad'}} | 'bad'
             {$convert: {input: '$nope', to: 'int', onNull: 0}} | 0
             {$convert: {input: '$s', to: 16}}          | 5
