@@ -18,7 +18,8 @@ import org.bson.BsonValue;
  * {@code {a: 5}} matches {@code {a: [1, 5]}}, {@code {"a.b": 1}} matches {@code {a: [{b: 1}]}},
  * {@code {"a.0": 1}} matches {@code {a: [1]}} and {@code {a: [{"0": 1}]}}; an array value matches the
  * whole array or an element that is that array; {@code {a: null}} matches null, missing, and arrays holding
- * null. Operators: {@code $eq $ne $gt $gte $lt $lte $in $nin $exists $not $regex/$options} under a field
+ * null. Operators: {@code $eq $ne $gt $gte $lt $lte $in $nin $exists $not $regex/$options $type $mod $size
+ * $elemMatch $all} under a field
  * ({@link FieldOperators}), {@code $and $or $nor $comment} at the top. Comparisons hold only within one
  * canonical type bracket ({@link Comparison}).
  */

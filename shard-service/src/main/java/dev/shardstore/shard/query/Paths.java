@@ -34,7 +34,12 @@ public final class Paths {
         /** The query matcher's view. */
         MATCH,
         /** The index-key (and sort-key) generator's view. */
-        SORT_KEY
+        SORT_KEY,
+        /**
+         * The view of MongoDB's array operators ({@code $size}, {@code $elemMatch}): as {@link #MATCH}, but an
+         * array at the end of the path yields only the array itself, not its elements.
+         */
+        WHOLE_ARRAY
     }
 
     private Paths() {}
@@ -85,11 +90,18 @@ public final class Paths {
     /** {@code index} is the position, in {@code path}, of the component after the array. */
     private static void fromArray(BsonArray array, List<String> path, int index, Mode mode, List<BsonValue> out) {
         if (index == path.size()) {
-            out.addAll(array.getValues());
-            if (mode == Mode.MATCH) {
-                out.add(array);
-            } else if (array.isEmpty()) {
-                out.add(new BsonUndefined());
+            switch (mode) {
+                case MATCH -> {
+                    out.addAll(array.getValues());
+                    out.add(array);
+                }
+                case WHOLE_ARRAY -> out.add(array);
+                case SORT_KEY -> {
+                    out.addAll(array.getValues());
+                    if (array.isEmpty()) {
+                        out.add(new BsonUndefined());
+                    }
+                }
             }
             return;
         }
