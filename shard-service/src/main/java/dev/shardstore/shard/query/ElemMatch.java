@@ -43,12 +43,12 @@ record ElemMatch(Matcher elementMatcher, boolean operatorForm) implements ValueP
         if (value == null || !value.isArray()) {
             return false;
         }
-        for (BsonValue element : value.asArray()) {
-            if (operatorForm ? elementMatcher.matches(new BsonDocument(ELEMENT, element))
-                    : element.isDocument() && elementMatcher.matches(element.asDocument())) {
-                return true;
-            }
-        }
-        return false;
+        return value.asArray().stream().anyMatch(this::matchesElement);
+    }
+
+    /** Whether one array element satisfies the conditions (also {@code $pull}'s condition test). */
+    boolean matchesElement(BsonValue element) {
+        return operatorForm ? elementMatcher.matches(new BsonDocument(ELEMENT, element))
+                : element.isDocument() && elementMatcher.matches(element.asDocument());
     }
 }

@@ -2,6 +2,7 @@ package dev.shardstore.shard.query;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,8 +18,9 @@ import org.bson.BsonValue;
  * <ul>
  *   <li>replacement: {@code {<field>: <value>, ...}} (no top-level {@code $} key; {@code {}} empties the
  *       document); the original {@code _id} is kept;</li>
- *   <li>operators: {@code {$set: {<path>: <value>}, $unset: {<path>: ""}, $inc: {<path>: <number>}}}, see
- *       {@link UpdateTree} for the path rules and {@link IncField} for the arithmetic.</li>
+ *   <li>operators: {@code {$set: {<path>: <value>}, $unset: {<path>: ""}, $inc: {<path>: <number>}, ...}}, see
+ *       {@link UpdateTree} for the operators and path rules; {@code $setOnInsert} applies only in
+ *       {@link #applyForUpsert}.</li>
  * </ul>
  * The form is decided by the first key, as MongoDB does.
  *
@@ -66,7 +68,11 @@ public final class Update {
      *     {@code $inc} on a non-number; PathNotViable (28) for a path through a scalar
      */
     public BsonDocument apply(BsonDocument doc) {
-        BsonDocument result = form.apply(doc);
+        return apply(doc, false);
+    }
+
+    private BsonDocument apply(BsonDocument doc, boolean inserting) {
+        BsonDocument result = form.apply(doc, inserting);
         requireSameId(doc, result);
         return result;
     }
@@ -80,7 +86,7 @@ public final class Update {
      *     {@code _id}; InvalidIdField (53) when the resulting {@code _id} is an array
      */
     public BsonDocument applyForUpsert(BsonDocument seed) {
-        BsonDocument result = apply(seed);
+        BsonDocument result = apply(seed, true);
         requireValidId(result);
         if (!result.containsKey("_id")) {
             result.put("_id", new BsonObjectId());
@@ -160,12 +166,13 @@ public final class Update {
 
     /** The two forms; each returns a new document and leaves its argument untouched. */
     private sealed interface Form permits Replacement, Operators {
-        BsonDocument apply(BsonDocument doc);
+        /** {@code inserting}: the insert side of an upsert. */
+        BsonDocument apply(BsonDocument doc, boolean inserting);
     }
 
     private record Replacement(BsonDocument replacement) implements Form {
         @Override
-        public BsonDocument apply(BsonDocument doc) {
+        public BsonDocument apply(BsonDocument doc, boolean inserting) {
             BsonDocument result = new BsonDocument();
             if (doc.containsKey("_id") && !replacement.containsKey("_id")) {
                 result.put("_id", Values.copy(doc.get("_id")));
@@ -177,9 +184,9 @@ public final class Update {
 
     private record Operators(UpdateTree tree) implements Form {
         @Override
-        public BsonDocument apply(BsonDocument doc) {
+        public BsonDocument apply(BsonDocument doc, boolean inserting) {
             BsonDocument result = Values.copy(doc);
-            tree.applyTo(result);
+            tree.applyTo(new UpdateContext(result, inserting, Instant.now()));
             return result;
         }
     }

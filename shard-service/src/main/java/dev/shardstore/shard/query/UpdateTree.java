@@ -16,8 +16,12 @@ import org.bson.BsonValue;
 /**
  * The operator form of an update ({@code {$set: {...}, $unset: {...}, $inc: {...}}}) as a tree of paths,
  * MongoDB's {@code UpdateObjectNode}: interior nodes are path components, leaves are {@link UpdateOperation}s.
+ * Operators: {@code $set $setOnInsert} ({@link SetField}), {@code $unset}, {@code $inc $mul}
+ * ({@link ArithmeticField}), {@code $min $max} ({@link CompareField}), {@code $currentDate}, {@code $rename}
+ * ({@link RenameField}: a leaf at both paths), {@code $push}, {@code $addToSet}, {@code $pop},
+ * {@code $pull $pullAll} ({@link PullField}).
  *
- * <p>Rules (MongoDB manual, "Update Operators", "$set", "$unset", "$inc"):
+ * <p>Rules (MongoDB manual, "Update Operators", and each operator's page):
  * <ul>
  *   <li>fields are processed in lexicographic order of their names, numeric names (array indexes) first and in
  *       numeric order ("Starting in MongoDB 5.0, update operators process document fields with string-based names
@@ -31,10 +35,20 @@ import org.bson.BsonValue;
  * </ul>
  */
 final class UpdateTree {
-    private static final Map<String, BiFunction<String, BsonValue, UpdateOperation>> OPERATORS = Map.of(
-            "$set", (path, value) -> new SetField(value),
-            "$unset", (path, value) -> new UnsetField(),
-            "$inc", IncField::new);
+    private static final Map<String, BiFunction<String, BsonValue, UpdateOperation>> OPERATORS = Map.ofEntries(
+            Map.entry("$set", (path, value) -> new SetField(value, false)),
+            Map.entry("$setOnInsert", (path, value) -> new SetField(value, true)),
+            Map.entry("$unset", (path, value) -> new UnsetField()),
+            Map.entry("$inc", ArithmeticField::inc),
+            Map.entry("$mul", ArithmeticField::mul),
+            Map.entry("$min", (path, value) -> new CompareField(false, value)),
+            Map.entry("$max", (path, value) -> new CompareField(true, value)),
+            Map.entry("$currentDate", CurrentDateField::parse),
+            Map.entry("$push", PushField::parse),
+            Map.entry("$addToSet", AddToSetField::parse),
+            Map.entry("$pop", PopField::parse),
+            Map.entry("$pull", PullField::pull),
+            Map.entry("$pullAll", PullField::pullAll));
 
     /**
      * Array indexes in numeric order, then other names in code point order. (MongoDB compares an index with
@@ -65,7 +79,7 @@ final class UpdateTree {
         UpdateTree tree = new UpdateTree();
         for (Map.Entry<String, BsonValue> operator : update.entrySet()) {
             BiFunction<String, BsonValue, UpdateOperation> factory = OPERATORS.get(operator.getKey());
-            if (factory == null) {
+            if (factory == null && !operator.getKey().equals("$rename")) {
                 throw new CommandException(ErrorCode.FailedToParse, "Unknown modifier: " + operator.getKey()
                         + ". Expected a valid update modifier or pipeline-style update specified as an array");
             }
@@ -76,15 +90,22 @@ final class UpdateTree {
             }
             for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
                 String path = field.getKey();
-                tree.add(path, validatedComponents(path), factory.apply(path, field.getValue()));
+                List<String> components = validatedComponents(path);
+                if (operator.getKey().equals("$rename")) {
+                    String to = RenameField.destination(path, field.getValue());
+                    tree.add(path, components, RenameField.placeholder());
+                    tree.add(to, validatedComponents(to), new RenameField(components, to));
+                } else {
+                    tree.add(path, components, factory.apply(path, field.getValue()));
+                }
             }
         }
         return tree;
     }
 
-    /** Applies every operation to {@code doc} in place (the caller passes a working copy). */
-    void applyTo(BsonDocument doc) {
-        applyChildren(doc, "", root);
+    /** Applies every operation to {@code context.root()} in place (the caller passes a working copy). */
+    void applyTo(UpdateContext context) {
+        applyChildren(context.root(), "", root, context);
     }
 
     private static List<String> validatedComponents(String path) {
@@ -135,7 +156,7 @@ final class UpdateTree {
     }
 
     /** {@code container} is a document or an array; {@code containerName} its field name, for messages. */
-    private static void applyChildren(BsonValue container, String containerName, Interior node) {
+    private static void applyChildren(BsonValue container, String containerName, Interior node, UpdateContext context) {
         for (Map.Entry<String, Node> entry : node.children.entrySet()) {
             String name = entry.getKey();
             Node child = entry.getValue();
@@ -148,22 +169,24 @@ final class UpdateTree {
             Slot slot = Slot.of(container, name);
             BsonValue existing = slot.get();
             switch (child) {
-                case Leaf leaf -> leaf.operation.apply(slot, existing);
-                case Interior interior -> applyInterior(slot, name, existing, interior);
+                case Leaf leaf -> leaf.operation.apply(slot, existing, context);
+                case Interior interior -> applyInterior(slot, name, existing, interior, context);
             }
         }
     }
 
-    private static void applyInterior(Slot slot, String name, BsonValue existing, Interior node) {
+    private static void applyInterior(Slot slot, String name, BsonValue existing, Interior node, UpdateContext context) {
         if (existing != null && (existing.isDocument() || existing.isArray())) {
-            applyChildren(existing, name, node);
+            applyChildren(existing, name, node, context);
         } else if (node.createsPath()) {
             if (existing != null) {
                 throw cannotCreate(node.children.firstKey(), name, existing);
             }
             BsonDocument created = new BsonDocument();
-            applyChildren(created, name, node);
-            slot.set(created);
+            applyChildren(created, name, node, context);
+            if (!created.isEmpty()) { // all of the operations below may have been no-ops ($setOnInsert, $rename)
+                slot.set(created);
+            }
         }
     }
 

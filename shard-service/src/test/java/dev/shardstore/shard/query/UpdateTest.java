@@ -120,7 +120,7 @@ class UpdateTest {
             {$set: {a: 1, "a.b": 1}}                    | ConflictingUpdateOperators | Updating the path 'a.b' would create a conflict at 'a'
             {$inc: {"a.0": 1}, $set: {"a.0.b": 1}}      | ConflictingUpdateOperators | Updating the path 'a.0.b' would create a conflict at 'a.0'
             {$set: {a: 1}, b: 2}                        | FailedToParse              | Unknown modifier: b
-            {$push: {a: 1}}                             | FailedToParse              | Unknown modifier: $push
+            {$foo: {a: 1}}                              | FailedToParse              | Unknown modifier: $foo
             {$set: 5}                                   | FailedToParse              | Modifiers operate on fields but we found type int instead
             {a: 1, $set: {b: 1}}                        | DollarPrefixedFieldName    | The dollar ($) prefixed field '$set' in '$set' is not allowed
             {$inc: {a: "x"}}                            | TypeMismatch               | Cannot increment with non-numeric argument: {"a": "x"}
