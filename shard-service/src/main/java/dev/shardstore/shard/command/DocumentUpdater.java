@@ -65,8 +65,7 @@ class DocumentUpdater {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
             }
             BsonDocument inserted = update.applyForUpsert(Update.seedFromEqualities(filter.equalities()));
-            StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
-            if (store.insert(collection, List.of(stored)).get(0)) {
+            if (insertUpserted(collection, inserted)) {
                 return new StatementOutcome(0, 0, inserted.get("_id"), null);
             }
             if (attempt == 2) {
@@ -75,7 +74,24 @@ class DocumentUpdater {
         }
     }
 
-    private static Update parse(BsonValue u) {
+    /**
+     * Inserts the document an upsert built; false when another writer took its {@code _id} first (the caller
+     * runs the statement once more as an update).
+     *
+     * @throws CommandException BSONObjectTooLarge (10334)
+     */
+    boolean insertUpserted(CollectionInfo collection, BsonDocument inserted) {
+        StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
+        return store.insert(collection, List.of(stored)).get(0);
+    }
+
+    /**
+     * Parses an update statement's {@code u} (also findAndModify's {@code update}).
+     *
+     * @throws CommandException NotImplemented (238) for a pipeline; FailedToParse (9) for a non-document; the
+     *     update's own parse errors
+     */
+    static Update parse(BsonValue u) {
         if (u.isArray()) {
             throw new CommandException(ErrorCode.NotImplemented, "pipeline-style updates (an array 'u') are not supported");
         }

@@ -50,6 +50,14 @@ public final class Filter {
         return new Filter(FilterParser.parse(filter.clone()));
     }
 
+    /**
+     * The filter matching what both match; its {@link #equalities()} are {@code first}'s, then {@code second}'s
+     * (findAndModify re-checks a query on one locked {@code _id} with it).
+     */
+    public static Filter and(Filter first, Filter second) {
+        return new Filter(new Logical.AllOf(List.of(first.matcher, second.matcher)));
+    }
+
     /** The filter that matches every document ({@code {}}). */
     public static Filter matchAll() {
         return MATCH_ALL;
