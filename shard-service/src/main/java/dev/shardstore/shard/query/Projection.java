@@ -2,6 +2,7 @@ package dev.shardstore.shard.query;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,20 +21,31 @@ import org.bson.BsonValue;
  * {@code {a: [{b: 1}]}} (an inclusion drops the scalars of the array, an exclusion keeps them). Fields keep
  * the document's order. {@code {}} returns the document as is.
  *
+ * <p>Operators: {@code {path: {$slice: n | [skip, limit]}}} ({@link ProjectionSlice}; neither inclusion nor
+ * exclusion, so {@code {a: {$slice: 2}}} alone returns every field) and {@code {field: {$elemMatch: ...}}}
+ * ({@link ProjectionElemMatch}; an inclusion).
+ *
  * <p>Errors, all BadValue (2) here: "Cannot do exclusion on field b in inclusion projection" (31254 in
  * MongoDB) and the inclusion-in-exclusion twin (31253); "Path collision at a.b" (31249/31250); an empty
- * sub-projection (51270); values that are neither numbers nor booleans, projection operators
- * ({@code $slice $elemMatch $meta}, positional {@code $}) and {@code $}-prefixed or empty field names, which
- * this engine does not support yet.
+ * sub-projection (51270); the operators' errors; values that are neither numbers nor booleans, the operators
+ * {@code $meta} and positional {@code $}, and {@code $}-prefixed or empty field names, which this engine does
+ * not support yet.
  */
 public final class Projection {
     private final Node root;
     private final boolean inclusion;
+    private final List<ProjectionSlice> slices;
+    private final List<ProjectionElemMatch> elemMatches;
 
-    private Projection(Node root, boolean inclusion) {
+    private Projection(Node root, boolean inclusion, List<ProjectionSlice> slices, List<ProjectionElemMatch> elemMatches) {
         this.root = root;
         this.inclusion = inclusion;
+        this.slices = slices;
+        this.elemMatches = elemMatches;
     }
+
+    /** The projection operators found while flattening a spec. */
+    private record Operators(Map<String, ProjectionSlice> slices, List<ProjectionElemMatch> elemMatches) {}
 
     /**
      * Parses a projection; the argument is not retained.
@@ -42,7 +54,8 @@ public final class Projection {
      */
     public static Projection parse(BsonDocument spec) {
         Map<String, Boolean> fields = new LinkedHashMap<>();
-        flatten("", spec, fields);
+        Operators operators = new Operators(new LinkedHashMap<>(), new ArrayList<>());
+        flatten("", spec, fields, operators);
         Boolean includeId = fields.remove("_id");
         Boolean mode = null;
         for (Map.Entry<String, Boolean> field : fields.entrySet()) {
@@ -60,18 +73,21 @@ public final class Projection {
         }
         Node root = new Node(new LinkedHashMap<>());
         fields.keySet().forEach(path -> root.add(path, Paths.split(path)));
-        return new Projection(root, inclusion);
+        if (inclusion) {
+            operators.slices().keySet().forEach(path -> root.add(path, Paths.split(path)));
+        }
+        return new Projection(root, inclusion, List.copyOf(operators.slices().values()), List.copyOf(operators.elemMatches()));
     }
 
     /** The projected copy of {@code doc}; {@code doc} is not modified. */
     public BsonDocument apply(BsonDocument doc) {
-        if (root.children.isEmpty()) {
-            return Values.copy(doc);
-        }
-        return inclusion ? include(doc, root) : exclude(doc, root);
+        BsonDocument result = root.children.isEmpty() ? Values.copy(doc) : inclusion ? include(doc, root) : exclude(doc, root);
+        elemMatches.forEach(elemMatch -> elemMatch.applyTo(doc, result));
+        slices.forEach(slice -> slice.applyTo(result));
+        return result;
     }
 
-    private static void flatten(String prefix, BsonDocument spec, Map<String, Boolean> into) {
+    private static void flatten(String prefix, BsonDocument spec, Map<String, Boolean> into, Operators operators) {
         for (Map.Entry<String, BsonValue> entry : spec.entrySet()) {
             String name = entry.getKey();
             String path = prefix + name;
@@ -86,19 +102,36 @@ public final class Projection {
                     throw new CommandException(ErrorCode.BadValue,
                             "An empty sub-projection is not a valid value. Found empty object at path " + path);
                 }
-                if (sub.getFirstKey().startsWith("$")) {
-                    throw new CommandException(ErrorCode.BadValue,
-                            "projection operator " + sub.getFirstKey() + " is not supported (field " + path + ")");
+                switch (sub.getFirstKey()) {
+                    case "$slice" -> {
+                        if (operators.slices().put(path, ProjectionSlice.parse(path, sub.get("$slice"))) != null) {
+                            throw new CommandException(ErrorCode.BadValue, "Path collision at " + path);
+                        }
+                    }
+                    case "$elemMatch" -> {
+                        operators.elemMatches().add(ProjectionElemMatch.parse(path, sub.get("$elemMatch")));
+                        put(into, path, true);
+                    }
+                    default -> {
+                        if (sub.getFirstKey().startsWith("$")) {
+                            throw new CommandException(ErrorCode.BadValue,
+                                    "projection operator " + sub.getFirstKey() + " is not supported (field " + path + ")");
+                        }
+                        flatten(path + ".", sub, into, operators);
+                    }
                 }
-                flatten(path + ".", sub, into);
             } else if (value.isBoolean() || value.isNumber() || value.isDecimal128()) {
-                if (into.put(path, isTrue(value)) != null) {
-                    throw new CommandException(ErrorCode.BadValue, "Path collision at " + path);
-                }
+                put(into, path, isTrue(value));
             } else {
                 throw new CommandException(ErrorCode.BadValue, "projection value for field " + path
                         + " must be a number or a boolean, not " + TypeNames.of(value.getBsonType()));
             }
+        }
+    }
+
+    private static void put(Map<String, Boolean> into, String path, boolean included) {
+        if (into.put(path, included) != null) {
+            throw new CommandException(ErrorCode.BadValue, "Path collision at " + path);
         }
     }
 
