@@ -3,6 +3,7 @@ package dev.shardstore.shard.query;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Set;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -44,6 +45,16 @@ record ElemMatch(Matcher elementMatcher, boolean operatorForm) implements ValueP
             return false;
         }
         return value.asArray().stream().anyMatch(this::matchesElement);
+    }
+
+    /** The index of the first element that satisfies the conditions; the caller knows there is one. */
+    int firstMatchingIndex(BsonArray array) {
+        for (int i = 0; i < array.size(); i++) {
+            if (matchesElement(array.get(i))) {
+                return i;
+            }
+        }
+        return Paths.NO_POSITION;
     }
 
     /** Whether one array element satisfies the conditions (also {@code $pull}'s condition test). */

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -71,6 +72,16 @@ public final class Filter {
     /** Whether {@code doc} satisfies the filter. */
     public boolean matches(BsonDocument doc) {
         return matcher.matches(doc);
+    }
+
+    /**
+     * The position, in the first array the query traversed, of the element by which {@code doc} matched (MongoDB
+     * manual, "$ (update)": "the first element that matches the query document"), as the positional {@code $}
+     * needs it; empty when {@code doc} does not match or matched without going through an array element.
+     */
+    public OptionalInt matchedPosition(BsonDocument doc) {
+        int position = matcher.matchPosition(doc);
+        return position >= 0 ? OptionalInt.of(position) : OptionalInt.empty();
     }
 
     /**

@@ -31,6 +31,18 @@ record PathMatcher(String path, List<String> components, Paths.Mode mode, ValueP
     }
 
     @Override
+    public int matchPosition(BsonDocument doc) {
+        for (Paths.Reached reached : Paths.resolveWithPositions(doc, components, mode)) {
+            if (predicate.test(reached.value())) {
+                return reached.position() == Paths.NO_POSITION && predicate instanceof ElemMatch elemMatch
+                        ? elemMatch.firstMatchingIndex(reached.value().asArray())
+                        : reached.position();
+            }
+        }
+        return NOT_MATCHED;
+    }
+
+    @Override
     public void collectEqualities(Map<String, BsonValue> into) {
         if (predicate instanceof Comparison comparison && comparison.operator() == Comparison.Operator.EQ) {
             into.putIfAbsent(path, comparison.operand());

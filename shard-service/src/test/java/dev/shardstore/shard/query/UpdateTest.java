@@ -127,8 +127,8 @@ class UpdateTest {
             {$set: {"": 1}}                             | EmptyFieldName             | An empty update path is not valid.
             {$set: {"a..b": 1}}                         | EmptyFieldName             | The update path 'a..b' contains an empty field name
             {$unset: {"a.": 1}}                         | EmptyFieldName             | The update path 'a.' contains an empty field name
-            {$set: {"a.$": 1}}                          | BadValue                   | The positional operator in 'a.$' is not supported
-            {$set: {"a.$[].b": 1}}                      | BadValue                   | The positional operator in 'a.$[].b' is not supported
+            {$set: {"$.a": 1}}                          | BadValue                   | Cannot have positional (i.e. '$') element in the first position in path '$.a'
+            {$set: {"a.$[x].b": 1}}                     | BadValue                   | No array filter found for identifier 'x' in path 'a.$[x].b'
             {$set: {"a.$b": 1}}                         | DollarPrefixedFieldName    | The dollar ($) prefixed field '$b' in 'a.$b'
             {_id: [1], a: 1}                            | InvalidIdField             | The '_id' value cannot be of type array
             """)
