@@ -103,7 +103,7 @@ class FindAndModifier {
         AtomicReference<Outcome> outcome = new AtomicReference<>();
         matches.forEach(collection, locked, true, page -> {
             Match match = page.get(0);
-            outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request));
+            outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request, locked));
             return false;
         });
         return Optional.ofNullable(outcome.get());
@@ -114,9 +114,9 @@ class FindAndModifier {
         return new Outcome(match.document(), 1, false, null);
     }
 
-    private Outcome update(CollectionInfo collection, Match match, Request request) {
+    private Outcome update(CollectionInfo collection, Match match, Request request, Filter filter) {
         BsonDocument before = match.document();
-        BsonDocument after = request.update().apply(before);
+        BsonDocument after = request.update().apply(before, filter.matchedPosition(before));
         if (Update.changes(before, after)) {
             store.replace(collection, List.of(Documents.encodeWithinLimit(after, "Resulting document after update is too large")));
         }

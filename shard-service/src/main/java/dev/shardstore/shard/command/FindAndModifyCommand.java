@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code findAndModify} (alias {@code findandmodify}): {@code {findAndModify: <coll>, query?, sort?,
- * remove?, update?, new?, fields?, upsert?}} → {@code {lastErrorObject: {n, updatedExisting?, upserted?}, value,
+ * remove?, update?, new?, fields?, upsert?, arrayFilters?}} → {@code {lastErrorObject: {n, updatedExisting?, upserted?}, value,
  * ok: 1}}. Removes or updates the first document matching {@code query} in {@code sort} order ({@code _id}
  * order without one) and returns it, before the update or, with {@code new}, after it, projected by
  * {@code fields}; {@code value} is null when nothing matched (or an upsert inserted and {@code new} is false).
@@ -70,7 +70,7 @@ public class FindAndModifyCommand extends ShardCommand {
         FindAndModifier.Request request = new FindAndModifier.Request(
                 Filter.parse(args.optionalDocument(command, "query", "query")),
                 sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
-                update == null ? null : DocumentUpdater.parse(update),
+                update == null ? null : DocumentUpdater.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters")),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
         FindAndModifier.Outcome outcome = locks.shared(ns, () -> modifier.run(ns, request));

@@ -91,6 +91,23 @@ class DistinctFindAndModifyTest extends ShardIntegrationTest {
     }
 
     @Test
+    void findAndModifyTakesArrayFiltersAndThePositionalOperator() {
+        insertInto(DB, "grades", "{_id: 1, grades: [{grade: 80, mean: 75}, {grade: 85, mean: 90}, {grade: 85, mean: 85}]}");
+
+        BsonDocument filtered = run(DB, """
+                {findAndModify: 'grades', query: {_id: 1}, update: {$set: {'grades.$[elem].mean': 100}},
+                 arrayFilters: [{'elem.grade': {$gte: 85}}], new: true}""");
+        assertThat(filtered.getDocument("value")).isEqualTo(ExtendedJson.parse(
+                "{_id: 1, grades: [{grade: 80, mean: 75}, {grade: 85, mean: 100}, {grade: 85, mean: 100}]}"));
+
+        BsonDocument positional = run(DB, """
+                {findAndModify: 'grades', query: {'grades.grade': 80}, update: {$inc: {'grades.$.mean': 1}}, new: true,
+                 fields: {grades: {$slice: 1}}}""");
+        assertThat(positional.getDocument("value")).isEqualTo(ExtendedJson.parse("{_id: 1, grades: [{grade: 80, mean: 76}]}"));
+        assertThat(code("{findAndModify: 'grades', query: {}, update: {$set: {'grades.$[x]': 1}}}")).isEqualTo(2);
+    }
+
+    @Test
     void findAndModifyRefusesInconsistentOptionsAndReportsUpdateErrors() {
         insertInto(DB, "errors", "{_id: 1, a: 1}");
         assertThat(code("{findAndModify: 'errors', query: {}}")).isEqualTo(9);
