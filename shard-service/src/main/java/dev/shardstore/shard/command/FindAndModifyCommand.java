@@ -82,7 +82,7 @@ public class FindAndModifyCommand extends ShardCommand {
             }
         }
         BsonValue value = outcome.value() == null ? BsonNull.VALUE
-                : projection == null ? outcome.value() : projection.apply(outcome.value());
+                : projection == null ? outcome.value() : projection.apply(outcome.value(), request.filter());
         return Replies.ok(new BsonDocument("lastErrorObject", lastError).append("value", value));
     }
 

@@ -10,8 +10,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The {@code $slice} and {@code $elemMatch} projections: the examples of MongoDB's manual pages "$slice
- * (projection)" and "$elemMatch (projection)", plus arrays, missing fields and non-arrays.
+ * The {@code $slice}, {@code $elemMatch} and positional {@code $} projections: the examples of MongoDB's manual
+ * pages "$slice (projection)", "$elemMatch (projection)" and "$ (projection)", plus arrays, missing fields and
+ * non-arrays.
  */
 class ProjectionOperatorsTest {
     private static final String SOCKS = "{_id: 1, item: \"socks\", qty: 100, details: {colors: [\"blue\", \"red\"], sizes: [\"S\", \"M\", \"L\"]}}";
@@ -60,6 +61,33 @@ class ProjectionOperatorsTest {
                 .isEqualTo(BsonDocument.parse(expected).toJson());
     }
 
+    @ParameterizedTest(name = "{1} with {0} on {2}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+            {semester: 1, grades: {$gte: 85}}    | {"grades.$": 1}          | {_id: 1, semester: 1, grades: [70, 87, 90]} | {_id: 1, grades: [87]}
+            {semester: 1, grades: {$gte: 85}}    | {"grades.$": 1}          | {_id: 2, semester: 1, grades: [90, 88, 92]} | {_id: 2, grades: [90]}
+            {semester: 1, grades: {$gte: 85}}    | {"grades.$": 1}          | {_id: 3, semester: 1, grades: [85, 100, 90]} | {_id: 3, grades: [85]}
+            {"grades.mean": {$gt: 70}}           | {"grades.$": 1}          | {_id: 7, semester: 3, grades: [{grade: 80, mean: 75, std: 8}, {grade: 85, mean: 90, std: 5}]} | {_id: 7, grades: [{grade: 80, mean: 75, std: 8}]}
+            {grades: {$elemMatch: {mean: {$gt: 80}}}} | {"grades.$": 1, semester: 1, _id: 0} | {_id: 7, semester: 3, grades: [{grade: 80, mean: 75}, {grade: 85, mean: 90}]} | {semester: 3, grades: [{grade: 85, mean: 90}]}
+            {"a.b.c": 2}                         | {"a.b.$": 1}             | {_id: 1, a: {b: [{c: 1}, {c: 2}], d: 1}} | {_id: 1, a: {b: [{c: 2}]}}
+            """)
+    void projectsThePositionOfTheQueryMatch(String filter, String spec, String doc, String expected) {
+        assertThat(Projection.parse(BsonDocument.parse(spec)).apply(BsonDocument.parse(doc), Filter.parse(BsonDocument.parse(filter))).toJson())
+                .isEqualTo(BsonDocument.parse(expected).toJson());
+    }
+
+    @ParameterizedTest(name = "{1} with {0} on {2}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+            {}                                   | {"grades.$": 1}          | {_id: 1, grades: [70, 87]}
+            {grades: [70, 87]}                   | {"grades.$": 1}          | {_id: 1, grades: [70, 87]}
+            {x: {$elemMatch: {$gt: 0}}}          | {"grades.$": 1}          | {_id: 1, x: [5], grades: 3}
+            """)
+    void refusesAPositionalProjectionWithoutAMatchedPosition(String filter, String spec, String doc) {
+        Projection projection = Projection.parse(BsonDocument.parse(spec));
+        assertThatThrownBy(() -> projection.apply(BsonDocument.parse(doc), Filter.parse(BsonDocument.parse(filter))))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BadValue))
+                .hasMessageContaining("positional operator '.$' couldn't find a matching element in the array");
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             {a: {$slice: [1]}}                    | $slice array wrong size
@@ -70,6 +98,10 @@ class ProjectionOperatorsTest {
             {a: {$elemMatch: 1}}                  | $elemMatch needs an Object
             {a: 0, b: {$elemMatch: {c: 1}}}       | Cannot do inclusion on field b in exclusion projection
             {a: 1, "a.b": {$slice: 1}}            | Path collision at a.b
+            {"a.$": 1, "b.$": 1}                  | Cannot specify more than one positional projection per query.
+            {"a.$": 0}                            | Cannot exclude a positional projection
+            {"a.$": 1, a: 1}                      | Path collision at a
+            {"a.$.b.$": 1}                        | Positional projection may only be used at the end
             """)
     void rejectsMalformedOperators(String spec, String message) {
         assertThatThrownBy(() -> Projection.parse(BsonDocument.parse(spec)))

@@ -73,7 +73,7 @@ class ProjectionTest {
             {a: "x"}                     | projection value for field a must be a number or a boolean, not string
             {a: null}                    | must be a number or a boolean, not null
             {$foo: 1}                    | projection field path '$foo' is not supported
-            {"a.$": 1}                   | projection field path 'a.$' is not supported
+            {"a.$.b": 1}                 | projection field path 'a.$.b' is not supported
             {"a..b": 1}                  | projection field path 'a..b' is not supported
             {"": 1}                      | projection field path '' is not supported
             """)
