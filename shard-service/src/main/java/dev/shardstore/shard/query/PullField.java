@@ -28,7 +28,7 @@ import org.bson.BsonValue;
  */
 record PullField(String operator, Predicate<BsonValue> removes) implements UpdateOperation {
     /** {@code $pull}. @throws CommandException as listed on the class */
-    static PullField pull(String path, BsonValue condition) {
+    static PullField pull(BsonValue condition) {
         if (condition.isDocument()) {
             ElemMatch elemMatch = ElemMatch.parse(condition);
             return new PullField("$pull", elemMatch::matchesElement);
@@ -40,7 +40,7 @@ record PullField(String operator, Predicate<BsonValue> removes) implements Updat
     }
 
     /** {@code $pullAll}. @throws CommandException as listed on the class */
-    static PullField pullAll(String path, BsonValue values) {
+    static PullField pullAll(BsonValue values) {
         if (!values.isArray()) {
             throw new CommandException(ErrorCode.BadValue,
                     "$pullAll requires an array argument but was given a " + TypeNames.of(values.getBsonType()));

@@ -51,8 +51,8 @@ final class UpdateTree {
             Map.entry("$push", PushField::parse),
             Map.entry("$addToSet", AddToSetField::parse),
             Map.entry("$pop", PopField::parse),
-            Map.entry("$pull", PullField::pull),
-            Map.entry("$pullAll", PullField::pullAll));
+            Map.entry("$pull", (path, value) -> PullField.pull(value)),
+            Map.entry("$pullAll", (path, value) -> PullField.pullAll(value)));
 
     /**
      * Array indexes in numeric order, then other names in code point order. (MongoDB compares an index with
