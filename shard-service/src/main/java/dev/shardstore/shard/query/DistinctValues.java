@@ -4,8 +4,8 @@ import dev.shardstore.contracts.bson.BsonOrder;
 import java.util.List;
 import java.util.NavigableSet;
 import java.util.TreeSet;
-import org.bson.BsonValue;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 
 /**
  * The distinct values of one dotted path over documents, as MongoDB's {@code distinct} (MongoDB manual,
