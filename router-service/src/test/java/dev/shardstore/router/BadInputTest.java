@@ -110,6 +110,14 @@ class BadInputTest {
     }
 
     @Test
+    void distinctAndBothSpellingsOfFindAndModifyAreRoutedToTheShards() throws Exception {
+        for (String command : new String[] {"distinct", "findAndModify", "findandmodify"}) {
+            Reply reply = post("/v1/databases/geo/command", "{\"" + command + "\": \"cities\", \"key\": \"a\", \"remove\": true}");
+            assertProblem(reply, 503, 6, "HostUnreachable");
+        }
+    }
+
+    @Test
     void addShardOutsideAdminIsRefused() throws Exception {
         assertProblem(post("/v1/databases/geo/command", "{\"addShard\": \"http://localhost:8101\"}"), 400, 20, "IllegalOperation");
     }
