@@ -35,9 +35,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The foundation end to end: a local cluster of separate processes (embedded PostgreSQL, KRaft Kafka,
  * config, 3 shards, 2 routers, balancer, resharding, sessions) on ports offset by 1000, so it runs beside
- * a developer's cluster. Loads the whole cities sample through a router, checks figures computed from the
- * file, does a CRUD round trip, reads the catalog through mongos-style config collections, crosses two
- * routers over a drop and re-create, kills the primary shard under a write load (the router must answer
+ * a developer's cluster. Loads the whole cities sample through a router and checks counts and a
+ * per-country aggregation against figures computed from the file, does a CRUD round trip, reads the
+ * catalog through mongos-style config collections, crosses two routers over a drop and re-create, kills the primary shard under a write load (the router must answer
  * with a clear error, not hang, and every acknowledged write must be readable after the restart), and
  * kills Kafka so that a stale router can only be corrected by the shard's version check.
  */
@@ -96,6 +96,19 @@ class ClusterEndToEndIT {
 
     @Test
     @Order(2)
+    void anAggregationOfCitiesPerCountryMatchesTheFile() {
+        List<Map.Entry<String, Long>> expected = CitiesFile.countsByCountry(CITIES).entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .limit(10).toList();
+        BsonArray top10 = ok(router2, "geo", "{\"aggregate\": \"cities\", \"cursor\": {}, \"pipeline\": ["
+                + "{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}},"
+                + "{\"$sort\": {\"n\": -1, \"_id\": 1}}, {\"$limit\": 10}]}").getDocument("cursor").getArray("firstBatch");
+        assertThat(top10).extracting(d -> Map.entry(d.asDocument().getString("_id").getValue(), d.asDocument().getNumber("n").longValue()))
+                .containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    @Order(3)
     void findUpdateDeleteRoundTrip() {
         BsonDocument lyon = ok(router1, "geo", "{\"find\": \"cities\", \"filter\": {\"country\": \"FR\", \"name\": \"Lyon\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
@@ -117,7 +130,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void theCatalogIsReadableThroughTheRouterLikeMongos() {
         BsonArray shards = ok(router1, "config", "{\"find\": \"shards\"}").getDocument("cursor").getArray("firstBatch");
         assertThat(shards).extracting(s -> s.asDocument().getString("_id").getValue()).containsExactly("shard1", "shard2", "shard3");
@@ -128,7 +141,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aDatabaseDroppedThroughOneRouterAndRecreatedThroughTheOtherIsSeenByBoth() {
         ok(router1, "scratch", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}]}");
         assertThat(count(router2, "scratch", "{\"count\": \"c\"}")).isEqualTo(2);
@@ -140,7 +153,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void killingThePrimaryShardIsAClearErrorAndNoAcknowledgedWriteIsLost() throws Exception {
         String primary = ok(router1, "config", "{\"find\": \"databases\", \"filter\": {\"_id\": \"geo\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getString("primary").getValue();
@@ -206,7 +219,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void withKafkaDownAStaleRouterIsCorrectedByTheVersionCheckAlone() throws Exception {
         ok(router1, "stale", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}");
         assertThat(count(router1, "stale", "{\"count\": \"c\"}")).isEqualTo(1);
