@@ -101,6 +101,23 @@ class BadInputTest {
     }
 
     @Test
+    void aggregateIsValidatedBeforeRouting() throws Exception {
+        assertProblem(post("/v1/databases/bad$name/command", "{\"aggregate\": \"c\", \"pipeline\": [], \"cursor\": {}}"),
+                400, 73, "InvalidNamespace");
+        assertProblem(post("/v1/databases/geo/command", "{\"aggregate\": 1, \"pipeline\": [], \"cursor\": {}}"),
+                400, 14, "TypeMismatch");
+        assertProblem(post("/v1/databases/geo/collections/c/aggregate", "[{\"$match\": }]"), 400, 9, "FailedToParse");
+    }
+
+    @Test
+    void distinctAndBothSpellingsOfFindAndModifyAreRoutedToTheShards() throws Exception {
+        for (String command : new String[] {"distinct", "findAndModify", "findandmodify"}) {
+            Reply reply = post("/v1/databases/geo/command", "{\"" + command + "\": \"cities\", \"key\": \"a\", \"remove\": true}");
+            assertProblem(reply, 503, 6, "HostUnreachable");
+        }
+    }
+
+    @Test
     void addShardOutsideAdminIsRefused() throws Exception {
         assertProblem(post("/v1/databases/geo/command", "{\"addShard\": \"http://localhost:8101\"}"), 400, 20, "IllegalOperation");
     }
@@ -128,6 +145,7 @@ class BadInputTest {
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v3/api-docs")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).contains("/v1/databases/{db}/command").contains("/v1/databases/{db}/collections/{collection}/documents/{id}");
+        assertThat(response.body()).contains("/v1/databases/{db}/command").contains("/v1/databases/{db}/collections/{collection}/documents/{id}")
+                .contains("/v1/databases/{db}/collections/{collection}/aggregate");
     }
 }

@@ -13,7 +13,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -61,6 +65,21 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
     /** Runs a command given as Extended JSON on {@code db} over HTTP and returns the reply (maybe an error reply). */
     protected BsonDocument run(String db, String json) {
         return run(db, ExtendedJson.parse(json));
+    }
+
+    /** Inserts documents given as Extended JSON into {@code db.collection}. */
+    protected void insertInto(String db, String collection, String... documents) {
+        BsonArray array = new BsonArray();
+        for (String document : documents) {
+            array.add(ExtendedJson.parse(document));
+        }
+        run(db, new BsonDocument("insert", new BsonString(collection)).append("documents", array));
+    }
+
+    /** Every document of {@code db.collection}, in {@code _id} order (one batch). */
+    protected List<BsonDocument> documentsOf(String db, String collection) {
+        return run(db, new BsonDocument("find", new BsonString(collection)).append("batchSize", new BsonInt32(1000)))
+                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
 
     /** Runs a command document on {@code db} over HTTP. */

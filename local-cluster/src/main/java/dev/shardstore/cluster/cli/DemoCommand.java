@@ -35,9 +35,9 @@ final class DemoCommand implements Callable<Integer> {
         if (!Files.isRegularFile(cities)) {
             throw new IllegalStateException("the demo data set is missing: " + cities);
         }
-        Optional<LocalCluster> existing = home.attach(out);
+        Optional<LocalCluster> existing = home.running(out);
         LocalCluster cluster;
-        if (existing.isPresent() && existing.get().isRunning()) {
+        if (existing.isPresent()) {
             cluster = existing.get();
             out.println("using the running cluster in " + cluster.home().dir());
         } else {

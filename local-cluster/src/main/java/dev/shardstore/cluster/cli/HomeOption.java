@@ -17,6 +17,11 @@ final class HomeOption {
         return home != null ? home : RepoLayout.detect().defaultHome();
     }
 
+    /** The cluster recorded in the home, if any of its processes still runs. */
+    Optional<LocalCluster> running(PrintWriter out) {
+        return attach(out).filter(LocalCluster::isRunning);
+    }
+
     /** The cluster recorded in the home; its progress lines go to {@code out}. */
     Optional<LocalCluster> attach(PrintWriter out) {
         return LocalCluster.attach(dir(), line -> {

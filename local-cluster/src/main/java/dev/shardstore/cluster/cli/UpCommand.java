@@ -45,8 +45,8 @@ final class UpCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         RepoLayout repo = RepoLayout.detect();
-        Optional<LocalCluster> existing = home.attach(out);
-        if (existing.isPresent() && existing.get().isRunning()) {
+        Optional<LocalCluster> existing = home.running(out);
+        if (existing.isPresent()) {
             out.println("the cluster in " + existing.get().home().dir() + " is already up:");
             StatusTable.print(existing.get().status(), out);
             return 0;

@@ -35,10 +35,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The foundation end to end: a local cluster of separate processes (embedded PostgreSQL, KRaft Kafka,
  * config, 3 shards, 2 routers, balancer, resharding, sessions) on ports offset by 1000, so it runs beside
- * a developer's cluster. Loads the whole cities sample through a router, checks figures computed from the
- * file, does a CRUD round trip, reads the catalog through mongos-style config collections, crosses two
- * routers over a drop and re-create, and kills the primary shard under a write load: the router must
- * answer with a clear error (not hang) and every acknowledged write must be readable after the restart.
+ * a developer's cluster. Loads the whole cities sample through a router and checks counts and a
+ * per-country aggregation against figures computed from the file, does a CRUD round trip, reads the
+ * catalog through mongos-style config collections, crosses two routers over a drop and re-create, kills the primary shard under a write load (the router must answer
+ * with a clear error, not hang, and every acknowledged write must be readable after the restart), and
+ * kills Kafka so that a stale router can only be corrected by the shard's version check.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterEndToEndIT {
@@ -95,6 +96,19 @@ class ClusterEndToEndIT {
 
     @Test
     @Order(2)
+    void anAggregationOfCitiesPerCountryMatchesTheFile() {
+        List<Map.Entry<String, Long>> expected = CitiesFile.countsByCountry(CITIES).entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .limit(10).toList();
+        BsonArray top10 = ok(router2, "geo", "{\"aggregate\": \"cities\", \"cursor\": {}, \"pipeline\": ["
+                + "{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}},"
+                + "{\"$sort\": {\"n\": -1, \"_id\": 1}}, {\"$limit\": 10}]}").getDocument("cursor").getArray("firstBatch");
+        assertThat(top10).extracting(d -> Map.entry(d.asDocument().getString("_id").getValue(), d.asDocument().getNumber("n").longValue()))
+                .containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    @Order(3)
     void findUpdateDeleteRoundTrip() {
         BsonDocument lyon = ok(router1, "geo", "{\"find\": \"cities\", \"filter\": {\"country\": \"FR\", \"name\": \"Lyon\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
@@ -137,7 +151,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void theCatalogIsReadableThroughTheRouterLikeMongos() {
         BsonArray shards = ok(router1, "config", "{\"find\": \"shards\"}").getDocument("cursor").getArray("firstBatch");
         assertThat(shards).extracting(s -> s.asDocument().getString("_id").getValue()).containsExactly("shard1", "shard2", "shard3");
@@ -148,7 +162,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aDatabaseDroppedThroughOneRouterAndRecreatedThroughTheOtherIsSeenByBoth() {
         ok(router1, "scratch", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}]}");
         assertThat(count(router2, "scratch", "{\"count\": \"c\"}")).isEqualTo(2);
@@ -160,7 +174,7 @@ class ClusterEndToEndIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void killingThePrimaryShardIsAClearErrorAndNoAcknowledgedWriteIsLost() throws Exception {
         String primary = ok(router1, "config", "{\"find\": \"databases\", \"filter\": {\"_id\": \"geo\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getString("primary").getValue();
@@ -223,6 +237,32 @@ class ClusterEndToEndIT {
         assertThat(RouterClient.requireOk("count", router2.run("geo", inAcknowledged)).getNumber("n").longValue())
                 .as("every acknowledged document is readable exactly once (the _id is unique)").isEqualTo(acknowledged.size());
         assertThat(count(router2, "geo", "{\"count\": \"cities\"}")).isEqualTo(CITIES_TOTAL - 1);
+    }
+
+    @Test
+    @Order(7)
+    void withKafkaDownAStaleRouterIsCorrectedByTheVersionCheckAlone() throws Exception {
+        ok(router1, "stale", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}");
+        assertThat(count(router1, "stale", "{\"count\": \"c\"}")).isEqualTo(1);
+        double retriesBefore = staleRetries(cluster.routerUrl(1));
+
+        cluster.killService("kafka"); // catalog events are lost from here on: router1 keeps its cached version
+        ok(router2, "stale", "{\"dropDatabase\": 1}");
+        ok(router2, "stale", "{\"insert\": \"c\", \"documents\": [{\"_id\": 2}]}");
+
+        assertThat(ok(router1, "stale", "{\"find\": \"c\"}").getDocument("cursor").getArray("firstBatch"))
+                .extracting(d -> d.asDocument().getInt32("_id").getValue()).containsExactly(2);
+        assertThat(staleRetries(cluster.routerUrl(1))).as("router1 was corrected through StaleDbVersion").isGreaterThan(retriesBefore);
+        cluster.startService("kafka");
+    }
+
+    /** The router's {@code shardstore.router.stale.retries} counter, from its actuator metrics endpoint. */
+    private static double staleRetries(String routerUrl) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(routerUrl + "/actuator/metrics/shardstore.router.stale.retries")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return ExtendedJson.parse(response.body()).getArray("measurements").get(0).asDocument().getNumber("value").doubleValue();
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) throws InterruptedException {

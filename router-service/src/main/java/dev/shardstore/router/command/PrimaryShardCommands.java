@@ -10,12 +10,14 @@ import dev.shardstore.router.routing.ShardReply;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.context.annotation.Bean;
@@ -45,6 +47,16 @@ public class PrimaryShardCommands {
                 return config.run(db, cmd);
             }
             Namespaces.checkUserDatabase(db, "find");
+            return cursorReply(db, collection, cmd);
+        });
+    }
+
+    /** {@code aggregate} on a collection, forwarded like find; a missing database yields an empty cursor. */
+    @Bean
+    CommandHandler aggregate() {
+        return CommandHandler.of("aggregate", (db, cmd) -> {
+            String collection = new CommandArgs(cmd).collectionName();
+            Namespaces.checkUserDatabase(db, "aggregate");
             return cursorReply(db, collection, cmd);
         });
     }
@@ -80,6 +92,43 @@ public class PrimaryShardCommands {
     @Bean
     CommandHandler count() {
         return write("count", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
+    }
+
+    /** {@code distinct}; a database that does not exist has no values. */
+    @Bean
+    CommandHandler distinct() {
+        return write("distinct", false, () -> Replies.ok(new BsonDocument("values", new BsonArray())));
+    }
+
+    /**
+     * {@code findAndModify}, also spelled {@code findandmodify}; creates the database like {@code update} (so the
+     * reply for a missing database, nothing matched, is never needed but given as MongoDB would).
+     */
+    @Bean
+    CommandHandler findAndModify() {
+        CommandHandler handler = write("findAndModify", true, () -> Replies.ok(
+                new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(0))).append("value", BsonNull.VALUE)));
+        return withAlias(handler, "findandmodify");
+    }
+
+    /** {@code handler} also answering to MongoDB's legacy spelling {@code alias}. */
+    private static CommandHandler withAlias(CommandHandler handler, String alias) {
+        return new CommandHandler() {
+            @Override
+            public String name() {
+                return handler.name();
+            }
+
+            @Override
+            public Set<String> aliases() {
+                return Set.of(alias);
+            }
+
+            @Override
+            public BsonDocument run(String db, BsonDocument command) {
+                return handler.run(db, command);
+            }
+        };
     }
 
     @Bean

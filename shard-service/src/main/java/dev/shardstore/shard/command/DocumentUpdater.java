@@ -50,7 +50,7 @@ class DocumentUpdater {
     StatementOutcome update(Namespace ns, UpdateStatement statement) {
         try {
             Filter filter = Filter.parse(statement.q());
-            Update update = parse(statement.u());
+            Update update = parse(statement.u(), statement.arrayFilters());
             if (statement.multi() && update.isReplacement()) {
                 throw new CommandException(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
             }
@@ -69,13 +69,12 @@ class DocumentUpdater {
     private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, Update update, UpdateStatement statement) {
         for (int attempt = 1; ; attempt++) {
             Tally tally = new Tally();
-            matches.forEach(collection, statement.q(), filter, !statement.multi(), page -> tally.apply(collection, update, page));
+            matches.forEach(collection, statement.q(), filter, !statement.multi(), page -> tally.apply(collection, filter, update, page));
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
             }
             BsonDocument inserted = update.applyForUpsert(Update.seedFromEqualities(filter.equalities()));
-            StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
-            if (Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(stored)).get(0)))) {
+            if (insertUpserted(collection, inserted)) {
                 return new StatementOutcome(0, 0, inserted.get("_id"), null);
             }
             if (attempt == 2) {
@@ -84,7 +83,25 @@ class DocumentUpdater {
         }
     }
 
-    private static Update parse(BsonValue u) {
+    /**
+     * Inserts the document an upsert built; false when another writer took its {@code _id} first (the caller
+     * runs the statement once more as an update).
+     *
+     * @throws CommandException BSONObjectTooLarge (10334); DuplicateKey (11000) from a unique secondary index,
+     *     the insert rolled back (document, oplog entry and index entries are one transaction)
+     */
+    boolean insertUpserted(CollectionInfo collection, BsonDocument inserted) {
+        StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
+        return Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(stored)).get(0)));
+    }
+
+    /**
+     * Parses an update statement's {@code u} with its {@code arrayFilters} (also findAndModify's {@code update}).
+     *
+     * @throws CommandException NotImplemented (238) for a pipeline; FailedToParse (9) for a non-document; the
+     *     update's own parse errors
+     */
+    static Update parse(BsonValue u, List<BsonValue> arrayFilters) {
         if (u.isArray()) {
             throw new CommandException(ErrorCode.NotImplemented, "pipeline-style updates (an array 'u') are not supported");
         }
@@ -92,7 +109,7 @@ class DocumentUpdater {
             throw new CommandException(ErrorCode.FailedToParse, "'u' must be an update document, not "
                     + u.getBsonType().name().toLowerCase());
         }
-        return Update.parse(u.asDocument());
+        return Update.parse(u.asDocument(), arrayFilters);
     }
 
     /** Counts of one statement run, accumulated over its pages. */
@@ -102,12 +119,12 @@ class DocumentUpdater {
         CommandException error;
 
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
-        boolean apply(CollectionInfo collection, Update update, List<Match> page) {
+        boolean apply(CollectionInfo collection, Filter filter, Update update, List<Match> page) {
             List<StoredDocument> changed = new ArrayList<>();
             boolean indexed = store.hasIndexes(collection);
             try {
                 for (Match match : page) {
-                    BsonDocument after = update.apply(match.document());
+                    BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
                     if (Update.changes(match.document(), after)) {
                         StoredDocument stored = Documents.encodeWithinLimit(after, "Resulting document after update is too large");
                         if (indexed) {

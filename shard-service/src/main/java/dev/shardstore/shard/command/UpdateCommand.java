@@ -4,14 +4,17 @@ import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?}, ...], ordered?}}
+ * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?, arrayFilters?}, ...], ordered?}}
  * → {@code {n, nModified, upserted?: [{index, _id}], writeErrors?, ok: 1}}. {@code n} counts matched
  * and upserted documents. A malformed statement (not a document, {@code q} or {@code u} missing) fails
  * the command with an error naming it ({@code updates.2.q}); a statement that fails when run is a
@@ -46,10 +49,26 @@ public class UpdateCommand extends ShardCommand {
                     args.document(args.required(entry, "q", path + ".q"), path + ".q"),
                     args.required(entry, "u", path + ".u"),
                     args.optionalBoolean(entry, "upsert", path + ".upsert", false),
-                    args.optionalBoolean(entry, "multi", path + ".multi", false)));
+                    args.optionalBoolean(entry, "multi", path + ".multi", false),
+                    arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters")));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         return locks.shared(ns, () -> WriteResult.ofStatements(statements.size(), ordered,
                 i -> updater.update(ns, statements.get(i)))).toUpdateReply();
+    }
+
+    /**
+     * An optional {@code arrayFilters} field (also findAndModify's): its entries, or none when absent or null.
+     *
+     * @throws CommandException TypeMismatch (14) when it is not an array
+     */
+    static List<BsonValue> arrayFilters(BsonValue value, String path) {
+        if (value == null || value.isNull()) {
+            return List.of();
+        }
+        if (!value.isArray()) {
+            throw new CommandException(ErrorCode.TypeMismatch, path + " must be an array, not " + value.getBsonType().name().toLowerCase());
+        }
+        return value.asArray().getValues();
     }
 }

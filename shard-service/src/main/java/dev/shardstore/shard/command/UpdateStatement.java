@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -12,5 +13,6 @@ import org.bson.BsonValue;
  * @param u      the update: a replacement or operator document (a pipeline array is refused when run)
  * @param upsert insert a document when nothing matches
  * @param multi  update every match rather than the first
+ * @param arrayFilters the {@code arrayFilters} for {@code $[<identifier>]}, as sent (empty when absent)
  */
-record UpdateStatement(BsonDocument q, BsonValue u, boolean upsert, boolean multi) {}
+record UpdateStatement(BsonDocument q, BsonValue u, boolean upsert, boolean multi, List<BsonValue> arrayFilters) {}

@@ -46,7 +46,7 @@ public class QueryRunner {
     public ShardCursor find(CollectionInfo c, FindQuery query, long expected) {
         Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
-                .<UnaryOperator<BsonDocument>>map(p -> p::apply)
+                .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
                 .orElse(null);
         if (query.sort() == null) {
             long firstBatch = Math.max(1, query.limit() == 0 ? expected : Math.min(expected, query.limit()));

@@ -12,12 +12,14 @@ import org.bson.BsonValue;
 /**
  * The table of operators allowed under a field ({@code {path: {$op: argument, ...}}}), as MongoDB's
  * {@code expression_parser.cpp}. Each entry turns one operator into a {@link Matcher} for the path; an
- * operator document is the AND of its entries. New operators ({@code $type $size $all $elemMatch $mod
- * ...}) are one more table entry.
+ * operator document is the AND of its entries: comparisons, {@code $in $nin $exists $not $regex}, and
+ * {@code $type} ({@link TypePredicate}), {@code $mod} ({@link ModPredicate}), {@code $size}
+ * ({@link SizePredicate}), {@code $elemMatch} ({@link ElemMatch}), {@code $all} ({@link AllOperator}).
  *
  * <p>Errors (all BadValue, code 2): {@code "unknown operator: $foo"}; {@code "$in needs an array"};
  * {@code "$not needs a regex or a document"}; {@code "$not cannot be empty"};
- * {@code "$regex has to be a string"}; {@code "$options needs a $regex"}; {@code "cannot compare to undefined"}.
+ * {@code "$regex has to be a string"}; {@code "$options needs a $regex"}; {@code "cannot compare to undefined"};
+ * and those of the operator classes named above.
  */
 final class FieldOperators {
     /** Parses one operator's argument for a path; {@code siblings} is the whole operator document. */
@@ -40,7 +42,12 @@ final class FieldOperators {
             Map.entry("$nin", (path, arg, siblings) -> new Logical.Not(new PathMatcher(path, new InSet("$nin", arg)))),
             Map.entry("$exists", FieldOperators::exists),
             Map.entry("$not", FieldOperators::not),
-            Map.entry("$regex", FieldOperators::regex));
+            Map.entry("$regex", FieldOperators::regex),
+            Map.entry("$type", (path, arg, siblings) -> new PathMatcher(path, TypePredicate.parse(arg))),
+            Map.entry("$mod", (path, arg, siblings) -> new PathMatcher(path, ModPredicate.parse(arg))),
+            Map.entry("$size", (path, arg, siblings) -> PathMatcher.wholeArray(path, SizePredicate.parse(arg))),
+            Map.entry("$elemMatch", (path, arg, siblings) -> PathMatcher.wholeArray(path, ElemMatch.parse(arg))),
+            Map.entry("$all", (path, arg, siblings) -> AllOperator.parse(path, arg)));
 
     private FieldOperators() {}
 

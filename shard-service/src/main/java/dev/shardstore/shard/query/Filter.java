@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -18,7 +19,8 @@ import org.bson.BsonValue;
  * {@code {a: 5}} matches {@code {a: [1, 5]}}, {@code {"a.b": 1}} matches {@code {a: [{b: 1}]}},
  * {@code {"a.0": 1}} matches {@code {a: [1]}} and {@code {a: [{"0": 1}]}}; an array value matches the
  * whole array or an element that is that array; {@code {a: null}} matches null, missing, and arrays holding
- * null. Operators: {@code $eq $ne $gt $gte $lt $lte $in $nin $exists $not $regex/$options} under a field
+ * null. Operators: {@code $eq $ne $gt $gte $lt $lte $in $nin $exists $not $regex/$options $type $mod $size
+ * $elemMatch $all} under a field
  * ({@link FieldOperators}), {@code $and $or $nor $comment} at the top. Comparisons hold only within one
  * canonical type bracket ({@link Comparison}).
  */
@@ -49,6 +51,14 @@ public final class Filter {
         return new Filter(FilterParser.parse(filter.clone()));
     }
 
+    /**
+     * The filter matching what both match; its {@link #equalities()} are {@code first}'s, then {@code second}'s
+     * (findAndModify re-checks a query on one locked {@code _id} with it).
+     */
+    public static Filter and(Filter first, Filter second) {
+        return new Filter(new Logical.AllOf(List.of(first.matcher, second.matcher)));
+    }
+
     /** The filter that matches every document ({@code {}}). */
     public static Filter matchAll() {
         return MATCH_ALL;
@@ -62,6 +72,16 @@ public final class Filter {
     /** Whether {@code doc} satisfies the filter. */
     public boolean matches(BsonDocument doc) {
         return matcher.matches(doc);
+    }
+
+    /**
+     * The position, in the first array the query traversed, of the element by which {@code doc} matched (MongoDB
+     * manual, "$ (update)": "the first element that matches the query document"), as the positional {@code $}
+     * needs it; empty when {@code doc} does not match or matched without going through an array element.
+     */
+    public OptionalInt matchedPosition(BsonDocument doc) {
+        int position = matcher.matchPosition(doc);
+        return position >= 0 ? OptionalInt.of(position) : OptionalInt.empty();
     }
 
     /**

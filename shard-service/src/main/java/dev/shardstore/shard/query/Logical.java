@@ -16,6 +16,22 @@ final class Logical {
             return children.stream().allMatch(child -> child.matches(doc));
         }
 
+        /** The first position a child reports. */
+        @Override
+        public int matchPosition(BsonDocument doc) {
+            int position = Paths.NO_POSITION;
+            for (Matcher child : children) {
+                int childPosition = child.matchPosition(doc);
+                if (childPosition == NOT_MATCHED) {
+                    return NOT_MATCHED;
+                }
+                if (position == Paths.NO_POSITION) {
+                    position = childPosition;
+                }
+            }
+            return position;
+        }
+
         @Override
         public void collectEqualities(Map<String, BsonValue> into) {
             children.forEach(child -> child.collectEqualities(into));

@@ -34,7 +34,12 @@ public final class Paths {
         /** The query matcher's view. */
         MATCH,
         /** The index-key (and sort-key) generator's view. */
-        SORT_KEY
+        SORT_KEY,
+        /**
+         * The view of MongoDB's array operators ({@code $size}, {@code $elemMatch}): as {@link #MATCH}, but an
+         * array at the end of the path yields only the array itself, not its elements.
+         */
+        WHOLE_ARRAY
     }
 
     private Paths() {}
@@ -65,53 +70,93 @@ public final class Paths {
      */
     public static List<BsonValue> resolve(BsonDocument doc, List<String> path, Mode mode) {
         List<BsonValue> out = new ArrayList<>();
-        descend(doc, path, 0, mode, out);
+        descend(doc, path, 0, mode, NO_POSITION, (value, position) -> out.add(value));
         return out;
     }
 
-    /** {@code value} is what the components before {@code index} reached ({@code null}: missing). */
-    private static void descend(BsonValue value, List<String> path, int index, Mode mode, List<BsonValue> out) {
+    /** A value {@link #resolveWithPositions} reached, and the position it was reached through. */
+    record Reached(BsonValue value, int position) {}
+
+    /** No array was traversed implicitly on the way to a value. */
+    static final int NO_POSITION = -1;
+
+    /**
+     * As {@link #resolve}, with each value's position in the first array the path traversed implicitly (an
+     * element reached at or through it), or {@link #NO_POSITION} (a value reached without such an array, or a
+     * whole array at the end of the path): MongoDB's {@code elemMatchKey}, which the positional {@code $}
+     * update operator uses.
+     */
+    static List<Reached> resolveWithPositions(BsonDocument doc, List<String> path, Mode mode) {
+        List<Reached> out = new ArrayList<>();
+        descend(doc, path, 0, mode, NO_POSITION, (value, position) -> out.add(new Reached(value, position)));
+        return out;
+    }
+
+    /** Receives each value reached and its position. */
+    @FunctionalInterface
+    private interface Sink {
+        void accept(BsonValue value, int position);
+    }
+
+    /**
+     * {@code value} is what the components before {@code index} reached ({@code null}: missing), through
+     * the array position {@code position}.
+     */
+    private static void descend(BsonValue value, List<String> path, int index, Mode mode, int position, Sink out) {
         if (value != null && value.isArray()) {
-            fromArray(value.asArray(), path, index, mode, out);
+            fromArray(value.asArray(), path, index, mode, position, out);
         } else if (index == path.size()) {
-            out.add(value);
+            out.accept(value, position);
         } else if (value == null || !value.isDocument()) {
-            out.add(null);
+            out.accept(null, position);
         } else {
-            descend(value.asDocument().get(path.get(index)), path, index + 1, mode, out);
+            descend(value.asDocument().get(path.get(index)), path, index + 1, mode, position, out);
         }
     }
 
     /** {@code index} is the position, in {@code path}, of the component after the array. */
-    private static void fromArray(BsonArray array, List<String> path, int index, Mode mode, List<BsonValue> out) {
+    private static void fromArray(BsonArray array, List<String> path, int index, Mode mode, int position, Sink out) {
         if (index == path.size()) {
-            out.addAll(array.getValues());
-            if (mode == Mode.MATCH) {
-                out.add(array);
-            } else if (array.isEmpty()) {
-                out.add(new BsonUndefined());
+            switch (mode) {
+                case MATCH -> {
+                    elements(array, position, out);
+                    out.accept(array, position);
+                }
+                case WHOLE_ARRAY -> out.accept(array, position);
+                case SORT_KEY -> {
+                    elements(array, position, out);
+                    if (array.isEmpty()) {
+                        out.accept(new BsonUndefined(), position);
+                    }
+                }
             }
             return;
         }
         String next = path.get(index);
         if (mode == Mode.SORT_KEY && isIndex(next)) {
-            int position = next.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(next);
-            descend(position < array.size() ? array.get(position) : null, path, index + 1, mode, out);
+            int at = next.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(next);
+            descend(at < array.size() ? array.get(at) : null, path, index + 1, mode, position, out);
             return;
         }
         for (int i = 0; i < array.size(); i++) {
             BsonValue element = array.get(i);
             if (element.isDocument()) {
-                descend(element, path, index, mode, out);
+                descend(element, path, index, mode, position == NO_POSITION ? i : position, out);
             }
             if (!next.equals(Integer.toString(i))) {
                 continue;
             }
             if (index + 1 == path.size()) {
-                out.add(element);
+                out.accept(element, position);
             } else if (element.isDocument() || element.isArray()) {
-                descend(element, path, index + 1, mode, out);
+                descend(element, path, index + 1, mode, position, out);
             }
+        }
+    }
+
+    private static void elements(BsonArray array, int position, Sink out) {
+        for (int i = 0; i < array.size(); i++) {
+            out.accept(array.get(i), position == NO_POSITION ? i : position);
         }
     }
 }

@@ -3,10 +3,11 @@ package dev.shardstore.shard.query;
 import org.bson.BsonType;
 
 /** MongoDB's type aliases ({@code $type} names, e.g. {@code "string"}, {@code "objectId"}) used in messages. */
-final class TypeNames {
+public final class TypeNames {
     private TypeNames() {}
 
-    static String of(BsonType type) {
+    /** The alias of {@code type}. */
+    public static String of(BsonType type) {
         return switch (type) {
             case DOUBLE -> "double";
             case STRING -> "string";

@@ -13,7 +13,7 @@ record UnsetField() implements UpdateOperation {
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing) {
+    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
         if (existing != null) {
             slot.remove();
         }

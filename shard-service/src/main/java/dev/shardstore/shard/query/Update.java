@@ -2,8 +2,10 @@ package dev.shardstore.shard.query;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
@@ -17,8 +19,9 @@ import org.bson.BsonValue;
  * <ul>
  *   <li>replacement: {@code {<field>: <value>, ...}} (no top-level {@code $} key; {@code {}} empties the
  *       document); the original {@code _id} is kept;</li>
- *   <li>operators: {@code {$set: {<path>: <value>}, $unset: {<path>: ""}, $inc: {<path>: <number>}}}, see
- *       {@link UpdateTree} for the path rules and {@link IncField} for the arithmetic.</li>
+ *   <li>operators: {@code {$set: {<path>: <value>}, $unset: {<path>: ""}, $inc: {<path>: <number>}, ...}}, see
+ *       {@link UpdateTree} for the operators and path rules; {@code $setOnInsert} applies only in
+ *       {@link #applyForUpsert}.</li>
  * </ul>
  * The form is decided by the first key, as MongoDB does.
  *
@@ -40,8 +43,23 @@ public final class Update {
      * @throws CommandException as listed on the class, for everything detectable without a document
      */
     public static Update parse(BsonDocument u) {
+        return parse(u, List.of());
+    }
+
+    /**
+     * Parses {@code u} with the update statement's {@code arrayFilters} (see {@link ArrayFilters}); the arguments
+     * are not retained.
+     *
+     * @throws CommandException as listed on the class; the array filters' errors; FailedToParse (9) for array
+     *     filters with a replacement
+     */
+    public static Update parse(BsonDocument u, List<? extends BsonValue> arrayFilters) {
         if (!u.isEmpty() && u.getFirstKey().startsWith("$")) {
-            return new Update(new Operators(UpdateTree.parse(Values.copy(u))));
+            ArrayFilters filters = arrayFilters.isEmpty() ? ArrayFilters.NONE : ArrayFilters.parse(arrayFilters);
+            return new Update(new Operators(UpdateTree.parse(Values.copy(u), filters)));
+        }
+        if (!arrayFilters.isEmpty()) {
+            throw new CommandException(ErrorCode.FailedToParse, "arrayFilters may not be specified for replacement-style updates");
         }
         for (String field : u.keySet()) {
             if (field.startsWith("$")) {
@@ -66,7 +84,22 @@ public final class Update {
      *     {@code $inc} on a non-number; PathNotViable (28) for a path through a scalar
      */
     public BsonDocument apply(BsonDocument doc) {
-        BsonDocument result = form.apply(doc);
+        return apply(doc, OptionalInt.empty());
+    }
+
+    /**
+     * As {@link #apply(BsonDocument)}, with the array position by which the query matched {@code doc}
+     * ({@link Filter#matchedPosition}) for the positional {@code $}.
+     *
+     * @throws CommandException as {@link #apply(BsonDocument)}; BadValue (2) when the update uses {@code $} and
+     *     there is no position
+     */
+    public BsonDocument apply(BsonDocument doc, OptionalInt matchedPosition) {
+        return apply(doc, false, matchedPosition);
+    }
+
+    private BsonDocument apply(BsonDocument doc, boolean inserting, OptionalInt matchedPosition) {
+        BsonDocument result = form.apply(doc, inserting, matchedPosition);
         requireSameId(doc, result);
         return result;
     }
@@ -80,7 +113,7 @@ public final class Update {
      *     {@code _id}; InvalidIdField (53) when the resulting {@code _id} is an array
      */
     public BsonDocument applyForUpsert(BsonDocument seed) {
-        BsonDocument result = apply(seed);
+        BsonDocument result = apply(seed, true, OptionalInt.empty());
         requireValidId(result);
         if (!result.containsKey("_id")) {
             result.put("_id", new BsonObjectId());
@@ -160,12 +193,13 @@ public final class Update {
 
     /** The two forms; each returns a new document and leaves its argument untouched. */
     private sealed interface Form permits Replacement, Operators {
-        BsonDocument apply(BsonDocument doc);
+        /** {@code inserting}: the insert side of an upsert. */
+        BsonDocument apply(BsonDocument doc, boolean inserting, OptionalInt matchedPosition);
     }
 
     private record Replacement(BsonDocument replacement) implements Form {
         @Override
-        public BsonDocument apply(BsonDocument doc) {
+        public BsonDocument apply(BsonDocument doc, boolean inserting, OptionalInt matchedPosition) {
             BsonDocument result = new BsonDocument();
             if (doc.containsKey("_id") && !replacement.containsKey("_id")) {
                 result.put("_id", Values.copy(doc.get("_id")));
@@ -177,9 +211,9 @@ public final class Update {
 
     private record Operators(UpdateTree tree) implements Form {
         @Override
-        public BsonDocument apply(BsonDocument doc) {
+        public BsonDocument apply(BsonDocument doc, boolean inserting, OptionalInt matchedPosition) {
             BsonDocument result = Values.copy(doc);
-            tree.applyTo(result);
+            tree.applyTo(new UpdateContext(result, inserting, Instant.now(), matchedPosition));
             return result;
         }
     }

@@ -13,5 +13,5 @@ interface UpdateOperation {
     /**
      * Applies the operator to {@code slot}, whose current value is {@code existing} ({@code null} when missing).
      */
-    void apply(Slot slot, BsonValue existing);
+    void apply(Slot slot, BsonValue existing, UpdateContext context);
 }

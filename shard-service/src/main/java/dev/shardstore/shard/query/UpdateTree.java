@@ -10,14 +10,22 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
+import java.util.stream.IntStream;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
  * The operator form of an update ({@code {$set: {...}, $unset: {...}, $inc: {...}}}) as a tree of paths,
  * MongoDB's {@code UpdateObjectNode}: interior nodes are path components, leaves are {@link UpdateOperation}s.
+ * Operators: {@code $set $setOnInsert} ({@link SetField}), {@code $unset}, {@code $inc $mul}
+ * ({@link ArithmeticField}), {@code $min $max} ({@link CompareField}), {@code $currentDate}, {@code $rename}
+ * ({@link RenameField}: a leaf at both paths), {@code $push}, {@code $addToSet}, {@code $pop},
+ * {@code $pull $pullAll} ({@link PullField}). Path components {@code $} (the array position the query matched),
+ * {@code $[]} (every element) and {@code $[<identifier>]} (the elements the {@link ArrayFilters} accept) stand
+ * for array positions.
  *
- * <p>Rules (MongoDB manual, "Update Operators", "$set", "$unset", "$inc"):
+ * <p>Rules (MongoDB manual, "Update Operators", and each operator's page):
  * <ul>
  *   <li>fields are processed in lexicographic order of their names, numeric names (array indexes) first and in
  *       numeric order ("Starting in MongoDB 5.0, update operators process document fields with string-based names
@@ -31,10 +39,20 @@ import org.bson.BsonValue;
  * </ul>
  */
 final class UpdateTree {
-    private static final Map<String, BiFunction<String, BsonValue, UpdateOperation>> OPERATORS = Map.of(
-            "$set", (path, value) -> new SetField(value),
-            "$unset", (path, value) -> new UnsetField(),
-            "$inc", IncField::new);
+    private static final Map<String, BiFunction<String, BsonValue, UpdateOperation>> OPERATORS = Map.ofEntries(
+            Map.entry("$set", (path, value) -> new SetField(value, false)),
+            Map.entry("$setOnInsert", (path, value) -> new SetField(value, true)),
+            Map.entry("$unset", (path, value) -> new UnsetField()),
+            Map.entry("$inc", ArithmeticField::inc),
+            Map.entry("$mul", ArithmeticField::mul),
+            Map.entry("$min", (path, value) -> new CompareField(false, value)),
+            Map.entry("$max", (path, value) -> new CompareField(true, value)),
+            Map.entry("$currentDate", CurrentDateField::parse),
+            Map.entry("$push", PushField::parse),
+            Map.entry("$addToSet", AddToSetField::parse),
+            Map.entry("$pop", PopField::parse),
+            Map.entry("$pull", (path, value) -> PullField.pull(value)),
+            Map.entry("$pullAll", (path, value) -> PullField.pullAll(value)));
 
     /**
      * Array indexes in numeric order, then other names in code point order. (MongoDB compares an index with
@@ -52,20 +70,24 @@ final class UpdateTree {
     };
 
     private final Interior root = new Interior();
+    private final ArrayFilters arrayFilters;
 
-    private UpdateTree() {}
+    private UpdateTree(ArrayFilters arrayFilters) {
+        this.arrayFilters = arrayFilters;
+    }
 
     /**
      * @param update a document whose every key is an update operator
      * @throws CommandException FailedToParse (9) for an unknown operator or an argument that is not a
-     *     document; EmptyFieldName (56), DollarPrefixedFieldName (52) or BadValue (positional operators) for a
-     *     bad path; ConflictingUpdateOperators (40); TypeMismatch (14) for a non-numeric {@code $inc}
+     *     document; EmptyFieldName (56), DollarPrefixedFieldName (52) or BadValue (misplaced positional
+     *     operators, an identifier without array filter) for a bad path; FailedToParse for an unused array filter;
+     *     ConflictingUpdateOperators (40); the operators' own errors
      */
-    static UpdateTree parse(BsonDocument update) {
-        UpdateTree tree = new UpdateTree();
+    static UpdateTree parse(BsonDocument update, ArrayFilters arrayFilters) {
+        UpdateTree tree = new UpdateTree(arrayFilters);
         for (Map.Entry<String, BsonValue> operator : update.entrySet()) {
             BiFunction<String, BsonValue, UpdateOperation> factory = OPERATORS.get(operator.getKey());
-            if (factory == null) {
+            if (factory == null && !operator.getKey().equals("$rename")) {
                 throw new CommandException(ErrorCode.FailedToParse, "Unknown modifier: " + operator.getKey()
                         + ". Expected a valid update modifier or pipeline-style update specified as an array");
             }
@@ -76,18 +98,30 @@ final class UpdateTree {
             }
             for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
                 String path = field.getKey();
-                tree.add(path, validatedComponents(path), factory.apply(path, field.getValue()));
+                List<String> components = tree.validatedComponents(path);
+                if (operator.getKey().equals("$rename")) {
+                    if (components.stream().anyMatch(UpdateTree::isPositional)) {
+                        throw new CommandException(ErrorCode.BadValue, "The source field for $rename may not be dynamic: " + path);
+                    }
+                    String to = RenameField.destination(path, field.getValue());
+                    tree.add(path, components, RenameField.placeholder());
+                    tree.add(to, tree.validatedComponents(to), new RenameField(components, to));
+                } else {
+                    tree.add(path, components, factory.apply(path, field.getValue()));
+                }
             }
         }
+        arrayFilters.requireAllUsed(update);
         return tree;
     }
 
-    /** Applies every operation to {@code doc} in place (the caller passes a working copy). */
-    void applyTo(BsonDocument doc) {
-        applyChildren(doc, "", root);
+    /** Applies every operation to {@code context.root()} in place (the caller passes a working copy). */
+    void applyTo(UpdateContext context) {
+        applyChildren(context.root(), "", root, context);
     }
 
-    private static List<String> validatedComponents(String path) {
+
+    private List<String> validatedComponents(String path) {
         if (path.isEmpty()) {
             throw new CommandException(ErrorCode.EmptyFieldName, "An empty update path is not valid.");
         }
@@ -97,9 +131,9 @@ final class UpdateTree {
                 throw new CommandException(ErrorCode.EmptyFieldName,
                         "The update path '" + path + "' contains an empty field name, which is not allowed.");
             }
-            if (component.equals("$") || component.startsWith("$[")) {
-                throw new CommandException(ErrorCode.BadValue,
-                        "The positional operator in '" + path + "' is not supported");
+            if (isPositional(component)) {
+                validatePositional(path, components, component);
+                continue;
             }
             if (component.startsWith("$")) {
                 throw new CommandException(ErrorCode.DollarPrefixedFieldName,
@@ -107,6 +141,26 @@ final class UpdateTree {
             }
         }
         return components;
+    }
+
+    /** {@code $}, {@code $[]} or {@code $[<identifier>]}. */
+    private static boolean isPositional(String component) {
+        return component.equals("$") || component.startsWith("$[") && component.endsWith("]");
+    }
+
+    private void validatePositional(String path, List<String> components, String component) {
+        if (components.getFirst().equals(component)) {
+            throw new CommandException(ErrorCode.BadValue,
+                    "Cannot have positional (i.e. '$') element in the first position in path '" + path + "'");
+        }
+        if (component.equals("$") && components.stream().filter(c -> c.equals("$")).count() > 1) {
+            throw new CommandException(ErrorCode.BadValue,
+                    "Too many positional (i.e. '$') elements found in path '" + path + "'");
+        }
+        String identifier = component.length() > 3 ? component.substring(2, component.length() - 1) : "";
+        if (!identifier.isEmpty()) {
+            arrayFilters.use(identifier, path);
+        }
     }
 
     private void add(String path, List<String> components, UpdateOperation operation) {
@@ -135,35 +189,78 @@ final class UpdateTree {
     }
 
     /** {@code container} is a document or an array; {@code containerName} its field name, for messages. */
-    private static void applyChildren(BsonValue container, String containerName, Interior node) {
+    private void applyChildren(BsonValue container, String containerName, Interior node, UpdateContext context) {
         for (Map.Entry<String, Node> entry : node.children.entrySet()) {
             String name = entry.getKey();
             Node child = entry.getValue();
-            if (container.isArray() && !Paths.isIndex(name)) {
+            if (isPositional(name)) {
+                for (int index : positions(container, containerName, name, context)) {
+                    applyAt(container, Integer.toString(index), child, context);
+                }
+            } else if (container.isArray() && !Paths.isIndex(name)) {
                 if (child.createsPath()) {
                     throw cannotCreate(name, containerName, container);
                 }
-                continue;
-            }
-            Slot slot = Slot.of(container, name);
-            BsonValue existing = slot.get();
-            switch (child) {
-                case Leaf leaf -> leaf.operation.apply(slot, existing);
-                case Interior interior -> applyInterior(slot, name, existing, interior);
+            } else {
+                applyAt(container, name, child, context);
             }
         }
     }
 
-    private static void applyInterior(Slot slot, String name, BsonValue existing, Interior node) {
+    private void applyAt(BsonValue container, String name, Node child, UpdateContext context) {
+        Slot slot = Slot.of(container, name);
+        BsonValue existing = slot.get();
+        switch (child) {
+            case Leaf leaf -> leaf.operation.apply(slot, existing, context);
+            case Interior interior -> applyInterior(slot, name, existing, interior, context);
+        }
+    }
+
+    /**
+     * The array positions a positional component stands for (MongoDB manual, "$ (update)", "$[]",
+     * "$[<identifier>]"): the query's matched position, every position, or those whose element the array filter
+     * accepts.
+     *
+     * @throws CommandException BadValue (2) "The positional operator did not find the match needed from the
+     *     query." or "The path 'a' must exist in the document in order to apply array updates."
+     */
+    private List<Integer> positions(BsonValue container, String containerName, String component, UpdateContext context) {
+        if (component.equals("$")) {
+            if (context.matchedPosition().isEmpty()) {
+                throw new CommandException(ErrorCode.BadValue, "The positional operator did not find the match needed from the query.");
+            }
+            if (!container.isArray()) {
+                throw cannotCreate(component, containerName, container);
+            }
+            return List.of(context.matchedPosition().getAsInt());
+        }
+        if (!container.isArray()) {
+            throw new CommandException(ErrorCode.BadValue,
+                    "The path '" + containerName + "' must exist in the document in order to apply array updates.");
+        }
+        BsonArray array = container.asArray();
+        String identifier = component.substring(2, component.length() - 1);
+        return IntStream.range(0, array.size())
+                .filter(i -> identifier.isEmpty() || arrayFilters.matches(identifier, array.get(i)))
+                .boxed().toList();
+    }
+
+    private void applyInterior(Slot slot, String name, BsonValue existing, Interior node, UpdateContext context) {
         if (existing != null && (existing.isDocument() || existing.isArray())) {
-            applyChildren(existing, name, node);
+            applyChildren(existing, name, node, context);
         } else if (node.createsPath()) {
+            if (existing != null && node.children.keySet().stream().anyMatch(child -> child.startsWith("$["))) {
+                throw new CommandException(ErrorCode.BadValue,
+                        "Cannot apply array updates to non-array element " + Values.element(name, existing));
+            }
             if (existing != null) {
                 throw cannotCreate(node.children.firstKey(), name, existing);
             }
             BsonDocument created = new BsonDocument();
-            applyChildren(created, name, node);
-            slot.set(created);
+            applyChildren(created, name, node, context);
+            if (!created.isEmpty()) { // all of the operations below may have been no-ops ($setOnInsert, $rename)
+                slot.set(created);
+            }
         }
     }
 

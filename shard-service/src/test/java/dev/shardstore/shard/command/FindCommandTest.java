@@ -45,6 +45,23 @@ class FindCommandTest extends ShardIntegrationTest {
     }
 
     @Test
+    void newOperatorsAndProjectionsThroughFind() {
+        insert("students", "{_id: 1, semester: 1, grades: [70, 87, 90]}", "{_id: 2, semester: 1, grades: [90, 88, 92]}",
+                "{_id: 3, semester: 2, grades: [85, 100, 90], tags: 'x'}");
+
+        assertThat(batch(run(DB, "{find: 'students', filter: {semester: 1, grades: {$gte: 85}}, projection: {'grades.$': 1}}")))
+                .containsExactly(ExtendedJson.parse("{_id: 1, grades: [87]}"), ExtendedJson.parse("{_id: 2, grades: [90]}"));
+        assertThat(ids(batch(run(DB, "{find: 'students', filter: {grades: {$elemMatch: {$gt: 95}}, tags: {$type: 'string'}}}"))))
+                .containsExactly(3);
+        assertThat(ids(batch(run(DB, "{find: 'students', filter: {grades: {$size: 3, $all: [90]}, _id: {$mod: [2, 1]}}}"))))
+                .containsExactly(1, 3);
+        assertThat(batch(run(DB, "{find: 'students', filter: {_id: 2}, projection: {grades: {$slice: -1}, semester: 0}}")))
+                .containsExactly(ExtendedJson.parse("{_id: 2, grades: [92]}"));
+        assertError(run(DB, "{find: 'students', projection: {'grades.$': 1}}"), 2);
+        assertError(run(DB, "{find: 'students', filter: {a: {$type: 'nope'}}}"), 2);
+    }
+
+    @Test
     void getMorePagesThroughTheRestAndThenTheCursorIsGone() {
         insertNumbered("paged", 250);
 

@@ -179,6 +179,35 @@ class UpdateDeleteCountTest extends ShardIntegrationTest {
         assertThat(n(run(DB, "{count: 'noSuchCollection'}"))).isZero();
     }
 
+    @Test
+    void arrayFiltersAndPositionalOperatorsThroughTheUpdateCommand() {
+        insert("arrays", "{_id: 1, grades: [95, 92, 90]}", "{_id: 2, grades: [98, 100, 102]}",
+                "{_id: 3, grades: [{grade: 80, std: 8}, {grade: 85, std: 5}]}");
+
+        assertThat(run(DB, """
+                {update: 'arrays', updates: [
+                   {q: {grades: {$gte: 100}}, u: {$set: {'grades.$[element]': 100}}, arrayFilters: [{element: {$gte: 100}}], multi: true},
+                   {q: {_id: 1, grades: 92}, u: {$inc: {'grades.$': 1}}},
+                   {q: {_id: 3, 'grades.grade': 85}, u: {$set: {'grades.$.std': 6}, $inc: {'grades.$[].grade': 1}}}]}"""))
+                .isEqualTo(ExtendedJson.parse("{n: 3, nModified: 3, ok: 1.0}"));
+        assertThat(all("arrays")).containsExactly(
+                ExtendedJson.parse("{_id: 1, grades: [95, 93, 90]}"),
+                ExtendedJson.parse("{_id: 2, grades: [98, 100, 100]}"),
+                ExtendedJson.parse("{_id: 3, grades: [{grade: 81, std: 8}, {grade: 86, std: 6}]}"));
+
+        BsonDocument bad = run(DB, """
+                {update: 'arrays', updates: [
+                   {q: {_id: 1}, u: {$set: {'grades.$[x]': 0}}, arrayFilters: [{x: 1}, {y: 2}]},
+                   {q: {_id: 1}, u: {$set: {'grades.$': 0}}}], ordered: false}""");
+        BsonArray errors = bad.getArray("writeErrors");
+        assertThat(errors).hasSize(2);
+        assertThat(errors.get(0).asDocument().getInt32("code").getValue()).isEqualTo(9);
+        assertThat(errors.get(1).asDocument().getInt32("code").getValue()).isEqualTo(2);
+        assertThat(run(DB, "{update: 'arrays', updates: [{q: {}, u: {$set: {a: 1}}, arrayFilters: 5}]}")
+                .getNumber("code").intValue()).isEqualTo(14);
+        assertThat(all("arrays").getFirst()).isEqualTo(ExtendedJson.parse("{_id: 1, grades: [95, 93, 90]}"));
+    }
+
     private void insert(String collection, String... documents) {
         BsonArray array = new BsonArray();
         for (String document : documents) {

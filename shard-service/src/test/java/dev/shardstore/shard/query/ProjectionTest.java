@@ -68,12 +68,12 @@ class ProjectionTest {
             {"a.b": 1, a: 1}             | Path collision at a
             {"a.b": 0, a: {b: 0}}        | Path collision at a.b
             {a: {}}                      | An empty sub-projection is not a valid value. Found empty object at path a
-            {a: {$slice: 1}}             | projection operator $slice is not supported
-            {a: {$elemMatch: {b: 1}}}    | projection operator $elemMatch is not supported
+            {a: {$meta: "textScore"}}    | projection operator $meta is not supported
+            {a: {$slice: "x"}}           | $slice only supports numbers and [skip, limit] arrays
             {a: "x"}                     | projection value for field a must be a number or a boolean, not string
             {a: null}                    | must be a number or a boolean, not null
             {$foo: 1}                    | projection field path '$foo' is not supported
-            {"a.$": 1}                   | projection field path 'a.$' is not supported
+            {"a.$.b": 1}                 | projection field path 'a.$.b' is not supported
             {"a..b": 1}                  | projection field path 'a..b' is not supported
             {"": 1}                      | projection field path '' is not supported
             """)

@@ -120,15 +120,15 @@ class UpdateTest {
             {$set: {a: 1, "a.b": 1}}                    | ConflictingUpdateOperators | Updating the path 'a.b' would create a conflict at 'a'
             {$inc: {"a.0": 1}, $set: {"a.0.b": 1}}      | ConflictingUpdateOperators | Updating the path 'a.0.b' would create a conflict at 'a.0'
             {$set: {a: 1}, b: 2}                        | FailedToParse              | Unknown modifier: b
-            {$push: {a: 1}}                             | FailedToParse              | Unknown modifier: $push
+            {$foo: {a: 1}}                              | FailedToParse              | Unknown modifier: $foo
             {$set: 5}                                   | FailedToParse              | Modifiers operate on fields but we found type int instead
             {a: 1, $set: {b: 1}}                        | DollarPrefixedFieldName    | The dollar ($) prefixed field '$set' in '$set' is not allowed
             {$inc: {a: "x"}}                            | TypeMismatch               | Cannot increment with non-numeric argument: {"a": "x"}
             {$set: {"": 1}}                             | EmptyFieldName             | An empty update path is not valid.
             {$set: {"a..b": 1}}                         | EmptyFieldName             | The update path 'a..b' contains an empty field name
             {$unset: {"a.": 1}}                         | EmptyFieldName             | The update path 'a.' contains an empty field name
-            {$set: {"a.$": 1}}                          | BadValue                   | The positional operator in 'a.$' is not supported
-            {$set: {"a.$[].b": 1}}                      | BadValue                   | The positional operator in 'a.$[].b' is not supported
+            {$set: {"$.a": 1}}                          | BadValue                   | Cannot have positional (i.e. '$') element in the first position in path '$.a'
+            {$set: {"a.$[x].b": 1}}                     | BadValue                   | No array filter found for identifier 'x' in path 'a.$[x].b'
             {$set: {"a.$b": 1}}                         | DollarPrefixedFieldName    | The dollar ($) prefixed field '$b' in 'a.$b'
             {_id: [1], a: 1}                            | InvalidIdField             | The '_id' value cannot be of type array
             """)

@@ -53,16 +53,19 @@ public enum ErrorCode {
     ConflictingOperationInProgress(117, 409),
     NamespaceNotSharded(118, 400),
     StaleEpoch(150, 503),
+    InvalidPipelineOperator(168, 400),
     CannotIndexParallelArrays(171, 400),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
     NotImplemented(238, 501),
+    ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
     ExceededTimeLimit(262, 504),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
-    StaleConfig(13388, 503);
+    StaleConfig(13388, 503),
+    Location40324(40324, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));

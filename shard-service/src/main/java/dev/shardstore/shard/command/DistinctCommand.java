@@ -1,0 +1,70 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.shard.cursor.Batch;
+import dev.shardstore.shard.cursor.FindQuery;
+import dev.shardstore.shard.cursor.QueryRunner;
+import dev.shardstore.shard.cursor.ShardCursor;
+import dev.shardstore.shard.query.DistinctValues;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code distinct}: {@code {distinct: <coll>, key: <dotted path>, query?}} → {@code {values: [...],
+ * ok: 1}}, the distinct values of {@code key} among the documents matching {@code query} (an array field
+ * contributes its elements; see {@link DistinctValues}), in BSON order; empty for a missing collection.
+ * Errors: TypeMismatch (14) when {@code key} is not a string or {@code query} not a document; FailedToParse (9)
+ * when {@code key} is absent; the filter's BadValue.
+ */
+@Component
+public class DistinctCommand extends ShardCommand {
+    private static final long BATCH = 1000;
+
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final QueryRunner queries;
+
+    public DistinctCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+        this.queries = queries;
+    }
+
+    @Override
+    public String name() {
+        return "distinct";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
+        DistinctValues distinct = new DistinctValues(args.requiredString("key"));
+        Filter filter = Filter.parse(args.optionalDocument(command, "query", "query"));
+        List<BsonValue> values = locks.shared(ns, () -> {
+            catalog.find(ns).ifPresent(collection -> scan(collection, filter, distinct));
+            return distinct.values();
+        });
+        return Replies.ok(new BsonDocument("values", new BsonArray(values)));
+    }
+
+    private void scan(CollectionInfo collection, Filter filter, DistinctValues distinct) {
+        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0), BATCH);
+        for (Batch batch = cursor.next(BATCH); ; batch = cursor.next(BATCH)) {
+            batch.documents().forEach(distinct::add);
+            if (batch.exhausted()) {
+                return;
+            }
+        }
+    }
+}

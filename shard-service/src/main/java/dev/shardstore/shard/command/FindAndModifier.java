@@ -1,0 +1,124 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.shard.cursor.Batch;
+import dev.shardstore.shard.cursor.FindQuery;
+import dev.shardstore.shard.cursor.Match;
+import dev.shardstore.shard.cursor.QueryRunner;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.query.Sort;
+import dev.shardstore.shard.query.Update;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs one {@code findAndModify}: finds the first match in sort order, then locks that row ({@link LockedMatches}
+ * with the match's {@code _id} AND-ed to the query) and re-checks the query before removing or updating it, so the
+ * document returned is exactly the one changed; if a concurrent write made it stop matching, it looks again.
+ * An upsert inserts as {@link DocumentUpdater} does (and, if another writer takes that {@code _id} first, looks
+ * again). Creates the collection implicitly for an upsert; a missing collection otherwise matches nothing.
+ */
+@Component
+class FindAndModifier {
+    private final CollectionCatalog catalog;
+    private final DocumentStore store;
+    private final LockedMatches matches;
+    private final QueryRunner queries;
+    private final DocumentUpdater updater;
+
+    FindAndModifier(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, QueryRunner queries,
+            DocumentUpdater updater) {
+        this.catalog = catalog;
+        this.store = store;
+        this.matches = matches;
+        this.queries = queries;
+        this.updater = updater;
+    }
+
+    /**
+     * What to do.
+     *
+     * @param filter the query
+     * @param sort which match comes first; null for {@code _id} order
+     * @param update the update; null to remove
+     * @param returnNew return the post-image rather than the pre-image
+     * @param upsert insert when nothing matches
+     */
+    record Request(Filter filter, @Nullable Sort sort, @Nullable Update update, boolean returnNew, boolean upsert) {}
+
+    /**
+     * What happened.
+     *
+     * @param value the document to return (unprojected), or null
+     * @param n documents removed, updated or upserted (0 or 1)
+     * @param updatedExisting an existing document was updated
+     * @param upsertedId the {@code _id} an upsert inserted, or null
+     */
+    record Outcome(@Nullable BsonDocument value, int n, boolean updatedExisting, @Nullable BsonValue upsertedId) {}
+
+    /** Runs {@code request} on {@code ns}; the caller holds the namespace in shared mode. */
+    Outcome run(Namespace ns, Request request) {
+        Optional<CollectionInfo> found = request.upsert()
+                ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
+                : catalog.find(ns);
+        if (found.isEmpty()) {
+            return new Outcome(null, 0, false, null);
+        }
+        CollectionInfo collection = found.get();
+        while (true) {
+            Optional<BsonDocument> first = firstMatch(collection, request);
+            if (first.isPresent()) {
+                Optional<Outcome> done = modifyLocked(collection, first.get().get("_id"), request);
+                if (done.isPresent()) {
+                    return done.get();
+                }
+            } else if (!request.upsert()) {
+                return new Outcome(null, 0, false, null);
+            } else {
+                BsonDocument inserted = request.update().applyForUpsert(Update.seedFromEqualities(request.filter().equalities()));
+                if (updater.insertUpserted(collection, inserted)) {
+                    return new Outcome(request.returnNew() ? inserted : null, 1, false, inserted.get("_id"));
+                }
+            }
+        }
+    }
+
+    private Optional<BsonDocument> firstMatch(CollectionInfo collection, Request request) {
+        Batch batch = queries.find(collection, new FindQuery(request.filter(), request.sort(), null, 0, 1), 1).next(1);
+        return batch.documents().stream().findFirst();
+    }
+
+    /** Removes or updates the document with {@code id} if it still matches; empty when it no longer does. */
+    private Optional<Outcome> modifyLocked(CollectionInfo collection, BsonValue id, Request request) {
+        Filter locked = Filter.and(Filter.parse(new BsonDocument("_id", id)), request.filter());
+        AtomicReference<Outcome> outcome = new AtomicReference<>();
+        matches.forEach(collection, locked, true, page -> {
+            Match match = page.get(0);
+            outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request, locked));
+            return false;
+        });
+        return Optional.ofNullable(outcome.get());
+    }
+
+    private Outcome remove(CollectionInfo collection, Match match) {
+        store.delete(collection, List.of(match.stored()));
+        return new Outcome(match.document(), 1, false, null);
+    }
+
+    private Outcome update(CollectionInfo collection, Match match, Request request, Filter filter) {
+        BsonDocument before = match.document();
+        BsonDocument after = request.update().apply(before, filter.matchedPosition(before));
+        if (Update.changes(before, after)) {
+            store.replace(collection, List.of(Documents.encodeWithinLimit(after, "Resulting document after update is too large")));
+        }
+        return new Outcome(request.returnNew() ? after : before, 1, true, null);
+    }
+}
