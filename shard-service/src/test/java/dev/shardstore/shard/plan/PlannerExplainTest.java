@@ -163,6 +163,16 @@ class PlannerExplainTest extends ShardIntegrationTest {
     }
 
     @Test
+    void aggregateLeadingMatchAndDistinctReadThroughTheIndex() {
+        BsonDocument aggregate = run(DB, "{aggregate: 'c', pipeline: [{$match: {country: 'FR', n: {$lt: 30}}}], cursor: {}}");
+        assertThat(ids(aggregate)).containsExactly(0, 5, 10, 15, 20, 25);
+        BsonDocument explained = run(DB, "{explain: {aggregate: 'c', pipeline: [{$match: {country: 'FR'}}], cursor: {}}}");
+        assertThat(winning(explained).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("country_1");
+        assertThat(run(DB, "{distinct: 'c', key: 'country', query: {n: {$lt: 10}}}").getArray("values"))
+                .containsExactlyInAnyOrder(new BsonString("DE"), new BsonString("FR"));
+    }
+
+    @Test
     void indexScansPageThroughGetMore() {
         assertThat(drain("{find: 'c', filter: {n: {$gte: 0}}, batchSize: 7}")).containsExactlyElementsOf(
                 java.util.stream.IntStream.range(0, 50).boxed().toList());
