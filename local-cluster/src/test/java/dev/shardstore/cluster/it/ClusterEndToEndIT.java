@@ -130,6 +130,27 @@ class ClusterEndToEndIT {
     }
 
     @Test
+    @Order(2)
+    void indexesThroughTheRouterPlanTheQueries() {
+        long fr = CitiesFile.countsByCountry(CITIES).get("FR");
+        BsonDocument created = ok(router1, "geo",
+                "{\"createIndexes\": \"cities\", \"indexes\": [{\"key\": {\"country\": 1, \"name\": -1}, \"name\": \"country_name\"}]}");
+        assertThat(created.getNumber("numIndexesAfter").intValue()).isEqualTo(2);
+        assertThat(ok(router2, "geo", "{\"listIndexes\": \"cities\"}").getDocument("cursor").getArray("firstBatch"))
+                .extracting(i -> i.asDocument().getString("name").getValue()).containsExactly("_id_", "country_name");
+        BsonDocument explain = ok(router1, "geo",
+                "{\"explain\": {\"find\": \"cities\", \"filter\": {\"country\": \"FR\"}}, \"verbosity\": \"executionStats\"}");
+        BsonDocument ixscan = explain.getDocument("queryPlanner").getDocument("winningPlan").getDocument("inputStage");
+        assertThat(ixscan.getString("indexName").getValue()).isEqualTo("country_name");
+        assertThat(explain.getDocument("executionStats").getNumber("nReturned").longValue()).isEqualTo(fr);
+        assertThat(explain.getDocument("executionStats").getNumber("totalDocsExamined").longValue()).isEqualTo(fr);
+        assertThat(count(router1, "geo", "{\"count\": \"cities\", \"query\": {\"country\": \"FR\"}, \"hint\": {\"$natural\": 1}}"))
+                .isEqualTo(fr);
+        assertThat(ok(router2, "geo", "{\"dropIndexes\": \"cities\", \"index\": \"country_name\"}").getNumber("nIndexesWas").intValue())
+                .isEqualTo(2);
+    }
+
+    @Test
     @Order(4)
     void theCatalogIsReadableThroughTheRouterLikeMongos() {
         BsonArray shards = ok(router1, "config", "{\"find\": \"shards\"}").getDocument("cursor").getArray("firstBatch");

@@ -12,10 +12,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -135,6 +139,53 @@ public class PrimaryShardCommands {
     @Bean
     CommandHandler drop() {
         return write("drop", false, Replies::ok);
+    }
+
+    /** {@code createIndexes}: forwarded to the primary shard; creates the database (and the collection) when missing. */
+    @Bean
+    CommandHandler createIndexes() {
+        return write("createIndexes", true, Replies::ok);
+    }
+
+    /** {@code dropIndexes}: forwarded; a missing database is NamespaceNotFound (26), as for a missing collection. */
+    @Bean
+    CommandHandler dropIndexes() {
+        return write("dropIndexes", false, () -> {
+            throw new CommandException(ErrorCode.NamespaceNotFound, "ns not found");
+        });
+    }
+
+    /** {@code listIndexes}: forwarded; the shard's cursor is adopted like find's. */
+    @Bean
+    CommandHandler listIndexes() {
+        return CommandHandler.of("listIndexes", (db, cmd) -> {
+            Namespaces.checkUserDatabase(db, "listIndexes");
+            String collection = new CommandArgs(cmd).collectionName();
+            ShardReply reply = router.run(db, cmd, false)
+                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + db + "." + collection));
+            return cursors.adopt(db, collection, reply.shardId(), unwrap(reply));
+        });
+    }
+
+    /**
+     * {@code explain} of a find, count, update, delete or aggregate: forwarded to the primary shard, which
+     * plans the query; a missing database explains as MongoDB's {@code EOF} plan.
+     */
+    @Bean
+    CommandHandler explain() {
+        return CommandHandler.of("explain", (db, cmd) -> {
+            Namespaces.checkUserDatabase(db, "explain");
+            BsonValue inner = cmd.get("explain");
+            if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
+                throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
+            }
+            new CommandArgs(inner.asDocument()).collectionName();
+            return router.run(db, cmd, false).map(PrimaryShardCommands::unwrap).orElseGet(() -> Replies.ok(
+                    new BsonDocument("queryPlanner", new BsonDocument("namespace",
+                            new BsonString(db + "." + inner.asDocument().get(inner.asDocument().getFirstKey()).asString().getValue()))
+                            .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
+                            .append("rejectedPlans", new BsonArray()))));
+        });
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.shardstore.shard.storage.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -69,9 +70,13 @@ public class AggregateCommand extends ShardCommand {
         BsonDocument cursorOptions = args.document(cursorSpec, "cursor");
         long batchSize = cursorOptions.containsKey("batchSize")
                 ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize") : FindCommand.DEFAULT_BATCH_SIZE;
-        CollectionSource source = (collection, filter) -> read(new Namespace(db, collection), filter);
-        Pipeline pipeline = Pipeline.parse(args.requiredArray("pipeline"), source);
-        List<BsonDocument> results = pipeline.run(read(ns, pipeline.scanFilter()));
+        CollectionSource source = (collection, filter) -> read(new Namespace(db, collection), filter, null);
+        BsonArray stages = args.requiredArray("pipeline");
+        Pipeline pipeline = Pipeline.parse(stages, source);
+        // the leading $match as given, so the planner can derive index bounds from it (scanFilter is its parse)
+        BsonDocument leadingMatch = !stages.isEmpty() && stages.get(0).isDocument()
+                && stages.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : null;
+        List<BsonDocument> results = pipeline.run(read(ns, pipeline.scanFilter(), leadingMatch));
         ShardCursor cursor = new ListCursor(results, UnaryOperator.identity());
         Batch first = cursor.next(batchSize);
         long id = first.exhausted() ? 0 : cursors.register(ns.full(), ns, cursor);
@@ -79,9 +84,9 @@ public class AggregateCommand extends ShardCommand {
     }
 
     /** The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist. */
-    private List<BsonDocument> read(Namespace ns, Filter filter) {
+    private List<BsonDocument> read(Namespace ns, Filter filter, BsonDocument filterSpec) {
         return locks.shared(ns, () -> catalog.find(ns).map(collection -> {
-            ShardCursor scan = queries.find(collection, new FindQuery(filter, null, null, 0, 0), Long.MAX_VALUE);
+            ShardCursor scan = queries.find(collection, new FindQuery(filter, null, null, 0, 0, filterSpec, null), Long.MAX_VALUE);
             List<BsonDocument> documents = new ArrayList<>();
             Batch batch;
             do {

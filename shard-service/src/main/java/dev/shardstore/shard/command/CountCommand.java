@@ -38,10 +38,11 @@ public class CountCommand extends ShardCommand {
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
-        Filter filter = Filter.parse(args.optionalDocument(command, "query", "query"));
+        BsonDocument filterSpec = args.optionalDocument(command, "query", "query");
+        Filter filter = Filter.parse(filterSpec);
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
-        long n = locks.shared(ns, () -> catalog.find(ns).map(c -> queries.count(c, filter, skip, limit)).orElse(0L));
+        long n = locks.shared(ns, () -> catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L));
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
     }
 }

@@ -50,16 +50,17 @@ public class DistinctCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         DistinctValues distinct = new DistinctValues(args.requiredString("key"));
-        Filter filter = Filter.parse(args.optionalDocument(command, "query", "query"));
+        BsonDocument query = args.optionalDocument(command, "query", "query");
+        Filter filter = Filter.parse(query);
         List<BsonValue> values = locks.shared(ns, () -> {
-            catalog.find(ns).ifPresent(collection -> scan(collection, filter, distinct));
+            catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, distinct));
             return distinct.values();
         });
         return Replies.ok(new BsonDocument("values", new BsonArray(values)));
     }
 
-    private void scan(CollectionInfo collection, Filter filter, DistinctValues distinct) {
-        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0), BATCH);
+    private void scan(CollectionInfo collection, BsonDocument query, Filter filter, DistinctValues distinct) {
+        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0, query, null), BATCH);
         for (Batch batch = cursor.next(BATCH); ; batch = cursor.next(BATCH)) {
             batch.documents().forEach(distinct::add);
             if (batch.exhausted()) {

@@ -39,7 +39,7 @@ class DocumentDeleter {
             Filter filter = Filter.parse(q);
             Optional<CollectionInfo> collection = catalog.find(ns);
             LongAdder deleted = new LongAdder();
-            collection.ifPresent(c -> matches.forEach(c, filter, justOne, page -> {
+            collection.ifPresent(c -> matches.forEach(c, q, filter, justOne, page -> {
                 deleted.add(store.delete(c, page.stream().map(Match::stored).toList()));
                 return true;
             }));

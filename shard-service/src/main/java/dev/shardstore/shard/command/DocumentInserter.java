@@ -28,7 +28,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Unordered: every valid document is written. Ordered: documents after the first error are not
  * written. When a duplicate turns up in the middle of an ordered batch, the attempt is rolled back
- * and the prefix before the duplicate is written again, so the fast path stays one statement.
+ * and the prefix before the duplicate is written again, so the fast path stays one statement. With
+ * secondary indexes the batch and its index entries go in one transaction, and when an index refuses
+ * a document, document by document, each in its own transaction.
  * Creates the collection implicitly.
  */
 @Component
@@ -70,7 +72,11 @@ class DocumentInserter {
         }
         if (!batch.isEmpty()) {
             CollectionInfo collection = catalog.create(ns, new BsonDocument()).collection();
-            if (ordered) {
+            if (store.hasIndexes(collection)) {
+                if (!insertIndexedBatch(ns, collection, batch, ordered, result)) {
+                    insertOneByOne(ns, collection, batch, ordered, result);
+                }
+            } else if (ordered) {
                 insertOrdered(ns, collection, batch, result);
             } else {
                 report(ns, batch, store.insert(collection, stored(batch)), false, result);
@@ -112,6 +118,55 @@ class DocumentInserter {
                 result.addError(new WriteError(stoppedAt.index(), WriteError.duplicateId(ns, stoppedAt.id())));
             }
             return;
+        }
+    }
+
+    /**
+     * The fast path into a collection with secondary indexes: the whole batch, its oplog entries and
+     * its index entries in one transaction. Gives up (rolling back, returning false) when an index
+     * refuses a document (duplicate key, parallel arrays) or an ordered batch hits a taken {@code _id};
+     * the caller then goes document by document.
+     */
+    private boolean insertIndexedBatch(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
+        BitSet written;
+        try {
+            written = tx.execute(status -> {
+                BitSet inserted = store.insert(collection, stored(batch));
+                if (ordered && inserted.cardinality() < batch.size()) {
+                    status.setRollbackOnly();
+                    return null;
+                }
+                return inserted;
+            });
+        } catch (CommandException e) {
+            return false;
+        }
+        if (written == null) {
+            return false;
+        }
+        report(ns, batch, written, false, result);
+        return true;
+    }
+
+    /**
+     * Writes a batch into a collection with secondary indexes: each document with its index entries in
+     * its own transaction, so a duplicate key in any unique index fails just that document (ordered:
+     * and stops the batch).
+     */
+    private void insertOneByOne(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
+        for (Prepared p : batch) {
+            try {
+                boolean inserted = Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(p.stored())).get(0)));
+                if (!inserted) {
+                    throw WriteError.duplicateId(ns, p.id());
+                }
+                result.addN(1);
+            } catch (CommandException e) {
+                result.addError(new WriteError(p.index(), e));
+                if (ordered) {
+                    return;
+                }
+            }
         }
     }
 

@@ -16,6 +16,9 @@ import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs one statement of MongoDB's {@code update}: applies the update to the first (or, with
@@ -30,8 +33,14 @@ class DocumentUpdater {
     private final CollectionCatalog catalog;
     private final DocumentStore store;
     private final LockedMatches matches;
+    private final TransactionTemplate tx;
+    private final TransactionTemplate savepoint;
 
-    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches) {
+    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, TransactionTemplate tx,
+            PlatformTransactionManager transactions) {
+        this.tx = tx;
+        this.savepoint = new TransactionTemplate(transactions);
+        this.savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         this.catalog = catalog;
         this.store = store;
         this.matches = matches;
@@ -60,7 +69,7 @@ class DocumentUpdater {
     private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, Update update, UpdateStatement statement) {
         for (int attempt = 1; ; attempt++) {
             Tally tally = new Tally();
-            matches.forEach(collection, filter, !statement.multi(), page -> tally.apply(collection, filter, update, page));
+            matches.forEach(collection, statement.q(), filter, !statement.multi(), page -> tally.apply(collection, filter, update, page));
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
             }
@@ -78,11 +87,12 @@ class DocumentUpdater {
      * Inserts the document an upsert built; false when another writer took its {@code _id} first (the caller
      * runs the statement once more as an update).
      *
-     * @throws CommandException BSONObjectTooLarge (10334)
+     * @throws CommandException BSONObjectTooLarge (10334); DuplicateKey (11000) from a unique secondary index,
+     *     the insert rolled back (document, oplog entry and index entries are one transaction)
      */
     boolean insertUpserted(CollectionInfo collection, BsonDocument inserted) {
         StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
-        return store.insert(collection, List.of(stored)).get(0);
+        return Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(stored)).get(0)));
     }
 
     /**
@@ -111,11 +121,18 @@ class DocumentUpdater {
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
         boolean apply(CollectionInfo collection, Filter filter, Update update, List<Match> page) {
             List<StoredDocument> changed = new ArrayList<>();
+            boolean indexed = store.hasIndexes(collection);
             try {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
                     if (Update.changes(match.document(), after)) {
-                        changed.add(Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
+                        StoredDocument stored = Documents.encodeWithinLimit(after, "Resulting document after update is too large");
+                        if (indexed) {
+                            // each document under a savepoint: a duplicate key undoes just that document
+                            modified += savepoint.execute(status -> store.replace(collection, List.of(stored)));
+                        } else {
+                            changed.add(stored);
+                        }
                     }
                     matched++;
                 }

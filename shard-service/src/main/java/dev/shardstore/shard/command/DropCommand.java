@@ -4,6 +4,8 @@ import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.IndexCatalog;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -16,10 +18,14 @@ import org.springframework.stereotype.Component;
 @Component
 public class DropCommand extends ShardCommand {
     private final CollectionDropper dropper;
+    private final CollectionCatalog catalog;
+    private final IndexCatalog indexes;
 
-    public DropCommand(CommandInvoker invoker, CollectionDropper dropper) {
+    public DropCommand(CommandInvoker invoker, CollectionDropper dropper, CollectionCatalog catalog, IndexCatalog indexes) {
         super(invoker);
         this.dropper = dropper;
+        this.catalog = catalog;
+        this.indexes = indexes;
     }
 
     @Override
@@ -30,8 +36,10 @@ public class DropCommand extends ShardCommand {
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
+        // counted before the drop, outside its lock: a concurrent createIndexes may make this off by one
+        int indexCount = catalog.find(ns).map(c -> indexes.list(c).size() + 1).orElse(1);
         return dropper.drop(ns)
-                ? Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(1)).append("ns", new BsonString(ns.full())))
+                ? Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(indexCount)).append("ns", new BsonString(ns.full())))
                 : Replies.ok();
     }
 }

@@ -54,14 +54,16 @@ public class FindCommand extends ShardCommand {
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
-        Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
+        BsonDocument filterSpec = args.optionalDocument(command, "filter", "filter");
+        Filter filter = Filter.parse(filterSpec);
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
         FindQuery query = new FindQuery(filter,
                 sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
                 projectionSpec.isEmpty() ? null : Projection.parse(projectionSpec),
                 args.optionalNonNegative("skip", 0),
-                args.optionalNonNegative("limit", 0));
+                args.optionalNonNegative("limit", 0),
+                filterSpec, command.get("hint"));
         long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
         return locks.shared(ns, () -> {

@@ -9,6 +9,9 @@ import dev.shardstore.shard.storage.StoredDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import dev.shardstore.shard.plan.Plan;
+import dev.shardstore.shard.plan.QueryPlanner;
+import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -25,10 +28,58 @@ class LockedMatches {
 
     private final DocumentStore store;
     private final TransactionTemplate tx;
+    private final QueryPlanner planner;
 
-    LockedMatches(DocumentStore store, TransactionTemplate tx) {
+    LockedMatches(DocumentStore store, TransactionTemplate tx, QueryPlanner planner) {
         this.store = store;
         this.tx = tx;
+        this.planner = planner;
+    }
+
+    /**
+     * {@link #forEach(CollectionInfo, Filter, boolean, PageWrite)} planned on {@code filterSpec}: when an
+     * index bounds it, candidates come from an index scan (read without locks, a page of matches at a
+     * time), then each page's documents are locked by {@code _id} and the filter checked again on the
+     * locked versions. Documents a write moves further along the index are not visited twice.
+     */
+    void forEach(CollectionInfo collection, BsonDocument filterSpec, Filter filter, boolean justOne, PageWrite write) {
+        Plan plan = planner.plan(collection, filterSpec, filter, null);
+        if (!(plan instanceof Plan.IndexScan)) {
+            forEach(collection, filter, justOne, write);
+            return;
+        }
+        MatchingScan scan = new MatchingScan(store, collection, filter, FIRST_PAGE_ROWS, plan);
+        int rows = FIRST_PAGE_ROWS;
+        boolean goOn = true;
+        while (goOn) {
+            List<byte[]> ids = new ArrayList<>();
+            for (Optional<Match> m = scan.peek(); m.isPresent() && ids.size() < rows; m = scan.peek()) {
+                ids.add(m.get().stored().id());
+                scan.consume();
+                if (justOne) {
+                    break;
+                }
+            }
+            if (ids.isEmpty()) {
+                return;
+            }
+            scan.release();
+            goOn = Boolean.TRUE.equals(tx.execute(status -> {
+                List<Match> matches = new ArrayList<>();
+                for (StoredDocument row : store.lockByIds(collection, ids)) {
+                    Match candidate = new Match(row, row.decode());
+                    if (filter.matches(candidate.document())) {
+                        matches.add(candidate);
+                        if (justOne) {
+                            break;
+                        }
+                    }
+                }
+                boolean more = matches.isEmpty() || write.write(matches);
+                return more && !(justOne && !matches.isEmpty());
+            }));
+            rows = Math.min(rows * 2, MatchingScan.MAX_PAGE_ROWS);
+        }
     }
 
     /** The write applied to one page's matches inside that page's transaction. */

@@ -6,7 +6,12 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.Page;
 import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.plan.IndexBounds;
+import dev.shardstore.shard.plan.Plan;
+import java.nio.ByteBuffer;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import org.bson.BsonValue;
 
@@ -37,16 +42,47 @@ public final class MatchingScan {
     private int index;
     private boolean noRowsAfterPage;
     private Match current;
+    private final Plan plan;
+    private List<byte[]> pageKeys = List.of();
+    private int rangeIndex;
+    private byte[] positionKey;
+    private final Set<ByteBuffer> seen = new HashSet<>();
+    private long keysExamined;
+    private long docsExamined;
 
     /**
      * @param firstPageRows rows to read in the first page (the number of documents the caller expects to need)
      */
     public MatchingScan(DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows) {
+        this(store, collection, filter, firstPageRows, null);
+    }
+
+    /**
+     * A scan following {@code plan} ({@code null}: the default, an {@code _id} lookup for an {@code _id}
+     * equality, else the whole collection). An index scan reads its KeyString ranges in index order,
+     * keyset-paged on {@code (key, _id)}, and skips documents it already returned (multikey entries).
+     */
+    public MatchingScan(DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows, Plan plan) {
         this.store = store;
         this.collection = collection;
         this.filter = filter;
-        this.idKey = idKey(filter);
+        this.plan = plan;
+        this.idKey = plan == null ? idKey(filter)
+                : plan instanceof Plan.IdLookup(byte[] id) ? Optional.of(id) : Optional.empty();
         this.pageRows = Math.clamp(firstPageRows, 1, MAX_PAGE_ROWS);
+        if (plan instanceof Plan.IndexScan scan && !scan.bounds().ranges().isEmpty()) {
+            positionKey = scan.bounds().ranges().getFirst().low();
+        }
+    }
+
+    /** Index entries read so far (explain's totalKeysExamined). */
+    public long keysExamined() {
+        return keysExamined;
+    }
+
+    /** Documents read so far (explain's totalDocsExamined). */
+    public long docsExamined() {
+        return docsExamined;
     }
 
     /**
@@ -64,6 +100,11 @@ public final class MatchingScan {
         while (current == null) {
             if (index < page.size()) {
                 StoredDocument row = page.get(index);
+                if (plan instanceof Plan.IndexScan && !seen.add(ByteBuffer.wrap(row.id()))) {
+                    advancePast(row);
+                    continue;
+                }
+                docsExamined++;
                 Match candidate = new Match(row, row.decode());
                 if (filter.matches(candidate.document())) {
                     current = candidate;
@@ -97,12 +138,18 @@ public final class MatchingScan {
         if (index < page.size()) {
             noRowsAfterPage = false;
         }
+        if (current != null) {
+            seen.remove(ByteBuffer.wrap(current.stored().id())); // read again after the release
+        }
         page = List.of();
         index = 0;
         current = null;
     }
 
     private void advancePast(StoredDocument row) {
+        if (plan instanceof Plan.IndexScan) {
+            positionKey = pageKeys.get(index);
+        }
         position = row.id();
         index++;
         current = null;
@@ -110,7 +157,12 @@ public final class MatchingScan {
 
     private void load() {
         index = 0;
+        if (plan instanceof Plan.IndexScan scan) {
+            loadIndexPage(scan);
+            return;
+        }
         if (idKey.isPresent()) {
+            keysExamined++;
             byte[] id = idKey.get();
             page = KeyString.compare(position, id) < 0
                     ? store.findById(collection, id, false).map(List::of).orElse(List.of())
@@ -122,5 +174,32 @@ public final class MatchingScan {
         page = next.documents();
         noRowsAfterPage = next.last();
         pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
+    }
+
+    private void loadIndexPage(Plan.IndexScan scan) {
+        List<IndexBounds.KeyRange> ranges = scan.bounds().ranges();
+        while (rangeIndex < ranges.size()) {
+            IndexBounds.KeyRange range = ranges.get(rangeIndex);
+            int asked = pageRows;
+            List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, scan.index(), positionKey, position,
+                    range.high(), asked);
+            pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
+            if (!rows.isEmpty()) {
+                keysExamined += rows.size();
+                page = rows.stream().map(DocumentStore.IndexedDocument::document).toList();
+                pageKeys = rows.stream().map(DocumentStore.IndexedDocument::key).toList();
+                // a short page of the last range ends the scan (release() reopens it if rows stay unconsumed)
+                noRowsAfterPage = rows.size() < asked && rangeIndex == ranges.size() - 1;
+                return;
+            }
+            rangeIndex++;
+            if (rangeIndex < ranges.size()) {
+                positionKey = ranges.get(rangeIndex).low();
+                position = START;
+            }
+        }
+        page = List.of();
+        pageKeys = List.of();
+        noRowsAfterPage = true;
     }
 }

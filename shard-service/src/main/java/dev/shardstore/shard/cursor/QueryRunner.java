@@ -7,12 +7,20 @@ import dev.shardstore.shard.storage.DocumentStore;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import dev.shardstore.shard.plan.Plan;
+import dev.shardstore.shard.plan.QueryPlanner;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * Plans and starts queries over one collection: an {@code _id} equality reads by primary key, any
- * other filter scans in {@code _id} order; a sort is a blocking in-memory sort (capped by
+ * Plans ({@link QueryPlanner}) and starts queries over one collection: an {@code _id} equality reads by
+ * primary key, a filter an index bounds scans that index's range, any other filter scans in {@code _id} order; a sort is a blocking in-memory sort (capped by
  * {@code shardstore.shard.sort-memory-limit}) whose result the cursor keeps, an unsorted find pages
  * lazily.
  */
@@ -20,8 +28,10 @@ import org.springframework.stereotype.Component;
 public class QueryRunner {
     private final DocumentStore store;
     private final long sortMemoryLimit;
+    private final QueryPlanner planner;
 
-    public QueryRunner(DocumentStore store, ShardProperties properties) {
+    public QueryRunner(DocumentStore store, ShardProperties properties, QueryPlanner planner) {
+        this.planner = planner;
         this.store = store;
         this.sortMemoryLimit = properties.sortMemoryLimit().toBytes();
     }
@@ -34,17 +44,18 @@ public class QueryRunner {
      *                                                         when a sort needs more memory than allowed
      */
     public ShardCursor find(CollectionInfo c, FindQuery query, long expected) {
+        Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
                 .orElse(null);
         if (query.sort() == null) {
             long firstBatch = Math.max(1, query.limit() == 0 ? expected : Math.min(expected, query.limit()));
             int firstPage = (int) Math.min(wanted(query.skip(), firstBatch), MatchingScan.MAX_PAGE_ROWS);
-            return new ScanCursor(new MatchingScan(store, c, query.filter(), firstPage), projection, query.skip(), query.limit());
+            return new ScanCursor(new MatchingScan(store, c, query.filter(), firstPage, plan), projection, query.skip(), query.limit());
         }
         long keep = wanted(query.skip(), query.limit());
         SortBuffer buffer = new SortBuffer(query.sort().comparator(), keep, sortMemoryLimit);
-        MatchingScan scan = new MatchingScan(store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS);
+        MatchingScan scan = new MatchingScan(store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
         for (Optional<Match> m = scan.peek(); m.isPresent(); m = scan.peek()) {
             buffer.add(m.get().document(), m.get().stored().size());
             scan.consume();
@@ -60,19 +71,61 @@ public class QueryRunner {
      * counts rows without reading documents.
      */
     public long count(CollectionInfo c, Filter filter, long skip, long limit) {
+        return count(c, null, filter, null, skip, limit);
+    }
+
+    /**
+     * {@link #count(CollectionInfo, Filter, long, long)} planned with the filter document and a
+     * {@code hint} ({@link QueryPlanner}).
+     */
+    public long count(CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, long skip, long limit) {
         long cap = wanted(skip, limit);
         long matching;
-        if (filter.isMatchAll()) {
+        Plan plan = planner.plan(c, filterSpec, filter, hint);
+        if (filter.isMatchAll() && plan instanceof Plan.CollScan) {
             matching = store.count(c);
         } else {
             matching = 0;
-            MatchingScan scan = new MatchingScan(store, c, filter, MatchingScan.MAX_PAGE_ROWS);
+            MatchingScan scan = new MatchingScan(store, c, filter, MatchingScan.MAX_PAGE_ROWS, plan);
             for (Optional<Match> m = scan.peek(); m.isPresent() && matching < cap; m = scan.peek()) {
                 matching++;
                 scan.consume();
             }
         }
         return Math.max(0, Math.min(matching, cap) - skip);
+    }
+
+    /**
+     * Explain of a find or count: the plan and, with {@code executionStats}, a run of the query to
+     * its end (no projection, sort in memory) counting what it read.
+     *
+     * @return {@code {queryPlanner, executionStats?}} without {@code ok}
+     */
+    public BsonDocument explain(CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint,
+            long skip, long limit, boolean executionStats) {
+        BsonDocument parsed = filterSpec == null ? new BsonDocument() : filterSpec;
+        Plan plan = planner.plan(c, filterSpec, filter, hint);
+        BsonDocument out = new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(c.namespace().full()))
+                .append("parsedQuery", parsed)
+                .append("winningPlan", plan.winningPlan(parsed))
+                .append("rejectedPlans", new BsonArray()));
+        if (executionStats) {
+            long start = System.nanoTime();
+            long cap = wanted(skip, limit);
+            long matching = 0;
+            MatchingScan scan = new MatchingScan(store, c, filter, MatchingScan.MAX_PAGE_ROWS, plan);
+            for (Optional<Match> m = scan.peek(); m.isPresent() && matching < cap; m = scan.peek()) {
+                matching++;
+                scan.consume();
+            }
+            long returned = Math.max(0, matching - skip);
+            out.append("executionStats", new BsonDocument("executionSuccess", BsonBoolean.TRUE)
+                    .append("nReturned", new BsonInt64(returned))
+                    .append("executionTimeMillis", new BsonInt64((System.nanoTime() - start) / 1_000_000))
+                    .append("totalKeysExamined", new BsonInt64(scan.keysExamined()))
+                    .append("totalDocsExamined", new BsonInt64(scan.docsExamined())));
+        }
+        return out;
     }
 
     /** Matching documents a query with {@code skip} and {@code limit} (0 = none) needs to see at most. */

@@ -34,9 +34,11 @@ public class CollectionCatalog {
     private final JdbcClient jdbc;
     private final Oplog oplog;
     private final TransactionTemplate tx;
+    private final IndexCatalog indexes;
     private final ConcurrentMap<Namespace, CollectionInfo> cache = new ConcurrentHashMap<>();
 
-    public CollectionCatalog(JdbcClient jdbc, Oplog oplog, TransactionTemplate tx) {
+    public CollectionCatalog(JdbcClient jdbc, Oplog oplog, TransactionTemplate tx, IndexCatalog indexes) {
+        this.indexes = indexes;
         this.jdbc = jdbc;
         this.oplog = oplog;
         this.tx = tx;
@@ -103,6 +105,7 @@ public class CollectionCatalog {
                     .query(ROW)
                     .optional();
             row.ifPresent(info -> {
+                indexes.dropAll(info);
                 jdbc.sql("DROP TABLE " + info.table()).update();
                 oplog.appendCommand(ns.db(), new BsonDocument("drop", new BsonString(ns.collection())));
             });

@@ -14,6 +14,9 @@ import org.springframework.stereotype.Repository;
  * also appends its oplog entries ({@link Oplog#changeStatement}), so a write and its entries are atomic
  * even outside a transaction. Table names come from {@link CollectionInfo}, which only holds
  * service-generated names.
+ *
+ * <p>Writes also maintain the collection's secondary indexes ({@link IndexEntries}); with indexes, the
+ * caller must hold a transaction, since a duplicate key in a unique index fails after the statement.
  */
 @Repository
 public class DocumentStore {
@@ -22,10 +25,40 @@ public class DocumentStore {
 
     private final JdbcClient jdbc;
     private final ClusterClock clock;
+    private final IndexCatalog indexes;
+    private final IndexEntries entries;
 
-    public DocumentStore(JdbcClient jdbc, ClusterClock clock) {
+    public DocumentStore(JdbcClient jdbc, ClusterClock clock, IndexCatalog indexes, IndexEntries entries) {
         this.jdbc = jdbc;
         this.clock = clock;
+        this.indexes = indexes;
+        this.entries = entries;
+    }
+
+    /**
+     * Whether writes to the collection maintain secondary indexes: then callers must run each write in
+     * a transaction, since a duplicate key in a unique index throws after the document statement ran.
+     */
+    public boolean hasIndexes(CollectionInfo c) {
+        return !indexes.list(c).isEmpty();
+    }
+
+    private void addEntries(CollectionInfo c, List<StoredDocument> documents) {
+        List<IndexSpec> all = indexes.list(c);
+        if (all.isEmpty()) {
+            return;
+        }
+        List<IndexSpec> multikey = entries.add(c.namespace(), all, documents);
+        if (!multikey.isEmpty()) {
+            indexes.markMultikey(c, multikey);
+        }
+    }
+
+    private void removeEntries(CollectionInfo c, List<StoredDocument> documents) {
+        List<IndexSpec> all = indexes.list(c);
+        if (!all.isEmpty()) {
+            entries.remove(all, documents.stream().map(StoredDocument::id).toList());
+        }
     }
 
     /**
@@ -38,7 +71,11 @@ public class DocumentStore {
     public BitSet insert(CollectionInfo c, List<StoredDocument> documents) {
         String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
                 + "ON CONFLICT (id) DO NOTHING RETURNING id";
-        return change(c, Oplog.changeStatement(change, 'i', true), documents, true);
+        BitSet inserted = change(c, Oplog.changeStatement(change, 'i', true), documents, true);
+        if (hasIndexes(c)) {
+            addEntries(c, inserted.stream().mapToObj(documents::get).toList());
+        }
+        return inserted;
     }
 
     /**
@@ -49,7 +86,12 @@ public class DocumentStore {
      */
     public int replace(CollectionInfo c, List<StoredDocument> postImages) {
         String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
-        return change(c, Oplog.changeStatement(change, 'u', true), postImages, true).cardinality();
+        int replaced = change(c, Oplog.changeStatement(change, 'u', true), postImages, true).cardinality();
+        if (hasIndexes(c)) {
+            removeEntries(c, postImages);
+            addEntries(c, postImages);
+        }
+        return replaced;
     }
 
     /**
@@ -59,7 +101,9 @@ public class DocumentStore {
      */
     public int delete(CollectionInfo c, List<StoredDocument> documents) {
         String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
-        return change(c, Oplog.changeStatement(change, 'd', false), documents, false).cardinality();
+        int deleted = change(c, Oplog.changeStatement(change, 'd', false), documents, false).cardinality();
+        removeEntries(c, documents);
+        return deleted;
     }
 
     private BitSet change(CollectionInfo c, String sql, List<StoredDocument> documents, boolean withDocument) {
@@ -127,6 +171,32 @@ public class DocumentStore {
                 .query(ROW)
                 .optional();
     }
+
+    /**
+     * The next entries of a secondary index after position {@code (afterKey, afterId)} with keys below
+     * {@code highKey}, in index order, each joined to its document.
+     */
+    public List<IndexedDocument> indexPage(CollectionInfo c, IndexSpec index, byte[] afterKey, byte[] afterId, byte[] highKey, int maxRows) {
+        return jdbc.sql("SELECT i.key, d.id, d.doc FROM " + index.table() + " i JOIN " + c.table() + " d ON d.id = i.id"
+                        + " WHERE (i.key, i.id) > (?, ?) AND i.key < ? ORDER BY i.key, i.id LIMIT ?")
+                .param(afterKey).param(afterId).param(highKey).param(maxRows)
+                .query((rs, i) -> new IndexedDocument(rs.getBytes(1), new StoredDocument(rs.getBytes(2), rs.getBytes(3))))
+                .list();
+    }
+
+    /** The documents with these {@code _id} KeyStrings, row-locked, in {@code _id} order; the caller holds a transaction. */
+    public List<StoredDocument> lockByIds(CollectionInfo c, List<byte[]> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return jdbc.sql("SELECT id, doc FROM " + c.table() + " WHERE id = ANY(?::bytea[]) ORDER BY id FOR UPDATE")
+                .param(ids.toArray(byte[][]::new))
+                .query(ROW)
+                .list();
+    }
+
+    /** One index entry's key and its document. */
+    public record IndexedDocument(byte[] key, StoredDocument document) {}
 
     /** Number of documents in the collection. */
     public long count(CollectionInfo c) {

@@ -54,6 +54,7 @@ public enum ErrorCode {
     NamespaceNotSharded(118, 400),
     StaleEpoch(150, 503),
     InvalidPipelineOperator(168, 400),
+    CannotIndexParallelArrays(171, 400),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
     NotImplemented(238, 501),

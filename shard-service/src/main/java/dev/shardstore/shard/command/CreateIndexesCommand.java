@@ -1,0 +1,186 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.IndexSpec;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * MongoDB's {@code createIndexes}: {@code {createIndexes: <coll>, indexes: [{key: {a: 1, b: -1}, name?,
+ * unique?, sparse?, partialFilterExpression?}]}} → {@code {numIndexesBefore, numIndexesAfter,
+ * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys only
+ * (text, hashed, 2dsphere are NotImplemented). Re-creating an identical index is a no-op ({@code note:
+ * "all indexes already exist"}); the same name with another key is IndexKeySpecsConflict (86), the same
+ * name or key with other options IndexOptionsConflict (85). The command's indexes are built in one
+ * transaction with the collection held exclusively: if one fails, none is left.
+ */
+@Component
+public class CreateIndexesCommand extends ShardCommand {
+    private static final Set<String> OPTIONS = Set.of("key", "name", "unique", "sparse", "partialFilterExpression", "v", "background");
+
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final IndexCatalog indexes;
+    private final TransactionTemplate tx;
+
+    public CreateIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes,
+            TransactionTemplate tx) {
+        super(invoker);
+        this.tx = tx;
+        this.locks = locks;
+        this.catalog = catalog;
+        this.indexes = indexes;
+    }
+
+    @Override
+    public String name() {
+        return "createIndexes";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
+        BsonValue raw = command.get("indexes");
+        if (raw == null || !raw.isArray() || raw.asArray().isEmpty()) {
+            throw new CommandException(ErrorCode.BadValue, "Must specify at least one index to create");
+        }
+        List<BsonDocument> specs = new ArrayList<>();
+        for (int i = 0; i < raw.asArray().size(); i++) {
+            specs.add(validate(args.document(raw.asArray().get(i), "indexes." + i)));
+        }
+        return locks.exclusive(ns, () -> {
+            CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
+            CollectionInfo c = creation.collection();
+            int before = indexes.list(c).size() + 1;
+            int created;
+            try {
+                // all the command's indexes in one transaction: a failing one leaves none of them
+                created = tx.execute(status -> createAll(c, specs));
+            } finally {
+                indexes.forget(c);
+            }
+            BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
+                    .append("numIndexesAfter", new BsonInt32(before + created))
+                    .append("createdCollectionAutomatically", BsonBoolean.valueOf(creation.created()));
+            if (created == 0) {
+                reply.append("note", new BsonString("all indexes already exist"));
+            }
+            return Replies.ok(reply);
+        });
+    }
+
+    private int createAll(CollectionInfo c, List<BsonDocument> specs) {
+        int created = 0;
+        for (BsonDocument spec : specs) {
+            if (spec.getDocument("key").equals(new BsonDocument("_id", new BsonInt32(1)))
+                    && spec.getString("name").getValue().equals("_id_") && spec.size() == 2) {
+                continue;
+            }
+            if (spec.getString("name").getValue().equals("_id_")) {
+                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
+                        + "but different key specification. Requested index: " + spec.toJson());
+            }
+            if (!exists(c, spec)) {
+                indexes.create(c, spec);
+                created++;
+            }
+        }
+        return created;
+    }
+
+    /** Whether an identical index exists; throws on a conflicting one. */
+    private boolean exists(CollectionInfo c, BsonDocument spec) {
+        String name = spec.getString("name").getValue();
+        BsonDocument key = spec.getDocument("key");
+        for (IndexSpec existing : indexes.list(c)) {
+            BsonDocument other = existing.specDocument();
+            boolean sameName = existing.name().equals(name);
+            boolean sameKey = existing.key().equals(key);
+            if (sameName && !sameKey) {
+                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
+                        + "but different key specification. Requested index: " + spec.toJson() + ", existing index: " + other.toJson());
+            }
+            if (sameName || sameKey) {
+                if (other.equals(spec)) {
+                    return true;
+                }
+                throw new CommandException(ErrorCode.IndexOptionsConflict, (sameName
+                        ? "An existing index has the same name as the requested index but different options. "
+                        : "Index already exists with a different name: " + existing.name() + ". ")
+                        + "Requested index: " + spec.toJson() + ", existing index: " + other.toJson());
+            }
+        }
+        return false;
+    }
+
+    /** The spec in its stored form, or an error naming what is wrong with it. */
+    static BsonDocument validate(BsonDocument spec) {
+        for (String field : spec.keySet()) {
+            if (!OPTIONS.contains(field)) {
+                throw new CommandException(ErrorCode.InvalidIndexSpecificationOption,
+                        "The field '" + field + "' is not valid for an index specification. Specification: " + spec.toJson());
+            }
+        }
+        BsonValue key = spec.get("key");
+        if (key == null || !key.isDocument() || key.asDocument().isEmpty()) {
+            throw new CommandException(ErrorCode.CannotCreateIndex, "Index keys cannot be empty. Specification: " + spec.toJson());
+        }
+        BsonDocument normalized = new BsonDocument();
+        List<String> nameParts = new ArrayList<>();
+        for (var e : key.asDocument().entrySet()) {
+            BsonValue direction = e.getValue();
+            if (direction.isString()) {
+                throw new CommandException(ErrorCode.NotImplemented, "index type '" + direction.asString().getValue() + "' is not supported");
+            }
+            if (!direction.isNumber() || direction.asNumber().doubleValue() == 0 || e.getKey().isEmpty() || e.getKey().startsWith("$")) {
+                throw new CommandException(ErrorCode.CannotCreateIndex, "Values in the index key pattern can only be numbers > 0 or < 0 "
+                        + "and field names must be non-empty: " + key.asDocument().toJson());
+            }
+            int dir = direction.asNumber().doubleValue() > 0 ? 1 : -1;
+            normalized.append(e.getKey(), new BsonInt32(dir));
+            nameParts.add(e.getKey() + "_" + dir);
+        }
+        BsonValue name = spec.get("name");
+        if (name != null && (!name.isString() || name.asString().getValue().isEmpty())) {
+            throw new CommandException(ErrorCode.CannotCreateIndex, "The index name must be a non-empty string");
+        }
+        BsonDocument out = new BsonDocument("key", normalized)
+                .append("name", name != null ? name : new BsonString(String.join("_", nameParts)));
+        for (String flag : List.of("unique", "sparse")) {
+            BsonValue v = spec.get(flag);
+            if (v != null && !v.isBoolean() && !v.isNumber()) {
+                throw new CommandException(ErrorCode.TypeMismatch, "The field '" + flag + "' must be a boolean");
+            }
+            if (v != null && (v.isBoolean() ? v.asBoolean().getValue() : v.asNumber().doubleValue() != 0)) {
+                out.append(flag, BsonBoolean.TRUE);
+            }
+        }
+        BsonValue partial = spec.get("partialFilterExpression");
+        if (partial != null) {
+            if (!partial.isDocument()) {
+                throw new CommandException(ErrorCode.TypeMismatch, "The field 'partialFilterExpression' must be an object");
+            }
+            Filter.parse(partial.asDocument());
+            out.append("partialFilterExpression", partial);
+        }
+        return out;
+    }
+}

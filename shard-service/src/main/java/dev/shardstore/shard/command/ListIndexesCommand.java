@@ -1,0 +1,55 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code listIndexes}: {@code {listIndexes: <coll>}} → a cursor (namespace {@code db.coll}) of
+ * {@code {v: 2, key, name, unique?, sparse?, partialFilterExpression?}}, {@code _id_} first; all in the
+ * first batch. A missing collection is NamespaceNotFound (26).
+ */
+@Component
+public class ListIndexesCommand extends ShardCommand {
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final IndexCatalog indexes;
+
+    public ListIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+        this.indexes = indexes;
+    }
+
+    @Override
+    public String name() {
+        return "listIndexes";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
+        return locks.shared(ns, () -> {
+            CollectionInfo c = catalog.find(ns)
+                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + ns.full()));
+            List<BsonDocument> entries = new ArrayList<>();
+            entries.add(new BsonDocument("v", new BsonInt32(2)).append("key", new BsonDocument("_id", new BsonInt32(1)))
+                    .append("name", new BsonString("_id_")));
+            entries.addAll(indexes.listEntries(c));
+            return Replies.cursor(true, entries, 0, ns.full());
+        });
+    }
+}

@@ -1,0 +1,124 @@
+package dev.shardstore.shard.plan;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.cursor.MatchingScan;
+import dev.shardstore.shard.query.Filter;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.IndexSpec;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * Chooses how a query reads its candidates. In order:
+ * <ol>
+ *   <li>a {@code hint}: {@code {$natural: 1}} (or {@code -1}) forces a collection scan; an index name or key
+ *       pattern forces that index (bounds from the filter, or all of it); {@code _id_} / {@code {_id: 1}} is
+ *       the collection's own order; an unknown index is BadValue (2);</li>
+ *   <li>an {@code _id} equality reads one row (IDHACK);</li>
+ *   <li>an index whose first field the filter bounds, ranked by (a) the number of leading fields bound to
+ *       points, (b) a bounded range on the next field, (c) unique, (d) fewer key fields, (e) created first —
+ *       a fixed heuristic standing in for MongoDB's trial runs of competing plans. A sparse index is not
+ *       used for a query a document without the field could match (a {@code null} point); a partial index
+ *       only when every top-level condition of its partialFilterExpression appears in the filter as is;</li>
+ *   <li>otherwise a collection scan.</li>
+ * </ol>
+ */
+@Component
+public class QueryPlanner {
+    private static final BsonDocument ID_PATTERN = new BsonDocument("_id", new BsonInt32(1));
+
+    private final IndexCatalog indexes;
+
+    public QueryPlanner(IndexCatalog indexes) {
+        this.indexes = indexes;
+    }
+
+    /**
+     * @param filterSpec the filter document as given ({@code null} for none)
+     * @param filter     the parsed filter
+     * @param hint       the {@code hint} argument, or null
+     */
+    public Plan plan(CollectionInfo c, BsonDocument filterSpec, Filter filter, BsonValue hint) {
+        BsonDocument spec = filterSpec == null ? new BsonDocument() : filterSpec;
+        Optional<byte[]> idKey = MatchingScan.idKey(filter);
+        if (Plan.isHint(hint)) {
+            if (!hint.isString() && !hint.isDocument()) {
+                throw new CommandException(ErrorCode.BadValue, "hint must be a string or an object, not "
+                        + hint.getBsonType().name().toLowerCase());
+            }
+            if (hint.isDocument() && hint.asDocument().containsKey("$natural")) {
+                return new Plan.CollScan();
+            }
+            if (isIdIndex(hint)) {
+                return idKey.<Plan>map(Plan.IdLookup::new).orElseGet(Plan.CollScan::new);
+            }
+            IndexSpec index = indexes.list(c).stream()
+                    .filter(i -> hint.isString() ? i.name().equals(hint.asString().getValue())
+                            : hint.isDocument() && i.key().equals(normalize(hint.asDocument())))
+                    .findFirst()
+                    .orElseThrow(() -> new CommandException(ErrorCode.BadValue,
+                            "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index"));
+            return new Plan.IndexScan(index, IndexBounds.derive(spec, index));
+        }
+        if (idKey.isPresent()) {
+            return new Plan.IdLookup(idKey.get());
+        }
+        List<IndexSpec> all = indexes.list(c);
+        Plan.IndexScan best = null;
+        for (IndexSpec index : all) {
+            IndexBounds bounds = IndexBounds.derive(spec, index);
+            if (!bounds.bounded() || !usable(index, spec, bounds)) {
+                continue;
+            }
+            Plan.IndexScan candidate = new Plan.IndexScan(index, bounds);
+            if (best == null || RANK.compare(candidate, best) > 0) {
+                best = candidate;
+            }
+        }
+        return best != null ? best : new Plan.CollScan();
+    }
+
+    /** Higher is better; ties keep the earlier index. */
+    static final Comparator<Plan.IndexScan> RANK = Comparator
+            .comparingInt((Plan.IndexScan s) -> s.bounds().pointPrefix())
+            .thenComparing(s -> rangeBounded(s.bounds()))
+            .thenComparing(s -> s.index().unique())
+            .thenComparingInt(s -> -s.index().fields().size());
+
+    private static boolean rangeBounded(IndexBounds b) {
+        int next = b.pointPrefix();
+        return next < b.fields().size() && !(b.fields().get(next).size() == 1 && b.fields().get(next).getFirst().isAll());
+    }
+
+    /** Whether the index holds every document the filter could match. */
+    static boolean usable(IndexSpec index, BsonDocument filter, IndexBounds bounds) {
+        if (index.sparse() && bounds.fields().getFirst().stream().anyMatch(iv -> iv.contains(org.bson.BsonNull.VALUE))) {
+            return false; // a document missing every key field could match, and the index left it out
+        }
+        if (index.partial() != null) {
+            for (var e : index.partial().entrySet()) {
+                if (!e.getValue().equals(filter.get(e.getKey()))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean isIdIndex(BsonValue hint) {
+        return hint.isString() ? hint.asString().getValue().equals("_id_") : normalize(hint.asDocument()).equals(ID_PATTERN);
+    }
+
+    private static BsonDocument normalize(BsonDocument key) {
+        BsonDocument out = new BsonDocument();
+        key.forEach((f, v) -> out.append(f, new BsonInt32(v.isNumber() && v.asNumber().doubleValue() < 0 ? -1 : 1)));
+        return out;
+    }
+}

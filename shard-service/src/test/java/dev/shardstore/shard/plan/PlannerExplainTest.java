@@ -1,0 +1,201 @@
+package dev.shardstore.shard.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.shard.ShardIntegrationTest;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The planner's choices as explain shows them, and the counts of what each plan read. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PlannerExplainTest extends ShardIntegrationTest {
+    private static final String DB = "plan1";
+
+    @BeforeAll
+    void load() {
+        BsonArray docs = new BsonArray();
+        for (int i = 0; i < 50; i++) {
+            docs.add(new BsonDocument("_id", new BsonInt32(i))
+                    .append("country", new BsonString(i % 5 == 0 ? "FR" : "DE"))
+                    .append("n", new BsonInt32(i))
+                    .append("tags", new BsonArray(List.of(new BsonString("t" + i % 3), new BsonString("all")))));
+        }
+        run(DB, new BsonDocument("insert", new BsonString("c")).append("documents", docs));
+        run(DB, "{createIndexes: 'c', indexes: [{key: {country: 1}, name: 'country_1'}, {key: {n: 1}, name: 'n_1'},"
+                + " {key: {tags: 1}, name: 'tags_1'}]}");
+    }
+
+    private BsonDocument explain(String inner) {
+        BsonDocument reply = run(DB, "{explain: " + inner + ", verbosity: 'executionStats'}");
+        assertThat(reply.getNumber("ok").intValue()).as(reply.toJson()).isEqualTo(1);
+        return reply;
+    }
+
+    private static BsonDocument winning(BsonDocument explain) {
+        return explain.getDocument("queryPlanner").getDocument("winningPlan");
+    }
+
+    private static long stat(BsonDocument explain, String name) {
+        return explain.getDocument("executionStats").getNumber(name).longValue();
+    }
+
+    @Test
+    void indexedEqualityIsAnIndexScan() {
+        BsonDocument e = explain("{find: 'c', filter: {country: 'FR'}}");
+        assertThat(e.getDocument("queryPlanner").getString("namespace").getValue()).isEqualTo("plan1.c");
+        assertThat(e.getDocument("queryPlanner").getDocument("parsedQuery")).isEqualTo(ExtendedJson.parse("{country: 'FR'}"));
+        assertThat(e.getDocument("queryPlanner").getArray("rejectedPlans")).isEmpty();
+        BsonDocument fetch = winning(e);
+        assertThat(fetch.getString("stage").getValue()).isEqualTo("FETCH");
+        BsonDocument ixscan = fetch.getDocument("inputStage");
+        assertThat(ixscan.getString("stage").getValue()).isEqualTo("IXSCAN");
+        assertThat(ixscan.getString("indexName").getValue()).isEqualTo("country_1");
+        assertThat(ixscan.getDocument("keyPattern")).isEqualTo(ExtendedJson.parse("{country: 1}"));
+        assertThat(ixscan.getBoolean("isMultiKey").getValue()).isFalse();
+        assertThat(ixscan.getString("direction").getValue()).isEqualTo("forward");
+        assertThat(ixscan.getDocument("indexBounds")).isEqualTo(ExtendedJson.parse("{country: ['[\"FR\", \"FR\"]']}"));
+        assertThat(stat(e, "nReturned")).isEqualTo(10);
+        assertThat(stat(e, "totalKeysExamined")).isEqualTo(10);
+        assertThat(stat(e, "totalDocsExamined")).isEqualTo(10);
+    }
+
+    @Test
+    void indexedRangeIsAnIndexScan() {
+        BsonDocument e = explain("{find: 'c', filter: {n: {$gte: 10, $lt: 20}}}");
+        BsonDocument ixscan = winning(e).getDocument("inputStage");
+        assertThat(ixscan.getString("indexName").getValue()).isEqualTo("n_1");
+        assertThat(ixscan.getDocument("indexBounds")).isEqualTo(ExtendedJson.parse("{n: ['[10, 20)']}"));
+        assertThat(stat(e, "nReturned")).isEqualTo(10);
+        assertThat(stat(e, "totalKeysExamined")).isEqualTo(10);
+        assertThat(ids(run(DB, "{find: 'c', filter: {n: {$gte: 10, $lt: 20}}}"))).containsExactly(10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
+        assertThat(run(DB, "{count: 'c', query: {n: {$gt: 45}}}").getNumber("n").intValue()).isEqualTo(4);
+    }
+
+    @Test
+    void equalityPrefixBeatsARange() {
+        BsonDocument e = explain("{find: 'c', filter: {n: {$gt: 3}, country: 'FR'}}");
+        assertThat(winning(e).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("country_1");
+        assertThat(stat(e, "nReturned")).isEqualTo(9);
+        assertThat(stat(e, "totalDocsExamined")).isEqualTo(10);
+    }
+
+    @Test
+    void unindexedFilterIsACollectionScan() {
+        BsonDocument e = explain("{find: 'c', filter: {name: 'x'}}");
+        assertThat(winning(e)).isEqualTo(ExtendedJson.parse("{stage: 'COLLSCAN', filter: {name: 'x'}, direction: 'forward'}"));
+        assertThat(stat(e, "nReturned")).isZero();
+        assertThat(stat(e, "totalKeysExamined")).isZero();
+        assertThat(stat(e, "totalDocsExamined")).isEqualTo(50);
+    }
+
+    @Test
+    void naturalHintForcesACollectionScan() {
+        BsonDocument e = explain("{find: 'c', filter: {country: 'FR'}, hint: {$natural: 1}}");
+        assertThat(winning(e).getString("stage").getValue()).isEqualTo("COLLSCAN");
+        assertThat(stat(e, "nReturned")).isEqualTo(10);
+        assertThat(stat(e, "totalDocsExamined")).isEqualTo(50);
+        assertThat(ids(run(DB, "{find: 'c', filter: {country: 'FR'}, hint: {$natural: 1}}")))
+                .containsExactlyElementsOf(ids(run(DB, "{find: 'c', filter: {country: 'FR'}}")));
+        assertThat(run(DB, "{count: 'c', query: {country: 'FR'}, hint: {$natural: 1}}").getNumber("n").intValue()).isEqualTo(10);
+        BsonDocument hinted = explain("{find: 'c', filter: {country: 'FR'}, hint: 'n_1'}");
+        assertThat(winning(hinted).getDocument("inputStage").getDocument("indexBounds")).isEqualTo(ExtendedJson.parse("{n: ['[MinKey, MaxKey]']}"));
+        assertThat(stat(hinted, "totalKeysExamined")).isEqualTo(50);
+        assertThat(stat(hinted, "nReturned")).isEqualTo(10);
+    }
+
+    @Test
+    void multikeyScanReturnsEachDocumentOnce() {
+        BsonDocument e = explain("{find: 'c', filter: {tags: {$in: ['t1', 'all']}}}");
+        BsonDocument ixscan = winning(e).getDocument("inputStage");
+        assertThat(ixscan.getString("indexName").getValue()).isEqualTo("tags_1");
+        assertThat(ixscan.getBoolean("isMultiKey").getValue()).isTrue();
+        assertThat(stat(e, "nReturned")).isEqualTo(50);
+        assertThat(stat(e, "totalKeysExamined")).isEqualTo(67);
+        assertThat(stat(e, "totalDocsExamined")).isEqualTo(50);
+        assertThat(run(DB, "{count: 'c', query: {tags: 't1'}}").getNumber("n").intValue()).isEqualTo(17);
+    }
+
+    @Test
+    void idEqualityCountAndWritesExplain() {
+        assertThat(winning(explain("{find: 'c', filter: {_id: 3}}")).getString("stage").getValue()).isEqualTo("IDHACK");
+        BsonDocument count = explain("{count: 'c', query: {country: 'DE'}}");
+        assertThat(winning(count).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("country_1");
+        assertThat(stat(count, "nReturned")).isEqualTo(40);
+        BsonDocument delete = run(DB, "{explain: {delete: 'c', deletes: [{q: {n: 7}, limit: 1}]}, verbosity: 'queryPlanner'}");
+        assertThat(delete.containsKey("executionStats")).isFalse();
+        assertThat(winning(delete).getString("stage").getValue()).isIn("FETCH", "COLLSCAN");
+        BsonDocument missing = explain("{find: 'nothere', filter: {a: 1}}");
+        assertThat(winning(missing).getString("stage").getValue()).isEqualTo("EOF");
+        assertThat(run(DB, "{count: 'c'}").getNumber("n").intValue()).isEqualTo(50);
+    }
+
+    @Test
+    void writesThroughAnIndexVisitEachDocumentOnce() {
+        BsonArray docs = new BsonArray();
+        for (int i = 0; i < 100; i++) {
+            docs.add(new BsonDocument("_id", new BsonInt32(i)).append("k", new BsonInt32(i)));
+        }
+        run("plan2", new BsonDocument("insert", new BsonString("w")).append("documents", docs));
+        run("plan2", "{createIndexes: 'w', indexes: [{key: {k: 1}, name: 'k_1'}]}");
+        BsonDocument plan = run("plan2", "{explain: {update: 'w', updates: [{q: {k: {$gte: 0}}, u: {$inc: {k: 1000}}, multi: true}]}}");
+        assertThat(winning(plan).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("k_1");
+        // each document moves further along the index it is scanned by: still updated once
+        BsonDocument update = run("plan2", "{update: 'w', updates: [{q: {k: {$gte: 0}}, u: {$inc: {k: 1000}}, multi: true}]}");
+        assertThat(update.getNumber("nModified").intValue()).as(update.toJson()).isEqualTo(100);
+        assertThat(run("plan2", "{count: 'w', query: {k: {$gte: 1000, $lt: 1100}}}").getNumber("n").intValue()).isEqualTo(100);
+        assertThat(run("plan2", "{count: 'w', query: {k: {$gte: 1000, $lt: 1100}}, hint: {$natural: 1}}").getNumber("n").intValue()).isEqualTo(100);
+        BsonDocument one = run("plan2", "{update: 'w', updates: [{q: {k: {$gte: 1050}}, u: {$set: {x: 1}}}]}");
+        assertThat(one.getNumber("nModified").intValue()).isEqualTo(1);
+        assertThat(ids(run("plan2", "{find: 'w', filter: {x: 1}}"))).containsExactly(50);
+        BsonDocument delete = run("plan2", "{delete: 'w', deletes: [{q: {k: {$lt: 1010}}, limit: 0}]}");
+        assertThat(delete.getNumber("n").intValue()).isEqualTo(10);
+        assertThat(run("plan2", "{count: 'w', query: {k: {$lt: 1010}}, hint: 'k_1'}").getNumber("n").intValue()).isZero();
+        assertThat(run("plan2", "{delete: 'w', deletes: [{q: {k: {$gte: 1090}}, limit: 1}]}").getNumber("n").intValue()).isEqualTo(1);
+        assertThat(run("plan2", "{count: 'w'}").getNumber("n").intValue()).isEqualTo(89);
+    }
+
+    @Test
+    void aggregateLeadingMatchAndDistinctReadThroughTheIndex() {
+        BsonDocument aggregate = run(DB, "{aggregate: 'c', pipeline: [{$match: {country: 'FR', n: {$lt: 30}}}], cursor: {}}");
+        assertThat(ids(aggregate)).containsExactly(0, 5, 10, 15, 20, 25);
+        BsonDocument explained = run(DB, "{explain: {aggregate: 'c', pipeline: [{$match: {country: 'FR'}}], cursor: {}}}");
+        assertThat(winning(explained).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("country_1");
+        assertThat(run(DB, "{distinct: 'c', key: 'country', query: {n: {$lt: 10}}}").getArray("values"))
+                .containsExactlyInAnyOrder(new BsonString("DE"), new BsonString("FR"));
+    }
+
+    @Test
+    void indexScansPageThroughGetMore() {
+        assertThat(drain("{find: 'c', filter: {n: {$gte: 0}}, batchSize: 7}")).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, 50).boxed().toList());
+        List<Integer> multikey = drain("{find: 'c', filter: {tags: {$in: ['all', 't2']}}, batchSize: 7}");
+        assertThat(multikey).hasSize(50).doesNotHaveDuplicates();
+        assertThat(drain("{find: 'c', filter: {country: {$in: ['FR', 'DE']}, n: {$lt: 20}}, batchSize: 3}")).hasSize(20).doesNotHaveDuplicates();
+    }
+
+    private List<Integer> drain(String find) {
+        BsonDocument reply = run(DB, find);
+        List<Integer> all = new java.util.ArrayList<>(ids(reply));
+        long id = reply.getDocument("cursor").getInt64("id").getValue();
+        while (id != 0) {
+            BsonDocument more = run(DB, new BsonDocument("getMore", new org.bson.BsonInt64(id)).append("collection", new BsonString("c"))
+                    .append("batchSize", new BsonInt32(7)));
+            more.getDocument("cursor").getArray("nextBatch").forEach(d -> all.add(d.asDocument().get("_id").asNumber().intValue()));
+            id = more.getDocument("cursor").getInt64("id").getValue();
+        }
+        return all;
+    }
+
+    private static List<Integer> ids(BsonDocument reply) {
+        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument)
+                .map(d -> d.get("_id").asNumber().intValue()).toList();
+    }
+}
