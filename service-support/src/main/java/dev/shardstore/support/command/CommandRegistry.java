@@ -5,8 +5,6 @@ import dev.shardstore.contracts.error.ErrorCode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.bson.BsonDocument;
 
 /**
@@ -55,10 +53,5 @@ public final class CommandRegistry {
     /** True when a handler serves {@code name} (a name or an alias). */
     public boolean knows(String name) {
         return handlers.containsKey(name);
-    }
-
-    /** The names (and aliases) this registry serves, sorted. */
-    public Set<String> names() {
-        return new TreeSet<>(handlers.keySet());
     }
 }

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.namespace.DatabaseNames;
+
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.Namespace;
@@ -32,7 +34,7 @@ public class CommandInvoker {
         long start = System.nanoTime();
         String outcome = "InternalError";
         try {
-            Namespace.validateDatabaseName(db);
+            DatabaseNames.validate(db);
             if (checkVersion) {
                 versionCheck.check(db, command);
             }

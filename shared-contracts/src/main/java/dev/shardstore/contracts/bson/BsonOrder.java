@@ -5,7 +5,6 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonDbPointer;
 import org.bson.BsonDocument;
@@ -268,10 +267,5 @@ public final class BsonOrder {
     private static int compareCodeWithScope(BsonJavaScriptWithScope a, BsonJavaScriptWithScope b) {
         int c = compareStrings(a.getCode(), b.getCode());
         return c != 0 ? c : compareDocuments(a.getScope(), b.getScope());
-    }
-
-    /** Convenience for arrays held as {@link BsonArray}. */
-    public static int compareArrays(BsonArray a, BsonArray b) {
-        return compareArrays(a.getValues(), b.getValues());
     }
 }

@@ -36,11 +36,6 @@ public record ChunkVersion(int major, int minor, ObjectId epoch, BsonTimestamp t
         }
     }
 
-    /** The first chunk of a newly sharded collection: 1|0 (reference: "First chunk for sharded collection"). */
-    public static ChunkVersion firstChunk(ObjectId epoch, BsonTimestamp timestamp) {
-        return new ChunkVersion(1, 0, epoch, timestamp);
-    }
-
     public boolean sameEpoch(ChunkVersion other) {
         return epoch.equals(other.epoch) && timestamp.equals(other.timestamp);
     }
@@ -55,16 +50,6 @@ public record ChunkVersion(int major, int minor, ObjectId epoch, BsonTimestamp t
     public int compareTo(ChunkVersion o) {
         int c = Integer.compare(major, o.major);
         return c != 0 ? c : Integer.compare(minor, o.minor);
-    }
-
-    /** The next major version, minor reset to 0 (a move, or a merge: collection major + 1). */
-    public ChunkVersion incMajor() {
-        return new ChunkVersion(major + 1, 0, epoch, timestamp);
-    }
-
-    /** The next minor version (a split). */
-    public ChunkVersion incMinor() {
-        return new ChunkVersion(major, minor + 1, epoch, timestamp);
     }
 
     public BsonDocument toBson() {

@@ -34,11 +34,6 @@ public record DatabaseVersion(UUID uuid, int lastMod, BsonTimestamp timestamp) {
         return new DatabaseVersion(UUID.randomUUID(), 1, timestamp);
     }
 
-    /** The version after the primary shard changed: same uuid, lastMod + 1. */
-    public DatabaseVersion afterMovePrimary(BsonTimestamp newTimestamp) {
-        return new DatabaseVersion(uuid, lastMod + 1, newTimestamp);
-    }
-
     /**
      * True when {@code other} describes a later state of the same database instance. Versions of
      * different instances are not ordered by this method: a uuid change always means "refresh".

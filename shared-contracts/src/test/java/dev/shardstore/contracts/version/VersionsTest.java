@@ -1,0 +1,58 @@
+package dev.shardstore.contracts.version;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.UUID;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.Test;
+
+/** The version value types: checked inputs, BSON round trips, and ordering only within one instance (reference: "Shard versioning"). */
+class VersionsTest {
+    private static final BsonTimestamp TS = new BsonTimestamp(1_700_000_000, 1);
+
+    @Test
+    void databaseVersionRoundTripsAndOrdersWithinOneDatabaseInstanceOnly() {
+        DatabaseVersion v1 = DatabaseVersion.newDatabase(TS);
+        DatabaseVersion v2 = new DatabaseVersion(v1.uuid(), 2, TS);
+        assertThat(v1.lastMod()).isEqualTo(1);
+        assertThat(DatabaseVersion.fromBson(v2.toBson())).isEqualTo(v2);
+        assertThat(v1.isOlderThan(v2)).isTrue();
+        assertThat(v2.isOlderThan(v1)).isFalse();
+        DatabaseVersion recreated = new DatabaseVersion(UUID.randomUUID(), 5, TS);
+        assertThat(v1.isOlderThan(recreated)).as("another instance is not 'newer': it needs a refresh").isFalse();
+    }
+
+    @Test
+    void databaseVersionRejectsBadInputNamingIt() {
+        assertThatThrownBy(() -> new DatabaseVersion(UUID.randomUUID(), -1, TS)).hasMessageContaining("lastMod");
+        assertThatThrownBy(() -> DatabaseVersion.fromBson(new BsonDocument("lastMod", new BsonInt32(1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("databaseVersion");
+    }
+
+    @Test
+    void chunkVersionOrdersByMajorThenMinorWithinAnEpochOnly() {
+        ObjectId epoch = new ObjectId();
+        ChunkVersion v1 = new ChunkVersion(1, 0, epoch, TS);
+        ChunkVersion v1_3 = new ChunkVersion(1, 3, epoch, TS);
+        ChunkVersion v2 = new ChunkVersion(2, 0, epoch, TS);
+        assertThat(v1.isOlderThan(v1_3)).isTrue();
+        assertThat(v1_3.isOlderThan(v2)).isTrue();
+        assertThat(v2.isOlderThan(v1)).isFalse();
+        ChunkVersion otherEpoch = new ChunkVersion(9, 9, new ObjectId(), TS);
+        assertThat(v1.isOlderThan(otherEpoch)).as("a new epoch means a full refresh, not an order").isFalse();
+        assertThat(ChunkVersion.fromBson(v1_3.toBson())).isEqualTo(v1_3);
+        assertThat(v1_3).hasToString("1|3||" + epoch.toHexString() + "||1700000000|1");
+    }
+
+    @Test
+    void unshardedAndIgnoredAreZeroVersionsOfDistinctEpochs() {
+        assertThat(ChunkVersion.UNSHARDED.major()).isZero();
+        assertThat(ChunkVersion.IGNORED.major()).isZero();
+        assertThat(ChunkVersion.UNSHARDED.sameEpoch(ChunkVersion.IGNORED)).isFalse();
+        assertThatThrownBy(() -> new ChunkVersion(-1, 0, new ObjectId(), TS)).hasMessageContaining("major");
+    }
+}
