@@ -123,6 +123,15 @@ class ClusterEndToEndIT {
         assertThat(reread.getNumber("visits").intValue()).isEqualTo(2);
         assertThat(reread.getString("lat")).isEqualTo(lyon.getString("lat"));
 
+        // Ordered: a duplicate _id (the shard's error) before an oversized document (the router's error)
+        // reports only the first failure, and nothing is written.
+        String big = "x".repeat(17 * 1024 * 1024);
+        BsonDocument ordered = ok(router1, "geo", "{\"insert\": \"cities\", \"documents\": [" + id + ", {\"big\": \"" + big + "\"}]}");
+        assertThat(ordered.getNumber("n").intValue()).isZero();
+        assertThat(ordered.getArray("writeErrors")).hasSize(1);
+        assertThat(ordered.getArray("writeErrors").get(0).asDocument().getNumber("code").intValue()).isEqualTo(11000);
+        assertThat(ordered.getArray("writeErrors").get(0).asDocument().getNumber("index").intValue()).isZero();
+
         assertThat(ok(router2, "geo", "{\"delete\": \"cities\", \"deletes\": [{\"q\": " + id + ", \"limit\": 1}]}")
                 .getNumber("n").intValue()).isEqualTo(1);
         assertThat(count(router1, "geo", "{\"count\": \"cities\", \"query\": " + id + "}")).isZero();

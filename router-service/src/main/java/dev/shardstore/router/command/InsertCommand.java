@@ -86,14 +86,13 @@ public class InsertCommand implements CommandHandler {
                 writeErrors.add(remapped);
             }
         }
+        writeErrors.sort(Comparator.comparingInt(e -> e.getNumber("index").intValue()));
         if (ordered && writeErrors.size() > 1) {
             // Ordered stops at the first failure: keep the earliest of the router's and the shard's.
-            writeErrors.sort(Comparator.comparingInt(e -> e.getNumber("index").intValue()));
-            writeErrors = List.of(writeErrors.getFirst());
+            writeErrors.subList(1, writeErrors.size()).clear();
         }
         BsonDocument reply = new BsonDocument("n", new BsonInt32(inserted));
         if (!writeErrors.isEmpty()) {
-            writeErrors.sort(Comparator.comparingInt(e -> e.getNumber("index").intValue()));
             reply.append("writeErrors", new BsonArray(writeErrors));
         }
         return Replies.ok(reply);
