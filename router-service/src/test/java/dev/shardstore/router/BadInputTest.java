@@ -118,6 +118,20 @@ class BadInputTest {
     }
 
     @Test
+    void malformedCursorCommandsAre400sNamingTheField() throws Exception {
+        Reply getMore = post("/v1/databases/geo/command", "{\"getMore\": \"abc\", \"collection\": \"cities\"}");
+        assertProblem(getMore, 400, 14, "TypeMismatch");
+        assertThat(getMore.body().getString("errmsg").getValue()).contains("getMore");
+        Reply noCollection = post("/v1/databases/geo/command", "{\"getMore\": {\"$numberLong\": \"5\"}}");
+        assertProblem(noCollection, 400, 9, "FailedToParse");
+        assertThat(noCollection.body().getString("errmsg").getValue()).contains("collection");
+        Reply kill = post("/v1/databases/geo/command", "{\"killCursors\": \"cities\", \"cursors\": [1, \"x\"]}");
+        assertProblem(kill, 400, 14, "TypeMismatch");
+        assertThat(kill.body().getString("errmsg").getValue()).contains("cursors.1");
+        assertProblem(post("/v1/databases/geo/command", "{\"killCursors\": \"cities\"}"), 400, 9, "FailedToParse");
+    }
+
+    @Test
     void addShardOutsideAdminIsRefused() throws Exception {
         assertProblem(post("/v1/databases/geo/command", "{\"addShard\": \"http://localhost:8101\"}"), 400, 20, "IllegalOperation");
     }

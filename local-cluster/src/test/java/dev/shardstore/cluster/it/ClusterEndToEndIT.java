@@ -139,6 +139,29 @@ class ClusterEndToEndIT {
     }
 
     @Test
+    @Order(2)
+    void routerCursorsPageWithGetMoreAndCanBeKilled() {
+        long fr = CitiesFile.countsByCountry(CITIES).get("FR");
+        BsonDocument cursor = ok(router1, "geo", "{\"find\": \"cities\", \"filter\": {\"country\": \"FR\"}, \"batchSize\": 500}")
+                .getDocument("cursor");
+        long seen = cursor.getArray("firstBatch").size();
+        long id = cursor.getNumber("id").longValue();
+        assertThat(id).isNotZero();
+        while (id != 0) {
+            cursor = ok(router1, "geo", "{\"getMore\": " + id + ", \"collection\": \"cities\", \"batchSize\": 2000}").getDocument("cursor");
+            seen += cursor.getArray("nextBatch").size();
+            id = cursor.getNumber("id").longValue();
+        }
+        assertThat(seen).isEqualTo(fr);
+
+        long open = ok(router1, "geo", "{\"find\": \"cities\", \"batchSize\": 10}").getDocument("cursor").getNumber("id").longValue();
+        BsonDocument killed = ok(router1, "geo", "{\"killCursors\": \"cities\", \"cursors\": [" + open + "]}");
+        assertThat(killed.getArray("cursorsKilled")).hasSize(1);
+        BsonDocument gone = router1.run("geo", cmd("{\"getMore\": " + open + ", \"collection\": \"cities\"}"));
+        assertThat(gone.getNumber("code").intValue()).isEqualTo(43);
+    }
+
+    @Test
     @Order(3)
     void indexesThroughTheRouterPlanTheQueries() {
         long fr = CitiesFile.countsByCountry(CITIES).get("FR");

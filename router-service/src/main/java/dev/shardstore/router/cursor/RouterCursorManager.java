@@ -1,5 +1,6 @@
 package dev.shardstore.router.cursor;
 
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -66,13 +67,14 @@ public class RouterCursorManager {
     /**
      * {@code {getMore: <id>, collection, batchSize?}} on {@code db}.
      *
-     * @throws CommandException CursorNotFound (43) for an unknown, exhausted or killed cursor, or one of
+     * @throws CommandException TypeMismatch or FailedToParse naming a malformed or missing field; CursorNotFound (43) for an unknown, exhausted or killed cursor, or one of
      *                          another namespace
      */
     public BsonDocument getMore(String db, BsonDocument command) {
-        long id = command.getNumber("getMore").longValue();
+        CommandArgs args = new CommandArgs(command);
+        long id = args.nonNegative(command.get("getMore"), "getMore");
+        String collection = args.requiredString("collection");
         RouterCursor cursor = cursors.get(id);
-        String collection = command.isString("collection") ? command.getString("collection").getValue() : "";
         if (cursor == null || !cursor.db().equals(db) || !cursor.collection().equals(collection)) {
             throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " not found in " + db + "." + collection);
         }
@@ -100,11 +102,13 @@ public class RouterCursorManager {
      * {@code cursorsKilled, cursorsNotFound, cursorsAlive, cursorsUnknown}.
      */
     public BsonDocument killCursors(String db, BsonDocument command) {
-        String collection = command.getString("killCursors").getValue();
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonArray ids = args.requiredArray("cursors");
         List<BsonValue> killed = new ArrayList<>();
         List<BsonValue> notFound = new ArrayList<>();
-        for (BsonValue idValue : command.getArray("cursors")) {
-            long id = idValue.asNumber().longValue();
+        for (int i = 0; i < ids.size(); i++) {
+            long id = args.nonNegative(ids.get(i), "cursors." + i);
             RouterCursor cursor = cursors.get(id);
             if (cursor != null && cursor.db().equals(db) && cursor.collection().equals(collection) && cursors.remove(id, cursor)) {
                 killRemote(cursor);
