@@ -129,6 +129,9 @@ class BadInputTest {
         assertProblem(kill, 400, 14, "TypeMismatch");
         assertThat(kill.body().getString("errmsg").getValue()).contains("cursors.1");
         assertProblem(post("/v1/databases/geo/command", "{\"killCursors\": \"cities\"}"), 400, 9, "FailedToParse");
+        Reply ordered = post("/v1/databases/geo/command", "{\"insert\": \"cities\", \"documents\": [{}], \"ordered\": \"yes\"}");
+        assertProblem(ordered, 400, 14, "TypeMismatch");
+        assertThat(ordered.body().getString("errmsg").getValue()).contains("ordered");
     }
 
     @Test

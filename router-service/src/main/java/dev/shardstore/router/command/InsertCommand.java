@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
@@ -50,7 +49,7 @@ public class InsertCommand implements CommandHandler {
         CommandArgs args = new CommandArgs(command);
         args.collectionName();
         List<BsonDocument> documents = documents(args);
-        boolean ordered = command.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
 
         List<RawBsonDocument> toSend = new ArrayList<>(documents.size());
         List<Integer> originalIndex = new ArrayList<>(documents.size());

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.router.routing.ConfigServer;
@@ -43,7 +44,7 @@ public class ListDatabasesCommand implements CommandHandler {
     public BsonDocument run(String db, BsonDocument command) {
         Namespaces.checkAdmin(db, "listDatabases");
         BsonArray catalog = config.run("admin", new BsonDocument("_configsvrListDatabases", new BsonInt32(1))).getArray("databases");
-        boolean nameOnly = command.getBoolean("nameOnly", BsonBoolean.FALSE).getValue();
+        boolean nameOnly = new CommandArgs(command).optionalBoolean(command, "nameOnly", "nameOnly", false);
         Map<String, Map<String, Long>> sizes = nameOnly ? Map.of() : sizesByDatabaseAndShard();
         BsonArray databases = new BsonArray();
         long total = 0;
