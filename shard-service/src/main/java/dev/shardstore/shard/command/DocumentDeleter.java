@@ -2,7 +2,7 @@ package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.shard.cursor.Match;
-import dev.shardstore.shard.query.Filter;
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;

@@ -6,7 +6,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.cursor.ListCursor;
-import dev.shardstore.shard.query.Filter;
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.shardstore.shard.cursor;
 
-import dev.shardstore.shard.query.Filter;
-import dev.shardstore.shard.query.Projection;
-import dev.shardstore.shard.query.Sort;
+import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Projection;
+import dev.shardstore.engine.query.Sort;
 import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;

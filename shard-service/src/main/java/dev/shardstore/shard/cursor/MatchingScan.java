@@ -1,12 +1,12 @@
 package dev.shardstore.shard.cursor;
 
 import dev.shardstore.contracts.keystring.KeyString;
-import dev.shardstore.shard.query.Filter;
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.Page;
 import dev.shardstore.shard.storage.StoredDocument;
-import dev.shardstore.shard.plan.IndexBounds;
+import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.shard.plan.Plan;
 import java.nio.ByteBuffer;
 import java.util.HashSet;

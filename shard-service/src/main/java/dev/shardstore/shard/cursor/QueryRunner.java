@@ -1,7 +1,7 @@
 package dev.shardstore.shard.cursor;
 
 import dev.shardstore.shard.ShardProperties;
-import dev.shardstore.shard.query.Filter;
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.plan;
 
+import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.shard.storage.IndexSpec;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -45,7 +46,7 @@ public sealed interface Plan {
                     .append("isPartial", BsonBoolean.valueOf(index.partial() != null))
                     .append("indexVersion", new BsonInt32(2))
                     .append("direction", new BsonString("forward"))
-                    .append("indexBounds", bounds.explain(index));
+                    .append("indexBounds", bounds.explain(index.fields(), index.ordering()));
             BsonDocument fetch = new BsonDocument("stage", new BsonString("FETCH"));
             if (!filter.isEmpty()) {
                 fetch.append("filter", filter);

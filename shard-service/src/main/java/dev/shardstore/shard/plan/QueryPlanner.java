@@ -1,9 +1,10 @@
 package dev.shardstore.shard.plan;
 
+import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.MatchingScan;
-import dev.shardstore.shard.query.Filter;
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.shard.storage.IndexSpec;
@@ -65,7 +66,7 @@ public class QueryPlanner {
                     .findFirst()
                     .orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                             "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index"));
-            return new Plan.IndexScan(index, IndexBounds.derive(spec, index));
+            return new Plan.IndexScan(index, IndexBounds.derive(spec, index.fields(), index.ordering(), index.multikey()));
         }
         if (idKey.isPresent()) {
             return new Plan.IdLookup(idKey.get());
@@ -73,7 +74,7 @@ public class QueryPlanner {
         List<IndexSpec> all = indexes.list(c);
         Plan.IndexScan best = null;
         for (IndexSpec index : all) {
-            IndexBounds bounds = IndexBounds.derive(spec, index);
+            IndexBounds bounds = IndexBounds.derive(spec, index.fields(), index.ordering(), index.multikey());
             if (!bounds.bounded() || !usable(index, spec, bounds)) {
                 continue;
             }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.shard.query.Sort;
+import dev.shardstore.engine.query.Sort;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;

@@ -1,0 +1,67 @@
+package dev.shardstore.engine.aggregate;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.expression.Expression;
+import dev.shardstore.engine.aggregate.expression.ExpressionParser;
+import dev.shardstore.engine.aggregate.expression.Variables;
+import dev.shardstore.engine.query.Filter;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * {@code {$lookup: {from: <collection>, localField: <path>, foreignField: <path>, as: <path>}}} (MongoDB manual,
+ * "$lookup", equality match): adds to each document the array of documents of {@code from} (an unsharded
+ * collection of the same database, read through {@link CollectionSource}) whose {@code foreignField} equals the
+ * document's {@code localField}. Equality is the query's: when {@code localField} is an array (or runs through
+ * one) any element may match, a missing {@code localField} matches null and missing foreign fields, and a
+ * foreign array field matches by element. The foreign documents are found with the filter
+ * {@code {<foreignField>: {$in: [<local values>]}}}.
+ *
+ * <p>Errors: BadValue (2) for a missing or non-string {@code from}, {@code localField}, {@code foreignField} or
+ * {@code as}; the {@code pipeline}/{@code let} forms are not supported (NotImplemented (238)).
+ */
+final class LookupStage implements Stage {
+    private final CollectionSource source;
+    private final String from;
+    private final Expression localField;
+    private final String foreignField;
+    private final List<String> as;
+
+    private LookupStage(CollectionSource source, String from, Expression localField, String foreignField, List<String> as) {
+        this.source = source;
+        this.from = from;
+        this.localField = localField;
+        this.foreignField = foreignField;
+        this.as = as;
+    }
+
+    static Stage parse(BsonDocument spec, CollectionSource source) {
+        if (spec.containsKey("pipeline") || spec.containsKey("let")) {
+            throw new CommandException(ErrorCode.NotImplemented, "$lookup with 'pipeline' or 'let' is not supported");
+        }
+        for (String field : List.of("from", "localField", "foreignField", "as")) {
+            if (!spec.isString(field) || spec.getString(field).getValue().isEmpty()) {
+                throw new CommandException(ErrorCode.BadValue, "$lookup argument '" + field + "' must be a non-empty string");
+            }
+        }
+        Expression local = ExpressionParser.INSTANCE.parse(new BsonString("$" + spec.getString("localField").getValue()));
+        return new LookupStage(source, spec.getString("from").getValue(), local, spec.getString("foreignField").getValue(),
+                List.of(spec.getString("as").getValue().split("\\.")));
+    }
+
+    @Override
+    public List<BsonDocument> apply(List<BsonDocument> input) {
+        return input.stream().map(doc -> {
+            BsonValue local = localField.evaluate(Variables.of(doc));
+            BsonArray values = local == null ? new BsonArray(List.of(BsonNull.VALUE))
+                    : local.isArray() ? local.asArray() : new BsonArray(List.of(local));
+            Filter filter = Filter.parse(new BsonDocument(foreignField, new BsonDocument("$in", values)));
+            return Documents.with(doc, as, new BsonArray(source.find(from, filter)));
+        }).toList();
+    }
+}

@@ -1,0 +1,51 @@
+package dev.shardstore.engine.aggregate;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.expression.Expression;
+import dev.shardstore.engine.aggregate.expression.ExpressionParser;
+import dev.shardstore.engine.aggregate.expression.Variables;
+import dev.shardstore.engine.query.TypeNames;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * {@code {$replaceRoot: {newRoot: <expression>}}} and its alias {@code {$replaceWith: <expression>}} (MongoDB
+ * manual, "$replaceRoot"): each document becomes the document the expression evaluates to.
+ *
+ * <p>Errors: BadValue (2) when {@code newRoot} is absent, and per document when the value is not a document
+ * ({@code "'newRoot' expression must evaluate to an object, but resulting value was: ... Type of resulting
+ * value: 'missing'"}, 40228 in MongoDB).
+ */
+final class ReplaceRootStage implements Stage {
+    private final Expression newRoot;
+
+    private ReplaceRootStage(Expression newRoot) {
+        this.newRoot = newRoot;
+    }
+
+    static Stage parse(BsonDocument spec) {
+        if (!spec.containsKey("newRoot") || spec.size() != 1) {
+            throw new CommandException(ErrorCode.BadValue, "$replaceRoot expects exactly one field, 'newRoot'");
+        }
+        return of(spec.get("newRoot"));
+    }
+
+    static Stage of(BsonValue expression) {
+        return new ReplaceRootStage(ExpressionParser.INSTANCE.parse(expression));
+    }
+
+    @Override
+    public List<BsonDocument> apply(List<BsonDocument> input) {
+        return input.stream().map(doc -> {
+            BsonValue value = newRoot.evaluate(Variables.of(doc));
+            if (value == null || !value.isDocument()) {
+                throw new CommandException(ErrorCode.BadValue, "'newRoot' expression must evaluate to an object, but "
+                        + "resulting value was: " + (value == null ? "MISSING" : value.toString()) + ". Type of resulting value: '"
+                        + (value == null ? "missing" : TypeNames.of(value.getBsonType())) + "'.");
+            }
+            return value.asDocument();
+        }).toList();
+    }
+}

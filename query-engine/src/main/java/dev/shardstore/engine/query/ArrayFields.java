@@ -1,0 +1,28 @@
+package dev.shardstore.engine.query;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.List;
+import java.util.function.Supplier;
+import org.bson.BsonValue;
+
+/** The current elements of a field an array update operator ({@code $push $addToSet $pull $pullAll}) works on. */
+final class ArrayFields {
+    private ArrayFields() {}
+
+    /**
+     * The elements of {@code existing}; empty when it is missing.
+     *
+     * @param notArray the operator's BadValue (2) message for a field that is not an array
+     * @throws CommandException BadValue (2) with that message
+     */
+    static List<BsonValue> require(BsonValue existing, Supplier<String> notArray) {
+        if (existing == null) {
+            return List.of();
+        }
+        if (!existing.isArray()) {
+            throw new CommandException(ErrorCode.BadValue, notArray.get());
+        }
+        return existing.asArray().getValues();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.shardstore.engine.query;
+
+import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NavigableSet;
+import java.util.TreeSet;
+import org.bson.BsonNull;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+
+/**
+ * {@code $in} on one value, as MongoDB's {@code InMatchExpression}: the value equals (in BSON order, so
+ * {@code 1 == 1.0}) one of the listed values or matches one of the listed regular expressions; a null in
+ * the list also matches a missing or undefined value. {@code $nin} is its negation at the path level.
+ */
+final class InSet implements ValuePredicate {
+    private final NavigableSet<BsonValue> equalities = new TreeSet<>(BsonOrder.COMPARATOR);
+    private final List<RegexPredicate> regexes = new ArrayList<>();
+    private final boolean hasNull;
+
+    /**
+     * @param operator {@code $in} or {@code $nin}, for messages
+     * @throws CommandException BadValue when the argument is not an array ("$in needs an array"), or holds
+     *     undefined or an operator document ("cannot nest $ under $in")
+     */
+    InSet(String operator, BsonValue argument) {
+        if (!argument.isArray()) {
+            throw new CommandException(ErrorCode.BadValue, operator + " needs an array");
+        }
+        for (BsonValue element : argument.asArray()) {
+            switch (element.getBsonType()) {
+                case UNDEFINED -> throw new CommandException(ErrorCode.BadValue, operator + " cannot contain undefined");
+                case REGULAR_EXPRESSION -> regexes.add(RegexPredicate.of(element.asRegularExpression()));
+                case DOCUMENT -> {
+                    if (FieldOperators.isOperatorDocument(element)) {
+                        throw new CommandException(ErrorCode.BadValue, "cannot nest $ under " + operator);
+                    }
+                    equalities.add(element);
+                }
+                default -> equalities.add(element);
+            }
+        }
+        hasNull = argument.asArray().contains(BsonNull.VALUE);
+    }
+
+    @Override
+    public boolean test(BsonValue value) {
+        if (value == null || value.getBsonType() == BsonType.UNDEFINED) {
+            return hasNull;
+        }
+        return equalities.contains(value) || regexes.stream().anyMatch(regex -> regex.test(value));
+    }
+}

@@ -1,0 +1,65 @@
+package dev.shardstore.engine.query;
+
+import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import org.bson.BsonArray;
+import org.bson.BsonValue;
+
+/**
+ * {@code $pull} and {@code $pullAll} (MongoDB manual, "$pull", "$pullAll"): remove every element that matches.
+ * <ul>
+ *   <li>{@code $pull: {a: <value>}}: elements equal to the value (BSON order, so {@code 1} equals {@code 1.0};
+ *       an array value removes equal arrays); a regex removes the strings it matches;</li>
+ *   <li>{@code $pull: {a: {$gte: 6}}}: elements that satisfy the operators (as in {@code $elemMatch});</li>
+ *   <li>{@code $pull: {a: {b: 1, c: {$gt: 2}}}}: document elements that match the filter;</li>
+ *   <li>{@code $pullAll: {a: [v1, v2]}}: elements equal to one of the values.</li>
+ * </ul>
+ * A missing field is left alone.
+ *
+ * <p>Errors (BadValue, 2): "Cannot apply $pull to a non-array value"; "$pullAll requires an array argument but
+ * was given a int"; and those of the condition's filter.
+ *
+ * @param operator {@code $pull} or {@code $pullAll}, for messages
+ * @param removes which elements go
+ */
+record PullField(String operator, Predicate<BsonValue> removes) implements UpdateOperation {
+    /** {@code $pull}. @throws CommandException as listed on the class */
+    static PullField pull(BsonValue condition) {
+        if (condition.isDocument()) {
+            ElemMatch elemMatch = ElemMatch.parse(condition);
+            return new PullField("$pull", elemMatch::matchesElement);
+        }
+        if (condition.isRegularExpression()) {
+            return new PullField("$pull", RegexPredicate.of(condition.asRegularExpression())::test);
+        }
+        return new PullField("$pull", element -> BsonOrder.compare(element, condition) == 0);
+    }
+
+    /** {@code $pullAll}. @throws CommandException as listed on the class */
+    static PullField pullAll(BsonValue values) {
+        if (!values.isArray()) {
+            throw new CommandException(ErrorCode.BadValue,
+                    "$pullAll requires an array argument but was given a " + TypeNames.of(values.getBsonType()));
+        }
+        List<BsonValue> all = values.asArray().getValues();
+        return new PullField("$pullAll", element -> all.stream().anyMatch(value -> BsonOrder.compare(element, value) == 0));
+    }
+
+    @Override
+    public boolean createsPath() {
+        return false;
+    }
+
+    @Override
+    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+        List<BsonValue> elements = ArrayFields.require(existing, () -> "Cannot apply " + operator + " to a non-array value");
+        List<BsonValue> kept = elements.stream().filter(removes.negate()).toList();
+        if (kept.size() != elements.size()) {
+            slot.set(new BsonArray(new ArrayList<>(kept)));
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.shardstore.engine.query;
+
+import org.bson.BsonValue;
+
+/**
+ * {@code $unset}: removes the field; an array element becomes null instead; a missing field is a no-op
+ * (MongoDB manual, "$unset").
+ */
+record UnsetField() implements UpdateOperation {
+    @Override
+    public boolean createsPath() {
+        return false;
+    }
+
+    @Override
+    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+        if (existing != null) {
+            slot.remove();
+        }
+    }
+}

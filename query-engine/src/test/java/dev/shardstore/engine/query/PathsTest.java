@@ -1,0 +1,47 @@
+package dev.shardstore.engine.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The values a path reaches, in both of MongoDB's views (matcher: {@code path.cpp}'s BSONElementIterator;
+ * sort key: the index-key generator). {@code "missing"} stands for a missing value.
+ */
+class PathsTest {
+    @ParameterizedTest(name = "{1} in {0} ({2})")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+            {a: 1}                          | a       | MATCH    | [1]
+            {a: 1}                          | b       | MATCH    | ["missing"]
+            {a: 1}                          | a.b     | MATCH    | ["missing"]
+            {a: {b: 2}}                     | a.b     | MATCH    | [2]
+            {a: [1, 2]}                     | a       | MATCH    | [1, 2, [1, 2]]
+            {a: [1, 2]}                     | a       | SORT_KEY | [1, 2]
+            {a: []}                         | a       | MATCH    | [[]]
+            {a: []}                         | a       | SORT_KEY | [{"$undefined": true}]
+            {a: [[1], 2]}                   | a       | MATCH    | [[1], 2, [[1], 2]]
+            {a: [1, 2]}                     | a.b     | MATCH    | []
+            {a: [{b: 1}, {c: 1}, 5]}        | a.b     | MATCH    | [1, "missing"]
+            {a: [{b: [1, 2]}]}              | a.b     | MATCH    | [1, 2, [1, 2]]
+            {a: [{b: 1}, {"1": {b: 3}}]}    | a.1.b   | MATCH    | ["missing", 3, "missing"]
+            {a: [{b: 1}, {"1": {b: 3}}]}    | a.1.b   | SORT_KEY | ["missing"]
+            {a: [{b: 1}, {b: 2}]}           | a.1.b   | SORT_KEY | [2]
+            {a: [10, 20]}                   | a.1     | MATCH    | [20]
+            {a: [10, 20]}                   | a.5     | MATCH    | []
+            {a: [10, 20]}                   | a.5     | SORT_KEY | ["missing"]
+            {a: [[10, 20]]}                 | a.0     | MATCH    | [[10, 20]]
+            {a: [[10, 20]]}                 | a.0.1   | MATCH    | [20]
+            {a: [[{b: 1}]]}                 | a.b     | MATCH    | []
+            """)
+    void resolvesLikeMongoDb(String doc, String path, Paths.Mode mode, String expected) {
+        List<BsonValue> values = Paths.resolve(BsonDocument.parse(doc), Paths.split(path), mode);
+        BsonArray shown = new BsonArray(values.stream().map(v -> v == null ? new BsonString("missing") : v).toList());
+        assertThat(new BsonDocument("v", shown).toJson()).isEqualTo(BsonDocument.parse("{v: " + expected + "}").toJson());
+    }
+}

@@ -1,9 +1,0 @@
-package dev.shardstore.shard.aggregate;
-
-import org.bson.BsonValue;
-
-/** Parses the argument of one stage ({@code {$stage: <argument>}}); {@code pipelines} parses nested pipelines. */
-@FunctionalInterface
-interface StageParser {
-    Stage parse(BsonValue argument, PipelineParser pipelines);
-}
