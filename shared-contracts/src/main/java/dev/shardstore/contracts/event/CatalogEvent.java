@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.event;
 
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -8,14 +9,21 @@ import org.jspecify.annotations.Nullable;
  * {@link #TOPIC}. Receivers mark the named cache entry stale; the version check stays the authority,
  * so a lost or late event costs one stale round trip and nothing else (DESIGN.md §5).
  *
- * <p>JSON shape: {@code {"type": "DATABASE_DROPPED", "database": "geo", "namespace": null, "sequence": 17}}.
+ * <p>JSON shape: {@code {"type": "DATABASE_DROPPED", "database": "geo", "namespace": null, "sequence": 17,
+ * "epoch": null, "collectionVersion": null, "shards": []}}; a {@code ROUTING_CHANGED} event names the
+ * collection's epoch, its new collection version ({@code "3|2||<epoch hex>||<secs>|<inc>"}, ChunkVersion's
+ * string form, or null once unsharded/dropped) and the shards whose chunks changed.
  *
- * @param type      what changed
- * @param database  the database concerned ("" for shard-registry events)
- * @param namespace the collection namespace ({@code db.coll}) concerned, or null when the event is about a database
- * @param sequence  the outbox sequence number: increasing per config service, for ordering and de-duplication
+ * @param type              what changed
+ * @param database          the database concerned ("" for shard-registry events)
+ * @param namespace         the collection namespace ({@code db.coll}) concerned, or null when the event is about a database
+ * @param sequence          the outbox sequence number: increasing per config service, for ordering and de-duplication
+ * @param epoch             ROUTING_CHANGED: the collection epoch (hex ObjectId) the change belongs to, else null
+ * @param collectionVersion ROUTING_CHANGED: the new collection version, null when the collection is no longer sharded
+ * @param shards            ROUTING_CHANGED: the shards whose chunks changed (copied; empty for other types)
  */
-public record CatalogEvent(Type type, String database, @Nullable String namespace, long sequence) {
+public record CatalogEvent(Type type, String database, @Nullable String namespace, long sequence, @Nullable String epoch,
+        @Nullable String collectionVersion, List<String> shards) {
     /** Kafka topic for catalog events; keyed by database name so one database's events stay ordered. */
     public static final String TOPIC = "shardstore.catalog";
 
@@ -23,11 +31,19 @@ public record CatalogEvent(Type type, String database, @Nullable String namespac
         SHARD_ADDED,
         DATABASE_CREATED,
         DATABASE_DROPPED,
-        DATABASE_VERSION_CHANGED
+        DATABASE_VERSION_CHANGED,
+        /** A sharded collection's routing table changed: sharded, split, merged, migrated, refined or dropped. */
+        ROUTING_CHANGED
     }
 
     public CatalogEvent {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(database, "database");
+        shards = shards == null ? List.of() : List.copyOf(shards);
+    }
+
+    /** A database or shard-registry event (no routing fields). */
+    public CatalogEvent(Type type, String database, @Nullable String namespace, long sequence) {
+        this(type, database, namespace, sequence, null, null, List.of());
     }
 }

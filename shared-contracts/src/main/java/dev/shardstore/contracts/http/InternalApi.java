@@ -17,6 +17,12 @@ public final class InternalApi {
     /** Command field that carries the router's DatabaseVersion (as in MongoDB). */
     public static final String DATABASE_VERSION_FIELD = "databaseVersion";
 
+    /**
+     * Command field that carries the shard version the router's routing table has for the target shard
+     * ({@code ChunkVersion} BSON; {@code ChunkVersion.UNSHARDED} for a collection the router believes unsharded).
+     */
+    public static final String SHARD_VERSION_FIELD = "shardVersion";
+
     private InternalApi() {}
 
     public static String commandPath(String db) {

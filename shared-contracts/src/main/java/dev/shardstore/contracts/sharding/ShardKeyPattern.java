@@ -1,0 +1,202 @@
+package dev.shardstore.contracts.sharding;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.hash.BsonHasher;
+import dev.shardstore.contracts.keystring.KeyString;
+import dev.shardstore.contracts.keystring.Ordering;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonMaxKey;
+import org.bson.BsonMinKey;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A shard key pattern such as {@code {country: 1, name: 1}}, {@code {_id: "hashed"}} or {@code {region: 1,
+ * _id: "hashed"}}: one or more (possibly dotted) fields, each {@code 1} (ranged) or {@code "hashed"}, at most
+ * one hashed (MongoDB's {@code ShardKeyPattern} rules; descending fields are not allowed in a shard key).
+ *
+ * <p>A document's shard key is its values for these fields in pattern order, a missing field counting as
+ * null (MongoDB 4.4+), the hashed field replaced by {@link BsonHasher#hash64} of its value. Keys and chunk
+ * bounds are compared as their {@link KeyString} encodings, all components ascending, so a chunk range
+ * {@code [min, max)} is a byte range.
+ *
+ * @param pattern the key pattern document (copied)
+ */
+public record ShardKeyPattern(BsonDocument pattern) {
+    private static final String HASHED = "hashed";
+
+    /**
+     * @throws CommandException BadValue naming {@code key} when the pattern is empty, has a value other than
+     *                          1 or "hashed", more than one hashed field, or an empty/`$`-prefixed field name
+     */
+    public ShardKeyPattern {
+        Objects.requireNonNull(pattern, "pattern");
+        if (pattern.isEmpty()) {
+            throw new CommandException(ErrorCode.BadValue, "shard key pattern 'key' must not be empty");
+        }
+        int hashed = 0;
+        for (var e : pattern.entrySet()) {
+            String field = e.getKey();
+            if (field.isEmpty() || field.startsWith("$") || field.startsWith(".") || field.endsWith(".") || field.contains("..")) {
+                throw new CommandException(ErrorCode.BadValue, "shard key field name '" + field + "' in 'key' is invalid");
+            }
+            BsonValue v = e.getValue();
+            if (v.isString() && v.asString().getValue().equals(HASHED)) {
+                hashed++;
+            } else if (!(v.isNumber() && v.asNumber().doubleValue() == 1.0)) {
+                throw new CommandException(ErrorCode.BadValue, "shard key field '" + field
+                        + "' in 'key' must be 1 or \"hashed\", was " + v);
+            }
+        }
+        if (hashed > 1) {
+            throw new CommandException(ErrorCode.BadValue, "shard key 'key' may have at most one hashed field: " + pattern.toJson());
+        }
+        pattern = pattern.clone();
+    }
+
+    /** Parses {@code key}; see the constructor for the errors. */
+    public static ShardKeyPattern of(BsonDocument key) {
+        return new ShardKeyPattern(key);
+    }
+
+    @Override
+    public BsonDocument pattern() {
+        return pattern.clone();
+    }
+
+    /** The key fields in pattern order. */
+    public List<String> fields() {
+        return List.copyOf(pattern.keySet());
+    }
+
+    public int size() {
+        return pattern.size();
+    }
+
+    /** The hashed field, or null for a purely ranged key. */
+    public @Nullable String hashedField() {
+        for (var e : pattern.entrySet()) {
+            if (e.getValue().isString()) {
+                return e.getKey();
+            }
+        }
+        return null;
+    }
+
+    public boolean isHashed() {
+        return hashedField() != null;
+    }
+
+    /** Whether the first field is the hashed one ({@code {_id: "hashed"}}, {@code {h: "hashed", b: 1}}). */
+    public boolean isHashedPrefix() {
+        return pattern.values().iterator().next().isString();
+    }
+
+    /** The ascending ordering of the key's components. */
+    public Ordering ordering() {
+        return Ordering.allAscending(pattern.size());
+    }
+
+    /**
+     * The shard key of {@code document}: {@code {field: value}} in pattern order, missing fields as null, the
+     * hashed field's value hashed.
+     *
+     * @throws CommandException ShardKeyNotFound naming the field when a key value is an array (MongoDB forbids
+     *                          arrays in shard keys) or a path goes through an array
+     */
+    public BsonDocument extractKey(BsonDocument document) {
+        BsonDocument key = new BsonDocument();
+        for (var e : pattern.entrySet()) {
+            BsonValue value = valueAt(document, e.getKey());
+            key.append(e.getKey(), e.getValue().isString() ? new BsonInt64(BsonHasher.hash64(value)) : value);
+        }
+        return key;
+    }
+
+    /** The KeyString of {@code document}'s shard key (see {@link #extractKey}). */
+    public byte[] keyOf(BsonDocument document) {
+        return encode(extractKey(document));
+    }
+
+    /**
+     * The KeyString of a key or chunk bound given in pattern shape ({@code {country: "FR", name: MinKey}});
+     * hashed components must already be hashed (longs) or MinKey/MaxKey.
+     *
+     * @throws CommandException BadValue when {@code key} does not have exactly the pattern's fields in order
+     */
+    public byte[] encode(BsonDocument key) {
+        if (!List.copyOf(key.keySet()).equals(fields())) {
+            throw new CommandException(ErrorCode.BadValue,
+                    "shard key value " + key.toJson() + " does not match the shard key pattern " + pattern.toJson());
+        }
+        return KeyString.encode(new ArrayList<>(key.values()), ordering());
+    }
+
+    /** The lowest bound, MinKey in every field ({@code KeyPattern::globalMin}). */
+    public BsonDocument globalMin() {
+        return extreme(new BsonMinKey());
+    }
+
+    /** The highest bound, MaxKey in every field ({@code KeyPattern::globalMax}). */
+    public BsonDocument globalMax() {
+        return extreme(new BsonMaxKey());
+    }
+
+    /**
+     * A bound for the equality values of the key fields ({@code {country: "FR", name: "Paris"}}, unhashed), the
+     * hashed one hashed; for finding the chunk that owns a given key (admin {@code split} with {@code find}).
+     *
+     * @throws CommandException ShardKeyNotFound naming the first missing field
+     */
+    public BsonDocument keyFromEqualities(BsonDocument equalities) {
+        BsonDocument key = new BsonDocument();
+        for (var e : pattern.entrySet()) {
+            if (!equalities.containsKey(e.getKey())) {
+                throw new CommandException(ErrorCode.ShardKeyNotFound,
+                        "query " + equalities.toJson() + " does not contain shard key field '" + e.getKey() + "'");
+            }
+            BsonValue v = equalities.get(e.getKey());
+            key.append(e.getKey(), e.getValue().isString() ? new BsonInt64(BsonHasher.hash64(v)) : v);
+        }
+        return key;
+    }
+
+    private BsonDocument extreme(BsonValue v) {
+        BsonDocument d = new BsonDocument();
+        pattern.keySet().forEach(f -> d.append(f, v));
+        return d;
+    }
+
+    private static BsonValue valueAt(BsonDocument document, String path) {
+        BsonValue current = document;
+        for (String part : path.split("\\.", -1)) {
+            if (current.isArray()) {
+                throw new CommandException(ErrorCode.ShardKeyNotFound, "shard key path '" + path + "' goes through an array");
+            }
+            if (!current.isDocument()) {
+                return BsonNull.VALUE;
+            }
+            BsonValue next = current.asDocument().get(part);
+            if (next == null) {
+                return BsonNull.VALUE;
+            }
+            current = next;
+        }
+        if (current.isArray()) {
+            throw new CommandException(ErrorCode.ShardKeyNotFound, "shard key field '" + path + "' must not be an array");
+        }
+        return current;
+    }
+
+    /** {@code "hashed"} as a pattern value. */
+    public static BsonString hashedValue() {
+        return new BsonString(HASHED);
+    }
+}

@@ -1,0 +1,72 @@
+package dev.shardstore.contracts.sharding;
+
+import java.util.Objects;
+import java.util.UUID;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.UuidRepresentation;
+import org.bson.types.ObjectId;
+
+/**
+ * A sharded collection's entry in {@code config.collections}. BSON shape (MongoDB's): {@code {_id: "db.coll",
+ * lastmodEpoch: ObjectId, timestamp: Timestamp, uuid: UUID, key: {...}, unique: bool, noBalance: bool}}.
+ *
+ * @param namespace {@code db.coll}
+ * @param uuid      the collection instance's id
+ * @param epoch     the epoch every chunk version of this instance carries (new on shard, refine, reshard)
+ * @param timestamp the epoch's creation time (cluster time of the shardCollection commit)
+ * @param key       the shard key pattern
+ * @param unique    whether the shard key index is unique
+ * @param noBalance whether the balancer leaves this collection alone
+ */
+public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
+        boolean unique, boolean noBalance) {
+    public ShardedCollection {
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(uuid, "uuid");
+        Objects.requireNonNull(epoch, "epoch");
+        Objects.requireNonNull(timestamp, "timestamp");
+        Objects.requireNonNull(key, "key");
+        if (namespace.indexOf('.') <= 0 || namespace.endsWith(".")) {
+            throw new IllegalArgumentException("namespace must be db.collection, was '" + namespace + "'");
+        }
+    }
+
+    public String database() {
+        return namespace.substring(0, namespace.indexOf('.'));
+    }
+
+    public String collection() {
+        return namespace.substring(namespace.indexOf('.') + 1);
+    }
+
+    public BsonDocument toBson() {
+        return new BsonDocument("_id", new BsonString(namespace))
+                .append("lastmodEpoch", new BsonObjectId(epoch))
+                .append("timestamp", timestamp)
+                .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
+                .append("key", key.pattern())
+                .append("unique", BsonBoolean.valueOf(unique))
+                .append("noBalance", BsonBoolean.valueOf(noBalance));
+    }
+
+    /**
+     * Reads {@link #toBson()}'s shape.
+     *
+     * @throws IllegalArgumentException naming the malformed document
+     */
+    public static ShardedCollection fromBson(BsonDocument doc) {
+        try {
+            return new ShardedCollection(doc.getString("_id").getValue(), doc.getBinary("uuid").asUuid(UuidRepresentation.STANDARD),
+                    doc.getObjectId("lastmodEpoch").getValue(), doc.getTimestamp("timestamp"),
+                    new ShardKeyPattern(doc.getDocument("key")), doc.getBoolean("unique", BsonBoolean.FALSE).getValue(),
+                    doc.getBoolean("noBalance", BsonBoolean.FALSE).getValue());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("malformed config.collections entry " + doc.toJson() + ": " + e.getMessage(), e);
+        }
+    }
+}
