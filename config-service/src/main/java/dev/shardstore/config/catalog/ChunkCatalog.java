@@ -15,6 +15,9 @@ import java.util.UUID;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -29,21 +32,20 @@ public class ChunkCatalog {
             + "c.timestamp_secs, c.timestamp_inc, c.jumbo, c.history";
 
     private final JdbcClient jdbc;
+    private final NamedParameterJdbcTemplate batches;
 
-    public ChunkCatalog(JdbcClient jdbc) {
+    public ChunkCatalog(JdbcClient jdbc, NamedParameterJdbcTemplate batches) {
         this.jdbc = jdbc;
+        this.batches = batches;
     }
 
-    /** Inserts {@code chunks} of a collection whose shard key is {@code key}. */
+    /** Inserts {@code chunks} of a collection whose shard key is {@code key}, as one JDBC batch. */
     public void insert(ShardKeyPattern key, Collection<CatalogChunk> chunks) {
-        for (CatalogChunk c : chunks) {
-            jdbc.sql("""
-                    INSERT INTO chunks (id, collection_uuid, min_key, max_key, min_bson, max_bson, shard, major, minor, epoch,
-                                        timestamp_secs, timestamp_inc, jumbo, history)
-                    VALUES (:id, :uuid, :minKey, :maxKey, :minBson, :maxBson, :shard, :major, :minor, :epoch, :secs, :inc, :jumbo, :history)""")
-                    .params(rowParams(key, c))
-                    .update();
-        }
+        batches.batchUpdate("""
+                INSERT INTO chunks (id, collection_uuid, min_key, max_key, min_bson, max_bson, shard, major, minor, epoch,
+                                    timestamp_secs, timestamp_inc, jumbo, history)
+                VALUES (:id, :uuid, :minKey, :maxKey, :minBson, :maxBson, :shard, :major, :minor, :epoch, :secs, :inc, :jumbo, :history)""",
+                chunks.stream().map(c -> new MapSqlParameterSource(rowParams(key, c))).toArray(SqlParameterSource[]::new));
     }
 
     /** Rewrites the row of {@code chunk.id()} with every field of {@code chunk}. */
@@ -62,9 +64,7 @@ public class ChunkCatalog {
 
     /** Deletes the chunks with these ids. */
     public void delete(Collection<ObjectId> ids) {
-        for (ObjectId id : ids) {
-            jdbc.sql("DELETE FROM chunks WHERE id = ?").param(id.toHexString()).update();
-        }
+        jdbc.sql("DELETE FROM chunks WHERE id = ANY (?)").param(ids.stream().map(ObjectId::toHexString).toArray(String[]::new)).update();
     }
 
     /** Every chunk of the collection, in key order. */

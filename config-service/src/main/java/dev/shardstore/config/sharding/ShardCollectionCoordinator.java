@@ -70,6 +70,9 @@ public class ShardCollectionCoordinator {
             throw new CommandException(ErrorCode.InvalidOptions, "'unique' cannot be true for the hashed shard key " + key.pattern().toJson());
         }
         List<ShardEntity> registered = shards.listShards();
+        if (registered.isEmpty()) {
+            throw new CommandException(ErrorCode.ShardNotFound, "no shards are registered: run addShard first");
+        }
         InitialChunks.checkRequested(key, numInitialChunks, registered.size());
         DatabaseEntity database = databases.getOrCreate(namespace.db());
         ShardEntity primary = registered.stream().filter(s -> s.id().equals(database.primaryShard())).findFirst()
