@@ -382,6 +382,30 @@ class ShardingServiceTest {
     }
 
     @Test
+    void migratingAShardsLastChunkLeavesItAtZeroZero() {
+        Routing r = shardRanged("lastdb.c");
+        ShardedCollection c = r.collection();
+        BsonDocument reply = run(migrate(c, r.chunks().getFirst(), "shC"));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("shardVersion"))).isEqualTo(v(c, 0, 0));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("collectionVersion"))).isEqualTo(v(c, 2, 0));
+        Routing after = routing("lastdb.c");
+        assertThat(after.table().shards()).containsExactly("shC");
+        assertThat(after.docs().getFirst().getArray("history")).extracting(h -> h.asDocument().getString("shard").getValue())
+                .containsExactly("shC", "shA");
+    }
+
+    @Test
+    void aCommitWithTheCurrentExpectedVersionGoesThroughAndMergingOneChunkIsANoOp() {
+        Routing r = shardRanged("expectdb.c", 10);
+        ShardedCollection c = r.collection();
+        run(split(c, r.chunks().get(1), x(20)).append("expectedCollectionVersion", v(c, 1, 1).toBson()));
+        Routing split = routing("expectdb.c");
+        BsonDocument reply = run(merge(c, x(10), x(20), "shA"));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("collectionVersion"))).isEqualTo(v(c, 2, 2));
+        assertThat(routing("expectdb.c").docs()).isEqualTo(split.docs());
+    }
+
+    @Test
     void refusedCommitsLeaveTheCatalogUnchanged() {
         Routing before = shardRanged("refusedb.c", 10, 20);
         ShardedCollection c = before.collection();
@@ -550,19 +574,23 @@ class ShardingServiceTest {
             ShardedCollection c = r.collection();
             Chunk last = r.chunks().getLast(); // on shC, whose version is the collection version: the split bumps the major
             run(split(c, last, new BsonDocument("_id", new BsonInt64(last.range().min().getInt64("_id").getValue() + 1))));
+            run(migrate(c, r.chunks().getFirst(), "shB")); // shA -> shB: 3|0, control chunk on shA 3|1
+            run(merge(c, r.chunks().get(0).range().min(), r.chunks().get(1).range().max(), "shB")); // both on shB now: 4|0
+            BsonDocument refinedKey = new BsonDocument("_id", ShardKeyPattern.hashedValue()).append("y", new BsonInt32(1));
+            ShardedCollection refined = ShardedCollection.fromBson(run(new BsonDocument("_configsvrRefineCollectionShardKey",
+                    new BsonString("eventdb.c")).append("key", refinedKey)).getDocument("collection"));
             run(new BsonDocument("_configsvrDropCollection", new BsonString("eventdb.c")));
             relay.relay();
 
-            List<CatalogEvent> events = awaitEvents(consumer, e -> "eventdb.c".equals(e.namespace()), 3);
+            List<CatalogEvent> events = awaitEvents(consumer, e -> "eventdb.c".equals(e.namespace()), 6);
             assertThat(events).extracting(CatalogEvent::type).containsOnly(CatalogEvent.Type.ROUTING_CHANGED);
-            assertThat(events).extracting(CatalogEvent::epoch).containsOnly(c.epoch().toHexString());
             assertThat(events).extracting(CatalogEvent::database).containsOnly("eventdb");
-            assertThat(events.get(0).collectionVersion()).isEqualTo(v(c, 1, 5).toString());
-            assertThat(events.get(0).shards()).containsExactly("shA", "shB", "shC");
-            assertThat(events.get(1).collectionVersion()).isEqualTo(v(c, 2, 2).toString());
-            assertThat(events.get(1).shards()).containsExactly("shC");
-            assertThat(events.get(2).collectionVersion()).isNull();
-            assertThat(events.get(2).shards()).containsExactly("shA", "shB", "shC");
+            assertThat(events).extracting(CatalogEvent::epoch).containsExactly(c.epoch().toHexString(), c.epoch().toHexString(),
+                    c.epoch().toHexString(), c.epoch().toHexString(), refined.epoch().toHexString(), refined.epoch().toHexString());
+            assertThat(events).extracting(CatalogEvent::collectionVersion).containsExactly(v(c, 1, 5).toString(), v(c, 2, 2).toString(),
+                    v(c, 3, 1).toString(), v(c, 4, 0).toString(), v(refined, 4, 0).toString(), null);
+            assertThat(events).extracting(CatalogEvent::shards).containsExactly(List.of("shA", "shB", "shC"), List.of("shC"),
+                    List.of("shA", "shB"), List.of("shB"), List.of("shA", "shB", "shC"), List.of("shA", "shB", "shC"));
         }
     }
 
