@@ -532,6 +532,17 @@ class ShardingServiceTest {
     }
 
     @Test
+    void dropDatabaseDropsItsShardedCollectionsToo() {
+        shardCollection("dropalldb.c", new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+        run(new BsonDocument("_configsvrDropDatabase", new BsonString("dropalldb")));
+        assertThat(routing("dropalldb.c").collection()).isNull();
+        assertThat(C.received).contains("drop dropalldb");
+        // sharding it again after the database is re-created starts a new collection instance
+        shardCollection("dropalldb.c", X);
+        assertThat(routing("dropalldb.c").collection().key().pattern()).isEqualTo(X);
+    }
+
+    @Test
     void aShardThatCannotDropLeavesTheCollectionSharded() {
         shardCollection("dropfail.c", X);
         C.answer("drop", cmd -> new CommandException(ErrorCode.InternalError, "disk on fire").toReply());

@@ -74,9 +74,10 @@ public class ChunkCommits {
             ChunkVersion shardVersion = chunks.shardVersion(uuid, shard).orElseThrow();
             List<ChunkVersion> versions = VersionRules.split(locked.collectionVersion(), shardVersion, splitPoints.size() + 1);
             List<BsonDocument> bounds = new ArrayList<>(splitPoints.size() + 2);
-            bounds.add(range.min());
+            // the stored bounds, not the caller's spelling of them (an int 10 and a long 10 encode alike)
+            bounds.add(chunk.range().min());
             bounds.addAll(splitPoints);
-            bounds.add(range.max());
+            bounds.add(chunk.range().max());
             // the first piece keeps the chunk's row and _id, as MongoDB does; the others are new chunks
             chunks.update(key, chunk.reshaped(chunk.id(), new ChunkRange(bounds.get(0), bounds.get(1)), versions.getFirst()));
             List<CatalogChunk> pieces = new ArrayList<>();
@@ -121,7 +122,8 @@ public class ChunkCommits {
             ChunkVersion version = VersionRules.merge(locked.collectionVersion());
             CatalogChunk first = merged.getFirst();
             chunks.delete(merged.subList(1, merged.size()).stream().map(CatalogChunk::id).toList());
-            chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(range, shard, version),
+            ChunkRange mergedRange = new ChunkRange(first.range().min(), merged.getLast().range().max());
+            chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(mergedRange, shard, version),
                     List.of(new ChunkHistory(clock.next(), shard))));
             outbox.appendRoutingChanged(namespace, version.epoch(), version, List.of(shard));
             return new CommitResult(version, version);

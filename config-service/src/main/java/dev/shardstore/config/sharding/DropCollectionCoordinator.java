@@ -57,4 +57,16 @@ public class DropCollectionCoordinator {
         refresher.refresh(namespace.toString(), owners);
         return removed;
     }
+
+    /**
+     * Drops every sharded collection of {@code db}, as dropDatabase must before the database entry goes: their chunks
+     * may be on any shard, not only on the primary.
+     */
+    public void dropShardedCollectionsOf(String db) {
+        for (ShardedCollection c : collections.list()) {
+            if (c.database().equals(db)) {
+                drop(new Namespace(c.database(), c.collection()));
+            }
+        }
+    }
 }
