@@ -1,7 +1,6 @@
 package dev.shardstore.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.config.outbox.OutboxRelay;
 import dev.shardstore.contracts.bson.Replies;
@@ -571,6 +570,8 @@ class ShardingServiceTest {
         assertThat(first.getArray("history").get(0).asDocument().getString("shard").getValue()).isEqualTo("shA");
         assertThat(Chunk.fromBson(first)).isEqualTo(r.chunks().getFirst());
         assertThat(findConfig("chunks", new BsonDocument("uuid", uuid).append("shard", new BsonString("shB")))).isEmpty();
+        // without a uuid every collection's chunks are searched
+        assertThat(findConfig("chunks", new BsonDocument("shard", new BsonString("shA")))).containsSubsequence(chunks);
     }
 
     @Test

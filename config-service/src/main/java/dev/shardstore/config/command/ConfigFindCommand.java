@@ -16,6 +16,7 @@ import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Map;
+import org.bson.BsonBinarySubType;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -58,11 +59,18 @@ public class ConfigFindCommand implements CommandHandler {
             case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();
             case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();
             case "collections" -> collections.list().stream().map(ShardedCollection::toBson).toList();
-            case "chunks" -> chunks.everything().stream().map(CatalogChunk::toBson).toList();
+            case "chunks" -> chunkCandidates(filter).stream().map(CatalogChunk::toBson).toList();
             default -> List.of();
         };
         List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).toList();
         return Replies.cursor(true, matching, 0, "config." + collection);
+    }
+
+    /** The chunks of one collection when the filter names its uuid (the common case), else all of them. */
+    private List<CatalogChunk> chunkCandidates(BsonDocument filter) {
+        BsonValue uuid = filter.get("uuid");
+        return uuid != null && uuid.isBinary() && uuid.asBinary().getType() == BsonBinarySubType.UUID_STANDARD.getValue()
+                ? chunks.all(uuid.asBinary().asUuid()) : chunks.everything();
     }
 
     private static boolean matches(BsonDocument doc, BsonDocument filter) {
