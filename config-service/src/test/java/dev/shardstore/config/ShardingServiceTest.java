@@ -215,6 +215,8 @@ class ShardingServiceTest {
         BsonDocument prepare = A.received("_shardsvrPrepareShardCollection").getFirst();
         assertThat(prepare.getString("_shardsvrPrepareShardCollection").getValue()).isEqualTo("users");
         assertThat(prepare.getDocument("key")).isEqualTo(new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+        assertThat(prepare.getNumber("maxChunkSizeBytes").longValue()).isEqualTo(128L * 1024 * 1024);
+        assertThat(prepare.getBoolean("unique").getValue()).isFalse();
         BsonDocument database = run(new BsonDocument("_configsvrGetDatabase", new BsonString("hashdb"))).getDocument("database");
         assertThat(prepare.getDocument("databaseVersion")).isEqualTo(database.getDocument("version"));
         assertThat(A.received).contains("_shardsvrPrepareShardCollection hashdb");
