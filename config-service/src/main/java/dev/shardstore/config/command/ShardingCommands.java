@@ -139,7 +139,10 @@ public class ShardingCommands {
         });
     }
 
-    /** {@code {_configsvrDropCollection: "db.coll"}} → {@code {ns: "db.coll", dropped: bool, ok: 1}}. */
+    /**
+     * {@code {_configsvrDropCollection: "db.coll"}} → {@code {ns: "db.coll", dropped: bool, ok: 1}}; {@code dropped} says
+     * whether a sharded collection left the catalog (an unsharded one is still dropped on every shard).
+     */
     @Bean
     CommandHandler dropCollection(DropCollectionCoordinator coordinator) {
         return CommandHandler.of("_configsvrDropCollection", (db, cmd) -> {
