@@ -5,7 +5,6 @@ import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.event.CatalogEvent;
-import dev.shardstore.contracts.version.DatabaseVersion;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -73,7 +72,7 @@ public class DatabaseCatalog {
         return tx.execute(status -> {
             lock(db);
             return databases.findById(db).orElseGet(() -> {
-                DatabaseEntity created = databases.save(new DatabaseEntity(db, primary, DatabaseVersion.newDatabase(clock.next())));
+                DatabaseEntity created = databases.save(new DatabaseEntity(db, primary, VersionRules.newDatabase(clock.next())));
                 outbox.append(CatalogEvent.Type.DATABASE_CREATED, db, null);
                 return created;
             });

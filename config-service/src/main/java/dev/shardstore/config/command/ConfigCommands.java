@@ -4,6 +4,7 @@ import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.sharding.DropCollectionCoordinator;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -58,11 +59,17 @@ public class ConfigCommands {
                 databases.getOrCreate(new CommandArgs(cmd).requiredString("_configsvrCreateDatabase")).toBson())));
     }
 
-    /** {@code {_configsvrDropDatabase: "<db>"}} → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} when it did not exist. */
+    /**
+     * {@code {_configsvrDropDatabase: "<db>"}} → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} when it did not exist.
+     * Its sharded collections are dropped first, on every shard.
+     */
     @Bean
-    CommandHandler dropDatabase(DatabaseCatalog databases) {
+    CommandHandler dropDatabase(DatabaseCatalog databases, DropCollectionCoordinator shardedCollections) {
         return CommandHandler.of("_configsvrDropDatabase", (db, cmd) -> {
             String name = new CommandArgs(cmd).requiredString("_configsvrDropDatabase");
+            if (!DatabaseCatalog.RESERVED.contains(name)) {
+                shardedCollections.dropShardedCollectionsOf(name);
+            }
             return databases.drop(name) ? Replies.ok(new BsonDocument("dropped", new BsonString(name))) : Replies.ok();
         });
     }

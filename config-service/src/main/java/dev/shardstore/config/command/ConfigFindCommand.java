@@ -1,5 +1,8 @@
 package dev.shardstore.config.command;
 
+import dev.shardstore.config.catalog.CatalogChunk;
+import dev.shardstore.config.catalog.ChunkCatalog;
+import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
@@ -9,16 +12,19 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Map;
+import org.bson.BsonBinarySubType;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * {@code find} on the {@code config} database, so routers can serve {@code config.shards} and
- * {@code config.databases} like mongos does. The catalog is small, so the whole collection is read and
+ * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
+ * {@code config.databases}, {@code config.collections} and {@code config.chunks} (ordered by namespace, then
+ * {@code min}) like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
  * The reply is one batch with cursor id 0.
  */
@@ -26,10 +32,14 @@ import org.springframework.stereotype.Component;
 public class ConfigFindCommand implements CommandHandler {
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
+    private final CollectionCatalog collections;
+    private final ChunkCatalog chunks;
 
-    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases) {
+    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks) {
         this.shards = shards;
         this.databases = databases;
+        this.collections = collections;
+        this.chunks = chunks;
     }
 
     @Override
@@ -48,10 +58,19 @@ public class ConfigFindCommand implements CommandHandler {
         List<BsonDocument> all = switch (collection) {
             case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();
             case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();
+            case "collections" -> collections.list().stream().map(ShardedCollection::toBson).toList();
+            case "chunks" -> chunkCandidates(filter).stream().map(CatalogChunk::toBson).toList();
             default -> List.of();
         };
         List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).toList();
         return Replies.cursor(true, matching, 0, "config." + collection);
+    }
+
+    /** The chunks of one collection when the filter names its uuid (the common case), else all of them. */
+    private List<CatalogChunk> chunkCandidates(BsonDocument filter) {
+        BsonValue uuid = filter.get("uuid");
+        return uuid != null && uuid.isBinary() && uuid.asBinary().getType() == BsonBinarySubType.UUID_STANDARD.getValue()
+                ? chunks.all(uuid.asBinary().asUuid()) : chunks.everything();
     }
 
     private static boolean matches(BsonDocument doc, BsonDocument filter) {

@@ -1,6 +1,9 @@
 package dev.shardstore.config.outbox;
 
 import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.version.ChunkVersion;
+import java.util.Collection;
+import org.bson.types.ObjectId;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -26,6 +29,26 @@ public class Outbox {
     public void append(CatalogEvent.Type type, String database, @Nullable String namespace) {
         jdbc.sql("INSERT INTO outbox (topic, event_type, database, namespace) VALUES (?, ?, ?, ?)")
                 .params(CatalogEvent.TOPIC, type.name(), database, namespace)
+                .update();
+    }
+
+    /**
+     * Appends a {@code ROUTING_CHANGED} event for {@code namespace} ({@code db.coll}).
+     *
+     * @param epoch             the epoch the change belongs to (for a drop: the dropped collection's)
+     * @param collectionVersion the new collection version, or null when the collection is no longer sharded
+     * @param shards            the shards whose chunks changed
+     * @throws org.springframework.transaction.IllegalTransactionStateException when called outside a transaction
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public void appendRoutingChanged(String namespace, ObjectId epoch, @Nullable ChunkVersion collectionVersion,
+            Collection<String> shards) {
+        jdbc.sql("""
+                INSERT INTO outbox (topic, event_type, database, namespace, epoch, collection_version, shards)
+                VALUES (?, ?, ?, ?, ?, ?, ?)""")
+                .params(CatalogEvent.TOPIC, CatalogEvent.Type.ROUTING_CHANGED.name(), namespace.substring(0, namespace.indexOf('.')),
+                        namespace, epoch.toHexString(), collectionVersion == null ? null : collectionVersion.toString(),
+                        shards.stream().sorted().distinct().toArray(String[]::new))
                 .update();
     }
 }

@@ -34,7 +34,7 @@ public class OutboxRelay {
         this.json = json;
     }
 
-    private record Row(long seq, String topic, String eventType, String database, String namespace) {}
+    private record Row(String topic, CatalogEvent event) {}
 
     @Scheduled(fixedDelayString = "${shardstore.outbox.poll-interval:100ms}")
     public void relayScheduled() {
@@ -52,16 +52,19 @@ public class OutboxRelay {
      */
     @Transactional
     public int relay() {
-        List<Row> rows = jdbc.sql("SELECT seq, topic, event_type, database, namespace FROM outbox ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED")
+        List<Row> rows = jdbc.sql("""
+                SELECT seq, topic, event_type, database, namespace, epoch, collection_version, shards
+                FROM outbox ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED""")
                 .param(BATCH)
-                .query(Row.class)
+                .query((rs, n) -> new Row(rs.getString("topic"), new CatalogEvent(CatalogEvent.Type.valueOf(rs.getString("event_type")),
+                        rs.getString("database"), rs.getString("namespace"), rs.getLong("seq"), rs.getString("epoch"),
+                        rs.getString("collection_version"), List.of((String[]) rs.getArray("shards").getArray()))))
                 .list();
         if (rows.isEmpty()) {
             return 0;
         }
         List<CompletableFuture<?>> sends = rows.stream()
-                .<CompletableFuture<?>>map(row -> kafka.send(row.topic(), row.database(), json.writeValueAsString(new CatalogEvent(
-                        CatalogEvent.Type.valueOf(row.eventType()), row.database(), row.namespace(), row.seq()))))
+                .<CompletableFuture<?>>map(row -> kafka.send(row.topic(), row.event().database(), json.writeValueAsString(row.event())))
                 .toList();
         try {
             CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
@@ -71,7 +74,7 @@ public class OutboxRelay {
             }
             throw new IllegalStateException("Kafka did not acknowledge " + rows.size() + " outbox events", e);
         }
-        jdbc.sql("DELETE FROM outbox WHERE seq <= ?").param(rows.getLast().seq()).update();
+        jdbc.sql("DELETE FROM outbox WHERE seq <= ?").param(rows.getLast().event().sequence()).update();
         return rows.size();
     }
 }

@@ -1,10 +1,20 @@
 package dev.shardstore.config.shard;
 
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.version.DatabaseVersion;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /** The config service's calls to shards, over the internal command API. */
@@ -39,5 +49,74 @@ public class ShardPeers {
     public void dropDatabase(String shardId, String host, String db, DatabaseVersion version) {
         client.runChecked(shardId, host, db, new BsonDocument("dropDatabase", new BsonInt32(1))
                 .append(InternalApi.DATABASE_VERSION_FIELD, version.toBson()));
+    }
+
+    /**
+     * {@code _shardsvrPrepareShardCollection} on the database's primary shard: creates the collection if missing and
+     * checks or creates the shard key index; answers whether it is empty and the split keys for its data.
+     *
+     * @param version the database version the config service has, so a shard that is no longer primary refuses
+     * @throws CommandException the shard's error (InvalidOptions when no index supports the key, StaleDbVersion, …),
+     *                          HostUnreachable/NetworkTimeout, or InternalError for a malformed answer
+     */
+    public PreparedCollection prepareShardCollection(String shardId, String host, String db, String collection, ShardKeyPattern key,
+            boolean unique, long maxChunkSizeBytes, DatabaseVersion version) {
+        BsonDocument reply = client.runChecked(shardId, host, db, new BsonDocument("_shardsvrPrepareShardCollection", new BsonString(collection))
+                .append("key", key.pattern())
+                .append("unique", BsonBoolean.valueOf(unique))
+                .append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes))
+                .append(InternalApi.DATABASE_VERSION_FIELD, version.toBson()));
+        if (!reply.isBoolean("empty") || !reply.isNumber("count") || !reply.isArray("splitKeys")) {
+            throw malformed(shardId, "_shardsvrPrepareShardCollection", reply);
+        }
+        return new PreparedCollection(reply.getBoolean("empty").getValue(), reply.getNumber("count").longValue(),
+                documents(shardId, "_shardsvrPrepareShardCollection", reply));
+    }
+
+    /**
+     * MongoDB's {@code splitVector} with {@code force: true}: the median key of {@code range} on that shard.
+     *
+     * @return the split keys (at most one with force); empty when the range holds too few distinct keys
+     */
+    public List<BsonDocument> splitVector(String shardId, String host, String namespace, ShardKeyPattern key, ChunkRange range) {
+        BsonDocument reply = client.runChecked(shardId, host, "admin", new BsonDocument("splitVector", new BsonString(namespace))
+                .append("keyPattern", key.pattern())
+                .append("min", range.min())
+                .append("max", range.max())
+                .append("force", BsonBoolean.TRUE));
+        if (!reply.isArray("splitKeys")) {
+            throw malformed(shardId, "splitVector", reply);
+        }
+        return documents(shardId, "splitVector", reply);
+    }
+
+    /** {@code _shardsvrRefreshCollection}: makes the shard reload its filtering metadata of {@code namespace}. */
+    public void refreshCollection(String shardId, String host, String namespace) {
+        client.runChecked(shardId, host, "admin", new BsonDocument("_shardsvrRefreshCollection", new BsonString(namespace)));
+    }
+
+    /** Drops {@code db.collection} on that shard; a collection the shard does not have counts as dropped. */
+    public void dropCollection(String shardId, String host, String db, String collection) {
+        try {
+            client.runChecked(shardId, host, db, new BsonDocument("drop", new BsonString(collection)));
+        } catch (CommandException e) {
+            if (e.code() != ErrorCode.NamespaceNotFound) {
+                throw e;
+            }
+        }
+    }
+
+    private static List<BsonDocument> documents(String shardId, String command, BsonDocument reply) {
+        BsonArray keys = reply.getArray("splitKeys");
+        for (BsonValue k : keys) {
+            if (!k.isDocument()) {
+                throw malformed(shardId, command, reply);
+            }
+        }
+        return keys.stream().map(BsonValue::asDocument).toList();
+    }
+
+    private static CommandException malformed(String shardId, String command, BsonDocument reply) {
+        return new CommandException(ErrorCode.InternalError, "shard " + shardId + " answered " + command + " with a malformed reply: " + reply.toJson());
     }
 }

@@ -24,6 +24,7 @@ public enum ErrorCode {
     Overflow(15, 400),
     InvalidLength(16, 400),
     IllegalOperation(20, 400),
+    AlreadyInitialized(23, 409),
     LockTimeout(24, 409),
     NamespaceNotFound(26, 404),
     IndexNotFound(27, 404),

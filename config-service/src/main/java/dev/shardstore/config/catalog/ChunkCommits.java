@@ -1,0 +1,177 @@
+package dev.shardstore.config.catalog;
+
+import dev.shardstore.config.outbox.Outbox;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.version.ChunkVersion;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.bson.BsonDocument;
+import org.bson.types.ObjectId;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The catalog commits of split, merge and migration ({@code _configsvrCommitChunkSplit},
+ * {@code _configsvrCommitChunksMerge}, {@code _configsvrCommitChunkMigration}). Each is one transaction that locks the
+ * collection, checks the caller's expectation ({@link CommitGuard}), validates the range, applies
+ * {@link VersionRules} and appends a {@code ROUTING_CHANGED} outbox event; any refusal rolls everything back.
+ */
+@Service
+public class ChunkCommits {
+    private final CommitGuard guard;
+    private final ChunkCatalog chunks;
+    private final ShardRepository shards;
+    private final Outbox outbox;
+    private final ConfigClock clock;
+    private final TransactionTemplate tx;
+
+    public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, ConfigClock clock,
+            TransactionTemplate tx) {
+        this.guard = guard;
+        this.chunks = chunks;
+        this.shards = shards;
+        this.outbox = outbox;
+        this.clock = clock;
+        this.tx = tx;
+    }
+
+    /**
+     * Splits the chunk {@code [min, max)} of {@code shard} at {@code splitPoints} (ascending, strictly inside the
+     * range). The pieces keep the chunk's history; versions per {@link VersionRules#split}.
+     *
+     * @throws CommandException StaleEpoch/StaleConfig (see {@link CommitGuard}); BadValue naming {@code min},
+     *                          {@code max} or {@code splitPoints.i} for a malformed or misplaced bound, or naming the
+     *                          range when it is not exactly a chunk of {@code shard}
+     */
+    public CommitResult split(String namespace, CommitExpectation expected, ChunkRange range, List<BsonDocument> splitPoints, String shard) {
+        return tx.execute(status -> {
+            CommitGuard.Locked locked = guard.lock(namespace, expected);
+            ShardKeyPattern key = locked.collection().key();
+            byte[] min = KeyBounds.encode(key, range.min(), "min");
+            byte[] max = KeyBounds.encode(key, range.max(), "max");
+            byte[] previous = min;
+            if (splitPoints.isEmpty()) {
+                throw new CommandException(ErrorCode.BadValue, "'splitPoints' must name at least one split point");
+            }
+            for (int i = 0; i < splitPoints.size(); i++) {
+                byte[] point = KeyBounds.encode(key, splitPoints.get(i), "splitPoints." + i);
+                if (Arrays.compareUnsigned(point, previous) <= 0 || Arrays.compareUnsigned(point, max) >= 0) {
+                    throw new CommandException(ErrorCode.BadValue, "'splitPoints." + i + "' " + splitPoints.get(i).toJson()
+                            + " must be above the previous split point and strictly inside the chunk " + range);
+                }
+                previous = point;
+            }
+            UUID uuid = locked.collection().uuid();
+            CatalogChunk chunk = chunkOn(namespace, uuid, min, max, range, shard, "min/max");
+            ChunkVersion shardVersion = chunks.shardVersion(uuid, shard).orElseThrow();
+            List<ChunkVersion> versions = VersionRules.split(locked.collectionVersion(), shardVersion, splitPoints.size() + 1);
+            List<BsonDocument> bounds = new ArrayList<>(splitPoints.size() + 2);
+            // the stored bounds, not the caller's spelling of them (an int 10 and a long 10 encode alike)
+            bounds.add(chunk.range().min());
+            bounds.addAll(splitPoints);
+            bounds.add(chunk.range().max());
+            // the first piece keeps the chunk's row and _id, as MongoDB does; the others are new chunks
+            chunks.update(key, chunk.reshaped(chunk.id(), new ChunkRange(bounds.get(0), bounds.get(1)), versions.getFirst()));
+            List<CatalogChunk> pieces = new ArrayList<>();
+            for (int i = 1; i < versions.size(); i++) {
+                pieces.add(chunk.reshaped(new ObjectId(), new ChunkRange(bounds.get(i), bounds.get(i + 1)), versions.get(i)));
+            }
+            chunks.insert(key, pieces);
+            ChunkVersion latest = versions.getLast();
+            outbox.appendRoutingChanged(namespace, latest.epoch(), latest, List.of(shard));
+            return new CommitResult(latest, latest);
+        });
+    }
+
+    /**
+     * Merges the chunks that exactly cover {@code range}, contiguous and all on {@code shard}, into one chunk with
+     * version {@link VersionRules#merge} and a fresh history. A range that already is one chunk is a no-op success.
+     *
+     * @throws CommandException StaleEpoch/StaleConfig (see {@link CommitGuard}); BadValue naming {@code chunkRange}
+     *                          when the chunks do not exactly cover it or are not all on {@code shard}
+     */
+    public CommitResult merge(String namespace, CommitExpectation expected, ChunkRange range, String shard) {
+        return tx.execute(status -> {
+            CommitGuard.Locked locked = guard.lock(namespace, expected);
+            ShardKeyPattern key = locked.collection().key();
+            byte[] min = KeyBounds.encode(key, range.min(), "chunkRange.min");
+            byte[] max = KeyBounds.encode(key, range.max(), "chunkRange.max");
+            UUID uuid = locked.collection().uuid();
+            List<CatalogChunk> merged = chunks.startingIn(uuid, min, max);
+            byte[] expectedMin = min;
+            for (CatalogChunk c : merged) {
+                if (!Arrays.equals(key.encode(c.range().min()), expectedMin) || !c.shard().equals(shard)) {
+                    throw rangeMismatch(namespace, "chunkRange", range, shard);
+                }
+                expectedMin = key.encode(c.range().max());
+            }
+            if (merged.isEmpty() || !Arrays.equals(expectedMin, max)) {
+                throw rangeMismatch(namespace, "chunkRange", range, shard);
+            }
+            if (merged.size() == 1) {
+                return new CommitResult(chunks.shardVersion(uuid, shard).orElseThrow(), locked.collectionVersion());
+            }
+            ChunkVersion version = VersionRules.merge(locked.collectionVersion());
+            CatalogChunk first = merged.getFirst();
+            chunks.delete(merged.subList(1, merged.size()).stream().map(CatalogChunk::id).toList());
+            ChunkRange mergedRange = new ChunkRange(first.range().min(), merged.getLast().range().max());
+            chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(mergedRange, shard, version),
+                    List.of(new ChunkHistory(clock.next(), shard))));
+            outbox.appendRoutingChanged(namespace, version.epoch(), version, List.of(shard));
+            return new CommitResult(version, version);
+        });
+    }
+
+    /**
+     * Moves the chunk {@code range} from {@code fromShard} to {@code toShard} in the catalog: the moved chunk gets
+     * {@link VersionRules#migratedChunk} and a new history entry, a chunk left on the donor (the control chunk)
+     * {@link VersionRules#controlChunk}. The data half of a migration is not the catalog's business.
+     *
+     * @return the donor's new shard version ({@code 0|0} of the epoch when it has no chunk left) and the collection version
+     * @throws CommandException StaleEpoch/StaleConfig (see {@link CommitGuard}); BadValue naming {@code toShard} when
+     *                          it equals {@code fromShard}, or naming {@code migratedChunk} when the range is not
+     *                          exactly a chunk of {@code fromShard}; ShardNotFound naming {@code toShard}
+     */
+    public CommitResult migrate(String namespace, CommitExpectation expected, ChunkRange range, String fromShard, String toShard) {
+        if (fromShard.equals(toShard)) {
+            throw new CommandException(ErrorCode.BadValue, "'toShard' " + toShard + " must differ from 'fromShard'");
+        }
+        return tx.execute(status -> {
+            CommitGuard.Locked locked = guard.lock(namespace, expected);
+            if (!shards.existsById(toShard)) {
+                throw new CommandException(ErrorCode.ShardNotFound, "'toShard' " + toShard + " is not a registered shard");
+            }
+            ShardKeyPattern key = locked.collection().key();
+            UUID uuid = locked.collection().uuid();
+            CatalogChunk chunk = chunkOn(namespace, uuid, KeyBounds.encode(key, range.min(), "migratedChunk.min"),
+                    KeyBounds.encode(key, range.max(), "migratedChunk.max"), range, fromShard, "migratedChunk");
+            ChunkVersion moved = VersionRules.migratedChunk(locked.collectionVersion());
+            chunks.update(key, chunk.movedTo(toShard, moved, clock.next()));
+            Optional<CatalogChunk> control = chunks.anotherOn(uuid, fromShard, chunk.id())
+                    .map(c -> c.withVersion(VersionRules.controlChunk(locked.collectionVersion())));
+            control.ifPresent(c -> chunks.update(key, c));
+            ChunkVersion collectionVersion = control.map(CatalogChunk::lastmod).orElse(moved);
+            ChunkVersion donorVersion = control.map(CatalogChunk::lastmod)
+                    .orElse(new ChunkVersion(0, 0, moved.epoch(), moved.timestamp()));
+            outbox.appendRoutingChanged(namespace, moved.epoch(), collectionVersion, List.of(fromShard, toShard));
+            return new CommitResult(donorVersion, collectionVersion);
+        });
+    }
+
+    private CatalogChunk chunkOn(String namespace, UUID uuid, byte[] min, byte[] max, ChunkRange range, String shard, String field) {
+        return chunks.exact(uuid, min, max).filter(c -> c.shard().equals(shard))
+                .orElseThrow(() -> rangeMismatch(namespace, field, range, shard));
+    }
+
+    private static CommandException rangeMismatch(String namespace, String field, ChunkRange range, String shard) {
+        return new CommandException(ErrorCode.BadValue, "'" + field + "' " + range + " does not match the chunks of " + namespace
+                + " on shard " + shard + " (IncompatibleShardingMetadata): the catalog changed or the range is wrong");
+    }
+}

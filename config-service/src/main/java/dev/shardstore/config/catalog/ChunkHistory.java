@@ -1,0 +1,31 @@
+package dev.shardstore.config.catalog;
+
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+
+/**
+ * One entry of a chunk's placement history ({@code config.chunks.history}): the chunk is on {@code shard} from
+ * cluster time {@code validAfter} on. BSON shape: {@code {validAfter: Timestamp, shard: "<id>"}}.
+ *
+ * @param validAfter the cluster time of the commit that placed the chunk there
+ * @param shard      the owning shard's id
+ */
+public record ChunkHistory(BsonTimestamp validAfter, String shard) {
+    public ChunkHistory {
+        Objects.requireNonNull(validAfter, "validAfter");
+        if (Objects.requireNonNull(shard, "shard").isEmpty()) {
+            throw new IllegalArgumentException("shard must not be empty");
+        }
+    }
+
+    public BsonDocument toBson() {
+        return new BsonDocument("validAfter", validAfter).append("shard", new BsonString(shard));
+    }
+
+    /** Reads {@link #toBson()}'s shape. */
+    public static ChunkHistory fromBson(BsonDocument doc) {
+        return new ChunkHistory(doc.getTimestamp("validAfter"), doc.getString("shard").getValue());
+    }
+}

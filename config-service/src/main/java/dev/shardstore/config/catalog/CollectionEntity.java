@@ -1,0 +1,76 @@
+package dev.shardstore.config.catalog;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.util.UUID;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
+
+/**
+ * A row of {@code config.collections}; {@link #toCollection()} gives the contract's {@link ShardedCollection}. The
+ * key pattern is stored as BSON, the epoch as its hex string, the timestamp as (seconds, increment).
+ */
+@Entity
+@Table(name = "collections")
+public class CollectionEntity {
+    @Id
+    private String namespace;
+
+    @Column(nullable = false, unique = true)
+    private UUID uuid;
+
+    @Column(nullable = false)
+    private String epoch;
+
+    @Column(name = "timestamp_secs", nullable = false)
+    private long timestampSecs;
+
+    @Column(name = "timestamp_inc", nullable = false)
+    private long timestampInc;
+
+    @Column(name = "key_pattern", nullable = false)
+    private byte[] keyPattern;
+
+    @Column(name = "unique_key", nullable = false)
+    private boolean unique;
+
+    @Column(name = "no_balance", nullable = false)
+    private boolean noBalance;
+
+    protected CollectionEntity() {}
+
+    public CollectionEntity(ShardedCollection collection) {
+        this.namespace = collection.namespace();
+        this.uuid = collection.uuid();
+        this.unique = collection.unique();
+        this.noBalance = collection.noBalance();
+        setEpoch(collection.key(), collection.epoch(), collection.timestamp());
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public ShardedCollection toCollection() {
+        return new ShardedCollection(namespace, uuid, new ObjectId(epoch),
+                new BsonTimestamp((int) timestampSecs, (int) timestampInc), new ShardKeyPattern(BsonBytes.decode(keyPattern)),
+                unique, noBalance);
+    }
+
+    /** refineCollectionShardKey: the extended key under a new epoch and timestamp. */
+    public void refine(ShardKeyPattern key, ObjectId newEpoch, BsonTimestamp newTimestamp) {
+        setEpoch(key, newEpoch, newTimestamp);
+    }
+
+    private void setEpoch(ShardKeyPattern key, ObjectId newEpoch, BsonTimestamp newTimestamp) {
+        this.keyPattern = BsonBytes.encode(key.pattern());
+        this.epoch = newEpoch.toHexString();
+        this.timestampSecs = Integer.toUnsignedLong(newTimestamp.getTime());
+        this.timestampInc = Integer.toUnsignedLong(newTimestamp.getInc());
+    }
+}

@@ -1,0 +1,98 @@
+package dev.shardstore.config.sharding;
+
+import dev.shardstore.config.catalog.CatalogChunk;
+import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ConfigClock;
+import dev.shardstore.config.catalog.DatabaseCatalog;
+import dev.shardstore.config.catalog.DatabaseEntity;
+import dev.shardstore.config.catalog.InitialChunks;
+import dev.shardstore.config.catalog.ShardCatalog;
+import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.shard.PreparedCollection;
+import dev.shardstore.config.shard.ShardPeers;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
+import org.springframework.stereotype.Service;
+
+/**
+ * {@code _configsvrShardCollection} (docs/sharding-protocol.md): creates the database if needed, has the primary
+ * shard prepare the collection, computes the initial chunks ({@link InitialChunks}), registers collection, chunks and
+ * {@code ROUTING_CHANGED} event in one transaction, then asks the owning shards and the primary to refresh.
+ */
+@Service
+public class ShardCollectionCoordinator {
+    private final DatabaseCatalog databases;
+    private final ShardCatalog shards;
+    private final CollectionCatalog collections;
+    private final ShardPeers peers;
+    private final ShardRefresher refresher;
+    private final ConfigClock clock;
+    private final ShardingProperties properties;
+
+    public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ShardPeers peers,
+            ShardRefresher refresher, ConfigClock clock, ShardingProperties properties) {
+        this.databases = databases;
+        this.shards = shards;
+        this.collections = collections;
+        this.peers = peers;
+        this.refresher = refresher;
+        this.clock = clock;
+        this.properties = properties;
+    }
+
+    /**
+     * Shards {@code namespace} on {@code key}. Sharding it again with the same key and unique flag is a no-op success.
+     *
+     * @param numInitialChunks the requested number of initial chunks, 0 for the default
+     * @return the sharded collection
+     * @throws CommandException AlreadyInitialized (23) when sharded with another key; InvalidOptions naming
+     *                          {@code unique} for a unique hashed key or {@code numInitialChunks} when it does not
+     *                          apply or is too large; InvalidNamespace for admin/config/local; ShardNotFound when no
+     *                          shard is registered; the primary shard's error when it cannot prepare the collection
+     */
+    public ShardedCollection shardCollection(Namespace namespace, ShardKeyPattern key, boolean unique, long numInitialChunks) {
+        Optional<ShardedCollection> existing = collections.find(namespace.toString());
+        if (existing.isPresent()) {
+            CollectionCatalog.requireSameKey(existing.get(), key, unique);
+            return existing.get();
+        }
+        if (unique && key.isHashed()) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'unique' cannot be true for the hashed shard key " + key.pattern().toJson());
+        }
+        List<ShardEntity> registered = shards.listShards();
+        if (registered.isEmpty()) {
+            throw new CommandException(ErrorCode.ShardNotFound, "no shards are registered: run addShard first");
+        }
+        InitialChunks.checkRequested(key, numInitialChunks, registered.size());
+        DatabaseEntity database = databases.getOrCreate(namespace.db());
+        ShardEntity primary = registered.stream().filter(s -> s.id().equals(database.primaryShard())).findFirst()
+                .orElseThrow(() -> new CommandException(ErrorCode.ShardNotFound, "primary shard '" + database.primaryShard()
+                        + "' of database '" + namespace.db() + "' is not registered"));
+        PreparedCollection prepared = peers.prepareShardCollection(primary.id(), primary.host(), namespace.db(), namespace.collection(),
+                key, unique, properties.maxChunkSize().toBytes(), database.version());
+
+        ObjectId epoch = new ObjectId();
+        BsonTimestamp timestamp = clock.next();
+        ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
+        List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
+                primary.id(), prepared.empty(), prepared.splitKeys(), epoch, timestamp);
+        ShardedCollection registeredCollection = collections.create(collection, initial.stream()
+                .map(c -> CatalogChunk.placed(collection.uuid(), c.range(), c.shard(), c.lastmod(), timestamp)).toList());
+
+        Set<String> toRefresh = new LinkedHashSet<>();
+        initial.forEach(c -> toRefresh.add(c.shard()));
+        toRefresh.add(primary.id());
+        refresher.refresh(namespace.toString(), toRefresh);
+        return registeredCollection;
+    }
+}

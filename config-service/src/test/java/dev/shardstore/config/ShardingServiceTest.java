@@ -1,0 +1,625 @@
+package dev.shardstore.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.config.outbox.OutboxRelay;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.infra.EmbeddedInfra;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonMaxKey;
+import org.bson.BsonMinKey;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.UuidRepresentation;
+import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The config service's half of sharded collections (docs/sharding-protocol.md) against a real embedded PostgreSQL and
+ * Kafka broker, over its real internal HTTP endpoint; the shards are three {@link StubShard}s. New databases land on
+ * shA, the shard with the least data. Each test uses its own namespaces.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ShardingServiceTest {
+    private static final StubShard A = new StubShard("shA", 1_000);
+    private static final StubShard B = new StubShard("shB", 2_000);
+    private static final StubShard C = new StubShard("shC", 3_000);
+    private static final BsonDocument X = new BsonDocument("x", new BsonInt32(1));
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    OutboxRelay relay;
+
+    @Autowired
+    JsonMapper json;
+
+    private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(20));
+
+    @DynamicPropertySource
+    static void infra(DynamicPropertyRegistry registry) {
+        EmbeddedInfra.shared().springProperties("config_sharding_test").forEach((k, v) -> registry.add(k, () -> v));
+    }
+
+    @AfterAll
+    static void stopStubs() {
+        A.close();
+        B.close();
+        C.close();
+    }
+
+    @BeforeEach
+    void registerShards() {
+        for (StubShard s : List.of(A, B, C)) {
+            s.reset();
+            run(new BsonDocument("addShard", new BsonString(s.url())));
+        }
+    }
+
+    // --- helpers ---
+
+    private BsonDocument run(BsonDocument command) {
+        return client.runChecked("config", "http://localhost:" + port, "admin", command);
+    }
+
+    private CommandException refused(BsonDocument command) {
+        try {
+            run(command);
+        } catch (CommandException e) {
+            return e;
+        }
+        throw new AssertionError("expected " + command.toJson() + " to be refused");
+    }
+
+    private record Routing(@Nullable ShardedCollection collection, List<Chunk> chunks, List<BsonDocument> docs, boolean full) {
+        RoutingTable table() {
+            return RoutingTable.of(collection, chunks);
+        }
+    }
+
+    private Routing routing(String ns, @Nullable ChunkVersion since) {
+        BsonDocument command = new BsonDocument("_configsvrGetRoutingTable", new BsonString(ns));
+        if (since != null) {
+            command.append("sinceVersion", since.toBson());
+        }
+        BsonDocument reply = run(command);
+        List<BsonDocument> docs = reply.getArray("chunks").stream().map(BsonValue::asDocument).toList();
+        return new Routing(reply.get("collection").isNull() ? null : ShardedCollection.fromBson(reply.getDocument("collection")),
+                docs.stream().map(Chunk::fromBson).toList(), docs, reply.getBoolean("full").getValue());
+    }
+
+    private Routing routing(String ns) {
+        return routing(ns, null);
+    }
+
+    private BsonDocument shardCollection(String ns, BsonDocument key) {
+        return run(new BsonDocument("_configsvrShardCollection", new BsonString(ns)).append("key", key));
+    }
+
+    /** Shards {@code ns} on {x: 1} with the primary reporting these split keys for a non-empty collection. */
+    private Routing shardRanged(String ns, int... splitKeys) {
+        BsonArray keys = new BsonArray();
+        for (int k : splitKeys) {
+            keys.add(x(k));
+        }
+        A.answer("_shardsvrPrepareShardCollection", cmd -> Replies.ok(new BsonDocument("empty", BsonBoolean.FALSE)
+                .append("count", new BsonInt64(1000)).append("splitKeys", keys)));
+        shardCollection(ns, X);
+        return routing(ns);
+    }
+
+    private static BsonDocument x(long v) {
+        return new BsonDocument("x", new BsonInt64(v));
+    }
+
+    private static BsonDocument commit(String command, ShardedCollection c) {
+        return new BsonDocument(command, new BsonString(c.namespace()))
+                .append("collEpoch", new BsonObjectId(c.epoch()))
+                .append("collTimestamp", c.timestamp());
+    }
+
+    private static BsonDocument split(ShardedCollection c, Chunk chunk, BsonDocument... points) {
+        return commit("_configsvrCommitChunkSplit", c)
+                .append("min", chunk.range().min()).append("max", chunk.range().max())
+                .append("splitPoints", new BsonArray(List.of(points)))
+                .append("shard", new BsonString(chunk.shard()));
+    }
+
+    private static BsonDocument merge(ShardedCollection c, BsonDocument min, BsonDocument max, String shard) {
+        return commit("_configsvrCommitChunksMerge", c)
+                .append("chunkRange", new BsonDocument("min", min).append("max", max))
+                .append("shard", new BsonString(shard));
+    }
+
+    private static BsonDocument migrate(ShardedCollection c, Chunk chunk, String to) {
+        return commit("_configsvrCommitChunkMigration", c)
+                .append("migratedChunk", chunk.range().toBson())
+                .append("fromShard", new BsonString(chunk.shard()))
+                .append("toShard", new BsonString(to));
+    }
+
+    private static Chunk chunkAt(Routing r, BsonDocument min) {
+        return r.chunks().stream().filter(c -> c.range().min().equals(min)).findFirst().orElseThrow();
+    }
+
+    private static ChunkVersion v(ShardedCollection c, int major, int minor) {
+        return new ChunkVersion(major, minor, c.epoch(), c.timestamp());
+    }
+
+    // --- shardCollection ---
+
+    @Test
+    void anEmptyHashedCollectionIsSpreadEvenlyOverTheShardsRoundRobin() {
+        BsonDocument reply = run(new BsonDocument("_configsvrShardCollection", new BsonString("hashdb.users"))
+                .append("key", new BsonDocument("_id", ShardKeyPattern.hashedValue())).append("numInitialChunks", new BsonInt32(6)));
+        assertThat(reply.getString("collectionsharded").getValue()).isEqualTo("hashdb.users");
+
+        Routing r = routing("hashdb.users");
+        assertThat(r.collection().uuid()).isEqualTo(reply.getBinary("collectionUUID").asUuid(UuidRepresentation.STANDARD));
+        assertThat(r.full()).isTrue();
+        assertThat(r.chunks()).extracting(Chunk::shard).containsExactly("shA", "shB", "shC", "shA", "shB", "shC");
+        List<ChunkVersion> versions = r.chunks().stream().map(Chunk::lastmod).toList();
+        for (int i = 0; i < versions.size(); i++) {
+            assertThat(versions.get(i)).isEqualTo(v(r.collection(), 1, i));
+        }
+        List<Long> mins = r.chunks().stream().skip(1).map(c -> c.range().min().getInt64("_id").getValue()).toList();
+        for (int i = 1; i < mins.size(); i++) {
+            assertThat(mins.get(i) - mins.get(i - 1)).isEqualTo(Long.MAX_VALUE / 6 * 2);
+        }
+        assertThat(r.table().collectionVersion()).isEqualTo(v(r.collection(), 1, 5));
+
+        // the primary prepared the collection under the database version the catalog has
+        BsonDocument prepare = A.received("_shardsvrPrepareShardCollection").getFirst();
+        assertThat(prepare.getString("_shardsvrPrepareShardCollection").getValue()).isEqualTo("users");
+        assertThat(prepare.getDocument("key")).isEqualTo(new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+        assertThat(prepare.getNumber("maxChunkSizeBytes").longValue()).isEqualTo(128L * 1024 * 1024);
+        assertThat(prepare.getBoolean("unique").getValue()).isFalse();
+        BsonDocument database = run(new BsonDocument("_configsvrGetDatabase", new BsonString("hashdb"))).getDocument("database");
+        assertThat(prepare.getDocument("databaseVersion")).isEqualTo(database.getDocument("version"));
+        assertThat(A.received).contains("_shardsvrPrepareShardCollection hashdb");
+        for (StubShard s : List.of(A, B, C)) {
+            assertThat(s.received("_shardsvrRefreshCollection")).extracting(c -> c.getString("_shardsvrRefreshCollection").getValue())
+                    .containsExactly("hashdb.users");
+        }
+    }
+
+    @Test
+    void theDefaultIsTwoInitialChunksPerShard() {
+        shardCollection("hashdb.defaults", new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+        assertThat(routing("hashdb.defaults").chunks()).hasSize(6);
+    }
+
+    @Test
+    void aNonEmptyRangedCollectionGetsOneChunkPerSplitKeyAllOnThePrimary() {
+        Routing r = shardRanged("rangedb.orders", 10, 20);
+        assertThat(r.chunks()).extracting(c -> c.range().min())
+                .containsExactly(new BsonDocument("x", new BsonMinKey()), x(10), x(20));
+        assertThat(r.chunks()).extracting(Chunk::shard).containsOnly("shA");
+        assertThat(r.chunks()).extracting(Chunk::lastmod).containsExactly(v(r.collection(), 1, 0), v(r.collection(), 1, 1),
+                v(r.collection(), 1, 2));
+        assertThat(A.received("_shardsvrRefreshCollection")).hasSize(1);
+        assertThat(B.received("_shardsvrRefreshCollection")).isEmpty();
+    }
+
+    @Test
+    void aCompoundKeyIsShardedWithCompoundBounds() {
+        BsonDocument key = new BsonDocument("country", new BsonInt32(1)).append("name", new BsonInt32(1));
+        BsonDocument splitKey = new BsonDocument("country", new BsonString("FR")).append("name", new BsonString("Paris"));
+        A.answer("_shardsvrPrepareShardCollection", cmd -> Replies.ok(new BsonDocument("empty", BsonBoolean.FALSE)
+                .append("count", new BsonInt64(5)).append("splitKeys", new BsonArray(List.of(splitKey)))));
+        shardCollection("geo.cities", key);
+        Routing r = routing("geo.cities");
+        assertThat(r.collection().key().pattern()).isEqualTo(key);
+        assertThat(r.chunks()).hasSize(2);
+        assertThat(r.chunks().get(1).range().min()).isEqualTo(splitKey);
+        assertThat(r.table().chunkFor(new BsonDocument("country", new BsonString("FR")).append("name", new BsonString("Lyon"))))
+                .isEqualTo(r.chunks().get(0));
+    }
+
+    @Test
+    void shardingAgainWithTheSameKeyIsANoOpAndWithAnotherKeyIsAlreadyInitialized() {
+        BsonDocument first = shardCollection("againdb.c", X);
+        BsonDocument second = shardCollection("againdb.c", new BsonDocument("x", new BsonDouble(1)));
+        assertThat(second.getBinary("collectionUUID")).isEqualTo(first.getBinary("collectionUUID"));
+        assertThat(A.received("_shardsvrPrepareShardCollection")).hasSize(1);
+        CommandException e = refused(new BsonDocument("_configsvrShardCollection", new BsonString("againdb.c"))
+                .append("key", new BsonDocument("y", new BsonInt32(1))));
+        assertThat(e.code()).isEqualTo(ErrorCode.AlreadyInitialized);
+        assertThat(e.getMessage()).contains("\"x\"").contains("\"y\"");
+    }
+
+    @Test
+    void invalidShardCollectionArgumentsAreClientErrorsNamingTheField() {
+        for (BsonDocument bad : List.of(new BsonDocument(), new BsonDocument("x", new BsonInt32(-1)),
+                new BsonDocument("x", new BsonString("text")))) {
+            CommandException e = refused(new BsonDocument("_configsvrShardCollection", new BsonString("baddb.c")).append("key", bad));
+            assertThat(e.code()).isEqualTo(ErrorCode.BadValue);
+            assertThat(e.getMessage()).contains("key");
+        }
+        assertThat(refused(new BsonDocument("_configsvrShardCollection", new BsonString("baddb.c"))).getMessage()).contains("key");
+        assertThat(refused(new BsonDocument("_configsvrShardCollection", new BsonString("baddb.c")).append("key", new BsonInt32(1))).code())
+                .isEqualTo(ErrorCode.TypeMismatch);
+        CommandException ranged = refused(new BsonDocument("_configsvrShardCollection", new BsonString("baddb.c")).append("key", X)
+                .append("numInitialChunks", new BsonInt32(4)));
+        assertThat(ranged.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(ranged.getMessage()).contains("numInitialChunks");
+        CommandException tooMany = refused(new BsonDocument("_configsvrShardCollection", new BsonString("baddb.c"))
+                .append("key", new BsonDocument("_id", ShardKeyPattern.hashedValue())).append("numInitialChunks", new BsonInt32(8192 * 3 + 1)));
+        assertThat(tooMany.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(tooMany.getMessage()).contains("numInitialChunks");
+        assertThat(refused(new BsonDocument("_configsvrShardCollection", new BsonString("nodot")).append("key", X)).code())
+                .isEqualTo(ErrorCode.InvalidNamespace);
+        assertThat(refused(new BsonDocument("_configsvrShardCollection", new BsonString("config.c")).append("key", X)).code())
+                .isEqualTo(ErrorCode.InvalidNamespace);
+        assertThat(routing("baddb.c").collection()).isNull();
+    }
+
+    @Test
+    void aPrimaryThatCannotPrepareLeavesTheCatalogUnchanged() {
+        A.answer("_shardsvrPrepareShardCollection", cmd -> new CommandException(ErrorCode.InvalidOptions,
+                "no index supports the shard key").toReply());
+        CommandException e = refused(new BsonDocument("_configsvrShardCollection", new BsonString("noindex.c")).append("key", X));
+        assertThat(e.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(routing("noindex.c").collection()).isNull();
+    }
+
+    // --- split, migration, merge ---
+
+    @Test
+    void splitByMiddleFollowsBothSplitRules() {
+        Routing r = shardRanged("splitdb.c", 10);
+        ShardedCollection c = r.collection();
+        // sv(shA) == cv (1|1): the pieces get (cv.major + 1)|1, |2
+        BsonDocument reply = run(new BsonDocument("_configsvrSplitChunk", new BsonString("splitdb.c")).append("middle", x(20)));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("collectionVersion"))).isEqualTo(v(c, 2, 2));
+        r = routing("splitdb.c");
+        assertThat(chunkAt(r, x(10)).lastmod()).isEqualTo(v(c, 2, 1));
+        assertThat(chunkAt(r, x(10)).range().max()).isEqualTo(x(20));
+        assertThat(chunkAt(r, x(20)).lastmod()).isEqualTo(v(c, 2, 2));
+
+        // move [MinKey, 10) to shB: moved 3|0, the control chunk left on shA 3|1
+        Chunk low = r.chunks().getFirst();
+        BsonDocument moved = run(migrate(c, low, "shB"));
+        assertThat(ChunkVersion.fromBson(moved.getDocument("collectionVersion"))).isEqualTo(v(c, 3, 1));
+        assertThat(ChunkVersion.fromBson(moved.getDocument("shardVersion"))).isEqualTo(v(c, 3, 1));
+        r = routing("splitdb.c");
+        assertThat(r.chunks().getFirst().shard()).isEqualTo("shB");
+        assertThat(r.chunks().getFirst().lastmod()).isEqualTo(v(c, 3, 0));
+        assertThat(r.docs().getFirst().getArray("history")).hasSize(2);
+        assertThat(r.table().shardVersion("shA")).isEqualTo(v(c, 3, 1));
+
+        // sv(shB) = 3|0 < cv = 3|1: the pieces get cv.minor + 1, + 2
+        run(new BsonDocument("_configsvrSplitChunk", new BsonString("splitdb.c")).append("middle", x(5)));
+        r = routing("splitdb.c");
+        assertThat(r.chunks().get(0).lastmod()).isEqualTo(v(c, 3, 2));
+        assertThat(r.chunks().get(1).lastmod()).isEqualTo(v(c, 3, 3));
+        assertThat(r.chunks().get(1).shard()).isEqualTo("shB");
+        assertThat(r.table().size()).isEqualTo(4);
+    }
+
+    @Test
+    void splitByBoundsOrFindSplitsAtTheMedianTheOwningShardReports() {
+        Routing r = shardRanged("mediandb.c", 100);
+        A.answer("splitVector", cmd -> Replies.ok(new BsonDocument("splitKeys", new BsonArray(List.of(x(42))))));
+        Chunk low = r.chunks().getFirst();
+        run(new BsonDocument("_configsvrSplitChunk", new BsonString("mediandb.c"))
+                .append("bounds", new BsonArray(List.of(low.range().min(), low.range().max()))));
+        BsonDocument asked = A.received("splitVector").getFirst();
+        assertThat(asked.getString("splitVector").getValue()).isEqualTo("mediandb.c");
+        assertThat(asked.getBoolean("force").getValue()).isTrue();
+        assertThat(asked.getDocument("min")).isEqualTo(low.range().min());
+        assertThat(asked.getDocument("max")).isEqualTo(x(100));
+        assertThat(routing("mediandb.c").chunks()).extracting(c -> c.range().min()).contains(x(42));
+
+        A.answer("splitVector", cmd -> Replies.ok(new BsonDocument("splitKeys", new BsonArray(List.of(x(500))))));
+        run(new BsonDocument("_configsvrSplitChunk", new BsonString("mediandb.c")).append("find", new BsonDocument("x", new BsonInt32(700))));
+        assertThat(A.received("splitVector").getLast().getDocument("min")).isEqualTo(x(100));
+        assertThat(routing("mediandb.c").chunks()).extracting(c -> c.range().min()).contains(x(500));
+
+        A.answer("splitVector", cmd -> Replies.ok(new BsonDocument("splitKeys", new BsonArray())));
+        assertThat(refused(new BsonDocument("_configsvrSplitChunk", new BsonString("mediandb.c")).append("find", new BsonDocument("x", new BsonInt32(1))))
+                .code()).isEqualTo(ErrorCode.CannotSplit);
+        assertThat(refused(new BsonDocument("_configsvrSplitChunk", new BsonString("mediandb.c")).append("bounds",
+                new BsonArray(List.of(x(1), x(2))))).getMessage()).contains("bounds");
+        assertThat(refused(new BsonDocument("_configsvrSplitChunk", new BsonString("mediandb.c")).append("middle", x(100))).code())
+                .isEqualTo(ErrorCode.CannotSplit);
+    }
+
+    @Test
+    void mergeMakesOneChunkAtTheNextMajorVersion() {
+        Routing r = shardRanged("mergedb.c", 10, 20, 30);
+        ShardedCollection c = r.collection();
+        BsonDocument reply = run(merge(c, x(10), new BsonDocument("x", new BsonMaxKey()), "shA"));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("collectionVersion"))).isEqualTo(v(c, 2, 0));
+        r = routing("mergedb.c");
+        assertThat(r.chunks()).hasSize(2);
+        assertThat(r.chunks().get(1).range()).isEqualTo(new ChunkRange(x(10), new BsonDocument("x", new BsonMaxKey())));
+        assertThat(r.chunks().get(1).lastmod()).isEqualTo(v(c, 2, 0));
+        assertThat(r.docs().get(1).getArray("history")).hasSize(1);
+        r.table();
+    }
+
+    @Test
+    void migratingAShardsLastChunkLeavesItAtZeroZero() {
+        Routing r = shardRanged("lastdb.c");
+        ShardedCollection c = r.collection();
+        BsonDocument reply = run(migrate(c, r.chunks().getFirst(), "shC"));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("shardVersion"))).isEqualTo(v(c, 0, 0));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("collectionVersion"))).isEqualTo(v(c, 2, 0));
+        Routing after = routing("lastdb.c");
+        assertThat(after.table().shards()).containsExactly("shC");
+        assertThat(after.docs().getFirst().getArray("history")).extracting(h -> h.asDocument().getString("shard").getValue())
+                .containsExactly("shC", "shA");
+    }
+
+    @Test
+    void aCommitWithTheCurrentExpectedVersionGoesThroughAndMergingOneChunkIsANoOp() {
+        Routing r = shardRanged("expectdb.c", 10);
+        ShardedCollection c = r.collection();
+        run(split(c, r.chunks().get(1), x(20)).append("expectedCollectionVersion", v(c, 1, 1).toBson()));
+        Routing split = routing("expectdb.c");
+        BsonDocument reply = run(merge(c, x(10), x(20), "shA"));
+        assertThat(ChunkVersion.fromBson(reply.getDocument("collectionVersion"))).isEqualTo(v(c, 2, 2));
+        assertThat(routing("expectdb.c").docs()).isEqualTo(split.docs());
+    }
+
+    @Test
+    void refusedCommitsLeaveTheCatalogUnchanged() {
+        Routing before = shardRanged("refusedb.c", 10, 20);
+        ShardedCollection c = before.collection();
+        Chunk middle = before.chunks().get(1);
+        run(migrate(c, before.chunks().get(2), "shB"));
+        before = routing("refusedb.c");
+
+        ShardedCollection otherEpoch = new ShardedCollection(c.namespace(), c.uuid(), new ObjectId(), c.timestamp(), c.key(), false, false);
+        CommandException staleEpoch = refused(split(otherEpoch, middle, x(15)));
+        assertThat(staleEpoch.code()).isEqualTo(ErrorCode.StaleEpoch);
+
+        CommandException staleVersion = refused(split(c, middle, x(15)).append("expectedCollectionVersion", v(c, 1, 2).toBson()));
+        assertThat(staleVersion.code()).isEqualTo(ErrorCode.StaleConfig);
+        assertThat(ChunkVersion.fromBson(staleVersion.extraInfo().getDocument("vReceived"))).isEqualTo(v(c, 1, 2));
+        assertThat(ChunkVersion.fromBson(staleVersion.extraInfo().getDocument("vWanted"))).isEqualTo(v(c, 2, 1));
+
+        CommandException notAChunk = refused(commit("_configsvrCommitChunkSplit", c).append("min", x(11)).append("max", x(20))
+                .append("splitPoints", new BsonArray(List.of(x(15)))).append("shard", new BsonString("shA")));
+        assertThat(notAChunk.code()).isEqualTo(ErrorCode.BadValue);
+        assertThat(notAChunk.getMessage()).contains("min/max");
+
+        CommandException outside = refused(split(c, middle, x(15), x(25)));
+        assertThat(outside.code()).isEqualTo(ErrorCode.BadValue);
+        assertThat(outside.getMessage()).contains("splitPoints.1");
+
+        CommandException wrongShape = refused(split(c, middle, new BsonDocument("y", new BsonInt32(1))));
+        assertThat(wrongShape.getMessage()).contains("splitPoints.0");
+
+        CommandException acrossShards = refused(merge(c, x(10), new BsonDocument("x", new BsonMaxKey()), "shA"));
+        assertThat(acrossShards.code()).isEqualTo(ErrorCode.BadValue);
+        assertThat(acrossShards.getMessage()).contains("chunkRange");
+
+        CommandException unknownShard = refused(migrate(c, middle, "nosuchshard"));
+        assertThat(unknownShard.code()).isEqualTo(ErrorCode.ShardNotFound);
+
+        assertThat(routing("refusedb.c").docs()).isEqualTo(before.docs());
+    }
+
+    @Test
+    void concurrentSplitsOfOneChunkCommitExactlyOnce() throws Exception {
+        Routing r = shardRanged("racedb.c", 100);
+        ShardedCollection c = r.collection();
+        Chunk low = r.chunks().getFirst();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Callable<String>> splits = new ArrayList<>();
+        for (int point : new int[] {30, 60}) {
+            splits.add(() -> {
+                start.await();
+                try {
+                    run(split(c, low, x(point)));
+                    return "ok";
+                } catch (CommandException e) {
+                    return e.code().name();
+                }
+            });
+        }
+        List<Future<String>> outcomes = splits.stream().map(pool::submit).toList();
+        start.countDown();
+        List<String> results = new ArrayList<>();
+        for (Future<String> f : outcomes) {
+            results.add(f.get());
+        }
+        pool.shutdown();
+        assertThat(results).containsExactlyInAnyOrder("ok", "BadValue");
+        Routing after = routing("racedb.c");
+        assertThat(after.chunks()).hasSize(3);
+        assertThat(after.table().collectionVersion()).isEqualTo(v(c, 2, 2));
+    }
+
+    // --- routing tables, refine, drop, find, events ---
+
+    @Test
+    void anIncrementalRoutingTableHasExactlyTheNewerChunks() {
+        Routing r = shardRanged("incdb.c", 10, 20);
+        ChunkVersion before = r.table().collectionVersion();
+        run(split(r.collection(), r.chunks().get(1), x(15)));
+        Routing incremental = routing("incdb.c", before);
+        assertThat(incremental.full()).isFalse();
+        assertThat(incremental.chunks()).extracting(c -> c.range().min()).containsExactly(x(10), x(15));
+        assertThat(r.table().withChanges(incremental.chunks()).chunks()).isEqualTo(routing("incdb.c").chunks());
+
+        Routing otherEpoch = routing("incdb.c", new ChunkVersion(1, 0, new ObjectId(), new BsonTimestamp(1, 1)));
+        assertThat(otherEpoch.full()).isTrue();
+        assertThat(otherEpoch.chunks()).hasSize(4);
+        assertThat(routing("incdb.never").collection()).isNull();
+    }
+
+    @Test
+    void refiningTheShardKeyExtendsTheBoundsUnderANewEpoch() {
+        Routing r = shardRanged("refinedb.c", 10);
+        ShardedCollection before = r.collection();
+        BsonDocument newKey = new BsonDocument("x", new BsonInt32(1)).append("y", new BsonInt32(1));
+        run(new BsonDocument("_configsvrRefineCollectionShardKey", new BsonString("refinedb.c")).append("key", newKey));
+        Routing after = routing("refinedb.c");
+        assertThat(after.collection().epoch()).isNotEqualTo(before.epoch());
+        assertThat(after.collection().uuid()).isEqualTo(before.uuid());
+        assertThat(after.collection().key().pattern()).isEqualTo(newKey);
+        assertThat(after.chunks()).extracting(c -> c.range().min()).containsExactly(
+                new BsonDocument("x", new BsonMinKey()).append("y", new BsonMinKey()), x(10).append("y", new BsonMinKey()));
+        assertThat(after.chunks().getLast().range().max()).isEqualTo(new BsonDocument("x", new BsonMaxKey()).append("y", new BsonMaxKey()));
+        assertThat(after.chunks()).extracting(c -> c.lastmod().major() + "|" + c.lastmod().minor()).containsExactly("1|0", "1|1");
+        after.table();
+
+        CommandException notExtending = refused(new BsonDocument("_configsvrRefineCollectionShardKey", new BsonString("refinedb.c"))
+                .append("key", new BsonDocument("y", new BsonInt32(1))));
+        assertThat(notExtending.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(notExtending.getMessage()).contains("key");
+    }
+
+    @Test
+    void dropCollectionDropsOnEveryShardAndUnshardsTheNamespace() {
+        shardCollection("dropdb.c", new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+        UUID uuid = routing("dropdb.c").collection().uuid();
+        BsonDocument reply = run(new BsonDocument("_configsvrDropCollection", new BsonString("dropdb.c")));
+        assertThat(reply.getBoolean("dropped").getValue()).isTrue();
+        for (StubShard s : List.of(A, B, C)) {
+            assertThat(s.received).contains("drop dropdb");
+            assertThat(s.received("drop").getFirst().getString("drop").getValue()).isEqualTo("c");
+        }
+        assertThat(routing("dropdb.c").collection()).isNull();
+        assertThat(findConfig("chunks", new BsonDocument("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD)))).isEmpty();
+        assertThat(run(new BsonDocument("_configsvrDropCollection", new BsonString("dropdb.c"))).getBoolean("dropped").getValue()).isFalse();
+    }
+
+    @Test
+    void dropDatabaseDropsItsShardedCollectionsToo() {
+        shardCollection("dropalldb.c", new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+        run(new BsonDocument("_configsvrDropDatabase", new BsonString("dropalldb")));
+        assertThat(routing("dropalldb.c").collection()).isNull();
+        assertThat(C.received).contains("drop dropalldb");
+        // sharding it again after the database is re-created starts a new collection instance
+        shardCollection("dropalldb.c", X);
+        assertThat(routing("dropalldb.c").collection().key().pattern()).isEqualTo(X);
+    }
+
+    @Test
+    void aShardThatCannotDropLeavesTheCollectionSharded() {
+        shardCollection("dropfail.c", X);
+        C.answer("drop", cmd -> new CommandException(ErrorCode.InternalError, "disk on fire").toReply());
+        assertThat(refused(new BsonDocument("_configsvrDropCollection", new BsonString("dropfail.c"))).code()).isEqualTo(ErrorCode.InternalError);
+        assertThat(routing("dropfail.c").collection()).isNotNull();
+    }
+
+    private List<BsonDocument> findConfig(String collection, BsonDocument filter) {
+        BsonDocument reply = client.runChecked("config", "http://localhost:" + port, "config",
+                new BsonDocument("find", new BsonString(collection)).append("filter", filter));
+        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    @Test
+    void configCollectionsAndChunksAreReadableWithFind() {
+        Routing r = shardRanged("finddb.c", 20, 10);
+        List<BsonDocument> collections = findConfig("collections", new BsonDocument("_id", new BsonString("finddb.c")));
+        assertThat(collections).containsExactly(r.collection().toBson());
+        BsonBinary uuid = new BsonBinary(r.collection().uuid(), UuidRepresentation.STANDARD);
+        List<BsonDocument> chunks = findConfig("chunks", new BsonDocument("uuid", uuid));
+        assertThat(chunks).extracting(d -> d.getDocument("min")).containsExactly(new BsonDocument("x", new BsonMinKey()), x(10), x(20));
+        BsonDocument first = chunks.getFirst();
+        assertThat(first.keySet()).containsExactly("_id", "uuid", "min", "max", "shard", "lastmod", "jumbo", "history");
+        assertThat(first.get("_id").isObjectId()).isTrue();
+        assertThat(first.getBinary("uuid")).isEqualTo(uuid);
+        assertThat(first.getArray("history").get(0).asDocument().getString("shard").getValue()).isEqualTo("shA");
+        assertThat(Chunk.fromBson(first)).isEqualTo(r.chunks().getFirst());
+        assertThat(findConfig("chunks", new BsonDocument("uuid", uuid).append("shard", new BsonString("shB")))).isEmpty();
+        // without a uuid every collection's chunks are searched
+        assertThat(findConfig("chunks", new BsonDocument("shard", new BsonString("shA")))).containsSubsequence(chunks);
+    }
+
+    @Test
+    void everyRoutingChangeIsPublishedToKafkaWithItsVersions() {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, EmbeddedInfra.shared().bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "config-sharding-test-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(CatalogEvent.TOPIC));
+            shardCollection("eventdb.c", new BsonDocument("_id", ShardKeyPattern.hashedValue()));
+            Routing r = routing("eventdb.c");
+            ShardedCollection c = r.collection();
+            Chunk last = r.chunks().getLast(); // on shC, whose version is the collection version: the split bumps the major
+            run(split(c, last, new BsonDocument("_id", new BsonInt64(last.range().min().getInt64("_id").getValue() + 1))));
+            run(migrate(c, r.chunks().getFirst(), "shB")); // shA -> shB: 3|0, control chunk on shA 3|1
+            run(merge(c, r.chunks().get(0).range().min(), r.chunks().get(1).range().max(), "shB")); // both on shB now: 4|0
+            BsonDocument refinedKey = new BsonDocument("_id", ShardKeyPattern.hashedValue()).append("y", new BsonInt32(1));
+            ShardedCollection refined = ShardedCollection.fromBson(run(new BsonDocument("_configsvrRefineCollectionShardKey",
+                    new BsonString("eventdb.c")).append("key", refinedKey)).getDocument("collection"));
+            run(new BsonDocument("_configsvrDropCollection", new BsonString("eventdb.c")));
+            relay.relay();
+
+            List<CatalogEvent> events = awaitEvents(consumer, e -> "eventdb.c".equals(e.namespace()), 6);
+            assertThat(events).extracting(CatalogEvent::type).containsOnly(CatalogEvent.Type.ROUTING_CHANGED);
+            assertThat(events).extracting(CatalogEvent::database).containsOnly("eventdb");
+            assertThat(events).extracting(CatalogEvent::epoch).containsExactly(c.epoch().toHexString(), c.epoch().toHexString(),
+                    c.epoch().toHexString(), c.epoch().toHexString(), refined.epoch().toHexString(), refined.epoch().toHexString());
+            assertThat(events).extracting(CatalogEvent::collectionVersion).containsExactly(v(c, 1, 5).toString(), v(c, 2, 2).toString(),
+                    v(c, 3, 1).toString(), v(c, 4, 0).toString(), v(refined, 4, 0).toString(), null);
+            assertThat(events).extracting(CatalogEvent::shards).containsExactly(List.of("shA", "shB", "shC"), List.of("shC"),
+                    List.of("shA", "shB"), List.of("shB"), List.of("shA", "shB", "shC"), List.of("shA", "shB", "shC"));
+        }
+    }
+
+    private List<CatalogEvent> awaitEvents(KafkaConsumer<String, String> consumer, Predicate<CatalogEvent> wanted, int count) {
+        List<CatalogEvent> seen = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline && seen.size() < count) {
+            for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                CatalogEvent event = json.readValue(record.value(), CatalogEvent.class);
+                if (wanted.test(event)) {
+                    seen.add(event);
+                }
+            }
+        }
+        assertThat(seen).hasSize(count);
+        return seen;
+    }
+}
