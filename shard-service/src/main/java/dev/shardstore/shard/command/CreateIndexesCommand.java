@@ -25,14 +25,16 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * MongoDB's {@code createIndexes}: {@code {createIndexes: <coll>, indexes: [{key: {a: 1, b: -1}, name?,
  * unique?, sparse?, partialFilterExpression?}]}} → {@code {numIndexesBefore, numIndexesAfter,
- * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys only
- * (text, hashed, 2dsphere are NotImplemented). Re-creating an identical index is a no-op ({@code note:
+ * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys and at most one
+ * {@code "hashed"} field (named {@code a_hashed}; never unique, CannotCreateIndex) — text and 2dsphere are
+ * NotImplemented. Re-creating an identical index is a no-op ({@code note:
  * "all indexes already exist"}); the same name with another key is IndexKeySpecsConflict (86), the same
  * name or key with other options IndexOptionsConflict (85). The command's indexes are built in one
  * transaction with the collection held exclusively: if one fails, none is left.
  */
 @Component
 public class CreateIndexesCommand extends ShardCommand {
+    private static final String HASHED = "hashed";
     private static final Set<String> OPTIONS = Set.of("key", "name", "unique", "sparse", "partialFilterExpression", "v", "background");
 
     private final CollectionLocks locks;
@@ -148,7 +150,20 @@ public class CreateIndexesCommand extends ShardCommand {
         for (var e : key.asDocument().entrySet()) {
             BsonValue direction = e.getValue();
             if (direction.isString()) {
-                throw new CommandException(ErrorCode.NotImplemented, "index type '" + direction.asString().getValue() + "' is not supported");
+                String type = direction.asString().getValue();
+                if (!type.equals(HASHED)) {
+                    throw new CommandException(ErrorCode.NotImplemented, "index type '" + type + "' is not supported");
+                }
+                if (normalized.containsValue(direction)) {
+                    throw new CommandException(ErrorCode.CannotCreateIndex,
+                            "A maximum of one index field is allowed to be hashed but found more for key: " + key.asDocument().toJson());
+                }
+                if (e.getKey().isEmpty() || e.getKey().startsWith("$")) {
+                    throw new CommandException(ErrorCode.CannotCreateIndex, "field names must be non-empty: " + key.asDocument().toJson());
+                }
+                normalized.append(e.getKey(), direction);
+                nameParts.add(e.getKey() + "_" + HASHED);
+                continue;
             }
             if (!direction.isNumber() || direction.asNumber().doubleValue() == 0 || e.getKey().isEmpty() || e.getKey().startsWith("$")) {
                 throw new CommandException(ErrorCode.CannotCreateIndex, "Values in the index key pattern can only be numbers > 0 or < 0 "
@@ -172,6 +187,10 @@ public class CreateIndexesCommand extends ShardCommand {
             if (v != null && (v.isBoolean() ? v.asBoolean().getValue() : v.asNumber().doubleValue() != 0)) {
                 out.append(flag, BsonBoolean.TRUE);
             }
+        }
+        if (out.containsKey("unique") && normalized.containsValue(new BsonString(HASHED))) {
+            throw new CommandException(ErrorCode.CannotCreateIndex,
+                    "Currently hashed indexes cannot guarantee uniqueness. Use a regular index. Specification: " + spec.toJson());
         }
         BsonValue partial = spec.get("partialFilterExpression");
         if (partial != null) {
