@@ -9,7 +9,6 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexCatalog;
-import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.shard.storage.Namespace;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +19,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * MongoDB's {@code createIndexes}: {@code {createIndexes: <coll>, indexes: [{key: {a: 1, b: -1}, name?,
@@ -40,15 +38,15 @@ public class CreateIndexesCommand extends ShardCommand {
     private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
-    private final TransactionTemplate tx;
+    private final IndexCreator creator;
 
     public CreateIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes,
-            TransactionTemplate tx) {
+            IndexCreator creator) {
         super(invoker);
-        this.tx = tx;
         this.locks = locks;
         this.catalog = catalog;
         this.indexes = indexes;
+        this.creator = creator;
     }
 
     @Override
@@ -72,13 +70,7 @@ public class CreateIndexesCommand extends ShardCommand {
             CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
             CollectionInfo c = creation.collection();
             int before = indexes.list(c).size() + 1;
-            int created;
-            try {
-                // all the command's indexes in one transaction: a failing one leaves none of them
-                created = tx.execute(status -> createAll(c, specs));
-            } finally {
-                indexes.forget(c);
-            }
+            int created = creator.createAll(c, specs);
             BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
                     .append("numIndexesAfter", new BsonInt32(before + created))
                     .append("createdCollectionAutomatically", BsonBoolean.valueOf(creation.created()));
@@ -87,50 +79,6 @@ public class CreateIndexesCommand extends ShardCommand {
             }
             return Replies.ok(reply);
         });
-    }
-
-    private int createAll(CollectionInfo c, List<BsonDocument> specs) {
-        int created = 0;
-        for (BsonDocument spec : specs) {
-            if (spec.getDocument("key").equals(new BsonDocument("_id", new BsonInt32(1)))
-                    && spec.getString("name").getValue().equals("_id_") && spec.size() == 2) {
-                continue;
-            }
-            if (spec.getString("name").getValue().equals("_id_")) {
-                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
-                        + "but different key specification. Requested index: " + spec.toJson());
-            }
-            if (!exists(c, spec)) {
-                indexes.create(c, spec);
-                created++;
-            }
-        }
-        return created;
-    }
-
-    /** Whether an identical index exists; throws on a conflicting one. */
-    private boolean exists(CollectionInfo c, BsonDocument spec) {
-        String name = spec.getString("name").getValue();
-        BsonDocument key = spec.getDocument("key");
-        for (IndexSpec existing : indexes.list(c)) {
-            BsonDocument other = existing.specDocument();
-            boolean sameName = existing.name().equals(name);
-            boolean sameKey = existing.key().equals(key);
-            if (sameName && !sameKey) {
-                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
-                        + "but different key specification. Requested index: " + spec.toJson() + ", existing index: " + other.toJson());
-            }
-            if (sameName || sameKey) {
-                if (other.equals(spec)) {
-                    return true;
-                }
-                throw new CommandException(ErrorCode.IndexOptionsConflict, (sameName
-                        ? "An existing index has the same name as the requested index but different options. "
-                        : "Index already exists with a different name: " + existing.name() + ". ")
-                        + "Requested index: " + spec.toJson() + ", existing index: " + other.toJson());
-            }
-        }
-        return false;
     }
 
     /** The spec in its stored form, or an error naming what is wrong with it. */

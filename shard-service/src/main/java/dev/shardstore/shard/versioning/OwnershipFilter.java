@@ -34,6 +34,11 @@ public record OwnershipFilter(RoutingTable table, String shard, ChunkVersion rec
      * shard key path, which no sharded collection may hold) belongs to no chunk, so to no shard.
      */
     public boolean owns(BsonDocument document) {
+        return owns(table, shard, document);
+    }
+
+    /** Whether {@code table} gives {@code document} to {@code shard}; see {@link #owns(BsonDocument)}. */
+    public static boolean owns(RoutingTable table, String shard, BsonDocument document) {
         byte[] key;
         try {
             key = table.shardKey().keyOf(document);
