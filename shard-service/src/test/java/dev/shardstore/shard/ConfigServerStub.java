@@ -41,6 +41,7 @@ public final class ConfigServerStub {
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
     private final Map<String, List<Optional<ChunkVersion>>> routingRequests = new ConcurrentHashMap<>();
     private volatile Duration delay = Duration.ZERO;
+    private volatile boolean failRoutingTables;
 
     private ConfigServerStub(HttpServer server) {
         this.server = server;
@@ -77,11 +78,7 @@ public final class ConfigServerStub {
         }
         String db = command.getString("_configsvrGetDatabase").getValue();
         lookups.computeIfAbsent(db, k -> new AtomicInteger()).incrementAndGet();
-        try {
-            Thread.sleep(delay);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        sleep();
         BsonDocument entry = databases.get(db);
         if (entry == null) {
             return ErrorReplies.errorReply(ErrorCode.NamespaceNotFound, "database " + db + " not found", new BsonDocument());
@@ -98,6 +95,10 @@ public final class ConfigServerStub {
         String ns = command.getString("_configsvrGetRoutingTable").getValue();
         ChunkVersion since = command.isDocument("sinceVersion") ? ChunkVersion.fromBson(command.getDocument("sinceVersion")) : null;
         routingRequests.computeIfAbsent(ns, k -> new CopyOnWriteArrayList<>()).add(Optional.ofNullable(since));
+        sleep();
+        if (failRoutingTables) {
+            return ErrorReplies.errorReply(ErrorCode.ShutdownInProgress, "the config service is shutting down", new BsonDocument());
+        }
         Table table = tables.get(ns);
         BsonDocument reply = new BsonDocument("ok", new BsonDouble(1));
         if (table == null) {
@@ -113,6 +114,19 @@ public final class ConfigServerStub {
     /** Makes the routing table say {@code collection} is sharded with {@code chunks}. */
     public void putRoutingTable(ShardedCollection collection, List<Chunk> chunks) {
         tables.put(collection.namespace(), new Table(collection, List.copyOf(chunks)));
+    }
+
+    /** Makes {@code _configsvrGetRoutingTable} answer ShutdownInProgress (true) or normally again (false). */
+    public void failRoutingTables(boolean fail) {
+        this.failRoutingTables = fail;
+    }
+
+    private void sleep() {
+        try {
+            Thread.sleep(delay);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Makes the routing table say {@code ns} is unsharded. */

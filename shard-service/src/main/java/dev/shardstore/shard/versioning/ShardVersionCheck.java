@@ -11,6 +11,8 @@ import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -30,6 +32,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ShardVersionCheck {
+    private static final Logger log = LoggerFactory.getLogger(ShardVersionCheck.class);
+
     private final CollectionShardingState state;
     private final ShardMetrics metrics;
     private final String shardName;
@@ -105,6 +109,7 @@ public class ShardVersionCheck {
         try {
             return state.refresh(namespace);
         } catch (CommandException e) {
+            log.warn("cannot refresh the filtering metadata of {}: {}", namespace, e.getMessage());
             throw stale(namespace, received, null);
         }
     }

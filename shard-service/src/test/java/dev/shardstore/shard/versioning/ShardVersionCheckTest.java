@@ -20,7 +20,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -213,6 +217,40 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
         assertThat(refreshed.getBoolean("sharded").getValue()).isFalse();
         assertThat(state.cached("sv_event.c")).contains(CollectionFilteringInfo.UNSHARDED);
         assertThat(CONFIG.routingRequests("sv_event.c")).hasSize(3);
+    }
+
+    @Test
+    void concurrentLoadsOfOneCollectionCoalesce() throws Exception {
+        ShardedCollection coll = shardWithOrphan("sv_coalesced");
+        CONFIG.delay(Duration.ofMillis(400));
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            List<Future<BsonDocument>> replies = pool.invokeAll(Collections.nCopies(8,
+                    () -> run("sv_coalesced", versioned("{count: 'c'}", version(coll, 1, 0)))));
+            for (Future<BsonDocument> reply : replies) {
+                assertThat(reply.get().getNumber("n").intValue()).isEqualTo(2);
+            }
+        } finally {
+            CONFIG.delay(Duration.ZERO);
+            pool.shutdown();
+        }
+        assertThat(CONFIG.routingRequests("sv_coalesced.c")).hasSize(1);
+    }
+
+    @Test
+    void anUnreachableConfigServiceIsStaleWithoutAWantedVersion() {
+        ShardedCollection coll = collection("sv_nowhere.c", "{x: 1}");
+        CONFIG.putRoutingTable(coll, List.of(chunk(coll, "{x: {$minKey: 1}}", "{x: {$maxKey: 1}}", SHARD_NAME, 1, 0)));
+        CONFIG.failRoutingTables(true);
+        BsonDocument reply;
+        try {
+            reply = run("sv_nowhere", versioned("{count: 'c'}", version(coll, 1, 0)));
+        } finally {
+            CONFIG.failRoutingTables(false);
+        }
+
+        assertThat(StaleConfig.fromReply(reply).wanted()).isNull();
+        assertThat(run("sv_nowhere", versioned("{count: 'c'}", version(coll, 1, 0))).getNumber("ok").intValue()).isEqualTo(1);
     }
 
     @Test
