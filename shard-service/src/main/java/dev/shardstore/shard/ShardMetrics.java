@@ -13,7 +13,9 @@ import org.springframework.stereotype.Component;
  *       registered name) and {@code outcome} ({@code ok} or the MongoDB code name of the error);</li>
  *   <li>{@code shardstore.shard.stale.db.version} — StaleDbVersion answers;</li>
  *   <li>{@code shardstore.shard.db.version.refreshes} — loads of a database's filtering information
- *       from the config service.</li>
+ *       from the config service;</li>
+ *   <li>{@code shardstore.shard.stale.config} — StaleConfig answers;</li>
+ *   <li>{@code shardstore.shard.collection.refreshes} — loads of a collection's filtering metadata.</li>
  * </ul>
  */
 @Component
@@ -24,10 +26,16 @@ public class ShardMetrics {
     public static final String STALE_DB_VERSION = "shardstore.shard.stale.db.version";
     /** Counter name; Prometheus shows {@code shardstore_shard_db_version_refreshes_total}. */
     public static final String DB_VERSION_REFRESHES = "shardstore.shard.db.version.refreshes";
+    /** Counter name; Prometheus shows {@code shardstore_shard_stale_config_total}. */
+    public static final String STALE_CONFIG = "shardstore.shard.stale.config";
+    /** Counter name; Prometheus shows {@code shardstore_shard_collection_refreshes_total}. */
+    public static final String COLLECTION_REFRESHES = "shardstore.shard.collection.refreshes";
 
     private final MeterRegistry registry;
     private final Counter staleDbVersion;
     private final Counter refreshes;
+    private final Counter staleConfig;
+    private final Counter collectionRefreshes;
 
     public ShardMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -35,6 +43,10 @@ public class ShardMetrics {
                 .description("Commands answered StaleDbVersion").register(registry);
         this.refreshes = Counter.builder(DB_VERSION_REFRESHES)
                 .description("Database filtering information loads from the config service").register(registry);
+        this.staleConfig = Counter.builder(STALE_CONFIG)
+                .description("Commands answered StaleConfig").register(registry);
+        this.collectionRefreshes = Counter.builder(COLLECTION_REFRESHES)
+                .description("Collection filtering metadata loads from the config service").register(registry);
     }
 
     /**
@@ -60,5 +72,15 @@ public class ShardMetrics {
     /** Counts one load of a database's filtering information from the config service. */
     public void dbVersionRefresh() {
         refreshes.increment();
+    }
+
+    /** Counts one StaleConfig answer. */
+    public void staleConfig() {
+        staleConfig.increment();
+    }
+
+    /** Counts one load of a collection's filtering metadata from the config service. */
+    public void collectionRefresh() {
+        collectionRefreshes.increment();
     }
 }

@@ -4,7 +4,12 @@ import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.storage.ClusterClock;
 import dev.shardstore.shard.versioning.DatabaseFilteringInfo;
+import dev.shardstore.shard.versioning.CollectionFilteringInfo;
+import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.shard.versioning.DatabaseShardingState;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import tools.jackson.databind.json.JsonMapper;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.bson.BsonTimestamp;
@@ -17,20 +22,27 @@ import org.springframework.stereotype.Component;
  * cluster time, the cached database filtering information and the number of open cursors.
  *
  * <p>Shape: {@code {shard, clusterTime: {t, i}, databases: {<db>: {primary, version: {uuid, lastMod,
- * timestamp: {t, i}} | null}}, openCursors}}.
+ * timestamp: {t, i}} | null}}, collections: {<db.coll>: {sharded, stale, shardVersion?: "major|minor||epoch||t|i",
+ * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, openCursors}}.
  */
 @Component
 @Endpoint(id = "shardingState")
 public class ShardingStateEndpoint {
+    private static final JsonWriterSettings RELAXED = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
     private final ShardProperties properties;
     private final DatabaseShardingState databases;
+    private final CollectionShardingState collections;
     private final CursorManager cursors;
     private final ClusterClock clock;
+    private final JsonMapper json;
 
-    public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CursorManager cursors,
-            ClusterClock clock) {
+    public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CollectionShardingState collections,
+            CursorManager cursors, ClusterClock clock, JsonMapper json) {
         this.properties = properties;
         this.databases = databases;
+        this.collections = collections;
+        this.json = json;
         this.cursors = cursors;
         this.clock = clock;
     }
@@ -44,6 +56,9 @@ public class ShardingStateEndpoint {
         state.put("shard", properties.name());
         state.put("clusterTime", time(clock.latest()));
         state.put("databases", perDatabase);
+        Map<String, Object> perCollection = new LinkedHashMap<>();
+        collections.snapshot().forEach((ns, info) -> perCollection.put(ns, describe(ns, info)));
+        state.put("collections", perCollection);
         state.put("openCursors", cursors.openCount());
         return state;
     }
@@ -54,6 +69,18 @@ public class ShardingStateEndpoint {
         DatabaseVersion version = info.version();
         entry.put("version", version == null ? null : Map.of(
                 "uuid", version.uuid().toString(), "lastMod", version.lastMod(), "timestamp", time(version.timestamp())));
+        return entry;
+    }
+
+    /** An unsharded entry, or the routing table's summary as plain JSON, with whether it awaits a refresh. */
+    private Map<String, Object> describe(String namespace, CollectionFilteringInfo info) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("sharded", info.sharded());
+        entry.put("stale", collections.isStale(namespace));
+        info.table().ifPresent(table -> {
+            entry.put("shardVersion", table.shardVersion(properties.name()).toString());
+            entry.put("routingTable", json.readValue(table.summary().toJson(RELAXED), Map.class));
+        });
         return entry;
     }
 

@@ -9,7 +9,6 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexCatalog;
-import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.shard.storage.Namespace;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,33 +19,34 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * MongoDB's {@code createIndexes}: {@code {createIndexes: <coll>, indexes: [{key: {a: 1, b: -1}, name?,
  * unique?, sparse?, partialFilterExpression?}]}} → {@code {numIndexesBefore, numIndexesAfter,
- * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys only
- * (text, hashed, 2dsphere are NotImplemented). Re-creating an identical index is a no-op ({@code note:
+ * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys and at most one
+ * {@code "hashed"} field (named {@code a_hashed}; never unique, CannotCreateIndex) — text and 2dsphere are
+ * NotImplemented. Re-creating an identical index is a no-op ({@code note:
  * "all indexes already exist"}); the same name with another key is IndexKeySpecsConflict (86), the same
  * name or key with other options IndexOptionsConflict (85). The command's indexes are built in one
  * transaction with the collection held exclusively: if one fails, none is left.
  */
 @Component
 public class CreateIndexesCommand extends ShardCommand {
+    private static final String HASHED = "hashed";
     private static final Set<String> OPTIONS = Set.of("key", "name", "unique", "sparse", "partialFilterExpression", "v", "background");
 
     private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
-    private final TransactionTemplate tx;
+    private final IndexCreator creator;
 
     public CreateIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes,
-            TransactionTemplate tx) {
+            IndexCreator creator) {
         super(invoker);
-        this.tx = tx;
         this.locks = locks;
         this.catalog = catalog;
         this.indexes = indexes;
+        this.creator = creator;
     }
 
     @Override
@@ -70,13 +70,7 @@ public class CreateIndexesCommand extends ShardCommand {
             CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
             CollectionInfo c = creation.collection();
             int before = indexes.list(c).size() + 1;
-            int created;
-            try {
-                // all the command's indexes in one transaction: a failing one leaves none of them
-                created = tx.execute(status -> createAll(c, specs));
-            } finally {
-                indexes.forget(c);
-            }
+            int created = creator.createAll(c, specs);
             BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
                     .append("numIndexesAfter", new BsonInt32(before + created))
                     .append("createdCollectionAutomatically", BsonBoolean.valueOf(creation.created()));
@@ -85,50 +79,6 @@ public class CreateIndexesCommand extends ShardCommand {
             }
             return Replies.ok(reply);
         });
-    }
-
-    private int createAll(CollectionInfo c, List<BsonDocument> specs) {
-        int created = 0;
-        for (BsonDocument spec : specs) {
-            if (spec.getDocument("key").equals(new BsonDocument("_id", new BsonInt32(1)))
-                    && spec.getString("name").getValue().equals("_id_") && spec.size() == 2) {
-                continue;
-            }
-            if (spec.getString("name").getValue().equals("_id_")) {
-                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
-                        + "but different key specification. Requested index: " + spec.toJson());
-            }
-            if (!exists(c, spec)) {
-                indexes.create(c, spec);
-                created++;
-            }
-        }
-        return created;
-    }
-
-    /** Whether an identical index exists; throws on a conflicting one. */
-    private boolean exists(CollectionInfo c, BsonDocument spec) {
-        String name = spec.getString("name").getValue();
-        BsonDocument key = spec.getDocument("key");
-        for (IndexSpec existing : indexes.list(c)) {
-            BsonDocument other = existing.specDocument();
-            boolean sameName = existing.name().equals(name);
-            boolean sameKey = existing.key().equals(key);
-            if (sameName && !sameKey) {
-                throw new CommandException(ErrorCode.IndexKeySpecsConflict, "An existing index has the same name as the requested index "
-                        + "but different key specification. Requested index: " + spec.toJson() + ", existing index: " + other.toJson());
-            }
-            if (sameName || sameKey) {
-                if (other.equals(spec)) {
-                    return true;
-                }
-                throw new CommandException(ErrorCode.IndexOptionsConflict, (sameName
-                        ? "An existing index has the same name as the requested index but different options. "
-                        : "Index already exists with a different name: " + existing.name() + ". ")
-                        + "Requested index: " + spec.toJson() + ", existing index: " + other.toJson());
-            }
-        }
-        return false;
     }
 
     /** The spec in its stored form, or an error naming what is wrong with it. */
@@ -148,7 +98,20 @@ public class CreateIndexesCommand extends ShardCommand {
         for (var e : key.asDocument().entrySet()) {
             BsonValue direction = e.getValue();
             if (direction.isString()) {
-                throw new CommandException(ErrorCode.NotImplemented, "index type '" + direction.asString().getValue() + "' is not supported");
+                String type = direction.asString().getValue();
+                if (!type.equals(HASHED)) {
+                    throw new CommandException(ErrorCode.NotImplemented, "index type '" + type + "' is not supported");
+                }
+                if (normalized.containsValue(direction)) {
+                    throw new CommandException(ErrorCode.CannotCreateIndex,
+                            "A maximum of one index field is allowed to be hashed but found more for key: " + key.asDocument().toJson());
+                }
+                if (e.getKey().isEmpty() || e.getKey().startsWith("$")) {
+                    throw new CommandException(ErrorCode.CannotCreateIndex, "field names must be non-empty: " + key.asDocument().toJson());
+                }
+                normalized.append(e.getKey(), direction);
+                nameParts.add(e.getKey() + "_" + HASHED);
+                continue;
             }
             if (!direction.isNumber() || direction.asNumber().doubleValue() == 0 || e.getKey().isEmpty() || e.getKey().startsWith("$")) {
                 throw new CommandException(ErrorCode.CannotCreateIndex, "Values in the index key pattern can only be numbers > 0 or < 0 "
@@ -172,6 +135,10 @@ public class CreateIndexesCommand extends ShardCommand {
             if (v != null && (v.isBoolean() ? v.asBoolean().getValue() : v.asNumber().doubleValue() != 0)) {
                 out.append(flag, BsonBoolean.TRUE);
             }
+        }
+        if (out.containsKey("unique") && normalized.containsValue(new BsonString(HASHED))) {
+            throw new CommandException(ErrorCode.CannotCreateIndex,
+                    "Currently hashed indexes cannot guarantee uniqueness. Use a regular index. Specification: " + spec.toJson());
         }
         BsonValue partial = spec.get("partialFilterExpression");
         if (partial != null) {

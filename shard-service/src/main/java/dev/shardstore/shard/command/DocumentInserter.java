@@ -13,6 +13,7 @@ import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.BsonValue;
@@ -31,7 +32,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and the prefix before the duplicate is written again, so the fast path stays one statement. With
  * secondary indexes the batch and its index entries go in one transaction, and when an index refuses
  * a document, document by document, each in its own transaction.
- * Creates the collection implicitly.
+ * Creates the collection implicitly. A versioned insert on a sharded collection refuses, with StaleConfig and
+ * before writing anything, a batch holding a document whose shard key another shard owns.
  */
 @Component
 class DocumentInserter {
@@ -53,6 +55,9 @@ class DocumentInserter {
         WriteError firstRejected = null;
         for (int i = 0; i < documents.size() && (firstRejected == null || !ordered); i++) {
             BsonDocument doc = withIdFirst(documents.get(i));
+            // a versioned batch with a document of another shard's chunk was routed stale: refuse it whole (nothing
+            // is written before this loop ends)
+            OperationShardingState.checkInsert(ns.full(), doc);
             BsonValue id = doc.get("_id");
             try {
                 Prepared prepared = new Prepared(i, id, encode(doc));

@@ -13,6 +13,7 @@ import dev.shardstore.shard.storage.StoredDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -26,7 +27,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * document it changed; {@code n} counts matches, {@code nModified} changes. With {@code upsert} and no
  * match it inserts the update applied to the filter's equalities; if another writer takes that
  * {@code _id} first, the statement runs once more as an update (MongoDB retries such upserts too).
- * Creates the collection implicitly for an upsert.
+ * Creates the collection implicitly for an upsert. A versioned update may not move a document to another shard's
+ * chunk (WouldChangeOwningShard, 283, as a write error).
  */
 @Component
 class DocumentUpdater {
@@ -87,10 +89,12 @@ class DocumentUpdater {
      * Inserts the document an upsert built; false when another writer took its {@code _id} first (the caller
      * runs the statement once more as an update).
      *
-     * @throws CommandException BSONObjectTooLarge (10334); DuplicateKey (11000) from a unique secondary index,
+     * @throws CommandException StaleConfig (13388) when a versioned command upserts a document another shard owns;
+     *     BSONObjectTooLarge (10334); DuplicateKey (11000) from a unique secondary index,
      *     the insert rolled back (document, oplog entry and index entries are one transaction)
      */
     boolean insertUpserted(CollectionInfo collection, BsonDocument inserted) {
+        OperationShardingState.checkInsert(collection.namespace().full(), inserted);
         StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
         return Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(stored)).get(0)));
     }
@@ -126,6 +130,7 @@ class DocumentUpdater {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
                     if (Update.changes(match.document(), after)) {
+                        OperationShardingState.checkUpdate(collection.namespace().full(), after);
                         StoredDocument stored = Documents.encodeWithinLimit(after, "Resulting document after update is too large");
                         if (indexed) {
                             // each document under a savepoint: a duplicate key undoes just that document

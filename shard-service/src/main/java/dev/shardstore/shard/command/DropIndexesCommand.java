@@ -68,7 +68,7 @@ public class DropIndexesCommand extends ShardCommand {
                 if (index.asDocument().equals(new BsonDocument("_id", new BsonInt32(1)))) {
                     throw new CommandException(ErrorCode.InvalidOptions, "cannot drop _id index");
                 }
-                toDrop.add(all.stream().filter(i -> i.key().equals(normalize(index.asDocument()))).findFirst()
+                toDrop.add(all.stream().filter(i -> i.key().equals(IndexSpec.normalizeKey(index.asDocument()))).findFirst()
                         .orElseThrow(() -> new CommandException(ErrorCode.IndexNotFound,
                                 "can't find index with key: " + index.asDocument().toJson())));
             } else {
@@ -85,11 +85,5 @@ public class DropIndexesCommand extends ShardCommand {
         }
         return indexes.find(c, name)
                 .orElseThrow(() -> new CommandException(ErrorCode.IndexNotFound, "index not found with name [" + name + "]"));
-    }
-
-    private static BsonDocument normalize(BsonDocument key) {
-        BsonDocument out = new BsonDocument();
-        key.forEach((f, v) -> out.append(f, new BsonInt32(v.isNumber() && v.asNumber().doubleValue() < 0 ? -1 : 1)));
-        return out;
     }
 }

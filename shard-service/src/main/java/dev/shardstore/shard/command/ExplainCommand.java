@@ -47,6 +47,13 @@ public class ExplainCommand extends ShardCommand {
         return "explain";
     }
 
+    /** The explained command's collection: its {@code shardVersion} sits next to {@code explain}. */
+    @Override
+    protected String versionedCollection(BsonDocument command) {
+        BsonValue inner = command.get("explain");
+        return inner != null && inner.isDocument() ? super.versionedCollection(inner.asDocument()) : null;
+    }
+
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         BsonValue inner = command.get("explain");

@@ -14,6 +14,7 @@ import dev.shardstore.shard.storage.Namespace;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -117,6 +118,7 @@ class FindAndModifier {
         BsonDocument before = match.document();
         BsonDocument after = request.update().apply(before, filter.matchedPosition(before));
         if (Update.changes(before, after)) {
+            OperationShardingState.checkUpdate(collection.namespace().full(), after);
             store.replace(collection, List.of(Documents.encodeWithinLimit(after, "Resulting document after update is too large")));
         }
         return new Outcome(request.returnNew() ? after : before, 1, true, null);

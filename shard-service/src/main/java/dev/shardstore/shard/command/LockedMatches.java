@@ -9,6 +9,8 @@ import dev.shardstore.shard.storage.StoredDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import dev.shardstore.shard.plan.Plan;
 import dev.shardstore.shard.plan.QueryPlanner;
 import org.bson.BsonDocument;
@@ -19,7 +21,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Feeds the documents matching a write's filter to the write, a page at a time, each page in its own
  * transaction with its rows locked ({@code FOR UPDATE}) — so every document is read, changed and
  * logged atomically, as MongoDB guarantees per document, while a multi-document write commits page
- * by page as MongoDB's multi-updates do. An {@code _id} equality locks just that row.
+ * by page as MongoDB's multi-updates do. An {@code _id} equality locks just that row. Documents this shard does
+ * not own according to the command's filtering metadata ({@link OperationShardingState}) are left alone.
  */
 @Component
 class LockedMatches {
@@ -49,6 +52,7 @@ class LockedMatches {
             return;
         }
         MatchingScan scan = new MatchingScan(store, collection, filter, FIRST_PAGE_ROWS, plan);
+        Predicate<BsonDocument> visible = OperationShardingState.visible(collection.namespace().full());
         int rows = FIRST_PAGE_ROWS;
         boolean goOn = true;
         while (goOn) {
@@ -68,7 +72,7 @@ class LockedMatches {
                 List<Match> matches = new ArrayList<>();
                 for (StoredDocument row : store.lockByIds(collection, ids)) {
                     Match candidate = new Match(row, row.decode());
-                    if (filter.matches(candidate.document())) {
+                    if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
                         matches.add(candidate);
                         if (justOne) {
                             break;
@@ -99,6 +103,7 @@ class LockedMatches {
      */
     void forEach(CollectionInfo collection, Filter filter, boolean justOne, PageWrite write) {
         Optional<byte[]> idKey = MatchingScan.idKey(filter);
+        Predicate<BsonDocument> visible = OperationShardingState.visible(collection.namespace().full());
         byte[] position = START;
         int rows = FIRST_PAGE_ROWS;
         while (position != null) {
@@ -111,7 +116,7 @@ class LockedMatches {
                 List<Match> matches = new ArrayList<>();
                 for (StoredDocument row : page) {
                     Match candidate = new Match(row, row.decode());
-                    if (filter.matches(candidate.document())) {
+                    if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
                         matches.add(candidate);
                         if (justOne) {
                             break;

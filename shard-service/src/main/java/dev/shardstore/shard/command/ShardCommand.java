@@ -2,10 +2,12 @@ package dev.shardstore.shard.command;
 
 import dev.shardstore.support.command.CommandHandler;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Base of the shard's command handlers: every command runs through the {@link CommandInvoker}
- * (database name validation, database version check, timer) before {@link #execute}.
+ * (database name validation, database and shard version checks, timer) before {@link #execute}.
  */
 public abstract class ShardCommand implements CommandHandler {
     private final CommandInvoker invoker;
@@ -16,7 +18,7 @@ public abstract class ShardCommand implements CommandHandler {
 
     @Override
     public final BsonDocument run(String db, BsonDocument command) {
-        return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> execute(db, command));
+        return invoker.invoke(name(), db, command, checksDatabaseVersion(), versionedCollection(command), () -> execute(db, command));
     }
 
     /**
@@ -33,5 +35,15 @@ public abstract class ShardCommand implements CommandHandler {
      */
     protected boolean checksDatabaseVersion() {
         return true;
+    }
+
+    /**
+     * The collection whose {@code shardVersion}, if the command carries one, is checked before it runs (and whose
+     * orphans it then does not see): by default the command's first field when it is a string
+     * ({@code {find: "coll"}}), as for every collection command; null for other commands.
+     */
+    protected @Nullable String versionedCollection(BsonDocument command) {
+        BsonValue first = command.isEmpty() ? null : command.get(command.getFirstKey());
+        return first != null && first.isString() ? first.asString().getValue() : null;
     }
 }

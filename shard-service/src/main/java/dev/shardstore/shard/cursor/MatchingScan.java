@@ -13,6 +13,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.Optional;
+import java.util.function.Predicate;
+import dev.shardstore.shard.versioning.OperationShardingState;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
@@ -21,6 +24,9 @@ import org.bson.BsonValue;
  * runs, as a yielding MongoDB scan does). A filter with an {@code _id} equality reads that one row by
  * primary key instead. Pages grow from {@code firstPageRows} to {@value #MAX_PAGE_ROWS} rows while a
  * scan keeps going, and are capped at {@value #MAX_PAGE_BYTES} bytes. Not thread-safe.
+ *
+ * <p>Documents the running command's filtering metadata says this shard does not own (orphans, see
+ * {@link OperationShardingState}) are skipped like non-matching ones.
  *
  * <p>The position is the last <em>consumed</em> row: {@link #release} drops the buffered page, and the
  * next {@link #peek} reads again from after that row.
@@ -35,6 +41,8 @@ public final class MatchingScan {
     private final DocumentStore store;
     private final CollectionInfo collection;
     private final Filter filter;
+    /** The command's orphan filter, captured at creation so that getMores keep the command's snapshot. */
+    private final Predicate<BsonDocument> visible;
     private final Optional<byte[]> idKey;
     private int pageRows;
     private byte[] position = START;
@@ -66,6 +74,7 @@ public final class MatchingScan {
         this.store = store;
         this.collection = collection;
         this.filter = filter;
+        this.visible = OperationShardingState.visible(collection.namespace().full());
         this.plan = plan;
         this.idKey = plan == null ? idKey(filter)
                 : plan instanceof Plan.IdLookup(byte[] id) ? Optional.of(id) : Optional.empty();
@@ -106,7 +115,7 @@ public final class MatchingScan {
                 }
                 docsExamined++;
                 Match candidate = new Match(row, row.decode());
-                if (filter.matches(candidate.document())) {
+                if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
                     current = candidate;
                 } else {
                     advancePast(row);

@@ -15,6 +15,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -82,7 +83,9 @@ public class QueryRunner {
         long cap = wanted(skip, limit);
         long matching;
         Plan plan = planner.plan(c, filterSpec, filter, hint);
-        if (filter.isMatchAll() && plan instanceof Plan.CollScan) {
+        // counting rows is only right when no orphan may hide among them
+        if (filter.isMatchAll() && plan instanceof Plan.CollScan
+                && OperationShardingState.filterFor(c.namespace().full()).isEmpty()) {
             matching = store.count(c);
         } else {
             matching = 0;

@@ -12,7 +12,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;
+import dev.shardstore.contracts.hash.BsonHasher;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
@@ -30,6 +32,8 @@ import org.springframework.stereotype.Component;
  *       only when every top-level condition of its partialFilterExpression appears in the filter as is;</li>
  *   <li>otherwise a collection scan.</li>
  * </ol>
+ * A hashed index is bounded by an equality on its hashed field (a point on the value's hash) and by its other
+ * fields as usual.
  */
 @Component
 public class QueryPlanner {
@@ -62,11 +66,11 @@ public class QueryPlanner {
             }
             IndexSpec index = indexes.list(c).stream()
                     .filter(i -> hint.isString() ? i.name().equals(hint.asString().getValue())
-                            : hint.isDocument() && i.key().equals(normalize(hint.asDocument())))
+                            : hint.isDocument() && i.key().equals(IndexSpec.normalizeKey(hint.asDocument())))
                     .findFirst()
                     .orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                             "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index"));
-            return new Plan.IndexScan(index, IndexBounds.derive(spec, index.fields(), index.ordering(), index.multikey()));
+            return new Plan.IndexScan(index, bounds(index, spec, filter));
         }
         if (idKey.isPresent()) {
             return new Plan.IdLookup(idKey.get());
@@ -74,7 +78,7 @@ public class QueryPlanner {
         List<IndexSpec> all = indexes.list(c);
         Plan.IndexScan best = null;
         for (IndexSpec index : all) {
-            IndexBounds bounds = IndexBounds.derive(spec, index.fields(), index.ordering(), index.multikey());
+            IndexBounds bounds = bounds(index, spec, filter);
             if (!bounds.bounded() || !usable(index, spec, bounds)) {
                 continue;
             }
@@ -84,6 +88,31 @@ public class QueryPlanner {
             }
         }
         return best != null ? best : new Plan.CollScan();
+    }
+
+    /**
+     * The index's bounds for the filter. For a hashed index, the filter seen by the bounds is rewritten to what
+     * the index stores: an equality on the hashed field becomes a point on its hash, any other condition on it
+     * (and every {@code $}-operator, which might name it) is dropped. Dropping only widens the bounds, and the
+     * scan checks the whole filter on every document it fetches.
+     */
+    private static IndexBounds bounds(IndexSpec index, BsonDocument spec, Filter filter) {
+        String hashed = index.hashedField();
+        BsonDocument seen = spec;
+        if (hashed != null) {
+            seen = new BsonDocument();
+            for (var e : spec.entrySet()) {
+                if (!e.getKey().startsWith("$") && !e.getKey().equals(hashed)) {
+                    seen.append(e.getKey(), e.getValue());
+                }
+            }
+            BsonValue equal = filter.equalities().get(hashed);
+            // a sparse index left out the documents a null equality also matches (missing field)
+            if (equal != null && !equal.isArray() && !equal.isRegularExpression() && !(equal.isNull() && index.sparse())) {
+                seen.append(hashed, new BsonInt64(BsonHasher.hash64(equal)));
+            }
+        }
+        return IndexBounds.derive(seen, index.fields(), index.ordering(), index.multikey());
     }
 
     /** Higher is better; ties keep the earlier index. */
@@ -114,12 +143,6 @@ public class QueryPlanner {
     }
 
     private static boolean isIdIndex(BsonValue hint) {
-        return hint.isString() ? hint.asString().getValue().equals("_id_") : normalize(hint.asDocument()).equals(ID_PATTERN);
-    }
-
-    private static BsonDocument normalize(BsonDocument key) {
-        BsonDocument out = new BsonDocument();
-        key.forEach((f, v) -> out.append(f, new BsonInt32(v.isNumber() && v.asNumber().doubleValue() < 0 ? -1 : 1)));
-        return out;
+        return hint.isString() ? hint.asString().getValue().equals("_id_") : IndexSpec.normalizeKey(hint.asDocument()).equals(ID_PATTERN);
     }
 }

@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import dev.shardstore.contracts.hash.BsonHasher;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
 
@@ -20,17 +22,22 @@ import org.bson.BsonValue;
  * view of arrays: an array yields each element, an empty array {@code undefined}, a missing field
  * {@code null}), one key per combination, duplicates within a document dropped. A sparse index skips
  * documents missing every key field; a partial index skips documents not matching its filter. Two
- * array-valued key fields in one document are refused (CannotIndexParallelArrays, 171).
+ * array-valued key fields in one document are refused (CannotIndexParallelArrays, 171). A hashed field
+ * ({@code {a: "hashed"}}) stores {@link BsonHasher#hash64} of its value (of null when missing) as a NumberLong,
+ * as MongoDB's hashed indexes do, and refuses arrays (BadValue).
  */
 public final class IndexKeys {
     private final IndexSpec spec;
     private final List<List<String>> paths = new ArrayList<>();
     private final Ordering ordering;
     private final Filter partial;
+    /** Position of the hashed field in the key, or -1. */
+    private final int hashed;
 
     public IndexKeys(IndexSpec spec) {
         this.spec = spec;
         spec.fields().forEach(f -> paths.add(Paths.split(f)));
+        this.hashed = spec.hashedField() == null ? -1 : spec.fields().indexOf(spec.hashedField());
         this.ordering = spec.ordering();
         this.partial = spec.partial() == null ? null : Filter.parse(spec.partial());
     }
@@ -48,7 +55,14 @@ public final class IndexKeys {
         List<List<BsonValue>> perField = new ArrayList<>();
         boolean allMissing = true;
         int arrays = 0;
-        for (List<String> path : paths) {
+        for (int field = 0; field < paths.size(); field++) {
+            List<String> path = paths.get(field);
+            if (field == hashed) {
+                BsonValue value = hashedValue(doc, path);
+                allMissing &= value == null;
+                perField.add(List.of(new BsonInt64(BsonHasher.hash64(value == null ? BsonNull.VALUE : value))));
+                continue;
+            }
             List<BsonValue> values = Paths.resolve(doc, path, Paths.Mode.SORT_KEY);
             List<BsonValue> normalized = new ArrayList<>();
             for (BsonValue v : values) {
@@ -88,6 +102,21 @@ public final class IndexKeys {
             combine(perField, i + 1, prefix, out);
             prefix.removeLast();
         }
+    }
+
+    /**
+     * The value a hashed field's path reaches, null when missing.
+     *
+     * @throws CommandException BadValue when the path meets an array (MongoDB: "hashed indexes do not currently
+     *                          support array values")
+     */
+    private BsonValue hashedValue(BsonDocument doc, List<String> path) {
+        if (reachesArray(doc, path)) {
+            throw new CommandException(ErrorCode.BadValue, "hashed indexes do not currently support array values: field '"
+                    + String.join(".", path) + "' of index " + spec.name());
+        }
+        List<BsonValue> values = Paths.resolve(doc, path, Paths.Mode.SORT_KEY);
+        return values.isEmpty() ? null : values.getFirst();
     }
 
     /** Whether the path meets an array anywhere (so the field is multikey even with a single element). */

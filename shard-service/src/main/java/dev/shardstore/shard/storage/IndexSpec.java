@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * One secondary index of a collection, as listIndexes shows it, with the table holding its entries.
  *
  * @param name     the index name
- * @param key      the key pattern ({@code {a: 1, b: -1}})
+ * @param key      the key pattern ({@code {a: 1, b: -1}}, {@code {a: "hashed", b: 1}})
  * @param unique   whether keys are unique
  * @param sparse   whether documents missing every key field are left out
  * @param partial  the partialFilterExpression, or null
@@ -61,6 +61,27 @@ public record IndexSpec(String name, BsonDocument key, boolean unique, boolean s
         BsonDocument doc = new BsonDocument("v", new BsonInt32(2));
         doc.putAll(specDocument());
         return doc;
+    }
+
+    /** The hashed key field ({@code {a: "hashed"}}), or null for an ascending/descending index. */
+    public @Nullable String hashedField() {
+        for (var e : key.entrySet()) {
+            if (e.getValue().isString()) {
+                return e.getKey();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A key pattern as indexes store it, for matching a pattern given by a user (hint, dropIndexes): numbers
+     * become 1 or -1, {@code "hashed"} stays.
+     */
+    public static BsonDocument normalizeKey(BsonDocument pattern) {
+        BsonDocument out = new BsonDocument();
+        pattern.forEach((f, v) -> out.append(f, v.isString() ? v
+                : new BsonInt32(v.isNumber() && v.asNumber().doubleValue() < 0 ? -1 : 1)));
+        return out;
     }
 
     /** The same index with the multikey flag set. */

@@ -36,6 +36,20 @@ public record Namespace(String db, String collection) {
         }
     }
 
+    /**
+     * Parses {@code db.collection} (the first dot separates the database from the collection).
+     *
+     * @throws CommandException InvalidNamespace (73) for a string without a database and a collection part, or an
+     *                          invalid name
+     */
+    public static Namespace parse(String full) {
+        int dot = full.indexOf('.');
+        if (dot <= 0) {
+            throw invalid("invalid namespace '" + full + "': expected <database>.<collection>");
+        }
+        return new Namespace(full.substring(0, dot), full.substring(dot + 1));
+    }
+
     private static CommandException invalid(String message) {
         return new CommandException(ErrorCode.InvalidNamespace, message);
     }

@@ -10,7 +10,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Marks cached database entries stale when the config service announces a change on
- * {@link CatalogEvent#TOPIC} (DATABASE_CREATED, DATABASE_DROPPED, DATABASE_VERSION_CHANGED). Events
+ * {@link CatalogEvent#TOPIC} (DATABASE_CREATED, DATABASE_DROPPED, DATABASE_VERSION_CHANGED), and a collection's
+ * filtering metadata stale on ROUTING_CHANGED (kept for an incremental refresh). Events
  * are hints only: the version check stays correct without them. Every shard instance reads every
  * event (its own consumer group) from the latest offset; an unreadable event is logged and skipped.
  */
@@ -19,10 +20,12 @@ public class CatalogEventListener {
     private static final Logger log = LoggerFactory.getLogger(CatalogEventListener.class);
 
     private final DatabaseShardingState state;
+    private final CollectionShardingState collections;
     private final JsonMapper json;
 
-    public CatalogEventListener(DatabaseShardingState state, JsonMapper json) {
+    public CatalogEventListener(DatabaseShardingState state, CollectionShardingState collections, JsonMapper json) {
         this.state = state;
+        this.collections = collections;
         this.json = json;
     }
 
@@ -42,6 +45,11 @@ public class CatalogEventListener {
         }
         switch (event.type()) {
             case DATABASE_CREATED, DATABASE_DROPPED, DATABASE_VERSION_CHANGED -> state.invalidate(event.database());
+            case ROUTING_CHANGED -> {
+                if (event.namespace() != null) {
+                    collections.markStale(event.namespace());
+                }
+            }
             case SHARD_ADDED -> { }
         }
     }

@@ -5,12 +5,6 @@ import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.shard.ShardMetrics;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.locks.ReentrantLock;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,10 +17,7 @@ import org.springframework.stereotype.Component;
 public class DatabaseShardingState {
     private final ConfigDatabaseLookup lookup;
     private final ShardMetrics metrics;
-    private final ConcurrentMap<String, DatabaseFilteringInfo> cache = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, CompletableFuture<DatabaseFilteringInfo>> refreshing = new ConcurrentHashMap<>();
-    /** Orders "store a loaded entry" against "invalidate"; held for map operations only, never during I/O. */
-    private final ReentrantLock storeLock = new ReentrantLock();
+    private final CoalescingCache<DatabaseFilteringInfo> cache = new CoalescingCache<>();
 
     public DatabaseShardingState(ConfigDatabaseLookup lookup, ShardMetrics metrics) {
         this.lookup = lookup;
@@ -35,7 +26,7 @@ public class DatabaseShardingState {
 
     /** The cached entry, empty when unknown. */
     public Optional<DatabaseFilteringInfo> cached(String db) {
-        return Optional.ofNullable(cache.get(db));
+        return cache.fresh(db);
     }
 
     /**
@@ -44,40 +35,15 @@ public class DatabaseShardingState {
      * @throws dev.shardstore.contracts.error.CommandException when the config service cannot answer
      */
     public DatabaseFilteringInfo refresh(String db) {
-        CompletableFuture<DatabaseFilteringInfo> mine = new CompletableFuture<>();
-        CompletableFuture<DatabaseFilteringInfo> running = refreshing.putIfAbsent(db, mine);
-        if (running != null) {
-            return join(running);
-        }
-        try {
+        return cache.refresh(db, previous -> {
             metrics.dbVersionRefresh();
-            DatabaseFilteringInfo info = lookup.lookup(db);
-            storeLock.lock();
-            try {
-                if (refreshing.remove(db, mine)) {
-                    cache.put(db, info);
-                }
-            } finally {
-                storeLock.unlock();
-            }
-            mine.complete(info);
-            return info;
-        } catch (RuntimeException e) {
-            refreshing.remove(db, mine);
-            mine.completeExceptionally(e);
-            throw e;
-        }
+            return lookup.lookup(db);
+        });
     }
 
     /** Forgets {@code db}'s entry; the next versioned command for it refreshes. */
     public void invalidate(String db) {
-        storeLock.lock();
-        try {
-            cache.remove(db);
-            refreshing.remove(db);
-        } finally {
-            storeLock.unlock();
-        }
+        cache.invalidate(db);
     }
 
     /**
@@ -88,28 +54,11 @@ public class DatabaseShardingState {
      * write into the dropped database. A running load does not overwrite the marker.
      */
     public void markDropped(String db, DatabaseVersion version) {
-        storeLock.lock();
-        try {
-            refreshing.remove(db);
-            cache.put(db, new DatabaseFilteringInfo(version, false));
-        } finally {
-            storeLock.unlock();
-        }
+        cache.put(db, new DatabaseFilteringInfo(version, false));
     }
 
     /** A sorted copy of the cache, for the {@code shardingState} endpoint. */
     public Map<String, DatabaseFilteringInfo> snapshot() {
-        return new TreeMap<>(cache);
-    }
-
-    private static DatabaseFilteringInfo join(CompletableFuture<DatabaseFilteringInfo> running) {
-        try {
-            return running.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw e;
-        }
+        return cache.snapshot();
     }
 }

@@ -62,6 +62,7 @@ public enum ErrorCode {
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
     ExceededTimeLimit(262, 504),
+    WouldChangeOwningShard(283, 400),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),

@@ -1,0 +1,145 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.IndexSpec;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@code _shardsvrPrepareShardCollection: <coll>} on the collection's database (the primary shard's half of
+ * shardCollection, docs/sharding-protocol.md) with {@code key}, {@code unique?} (default false) and
+ * {@code maxChunkSizeBytes?} (default 128 MiB) → {@code {empty, count, splitKeys: [...], ok: 1}}. Holds the
+ * collection exclusively, creating it when missing:
+ * <ul>
+ *   <li>empty: creates the shard key index (named as MongoDB names it, {@code country_1_name_1},
+ *       {@code _id_hashed}; unique when asked), except for {@code {_id: 1}}, which the {@code _id} index serves;
+ *       no split keys;</li>
+ *   <li>not empty: a document whose shard key holds an array is ShardKeyNotFound (61) naming the field; an index
+ *       whose key starts with the shard key must exist — not sparse, partial or multikey, and for {@code unique} a
+ *       unique index on exactly the shard key (reference: MongoDB's shardCollection requirements) — else
+ *       InvalidOptions (72) naming the index to create; the split keys ({@link SplitPoints#bySize}) cut the documents, in shard
+ *       key order, into chunks of about {@code maxChunkSizeBytes}.</li>
+ * </ul>
+ * Other errors: InvalidOptions for a unique hashed key; BadValue for a malformed key; the index build's errors.
+ */
+@Component
+public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
+    private static final long DEFAULT_MAX_CHUNK_SIZE_BYTES = 128L * 1024 * 1024;
+    private static final BsonDocument ID_KEY = new BsonDocument("_id", new BsonInt32(1));
+
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final IndexCatalog indexes;
+    private final IndexCreator creator;
+    private final DocumentStore store;
+    private final ShardKeyScan scan;
+
+    public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog,
+            IndexCatalog indexes, IndexCreator creator, DocumentStore store, ShardKeyScan scan) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+        this.indexes = indexes;
+        this.creator = creator;
+        this.store = store;
+        this.scan = scan;
+    }
+
+    @Override
+    public String name() {
+        return "_shardsvrPrepareShardCollection";
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = new Namespace(db, args.collectionName());
+        ShardKeyPattern key = ShardKeyPattern.of(args.document(args.required(command, "key", "key"), "key"));
+        boolean unique = args.optionalBoolean(command, "unique", "unique", false);
+        long maxChunkSizeBytes = maxChunkSizeBytes(args, command);
+        if (unique && key.isHashed()) {
+            throw new CommandException(ErrorCode.InvalidOptions, "hashed shard keys cannot be declared unique: 'key' "
+                    + key.pattern().toJson() + " with 'unique: true'");
+        }
+        return locks.exclusive(ns, () -> {
+            CollectionInfo c = catalog.create(ns, new BsonDocument()).collection();
+            long count = store.count(c);
+            List<BsonDocument> splitKeys = List.of();
+            if (count == 0) {
+                createShardKeyIndex(c, key, unique);
+            } else {
+                // the keys first: a document with an array in its shard key is the precise error (its index is multikey)
+                List<SplitPoints.KeyedSize> keys = scan.sortedKeys(c, key, key.encode(key.globalMin()), key.encode(key.globalMax()));
+                requireShardKeyIndex(c, key, unique);
+                splitKeys = SplitPoints.bySize(keys, maxChunkSizeBytes);
+            }
+            return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
+                    .append("count", new BsonInt64(count))
+                    .append("splitKeys", new BsonArray(splitKeys)));
+        });
+    }
+
+    /**
+     * The optional positive {@code maxChunkSizeBytes} (also splitVector's).
+     *
+     * @throws CommandException TypeMismatch or BadValue naming the field
+     */
+    static long maxChunkSizeBytes(CommandArgs args, BsonDocument command) {
+        if (!command.containsKey("maxChunkSizeBytes")) {
+            return DEFAULT_MAX_CHUNK_SIZE_BYTES;
+        }
+        long value = args.nonNegative(command.get("maxChunkSizeBytes"), "maxChunkSizeBytes");
+        if (value == 0) {
+            throw new CommandException(ErrorCode.BadValue, "'maxChunkSizeBytes' must be positive");
+        }
+        return value;
+    }
+
+    private void createShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
+        if (IndexSpec.normalizeKey(key.pattern()).equals(ID_KEY)) {
+            return;
+        }
+        BsonDocument spec = new BsonDocument("key", key.pattern());
+        if (unique) {
+            spec.append("unique", BsonBoolean.TRUE);
+        }
+        creator.createAll(c, List.of(CreateIndexesCommand.validate(spec)));
+    }
+
+    private void requireShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
+        BsonDocument pattern = IndexSpec.normalizeKey(key.pattern());
+        if (pattern.equals(ID_KEY)) {
+            return;
+        }
+        for (IndexSpec index : indexes.list(c)) {
+            boolean usable = !index.sparse() && index.partial() == null && !index.multikey();
+            if (usable && (unique ? index.unique() && index.key().equals(pattern) : startsWith(index.key(), pattern))) {
+                return;
+            }
+        }
+        throw new CommandException(ErrorCode.InvalidOptions, "Please create an index that starts with the proposed shard key "
+                + "before sharding the collection " + c.namespace() + ": " + (unique ? "a unique index " : "an index ")
+                + key.pattern().toJson() + " (not sparse, partial or multikey)");
+    }
+
+    private static boolean startsWith(BsonDocument indexKey, BsonDocument pattern) {
+        var index = List.copyOf(indexKey.entrySet());
+        var wanted = List.copyOf(pattern.entrySet());
+        return index.size() >= wanted.size() && index.subList(0, wanted.size()).equals(wanted);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.CollectionLocks;
+import dev.shardstore.shard.storage.Namespace;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * MongoDB's {@code splitVector: "db.coll"} (run on the collection's database) with {@code keyPattern}, {@code min?}
+ * and {@code max?} (bounds in pattern shape, hashed components as NumberLong; default the whole key space) and
+ * either {@code maxChunkSizeBytes} or {@code force: true} → {@code {splitKeys: [...], ok: 1}}: the split points of
+ * the range's documents in shard key order — with {@code force}, the median key (none with fewer than two distinct
+ * keys), else points cutting chunks of about {@code maxChunkSizeBytes} ({@link SplitPoints}).
+ *
+ * <p>Errors: InvalidNamespace (73) for a malformed namespace; NamespaceNotFound (26) for a missing collection;
+ * InvalidOptions (72) when neither {@code maxChunkSizeBytes} nor {@code force} is given; BadValue for a malformed
+ * key pattern or bounds not in its shape; ShardKeyNotFound (61) for a document whose key holds an array.
+ */
+@Component
+public class SplitVectorCommand extends ShardCommand {
+    private final CollectionLocks locks;
+    private final CollectionCatalog catalog;
+    private final ShardKeyScan scan;
+
+    public SplitVectorCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, ShardKeyScan scan) {
+        super(invoker);
+        this.locks = locks;
+        this.catalog = catalog;
+        this.scan = scan;
+    }
+
+    @Override
+    public String name() {
+        return "splitVector";
+    }
+
+    /** Its first field is a whole namespace, not a collection of the database it runs on. */
+    @Override
+    protected String versionedCollection(BsonDocument command) {
+        return null;
+    }
+
+    @Override
+    protected BsonDocument execute(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        Namespace ns = Namespace.parse(args.requiredString(name()));
+        ShardKeyPattern key = ShardKeyPattern.of(args.document(args.required(command, "keyPattern", "keyPattern"), "keyPattern"));
+        byte[] low = key.encode(command.containsKey("min") ? args.document(command.get("min"), "min") : key.globalMin());
+        byte[] high = key.encode(command.containsKey("max") ? args.document(command.get("max"), "max") : key.globalMax());
+        boolean force = args.optionalBoolean(command, "force", "force", false);
+        if (!force && !command.containsKey("maxChunkSizeBytes")) {
+            throw new CommandException(ErrorCode.InvalidOptions,
+                    "splitVector needs the desired chunk size ('maxChunkSizeBytes') or 'force: true'");
+        }
+        long maxChunkSizeBytes = ShardsvrPrepareShardCollectionCommand.maxChunkSizeBytes(args, command);
+        List<BsonDocument> splitKeys = locks.shared(ns, () -> {
+            CollectionInfo c = catalog.find(ns)
+                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found: " + ns));
+            List<SplitPoints.KeyedSize> keys = scan.sortedKeys(c, key, low, high);
+            return force ? SplitPoints.median(keys) : SplitPoints.bySize(keys, maxChunkSizeBytes);
+        });
+        return Replies.ok(new BsonDocument("splitKeys", new BsonArray(splitKeys)));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.shardstore.shard.versioning;
+
+import dev.shardstore.shard.ShardMetrics;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.stereotype.Component;
+
+/**
+ * The shard's filtering metadata per collection namespace (MongoDB's CollectionShardingState): unknown (no
+ * entry), unsharded, or sharded with a routing table, loaded lazily from the config service
+ * ({@link ConfigRoutingTableLookup}). A refresh of a known sharded entry is incremental. Concurrent refreshes of
+ * one namespace coalesce into one load; {@link #markStale} (a {@code ROUTING_CHANGED} event) keeps the entry as
+ * the basis of the next, incremental, refresh but makes the version check refresh before trusting it.
+ * Thread-safe.
+ */
+@Component
+public class CollectionShardingState {
+    private final ConfigRoutingTableLookup lookup;
+    private final ShardMetrics metrics;
+    private final CoalescingCache<CollectionFilteringInfo> cache = new CoalescingCache<>();
+
+    public CollectionShardingState(ConfigRoutingTableLookup lookup, ShardMetrics metrics) {
+        this.lookup = lookup;
+        this.metrics = metrics;
+    }
+
+    /** The cached entry of {@code namespace} ({@code db.coll}), empty when unknown or marked stale. */
+    public Optional<CollectionFilteringInfo> cached(String namespace) {
+        return cache.fresh(namespace);
+    }
+
+    /**
+     * Loads {@code namespace}'s entry from the config service (joining a load already in progress), incrementally
+     * when a sharded entry is cached, and caches it.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException when the config service cannot answer
+     */
+    public CollectionFilteringInfo refresh(String namespace) {
+        return cache.refresh(namespace, previous -> {
+            metrics.collectionRefresh();
+            return lookup.lookup(namespace, previous);
+        });
+    }
+
+    /** The cached entry, or a fresh load when there is none or it is marked stale. */
+    public CollectionFilteringInfo get(String namespace) {
+        return cached(namespace).orElseGet(() -> refresh(namespace));
+    }
+
+    /** Marks {@code namespace}'s entry stale: the next versioned command refreshes it first. */
+    public void markStale(String namespace) {
+        cache.markStale(namespace);
+    }
+
+    /** Whether {@code namespace}'s entry is marked stale. */
+    public boolean isStale(String namespace) {
+        return cache.isStale(namespace);
+    }
+
+    /** A sorted copy of the entries, stale ones included, for the {@code shardingState} endpoint. */
+    public Map<String, CollectionFilteringInfo> snapshot() {
+        return cache.snapshot();
+    }
+}

@@ -1,0 +1,77 @@
+package dev.shardstore.shard.versioning;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.sharding.StaleConfig;
+import dev.shardstore.contracts.version.ChunkVersion;
+import java.util.Objects;
+import org.bson.BsonDocument;
+
+/**
+ * The filtering metadata snapshot of one versioned command on a sharded collection (MongoDB's
+ * ScopedCollectionFilter; reference: "Orphan filtering"): which documents this shard owns, by their shard key,
+ * as of the routing table the shard version check accepted. Reads and multi-writes skip the documents it does
+ * not own (orphans left by migrations); writes may not create documents it does not own. Immutable.
+ *
+ * @param table    the routing table the command runs against
+ * @param shard    this shard's name
+ * @param received the shard version the command carried (for StaleConfig errors)
+ */
+public record OwnershipFilter(RoutingTable table, String shard, ChunkVersion received) {
+    public OwnershipFilter {
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(shard, "shard");
+        Objects.requireNonNull(received, "received");
+    }
+
+    public String namespace() {
+        return table.namespace();
+    }
+
+    /**
+     * Whether this shard owns {@code document}. A document whose shard key cannot be extracted (an array on the
+     * shard key path, which no sharded collection may hold) belongs to no chunk, so to no shard.
+     */
+    public boolean owns(BsonDocument document) {
+        return owns(table, shard, document);
+    }
+
+    /** Whether {@code table} gives {@code document} to {@code shard}; see {@link #owns(BsonDocument)}. */
+    public static boolean owns(RoutingTable table, String shard, BsonDocument document) {
+        byte[] key;
+        try {
+            key = table.shardKey().keyOf(document);
+        } catch (CommandException e) {
+            return false;
+        }
+        return table.owns(shard, key);
+    }
+
+    /**
+     * Checks that a document about to be inserted falls in a chunk of this shard.
+     *
+     * @throws CommandException StaleConfig (13388) with this shard's version as {@code vWanted} when another shard
+     *                          owns it (the router targeted with stale routing); ShardKeyNotFound (61) when its
+     *                          shard key holds an array
+     */
+    public void checkInsert(BsonDocument document) {
+        if (!table.owns(shard, table.shardKey().keyOf(document))) {
+            throw new StaleConfig(namespace(), received, table.shardVersion(shard), shard).toException();
+        }
+    }
+
+    /**
+     * Checks that an updated document still falls in a chunk of this shard.
+     *
+     * @throws CommandException WouldChangeOwningShard (283) naming the new shard key when it moved to another
+     *                          shard's chunk; ShardKeyNotFound (61) when its shard key now holds an array
+     */
+    public void checkUpdate(BsonDocument after) {
+        if (!table.owns(shard, table.shardKey().keyOf(after))) {
+            throw new CommandException(ErrorCode.WouldChangeOwningShard, "the update would change the owning shard of the document: "
+                    + "its new shard key " + table.shardKey().extractKey(after).toJson() + " of " + namespace() + " belongs to shard "
+                    + table.chunkFor(after).shard() + ", not to " + shard);
+        }
+    }
+}

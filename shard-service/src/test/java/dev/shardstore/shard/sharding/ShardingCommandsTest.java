@@ -1,0 +1,158 @@
+package dev.shardstore.shard.sharding;
+
+import static dev.shardstore.shard.TestRouting.chunk;
+import static dev.shardstore.shard.TestRouting.collection;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.shard.ConfigServerStub;
+import dev.shardstore.shard.ShardIntegrationTest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+/** {@code _shardsvrPrepareShardCollection}, {@code splitVector} and {@code _shardsvrDataDistribution} over real HTTP. */
+class ShardingCommandsTest extends ShardIntegrationTest {
+    private static final String PAD = "p".repeat(200);
+
+    @Test
+    void preparingAnEmptyCollectionCreatesItAndItsShardKeyIndex() {
+        BsonDocument ranged = run("pr_empty", "{_shardsvrPrepareShardCollection: 'c', key: {country: 1, name: 1}, unique: true}");
+        run("pr_empty", "{_shardsvrPrepareShardCollection: 'h', key: {_id: 'hashed'}}");
+        run("pr_empty", "{_shardsvrPrepareShardCollection: 'i', key: {_id: 1}}");
+
+        assertThat(ranged).isEqualTo(ExtendedJson.parse("{empty: true, count: {$numberLong: '0'}, splitKeys: [], ok: 1.0}"));
+        assertThat(indexes("pr_empty", "c")).contains(
+                ExtendedJson.parse("{v: 2, key: {country: 1, name: 1}, name: 'country_1_name_1', unique: true}"));
+        assertThat(indexes("pr_empty", "h")).contains(ExtendedJson.parse("{v: 2, key: {_id: 'hashed'}, name: '_id_hashed'}"));
+        assertThat(indexes("pr_empty", "i")).hasSize(1);
+        assertThat(run("pr_empty", "{_shardsvrPrepareShardCollection: 'c', key: {country: 1, name: 1}, unique: true}")
+                .getNumber("ok").intValue()).as("preparing again is harmless").isEqualTo(1);
+        assertThat(run("pr_empty", "{_shardsvrPrepareShardCollection: 'u', key: {_id: 'hashed'}, unique: true}")
+                .getInt32("code").getValue()).isEqualTo(72);
+    }
+
+    @Test
+    void preparingANonEmptyCollectionNeedsAnIndexStartingWithTheShardKey() {
+        insertDocuments("pr_full", "c", 50);
+
+        BsonDocument missing = run("pr_full", "{_shardsvrPrepareShardCollection: 'c', key: {x: 1}, maxChunkSizeBytes: 1000}");
+        run("pr_full", "{createIndexes: 'c', indexes: [{key: {x: 1, pad: 1}}]}");
+        BsonDocument notUnique = run("pr_full", "{_shardsvrPrepareShardCollection: 'c', key: {x: 1}, unique: true}");
+        BsonDocument prepared = run("pr_full", new BsonDocument("_shardsvrPrepareShardCollection", new BsonString("c"))
+                .append("key", ExtendedJson.parse("{x: 1}")).append("maxChunkSizeBytes", new BsonInt32(10 * documentSize(0))));
+
+        assertThat(missing.getInt32("code").getValue()).isEqualTo(72);
+        assertThat(missing.getString("errmsg").getValue()).contains("{\"x\": 1}");
+        assertThat(notUnique.getInt32("code").getValue()).isEqualTo(72);
+        assertThat(prepared.getBoolean("empty").getValue()).isFalse();
+        assertThat(prepared.getNumber("count").intValue()).isEqualTo(50);
+        assertThat(prepared.getArray("splitKeys")).containsExactly(
+                key(10), key(20), key(30), key(40));
+    }
+
+    @Test
+    void hashedSplitKeysAreIncreasingHashes() {
+        insertDocuments("pr_hashed", "c", 40);
+        run("pr_hashed", "{createIndexes: 'c', indexes: [{key: {x: 'hashed'}}]}");
+
+        BsonDocument prepared = run("pr_hashed", new BsonDocument("_shardsvrPrepareShardCollection", new BsonString("c"))
+                .append("key", ExtendedJson.parse("{x: 'hashed'}")).append("maxChunkSizeBytes", new BsonInt32(10 * documentSize(0))));
+
+        ShardKeyPattern pattern = ShardKeyPattern.of(ExtendedJson.parse("{x: 'hashed'}"));
+        List<byte[]> encoded = new ArrayList<>();
+        for (BsonValue k : prepared.getArray("splitKeys")) {
+            assertThat(k.asDocument().get("x").isInt64()).as(k.toString()).isTrue();
+            encoded.add(pattern.encode(k.asDocument()));
+        }
+        assertThat(encoded).hasSize(3);
+        for (int i = 1; i < encoded.size(); i++) {
+            assertThat(Arrays.compareUnsigned(encoded.get(i - 1), encoded.get(i))).isNegative();
+        }
+    }
+
+    @Test
+    void aShardKeyHoldingAnArrayIsRefused() {
+        run("pr_array", "{insert: 'c', documents: [{_id: 1, a: {b: 1}}, {_id: 2, a: {b: [1, 2]}}]}");
+
+        assertThat(run("pr_array", "{_shardsvrPrepareShardCollection: 'c', key: {_id: 1, 'a.b': 1}}").getInt32("code").getValue())
+                .isEqualTo(61);
+    }
+
+    @Test
+    void splitVectorFindsTheMedianOrCutsBySize() {
+        insertDocuments("sp_vec", "c", 9);
+        int size = documentSize(0);
+
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, force: true}").getArray("splitKeys"))
+                .containsExactly(key(4));
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, min: {x: 3}, max: {x: 7}, force: true}")
+                .getArray("splitKeys")).containsExactly(key(5));
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, min: {x: 3}, max: {x: 4}, force: true}")
+                .getArray("splitKeys")).isEmpty();
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, maxChunkSizeBytes: " + 3 * size + "}")
+                .getArray("splitKeys")).containsExactly(key(3), key(6));
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}}").getInt32("code").getValue()).isEqualTo(72);
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.none', keyPattern: {x: 1}, force: true}").getInt32("code").getValue())
+                .isEqualTo(26);
+        assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, min: {y: 1}, force: true}").getInt32("code").getValue())
+                .isEqualTo(2);
+    }
+
+    @Test
+    void dataDistributionSplitsOwnedFromOrphanedDocuments() {
+        ShardedCollection coll = collection("dd.c", "{x: 1}");
+        ConfigServerStub.instance().putRoutingTable(coll, List.of(
+                chunk(coll, "{x: {$minKey: 1}}", "{x: 5}", SHARD_NAME, 1, 0),
+                chunk(coll, "{x: 5}", "{x: {$maxKey: 1}}", "other", 1, 1)));
+        insertDocuments("dd", "c", 8);
+        int size = documentSize(0);
+
+        BsonDocument sharded = run("admin", "{_shardsvrDataDistribution: 'dd.c'}");
+        insertDocuments("dd", "plain", 3);
+        BsonDocument unsharded = run("admin", "{_shardsvrDataDistribution: 'dd.plain'}");
+
+        assertThat(sharded).isEqualTo(new BsonDocument("numOwnedDocuments", new org.bson.BsonInt64(5))
+                .append("ownedSizeBytes", new org.bson.BsonInt64(5L * size))
+                .append("numOrphanedDocs", new org.bson.BsonInt64(3))
+                .append("orphanedSizeBytes", new org.bson.BsonInt64(3L * size))
+                .append("ok", new org.bson.BsonDouble(1)));
+        assertThat(unsharded.getNumber("numOwnedDocuments").intValue()).isEqualTo(3);
+        assertThat(unsharded.getNumber("numOrphanedDocs").intValue()).isZero();
+    }
+
+    /** Inserts {@code n} documents {_id: i, x: i, pad}, all of {@link #documentSize} bytes, in reverse order. */
+    private void insertDocuments(String db, String coll, int n) {
+        BsonArray docs = new BsonArray();
+        for (int i = n - 1; i >= 0; i--) {
+            docs.add(document(i));
+        }
+        run(db, new BsonDocument("insert", new BsonString(coll)).append("documents", docs));
+    }
+
+    private static BsonDocument document(int i) {
+        return new BsonDocument("_id", new BsonInt32(i)).append("x", new BsonInt32(i)).append("pad", new BsonString(PAD));
+    }
+
+    private static int documentSize(int i) {
+        return BsonBytes.encode(document(i)).length;
+    }
+
+    private static BsonDocument key(int x) {
+        return new BsonDocument("x", new BsonInt32(x));
+    }
+
+    private List<BsonDocument> indexes(String db, String coll) {
+        return run(db, "{listIndexes: '" + coll + "'}").getDocument("cursor").getArray("firstBatch").stream()
+                .map(BsonValue::asDocument).toList();
+    }
+}
