@@ -341,6 +341,21 @@ class ShardingServiceTest {
     }
 
     @Test
+    void theShardsWhoseChunksChangedAreToldToRefreshAfterTheCommit() {
+        Routing r = shardRanged("refreshdb.c", 10);
+        A.reset();
+        B.reset();
+        run(new BsonDocument("_configsvrSplitChunk", new BsonString("refreshdb.c")).append("middle", x(20)));
+        assertThat(A.received("_shardsvrRefreshCollection")).extracting(c -> c.getString("_shardsvrRefreshCollection").getValue())
+                .containsExactly("refreshdb.c");
+        assertThat(B.received("_shardsvrRefreshCollection")).isEmpty();
+
+        run(migrate(r.collection(), routing("refreshdb.c").chunks().getFirst(), "shB"));
+        assertThat(A.received("_shardsvrRefreshCollection")).hasSize(2);
+        assertThat(B.received("_shardsvrRefreshCollection")).hasSize(1);
+    }
+
+    @Test
     void splitByBoundsOrFindSplitsAtTheMedianTheOwningShardReports() {
         Routing r = shardRanged("mediandb.c", 100);
         A.answer("splitVector", cmd -> Replies.ok(new BsonDocument("splitKeys", new BsonArray(List.of(x(42))))));

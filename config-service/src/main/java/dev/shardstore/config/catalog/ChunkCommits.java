@@ -1,6 +1,7 @@
 package dev.shardstore.config.catalog;
 
 import dev.shardstore.config.outbox.Outbox;
+import org.springframework.context.ApplicationEventPublisher;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.Chunk;
@@ -31,15 +32,17 @@ public class ChunkCommits {
     private final Outbox outbox;
     private final ConfigClock clock;
     private final TransactionTemplate tx;
+    private final ApplicationEventPublisher events;
 
     public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, ConfigClock clock,
-            TransactionTemplate tx) {
+            TransactionTemplate tx, ApplicationEventPublisher events) {
         this.guard = guard;
         this.chunks = chunks;
         this.shards = shards;
         this.outbox = outbox;
         this.clock = clock;
         this.tx = tx;
+        this.events = events;
     }
 
     /**
@@ -86,6 +89,7 @@ public class ChunkCommits {
             chunks.insert(key, pieces);
             ChunkVersion latest = versions.getLast();
             outbox.appendRoutingChanged(namespace, latest.epoch(), latest, List.of(shard));
+            events.publishEvent(new RoutingChangeCommitted(namespace, List.of(shard)));
             return new CommitResult(latest, latest);
         });
     }
@@ -125,6 +129,7 @@ public class ChunkCommits {
             chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(mergedRange, shard, version),
                     List.of(new ChunkHistory(clock.next(), shard))));
             outbox.appendRoutingChanged(namespace, version.epoch(), version, List.of(shard));
+            events.publishEvent(new RoutingChangeCommitted(namespace, List.of(shard)));
             return new CommitResult(version, version);
         });
     }
@@ -161,6 +166,7 @@ public class ChunkCommits {
             ChunkVersion donorVersion = control.map(CatalogChunk::lastmod)
                     .orElse(new ChunkVersion(0, 0, moved.epoch(), moved.timestamp()));
             outbox.appendRoutingChanged(namespace, moved.epoch(), collectionVersion, List.of(fromShard, toShard));
+            events.publishEvent(new RoutingChangeCommitted(namespace, List.of(fromShard, toShard)));
             return new CommitResult(donorVersion, collectionVersion);
         });
     }

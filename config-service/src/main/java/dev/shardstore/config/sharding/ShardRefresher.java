@@ -1,5 +1,6 @@
 package dev.shardstore.config.sharding;
 
+import dev.shardstore.config.catalog.RoutingChangeCommitted;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
 import dev.shardstore.config.shard.ShardPeers;
@@ -8,6 +9,8 @@ import java.util.Collection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
 
 /**
  * Asks shards to refresh their filtering metadata of a namespace after a catalog change, best effort: a shard that
@@ -23,6 +26,12 @@ public class ShardRefresher {
     public ShardRefresher(ShardCatalog shards, ShardPeers peers) {
         this.shards = shards;
         this.peers = peers;
+    }
+
+    /** After a chunk commit: the shards whose chunks changed refresh now (MongoDB's shard refreshes after its own split). */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
+    void onCommitted(RoutingChangeCommitted committed) {
+        refresh(committed.namespace(), committed.shards());
     }
 
     /** Sends {@code _shardsvrRefreshCollection} for {@code namespace} to each registered shard in {@code shardIds}. */
