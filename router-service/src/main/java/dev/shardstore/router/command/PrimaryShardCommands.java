@@ -10,14 +10,12 @@ import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Supplier;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.context.annotation.Bean;
@@ -82,16 +80,6 @@ public class PrimaryShardCommands {
     }
 
     @Bean
-    CommandHandler update() {
-        return write("update", true, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0)).append("nModified", new BsonInt32(0))));
-    }
-
-    @Bean
-    CommandHandler delete() {
-        return write("delete", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
-    }
-
-    @Bean
     CommandHandler count() {
         return write("count", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
     }
@@ -102,71 +90,9 @@ public class PrimaryShardCommands {
         return write("distinct", false, () -> Replies.ok(new BsonDocument("values", new BsonArray())));
     }
 
-    /**
-     * {@code findAndModify}, also spelled {@code findandmodify}; creates the database like {@code update} (so the
-     * reply for a missing database, nothing matched, is never needed but given as MongoDB would).
-     */
-    @Bean
-    CommandHandler findAndModify() {
-        CommandHandler handler = write("findAndModify", true, () -> Replies.ok(
-                new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(0))).append("value", BsonNull.VALUE)));
-        return withAlias(handler, "findandmodify");
-    }
-
-    /** {@code handler} also answering to MongoDB's legacy spelling {@code alias}. */
-    private static CommandHandler withAlias(CommandHandler handler, String alias) {
-        return new CommandHandler() {
-            @Override
-            public String name() {
-                return handler.name();
-            }
-
-            @Override
-            public Set<String> aliases() {
-                return Set.of(alias);
-            }
-
-            @Override
-            public BsonDocument run(String db, BsonDocument command) {
-                return handler.run(db, command);
-            }
-        };
-    }
-
     @Bean
     CommandHandler create() {
         return write("create", true, Replies::ok);
-    }
-
-    @Bean
-    CommandHandler drop() {
-        return write("drop", false, Replies::ok);
-    }
-
-    /** {@code createIndexes}: forwarded to the primary shard; creates the database (and the collection) when missing. */
-    @Bean
-    CommandHandler createIndexes() {
-        return write("createIndexes", true, Replies::ok);
-    }
-
-    /** {@code dropIndexes}: forwarded; a missing database is NamespaceNotFound (26), as for a missing collection. */
-    @Bean
-    CommandHandler dropIndexes() {
-        return write("dropIndexes", false, () -> {
-            throw new CommandException(ErrorCode.NamespaceNotFound, "ns not found");
-        });
-    }
-
-    /** {@code listIndexes}: forwarded; the shard's cursor is adopted like find's. */
-    @Bean
-    CommandHandler listIndexes() {
-        return CommandHandler.of("listIndexes", (db, cmd) -> {
-            Namespaces.checkUserDatabase(db, "listIndexes");
-            String collection = new CommandArgs(cmd).collectionName();
-            ShardReply reply = toPrimary(db, collection, cmd, false)
-                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + db + "." + collection));
-            return cursors.adopt(db, collection, reply.shardId(), unwrap(reply));
-        });
     }
 
     /**
