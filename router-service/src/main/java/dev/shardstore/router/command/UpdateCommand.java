@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
