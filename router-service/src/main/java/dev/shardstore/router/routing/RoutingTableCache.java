@@ -18,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.bson.BSONException;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -210,7 +209,7 @@ public class RoutingTableCache {
                     }
                     done.complete(null);
                     return;
-                } catch (CommandException | IllegalArgumentException | BSONException e) {
+                } catch (RuntimeException e) { // unreachable config service, or a reply that does not make a table
                     last = e;
                     log.warn("routing table refresh of {} failed (attempt {} of {}): {}", namespace, attempt, REFRESH_ATTEMPTS, e.getMessage());
                 }

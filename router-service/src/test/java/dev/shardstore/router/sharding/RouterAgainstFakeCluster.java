@@ -68,9 +68,14 @@ abstract class RouterAgainstFakeCluster {
         return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
+    /** This router's {@code routingTable} actuator entries of collections, by namespace. */
+    BsonDocument cachedCollections() throws Exception {
+        return ExtendedJson.parse(get("/actuator/routingTable")).getDocument("collections");
+    }
+
     /** This router's {@code routingTable} actuator entry for {@code ns}. */
     BsonDocument cacheEntry(String ns) throws Exception {
-        return ExtendedJson.parse(get("/actuator/routingTable")).getDocument("collections").getDocument(ns);
+        return cachedCollections().getDocument(ns);
     }
 
     /** The {@code command} requests {@code peer} received for database {@code db}, in arrival order. */
