@@ -87,6 +87,19 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
     }
 
     @Test
+    void anOrderedBatchSendsAMultiShardStatementAsARoundOfItsOwn() throws Exception {
+        shard("w8");
+        Reply reply = command("w8", "{update: 'c', updates: [{q: {x: 5}, u: {$set: {a: 1}}}, {q: {x: 6}, u: {$set: {a: 1}}},"
+                + " {q: {a: 1}, u: {$set: {b: 1}}, multi: true}, {q: {x: -1}, u: {$set: {a: 1}}}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(5);
+        assertThat(sent(CLUSTER.sh2, "w8", "update")).extracting(u -> u.getArray("updates").size()).containsExactly(2, 1);
+        assertThat(sent(CLUSTER.sh1, "w8", "update")).extracting(u -> u.getArray("updates").size()).containsExactly(1, 1);
+        assertThat(sent(CLUSTER.sh1, "w8", "update").getFirst().getArray("updates").get(0).asDocument().getBoolean("multi").getValue()).isTrue();
+    }
+
+    @Test
     void aSingleUpdateOrAnUpsertWithoutTheShardKeyIsAWriteErrorAndSentNowhere() throws Exception {
         shard("w5");
         Reply reply = command("w5", "{update: 'c', ordered: false, updates: [{q: {a: 1}, u: {$set: {b: 1}}},"
