@@ -68,6 +68,12 @@ abstract class RouterAgainstFakeCluster {
         return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
+    /** The status of {@code POST path} with a JSON body. */
+    int post(String path, String json) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
     /** This router's {@code routingTable} actuator entries of collections, by namespace. */
     BsonDocument cachedCollections() throws Exception {
         return ExtendedJson.parse(get("/actuator/routingTable")).getDocument("collections");

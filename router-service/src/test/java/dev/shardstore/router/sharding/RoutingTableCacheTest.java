@@ -70,7 +70,7 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
         BsonDocument entry = cacheEntry("cache1.c");
         assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
         assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
-        assertThat(entry.getNumber("staleConfigs").intValue()).isEqualTo(1);
+        assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(1);
         assertThat(entry.getDocument("routingTable").getNumber("chunks").intValue()).isEqualTo(2);
     }
 
@@ -142,13 +142,34 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
                 after.collectionVersion().toString(), List.of("sh1", "sh2")));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cacheEntry("cache6.c").getBoolean("stale").getValue());
-        int staleBefore = cacheEntry("cache6.c").getNumber("staleConfigs").intValue();
+        int staleBefore = cacheEntry("cache6.c").getNumber("staleConfigRetries").intValue();
         command("cache6", "{insert: 'c', documents: [{x: -1}]}").assertOk();
         BsonDocument entry = cacheEntry("cache6.c");
         assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
         assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
-        assertThat(entry.getNumber("staleConfigs").intValue()).isEqualTo(staleBefore); // refreshed before any shard said so
+        assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(staleBefore); // refreshed before any shard said so
         assertThat(shardVersionOf(CLUSTER.sh2.received("insert").getLast())).isEqualTo(after.shardVersion("sh2"));
+    }
+
+    @Test
+    void withItsEventConsumerStoppedARouterIsCorrectedByStaleConfig() throws Exception {
+        shardAtZero("cache11.c");
+        command("cache11", "{insert: 'c', documents: [{x: 1}]}").assertOk();
+        assertThat(post("/actuator/catalogEvents", "{\"state\": \"paused\"}")).isEqualTo(400);
+        assertThat(post("/actuator/catalogEvents", "{\"state\": \"stopped\"}")).isEqualTo(200);
+        try {
+            assertThat(get("/actuator/catalogEvents")).contains("stopped");
+            CLUSTER.moveChunk("cache11.c", 1, "sh1");
+
+            command("cache11", "{insert: 'c', documents: [{x: 2}]}").assertOk();
+
+            BsonDocument entry = cacheEntry("cache11.c");
+            assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(1);
+            assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
+        } finally {
+            assertThat(post("/actuator/catalogEvents", "{\"state\": \"running\"}")).isEqualTo(200);
+        }
+        assertThat(get("/actuator/catalogEvents")).contains("running");
     }
 
     @Test
