@@ -6,7 +6,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
-import dev.shardstore.router.routing.PrimaryShardRouter;
+import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,9 +32,9 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class InsertCommand implements CommandHandler {
-    private final PrimaryShardRouter router;
+    private final VersionedRouter router;
 
-    public InsertCommand(PrimaryShardRouter router) {
+    public InsertCommand(VersionedRouter router) {
         this.router = router;
     }
 
@@ -47,7 +47,7 @@ public class InsertCommand implements CommandHandler {
     public BsonDocument run(String db, BsonDocument command) {
         Namespaces.checkUserDatabase(db, "insert");
         CommandArgs args = new CommandArgs(command);
-        args.collectionName();
+        String collection = args.collectionName();
         List<BsonDocument> documents = documents(args);
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
 
@@ -74,7 +74,8 @@ public class InsertCommand implements CommandHandler {
             BsonDocument forwarded = new BsonDocument();
             forwarded.putAll(command);
             forwarded.put("documents", new BsonArray(toSend));
-            BsonDocument reply = router.run(db, forwarded, true).orElseThrow().reply();
+            BsonDocument reply = router.run(db, collection, true,
+                    routing -> router.send(routing, routing.database().primary(), db, forwarded)).orElseThrow();
             if (ErrorReplies.isError(reply)) {
                 throw ErrorReplies.toException(reply);
             }

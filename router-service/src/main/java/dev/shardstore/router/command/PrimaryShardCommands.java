@@ -5,8 +5,8 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.routing.ConfigServer;
-import dev.shardstore.router.routing.PrimaryShardRouter;
 import dev.shardstore.router.routing.ShardReply;
+import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Optional;
@@ -30,10 +30,10 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration
 public class PrimaryShardCommands {
-    private final PrimaryShardRouter router;
+    private final VersionedRouter router;
     private final RouterCursorManager cursors;
 
-    public PrimaryShardCommands(PrimaryShardRouter router, RouterCursorManager cursors) {
+    public PrimaryShardCommands(VersionedRouter router, RouterCursorManager cursors) {
         this.router = router;
         this.cursors = cursors;
     }
@@ -65,7 +65,9 @@ public class PrimaryShardCommands {
     CommandHandler listCollections() {
         return CommandHandler.of("listCollections", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "listCollections");
-            return cursorReply(db, "$cmd.listCollections", cmd);
+            return router.runOnDatabase(db, false, database -> new ShardReply(database.primary(), router.sendToPrimary(database, cmd)))
+                    .map(reply -> cursors.adopt(db, "$cmd.listCollections", reply.shardId(), unwrap(reply)))
+                    .orElseGet(() -> Replies.cursor(true, List.of(), 0, db + ".$cmd.listCollections"));
         });
     }
 
@@ -161,7 +163,7 @@ public class PrimaryShardCommands {
         return CommandHandler.of("listIndexes", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "listIndexes");
             String collection = new CommandArgs(cmd).collectionName();
-            ShardReply reply = router.run(db, cmd, false)
+            ShardReply reply = toPrimary(db, collection, cmd, false)
                     .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + db + "." + collection));
             return cursors.adopt(db, collection, reply.shardId(), unwrap(reply));
         });
@@ -179,10 +181,10 @@ public class PrimaryShardCommands {
             if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
                 throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
             }
-            new CommandArgs(inner.asDocument()).collectionName();
-            return router.run(db, cmd, false).map(PrimaryShardCommands::unwrap).orElseGet(() -> Replies.ok(
+            String collection = new CommandArgs(inner.asDocument()).collectionName();
+            return toPrimary(db, collection, cmd, false).map(PrimaryShardCommands::unwrap).orElseGet(() -> Replies.ok(
                     new BsonDocument("queryPlanner", new BsonDocument("namespace",
-                            new BsonString(db + "." + inner.asDocument().get(inner.asDocument().getFirstKey()).asString().getValue()))
+                            new BsonString(db + "." + collection))
                             .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
                             .append("rejectedPlans", new BsonArray()))));
         });
@@ -197,17 +199,28 @@ public class PrimaryShardCommands {
     private CommandHandler write(String name, boolean create, Supplier<BsonDocument> whenMissing) {
         return CommandHandler.of(name, (db, cmd) -> {
             Namespaces.checkUserDatabase(db, name);
-            new CommandArgs(cmd).collectionName();
-            return router.run(db, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
+            String collection = new CommandArgs(cmd).collectionName();
+            return toPrimary(db, collection, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
         });
     }
 
     private BsonDocument cursorReply(String db, String collection, BsonDocument cmd) {
-        Optional<ShardReply> reply = router.run(db, cmd, false);
+        Optional<ShardReply> reply = toPrimary(db, collection, cmd, false);
         if (reply.isEmpty()) {
             return Replies.cursor(true, List.of(), 0, db + "." + collection);
         }
         return cursors.adopt(db, collection, reply.get().shardId(), unwrap(reply.get()));
+    }
+
+    /**
+     * Runs {@code cmd} on the primary shard of {@code db} through the versioned loop: the collection's routing is
+     * resolved (and its versions attached), and the statement retried on stale routing.
+     */
+    private Optional<ShardReply> toPrimary(String db, String collection, BsonDocument cmd, boolean create) {
+        return router.run(db, collection, create, routing -> {
+            String primary = routing.database().primary();
+            return new ShardReply(primary, router.send(routing, primary, db, cmd));
+        });
     }
 
     private static BsonDocument unwrap(ShardReply reply) {

@@ -2,6 +2,7 @@ package dev.shardstore.router.events;
 
 import dev.shardstore.contracts.event.CatalogEvent;
 import dev.shardstore.router.routing.DatabaseCache;
+import dev.shardstore.router.routing.RoutingTableCache;
 import dev.shardstore.router.routing.ShardRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,11 +24,13 @@ public class CatalogEventListener {
     private static final Logger log = LoggerFactory.getLogger(CatalogEventListener.class);
 
     private final DatabaseCache databases;
+    private final RoutingTableCache collections;
     private final ShardRegistry shards;
     private final JsonMapper json;
 
-    public CatalogEventListener(DatabaseCache databases, ShardRegistry shards, JsonMapper json) {
+    public CatalogEventListener(DatabaseCache databases, RoutingTableCache collections, ShardRegistry shards, JsonMapper json) {
         this.databases = databases;
+        this.collections = collections;
         this.shards = shards;
         this.json = json;
     }
@@ -44,7 +47,16 @@ public class CatalogEventListener {
         }
         switch (event.type()) {
             case SHARD_ADDED -> shards.refreshQuietly();
-            case DATABASE_CREATED, DATABASE_DROPPED, DATABASE_VERSION_CHANGED -> databases.invalidate(event.database());
+            case DATABASE_CREATED, DATABASE_VERSION_CHANGED -> databases.invalidate(event.database());
+            case DATABASE_DROPPED -> {
+                databases.invalidate(event.database());
+                collections.purgeDatabase(event.database());
+            }
+            case ROUTING_CHANGED -> {
+                if (event.namespace() != null) {
+                    collections.markStale(event.namespace());
+                }
+            }
         }
     }
 }

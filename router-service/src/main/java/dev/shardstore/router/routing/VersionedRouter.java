@@ -1,0 +1,223 @@
+package dev.shardstore.router.routing;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.sharding.StaleConfig;
+import dev.shardstore.router.RouterProperties;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Component;
+
+/**
+ * The router's versioned-request loop (reference: "Versioning updates"; DESIGN.md §5): every request to a
+ * shard carries the version the router used to target it — {@code shardVersion} (the shard's version in the
+ * routing table, {@code ChunkVersion.UNSHARDED} for an unsharded collection) and, for the primary shard,
+ * {@code databaseVersion}. When a shard answers {@code StaleConfig} (13388) the collection's cache entry is
+ * marked stale, on {@code StaleDbVersion} (249) the database's entry is dropped, and the whole statement is
+ * rerun on fresh routing information; at most {@code shardstore.router.max-stale-retries} attempts in all
+ * (mongos: 10), then the last stale error goes to the client.
+ *
+ * <p>Meters: {@code shardstore.router.stale.retries} tagged {@code kind=database|collection}.
+ */
+@Component
+public class VersionedRouter {
+    private final DatabaseCache databases;
+    private final RoutingTableCache collections;
+    private final ShardRegistry shards;
+    private final CommandClient client;
+    private final int maxAttempts;
+    private final Counter databaseRetries;
+    private final Counter collectionRetries;
+
+    public VersionedRouter(DatabaseCache databases, RoutingTableCache collections, ShardRegistry shards, CommandClient client,
+            RouterProperties properties, MeterRegistry meters) {
+        this.databases = databases;
+        this.collections = collections;
+        this.shards = shards;
+        this.client = client;
+        this.maxAttempts = properties.maxStaleRetries();
+        this.databaseRetries = retryCounter(meters, "database", "statements retried after StaleDbVersion");
+        this.collectionRetries = retryCounter(meters, "collection", "statements retried after StaleConfig");
+    }
+
+    private static Counter retryCounter(MeterRegistry meters, String kind, String description) {
+        return Counter.builder("shardstore.router.stale.retries").tag("kind", kind).description(description).register(meters);
+    }
+
+    /**
+     * Runs a statement on {@code db.collection}: resolves its routing (creating the database first when
+     * {@code createDatabase}, as MongoDB's writes do) and applies {@code body}, which targets shards through
+     * {@link #send}/{@link #sendAll}; reruns {@code body} on fresh routing when it throws
+     * {@link StaleRoutingException}. {@code body} must therefore not have effects outside the shards before
+     * its last send (a retried write batch is resent whole, as mongos does for a batch that got no reply).
+     *
+     * @return {@code body}'s (non-null) result; empty when the database does not exist and {@code createDatabase}
+     *         is false
+     * @throws CommandException StaleConfig or StaleDbVersion when every attempt met stale routing; whatever
+     *                          {@code body} or the caches throw otherwise (HostUnreachable, NetworkTimeout, ...)
+     */
+    public <T> Optional<T> run(String db, String collection, boolean createDatabase, Function<CollectionRouting, T> body) {
+        String namespace = db + "." + collection;
+        return retrying(db, namespace, createDatabase,
+                database -> body.apply(new CollectionRouting(namespace, database, collections.get(namespace).orElse(null))));
+    }
+
+    /**
+     * Runs a database-level statement (listCollections, ...) with the database's placement; the same loop as
+     * {@link #run} for StaleDbVersion. {@code body} sends with {@link #sendToPrimary}.
+     */
+    public <T> Optional<T> runOnDatabase(String db, boolean createDatabase, Function<CachedDatabase, T> body) {
+        return retrying(db, null, createDatabase, body);
+    }
+
+    /**
+     * Sends {@code command} (run on database {@code db}) to {@code shard} with {@code shardVersion =
+     * routing.shardVersion(shard)} and, when the collection is unsharded or {@code shard} is the primary, the
+     * database version.
+     *
+     * @return the shard's reply, which may be an ordinary error reply (write error, BadValue, ...)
+     * @throws StaleRoutingException when the shard answered StaleConfig or StaleDbVersion
+     * @throws CommandException      HostUnreachable/NetworkTimeout when the shard did not answer; ShardNotFound
+     *                               when the shard is not registered
+     */
+    public BsonDocument send(CollectionRouting routing, String shard, String db, BsonDocument command) {
+        return checked(shard, unchecked(routing, shard, db, command));
+    }
+
+    /** Sends a database-level command to the database's primary shard with its database version; see {@link #send}. */
+    public BsonDocument sendToPrimary(CachedDatabase database, BsonDocument command) {
+        BsonDocument versioned = shallowCopy(command);
+        versioned.put(InternalApi.DATABASE_VERSION_FIELD, database.version().toBson());
+        return checked(database.primary(), client.run(database.primary(), shards.hostOf(database.primary()), database.name(), versioned));
+    }
+
+    /**
+     * {@link #send} to each of {@code targets} concurrently (one virtual thread each; inline for one target).
+     *
+     * @param commandForShard the command for a given shard (e.g. its batch of an insert)
+     * @return the replies keyed by shard, in the order of {@code targets}
+     * @throws StaleRoutingException the first one (in {@code targets} order) once all requests have completed, so
+     *                               the statement is retried only after every shard has answered
+     * @throws CommandException      otherwise the first transport failure, in {@code targets} order
+     */
+    public Map<String, BsonDocument> sendAll(CollectionRouting routing, List<String> targets, String db,
+            Function<String, BsonDocument> commandForShard) {
+        Map<String, BsonDocument> replies = sendEach(routing, targets, db, commandForShard);
+        replies.forEach(this::checked);
+        return replies;
+    }
+
+    /**
+     * Like {@link #sendAll}, but a shard's StaleConfig/StaleDbVersion reply is returned as it is (test it with
+     * {@link StaleRoutingException#isStaleReply}) instead of thrown, so a write can keep what the other shards
+     * did and retry only the stale shard's part (then throw {@code new StaleRoutingException(shard, reply)}).
+     *
+     * @throws CommandException the first transport failure, in {@code targets} order, once all requests completed
+     */
+    public Map<String, BsonDocument> sendEach(CollectionRouting routing, List<String> targets, String db,
+            Function<String, BsonDocument> commandForShard) {
+        Map<String, BsonDocument> replies = new LinkedHashMap<>();
+        if (targets.size() == 1) {
+            String shard = targets.get(0);
+            replies.put(shard, unchecked(routing, shard, db, commandForShard.apply(shard)));
+            return replies;
+        }
+        List<Future<BsonDocument>> futures = new ArrayList<>(targets.size());
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (String shard : targets) {
+                futures.add(executor.submit(() -> unchecked(routing, shard, db, commandForShard.apply(shard))));
+            }
+        } // close() waits for every request
+        RuntimeException failure = null;
+        for (int i = 0; i < targets.size(); i++) {
+            try {
+                replies.put(targets.get(i), futures.get(i).get());
+            } catch (ExecutionException e) {
+                if (failure == null) {
+                    failure = e.getCause() instanceof RuntimeException r ? r
+                            : new CommandException(ErrorCode.InternalError, "request to " + targets.get(i) + " failed: " + e.getCause(), e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + targets.get(i), e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return replies;
+    }
+
+    private <T> Optional<T> retrying(String db, @Nullable String namespace, boolean createDatabase, Function<CachedDatabase, T> body) {
+        StaleRoutingException last = null;
+        for (int attempt = 0; attempt < maxAttempts; attempt++) {
+            Optional<CachedDatabase> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
+            if (database.isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(Objects.requireNonNull(body.apply(database.get()), "statement result"));
+            } catch (StaleRoutingException e) {
+                last = e;
+                markStale(db, namespace, e);
+            }
+        }
+        CommandException error = last.toCommandException();
+        throw new CommandException(error.code(), "routing information for " + (namespace != null ? namespace : "database '" + db + "'")
+                + " was still stale after " + maxAttempts + " attempts: " + error.getMessage(), error.extraInfo());
+    }
+
+    private void markStale(String db, @Nullable String namespace, StaleRoutingException e) {
+        if (e.isDatabaseVersion()) {
+            databaseRetries.increment();
+            databases.invalidate(db);
+            return;
+        }
+        collectionRetries.increment();
+        StaleConfig details = e.staleConfig();
+        // The shard names the namespace it checked; it is the statement's own unless the statement spans several.
+        String stale = details != null ? details.namespace() : namespace;
+        if (stale != null) {
+            collections.onStaleConfig(stale, details);
+        }
+    }
+
+    /** The versioned request, its reply returned whatever it is. */
+    private BsonDocument unchecked(CollectionRouting routing, String shard, String db, BsonDocument command) {
+        BsonDocument versioned = shallowCopy(command);
+        versioned.put(InternalApi.SHARD_VERSION_FIELD, routing.shardVersion(shard).toBson());
+        if (!routing.isSharded() || shard.equals(routing.database().primary())) {
+            versioned.put(InternalApi.DATABASE_VERSION_FIELD, routing.database().version().toBson());
+        }
+        return client.run(shard, shards.hostOf(shard), db, versioned);
+    }
+
+    private BsonDocument checked(String shard, BsonDocument reply) {
+        if (StaleRoutingException.isStaleReply(reply)) {
+            throw new StaleRoutingException(shard, reply);
+        }
+        return reply;
+    }
+
+    /** A new top-level document sharing the (possibly large) values of {@code command}. */
+    private static BsonDocument shallowCopy(BsonDocument command) {
+        BsonDocument copy = new BsonDocument();
+        copy.putAll(command);
+        return copy;
+    }
+}
