@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Commands on unsharded collections, routed to the database's primary shard with its
- * DatabaseVersion. Writes create the database when it does not exist; reads of a database that does
+ * DatabaseVersion (the read commands are {@link ReadCommands}'). Writes create the database when it does not exist; reads of a database that does
  * not exist answer as MongoDB does for an empty one. Shard error replies are re-thrown as they are.
  */
 @Configuration
@@ -36,29 +36,6 @@ public class PrimaryShardCommands {
     public PrimaryShardCommands(VersionedRouter router, RouterCursorManager cursors) {
         this.router = router;
         this.cursors = cursors;
-    }
-
-    /** {@code find}; on the config database it reads the catalog (config.shards, config.databases) like mongos. */
-    @Bean
-    CommandHandler find(ConfigServer config) {
-        return CommandHandler.of("find", (db, cmd) -> {
-            String collection = new CommandArgs(cmd).collectionName();
-            if ("config".equals(db)) {
-                return config.run(db, cmd);
-            }
-            Namespaces.checkUserDatabase(db, "find");
-            return cursorReply(db, collection, cmd);
-        });
-    }
-
-    /** {@code aggregate} on a collection, forwarded like find; a missing database yields an empty cursor. */
-    @Bean
-    CommandHandler aggregate() {
-        return CommandHandler.of("aggregate", (db, cmd) -> {
-            String collection = new CommandArgs(cmd).collectionName();
-            Namespaces.checkUserDatabase(db, "aggregate");
-            return cursorReply(db, collection, cmd);
-        });
     }
 
     @Bean
@@ -72,16 +49,6 @@ public class PrimaryShardCommands {
     }
 
     @Bean
-    CommandHandler getMore() {
-        return CommandHandler.of("getMore", cursors::getMore);
-    }
-
-    @Bean
-    CommandHandler killCursors() {
-        return CommandHandler.of("killCursors", cursors::killCursors);
-    }
-
-    @Bean
     CommandHandler update() {
         return write("update", true, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0)).append("nModified", new BsonInt32(0))));
     }
@@ -89,17 +56,6 @@ public class PrimaryShardCommands {
     @Bean
     CommandHandler delete() {
         return write("delete", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
-    }
-
-    @Bean
-    CommandHandler count() {
-        return write("count", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
-    }
-
-    /** {@code distinct}; a database that does not exist has no values. */
-    @Bean
-    CommandHandler distinct() {
-        return write("distinct", false, () -> Replies.ok(new BsonDocument("values", new BsonArray())));
     }
 
     /**
@@ -170,27 +126,6 @@ public class PrimaryShardCommands {
     }
 
     /**
-     * {@code explain} of a find, count, update, delete or aggregate: forwarded to the primary shard, which
-     * plans the query; a missing database explains as MongoDB's {@code EOF} plan.
-     */
-    @Bean
-    CommandHandler explain() {
-        return CommandHandler.of("explain", (db, cmd) -> {
-            Namespaces.checkUserDatabase(db, "explain");
-            BsonValue inner = cmd.get("explain");
-            if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
-                throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
-            }
-            String collection = new CommandArgs(inner.asDocument()).collectionName();
-            return toPrimary(db, collection, cmd, false).map(PrimaryShardCommands::unwrap).orElseGet(() -> Replies.ok(
-                    new BsonDocument("queryPlanner", new BsonDocument("namespace",
-                            new BsonString(db + "." + collection))
-                            .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
-                            .append("rejectedPlans", new BsonArray()))));
-        });
-    }
-
-    /**
      * A command forwarded to the primary shard.
      *
      * @param create      whether it creates the database when missing
@@ -202,14 +137,6 @@ public class PrimaryShardCommands {
             String collection = new CommandArgs(cmd).collectionName();
             return toPrimary(db, collection, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
         });
-    }
-
-    private BsonDocument cursorReply(String db, String collection, BsonDocument cmd) {
-        Optional<ShardReply> reply = toPrimary(db, collection, cmd, false);
-        if (reply.isEmpty()) {
-            return Replies.cursor(true, List.of(), 0, db + "." + collection);
-        }
-        return cursors.adopt(db, collection, reply.get().shardId(), unwrap(reply.get()));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.shardstore.router.cursor;
 
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +26,28 @@ public interface DocumentStream {
 
     /** Releases what is still open (kills the remaining shard cursors); idempotent, never throws. */
     void close();
+
+    /** This stream with {@code f} applied to each document (a projection the router applies after a merge). */
+    default DocumentStream map(UnaryOperator<BsonDocument> f) {
+        DocumentStream source = this;
+        return new DocumentStream() {
+            @Override
+            public @Nullable BsonDocument next(int wanted) {
+                BsonDocument next = source.next(wanted);
+                return next == null ? null : f.apply(next);
+            }
+
+            @Override
+            public boolean exhausted() {
+                return source.exhausted();
+            }
+
+            @Override
+            public void close() {
+                source.close();
+            }
+        };
+    }
 
     /** A stream over documents already in memory. */
     static DocumentStream of(List<BsonDocument> documents) {

@@ -56,13 +56,13 @@ public class RouterCursorManager {
      * Answers a statement with the first batch of {@code stream}: {@code {cursor: {firstBatch, id, ns}, ok: 1}},
      * registering a router cursor when the stream is not known to be exhausted.
      *
-     * @param batchSize   the first batch's size (MongoDB's default is 101); 0 for 16 MiB worth
+     * @param batchSize   the first batch's size (MongoDB's default is 101); 0 for an empty first batch
      * @param singleBatch whether to close the cursor after the first batch (find's {@code singleBatch})
      */
     public BsonDocument open(String db, String collection, DocumentStream stream, int batchSize, boolean singleBatch) {
         List<BsonDocument> batch;
         try {
-            batch = RouterCursor.batch(stream, batchSize);
+            batch = batchSize == 0 ? List.of() : RouterCursor.batch(stream, batchSize);
         } catch (RuntimeException e) {
             stream.close();
             throw e;

@@ -78,9 +78,18 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
      * @throws dev.shardstore.contracts.error.CommandException as the engine's stages do
      */
     public List<BsonDocument> runMerge(List<BsonDocument> merged, CollectionSource source) {
-        Pipeline pipeline = Pipeline.parse(mergePipeline, source);
+        return run(mergePipeline, merged, source);
+    }
+
+    /**
+     * Runs {@code stages} over {@code input} with the engine, on the router.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse and evaluation errors
+     */
+    public static List<BsonDocument> run(BsonArray stages, List<BsonDocument> input, CollectionSource source) {
+        Pipeline pipeline = Pipeline.parse(stages, source);
         Filter first = pipeline.scanFilter(); // a leading $match is the engine's scan filter, not one of its stages
-        return pipeline.run(first.isMatchAll() ? merged : merged.stream().filter(first::matches).toList());
+        return pipeline.run(first.isMatchAll() ? input : input.stream().filter(first::matches).toList());
     }
 
     /**
