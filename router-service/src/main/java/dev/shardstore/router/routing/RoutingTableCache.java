@@ -90,16 +90,18 @@ public class RoutingTableCache {
     }
 
     /**
-     * A shard answered StaleConfig for {@code namespace}: marks the entry stale unless the shard wants a version
-     * of the cached epoch that the cached table already covers (then the shard is the older side and refreshes
-     * itself; MongoDB's {@code onStaleShardVersion} compares the wanted version with the cache's time in store).
+     * A shard answered StaleConfig for {@code namespace}: marks the entry stale unless the cached table already
+     * gives that shard the version it wants (another statement refreshed the entry since this one was targeted;
+     * the retry then carries the right version). The wanted version is not compared by order with the cached
+     * collection version: a donor that gave away its last chunk wants {@code 0|0}, lower than anything the
+     * router sent, and only a refresh tells the router so (MongoDB marks the shard stale in that case too).
      *
      * @param staleConfig the reply's details, or null when it had none (the entry is marked stale)
      */
     public void onStaleConfig(String namespace, @Nullable StaleConfig staleConfig) {
         Entry entry = entries.get(namespace);
         if (entry != null) {
-            entry.onStaleConfig(staleConfig == null ? null : staleConfig.wanted());
+            entry.onStaleConfig(staleConfig);
         }
     }
 
@@ -174,11 +176,12 @@ public class RoutingTableCache {
             staleMarks++;
         }
 
-        synchronized void onStaleConfig(@Nullable ChunkVersion wanted) {
+        synchronized void onStaleConfig(@Nullable StaleConfig staleConfig) {
             staleConfigs.incrementAndGet();
-            boolean alreadyCovered = wanted != null && table != null && wanted.sameEpoch(table.collectionVersion())
-                    && wanted.compareTo(table.collectionVersion()) <= 0;
-            if (!alreadyCovered) {
+            ChunkVersion wanted = staleConfig == null ? null : staleConfig.wanted();
+            boolean alreadyKnown = wanted != null && table != null && wanted.equals(table.shardVersion(staleConfig.shardId()))
+                    && !wanted.equals(staleConfig.received());
+            if (!alreadyKnown) {
                 staleMarks++;
             }
         }

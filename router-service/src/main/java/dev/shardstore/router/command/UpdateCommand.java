@@ -1,0 +1,67 @@
+package dev.shardstore.router.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.router.routing.CollectionRouting;
+import dev.shardstore.router.routing.VersionedRouter;
+import dev.shardstore.support.command.CommandHandler;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@code update}: {@code {update: coll, updates: [{q, u, upsert?, multi?, ...}], ordered?}} → {@code {n, nModified,
+ * upserted?: [{index, _id}], writeErrors?, ok: 1}}. A malformed statement (not a document, {@code q} not a
+ * document, {@code u} missing, {@code multi}/{@code upsert} not booleans) refuses the whole command naming
+ * {@code updates.<i>.<field>}. Each statement is targeted by {@link QueryTargeting}; one that cannot be is a
+ * {@code ShardKeyNotFound} write error at its index. Batching, ordering and merging: {@link BatchedWrite}. Creates
+ * the database when missing (an upsert may insert).
+ */
+@Component
+public class UpdateCommand implements CommandHandler {
+    private final VersionedRouter router;
+
+    public UpdateCommand(VersionedRouter router) {
+        this.router = router;
+    }
+
+    @Override
+    public String name() {
+        return "update";
+    }
+
+    @Override
+    public BsonDocument run(String db, BsonDocument command) {
+        Namespaces.checkUserDatabase(db, "update");
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonArray updates = args.requiredBatch("updates");
+        List<BsonDocument> statements = new ArrayList<>(updates.size());
+        for (int i = 0; i < updates.size(); i++) {
+            String path = "updates." + i;
+            BsonDocument statement = args.document(updates.get(i), path);
+            args.document(args.required(statement, "q", path + ".q"), path + ".q");
+            args.required(statement, "u", path + ".u");
+            args.optionalBoolean(statement, "multi", path + ".multi", false);
+            args.optionalBoolean(statement, "upsert", path + ".upsert", false);
+            statements.add(statement);
+        }
+        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        return new BatchedWrite(router, db, collection, command, "updates", statements, ordered, true, (routing, index, statement) ->
+                target(args, routing, index, statement.asDocument())).execute(true).orElseThrow();
+    }
+
+    private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {
+        String path = "updates." + index;
+        try {
+            return BatchedWrite.Target.to(QueryTargeting.shards(routing, statement.getDocument("q"),
+                    args.optionalBoolean(statement, "multi", path + ".multi", false),
+                    args.optionalBoolean(statement, "upsert", path + ".upsert", false), "update", statement));
+        } catch (CommandException e) {
+            return BatchedWrite.Target.failed(index, e.code(), e.getMessage());
+        }
+    }
+}

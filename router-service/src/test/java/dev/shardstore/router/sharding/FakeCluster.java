@@ -1,0 +1,197 @@
+package dev.shardstore.router.sharding;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.sharding.StaleConfig;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.contracts.version.DatabaseVersion;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.UuidRepresentation;
+import org.bson.types.ObjectId;
+
+/**
+ * A config service and two shards ({@code sh1}, {@code sh2}) as real HTTP peers over an in-memory catalog, for
+ * driving the router: the config stub answers database lookups, {@code listShards} and
+ * {@code _configsvrGetRoutingTable} (incremental with {@code sinceVersion} of the current epoch, as the protocol
+ * says) from the catalog; the shard stubs check {@code shardVersion} against the catalog like real shards
+ * (mismatch → StaleConfig with their version as {@code vWanted}) and answer writes with one document per
+ * statement, a document or statement with {@code fail: true} being a DuplicateKey write error. Tests change the
+ * catalog (move a chunk) behind the router's back.
+ */
+final class FakeCluster implements AutoCloseable {
+    static final String PRIMARY = "sh1";
+
+    final StubPeer config = new StubPeer((db, cmd) -> configReply(cmd));
+    final StubPeer sh1 = new StubPeer((db, cmd) -> shardReply("sh1", db, cmd));
+    final StubPeer sh2 = new StubPeer((db, cmd) -> shardReply("sh2", db, cmd));
+
+    private final Map<String, DatabaseVersion> databases = new ConcurrentHashMap<>();
+    private final Map<String, RoutingTable> collections = new ConcurrentHashMap<>();
+    /** Routing-table requests to fail before answering again. */
+    final AtomicInteger failRoutingTableRequests = new AtomicInteger();
+    /** Shards that answer StaleConfig (without vWanted) to every versioned request. */
+    final Set<String> alwaysStale = ConcurrentHashMap.newKeySet();
+    /** Shards whose findAndModify matches a document. */
+    final Set<String> findAndModifyMatches = ConcurrentHashMap.newKeySet();
+
+    StubPeer shard(String id) {
+        return id.equals("sh1") ? sh1 : sh2;
+    }
+
+    /** Requests every peer received, forgotten. */
+    void forgetRequests() {
+        config.received.clear();
+        sh1.received.clear();
+        sh2.received.clear();
+    }
+
+    /**
+     * Shards {@code ns} with a ranged key on {@code field}: chunks split at {@code splitPoints}, owned in turn by
+     * {@code owners}, versions 1|0, 1|1, ... in key order.
+     */
+    RoutingTable shardCollection(String ns, BsonDocument key, List<BsonValue> splitPoints, List<String> owners) {
+        ShardKeyPattern pattern = ShardKeyPattern.of(key);
+        ShardedCollection coll = new ShardedCollection(ns, UUID.randomUUID(), new ObjectId(), new BsonTimestamp((int) (System.currentTimeMillis() / 1000), 1),
+                pattern, false, false);
+        String field = pattern.fields().get(0);
+        List<Chunk> chunks = new ArrayList<>();
+        BsonDocument min = pattern.globalMin();
+        for (int i = 0; i <= splitPoints.size(); i++) {
+            BsonDocument max = i < splitPoints.size() ? new BsonDocument(field, splitPoints.get(i)) : pattern.globalMax();
+            chunks.add(new Chunk(new ChunkRange(min, max), owners.get(i), new ChunkVersion(1, i, coll.epoch(), coll.timestamp())));
+            min = max;
+        }
+        RoutingTable table = RoutingTable.of(coll, chunks);
+        collections.put(ns, table);
+        databases.putIfAbsent(ns.substring(0, ns.indexOf('.')), new DatabaseVersion(UUID.randomUUID(), 1, new BsonTimestamp(1, 1)));
+        return table;
+    }
+
+    /** Moves chunk {@code index} (key order) to {@code to}: it gets {@code (cv.major + 1)|0}, as the protocol says. */
+    RoutingTable moveChunk(String ns, int index, String to) {
+        RoutingTable table = collections.get(ns);
+        ChunkVersion cv = table.collectionVersion();
+        Chunk moved = table.chunks().get(index);
+        RoutingTable next = table.withChanges(List.of(new Chunk(moved.range(), to, new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp()))));
+        collections.put(ns, next);
+        return next;
+    }
+
+    /** The catalog's table of {@code ns}. */
+    RoutingTable table(String ns) {
+        return collections.get(ns);
+    }
+
+    private BsonDocument configReply(BsonDocument cmd) {
+        return switch (cmd.getFirstKey()) {
+            case "_configsvrGetDatabase", "_configsvrCreateDatabase" -> {
+                String db = cmd.getString(cmd.getFirstKey()).getValue();
+                DatabaseVersion version = databases.computeIfAbsent(db, k -> new DatabaseVersion(UUID.randomUUID(), 1, new BsonTimestamp(1, 1)));
+                yield Replies.ok(new BsonDocument("database", new BsonDocument("_id", new BsonString(db))
+                        .append("primary", new BsonString(PRIMARY)).append("version", version.toBson())));
+            }
+            case "listShards" -> Replies.ok(new BsonDocument("shards", new BsonArray(List.of(
+                    new BsonDocument("_id", new BsonString("sh1")).append("host", new BsonString(sh1.url())),
+                    new BsonDocument("_id", new BsonString("sh2")).append("host", new BsonString(sh2.url()))))));
+            case "_configsvrGetRoutingTable" -> routingTable(cmd);
+            case "_configsvrShardCollection" -> Replies.ok(new BsonDocument("collectionsharded", cmd.get("_configsvrShardCollection"))
+                    .append("collectionUUID", new BsonBinary(UUID.randomUUID(), UuidRepresentation.STANDARD)));
+            default -> Replies.ok();
+        };
+    }
+
+    private BsonDocument routingTable(BsonDocument cmd) {
+        if (failRoutingTableRequests.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return ErrorReplies.errorReply(ErrorCode.LockBusy, "catalog busy", new BsonDocument());
+        }
+        RoutingTable table = collections.get(cmd.getString("_configsvrGetRoutingTable").getValue());
+        if (table == null) {
+            return Replies.ok(new BsonDocument("collection", BsonNull.VALUE).append("chunks", new BsonArray()).append("full", BsonBoolean.TRUE));
+        }
+        ChunkVersion since = cmd.isDocument("sinceVersion") ? ChunkVersion.fromBson(cmd.getDocument("sinceVersion")) : null;
+        boolean incremental = since != null && since.sameEpoch(table.collectionVersion());
+        BsonArray chunks = new BsonArray();
+        table.chunks().stream().filter(c -> !incremental || c.lastmod().compareTo(since) > 0).forEach(c -> chunks.add(c.toBson()));
+        return Replies.ok(new BsonDocument("collection", table.collection().toBson()).append("chunks", chunks)
+                .append("full", BsonBoolean.valueOf(!incremental)));
+    }
+
+    private BsonDocument shardReply(String shard, String db, BsonDocument cmd) {
+        BsonValue received = cmd.get(InternalApi.SHARD_VERSION_FIELD);
+        String ns = db + "." + (cmd.get(cmd.getFirstKey()).isString() ? cmd.getString(cmd.getFirstKey()).getValue() : "");
+        if (received != null) {
+            RoutingTable table = collections.get(ns);
+            ChunkVersion mine = table == null ? ChunkVersion.UNSHARDED : table.shardVersion(shard);
+            ChunkVersion sent = ChunkVersion.fromBson(received.asDocument());
+            if (alwaysStale.contains(shard) || !mine.equals(sent)) {
+                return new StaleConfig(ns, sent, alwaysStale.contains(shard) ? null : mine, shard).toException().toReply();
+            }
+        }
+        return switch (cmd.getFirstKey()) {
+            case "insert" -> writeReply(cmd.getArray("documents"), cmd, false);
+            case "update" -> writeReply(cmd.getArray("updates"), cmd, true);
+            case "delete" -> writeReply(cmd.getArray("deletes"), cmd, false);
+            case "findAndModify" -> Replies.ok(new BsonDocument("lastErrorObject",
+                    new BsonDocument("n", new BsonInt32(findAndModifyMatches.contains(shard) ? 1 : 0))).append("value", BsonNull.VALUE));
+            case "listIndexes" -> Replies.cursor(true, List.of(), 0, ns);
+            default -> Replies.ok(new BsonDocument("shard", new BsonString(shard)));
+        };
+    }
+
+    /** One affected document per statement; {@code fail: true} (in the document or the statement's q) fails it. */
+    private static BsonDocument writeReply(BsonArray statements, BsonDocument cmd, boolean update) {
+        boolean ordered = cmd.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        int n = 0;
+        BsonArray errors = new BsonArray();
+        for (int i = 0; i < statements.size(); i++) {
+            BsonDocument s = statements.get(i).asDocument();
+            BsonDocument probe = s.isDocument("q") ? s.getDocument("q") : s;
+            if (probe.getBoolean("fail", BsonBoolean.FALSE).getValue()) {
+                errors.add(new BsonDocument("index", new BsonInt32(i)).append("code", new BsonInt32(ErrorCode.DuplicateKey.code()))
+                        .append("errmsg", new BsonString("E11000 duplicate key")));
+                if (ordered) {
+                    break;
+                }
+                continue;
+            }
+            n++;
+        }
+        BsonDocument reply = new BsonDocument("n", new BsonInt32(n));
+        if (update) {
+            reply.append("nModified", new BsonInt32(n));
+        }
+        if (!errors.isEmpty()) {
+            reply.append("writeErrors", errors);
+        }
+        return Replies.ok(reply);
+    }
+
+    @Override
+    public void close() {
+        config.close();
+        sh1.close();
+        sh2.close();
+    }
+}

@@ -1,0 +1,190 @@
+package dev.shardstore.router.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.infra.EmbeddedInfra;
+import dev.shardstore.router.events.CatalogEventListener;
+import dev.shardstore.router.routing.RoutingTableCache;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.test.utils.ContainerTestUtils;
+
+/**
+ * The router's routing table cache and stale-routing loop against a fake config service and fake shards that
+ * check shard versions (reference: "The routing table cache", "Versioning updates").
+ */
+class RoutingTableCacheTest extends RouterAgainstFakeCluster {
+    private static final BsonDocument KEY = new BsonDocument("x", new BsonInt32(1));
+
+    @Autowired
+    RoutingTableCache cache;
+
+    @Autowired
+    KafkaListenerEndpointRegistry listeners;
+
+    private static RoutingTable shardAtZero(String ns) {
+        return CLUSTER.shardCollection(ns, KEY, List.<BsonValue>of(new BsonInt32(0)), List.of("sh1", "sh2"));
+    }
+
+    private List<BsonDocument> routingTableRequests(String ns) {
+        return CLUSTER.config.received("_configsvrGetRoutingTable").stream()
+                .filter(c -> c.getString("_configsvrGetRoutingTable").getValue().equals(ns)).toList();
+    }
+
+    @Test
+    void firstUseLoadsInFullAndAStaleConfigRefreshesIncrementallyThenRetries() throws Exception {
+        RoutingTable before = shardAtZero("cache1.c");
+        command("cache1", "{insert: 'c', documents: [{_id: 1, x: 5}]}").assertOk();
+        assertThat(routingTableRequests("cache1.c")).hasSize(1).first().satisfies(r -> assertThat(r.containsKey("sinceVersion")).isFalse());
+        assertThat(shardVersionOf(CLUSTER.sh2.received("insert").getLast())).isEqualTo(before.shardVersion("sh2"));
+
+        RoutingTable after = CLUSTER.moveChunk("cache1.c", 1, "sh1"); // behind the router's back
+        int sh2Inserts = CLUSTER.sh2.received("insert").size();
+        Reply reply = command("cache1", "{insert: 'c', documents: [{_id: 2, x: 6}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(1);
+        assertThat(CLUSTER.sh2.received("insert")).hasSize(sh2Inserts + 1); // answered StaleConfig
+        BsonDocument delivered = CLUSTER.sh1.received("insert").getLast();
+        assertThat(delivered.getArray("documents").get(0).asDocument().getInt32("x").getValue()).isEqualTo(6);
+        assertThat(shardVersionOf(delivered)).isEqualTo(after.shardVersion("sh1"));
+        List<BsonDocument> requests = routingTableRequests("cache1.c");
+        assertThat(requests).hasSize(2);
+        assertThat(ChunkVersion.fromBson(requests.get(1).getDocument("sinceVersion"))).isEqualTo(before.collectionVersion());
+        BsonDocument entry = cacheEntry("cache1.c");
+        assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
+        assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
+        assertThat(entry.getNumber("staleConfigs").intValue()).isEqualTo(1);
+        assertThat(entry.getDocument("routingTable").getNumber("chunks").intValue()).isEqualTo(2);
+    }
+
+    @Test
+    void aFailingRefreshIsTriedThreeTimesThenTheStaleTableIsUsed() throws Exception {
+        shardAtZero("cache2.c");
+        command("cache2", "{insert: 'c', documents: [{x: -1}]}").assertOk();
+        int before = routingTableRequests("cache2.c").size();
+        CLUSTER.failRoutingTableRequests.set(3);
+        cache.markStale("cache2.c");
+
+        Reply reply = command("cache2", "{insert: 'c', documents: [{x: -2}]}");
+
+        reply.assertOk();
+        assertThat(routingTableRequests("cache2.c")).hasSize(before + 3);
+        assertThat(cacheEntry("cache2.c").getBoolean("stale").getValue()).isTrue(); // the next use tries again
+        command("cache2", "{insert: 'c', documents: [{x: -3}]}").assertOk();
+        assertThat(routingTableRequests("cache2.c")).hasSize(before + 4);
+        assertThat(cacheEntry("cache2.c").getBoolean("stale").getValue()).isFalse();
+    }
+
+    @Test
+    void withoutAnEntryToFallBackOnTheRefreshErrorIsTheAnswer() throws Exception {
+        shardAtZero("cache3.c");
+        CLUSTER.failRoutingTableRequests.set(3);
+
+        Reply reply = command("cache3", "{insert: 'c', documents: [{x: 1}]}");
+
+        reply.assertError(409, 46, "catalog busy");
+        assertThat(routingTableRequests("cache3.c")).hasSize(3);
+    }
+
+    @Test
+    void aShardThatStaysStaleEndsTheStatementAfterTenAttempts() throws Exception {
+        CLUSTER.shardCollection("cache4.c", KEY, List.of(), List.of("sh2"));
+        CLUSTER.alwaysStale.add("sh2");
+        try {
+            Reply reply = command("cache4", "{insert: 'c', documents: [{x: 1}]}");
+
+            reply.assertError(503, 13388, "still stale after 10 attempts");
+            assertThat(CLUSTER.sh2.received.stream().filter(r -> r.db().equals("cache4")).count()).isEqualTo(10);
+        } finally {
+            CLUSTER.alwaysStale.remove("sh2");
+        }
+    }
+
+    @Test
+    void concurrentFirstUsesShareOneRefresh() throws Exception {
+        shardAtZero("cache5.c");
+        List<Thread> threads = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            threads.add(Thread.ofVirtual().start(() -> cache.get("cache5.c")));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(routingTableRequests("cache5.c")).hasSize(1);
+    }
+
+    @Test
+    void aRoutingChangedEventMarksTheEntryStaleAndTheNextUseRefreshesIncrementally() throws Exception {
+        ContainerTestUtils.waitForAssignment(listeners.getListenerContainer(CatalogEventListener.LISTENER_ID), 1);
+        shardAtZero("cache6.c");
+        command("cache6", "{insert: 'c', documents: [{x: 1}]}").assertOk();
+        assertThat(cacheEntry("cache6.c").getBoolean("stale").getValue()).isFalse();
+        RoutingTable after = CLUSTER.moveChunk("cache6.c", 0, "sh2");
+
+        publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache6", "cache6.c", 1, after.collection().epoch().toHexString(),
+                after.collectionVersion().toString(), List.of("sh1", "sh2")));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> cacheEntry("cache6.c").getBoolean("stale").getValue());
+        int staleBefore = cacheEntry("cache6.c").getNumber("staleConfigs").intValue();
+        command("cache6", "{insert: 'c', documents: [{x: -1}]}").assertOk();
+        BsonDocument entry = cacheEntry("cache6.c");
+        assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
+        assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
+        assertThat(entry.getNumber("staleConfigs").intValue()).isEqualTo(staleBefore); // refreshed before any shard said so
+        assertThat(shardVersionOf(CLUSTER.sh2.received("insert").getLast())).isEqualTo(after.shardVersion("sh2"));
+    }
+
+    @Test
+    void aDroppedDatabaseForgetsItsCollections() throws Exception {
+        ContainerTestUtils.waitForAssignment(listeners.getListenerContainer(CatalogEventListener.LISTENER_ID), 1);
+        shardAtZero("cache7.c");
+        cache.get("cache7.c");
+        assertThat(cache.snapshot()).anyMatch(e -> e.namespace().equals("cache7.c"));
+
+        publish(new CatalogEvent(CatalogEvent.Type.DATABASE_DROPPED, "cache7", null, 2));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> cache.snapshot().stream().noneMatch(e -> e.namespace().equals("cache7.c")));
+    }
+
+    @Test
+    void anUnshardedCollectionGoesToThePrimaryWithBothVersions() throws Exception {
+        command("cache8", "{insert: 'plain', documents: [{x: 1}]}").assertOk();
+        BsonDocument sent = CLUSTER.sh1.received("insert").getLast();
+        assertThat(sent.getString("insert").getValue()).isEqualTo("plain");
+        assertThat(shardVersionOf(sent)).isEqualTo(ChunkVersion.UNSHARDED);
+        assertThat(sent.containsKey("databaseVersion")).isTrue();
+        assertThat(cacheEntry("cache8.plain").getBoolean("sharded").getValue()).isFalse();
+    }
+
+    private static void publish(CatalogEvent event) {
+        String json = "{\"type\":\"" + event.type() + "\",\"database\":\"" + event.database() + "\",\"namespace\":"
+                + (event.namespace() == null ? "null" : "\"" + event.namespace() + "\"") + ",\"sequence\":" + event.sequence()
+                + ",\"epoch\":" + (event.epoch() == null ? "null" : "\"" + event.epoch() + "\"")
+                + ",\"collectionVersion\":" + (event.collectionVersion() == null ? "null" : "\"" + event.collectionVersion() + "\"")
+                + ",\"shards\":[" + String.join(",", event.shards().stream().map(s -> "\"" + s + "\"").toList()) + "]}";
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, EmbeddedInfra.shared().bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
+            producer.send(new ProducerRecord<>(CatalogEvent.TOPIC, event.database(), json)).get();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot publish " + json, e);
+        }
+    }
+}

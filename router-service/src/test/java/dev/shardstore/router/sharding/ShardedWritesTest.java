@@ -1,0 +1,145 @@
+package dev.shardstore.router.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Write targeting on a sharded collection {@code {x: 1}} split at 0 ({@code [MinKey, 0)} on sh1, {@code [0, MaxKey)}
+ * on sh2): insert grouping by owning chunk, ordered/unordered batches, write error index mapping, and mongos'
+ * targeting rules for update, delete and findAndModify. The fake shards fail a statement with {@code fail: true}.
+ */
+class ShardedWritesTest extends RouterAgainstFakeCluster {
+    private static void shard(String db) {
+        CLUSTER.shardCollection(db + ".c", new BsonDocument("x", new BsonInt32(1)), List.<BsonValue>of(new BsonInt32(0)), List.of("sh1", "sh2"));
+    }
+
+    private static List<Integer> xs(BsonDocument insert) {
+        return insert.getArray("documents").stream().map(d -> d.asDocument().getInt32("x").getValue()).toList();
+    }
+
+    @Test
+    void anUnorderedInsertGoesToTheOwningShardsAndMapsWriteErrorsToTheClientsIndexes() throws Exception {
+        shard("w1");
+        Reply reply = command("w1", "{insert: 'c', ordered: false, documents: [{x: -1}, {x: 1}, {x: [1, 2]}, {x: -2, fail: true}, {x: 2}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(3);
+        assertThat(sent(CLUSTER.sh1, "w1", "insert")).singleElement().satisfies(b -> assertThat(xs(b)).containsExactly(-1, -2));
+        assertThat(sent(CLUSTER.sh2, "w1", "insert")).singleElement().satisfies(b -> assertThat(xs(b)).containsExactly(1, 2));
+        assertThat(reply.writeErrors()).hasSize(2);
+        assertThat(reply.writeErrors().get(0).getInt32("index").getValue()).isEqualTo(2);
+        assertThat(reply.writeErrors().get(0).getInt32("code").getValue()).isEqualTo(61);
+        assertThat(reply.writeErrors().get(0).getString("errmsg").getValue()).contains("index 2").contains("array");
+        assertThat(reply.writeErrors().get(1).getInt32("index").getValue()).isEqualTo(3);
+        assertThat(reply.writeErrors().get(1).getInt32("code").getValue()).isEqualTo(11000);
+    }
+
+    @Test
+    void anOrderedInsertSendsRunsInOrderAndStopsAtTheFirstError() throws Exception {
+        shard("w2");
+        Reply reply = command("w2", "{insert: 'c', documents: [{x: -1}, {x: -2}, {x: 1}, {x: -3, fail: true}, {x: 2}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(3);
+        assertThat(sent(CLUSTER.sh1, "w2", "insert")).extracting(ShardedWritesTest::xs).containsExactly(List.of(-1, -2), List.of(-3));
+        assertThat(sent(CLUSTER.sh2, "w2", "insert")).extracting(ShardedWritesTest::xs).containsExactly(List.of(1));
+        assertThat(reply.writeErrors()).singleElement().satisfies(e -> assertThat(e.getInt32("index").getValue()).isEqualTo(3));
+    }
+
+    @Test
+    void anOrderedInsertStopsAtADocumentWithoutAUsableShardKey() throws Exception {
+        shard("w3");
+        Reply reply = command("w3", "{insert: 'c', documents: [{x: -1}, {x: [1]}, {x: 1}]}");
+
+        assertThat(reply.n()).isEqualTo(1);
+        assertThat(reply.writeErrors()).singleElement().satisfies(e -> {
+            assertThat(e.getInt32("index").getValue()).isEqualTo(1);
+            assertThat(e.getInt32("code").getValue()).isEqualTo(61);
+        });
+        assertThat(sent(CLUSTER.sh2, "w3", "insert")).isEmpty();
+    }
+
+    @Test
+    void updatesAreTargetedByShardKeyOrBroadcastWhenMulti() throws Exception {
+        shard("w4");
+        Reply one = command("w4", "{update: 'c', updates: [{q: {x: 5}, u: {$set: {a: 1}}}]}");
+        one.assertOk();
+        assertThat(one.n()).isEqualTo(1);
+        assertThat(sent(CLUSTER.sh1, "w4", "update")).isEmpty();
+        assertThat(sent(CLUSTER.sh2, "w4", "update")).hasSize(1);
+
+        Reply multi = command("w4", "{update: 'c', updates: [{q: {a: 1}, u: {$set: {b: 1}}, multi: true}]}");
+        multi.assertOk();
+        assertThat(multi.n()).isEqualTo(2);
+        assertThat(multi.body().getNumber("nModified").intValue()).isEqualTo(2);
+        assertThat(sent(CLUSTER.sh1, "w4", "update")).hasSize(1);
+        assertThat(sent(CLUSTER.sh2, "w4", "update")).hasSize(2);
+
+        Reply byId = command("w4", "{update: 'c', updates: [{q: {_id: 7}, u: {$set: {b: 2}}}]}");
+        byId.assertOk();
+        assertThat(sent(CLUSTER.sh1, "w4", "update")).hasSize(2);
+        assertThat(sent(CLUSTER.sh2, "w4", "update")).hasSize(3);
+    }
+
+    @Test
+    void aSingleUpdateOrAnUpsertWithoutTheShardKeyIsAWriteErrorAndSentNowhere() throws Exception {
+        shard("w5");
+        Reply reply = command("w5", "{update: 'c', ordered: false, updates: [{q: {a: 1}, u: {$set: {b: 1}}},"
+                + " {q: {a: 1}, u: {$set: {b: 1}}, upsert: true, multi: true}, {q: {x: {$eq: -4}}, u: {$set: {b: 1}}, upsert: true}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(1);
+        assertThat(reply.writeErrors()).hasSize(2);
+        assertThat(reply.writeErrors().get(0).getInt32("code").getValue()).isEqualTo(61);
+        assertThat(reply.writeErrors().get(0).getString("errmsg").getValue())
+                .contains("A single update on a sharded collection must contain an exact match on _id");
+        assertThat(reply.writeErrors().get(1).getInt32("index").getValue()).isEqualTo(1);
+        assertThat(reply.writeErrors().get(1).getString("errmsg").getValue()).contains("Failed to target upsert by query");
+        assertThat(sent(CLUSTER.sh1, "w5", "update")).singleElement()
+                .satisfies(u -> assertThat(u.getArray("updates")).hasSize(1));
+        assertThat(sent(CLUSTER.sh2, "w5", "update")).isEmpty();
+    }
+
+    @Test
+    void deletesFollowTheSameRules() throws Exception {
+        shard("w6");
+        Reply reply = command("w6", "{delete: 'c', ordered: false, deletes: [{q: {x: -5}, limit: 1}, {q: {a: 1}, limit: 0},"
+                + " {q: {a: 1}, limit: 1}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(3);
+        assertThat(reply.writeErrors()).singleElement().satisfies(e -> {
+            assertThat(e.getInt32("index").getValue()).isEqualTo(2);
+            assertThat(e.getString("errmsg").getValue()).contains("A single delete on a sharded collection");
+        });
+        assertThat(sent(CLUSTER.sh1, "w6", "delete")).singleElement().satisfies(d -> assertThat(d.getArray("deletes")).hasSize(2));
+        assertThat(sent(CLUSTER.sh2, "w6", "delete")).singleElement().satisfies(d -> assertThat(d.getArray("deletes")).hasSize(1));
+        command("w6", "{delete: 'c', deletes: [{q: {}, limit: 2}]}").assertError(400, 9, "deletes.0.limit");
+    }
+
+    @Test
+    void findAndModifyNeedsTheShardKeyOrTriesShardsByIdUntilOneMatches() throws Exception {
+        shard("w7");
+        command("w7", "{findAndModify: 'c', query: {x: 3}, update: {$set: {a: 1}}}").assertOk();
+        assertThat(sent(CLUSTER.sh2, "w7", "findAndModify")).hasSize(1);
+        assertThat(sent(CLUSTER.sh1, "w7", "findAndModify")).isEmpty();
+
+        command("w7", "{findAndModify: 'c', query: {a: 1}, remove: true}").assertError(400, 61, "must contain the shard key");
+
+        CLUSTER.findAndModifyMatches.add("sh1");
+        try {
+            Reply reply = command("w7", "{findAndModify: 'c', query: {_id: 4}, remove: true}");
+            reply.assertOk();
+            assertThat(reply.body().getDocument("lastErrorObject").getNumber("n").intValue()).isEqualTo(1);
+            assertThat(sent(CLUSTER.sh1, "w7", "findAndModify")).hasSize(1);
+            assertThat(sent(CLUSTER.sh2, "w7", "findAndModify")).hasSize(1); // not asked: sh1 matched first
+        } finally {
+            CLUSTER.findAndModifyMatches.clear();
+        }
+    }
+}
