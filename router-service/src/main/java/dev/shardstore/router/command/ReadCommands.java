@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.query.ShardedDataDistribution;
+import dev.shardstore.router.query.ShardedExplainer;
 import dev.shardstore.router.query.ShardedReads;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.support.command.CommandHandler;
@@ -19,14 +20,16 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The read commands: {@code find}, {@code getMore}, {@code killCursors}, {@code count}, {@code distinct},
  * {@code aggregate} (with {@code $shardedDataDistribution} on admin) and {@code explain}, on sharded and unsharded
- * collections alike ({@link ShardedReads}). A database that does not exist reads as empty.
+ * collections alike ({@link ShardedReads}, {@link ShardedExplainer}, {@link ShardedDataDistribution}). A database that does not exist reads as empty.
  */
 @Configuration
 public class ReadCommands {
     private final ShardedReads reads;
+    private final ShardedExplainer explainer;
 
-    public ReadCommands(ShardedReads reads) {
+    public ReadCommands(ShardedReads reads, ShardedExplainer explainer) {
         this.reads = reads;
+        this.explainer = explainer;
     }
 
     /** {@code find}; on the config database it reads the catalog (config.shards, config.databases, ...) like mongos. */
@@ -109,7 +112,7 @@ public class ReadCommands {
             throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
         }
         String collection = new CommandArgs(inner.asDocument()).collectionName();
-        return reads.explain(db, cmd).orElseGet(() -> Replies.ok(
+        return explainer.explain(db, cmd).orElseGet(() -> Replies.ok(
                 new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(db + "." + collection))
                         .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
                         .append("rejectedPlans", new BsonArray()))));

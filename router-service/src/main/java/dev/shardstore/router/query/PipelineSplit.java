@@ -92,6 +92,14 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
         return pipeline.run(first.isMatchAll() ? input : input.stream().filter(first::matches).toList());
     }
 
+    /** The filter of {@code pipeline}'s leading {@code $match} (what targets the shards), else match-all. */
+    public static BsonDocument leadingMatch(BsonArray pipeline) {
+        if (!pipeline.isEmpty() && pipeline.get(0).isDocument() && pipeline.get(0).asDocument().isDocument("$match")) {
+            return pipeline.get(0).asDocument().getDocument("$match");
+        }
+        return new BsonDocument();
+    }
+
     /**
      * Splits {@code pipeline}, whose stages are one-field documents (already validated by parsing it).
      */

@@ -15,13 +15,11 @@ import dev.shardstore.router.cursor.MergingStream;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.ShardKeyTargeter;
-import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.router.routing.StaleRoutingException;
 import dev.shardstore.router.routing.VersionedRouter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -37,7 +35,8 @@ import org.springframework.stereotype.Component;
  * one shard is sent to it as the client wrote it and its reply passed on; one that targets several is rewritten
  * for the shards and merged here:
  * <ul>
- *   <li>find: each shard gets {@code limit: skip + limit} and no {@code skip}; the router merges the shard
+ *   <li>find: each shard gets {@code limit: skip + limit}, {@code batchSize: skip + batchSize} and no {@code skip};
+ *       the router merges the shard
  *       cursors ({@link MergingStream}, merge-sorted by {@code sort}) and applies skip and limit. With a sort and
  *       a projection, the shards return whole documents and the router projects after merging, so a sort key the
  *       projection removes is still there to merge by;</li>
@@ -56,12 +55,10 @@ public class ShardedReads {
 
     private final VersionedRouter router;
     private final RouterCursorManager cursors;
-    private final ShardRegistry shards;
 
-    public ShardedReads(VersionedRouter router, RouterCursorManager cursors, ShardRegistry shards) {
+    public ShardedReads(VersionedRouter router, RouterCursorManager cursors) {
         this.router = router;
         this.cursors = cursors;
-        this.shards = shards;
     }
 
     /**
@@ -84,7 +81,7 @@ public class ShardedReads {
         boolean projectHere = !sortSpec.isEmpty() && !projectionSpec.isEmpty();
         Projection projection = projectHere ? Projection.parse(projectionSpec) : null;
         return router.run(db, collection, false, routing -> {
-            List<String> targets = targets(routing, filter);
+            List<String> targets = ShardKeyTargeter.shards(routing, filter);
             if (targets.size() == 1) {
                 return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
             }
@@ -92,6 +89,9 @@ public class ShardedReads {
             forShards.remove("skip");
             if (limit > 0) {
                 forShards.put("limit", new BsonInt64(sum(skip, limit)));
+            }
+            if (skip > 0) { // the router's first batch may need skip + batchSize documents of one shard (all of them with singleBatch)
+                forShards.put("batchSize", new BsonInt64(sum(skip, batchSize)));
             }
             if (projectHere) {
                 forShards.remove("projection");
@@ -114,7 +114,7 @@ public class ShardedReads {
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
         return router.run(db, collection, false, routing -> {
-            List<String> targets = targets(routing, query);
+            List<String> targets = ShardKeyTargeter.shards(routing, query);
             if (targets.size() == 1) {
                 return successful(router.send(routing, targets.getFirst(), db, command));
             }
@@ -129,7 +129,7 @@ public class ShardedReads {
         String collection = args.collectionName();
         BsonDocument query = args.optionalDocument(command, "query", "query");
         return router.run(db, collection, false, routing -> {
-            List<String> targets = targets(routing, query);
+            List<String> targets = ShardKeyTargeter.shards(routing, query);
             if (targets.size() == 1) {
                 return successful(router.send(routing, targets.getFirst(), db, command));
             }
@@ -154,7 +154,7 @@ public class ShardedReads {
         int batchSize = cursor.containsKey("batchSize") ? intOf(args.nonNegative(cursor.get("batchSize"), "cursor.batchSize")) : DEFAULT_BATCH_SIZE;
         Pipeline.parse(pipeline, NO_LOOKUP); // the client gets the pipeline's errors before any shard is asked
         return router.run(db, collection, false, routing -> {
-            List<String> targets = targets(routing, leadingMatch(pipeline));
+            List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline));
             if (targets.size() == 1) {
                 return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
             }
@@ -169,66 +169,6 @@ public class ShardedReads {
             }
             return cursors.open(db, collection, stream, batchSize, false);
         }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));
-    }
-
-    /**
-     * {@code explain} of a find, count, distinct, update, delete or aggregate on a sharded collection: the
-     * explain goes to each targeted shard and the replies are shaped as mongos does ({@link ShardedExplain}); an
-     * unsharded collection's explain is its primary shard's.
-     *
-     * @return empty when the database does not exist
-     */
-    public Optional<BsonDocument> explain(String db, BsonDocument command) {
-        BsonDocument explained = command.getDocument("explain");
-        String kind = explained.getFirstKey();
-        String collection = new CommandArgs(explained).collectionName();
-        BsonDocument filter = explainedFilter(kind, explained);
-        return router.run(db, collection, false, routing -> {
-            List<String> targets = targets(routing, filter);
-            if (!routing.isSharded()) {
-                return successful(router.send(routing, targets.getFirst(), db, command));
-            }
-            long start = System.nanoTime();
-            Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> command);
-            ShardResults.throwFirstError(replies.values());
-            List<ShardedExplain.ShardExplain> explains = new ArrayList<>();
-            replies.forEach((shard, reply) -> explains.add(new ShardedExplain.ShardExplain(shard, shards.hostOf(shard), reply)));
-            if (kind.equals("aggregate")) {
-                return ShardedExplain.aggregate(targets.size() == 1 ? null : PipelineSplit.of(explained.getArray("pipeline")), explains);
-            }
-            boolean sorted = kind.equals("find") && explained.isDocument("sort") && !explained.getDocument("sort").isEmpty();
-            return ShardedExplain.query(ShardedExplain.mergeStage(kind, targets.size(), sorted), explains,
-                    (System.nanoTime() - start) / 1_000_000);
-        });
-    }
-
-    /** The filter that targets the explained command (see the shard's explain for the same choice). */
-    private static BsonDocument explainedFilter(String kind, BsonDocument explained) {
-        CommandArgs args = new CommandArgs(explained);
-        return switch (kind) {
-            case "find" -> args.optionalDocument(explained, "filter", "filter");
-            case "count", "distinct" -> args.optionalDocument(explained, "query", "query");
-            case "update", "delete" -> {
-                BsonArray statements = args.requiredArray(kind + "s");
-                yield statements.isEmpty() || !statements.get(0).isDocument() ? new BsonDocument()
-                        : args.optionalDocument(statements.get(0).asDocument(), "q", kind + "s.0.q");
-            }
-            case "aggregate" -> leadingMatch(args.requiredArray("pipeline"));
-            default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
-        };
-    }
-
-    /** The shards a statement with {@code filter} must reach: the targeted chunks' shards, or the primary. */
-    private static List<String> targets(CollectionRouting routing, BsonDocument filter) {
-        return routing.isSharded() ? ShardKeyTargeter.shards(routing.table(), filter) : List.of(routing.database().primary());
-    }
-
-    /** The filter of a leading {@code $match}, else match-all. */
-    private static BsonDocument leadingMatch(BsonArray pipeline) {
-        if (!pipeline.isEmpty() && pipeline.get(0).isDocument() && pipeline.get(0).asDocument().isDocument("$match")) {
-            return pipeline.get(0).asDocument().getDocument("$match");
-        }
-        return new BsonDocument();
     }
 
     /**

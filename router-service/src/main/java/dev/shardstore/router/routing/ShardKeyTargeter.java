@@ -81,6 +81,14 @@ public final class ShardKeyTargeter {
         return shards.stream().sorted().toList();
     }
 
+    /**
+     * The shards a statement on {@code routing}'s collection with {@code filter} must reach: {@link #shards(RoutingTable,
+     * BsonDocument)} when it is sharded, else the primary shard.
+     */
+    public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter) {
+        return routing.isSharded() ? shards(routing.table(), filter) : List.of(routing.database().primary());
+    }
+
     /** The hashes of the hashed field's points, or null when its bounds are not all points. */
     private static @Nullable BsonArray hashedPoints(BsonDocument filter, String field) {
         List<Interval> intervals = IndexBounds.derive(filter, List.of(field), Ordering.allAscending(1), false).fields().getFirst();

@@ -58,6 +58,8 @@ class ShardedReadsHttpTest {
     private static final RoutingTable TABLE = table();
     private static final StubPeer CONFIG = new StubPeer((db, cmd) -> config(cmd));
     private static final List<BsonDocument> ALL = new ArrayList<>();
+    /** The unsharded collection {@code db.u} on the primary shard s0. */
+    private static final List<BsonDocument> U = new ArrayList<>();
 
     static {
         Random random = new Random(11);
@@ -68,6 +70,10 @@ class ShardedReadsHttpTest {
             String owner = TABLE.chunkFor(doc).shard();
             SHARDS.stream().filter(s -> s.name.equals(owner)).findFirst().orElseThrow().documents.add(doc);
         }
+        for (String g : List.of("a", "b")) {
+            U.add(new BsonDocument("_id", new BsonString(g)).append("label", new BsonString("group " + g)));
+        }
+        SHARDS.getFirst().others.put("u", U);
     }
 
     private static RoutingTable table() {
@@ -181,7 +187,7 @@ class ShardedReadsHttpTest {
             BsonDocument sent = shard.peer.received("find").getFirst();
             assertThat(sent.containsKey("skip")).as("no skip on the shards").isFalse();
             assertThat(sent.getNumber("limit").longValue()).as("limit = skip + limit").isEqualTo(67);
-            assertThat(sent.getNumber("batchSize").intValue()).isEqualTo(8);
+            assertThat(sent.getNumber("batchSize").intValue()).as("batchSize + skip").isEqualTo(15);
             assertThat(sent.containsKey("shardVersion")).as("versioned").isTrue();
         }
         assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).as("every shard cursor was read to its end or closed").isZero();
@@ -207,6 +213,15 @@ class ShardedReadsHttpTest {
                 .map(projection::apply).toList();
         assertThat(drain(reply, 7)).isEqualTo(viaJson(expected));
         SHARDS.forEach(s -> assertThat(s.peer.received("find").getFirst().containsKey("projection")).isFalse());
+    }
+
+    @Test
+    void aSingleBatchWithSkipStillHasItsWholeFirstBatch() throws Exception {
+        BsonDocument reply = command("{find: 'c', sort: {_id: 1}, skip: 30, batchSize: 20, singleBatch: true}");
+        assertThat(reply.getDocument("cursor").getNumber("id").longValue()).isZero();
+        assertThat(reply.getDocument("cursor").getArray("firstBatch").getValues())
+                .isEqualTo(new BsonArray(viaJson(ALL.subList(30, 50))).getValues());
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isZero();
     }
 
     @Test
@@ -259,6 +274,16 @@ class ShardedReadsHttpTest {
         assertThat(drain(reply, 10)).isEqualTo(viaJson(whole.run(ALL)));
         assertThat(SHARDS.get(2).peer.received("aggregate").getFirst().getArray("pipeline").get(1))
                 .isEqualTo(ExtendedJson.parse("{$limit: {$numberLong: '35'}}"));
+    }
+
+    @Test
+    void aLookupOfTheMergePartReadsTheForeignCollectionThroughTheRouter() throws Exception {
+        String pipeline = "[{$group: {_id: '$g', c: {$sum: 1}}}, {$lookup: {from: 'u', localField: '_id', foreignField: '_id', as: 'u'}},"
+                + " {$sort: {_id: 1}}]";
+        BsonDocument reply = command("{aggregate: 'c', pipeline: " + pipeline + ", cursor: {}}");
+        Pipeline whole = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"),
+                (c, f) -> c.equals("u") ? U.stream().filter(f::matches).toList() : List.of());
+        assertThat(drain(reply, 10)).isEqualTo(viaJson(whole.run(ALL)));
     }
 
     @Test

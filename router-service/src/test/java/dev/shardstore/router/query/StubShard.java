@@ -30,6 +30,8 @@ import org.bson.BsonValue;
 final class StubShard {
     final String name;
     final List<BsonDocument> documents = new ArrayList<>();
+    /** Collections other than {@code c} (unsharded ones, on the primary shard). */
+    final Map<String, List<BsonDocument>> others = new ConcurrentHashMap<>();
     final Map<Long, Deque<BsonDocument>> cursors = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(1000);
     final StubPeer peer;
@@ -39,9 +41,14 @@ final class StubShard {
         this.peer = new StubPeer((db, cmd) -> answer(cmd));
     }
 
-    private List<BsonDocument> matching(BsonDocument filter) {
+    private List<BsonDocument> collection(BsonDocument cmd) {
+        String name = cmd.get(cmd.getFirstKey()).isString() ? cmd.getString(cmd.getFirstKey()).getValue() : "c";
+        return name.equals("c") ? documents : others.getOrDefault(name, List.of());
+    }
+
+    private List<BsonDocument> matching(BsonDocument cmd, BsonDocument filter) {
         Filter f = Filter.parse(filter == null ? new BsonDocument() : filter);
-        return documents.stream().filter(f::matches).toList();
+        return collection(cmd).stream().filter(f::matches).toList();
     }
 
     private BsonDocument answer(BsonDocument cmd) {
@@ -61,7 +68,7 @@ final class StubShard {
                 yield Replies.ok();
             }
             case "count" -> {
-                long n = matching(cmd.getDocument("query", null)).size();
+                long n = matching(cmd, cmd.getDocument("query", null)).size();
                 long skip = cmd.containsKey("skip") ? cmd.getNumber("skip").longValue() : 0;
                 long limit = cmd.containsKey("limit") ? cmd.getNumber("limit").longValue() : 0;
                 n = Math.max(0, n - skip);
@@ -69,12 +76,12 @@ final class StubShard {
             }
             case "distinct" -> {
                 DistinctValues values = new DistinctValues(cmd.getString("key").getValue());
-                matching(cmd.getDocument("query", null)).forEach(values::add);
+                matching(cmd, cmd.getDocument("query", null)).forEach(values::add);
                 yield Replies.ok(new BsonDocument("values", new BsonArray(values.values())));
             }
             case "aggregate" -> {
                 Pipeline p = Pipeline.parse(cmd.getArray("pipeline"), (c, f) -> List.of());
-                List<BsonDocument> out = p.run(documents.stream().filter(p.scanFilter()::matches).toList());
+                List<BsonDocument> out = p.run(collection(cmd).stream().filter(p.scanFilter()::matches).toList());
                 yield cursor(new ArrayDeque<>(out), cmd.getDocument("cursor").getNumber("batchSize", new BsonInt32(101)).intValue(), false);
             }
             case "explain" -> {
@@ -85,7 +92,7 @@ final class StubShard {
                         .append("winningPlan", new BsonDocument("stage", new BsonString("COLLSCAN")))
                         .append("rejectedPlans", new BsonArray()))
                         .append("executionStats", new BsonDocument("executionSuccess", BsonBoolean.TRUE)
-                                .append("nReturned", new BsonInt64(matching(filter).size()))
+                                .append("nReturned", new BsonInt64(matching(inner, filter).size()))
                                 .append("executionTimeMillis", new BsonInt64(1))
                                 .append("totalKeysExamined", new BsonInt64(0))
                                 .append("totalDocsExamined", new BsonInt64(documents.size()))));
@@ -100,7 +107,7 @@ final class StubShard {
 
     private BsonDocument find(BsonDocument cmd) {
         BsonDocument filter = cmd.getDocument("filter", new BsonDocument());
-        Stream<BsonDocument> docs = matching(filter).stream();
+        Stream<BsonDocument> docs = matching(cmd, filter).stream();
         BsonDocument sort = cmd.getDocument("sort", new BsonDocument());
         if (!sort.isEmpty()) {
             docs = docs.sorted(Sort.parse(sort).comparator());
