@@ -225,6 +225,18 @@ class ShardedReadsHttpTest {
     }
 
     @Test
+    void aStaleShardMakesTheFindRetryAndTheCursorsOfTheFirstAttemptAreKilled() throws Exception {
+        SHARDS.get(1).staleFinds.set(1);
+        BsonDocument reply = command("{find: 'c', sort: {_id: 1}, batchSize: 5}");
+        assertThat(drain(reply, 50)).isEqualTo(viaJson(ALL));
+        for (StubShard shard : SHARDS) {
+            assertThat(shard.peer.received("find")).as(shard.name + " was asked again").hasSize(2);
+        }
+        assertThat(SHARDS.getFirst().peer.received("killCursors")).as("s0's cursor of the stale attempt").hasSize(1);
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isZero();
+    }
+
+    @Test
     void killCursorsKillsTheShardCursorsStillOpen() throws Exception {
         BsonDocument reply = command("{find: 'c', batchSize: 2}");
         long id = reply.getDocument("cursor").getNumber("id").longValue();

@@ -1,6 +1,11 @@
 package dev.shardstore.router.query;
 
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.sharding.StaleConfig;
+import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.engine.aggregate.Pipeline;
 import dev.shardstore.engine.query.DistinctValues;
 import dev.shardstore.engine.query.Filter;
@@ -12,6 +17,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.bson.BsonArray;
@@ -35,6 +41,8 @@ final class StubShard {
     final Map<Long, Deque<BsonDocument>> cursors = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(1000);
     final StubPeer peer;
+    /** How many of the next finds to answer with StaleConfig (as a shard whose filtering metadata moved on). */
+    final AtomicInteger staleFinds = new AtomicInteger();
 
     StubShard(String name) {
         this.name = name;
@@ -52,13 +60,18 @@ final class StubShard {
     }
 
     private BsonDocument answer(BsonDocument cmd) {
+        if (cmd.getFirstKey().equals("find") && staleFinds.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            ChunkVersion received = ChunkVersion.fromBson(cmd.getDocument(InternalApi.SHARD_VERSION_FIELD));
+            CommandException stale = new StaleConfig("db.c", received, received, name).toException();
+            return ErrorReplies.errorReply(stale.code(), stale.getMessage(), stale.extraInfo());
+        }
         return switch (cmd.getFirstKey()) {
             case "find" -> find(cmd);
             case "getMore" -> {
                 long id = cmd.getNumber("getMore").longValue();
                 Deque<BsonDocument> rest = cursors.get(id);
                 if (rest == null) {
-                    yield dev.shardstore.contracts.error.ErrorReplies.errorReply(dev.shardstore.contracts.error.ErrorCode.CursorNotFound,
+                    yield ErrorReplies.errorReply(dev.shardstore.contracts.error.ErrorCode.CursorNotFound,
                             "cursor " + id + " not found", new BsonDocument());
                 }
                 yield batch(false, rest, cmd.containsKey("batchSize") ? cmd.getNumber("batchSize").intValue() : 0, id, false);
