@@ -16,8 +16,9 @@ import org.springframework.stereotype.Component;
 /**
  * {@code GET /actuator/routingTable}: what this router's caches hold (DESIGN.md §9) — databases with
  * primary shard and DatabaseVersion; collections with their routing table summary ({@code RoutingTable.summary()}
- * as relaxed JSON, null when unsharded), whether the entry is stale, and how often it was refreshed
- * ({@code fullRefreshes}, {@code incrementalRefreshes}) and answered StaleConfig ({@code staleConfigs}); the
+ * as relaxed JSON, and its number of {@code chunks}, when sharded), whether the entry is stale, and how often it
+ * was refreshed ({@code fullRefreshes}, {@code incrementalRefreshes}) and a statement on it was rerun after a
+ * StaleConfig ({@code staleConfigRetries}); the
  * shard registry; and the number of open router cursors.
  */
 @Component
@@ -55,8 +56,9 @@ public class RoutingTableEndpoint {
             entry.put("stale", info.stale());
             entry.put("fullRefreshes", info.fullRefreshes());
             entry.put("incrementalRefreshes", info.incrementalRefreshes());
-            entry.put("staleConfigs", info.staleConfigs());
+            entry.put("staleConfigRetries", info.staleConfigRetries());
             if (info.table() != null) {
+                entry.put("chunks", info.table().size());
                 entry.put("routingTable", json.readValue(info.table().summary().toJson(RELAXED), Map.class));
             }
             colls.put(info.namespace(), entry);

@@ -4,6 +4,7 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.DatabaseCache;
+import dev.shardstore.router.routing.RoutingTableCache;
 import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
 import org.bson.BsonArray;
@@ -39,15 +40,19 @@ public class AdminCommands {
         });
     }
 
-    /** {@code {dropDatabase: 1}} on the database to drop → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} if absent. */
+    /**
+     * {@code {dropDatabase: 1}} on the database to drop → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} if absent;
+     * this router forgets the database and its collections' routing at once (others learn from DATABASE_DROPPED).
+     */
     @Bean
-    CommandHandler dropDatabase(ConfigServer config, DatabaseCache databases) {
+    CommandHandler dropDatabase(ConfigServer config, DatabaseCache databases, RoutingTableCache collections) {
         return CommandHandler.of("dropDatabase", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "dropDatabase");
             try {
                 return config.run("admin", new BsonDocument("_configsvrDropDatabase", new BsonString(db)));
             } finally {
                 databases.invalidate(db);
+                collections.purgeDatabase(db);
             }
         });
     }

@@ -32,8 +32,9 @@ import org.jspecify.annotations.Nullable;
  * writeErrors?}} with the client's statement indexes.
  *
  * <ul>
- *   <li>Unordered: one round, each shard getting its statements in index order; a statement that cannot be
- *       targeted becomes a write error at its index and the others still run.</li>
+ *   <li>Every pending statement is targeted before anything is sent. Unordered: one round, each shard getting
+ *       its statements in index order; a statement whose target is a write error is reported at its index and
+ *       the others still run.</li>
  *   <li>Ordered: rounds of consecutive statements bound for the same single shard (a statement for several
  *       shards is a round of its own), sent one after another; the first write error, or a statement that
  *       cannot be targeted, ends the command, so nothing after it in statement order is written.</li>
@@ -56,7 +57,11 @@ final class BatchedWrite {
         }
     }
 
-    /** Targets one statement (its client index and value) under a routing. */
+    /**
+     * Targets one statement (its client index and value) under a routing: a {@link Target#failed} target is a write
+     * error for that statement alone; a thrown {@link CommandException} refuses the whole command, before any
+     * statement of the attempt is sent.
+     */
     @FunctionalInterface
     interface Targeter {
         Target target(CollectionRouting routing, int index, BsonValue statement);
@@ -151,6 +156,7 @@ final class BatchedWrite {
         Map<Statement, Target> targets = new IdentityHashMap<>();
         Function<Statement, Target> targetOf = s -> targets.computeIfAbsent(s,
                 k -> k.rejection != null ? k.rejection : notYetApplied(k, targeter.target(routing, k.index, k.value)));
+        pending.forEach(targetOf::apply); // a targeter that refuses the whole command does so before anything is sent
         if (!ordered) {
             List<Statement> round = new ArrayList<>();
             for (Statement s : pending) {

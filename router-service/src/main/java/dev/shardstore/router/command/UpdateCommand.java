@@ -1,7 +1,6 @@
 package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
-import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
@@ -9,15 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
  * {@code update}: {@code {update: coll, updates: [{q, u, upsert?, multi?, ...}], ordered?}} → {@code {n, nModified,
  * upserted?: [{index, _id}], writeErrors?, ok: 1}}. A malformed statement (not a document, {@code q} not a
  * document, {@code u} missing, {@code multi}/{@code upsert} not booleans) refuses the whole command naming
- * {@code updates.<i>.<field>}. Each statement is targeted by {@link QueryTargeting}; one that cannot be is a
- * {@code ShardKeyNotFound} write error at its index. Batching, ordering and merging: {@link BatchedWrite}. Creates
+ * {@code updates.<i>.<field>}. Each statement is targeted by {@link QueryTargeting}; one that cannot be refuses the
+ * whole command ({@code ShardKeyNotFound}, 400, MongoDB's message) before any statement is sent. Batching, ordering and merging: {@link BatchedWrite}. Creates
  * the database when missing (an upsert may insert).
  */
 @Component
@@ -56,12 +54,8 @@ public class UpdateCommand implements CommandHandler {
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {
         String path = "updates." + index;
-        try {
-            return BatchedWrite.Target.to(QueryTargeting.shards(routing, statement.getDocument("q"),
-                    args.optionalBoolean(statement, "multi", path + ".multi", false),
-                    args.optionalBoolean(statement, "upsert", path + ".upsert", false), "update", statement));
-        } catch (CommandException e) {
-            return BatchedWrite.Target.failed(index, e.code(), e.getMessage());
-        }
+        return BatchedWrite.Target.to(QueryTargeting.shards(routing, statement.getDocument("q"),
+                args.optionalBoolean(statement, "multi", path + ".multi", false),
+                args.optionalBoolean(statement, "upsert", path + ".upsert", false), "update", statement));
     }
 }

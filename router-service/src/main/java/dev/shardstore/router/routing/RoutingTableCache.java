@@ -18,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.bson.BSONException;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -124,17 +123,17 @@ public class RoutingTableCache {
      * @param stale                whether the next use refreshes first
      * @param fullRefreshes        successful full refreshes of this namespace
      * @param incrementalRefreshes successful incremental refreshes of this namespace
-     * @param staleConfigs         StaleConfig replies received for this namespace
+     * @param staleConfigRetries   StaleConfig replies received for this namespace (each reruns its statement)
      */
     public record CachedRoutingInfo(String namespace, boolean loaded, @Nullable RoutingTable table, boolean stale,
-            long fullRefreshes, long incrementalRefreshes, long staleConfigs) {}
+            long fullRefreshes, long incrementalRefreshes, long staleConfigRetries) {}
 
     /** One namespace's cache slot; its mutable state is guarded by the entry's monitor. */
     private final class Entry {
         private final String namespace;
         private final AtomicLong full = new AtomicLong();
         private final AtomicLong incremental = new AtomicLong();
-        private final AtomicLong staleConfigs = new AtomicLong();
+        private final AtomicLong staleConfigRetries = new AtomicLong();
         private boolean loaded;
         private @Nullable RoutingTable table;
         /** Bumped by every markStale; a refresh leaves the entry fresh only if none came while it ran. */
@@ -177,7 +176,7 @@ public class RoutingTableCache {
         }
 
         synchronized void onStaleConfig(@Nullable StaleConfig staleConfig) {
-            staleConfigs.incrementAndGet();
+            staleConfigRetries.incrementAndGet();
             ChunkVersion wanted = staleConfig == null ? null : staleConfig.wanted();
             boolean alreadyKnown = wanted != null && table != null && wanted.equals(table.shardVersion(staleConfig.shardId()))
                     && !wanted.equals(staleConfig.received());
@@ -188,7 +187,7 @@ public class RoutingTableCache {
 
         synchronized CachedRoutingInfo info() {
             return new CachedRoutingInfo(namespace, loaded, table, !loaded || freshAsOf != staleMarks, full.get(), incremental.get(),
-                    staleConfigs.get());
+                    staleConfigRetries.get());
         }
 
         private void refresh(CompletableFuture<Void> done) {
@@ -210,7 +209,7 @@ public class RoutingTableCache {
                     }
                     done.complete(null);
                     return;
-                } catch (CommandException | IllegalArgumentException | BSONException e) {
+                } catch (RuntimeException e) { // unreachable config service, or a reply that does not make a table
                     last = e;
                     log.warn("routing table refresh of {} failed (attempt {} of {}): {}", namespace, attempt, REFRESH_ATTEMPTS, e.getMessage());
                 }

@@ -99,6 +99,28 @@ final class FakeCluster implements AutoCloseable {
         return next;
     }
 
+    /**
+     * Splits chunk {@code index} at {@code {field: at}} with the protocol's versions: base {@code (cv.major + 1)|0} when
+     * the owner's version is the collection version, else {@code cv}; the two halves get base.minor + 1 and + 2.
+     */
+    RoutingTable splitChunk(String ns, int index, BsonValue at) {
+        RoutingTable table = collections.get(ns);
+        ChunkVersion cv = table.collectionVersion();
+        Chunk chunk = table.chunks().get(index);
+        ChunkVersion base = table.shardVersion(chunk.shard()).equals(cv) ? new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp()) : cv;
+        BsonDocument middle = new BsonDocument(table.shardKey().fields().get(0), at);
+        RoutingTable next = table.withChanges(List.of(
+                new Chunk(new ChunkRange(chunk.range().min(), middle), chunk.shard(), new ChunkVersion(base.major(), base.minor() + 1, cv.epoch(), cv.timestamp())),
+                new Chunk(new ChunkRange(middle, chunk.range().max()), chunk.shard(), new ChunkVersion(base.major(), base.minor() + 2, cv.epoch(), cv.timestamp()))));
+        collections.put(ns, next);
+        return next;
+    }
+
+    /** Moves database {@code db}'s version on ({@code lastMod + 1}, as movePrimary does, keeping the primary). */
+    void bumpDatabaseVersion(String db) {
+        databases.computeIfPresent(db, (k, v) -> new DatabaseVersion(v.uuid(), v.lastMod() + 1, v.timestamp()));
+    }
+
     /** The catalog's table of {@code ns}. */
     RoutingTable table(String ns) {
         return collections.get(ns);
@@ -139,6 +161,11 @@ final class FakeCluster implements AutoCloseable {
     }
 
     private BsonDocument shardReply(String shard, String db, BsonDocument cmd) {
+        BsonValue receivedDb = cmd.get(InternalApi.DATABASE_VERSION_FIELD);
+        DatabaseVersion dbVersion = databases.get(db);
+        if (receivedDb != null && dbVersion != null && !DatabaseVersion.fromBson(receivedDb.asDocument()).equals(dbVersion)) {
+            return ErrorReplies.errorReply(ErrorCode.StaleDbVersion, "database version mismatch for " + db, new BsonDocument("db", new BsonString(db)));
+        }
         BsonValue received = cmd.get(InternalApi.SHARD_VERSION_FIELD);
         String ns = db + "." + (cmd.get(cmd.getFirstKey()).isString() ? cmd.getString(cmd.getFirstKey()).getValue() : "");
         if (received != null) {

@@ -63,11 +63,25 @@ abstract class RouterAgainstFakeCluster {
         return new Reply(response.statusCode(), ExtendedJson.parse(response.body()));
     }
 
+    /** The body of {@code GET path} on the router. */
+    String get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The status of {@code POST path} with a JSON body. */
+    int post(String path, String json) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    /** This router's {@code routingTable} actuator entries of collections, by namespace. */
+    BsonDocument cachedCollections() throws Exception {
+        return ExtendedJson.parse(get("/actuator/routingTable")).getDocument("collections");
+    }
+
     /** This router's {@code routingTable} actuator entry for {@code ns}. */
     BsonDocument cacheEntry(String ns) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/routingTable")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return ExtendedJson.parse(response.body()).getDocument("collections").getDocument(ns);
+        return cachedCollections().getDocument(ns);
     }
 
     /** The {@code command} requests {@code peer} received for database {@code db}, in arrival order. */

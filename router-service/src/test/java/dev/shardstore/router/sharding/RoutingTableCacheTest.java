@@ -10,6 +10,7 @@ import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.router.events.CatalogEventListener;
 import dev.shardstore.router.routing.RoutingTableCache;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -69,7 +70,7 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
         BsonDocument entry = cacheEntry("cache1.c");
         assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
         assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
-        assertThat(entry.getNumber("staleConfigs").intValue()).isEqualTo(1);
+        assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(1);
         assertThat(entry.getDocument("routingTable").getNumber("chunks").intValue()).isEqualTo(2);
     }
 
@@ -119,7 +120,7 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
     @Test
     void concurrentFirstUsesShareOneRefresh() throws Exception {
         shardAtZero("cache5.c");
-        List<Thread> threads = new java.util.ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             threads.add(Thread.ofVirtual().start(() -> cache.get("cache5.c")));
         }
@@ -141,13 +142,34 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
                 after.collectionVersion().toString(), List.of("sh1", "sh2")));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cacheEntry("cache6.c").getBoolean("stale").getValue());
-        int staleBefore = cacheEntry("cache6.c").getNumber("staleConfigs").intValue();
+        int staleBefore = cacheEntry("cache6.c").getNumber("staleConfigRetries").intValue();
         command("cache6", "{insert: 'c', documents: [{x: -1}]}").assertOk();
         BsonDocument entry = cacheEntry("cache6.c");
         assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
         assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
-        assertThat(entry.getNumber("staleConfigs").intValue()).isEqualTo(staleBefore); // refreshed before any shard said so
+        assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(staleBefore); // refreshed before any shard said so
         assertThat(shardVersionOf(CLUSTER.sh2.received("insert").getLast())).isEqualTo(after.shardVersion("sh2"));
+    }
+
+    @Test
+    void withItsEventConsumerStoppedARouterIsCorrectedByStaleConfig() throws Exception {
+        shardAtZero("cache11.c");
+        command("cache11", "{insert: 'c', documents: [{x: 1}]}").assertOk();
+        assertThat(post("/actuator/catalogEvents", "{\"state\": \"paused\"}")).isEqualTo(400);
+        assertThat(post("/actuator/catalogEvents", "{\"state\": \"stopped\"}")).isEqualTo(200);
+        try {
+            assertThat(get("/actuator/catalogEvents")).contains("stopped");
+            CLUSTER.moveChunk("cache11.c", 1, "sh1");
+
+            command("cache11", "{insert: 'c', documents: [{x: 2}]}").assertOk();
+
+            BsonDocument entry = cacheEntry("cache11.c");
+            assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(1);
+            assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
+        } finally {
+            assertThat(post("/actuator/catalogEvents", "{\"state\": \"running\"}")).isEqualTo(200);
+        }
+        assertThat(get("/actuator/catalogEvents")).contains("running");
     }
 
     @Test
@@ -170,6 +192,43 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
         assertThat(shardVersionOf(sent)).isEqualTo(ChunkVersion.UNSHARDED);
         assertThat(sent.containsKey("databaseVersion")).isTrue();
         assertThat(cacheEntry("cache8.plain").getBoolean("sharded").getValue()).isFalse();
+    }
+
+    @Test
+    void aStaleShardsPartIsRetriedAloneAfterTheRefresh() throws Exception {
+        shardAtZero("cache9.c");
+        command("cache9", "{insert: 'c', documents: [{x: 1}]}").assertOk();
+        RoutingTable after = CLUSTER.splitChunk("cache9.c", 1, new BsonInt32(100)); // sh2's version moves on, sh1's does not
+
+        Reply reply = command("cache9", "{insert: 'c', ordered: false, documents: [{x: -1}, {x: 5}, {x: -2}, {x: 500}]}");
+
+        reply.assertOk();
+        assertThat(reply.n()).isEqualTo(4);
+        assertThat(sent(CLUSTER.sh1, "cache9", "insert")).hasSize(1); // not resent after sh2's StaleConfig
+        List<BsonDocument> toSh2 = sent(CLUSTER.sh2, "cache9", "insert");
+        assertThat(toSh2).hasSize(3);
+        assertThat(shardVersionOf(toSh2.getLast())).isEqualTo(after.shardVersion("sh2"));
+        assertThat(toSh2.getLast().getArray("documents")).hasSize(2);
+        assertThat(get("/actuator/prometheus")).contains("shardstore_router_routing_refreshes_total{type=\"incremental\"}")
+                .contains("shardstore_router_stale_retries_total{kind=\"collection\"}");
+    }
+
+    @Test
+    void aStaleDatabaseVersionReloadsTheDatabaseAndRetries() throws Exception {
+        command("cache10", "{insert: 'plain', documents: [{x: 1}]}").assertOk();
+        long lookups = databaseLookups("cache10");
+        CLUSTER.bumpDatabaseVersion("cache10");
+
+        command("cache10", "{insert: 'plain', documents: [{x: 2}]}").assertOk();
+
+        assertThat(databaseLookups("cache10")).isEqualTo(lookups + 1);
+        assertThat(sent(CLUSTER.sh1, "cache10", "insert")).hasSize(3);
+    }
+
+    private static long databaseLookups(String db) {
+        return CLUSTER.config.received.stream()
+                .filter(r -> List.of("_configsvrGetDatabase", "_configsvrCreateDatabase").contains(r.name()))
+                .filter(r -> r.command().getString(r.name()).getValue().equals(db)).count();
     }
 
     private static void publish(CatalogEvent event) {

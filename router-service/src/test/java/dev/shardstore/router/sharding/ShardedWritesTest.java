@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Write targeting on a sharded collection {@code {x: 1}} split at 0 ({@code [MinKey, 0)} on sh1, {@code [0, MaxKey)}
  * on sh2): insert grouping by owning chunk, ordered/unordered batches, write error index mapping, and mongos'
- * targeting rules for update, delete and findAndModify. The fake shards fail a statement with {@code fail: true}.
+ * targeting rules for update, delete and findAndModify (an untargetable single write refuses the command). The fake shards fail a statement with {@code fail: true}.
  */
 class ShardedWritesTest extends RouterAgainstFakeCluster {
     private static void shard(String db) {
@@ -87,39 +87,46 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
     }
 
     @Test
-    void aSingleUpdateOrAnUpsertWithoutTheShardKeyIsAWriteErrorAndSentNowhere() throws Exception {
-        shard("w5");
-        Reply reply = command("w5", "{update: 'c', ordered: false, updates: [{q: {a: 1}, u: {$set: {b: 1}}},"
-                + " {q: {a: 1}, u: {$set: {b: 1}}, upsert: true, multi: true}, {q: {x: {$eq: -4}}, u: {$set: {b: 1}}, upsert: true}]}");
+    void anOrderedBatchSendsAMultiShardStatementAsARoundOfItsOwn() throws Exception {
+        shard("w8");
+        Reply reply = command("w8", "{update: 'c', updates: [{q: {x: 5}, u: {$set: {a: 1}}}, {q: {x: 6}, u: {$set: {a: 1}}},"
+                + " {q: {a: 1}, u: {$set: {b: 1}}, multi: true}, {q: {x: -1}, u: {$set: {a: 1}}}]}");
 
         reply.assertOk();
-        assertThat(reply.n()).isEqualTo(1);
-        assertThat(reply.writeErrors()).hasSize(2);
-        assertThat(reply.writeErrors().get(0).getInt32("code").getValue()).isEqualTo(61);
-        assertThat(reply.writeErrors().get(0).getString("errmsg").getValue())
-                .contains("A single update on a sharded collection must contain an exact match on _id");
-        assertThat(reply.writeErrors().get(1).getInt32("index").getValue()).isEqualTo(1);
-        assertThat(reply.writeErrors().get(1).getString("errmsg").getValue()).contains("Failed to target upsert by query");
-        assertThat(sent(CLUSTER.sh1, "w5", "update")).singleElement()
-                .satisfies(u -> assertThat(u.getArray("updates")).hasSize(1));
+        assertThat(reply.n()).isEqualTo(5);
+        assertThat(sent(CLUSTER.sh2, "w8", "update")).extracting(u -> u.getArray("updates").size()).containsExactly(2, 1);
+        assertThat(sent(CLUSTER.sh1, "w8", "update")).extracting(u -> u.getArray("updates").size()).containsExactly(1, 1);
+        assertThat(sent(CLUSTER.sh1, "w8", "update").getFirst().getArray("updates").get(0).asDocument().getBoolean("multi").getValue()).isTrue();
+    }
+
+    @Test
+    void aSingleUpdateOrAnUpsertWithoutTheShardKeyRefusesTheCommandBeforeAnythingIsSent() throws Exception {
+        shard("w5");
+        command("w5", "{update: 'c', updates: [{q: {x: -4}, u: {$set: {b: 1}}}, {q: {a: 1}, u: {$set: {b: 1}}}]}")
+                .assertError(400, 61, "A single update on a sharded collection must contain an exact match on _id", "shard key pattern");
+        command("w5", "{update: 'c', updates: [{q: {a: 1}, u: {$set: {b: 1}}, upsert: true, multi: true}]}")
+                .assertError(400, 61, "Failed to target upsert by query");
+        assertThat(sent(CLUSTER.sh1, "w5", "update")).isEmpty();
+        assertThat(sent(CLUSTER.sh2, "w5", "update")).isEmpty();
+
+        Reply upsert = command("w5", "{update: 'c', updates: [{q: {x: {$eq: -4}}, u: {$set: {b: 1}}, upsert: true}]}");
+        upsert.assertOk();
+        assertThat(sent(CLUSTER.sh1, "w5", "update")).hasSize(1);
         assertThat(sent(CLUSTER.sh2, "w5", "update")).isEmpty();
     }
 
     @Test
     void deletesFollowTheSameRules() throws Exception {
         shard("w6");
-        Reply reply = command("w6", "{delete: 'c', ordered: false, deletes: [{q: {x: -5}, limit: 1}, {q: {a: 1}, limit: 0},"
-                + " {q: {a: 1}, limit: 1}]}");
+        Reply reply = command("w6", "{delete: 'c', ordered: false, deletes: [{q: {x: -5}, limit: 1}, {q: {a: 1}, limit: 0}]}");
 
         reply.assertOk();
         assertThat(reply.n()).isEqualTo(3);
-        assertThat(reply.writeErrors()).singleElement().satisfies(e -> {
-            assertThat(e.getInt32("index").getValue()).isEqualTo(2);
-            assertThat(e.getString("errmsg").getValue()).contains("A single delete on a sharded collection");
-        });
         assertThat(sent(CLUSTER.sh1, "w6", "delete")).singleElement().satisfies(d -> assertThat(d.getArray("deletes")).hasSize(2));
         assertThat(sent(CLUSTER.sh2, "w6", "delete")).singleElement().satisfies(d -> assertThat(d.getArray("deletes")).hasSize(1));
+        command("w6", "{delete: 'c', deletes: [{q: {a: 1}, limit: 1}]}").assertError(400, 61, "A single delete on a sharded collection");
         command("w6", "{delete: 'c', deletes: [{q: {}, limit: 2}]}").assertError(400, 9, "deletes.0.limit");
+        assertThat(sent(CLUSTER.sh1, "w6", "delete")).hasSize(1);
     }
 
     @Test

@@ -105,4 +105,15 @@ class ShardingAdminCommandsTest extends RouterAgainstFakeCluster {
         assertThat(sent(CLUSTER.sh2, "a7", "listIndexes")).hasSize(1); // the primary sh1 owns no chunk
         assertThat(sent(CLUSTER.sh1, "a7", "listIndexes")).isEmpty();
     }
+
+    @Test
+    void dropDatabaseForgetsTheRoutingOfItsCollections() throws Exception {
+        shard("a8", List.of("sh1", "sh2"));
+        command("a8", "{insert: 'c', documents: [{x: 1}]}").assertOk();
+        assertThat(cachedCollections().containsKey("a8.c")).isTrue();
+
+        command("a8", "{dropDatabase: 1}").assertOk();
+
+        assertThat(cachedCollections().containsKey("a8.c")).isFalse();
+    }
 }
