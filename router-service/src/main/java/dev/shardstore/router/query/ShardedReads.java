@@ -36,13 +36,15 @@ import org.springframework.stereotype.Component;
  * for the shards and merged here:
  * <ul>
  *   <li>find: each shard gets {@code limit: skip + limit}, {@code batchSize: skip + batchSize} and no {@code skip};
- *       the router merges the shard
- *       cursors ({@link MergingStream}, merge-sorted by {@code sort}) and applies skip and limit. With a sort and
- *       a projection, the shards return whole documents and the router projects after merging, so a sort key the
- *       projection removes is still there to merge by;</li>
+ *       the router merges the shard cursors ({@link MergingStream}, merge-sorted by {@code sort}, pulling shard
+ *       batches only as its buffers run dry) and applies skip and limit. With a sort and a projection, the shards
+ *       return whole documents and the router projects after merging, so a sort key the projection removes is
+ *       still there to merge by;</li>
  *   <li>count: see {@link ShardResults#shardCount}; distinct: the union of the shards' values;</li>
  *   <li>aggregate: split by {@link PipelineSplit}; the router merges the shards' cursors and runs the merge part
- *       with the query engine ({@code $lookup} there reads the foreign collection through this router).</li>
+ *       with the query engine, in memory ({@code $lookup} there reads the foreign collection through this router);
+ *       a pipeline without merge stages streams from the shard cursors. A pipeline targeting one shard runs whole
+ *       there, {@code $lookup} included (the shard reads its own copy of the foreign collection).</li>
  * </ul>
  * Orphans are filtered by the shards themselves (the versioned requests make them apply their filtering
  * metadata). A database that does not exist reads as empty.
