@@ -132,13 +132,24 @@ class ShardedReadsHttpTest {
         SHARDS.forEach(s -> s.peer.received.clear());
     }
 
-    private BsonDocument command(String db, BsonDocument command) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v1/databases/" + db + "/command"))
+    private HttpResponse<String> post(String db, BsonDocument command) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v1/databases/" + db + "/command"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(ExtendedJson.toJson(command))).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private BsonDocument command(String db, BsonDocument command) throws Exception {
+        HttpResponse<String> response = post(db, command);
         BsonDocument body = ExtendedJson.parse(response.body());
         assertThat(response.statusCode()).as(body.toJson()).isEqualTo(200);
         return body;
+    }
+
+    /** The error code of a command that must be refused with a 4xx. */
+    private int refusal(String db, String json) throws Exception {
+        HttpResponse<String> response = post(db, ExtendedJson.parse(json));
+        assertThat(response.statusCode()).as(response.body()).isBetween(400, 499);
+        return ExtendedJson.parse(response.body()).getInt32("code").getValue();
     }
 
     private BsonDocument command(String json) throws Exception {
@@ -310,6 +321,26 @@ class ShardedReadsHttpTest {
         BsonDocument aggregate = command("{explain: {aggregate: 'c', pipeline: [{$group: {_id: '$g', c: {$sum: 1}}}], cursor: {}}}");
         assertThat(aggregate.getString("mergeType").getValue()).isEqualTo("mongos");
         assertThat(aggregate.getDocument("shards").keySet()).containsExactly("s0", "s1", "s2");
+    }
+
+    @Test
+    void shardedDataDistributionIsOnlyTheFirstStageOfAnAdminAggregate() throws Exception {
+        assertThat(refusal("db", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}], cursor: {}}"))
+                .isEqualTo(ErrorCode.InvalidNamespace.code());
+        assertThat(refusal("admin", "{aggregate: 1, pipeline: [{$match: {}}, {$shardedDataDistribution: {}}], cursor: {}}"))
+                .isEqualTo(ErrorCode.BadValue.code());
+        assertThat(refusal("admin", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {x: 1}}], cursor: {}}"))
+                .isEqualTo(ErrorCode.FailedToParse.code());
+    }
+
+    @Test
+    void badReadOptionsAreRefusedBeforeAnyShardIsAsked() throws Exception {
+        assertThat(refusal("db", "{find: 'c', skip: -1}")).isEqualTo(ErrorCode.BadValue.code());
+        assertThat(refusal("db", "{find: 'c', sort: {x: 2}}")).isEqualTo(ErrorCode.BadValue.code());
+        assertThat(refusal("db", "{aggregate: 'c', pipeline: [{$frobnicate: {}}], cursor: {}}")).isEqualTo(ErrorCode.Location40324.code());
+        assertThat(refusal("db", "{aggregate: 'c', pipeline: []}")).isEqualTo(ErrorCode.FailedToParse.code());
+        assertThat(refusal("db", "{getMore: {$numberLong: '12345'}, collection: 'c'}")).isEqualTo(ErrorCode.CursorNotFound.code());
+        assertThat(SHARDS.stream().mapToInt(s -> s.peer.received.size()).sum()).isZero();
     }
 
     @Test
