@@ -4,27 +4,21 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.cursor.RouterCursorManager;
-import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.ShardReply;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.error.ErrorCode;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-import org.bson.BsonValue;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Commands on unsharded collections, routed to the database's primary shard with its
- * DatabaseVersion. Writes create the database when it does not exist; reads of a database that does
- * not exist answer as MongoDB does for an empty one. Shard error replies are re-thrown as they are.
+ * Database-level commands routed to the database's primary shard with its DatabaseVersion ({@code listCollections},
+ * {@code create}; the read commands are {@link ReadCommands}'). {@code create} creates the database when it does
+ * not exist; {@code listCollections} of a database that does not exist answers as MongoDB does for an empty one.
+ * Shard error replies are re-thrown as they are.
  */
 @Configuration
 public class PrimaryShardCommands {
@@ -34,29 +28,6 @@ public class PrimaryShardCommands {
     public PrimaryShardCommands(VersionedRouter router, RouterCursorManager cursors) {
         this.router = router;
         this.cursors = cursors;
-    }
-
-    /** {@code find}; on the config database it reads the catalog (config.shards, config.databases) like mongos. */
-    @Bean
-    CommandHandler find(ConfigServer config) {
-        return CommandHandler.of("find", (db, cmd) -> {
-            String collection = new CommandArgs(cmd).collectionName();
-            if ("config".equals(db)) {
-                return config.run(db, cmd);
-            }
-            Namespaces.checkUserDatabase(db, "find");
-            return cursorReply(db, collection, cmd);
-        });
-    }
-
-    /** {@code aggregate} on a collection, forwarded like find; a missing database yields an empty cursor. */
-    @Bean
-    CommandHandler aggregate() {
-        return CommandHandler.of("aggregate", (db, cmd) -> {
-            String collection = new CommandArgs(cmd).collectionName();
-            Namespaces.checkUserDatabase(db, "aggregate");
-            return cursorReply(db, collection, cmd);
-        });
     }
 
     @Bean
@@ -70,50 +41,8 @@ public class PrimaryShardCommands {
     }
 
     @Bean
-    CommandHandler getMore() {
-        return CommandHandler.of("getMore", cursors::getMore);
-    }
-
-    @Bean
-    CommandHandler killCursors() {
-        return CommandHandler.of("killCursors", cursors::killCursors);
-    }
-
-    @Bean
-    CommandHandler count() {
-        return write("count", false, () -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
-    }
-
-    /** {@code distinct}; a database that does not exist has no values. */
-    @Bean
-    CommandHandler distinct() {
-        return write("distinct", false, () -> Replies.ok(new BsonDocument("values", new BsonArray())));
-    }
-
-    @Bean
     CommandHandler create() {
         return write("create", true, Replies::ok);
-    }
-
-    /**
-     * {@code explain} of a find, count, update, delete or aggregate: forwarded to the primary shard, which
-     * plans the query; a missing database explains as MongoDB's {@code EOF} plan.
-     */
-    @Bean
-    CommandHandler explain() {
-        return CommandHandler.of("explain", (db, cmd) -> {
-            Namespaces.checkUserDatabase(db, "explain");
-            BsonValue inner = cmd.get("explain");
-            if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
-                throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
-            }
-            String collection = new CommandArgs(inner.asDocument()).collectionName();
-            return toPrimary(db, collection, cmd, false).map(PrimaryShardCommands::unwrap).orElseGet(() -> Replies.ok(
-                    new BsonDocument("queryPlanner", new BsonDocument("namespace",
-                            new BsonString(db + "." + collection))
-                            .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
-                            .append("rejectedPlans", new BsonArray()))));
-        });
     }
 
     /**
@@ -128,14 +57,6 @@ public class PrimaryShardCommands {
             String collection = new CommandArgs(cmd).collectionName();
             return toPrimary(db, collection, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
         });
-    }
-
-    private BsonDocument cursorReply(String db, String collection, BsonDocument cmd) {
-        Optional<ShardReply> reply = toPrimary(db, collection, cmd, false);
-        if (reply.isEmpty()) {
-            return Replies.cursor(true, List.of(), 0, db + "." + collection);
-        }
-        return cursors.adopt(db, collection, reply.get().shardId(), unwrap(reply.get()));
     }
 
     /**

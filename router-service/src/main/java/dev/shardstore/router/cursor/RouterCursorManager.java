@@ -4,7 +4,6 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.router.RouterProperties;
 import dev.shardstore.router.routing.ShardRegistry;
@@ -16,23 +15,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
-import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Router cursors over shard cursors: {@code getMore} and {@code killCursors} are forwarded to the
- * shard holding the cursor (no version check: a cursor stays pinned to where it was opened, as in
- * mongos). Cursors idle longer than {@code shardstore.router.cursor-timeout} are killed, here and on
- * the shard.
+ * Router cursors (mongos's {@code ClusterCursorManager}): each client-visible cursor reads a
+ * {@link DocumentStream}, usually a {@link MergingStream} over the shard cursors a statement opened, so
+ * {@code getMore} pulls shard batches lazily and {@code killCursors} kills the shard cursors still open (no
+ * version check: a cursor stays pinned to the shards it was opened on, as in mongos). Cursors idle longer than
+ * {@code shardstore.router.cursor-timeout} are killed, here and on the shards.
  */
 @Component
 public class RouterCursorManager {
-    private static final Logger log = LoggerFactory.getLogger(RouterCursorManager.class);
-
     private final Map<Long, RouterCursor> cursors = new ConcurrentHashMap<>();
     private final SecureRandom ids = new SecureRandom();
     private final CommandClient client;
@@ -46,60 +41,105 @@ public class RouterCursorManager {
     }
 
     /**
-     * Rewrites a shard's cursor reply for the client: when the shard cursor is still open, registers
-     * a router cursor and puts its id in the reply.
+     * One shard's part of a merge, read from the shard's cursor reply ({@code {cursor: {id, ns, firstBatch}}}
+     * of a find or aggregate run on {@code db}).
      */
-    public BsonDocument adopt(String db, String collection, String shardId, BsonDocument shardReply) {
+    public MergingStream.Source source(String shardId, String db, BsonDocument shardReply) {
         BsonDocument cursor = shardReply.getDocument("cursor");
-        long remoteId = cursor.getNumber("id").longValue();
-        if (remoteId == 0) {
-            return shardReply;
-        }
-        long id;
-        do {
-            id = ids.nextLong() & Long.MAX_VALUE;
-        } while (id == 0 || cursors.putIfAbsent(id, new RouterCursor(id, db, collection, shardId, remoteId, System.nanoTime())) != null);
-        BsonDocument reply = shardReply.clone();
-        reply.getDocument("cursor").put("id", new BsonInt64(id));
-        return reply;
+        String ns = cursor.getString("ns").getValue();
+        String collection = ns.startsWith(db + ".") ? ns.substring(db.length() + 1) : ns;
+        return new MergingStream.Source(RemoteShardCursor.documents(cursor.getArray("firstBatch")),
+                new RemoteShardCursor(client, shards, shardId, db, collection, cursor.getNumber("id").longValue()));
     }
 
     /**
-     * {@code {getMore: <id>, collection, batchSize?}} on {@code db}.
+     * Answers a statement with the first batch of {@code stream}: {@code {cursor: {firstBatch, id, ns}, ok: 1}},
+     * registering a router cursor when the stream is not known to be exhausted.
      *
-     * @throws CommandException TypeMismatch or FailedToParse naming a malformed or missing field; CursorNotFound (43) for an unknown, exhausted or killed cursor, or one of
-     *                          another namespace
+     * @param batchSize   the first batch's size (MongoDB's default is 101); 0 for an empty first batch
+     * @param singleBatch whether to close the cursor after the first batch (find's {@code singleBatch})
+     */
+    public BsonDocument open(String db, String collection, DocumentStream stream, int batchSize, boolean singleBatch) {
+        List<BsonDocument> batch;
+        try {
+            batch = batchSize == 0 ? List.of() : RouterCursor.batch(stream, batchSize);
+        } catch (RuntimeException e) {
+            stream.close();
+            throw e;
+        }
+        if (singleBatch || stream.exhausted()) {
+            stream.close();
+            return Replies.cursor(true, batch, 0, db + "." + collection);
+        }
+        return Replies.cursor(true, batch, register(db, collection, stream).id(), db + "." + collection);
+    }
+
+    /**
+     * Rewrites one shard's cursor reply for the client, as it is (the shard already cut the first batch): when
+     * the shard cursor is still open, registers a router cursor over it and puts its id in the reply.
+     */
+    public BsonDocument adopt(String db, String collection, String shardId, BsonDocument shardReply) {
+        BsonDocument cursor = shardReply.getDocument("cursor");
+        if (cursor.getNumber("id").longValue() == 0) {
+            return shardReply;
+        }
+        MergingStream.Source rest = source(shardId, db, shardReply);
+        MergingStream stream = new MergingStream(List.of(new MergingStream.Source(List.of(), rest.cursor())), null, 0, 0);
+        BsonDocument reply = shardReply.clone();
+        reply.getDocument("cursor").put("id", new BsonInt64(register(db, collection, stream).id()));
+        return reply;
+    }
+
+    private RouterCursor register(String db, String collection, DocumentStream stream) {
+        while (true) {
+            long id = ids.nextLong() & Long.MAX_VALUE;
+            if (id != 0) {
+                RouterCursor cursor = new RouterCursor(id, db, collection, stream);
+                if (cursors.putIfAbsent(id, cursor) == null) {
+                    return cursor;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code {getMore: <id>, collection, batchSize?}} on {@code db} → {@code {cursor: {nextBatch, id, ns}, ok: 1}};
+     * id 0 once the cursor is exhausted (it is then forgotten).
+     *
+     * @throws CommandException TypeMismatch or FailedToParse naming a malformed or missing field; CursorNotFound (43) for an
+     *                          unknown, exhausted or killed cursor, or one of another namespace; a shard's error while
+     *                          pulling (the cursor is then killed)
      */
     public BsonDocument getMore(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         long id = args.nonNegative(command.get("getMore"), "getMore");
         String collection = args.requiredString("collection");
+        int batchSize = command.containsKey("batchSize") ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(command.get("batchSize"), "batchSize")) : 0;
         RouterCursor cursor = cursors.get(id);
         if (cursor == null || !cursor.db().equals(db) || !cursor.collection().equals(collection)) {
             throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " not found in " + db + "." + collection);
         }
-        cursors.put(id, cursor.touched());
-        BsonDocument forwarded = command.clone();
-        forwarded.put("getMore", new BsonInt64(cursor.remoteId()));
-        BsonDocument reply;
+        List<BsonDocument> batch;
         try {
-            reply = client.runChecked(cursor.shardId(), shards.hostOf(cursor.shardId()), db, forwarded);
-        } catch (CommandException e) {
-            cursors.remove(id);
+            batch = cursor.nextBatch(batchSize);
+        } catch (RuntimeException e) {
+            cursors.remove(id, cursor);
+            cursor.kill();
             throw e;
         }
-        long remaining = reply.getDocument("cursor").getNumber("id").longValue();
-        if (remaining == 0) {
-            cursors.remove(id);
-            return reply;
+        long replyId = id;
+        if (cursor.exhausted()) {
+            cursors.remove(id, cursor);
+            cursor.kill();
+            replyId = 0;
         }
-        reply.getDocument("cursor").put("id", new BsonInt64(id));
-        return reply;
+        return Replies.cursor(false, batch, replyId, cursor.ns());
     }
 
     /**
      * {@code {killCursors: <collection>, cursors: [ids]}} → MongoDB's reply with
-     * {@code cursorsKilled, cursorsNotFound, cursorsAlive, cursorsUnknown}.
+     * {@code cursorsKilled, cursorsNotFound, cursorsAlive, cursorsUnknown}; a killed cursor's shard cursors are
+     * killed too.
      */
     public BsonDocument killCursors(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
@@ -111,7 +151,7 @@ public class RouterCursorManager {
             long id = args.nonNegative(ids.get(i), "cursors." + i);
             RouterCursor cursor = cursors.get(id);
             if (cursor != null && cursor.db().equals(db) && cursor.collection().equals(collection) && cursors.remove(id, cursor)) {
-                killRemote(cursor);
+                cursor.kill();
                 killed.add(new BsonInt64(id));
             } else {
                 notFound.add(new BsonInt64(id));
@@ -133,21 +173,8 @@ public class RouterCursorManager {
         long now = System.nanoTime();
         cursors.values().stream().filter(c -> now - c.lastUsedNanos() > timeoutNanos).forEach(c -> {
             if (cursors.remove(c.id(), c)) {
-                killRemote(c);
+                c.kill();
             }
         });
-    }
-
-    private void killRemote(RouterCursor cursor) {
-        BsonDocument kill = new BsonDocument("killCursors", new BsonString(cursor.collection()))
-                .append("cursors", new BsonArray(List.of(new BsonInt64(cursor.remoteId()))));
-        try {
-            BsonDocument reply = client.run(cursor.shardId(), shards.hostOf(cursor.shardId()), cursor.db(), kill);
-            if (ErrorReplies.isError(reply)) {
-                log.debug("shard {} refused to kill cursor {}: {}", cursor.shardId(), cursor.remoteId(), reply.toJson());
-            }
-        } catch (CommandException e) {
-            log.debug("could not kill cursor {} on {}: {}", cursor.remoteId(), cursor.shardId(), e.getMessage());
-        }
     }
 }

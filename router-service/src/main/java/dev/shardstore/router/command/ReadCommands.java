@@ -1,0 +1,120 @@
+package dev.shardstore.router.command;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.query.ShardedDataDistribution;
+import dev.shardstore.router.query.ShardedExplainer;
+import dev.shardstore.router.query.ShardedReads;
+import dev.shardstore.router.routing.ConfigServer;
+import dev.shardstore.support.command.CommandHandler;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The read commands: {@code find}, {@code getMore}, {@code killCursors}, {@code count}, {@code distinct},
+ * {@code aggregate} (with {@code $shardedDataDistribution} on admin) and {@code explain}, on sharded and unsharded
+ * collections alike ({@link ShardedReads}, {@link ShardedExplainer}, {@link ShardedDataDistribution}). A database that does not exist reads as empty.
+ */
+@Configuration
+public class ReadCommands {
+    private final ShardedReads reads;
+    private final ShardedExplainer explainer;
+
+    public ReadCommands(ShardedReads reads, ShardedExplainer explainer) {
+        this.reads = reads;
+        this.explainer = explainer;
+    }
+
+    /** {@code find}; on the config database it reads the catalog (config.shards, config.databases, ...) like mongos. */
+    @Bean
+    CommandHandler find(ConfigServer config) {
+        return CommandHandler.of("find", (db, cmd) -> {
+            new CommandArgs(cmd).collectionName();
+            if ("config".equals(db)) {
+                return config.run(db, cmd);
+            }
+            Namespaces.checkUserDatabase(db, "find");
+            return reads.find(db, cmd);
+        });
+    }
+
+    /** {@code aggregate} on a collection, or {@code $shardedDataDistribution} with {@code aggregate: 1} on admin. */
+    @Bean
+    CommandHandler aggregate(ShardedDataDistribution distribution) {
+        return CommandHandler.of("aggregate", (db, cmd) -> {
+            BsonValue pipeline = cmd.get("pipeline");
+            if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
+                return distribution.aggregate(db, cmd);
+            }
+            new CommandArgs(cmd).collectionName();
+            Namespaces.checkUserDatabase(db, "aggregate");
+            if (cmd.containsKey("explain") && new CommandArgs(cmd).optionalBoolean(cmd, "explain", "explain", false)) {
+                return explainAggregate(db, cmd);
+            }
+            return reads.aggregate(db, cmd);
+        });
+    }
+
+    /** {@code aggregate} with {@code explain: true}: the explain command's answer for the same aggregate. */
+    private BsonDocument explainAggregate(String db, BsonDocument cmd) {
+        BsonDocument aggregate = cmd.clone();
+        aggregate.remove("explain");
+        aggregate.putIfAbsent("cursor", new BsonDocument());
+        return explain(db, new BsonDocument("explain", aggregate).append("verbosity", new BsonString("queryPlanner")));
+    }
+
+    @Bean
+    CommandHandler getMore(RouterCursorManager cursors) {
+        return CommandHandler.of("getMore", cursors::getMore);
+    }
+
+    @Bean
+    CommandHandler killCursors(RouterCursorManager cursors) {
+        return CommandHandler.of("killCursors", cursors::killCursors);
+    }
+
+    @Bean
+    CommandHandler count() {
+        return CommandHandler.of("count", (db, cmd) -> {
+            Namespaces.checkUserDatabase(db, "count");
+            return reads.count(db, cmd);
+        });
+    }
+
+    @Bean
+    CommandHandler distinct() {
+        return CommandHandler.of("distinct", (db, cmd) -> {
+            Namespaces.checkUserDatabase(db, "distinct");
+            return reads.distinct(db, cmd);
+        });
+    }
+
+    /**
+     * {@code explain} of a find, count, distinct, update, delete or aggregate; a missing database explains as
+     * MongoDB's {@code EOF} plan.
+     */
+    @Bean
+    CommandHandler explainCommand() {
+        return CommandHandler.of("explain", this::explain);
+    }
+
+    private BsonDocument explain(String db, BsonDocument cmd) {
+        Namespaces.checkUserDatabase(db, "explain");
+        BsonValue inner = cmd.get("explain");
+        if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
+            throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
+        }
+        String collection = new CommandArgs(inner.asDocument()).collectionName();
+        return explainer.explain(db, cmd).orElseGet(() -> Replies.ok(
+                new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(db + "." + collection))
+                        .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
+                        .append("rejectedPlans", new BsonArray()))));
+    }
+}

@@ -1,0 +1,147 @@
+package dev.shardstore.router.query;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.engine.aggregate.CollectionSource;
+import dev.shardstore.router.cursor.DocumentStream;
+import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.routing.CollectionRouting;
+import dev.shardstore.router.routing.ConfigServer;
+import dev.shardstore.router.routing.ShardRegistry;
+import dev.shardstore.router.routing.VersionedRouter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * The {@code $shardedDataDistribution} aggregation stage (MongoDB manual, "$shardedDataDistribution"):
+ * {@code db.adminCommand({aggregate: 1, pipeline: [{$shardedDataDistribution: {}}, ...], cursor: {}})} → one
+ * document per sharded collection, {@code {ns, shards: [{shardName, numOrphanedDocs, numOwnedDocuments,
+ * ownedSizeBytes, orphanedSizeBytes}]}}, the shards being those that own chunks of it. The sharded collections
+ * come from {@code config.collections}; each shard reports its part with {@code _shardsvrDataDistribution}
+ * (docs/sharding-protocol.md). The stages after the first run on the router with the query engine.
+ *
+ * <p>Errors: InvalidNamespace (73) unless run on {@code admin} with {@code aggregate: 1}; FailedToParse (9) when
+ * the stage's argument is not {@code {}} or the {@code cursor} option is missing; BadValue (2) when the stage is
+ * not the first.
+ */
+@Component
+public class ShardedDataDistribution {
+    /** The stage's name. */
+    public static final String STAGE = "$shardedDataDistribution";
+    private static final CollectionSource NO_LOOKUP = (collection, filter) -> List.of();
+    private static final List<String> COUNTERS = List.of("numOrphanedDocs", "numOwnedDocuments", "ownedSizeBytes", "orphanedSizeBytes");
+
+    private final ConfigServer config;
+    private final VersionedRouter router;
+    private final RouterCursorManager cursors;
+    private final CommandClient client;
+    private final ShardRegistry shards;
+
+    public ShardedDataDistribution(ConfigServer config, VersionedRouter router, RouterCursorManager cursors, CommandClient client,
+            ShardRegistry shards) {
+        this.config = config;
+        this.router = router;
+        this.cursors = cursors;
+        this.client = client;
+        this.shards = shards;
+    }
+
+    /** Whether {@code pipeline} uses the stage anywhere (it is then this class's to answer or refuse). */
+    public static boolean uses(BsonArray pipeline) {
+        return pipeline.stream().anyMatch(s -> s.isDocument() && s.asDocument().containsKey(STAGE));
+    }
+
+    /**
+     * Answers an aggregate whose pipeline {@link #uses} the stage.
+     *
+     * @throws CommandException as listed on the class; the config service's or a shard's error
+     */
+    public BsonDocument aggregate(String db, BsonDocument command) {
+        BsonValue target = command.get("aggregate");
+        if (!"admin".equals(db) || target == null || !target.isNumber() || target.asNumber().intValue() != 1) {
+            throw new CommandException(ErrorCode.InvalidNamespace,
+                    STAGE + " must be run against the 'admin' database with {aggregate: 1}");
+        }
+        CommandArgs args = new CommandArgs(command);
+        BsonArray pipeline = args.requiredArray("pipeline");
+        BsonValue spec = pipeline.get(0).isDocument() ? pipeline.get(0).asDocument().get(STAGE) : null;
+        if (spec == null) {
+            throw new CommandException(ErrorCode.BadValue, STAGE + " is only valid as the first stage in a pipeline");
+        }
+        if (!spec.isDocument() || !spec.asDocument().isEmpty()) {
+            throw new CommandException(ErrorCode.FailedToParse, "The " + STAGE + " stage specification must be an empty object");
+        }
+        BsonArray rest = new BsonArray(pipeline.getValues().subList(1, pipeline.size()));
+        if (uses(rest)) {
+            throw new CommandException(ErrorCode.BadValue, STAGE + " is only valid as the first stage in a pipeline");
+        }
+        if (!command.containsKey("cursor")) {
+            throw new CommandException(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
+        }
+        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
+        int batchSize = cursor.containsKey("batchSize")
+                ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(cursor.get("batchSize"), "cursor.batchSize"))
+                : ShardedReads.DEFAULT_BATCH_SIZE;
+        PipelineSplit.run(rest, List.of(), NO_LOOKUP); // the rest's parse errors before any shard is asked
+        List<BsonDocument> distributions = new ArrayList<>();
+        for (String namespace : shardedNamespaces()) {
+            distribution(namespace).ifPresent(distributions::add);
+        }
+        List<BsonDocument> results = PipelineSplit.run(rest, distributions, NO_LOOKUP);
+        return cursors.open(db, "$cmd.aggregate", DocumentStream.of(results), batchSize, false);
+    }
+
+    /** The {@code _id}s of {@code config.collections}, read to the end of the config service's cursor. */
+    private List<String> shardedNamespaces() {
+        List<String> namespaces = new ArrayList<>();
+        BsonDocument cursor = config.run("config", new BsonDocument("find", new BsonString("collections"))).getDocument("cursor");
+        BsonArray batch = cursor.getArray("firstBatch");
+        while (true) {
+            batch.forEach(v -> namespaces.add(v.asDocument().getString("_id").getValue()));
+            long id = cursor.getNumber("id").longValue();
+            if (id == 0) {
+                return namespaces;
+            }
+            cursor = config.run("config", new BsonDocument("getMore", new BsonInt64(id)).append("collection", new BsonString("collections")))
+                    .getDocument("cursor");
+            batch = cursor.getArray("nextBatch");
+        }
+    }
+
+    /** The collection's document, or empty when the router finds it unsharded (dropped meanwhile). */
+    private Optional<BsonDocument> distribution(String namespace) {
+        int dot = namespace.indexOf('.');
+        return router.run(namespace.substring(0, dot), namespace.substring(dot + 1), false, this::distribution).flatMap(d -> d);
+    }
+
+    private Optional<BsonDocument> distribution(CollectionRouting routing) {
+        if (!routing.isSharded()) {
+            return Optional.empty();
+        }
+        BsonArray perShard = new BsonArray();
+        for (String shard : routing.allShards()) {
+            BsonDocument reply = client.runChecked(shard, shards.hostOf(shard), "admin",
+                    new BsonDocument("_shardsvrDataDistribution", new BsonString(routing.namespace())));
+            BsonDocument entry = new BsonDocument("shardName", new BsonString(shard));
+            for (String counter : COUNTERS) {
+                BsonValue v = reply.get(counter);
+                if (v == null || !v.isNumber()) {
+                    throw new CommandException(ErrorCode.InternalError, "shard " + shard + " answered _shardsvrDataDistribution for "
+                            + routing.namespace() + " without a numeric '" + counter + "': " + reply.toJson());
+                }
+                entry.append(counter, v);
+            }
+            perShard.add(entry);
+        }
+        return Optional.of(new BsonDocument("ns", new BsonString(routing.namespace())).append("shards", perShard));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.shardstore.router.query;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.router.routing.ShardKeyTargeter;
+import dev.shardstore.router.routing.ShardRegistry;
+import dev.shardstore.router.routing.VersionedRouter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@code explain} on the router: {@code {explain: {find | count | distinct | update | delete | aggregate ...},
+ * verbosity?}}. The explained command's filter (find's {@code filter}, count's and distinct's {@code query}, the
+ * first update or delete statement's {@code q}, an aggregate's leading {@code $match}) targets the shards as the
+ * command itself would; the explain goes to each targeted shard as the client wrote it, and the replies are shaped
+ * as mongos does ({@link ShardedExplain}). An unsharded collection's explain is its primary shard's reply.
+ * Which commands can be explained is the shards' business (they answer CommandNotFound otherwise).
+ */
+@Component
+public class ShardedExplainer {
+    private final VersionedRouter router;
+    private final ShardRegistry shards;
+
+    public ShardedExplainer(VersionedRouter router, ShardRegistry shards) {
+        this.router = router;
+        this.shards = shards;
+    }
+
+    /**
+     * @return the explain reply; empty when the database does not exist
+     * @throws CommandException TypeMismatch naming a malformed field; CommandNotFound for a command that cannot be
+     *                          explained; the first shard error
+     */
+    public Optional<BsonDocument> explain(String db, BsonDocument command) {
+        BsonDocument explained = command.getDocument("explain");
+        String kind = explained.getFirstKey();
+        String collection = new CommandArgs(explained).collectionName();
+        BsonDocument filter = targetingFilter(kind, explained);
+        return router.run(db, collection, false, routing -> {
+            List<String> targets = ShardKeyTargeter.shards(routing, filter);
+            if (!routing.isSharded()) {
+                BsonDocument reply = router.send(routing, targets.getFirst(), db, command);
+                ShardResults.throwFirstError(List.of(reply));
+                return reply;
+            }
+            long start = System.nanoTime();
+            Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> command);
+            ShardResults.throwFirstError(replies.values());
+            List<ShardedExplain.ShardExplain> explains = new ArrayList<>();
+            replies.forEach((shard, reply) -> explains.add(new ShardedExplain.ShardExplain(shard, shards.hostOf(shard), reply)));
+            if (kind.equals("aggregate")) {
+                return ShardedExplain.aggregate(targets.size() == 1 ? null : PipelineSplit.of(explained.getArray("pipeline")), explains);
+            }
+            boolean sorted = kind.equals("find") && explained.isDocument("sort") && !explained.getDocument("sort").isEmpty();
+            return ShardedExplain.query(ShardedExplain.mergeStage(kind, targets.size(), sorted), explains,
+                    (System.nanoTime() - start) / 1_000_000);
+        });
+    }
+
+    /** The filter that targets the explained command (the shard's explain plans the same one). */
+    private static BsonDocument targetingFilter(String kind, BsonDocument explained) {
+        CommandArgs args = new CommandArgs(explained);
+        return switch (kind) {
+            case "find" -> args.optionalDocument(explained, "filter", "filter");
+            case "count", "distinct" -> args.optionalDocument(explained, "query", "query");
+            case "update", "delete" -> {
+                BsonArray statements = args.requiredArray(kind + "s");
+                yield statements.isEmpty() || !statements.get(0).isDocument() ? new BsonDocument()
+                        : args.optionalDocument(statements.get(0).asDocument(), "q", kind + "s.0.q");
+            }
+            case "aggregate" -> PipelineSplit.leadingMatch(args.requiredArray("pipeline"));
+            default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
+        };
+    }
+}

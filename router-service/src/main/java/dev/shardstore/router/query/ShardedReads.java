@@ -1,0 +1,248 @@
+package dev.shardstore.router.query;
+
+import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.engine.aggregate.CollectionSource;
+import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Projection;
+import dev.shardstore.engine.query.Sort;
+import dev.shardstore.router.cursor.DocumentStream;
+import dev.shardstore.router.cursor.MergingStream;
+import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.routing.CollectionRouting;
+import dev.shardstore.router.routing.ShardKeyTargeter;
+import dev.shardstore.router.routing.StaleRoutingException;
+import dev.shardstore.router.routing.VersionedRouter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.springframework.stereotype.Component;
+
+/**
+ * The read path of the router (mongos's {@code ClusterFind}, {@code ClusterAggregate}, cluster count and
+ * distinct): each statement resolves the collection's routing through {@link VersionedRouter} (so a stale
+ * shard makes it rerun on fresh routing) and targets the shards whose chunks the filter's shard-key bounds
+ * intersect ({@link ShardKeyTargeter}); an unsharded collection is its primary shard. A statement that targets
+ * one shard is sent to it as the client wrote it and its reply passed on; one that targets several is rewritten
+ * for the shards and merged here:
+ * <ul>
+ *   <li>find: each shard gets {@code limit: skip + limit}, {@code batchSize: skip + batchSize} and no {@code skip};
+ *       the router merges the shard cursors ({@link MergingStream}, merge-sorted by {@code sort}, pulling shard
+ *       batches only as its buffers run dry) and applies skip and limit. With a sort and a projection, the shards
+ *       return whole documents and the router projects after merging, so a sort key the projection removes is
+ *       still there to merge by;</li>
+ *   <li>count: see {@link ShardResults#shardCount}; distinct: the union of the shards' values;</li>
+ *   <li>aggregate: split by {@link PipelineSplit}; the router merges the shards' cursors and runs the merge part
+ *       with the query engine, in memory ({@code $lookup} there reads the foreign collection through this router);
+ *       a pipeline without merge stages streams from the shard cursors. A pipeline targeting one shard runs whole
+ *       there, {@code $lookup} included (the shard reads its own copy of the foreign collection).</li>
+ * </ul>
+ * Orphans are filtered by the shards themselves (the versioned requests make them apply their filtering
+ * metadata). A database that does not exist reads as empty.
+ */
+@Component
+public class ShardedReads {
+    /** MongoDB's default first batch size of find and aggregate. */
+    static final int DEFAULT_BATCH_SIZE = 101;
+    private static final CollectionSource NO_LOOKUP = (collection, filter) -> List.of();
+
+    private final VersionedRouter router;
+    private final RouterCursorManager cursors;
+
+    public ShardedReads(VersionedRouter router, RouterCursorManager cursors) {
+        this.router = router;
+        this.cursors = cursors;
+    }
+
+    /**
+     * {@code find}: {@code {find, filter?, sort?, projection?, skip?, limit?, batchSize?, singleBatch?, ...}} →
+     * {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
+     *
+     * @throws CommandException TypeMismatch/BadValue naming a malformed option; the shards' errors
+     */
+    public BsonDocument find(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonDocument filter = args.optionalDocument(command, "filter", "filter");
+        BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
+        BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
+        long skip = args.optionalNonNegative("skip", 0);
+        long limit = args.optionalNonNegative("limit", 0);
+        int batchSize = intOf(args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE));
+        boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
+        Sort sort = Sort.parse(sortSpec);
+        boolean projectHere = !sortSpec.isEmpty() && !projectionSpec.isEmpty();
+        Projection projection = projectHere ? Projection.parse(projectionSpec) : null;
+        return router.run(db, collection, false, routing -> {
+            List<String> targets = ShardKeyTargeter.shards(routing, filter);
+            if (targets.size() == 1) {
+                return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
+            }
+            BsonDocument forShards = command.clone();
+            forShards.remove("skip");
+            if (limit > 0) {
+                forShards.put("limit", new BsonInt64(sum(skip, limit)));
+            }
+            if (skip > 0) { // the router's first batch may need skip + batchSize documents of one shard (all of them with singleBatch)
+                forShards.put("batchSize", new BsonInt64(sum(skip, batchSize)));
+            }
+            if (projectHere) {
+                forShards.remove("projection");
+            }
+            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
+                    sortSpec.isEmpty() ? null : sort.comparator(), skip, limit);
+            if (projection != null) {
+                Filter matcher = Filter.parse(filter); // positional projections ("a.$") need the filter
+                stream = stream.map(doc -> projection.apply(doc, matcher));
+            }
+            return cursors.open(db, collection, stream, batchSize, singleBatch);
+        }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));
+    }
+
+    /** {@code count}: {@code {count, query?, skip?, limit?}} → {@code {n, ok: 1}}; 0 for a missing database. */
+    public BsonDocument count(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonDocument query = args.optionalDocument(command, "query", "query");
+        long skip = args.optionalNonNegative("skip", 0);
+        long limit = args.optionalNonNegative("limit", 0);
+        return router.run(db, collection, false, routing -> {
+            List<String> targets = ShardKeyTargeter.shards(routing, query);
+            if (targets.size() == 1) {
+                return successful(router.send(routing, targets.getFirst(), db, command));
+            }
+            BsonDocument forShards = ShardResults.shardCount(command, skip, limit);
+            return ShardResults.count(router.sendAll(routing, targets, db, shard -> forShards).values(), skip, limit);
+        }).orElseGet(() -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
+    }
+
+    /** {@code distinct}: {@code {distinct, key, query?}} → {@code {values, ok: 1}}; none for a missing database. */
+    public BsonDocument distinct(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonDocument query = args.optionalDocument(command, "query", "query");
+        return router.run(db, collection, false, routing -> {
+            List<String> targets = ShardKeyTargeter.shards(routing, query);
+            if (targets.size() == 1) {
+                return successful(router.send(routing, targets.getFirst(), db, command));
+            }
+            return ShardResults.distinct(router.sendAll(routing, targets, db, shard -> command));
+        }).orElseGet(() -> Replies.ok(new BsonDocument("values", new BsonArray())));
+    }
+
+    /**
+     * {@code aggregate} on a collection: {@code {aggregate, pipeline, cursor: {batchSize?}}} → a cursor reply.
+     *
+     * @throws CommandException FailedToParse when {@code cursor} is missing; the engine's pipeline errors; the
+     *                          shards' errors
+     */
+    public BsonDocument aggregate(String db, BsonDocument command) {
+        CommandArgs args = new CommandArgs(command);
+        String collection = args.collectionName();
+        BsonArray pipeline = args.requiredArray("pipeline");
+        if (!command.containsKey("cursor")) {
+            throw new CommandException(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
+        }
+        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
+        int batchSize = cursor.containsKey("batchSize") ? intOf(args.nonNegative(cursor.get("batchSize"), "cursor.batchSize")) : DEFAULT_BATCH_SIZE;
+        Pipeline.parse(pipeline, NO_LOOKUP); // the client gets the pipeline's errors before any shard is asked
+        return router.run(db, collection, false, routing -> {
+            List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline));
+            if (targets.size() == 1) {
+                return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
+            }
+            PipelineSplit split = PipelineSplit.of(pipeline);
+            BsonDocument forShards = command.clone();
+            forShards.put("pipeline", split.shardPipeline());
+            forShards.put("cursor", new BsonDocument());
+            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
+                    split.mergeSort() == null ? null : Sort.parse(split.mergeSort()).comparator(), 0, 0);
+            if (split.hasMergeStages()) {
+                stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(db)));
+            }
+            return cursors.open(db, collection, stream, batchSize, false);
+        }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));
+    }
+
+    /**
+     * Opens {@code command}'s cursor on every target concurrently. When a shard answers an error or a stale
+     * version, the cursors the others opened are killed before the error (or the retry) goes on.
+     *
+     * @throws StaleRoutingException when a shard's version check failed (the statement is then rerun)
+     */
+    private List<MergingStream.Source> openCursors(CollectionRouting routing, List<String> targets, String db, BsonDocument command) {
+        Map<String, BsonDocument> replies = router.sendEach(routing, targets, db, shard -> command);
+        List<MergingStream.Source> opened = new ArrayList<>();
+        RuntimeException failure = null;
+        for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
+            BsonDocument reply = e.getValue();
+            if (!ErrorReplies.isError(reply)) {
+                opened.add(cursors.source(e.getKey(), db, reply));
+            } else if (failure == null) {
+                failure = StaleRoutingException.isStaleReply(reply) ? new StaleRoutingException(e.getKey(), reply) : ErrorReplies.toException(reply);
+            }
+        }
+        if (failure != null) {
+            opened.forEach(s -> s.cursor().kill());
+            throw failure;
+        }
+        return opened;
+    }
+
+    /** Everything {@code stream} has (pulling every shard batch). */
+    private static List<BsonDocument> drain(DocumentStream stream) {
+        List<BsonDocument> all = new ArrayList<>();
+        try {
+            for (BsonDocument d = stream.next(0); d != null; d = stream.next(0)) {
+                all.add(d);
+            }
+        } finally {
+            stream.close();
+        }
+        return all;
+    }
+
+    /** Where a merge-side {@code $lookup} reads: a routed find of the whole foreign collection, filtered here. */
+    private CollectionSource lookupSource(String db) {
+        return (foreign, filter) -> readAll(db, foreign).stream().filter(filter::matches).toList();
+    }
+
+    /** Every document of {@code db.collection}, read through a router cursor to its end. */
+    private List<BsonDocument> readAll(String db, String collection) {
+        BsonDocument cursor = find(db, new BsonDocument("find", new BsonString(collection))).getDocument("cursor");
+        List<BsonDocument> all = new ArrayList<>();
+        cursor.getArray("firstBatch").forEach(v -> all.add(v.asDocument()));
+        long id = cursor.getNumber("id").longValue();
+        while (id != 0) {
+            BsonDocument next = cursors.getMore(db, new BsonDocument("getMore", new BsonInt64(id)).append("collection", new BsonString(collection)))
+                    .getDocument("cursor");
+            next.getArray("nextBatch").forEach(v -> all.add(v.asDocument()));
+            id = next.getNumber("id").longValue();
+        }
+        return all;
+    }
+
+    private static BsonDocument successful(BsonDocument reply) {
+        if (ErrorReplies.isError(reply)) {
+            throw ErrorReplies.toException(reply);
+        }
+        return reply;
+    }
+
+    private static long sum(long a, long b) {
+        return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
+    }
+
+    private static int intOf(long n) {
+        return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.shardstore.router.routing;
+
+import dev.shardstore.contracts.hash.BsonHasher;
+import dev.shardstore.contracts.keystring.Ordering;
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.engine.bounds.IndexBounds;
+import dev.shardstore.engine.bounds.Interval;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Shard targeting of a query filter (reference: "Routing"; MongoDB's {@code ChunkManager::getShardIdsForQuery}):
+ * the chunks whose ranges intersect the filter's bounds on the shard key.
+ *
+ * <p>The bounds are the index bounds the filter gives over the shard key fields, derived as for an index
+ * ({@link IndexBounds}: equality, {@code $in}, {@code $gt $gte $lt $lte}, AND-ed at the top level and in
+ * {@code $and}), all ascending and never multikey (a shard key value is never an array). A hashed field can
+ * only be targeted through points: each equality or {@code $in} value is hashed with
+ * {@link BsonHasher#hash64} and the hashes are that field's points; a range on a hashed field says nothing
+ * about where its hashes are, so the field stays unbounded. The bounds become KeyString ranges (the cross
+ * product of the leading point fields, then the next field's intervals, later fields unbounded) and each is
+ * looked up with {@link RoutingTable#overlapping}. A filter with no usable bounds targets every shard that
+ * owns a chunk; a filter whose bounds are empty ({@code {k: {$in: []}}}) targets no chunk.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ShardKeyTargeter {
+    /**
+     * The name the hashed field's hashes go under in the synthetic filter given to {@link IndexBounds}: a
+     * {@code $}-prefixed name, which no user filter can use as a field (it would be an unknown operator).
+     */
+    private static final String HASHES = "$shardKeyHashes";
+
+    private ShardKeyTargeter() {}
+
+    /**
+     * The chunks of {@code table} a query with {@code filter} must read, in key order (a chunk appears once).
+     *
+     * @param filter the query filter; null or empty for "everything"
+     */
+    public static List<Chunk> chunks(RoutingTable table, @Nullable BsonDocument filter) {
+        BsonDocument query = filter == null ? new BsonDocument() : filter;
+        ShardKeyPattern key = table.shardKey();
+        String hashed = key.hashedField();
+        BsonDocument bounded = query;
+        List<String> fields = key.fields();
+        if (hashed != null) {
+            fields = fields.stream().map(f -> f.equals(hashed) ? HASHES : f).toList();
+            BsonArray hashes = hashedPoints(query, hashed);
+            if (hashes != null) {
+                bounded = new BsonDocument("$and", new BsonArray(List.of(query, new BsonDocument(HASHES, new BsonDocument("$in", hashes)))));
+            }
+        }
+        IndexBounds bounds = IndexBounds.derive(bounded, fields, Ordering.allAscending(fields.size()), false);
+        // the ranges are ascending and disjoint, so first occurrences are in key order (two points may share a chunk)
+        Set<Chunk> chunks = new LinkedHashSet<>();
+        for (IndexBounds.KeyRange range : bounds.ranges()) {
+            chunks.addAll(table.overlapping(range.low(), range.high()));
+        }
+        return List.copyOf(chunks);
+    }
+
+    /**
+     * The shards owning the chunks {@link #chunks} targets, sorted; when the bounds target no chunk, the shard
+     * of the first chunk (so that the query is still validated and answered by a shard, as mongos does).
+     */
+    public static List<String> shards(RoutingTable table, @Nullable BsonDocument filter) {
+        Set<String> shards = new LinkedHashSet<>();
+        chunks(table, filter).forEach(c -> shards.add(c.shard()));
+        if (shards.isEmpty()) {
+            return List.of(table.chunks().getFirst().shard());
+        }
+        return shards.stream().sorted().toList();
+    }
+
+    /**
+     * The shards a statement on {@code routing}'s collection with {@code filter} must reach: {@link #shards(RoutingTable,
+     * BsonDocument)} when it is sharded, else the primary shard.
+     */
+    public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter) {
+        return routing.isSharded() ? shards(routing.table(), filter) : List.of(routing.database().primary());
+    }
+
+    /** The hashes of the hashed field's points, or null when its bounds are not all points. */
+    private static @Nullable BsonArray hashedPoints(BsonDocument filter, String field) {
+        List<Interval> intervals = IndexBounds.derive(filter, List.of(field), Ordering.allAscending(1), false).fields().getFirst();
+        if (!intervals.stream().allMatch(Interval::isPoint)) {
+            return null;
+        }
+        BsonArray hashes = new BsonArray();
+        for (Interval point : intervals) {
+            BsonValue value = point.low();
+            hashes.add(new BsonInt64(BsonHasher.hash64(value)));
+        }
+        return hashes;
+    }
+}

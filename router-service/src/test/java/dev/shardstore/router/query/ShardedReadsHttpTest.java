@@ -1,0 +1,363 @@
+package dev.shardstore.router.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.query.DistinctValues;
+import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Projection;
+import dev.shardstore.engine.query.Sort;
+import dev.shardstore.infra.EmbeddedInfra;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The read path over real HTTP against a stub config service and three stub shards holding the chunks of
+ * {@code db.c} (shard key {@code {x: 1}}: {@code [MinKey, 0)} on s0, {@code [0, 100)} on s1, {@code [100, MaxKey)}
+ * on s2): every reply is compared with the query engine run over the union of the shards' documents, and the
+ * commands the shards received show the targeting and the rewrites.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ShardedReadsHttpTest {
+    private static final ObjectId EPOCH = new ObjectId();
+    private static final BsonTimestamp TS = new BsonTimestamp(7, 1);
+    private static final List<StubShard> SHARDS = List.of(new StubShard("s0"), new StubShard("s1"), new StubShard("s2"));
+    private static final RoutingTable TABLE = table();
+    private static final StubPeer CONFIG = new StubPeer((db, cmd) -> config(cmd));
+    private static final List<BsonDocument> ALL = new ArrayList<>();
+    /** The unsharded collection {@code db.u} on the primary shard s0. */
+    private static final List<BsonDocument> U = new ArrayList<>();
+
+    static {
+        Random random = new Random(11);
+        for (int i = 0; i < 300; i++) {
+            BsonDocument doc = new BsonDocument("_id", new BsonInt32(i)).append("x", new BsonInt32(random.nextInt(200) - 50))
+                    .append("g", new BsonString(String.valueOf((char) ('a' + random.nextInt(3))))).append("n", new BsonInt32(random.nextInt(10)));
+            ALL.add(doc);
+            String owner = TABLE.chunkFor(doc).shard();
+            SHARDS.stream().filter(s -> s.name.equals(owner)).findFirst().orElseThrow().documents.add(doc);
+        }
+        for (String g : List.of("a", "b")) {
+            U.add(new BsonDocument("_id", new BsonString(g)).append("label", new BsonString("group " + g)));
+        }
+        SHARDS.getFirst().others.put("u", U);
+    }
+
+    private static RoutingTable table() {
+        ShardKeyPattern key = ShardKeyPattern.of(ExtendedJson.parse("{x: 1}"));
+        List<BsonDocument> bounds = List.of(key.globalMin(), ExtendedJson.parse("{x: 0}"), ExtendedJson.parse("{x: 100}"), key.globalMax());
+        List<Chunk> chunks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            chunks.add(new Chunk(new ChunkRange(bounds.get(i), bounds.get(i + 1)), "s" + i, new ChunkVersion(1, i, EPOCH, TS)));
+        }
+        return RoutingTable.of(new ShardedCollection("db.c", UUID.randomUUID(), EPOCH, TS, key, false, false), chunks);
+    }
+
+    private static BsonDocument config(BsonDocument cmd) {
+        return switch (cmd.getFirstKey()) {
+            case "_configsvrGetDatabase" -> cmd.getString("_configsvrGetDatabase").getValue().equals("db")
+                    ? Replies.ok(new BsonDocument("database", new BsonDocument("_id", new BsonString("db")).append("primary", new BsonString("s0"))
+                            .append("version", new DatabaseVersion(UUID.randomUUID(), 1, TS).toBson())))
+                    : ErrorReplies.errorReply(ErrorCode.NamespaceNotFound, "no database", new BsonDocument());
+            case "listShards" -> {
+                BsonArray shards = new BsonArray();
+                SHARDS.forEach(s -> shards.add(new BsonDocument("_id", new BsonString(s.name)).append("host", new BsonString(s.peer.url()))));
+                yield Replies.ok(new BsonDocument("shards", shards));
+            }
+            case "_configsvrGetRoutingTable" -> {
+                BsonArray chunks = new BsonArray();
+                TABLE.chunks().forEach(c -> chunks.add(c.toBson()));
+                yield cmd.getString("_configsvrGetRoutingTable").getValue().equals("db.c")
+                        ? Replies.ok(new BsonDocument("collection", TABLE.collection().toBson()).append("chunks", chunks)
+                                .append("full", org.bson.BsonBoolean.TRUE))
+                        : Replies.ok(new BsonDocument("collection", BsonNull.VALUE).append("chunks", new BsonArray()));
+            }
+            case "find" -> Replies.cursor(true, List.of(TABLE.collection().toBson()), 0, "config.collections");
+            default -> throw new IllegalArgumentException("the stub config service does not know " + cmd.getFirstKey());
+        };
+    }
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        registry.add("spring.kafka.bootstrap-servers", () -> EmbeddedInfra.shared().bootstrapServers());
+        registry.add("shardstore.config-url", CONFIG::url);
+    }
+
+    @AfterAll
+    static void stop() {
+        SHARDS.forEach(s -> s.peer.close());
+        CONFIG.close();
+    }
+
+    @LocalServerPort
+    int port;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void forget() {
+        SHARDS.forEach(s -> s.peer.received.clear());
+    }
+
+    private HttpResponse<String> post(String db, BsonDocument command) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v1/databases/" + db + "/command"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(ExtendedJson.toJson(command))).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private BsonDocument command(String db, BsonDocument command) throws Exception {
+        HttpResponse<String> response = post(db, command);
+        BsonDocument body = ExtendedJson.parse(response.body());
+        assertThat(response.statusCode()).as(body.toJson()).isEqualTo(200);
+        return body;
+    }
+
+    /** The error code of a command that must be refused with a 4xx. */
+    private int refusal(String db, String json) throws Exception {
+        HttpResponse<String> response = post(db, ExtendedJson.parse(json));
+        assertThat(response.statusCode()).as(response.body()).isBetween(400, 499);
+        return ExtendedJson.parse(response.body()).getInt32("code").getValue();
+    }
+
+    private BsonDocument command(String json) throws Exception {
+        return command("db", ExtendedJson.parse(json));
+    }
+
+    /** A cursor's documents to its end, with getMores of {@code batchSize}. */
+    private List<BsonDocument> drain(BsonDocument reply, int batchSize) throws Exception {
+        List<BsonDocument> out = new ArrayList<>();
+        BsonDocument cursor = reply.getDocument("cursor");
+        cursor.getArray("firstBatch").forEach(v -> out.add(v.asDocument()));
+        long id = cursor.getNumber("id").longValue();
+        while (id != 0) {
+            cursor = command("db", new BsonDocument("getMore", new org.bson.BsonInt64(id)).append("collection", new BsonString("c"))
+                    .append("batchSize", new BsonInt32(batchSize))).getDocument("cursor");
+            assertThat(cursor.getArray("nextBatch").size()).isLessThanOrEqualTo(batchSize);
+            cursor.getArray("nextBatch").forEach(v -> out.add(v.asDocument()));
+            id = cursor.getNumber("id").longValue();
+        }
+        return out;
+    }
+
+    /** Documents as they come back over JSON (so expected and actual compare with the same number types). */
+    private static List<BsonDocument> viaJson(List<BsonDocument> docs) {
+        return docs.stream().map(d -> ExtendedJson.parse(ExtendedJson.toJson(d))).toList();
+    }
+
+    private static Stream<BsonDocument> matching(String filter) {
+        Filter f = Filter.parse(ExtendedJson.parse(filter));
+        return ALL.stream().filter(f::matches);
+    }
+
+    private List<String> shardsThatReceived(String command) {
+        return SHARDS.stream().filter(s -> !s.peer.received(command).isEmpty()).map(s -> s.name).toList();
+    }
+
+    @Test
+    void aSortedFindMergesAllShardsAndAppliesSkipAndLimitOnTheRouter() throws Exception {
+        BsonDocument reply = command("{find: 'c', filter: {n: {$gte: 3}}, sort: {n: -1, x: 1, _id: 1}, skip: 7, limit: 60, batchSize: 8}");
+        List<BsonDocument> expected = matching("{n: {$gte: 3}}").sorted(Sort.parse(ExtendedJson.parse("{n: -1, x: 1, _id: 1}")).comparator())
+                .skip(7).limit(60).toList();
+        assertThat(reply.getDocument("cursor").getArray("firstBatch")).hasSize(8);
+        assertThat(drain(reply, 9)).isEqualTo(viaJson(expected));
+        assertThat(shardsThatReceived("find")).containsExactly("s0", "s1", "s2");
+        for (StubShard shard : SHARDS) {
+            BsonDocument sent = shard.peer.received("find").getFirst();
+            assertThat(sent.containsKey("skip")).as("no skip on the shards").isFalse();
+            assertThat(sent.getNumber("limit").longValue()).as("limit = skip + limit").isEqualTo(67);
+            assertThat(sent.getNumber("batchSize").intValue()).as("batchSize + skip").isEqualTo(15);
+            assertThat(sent.containsKey("shardVersion")).as("versioned").isTrue();
+        }
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).as("every shard cursor was read to its end or closed").isZero();
+    }
+
+    @Test
+    void anEqualityOnTheShardKeyTargetsOneShardAndARangeItsChunks() throws Exception {
+        BsonDocument reply = command("{find: 'c', filter: {x: 42}}");
+        assertThat(drain(reply, 100)).isEqualTo(viaJson(matching("{x: 42}").toList()));
+        assertThat(shardsThatReceived("find")).containsExactly("s1");
+        forget();
+        BsonDocument range = command("{find: 'c', filter: {x: {$gte: 50, $lt: 120}}, sort: {x: 1, _id: 1}}");
+        assertThat(drain(range, 100)).isEqualTo(viaJson(matching("{x: {$gte: 50, $lt: 120}}")
+                .sorted(Sort.parse(ExtendedJson.parse("{x: 1, _id: 1}")).comparator()).toList()));
+        assertThat(shardsThatReceived("find")).containsExactly("s1", "s2");
+    }
+
+    @Test
+    void aProjectionThatDropsTheSortKeyIsAppliedAfterTheMerge() throws Exception {
+        BsonDocument reply = command("{find: 'c', sort: {x: -1, _id: 1}, projection: {g: 1, _id: 0}, limit: 40}");
+        Projection projection = Projection.parse(ExtendedJson.parse("{g: 1, _id: 0}"));
+        List<BsonDocument> expected = ALL.stream().sorted(Sort.parse(ExtendedJson.parse("{x: -1, _id: 1}")).comparator()).limit(40)
+                .map(projection::apply).toList();
+        assertThat(drain(reply, 7)).isEqualTo(viaJson(expected));
+        SHARDS.forEach(s -> assertThat(s.peer.received("find").getFirst().containsKey("projection")).isFalse());
+    }
+
+    @Test
+    void aSingleBatchWithSkipStillHasItsWholeFirstBatch() throws Exception {
+        BsonDocument reply = command("{find: 'c', sort: {_id: 1}, skip: 30, batchSize: 20, singleBatch: true}");
+        assertThat(reply.getDocument("cursor").getNumber("id").longValue()).isZero();
+        assertThat(reply.getDocument("cursor").getArray("firstBatch").getValues())
+                .isEqualTo(new BsonArray(viaJson(ALL.subList(30, 50))).getValues());
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isZero();
+    }
+
+    @Test
+    void aStaleShardMakesTheFindRetryAndTheCursorsOfTheFirstAttemptAreKilled() throws Exception {
+        SHARDS.get(1).staleFinds.set(1);
+        BsonDocument reply = command("{find: 'c', sort: {_id: 1}, batchSize: 5}");
+        assertThat(drain(reply, 50)).isEqualTo(viaJson(ALL));
+        for (StubShard shard : SHARDS) {
+            assertThat(shard.peer.received("find")).as(shard.name + " was asked again").hasSize(2);
+        }
+        assertThat(SHARDS.getFirst().peer.received("killCursors")).as("s0's cursor of the stale attempt").hasSize(1);
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isZero();
+    }
+
+    @Test
+    void killCursorsKillsTheShardCursorsStillOpen() throws Exception {
+        BsonDocument reply = command("{find: 'c', batchSize: 2}");
+        long id = reply.getDocument("cursor").getNumber("id").longValue();
+        assertThat(id).isNotZero();
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isEqualTo(3);
+        BsonDocument killed = command("db", new BsonDocument("killCursors", new BsonString("c"))
+                .append("cursors", new BsonArray(List.of(new org.bson.BsonInt64(id)))));
+        assertThat(killed.getArray("cursorsKilled")).hasSize(1);
+        assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isZero();
+        assertThat(shardsThatReceived("killCursors")).containsExactly("s0", "s1", "s2");
+    }
+
+    @Test
+    void countSumsTheShardsWithSkipAndLimitAppliedOnce() throws Exception {
+        long all = matching("{n: {$lt: 5}}").count();
+        assertThat(command("{count: 'c', query: {n: {$lt: 5}}}").getNumber("n").longValue()).isEqualTo(all);
+        assertThat(command("{count: 'c', query: {n: {$lt: 5}}, skip: 20, limit: 50}").getNumber("n").longValue())
+                .isEqualTo(Math.max(0, Math.min(all - 20, 50)));
+        assertThat(command("{count: 'c', skip: 1000}").getNumber("n").longValue()).isZero();
+        assertThat(command("{count: 'c', query: {x: {$lt: 0}}}").getNumber("n").longValue()).isEqualTo(matching("{x: {$lt: 0}}").count());
+    }
+
+    @Test
+    void distinctIsTheUnionOfTheShardsValues() throws Exception {
+        DistinctValues expected = new DistinctValues("n");
+        matching("{g: 'a'}").forEach(expected::add);
+        assertThat(command("{distinct: 'c', key: 'n', query: {g: 'a'}}").getArray("values").getValues())
+                .isEqualTo(new BsonArray(expected.values()).getValues());
+    }
+
+    @Test
+    void anAggregateIsSplitAndMerged() throws Exception {
+        String pipeline = "[{$match: {x: {$gte: -20}}}, {$group: {_id: '$g', total: {$sum: '$n'}, avg: {$avg: '$n'}, c: {$count: {}}}}, {$sort: {_id: 1}}]";
+        BsonDocument reply = command("{aggregate: 'c', pipeline: " + pipeline + ", cursor: {batchSize: 1}}");
+        Pipeline whole = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"), (c, f) -> List.of());
+        List<BsonDocument> expected = whole.run(ALL.stream().filter(whole.scanFilter()::matches).toList());
+        assertThat(drain(reply, 1)).isEqualTo(viaJson(expected));
+        BsonArray sent = SHARDS.getFirst().peer.received("aggregate").getFirst().getArray("pipeline");
+        assertThat(sent.get(1).asDocument().getDocument("$group")).containsKey("__avgCount_avg");
+    }
+
+    @Test
+    void aSortedAggregateWithALimitIsMergeSorted() throws Exception {
+        String pipeline = "[{$sort: {x: -1, _id: 1}}, {$skip: 5}, {$limit: 30}, {$project: {x: 1}}]";
+        BsonDocument reply = command("{aggregate: 'c', pipeline: " + pipeline + ", cursor: {}}");
+        Pipeline whole = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"), (c, f) -> List.of());
+        assertThat(drain(reply, 10)).isEqualTo(viaJson(whole.run(ALL)));
+        assertThat(SHARDS.get(2).peer.received("aggregate").getFirst().getArray("pipeline").get(1))
+                .isEqualTo(ExtendedJson.parse("{$limit: {$numberLong: '35'}}"));
+    }
+
+    @Test
+    void aLookupOfTheMergePartReadsTheForeignCollectionThroughTheRouter() throws Exception {
+        String pipeline = "[{$group: {_id: '$g', c: {$sum: 1}}}, {$lookup: {from: 'u', localField: '_id', foreignField: '_id', as: 'u'}},"
+                + " {$sort: {_id: 1}}]";
+        BsonDocument reply = command("{aggregate: 'c', pipeline: " + pipeline + ", cursor: {}}");
+        Pipeline whole = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"),
+                (c, f) -> c.equals("u") ? U.stream().filter(f::matches).toList() : List.of());
+        assertThat(drain(reply, 10)).isEqualTo(viaJson(whole.run(ALL)));
+    }
+
+    @Test
+    void explainShowsTheShardsAndTheMergeStage() throws Exception {
+        BsonDocument merged = command("{explain: {find: 'c', filter: {x: {$gt: 10}}, sort: {x: 1}}, verbosity: 'executionStats'}");
+        BsonDocument plan = merged.getDocument("queryPlanner").getDocument("winningPlan");
+        assertThat(plan.getString("stage").getValue()).isEqualTo("SHARD_MERGE_SORT");
+        assertThat(plan.getArray("shards").stream().map(s -> s.asDocument().getString("shardName").getValue())).containsExactly("s1", "s2");
+        assertThat(merged.getDocument("executionStats").getNumber("nReturned").longValue()).isEqualTo(matching("{x: {$gt: 10}}").count());
+        BsonDocument single = command("{explain: {count: 'c', query: {x: -3}}}");
+        assertThat(single.getDocument("queryPlanner").getDocument("winningPlan").getString("stage").getValue()).isEqualTo("SINGLE_SHARD");
+        BsonDocument aggregate = command("{explain: {aggregate: 'c', pipeline: [{$group: {_id: '$g', c: {$sum: 1}}}], cursor: {}}}");
+        assertThat(aggregate.getString("mergeType").getValue()).isEqualTo("mongos");
+        assertThat(aggregate.getDocument("shards").keySet()).containsExactly("s0", "s1", "s2");
+    }
+
+    @Test
+    void shardedDataDistributionIsOnlyTheFirstStageOfAnAdminAggregate() throws Exception {
+        assertThat(refusal("db", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}], cursor: {}}"))
+                .isEqualTo(ErrorCode.InvalidNamespace.code());
+        assertThat(refusal("admin", "{aggregate: 1, pipeline: [{$match: {}}, {$shardedDataDistribution: {}}], cursor: {}}"))
+                .isEqualTo(ErrorCode.BadValue.code());
+        assertThat(refusal("admin", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {x: 1}}], cursor: {}}"))
+                .isEqualTo(ErrorCode.FailedToParse.code());
+    }
+
+    @Test
+    void badReadOptionsAreRefusedBeforeAnyShardIsAsked() throws Exception {
+        assertThat(refusal("db", "{find: 'c', skip: -1}")).isEqualTo(ErrorCode.BadValue.code());
+        assertThat(refusal("db", "{find: 'c', sort: {x: 2}}")).isEqualTo(ErrorCode.BadValue.code());
+        assertThat(refusal("db", "{aggregate: 'c', pipeline: [{$frobnicate: {}}], cursor: {}}")).isEqualTo(ErrorCode.Location40324.code());
+        assertThat(refusal("db", "{aggregate: 'c', pipeline: []}")).isEqualTo(ErrorCode.FailedToParse.code());
+        assertThat(refusal("db", "{getMore: {$numberLong: '12345'}, collection: 'c'}")).isEqualTo(ErrorCode.CursorNotFound.code());
+        assertThat(SHARDS.stream().mapToInt(s -> s.peer.received.size()).sum()).isZero();
+    }
+
+    @Test
+    void shardedDataDistributionReportsEachShardOwningChunks() throws Exception {
+        BsonDocument reply = command("admin", ExtendedJson.parse(
+                "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}, {$match: {ns: 'db.c'}}], cursor: {}}"));
+        List<BsonValue> batch = reply.getDocument("cursor").getArray("firstBatch").getValues();
+        assertThat(batch).hasSize(1);
+        BsonDocument doc = batch.getFirst().asDocument();
+        assertThat(doc.getString("ns").getValue()).isEqualTo("db.c");
+        BsonArray shards = doc.getArray("shards");
+        assertThat(shards).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            BsonDocument entry = shards.get(i).asDocument();
+            assertThat(entry.getString("shardName").getValue()).isEqualTo("s" + i);
+            assertThat(entry.getNumber("numOwnedDocuments").longValue()).isEqualTo(SHARDS.get(i).documents.size());
+            assertThat(entry.keySet()).containsExactlyInAnyOrder("shardName", "numOrphanedDocs", "numOwnedDocuments", "ownedSizeBytes", "orphanedSizeBytes");
+        }
+    }
+}
