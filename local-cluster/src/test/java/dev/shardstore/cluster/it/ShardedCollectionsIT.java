@@ -91,7 +91,7 @@ class ShardedCollectionsIT {
 
         List<BsonDocument> chunks = chunksOf("geo.byId");
         assertThat(chunks).hasSize(6); // MongoDB's default: 2 per shard
-        assertThat(chunks).extracting(c -> c.getString("shard").getValue()).containsOnly("shard0001", "shard0002", "shard0003");
+        assertThat(chunks).extracting(c -> c.getString("shard").getValue()).containsOnly("shard1", "shard2", "shard3");
         assertThat(chunks.stream().map(c -> c.getString("shard").getValue()).distinct()).hasSize(3);
     }
 
@@ -126,7 +126,7 @@ class ShardedCollectionsIT {
         String byId = ExtendedJson.toJson(new BsonDocument("_id", paris.get("_id")));
         String byCountryAndId = ExtendedJson.toJson(new BsonDocument("country", new BsonString("FR")).append("_id", paris.get("_id")));
         assertThat(explainedShards("byId", byId)).hasSize(1);
-        assertThat(explainedShards("byId", "{\"country\": \"FR\"}")).containsExactlyInAnyOrder("shard0001", "shard0002", "shard0003");
+        assertThat(explainedShards("byId", "{\"country\": \"FR\"}")).containsExactlyInAnyOrder("shard1", "shard2", "shard3");
 
         assertThat(explainedShards("byCountryName", "{\"country\": \"FR\", \"name\": \"Paris\"}")).hasSize(1);
         assertThat(explainedShards("byCountryName", "{\"admin1\": \"11\"}")).containsExactlyInAnyOrderElementsOf(owningShards("geo.byCountryName"));
