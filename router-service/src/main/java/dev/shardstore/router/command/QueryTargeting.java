@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.ShardKeyEqualities;
+import dev.shardstore.router.routing.ShardKeyTargeter;
 import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;
@@ -17,7 +18,8 @@ import org.bson.BsonDocument;
  *   <li>unsharded: the primary shard;</li>
  *   <li>equality on every shard key field (the hashed field for a hashed key): the one shard owning that key;</li>
  *   <li>an upsert without that: refused, the shard to insert into is unknown;</li>
- *   <li>a multi-document write: every shard owning chunks;</li>
+ *   <li>a multi-document write: the shards owning chunks the query's shard-key bounds intersect
+ *       ({@link ShardKeyTargeter}; every shard owning chunks when the query does not bound the key);</li>
  *   <li>a single-document write with an {@code _id} equality: every shard owning chunks — {@code _id} is unique
  *       per shard only, so if two shards hold the same {@code _id} (possible when the shard key is not
  *       {@code _id}) each may write one, as in MongoDB before 7.0;</li>
@@ -47,7 +49,10 @@ final class QueryTargeting {
             throw new CommandException(ErrorCode.ShardKeyNotFound, "Failed to target upsert by query :: could not extract exact shard key"
                     + " from " + query.toJson() + ", shard key pattern: " + table.shardKey().pattern().toJson());
         }
-        if (multi || ShardKeyEqualities.hasIdEquality(query)) {
+        if (multi) {
+            return ShardKeyTargeter.shards(table, query);
+        }
+        if (ShardKeyEqualities.hasIdEquality(query)) {
             return table.shards();
         }
         throw new CommandException(ErrorCode.ShardKeyNotFound, "A single " + kind + " on a sharded collection must contain an exact match"

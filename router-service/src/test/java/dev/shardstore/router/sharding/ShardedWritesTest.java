@@ -84,6 +84,11 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
         byId.assertOk();
         assertThat(sent(CLUSTER.sh1, "w4", "update")).hasSize(2);
         assertThat(sent(CLUSTER.sh2, "w4", "update")).hasSize(3);
+
+        // a multi update bounded on the shard key goes only to the shards whose chunks the bounds intersect
+        command("w4", "{update: 'c', updates: [{q: {x: {$gte: 10}}, u: {$set: {b: 3}}, multi: true}]}").assertOk();
+        assertThat(sent(CLUSTER.sh1, "w4", "update")).hasSize(2);
+        assertThat(sent(CLUSTER.sh2, "w4", "update")).hasSize(4);
     }
 
     @Test
