@@ -3,12 +3,14 @@ package dev.shardstore.contracts.sharding;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.EPOCH;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.TIMESTAMP;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.chunk;
+import static dev.shardstore.contracts.sharding.ShardingFixtures.doc;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.version;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.x;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.xMax;
 import static dev.shardstore.contracts.sharding.ShardingFixtures.xMin;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,6 +18,11 @@ import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonMaxKey;
+import org.bson.BsonMinKey;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -58,6 +65,52 @@ class RoutingTableRandomizedTest {
             assertMatchesCatalog(rebuilt, catalog, random);
             table = incremental;
         }
+    }
+
+    /**
+     * Lookups compare the first 16 bytes of the bounds before the whole bounds: string bounds that share long
+     * prefixes, are prefixes of each other, or hold bytes 0x00 and 0x01 (escaped by KeyString) must still route as
+     * a linear scan in BSON order does.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {7, 8, 9})
+    void lookupsMatchALinearScanForKeysSharingLongPrefixes(long seed) {
+        Random random = new Random(seed);
+        TreeSet<String> bounds = new TreeSet<>(BsonOrder::compareStrings);
+        while (bounds.size() < 300) {
+            bounds.add(randomString(random));
+        }
+        List<String> mins = new ArrayList<>(bounds);
+        ShardedCollection coll = ShardingFixtures.collection(new BsonDocument("s", new BsonInt32(1)));
+        List<Chunk> chunks = new ArrayList<>();
+        chunks.add(chunk(doc("s", new BsonMinKey()), doc("s", new BsonString(mins.getFirst())), "s0", version(1, 0)));
+        for (int i = 0; i < mins.size(); i++) {
+            BsonValue max = i + 1 < mins.size() ? new BsonString(mins.get(i + 1)) : new BsonMaxKey();
+            chunks.add(chunk(doc("s", new BsonString(mins.get(i))), doc("s", max), SHARDS.get(random.nextInt(SHARDS.size())), version(1, i + 1)));
+        }
+        RoutingTable table = RoutingTable.of(coll, shuffled(chunks, random));
+        for (int i = 0; i < 3000; i++) {
+            String key = i % 3 == 0 ? mins.get(random.nextInt(mins.size())) : randomString(random);
+            int expected = 0;
+            for (int j = 0; j < mins.size(); j++) {
+                if (BsonOrder.compareStrings(mins.get(j), key) <= 0) {
+                    expected = j + 1;
+                }
+            }
+            assertThat(table.findChunk(coll.key().encode(doc("s", new BsonString(key))))).as("%s", key).isEqualTo(chunks.get(expected));
+        }
+    }
+
+    /** Strings over a tiny alphabet, most after a prefix longer than the 16 bytes the lookup compares first. */
+    private static String randomString(Random random) {
+        String[] prefixes = {"", "s", "shard-key-prefix", "shard-key-prefix-and-more"};
+        char[] alphabet = {'\0', '\1', 'a', 'b', '\u00e9'};
+        StringBuilder s = new StringBuilder(prefixes[random.nextInt(prefixes.length)]);
+        int length = random.nextInt(6);
+        for (int i = 0; i < length; i++) {
+            s.append(alphabet[random.nextInt(alphabet.length)]);
+        }
+        return s.toString();
     }
 
     private static void assertMatchesCatalog(RoutingTable table, List<Chunk> catalog, Random random) {

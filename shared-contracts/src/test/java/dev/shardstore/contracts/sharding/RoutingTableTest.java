@@ -275,7 +275,7 @@ class RoutingTableTest {
                 Arguments.of("changes overlapping each other", List.of(chunk(x(0), x(60), "A", version(1, 4)),
                         chunk(x(50), x(100), "A", version(1, 5))), "is not followed"),
                 Arguments.of("two changes with one start", List.of(chunk(x(0), x(60), "A", version(1, 4)),
-                        chunk(x(0), x(100), "A", version(1, 5))), "is not followed"),
+                        chunk(x(0), x(100), "A", version(1, 5))), "two chunks"),
                 Arguments.of("no MinKey start any more", List.of(chunk(x(-10), x(0), "A", version(2, 0))), "not at MinKey"),
                 Arguments.of("bound of another key", List.of(chunk(ShardingFixtures.doc("y", new BsonInt64(0)),
                         ShardingFixtures.doc("y", new BsonInt64(100)), "A", version(2, 0))), "does not match shard key"));
