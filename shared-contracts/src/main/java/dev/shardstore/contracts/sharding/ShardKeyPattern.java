@@ -34,7 +34,7 @@ public record ShardKeyPattern(BsonDocument pattern) {
 
     /**
      * @throws CommandException BadValue naming {@code key} when the pattern is empty, has a value other than
-     *                          1 or "hashed", more than one hashed field, or an empty/`$`-prefixed field name
+     *                          1 or "hashed", more than one hashed field, or a field path with an empty or `$`-prefixed part
      */
     public ShardKeyPattern {
         Objects.requireNonNull(pattern, "pattern");
@@ -44,7 +44,7 @@ public record ShardKeyPattern(BsonDocument pattern) {
         int hashed = 0;
         for (var e : pattern.entrySet()) {
             String field = e.getKey();
-            if (field.isEmpty() || field.startsWith("$") || field.startsWith(".") || field.endsWith(".") || field.contains("..")) {
+            if (!isValidPath(field)) {
                 throw new CommandException(ErrorCode.BadValue, "shard key field name '" + field + "' in 'key' is invalid");
             }
             BsonValue v = e.getValue();
@@ -193,6 +193,16 @@ public record ShardKeyPattern(BsonDocument pattern) {
             throw new CommandException(ErrorCode.ShardKeyNotFound, "shard key field '" + path + "' must not be an array");
         }
         return current;
+    }
+
+    /** MongoDB's {@code isShardKeyPatternEl}: every dotted part non-empty and not starting with {@code $} (so "a.$b" too). */
+    private static boolean isValidPath(String field) {
+        for (String part : field.split("\\.", -1)) {
+            if (part.isEmpty() || part.startsWith("$")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code "hashed"} as a pattern value. */

@@ -40,7 +40,8 @@ public record StaleConfig(String namespace, ChunkVersion received, @Nullable Chu
     /**
      * Reads the extra fields of a StaleConfig error reply ({@code {ok: 0, code: 13388, ns, vReceived, vWanted?, shardId}}).
      *
-     * @throws IllegalArgumentException when the reply is not a well-formed StaleConfig error
+     * @throws IllegalArgumentException when the reply is not a well-formed StaleConfig error (a {@code vWanted} that is
+     *                                  present but not a version is malformed, not "unknown")
      */
     public static StaleConfig fromReply(BsonDocument reply) {
         if (!reply.isNumber("code") || reply.getNumber("code").intValue() != ErrorCode.StaleConfig.code()) {
@@ -48,7 +49,7 @@ public record StaleConfig(String namespace, ChunkVersion received, @Nullable Chu
         }
         try {
             return new StaleConfig(reply.getString("ns").getValue(), ChunkVersion.fromBson(reply.getDocument("vReceived")),
-                    reply.isDocument("vWanted") ? ChunkVersion.fromBson(reply.getDocument("vWanted")) : null,
+                    reply.containsKey("vWanted") ? ChunkVersion.fromBson(reply.getDocument("vWanted")) : null,
                     reply.getString("shardId").getValue());
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("malformed StaleConfig reply " + reply.toJson() + ": " + e.getMessage(), e);
