@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.router.testing.StubPeer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;

@@ -1,5 +1,6 @@
 package dev.shardstore.router.sharding;
 
+import dev.shardstore.router.testing.StubPeer;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;

@@ -1,4 +1,4 @@
-package dev.shardstore.router.sharding;
+package dev.shardstore.router.testing;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.shardstore.contracts.bson.BsonBytes;
@@ -13,21 +13,21 @@ import java.util.function.BiFunction;
 import org.bson.BsonDocument;
 
 /**
- * A real HTTP peer speaking the internal command API ({@code POST /internal/v1/databases/{db}/command}, BSON both
+ * A real HTTP peer (JDK HttpServer) standing in for the config service or a shard in router tests, speaking the internal command API ({@code POST /internal/v1/databases/{db}/command}, BSON both
  * ways), answering with {@code handler} and recording every request so tests can check what the router sent.
  */
-final class StubPeer implements AutoCloseable {
+public final class StubPeer implements AutoCloseable {
     /** One request: the database in the path and the command document. */
-    record Request(String db, BsonDocument command) {
-        String name() {
+    public record Request(String db, BsonDocument command) {
+        public String name() {
             return command.getFirstKey();
         }
     }
 
     private final HttpServer server;
-    final List<Request> received = new CopyOnWriteArrayList<>();
+    public final List<Request> received = new CopyOnWriteArrayList<>();
 
-    StubPeer(BiFunction<String, BsonDocument, BsonDocument> handler) {
+    public StubPeer(BiFunction<String, BsonDocument, BsonDocument> handler) {
         try {
             server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         } catch (IOException e) {
@@ -53,11 +53,11 @@ final class StubPeer implements AutoCloseable {
     }
 
     /** The requests named {@code command} (the command document's first key), in arrival order. */
-    List<BsonDocument> received(String command) {
+    public List<BsonDocument> received(String command) {
         return received.stream().filter(r -> r.name().equals(command)).map(Request::command).toList();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
