@@ -245,6 +245,11 @@ class ClusterEndToEndIT {
                                 acknowledged.add(ids.get(i));
                             }
                         }
+                        if (!failed.isEmpty()) { // the shard did not answer: its statements are write errors, as mongos reports them
+                            synchronized (failedCallMillis) {
+                                failedCallMillis.add((System.nanoTime() - start) / 1_000_000);
+                            }
+                        }
                     } else {
                         synchronized (failedCallMillis) {
                             failedCallMillis.add((System.nanoTime() - start) / 1_000_000);

@@ -27,10 +27,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
@@ -46,7 +50,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * ranged {@code {country: 1, name: 1}} with split points, and compound {@code {country: 1, _id: "hashed"}} — then
  * per-country counts, targeting seen through explain, scatter-gather finds and aggregations compared with the file,
  * split and merge through one router seen incrementally by the other, and a router whose event consumer is stopped
- * corrected by StaleConfig alone.
+ * corrected by StaleConfig alone; then faults: a shard killed under a sharded write load (its documents are write
+ * errors, every acknowledged one is readable after the restart) and the config service killed (routers keep serving
+ * from their cached routing tables; catalog changes fail clearly until it is back).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedCollectionsIT {
@@ -247,6 +253,72 @@ class ShardedCollectionsIT {
         } finally {
             setCatalogEvents(routerB, "running");
         }
+    }
+
+    @Test
+    @Order(9)
+    void killingAShardUnderAShardedWriteLoadLosesNoAcknowledgedWrite() throws Exception {
+        ok(routerA, "admin", "{\"shardCollection\": \"geo.faults\", \"key\": {\"_id\": \"hashed\"}}");
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        AtomicLong writeErrors = new AtomicLong();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        Thread writer = Thread.ofPlatform().start(() -> {
+            for (int batch = 0; writing.get(); batch++) {
+                List<String> ids = new ArrayList<>();
+                BsonArray docs = new BsonArray();
+                for (int i = 0; i < 60; i++) {
+                    ids.add("f" + batch + "-" + i);
+                    docs.add(new BsonDocument("_id", new BsonString(ids.getLast())).append("batch", new BsonInt32(batch)));
+                }
+                BsonDocument reply = routerA.run("geo", new BsonDocument("insert", new BsonString("faults"))
+                        .append("ordered", BsonBoolean.FALSE).append("documents", docs));
+                if (!RouterClient.isOk(reply)) {
+                    continue; // nothing acknowledged
+                }
+                Set<Integer> failed = new TreeSet<>();
+                reply.getArray("writeErrors", new BsonArray()).forEach(e -> failed.add(e.asDocument().getInt32("index").getValue()));
+                writeErrors.addAndGet(failed.size());
+                for (int i = 0; i < ids.size(); i++) {
+                    if (!failed.contains(i)) {
+                        acknowledged.add(ids.get(i));
+                    }
+                }
+            }
+        });
+        waitUntil(() -> acknowledged.size() >= 3_000, Duration.ofSeconds(60));
+        cluster.killService("shard2");
+        long ackedAtKill = acknowledged.size();
+        waitUntil(() -> writeErrors.get() > 0 && acknowledged.size() > ackedAtKill + 1_000, Duration.ofSeconds(60));
+        cluster.startService("shard2");
+        waitUntil(() -> RouterClient.isOk(routerB.run("geo", ExtendedJson.parse("{\"count\": \"faults\"}"))), Duration.ofSeconds(90));
+        writing.set(false);
+        writer.join();
+
+        BsonDocument inAcknowledged = new BsonDocument("count", new BsonString("faults")).append("query",
+                new BsonDocument("_id", new BsonDocument("$in", new BsonArray(acknowledged.stream().<BsonValue>map(BsonString::new).toList()))));
+        assertThat(RouterClient.requireOk("count", routerB.run("geo", inAcknowledged)).getNumber("n").longValue())
+                .as("every acknowledged document is readable exactly once").isEqualTo(acknowledged.size());
+        assertThat(writeErrors.get()).as("the dead shard's documents were reported as write errors, the others acknowledged").isPositive();
+    }
+
+    @Test
+    @Order(10)
+    void withTheConfigServiceDownRoutersServeFromTheirCachedRoutingTables() throws Exception {
+        long before = count(routerA, "byId", "{}");
+        count(routerB, "byId", "{}");
+        cluster.killService("config");
+        try {
+            ok(routerB, "geo", "{\"insert\": \"byId\", \"documents\": [{\"name\": \"Offline-1\", \"country\": \"FR\"},"
+                    + " {\"name\": \"Offline-2\", \"country\": \"DE\"}, {\"name\": \"Offline-3\", \"country\": \"JP\"}]}");
+            assertThat(count(routerA, "byId", "{}")).isEqualTo(before + 3);
+            BsonDocument split = routerA.run("admin", ExtendedJson.parse("{\"split\": \"geo.byId\", \"middle\": {\"_id\": 12345}}"));
+            assertThat(describe(split)).containsAnyOf("HostUnreachable", "NetworkTimeout");
+        } finally {
+            cluster.startService("config");
+        }
+        waitUntil(() -> RouterClient.isOk(routerA.run("admin", ExtendedJson.parse("{\"split\": \"geo.byId\", \"middle\": {\"_id\": 12345}}"))),
+                Duration.ofSeconds(60));
+        assertThat(count(routerB, "byId", "{\"name\": {\"$regex\": \"^Offline-\"}}")).isEqualTo(3);
     }
 
     // --- helpers ---------------------------------------------------------------------------------------------

@@ -121,7 +121,8 @@ final class BatchedWrite {
      * Runs the write; at most once per statement and shard, whatever the stale retries.
      *
      * @return the merged reply; empty when the database does not exist and {@code createDatabase} is false
-     * @throws CommandException a shard's command-level error reply (not a write error), or a routing/transport error
+     * @throws CommandException a routing error (the config service unreachable, stale after every attempt); a shard's
+     *                          command-level error or transport failure becomes write errors of its statements
      */
     Optional<BsonDocument> execute(boolean createDatabase) {
         boolean nothingToRoute = ordered ? statements.get(0).rejection != null : statements.stream().allMatch(s -> s.rejection != null);
@@ -219,13 +220,12 @@ final class BatchedWrite {
         }
         Map<String, BsonDocument> replies = router.sendEach(routing, List.copyOf(batches.keySet()), db, shard -> batch(batches.get(shard)));
         StaleRoutingException stale = null;
-        CommandException failure = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
             if (StaleRoutingException.isStaleReply(reply)) {
                 stale = stale != null ? stale : new StaleRoutingException(e.getKey(), reply);
             } else if (ErrorReplies.isError(reply)) {
-                failure = failure != null ? failure : ErrorReplies.toException(reply);
+                failed(e.getKey(), batches.get(e.getKey()), reply);
             } else {
                 merge(e.getKey(), batches.get(e.getKey()), reply);
             }
@@ -235,12 +235,24 @@ final class BatchedWrite {
                 s.done = true;
             }
         }
-        if (failure != null) {
-            throw failure;
-        }
-        if (stale != null) {
+        if (stale != null && !stopped) {
             throw stale;
         }
+    }
+
+    /**
+     * A shard answered the batch with a command error or did not answer at all (HostUnreachable, NetworkTimeout):
+     * as mongos does, each of its statements becomes a write error with that code — the other shards' results stay
+     * reported — and an ordered write stops. After a transport failure the shard may or may not have applied them;
+     * the write error says which statements are in doubt.
+     */
+    private void failed(String shard, List<Statement> batch, BsonDocument reply) {
+        CommandException error = ErrorReplies.toException(reply);
+        for (Statement s : batch) {
+            writeErrors.add(writeError(s.index, error.code(), "shard " + shard + ": " + error.getMessage()));
+            s.done = true;
+        }
+        stopped |= ordered;
     }
 
     private BsonDocument batch(List<Statement> batch) {

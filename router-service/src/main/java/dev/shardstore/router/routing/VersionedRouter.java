@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
@@ -117,50 +118,74 @@ public class VersionedRouter {
      */
     public Map<String, BsonDocument> sendAll(CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard) {
-        Map<String, BsonDocument> replies = sendEach(routing, targets, db, commandForShard);
+        Map<String, BsonDocument> replies = new LinkedHashMap<>();
+        CommandException failure = null;
+        for (Map.Entry<String, Outcome> e : exchange(routing, targets, db, commandForShard).entrySet()) {
+            if (e.getValue().failure() != null) {
+                failure = failure != null ? failure : e.getValue().failure();
+            } else {
+                replies.put(e.getKey(), e.getValue().reply());
+            }
+        }
         replies.forEach(this::checked);
+        if (failure != null) {
+            throw failure;
+        }
         return replies;
     }
 
     /**
-     * Like {@link #sendAll}, but a shard's StaleConfig/StaleDbVersion reply is returned as it is (test it with
-     * {@link StaleRoutingException#isStaleReply}) instead of thrown, so a write can keep what the other shards
-     * did and retry only the stale shard's part (then throw {@code new StaleRoutingException(shard, reply)}).
-     *
-     * @throws CommandException the first transport failure, in {@code targets} order, once all requests completed
+     * Like {@link #sendAll}, but nothing is thrown: a shard's StaleConfig/StaleDbVersion reply is returned as it is
+     * (test it with {@link StaleRoutingException#isStaleReply}), and a shard that did not answer (HostUnreachable,
+     * NetworkTimeout, ShardNotFound) is represented by that error as its reply. So a write can keep what the other
+     * shards did, report the failed shard's statements as write errors and retry only a stale shard's part (then
+     * throw {@code new StaleRoutingException(shard, reply)}), and a read can kill the cursors the others opened.
      */
     public Map<String, BsonDocument> sendEach(CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard) {
         Map<String, BsonDocument> replies = new LinkedHashMap<>();
+        exchange(routing, targets, db, commandForShard)
+                .forEach((shard, outcome) -> replies.put(shard, outcome.failure() != null ? outcome.failure().toReply() : outcome.reply()));
+        return replies;
+    }
+
+    /** One shard's answer: its reply, or why it gave none. */
+    private record Outcome(@Nullable BsonDocument reply, @Nullable CommandException failure) {}
+
+    private Map<String, Outcome> exchange(CollectionRouting routing, List<String> targets, String db,
+            Function<String, BsonDocument> commandForShard) {
+        Map<String, Outcome> outcomes = new LinkedHashMap<>();
         if (targets.size() == 1) {
             String shard = targets.get(0);
-            replies.put(shard, unchecked(routing, shard, db, commandForShard.apply(shard)));
-            return replies;
+            outcomes.put(shard, attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard))));
+            return outcomes;
         }
-        List<Future<BsonDocument>> futures = new ArrayList<>(targets.size());
+        List<Future<Outcome>> futures = new ArrayList<>(targets.size());
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (String shard : targets) {
-                futures.add(executor.submit(() -> unchecked(routing, shard, db, commandForShard.apply(shard))));
+                futures.add(executor.submit(() -> attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard)))));
             }
         } // close() waits for every request
-        RuntimeException failure = null;
         for (int i = 0; i < targets.size(); i++) {
             try {
-                replies.put(targets.get(i), futures.get(i).get());
+                outcomes.put(targets.get(i), futures.get(i).get());
             } catch (ExecutionException e) {
-                if (failure == null) {
-                    failure = e.getCause() instanceof RuntimeException r ? r
-                            : new CommandException(ErrorCode.InternalError, "request to " + targets.get(i) + " failed: " + e.getCause(), e.getCause());
-                }
+                outcomes.put(targets.get(i), new Outcome(null, new CommandException(ErrorCode.InternalError,
+                        "request to " + targets.get(i) + " failed: " + e.getCause(), e.getCause())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + targets.get(i), e);
             }
         }
-        if (failure != null) {
-            throw failure;
+        return outcomes;
+    }
+
+    private static Outcome attempt(Supplier<BsonDocument> request) {
+        try {
+            return new Outcome(request.get(), null);
+        } catch (CommandException e) {
+            return new Outcome(null, e);
         }
-        return replies;
     }
 
     private <T> Optional<T> retrying(String db, @Nullable String namespace, boolean createDatabase, Function<CachedDatabase, T> body) {
