@@ -1,7 +1,7 @@
 package dev.shardstore.config.command;
 
 import dev.shardstore.config.catalog.CommitExpectation;
-import dev.shardstore.config.sharding.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;

@@ -4,7 +4,7 @@ import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.ChunkCommits;
 import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.sharding.DropCollectionCoordinator;
-import dev.shardstore.config.sharding.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.sharding.ShardCollectionCoordinator;
 import dev.shardstore.config.sharding.SplitChunkCoordinator;
 import dev.shardstore.config.sharding.SplitChunkCoordinator.SplitAt;

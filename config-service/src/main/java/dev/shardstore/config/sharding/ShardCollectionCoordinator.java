@@ -1,5 +1,6 @@
 package dev.shardstore.config.sharding;
 
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.catalog.ConfigClock;

@@ -15,7 +15,7 @@ import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;

@@ -4,7 +4,7 @@ import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import org.springframework.stereotype.Component;
 
 /**

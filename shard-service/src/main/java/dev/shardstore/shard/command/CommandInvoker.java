@@ -4,7 +4,7 @@ import dev.shardstore.contracts.namespace.DatabaseNames;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.shard.ShardMetrics;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.DatabaseVersionCheck;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import dev.shardstore.shard.versioning.OwnershipFilter;

@@ -7,7 +7,7 @@ import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.springframework.stereotype.Component;

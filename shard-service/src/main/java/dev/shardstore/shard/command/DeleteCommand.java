@@ -5,7 +5,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;

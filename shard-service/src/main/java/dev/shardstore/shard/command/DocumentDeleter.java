@@ -6,7 +6,7 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.bson.BsonDocument;

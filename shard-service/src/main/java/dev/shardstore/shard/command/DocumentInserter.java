@@ -5,7 +5,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.StoredDocument;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -8,7 +8,7 @@ import dev.shardstore.engine.query.Update;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.StoredDocument;
 import java.util.ArrayList;
 import java.util.List;

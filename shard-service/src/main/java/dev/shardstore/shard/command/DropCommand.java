@@ -3,7 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.IndexCatalog;
 import org.bson.BsonDocument;

@@ -8,7 +8,7 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Set;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;

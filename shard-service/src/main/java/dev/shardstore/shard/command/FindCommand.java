@@ -14,7 +14,7 @@ import dev.shardstore.engine.query.Sort;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;

@@ -8,7 +8,7 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexCatalog;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;

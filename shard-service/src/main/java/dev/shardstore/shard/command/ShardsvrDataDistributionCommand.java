@@ -5,7 +5,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.shard.versioning.OwnershipFilter;

@@ -11,7 +11,7 @@ import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.shard.storage.IndexSpec;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;

@@ -4,7 +4,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;

@@ -3,7 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.shard.storage.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;

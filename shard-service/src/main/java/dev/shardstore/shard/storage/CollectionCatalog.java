@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.bson.BsonBytes;
 import java.util.ArrayList;
 import java.util.List;

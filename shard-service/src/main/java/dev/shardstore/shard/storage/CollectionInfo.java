@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.regex.Pattern;

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.namespace.Namespace;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;

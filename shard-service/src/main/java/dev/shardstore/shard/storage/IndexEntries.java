@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;

@@ -1,15 +1,14 @@
-package dev.shardstore.shard.storage;
+package dev.shardstore.contracts.namespace;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.namespace.DatabaseNames;
 import java.nio.charset.StandardCharsets;
 
 /**
  * A collection namespace {@code db.collection}, validated as MongoDB validates names
  * (InvalidNamespace, 73): the database name by {@link DatabaseNames};
  * a collection name is non-empty, has no {@code $} or NUL and does not start with {@code .}; the whole
- * namespace is at most 255 bytes. Names are data, never SQL: tables are named by the catalog.
+ * namespace is at most 255 bytes. Shared by every service, so a name one accepts the others accept too.
  *
  * @param db         the database name
  * @param collection the collection name
@@ -48,6 +47,19 @@ public record Namespace(String db, String collection) {
             throw invalid("invalid namespace '" + full + "': expected <database>.<collection>");
         }
         return new Namespace(full.substring(0, dot), full.substring(dot + 1));
+    }
+
+    /**
+     * Parses {@code db.collection} given in the command field {@code field}.
+     *
+     * @throws CommandException InvalidNamespace (73) naming {@code field} and the problem
+     */
+    public static Namespace parse(String value, String field) {
+        try {
+            return parse(value);
+        } catch (CommandException e) {
+            throw invalid("'" + field + "' must be a namespace 'db.collection', not '" + value + "': " + e.getMessage());
+        }
     }
 
     private static CommandException invalid(String message) {

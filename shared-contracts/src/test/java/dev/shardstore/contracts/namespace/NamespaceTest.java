@@ -1,4 +1,4 @@
-package dev.shardstore.shard.storage;
+package dev.shardstore.contracts.namespace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
