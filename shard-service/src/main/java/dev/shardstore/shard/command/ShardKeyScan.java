@@ -6,16 +6,12 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.Page;
 import dev.shardstore.shard.storage.StoredDocument;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.List;
 import java.util.function.Consumer;
 import org.springframework.stereotype.Component;
 
 /**
  * Reads every document of a collection, a keyset page at a time without locks (like a collection scan), for the
- * sharding commands that look at the whole collection: split points and data distribution.
+ * sharding commands that look at the whole collection: data distribution, and the array check of the shard key.
  */
 @Component
 class ShardKeyScan {
@@ -41,22 +37,13 @@ class ShardKeyScan {
     }
 
     /**
-     * The shard keys of the documents of {@code collection} whose key lies in the encoded range {@code [low, high)},
-     * sorted by key.
+     * Checks that no document's shard key holds an array, reading one document at a time (an error path: prepare
+     * and splitVector run it only when no usable shard key index exists, to report the precise error).
      *
      * @throws dev.shardstore.contracts.error.CommandException ShardKeyNotFound (61) naming the field when a
      *                                                         document's shard key holds an array
      */
-    List<SplitPoints.KeyedSize> sortedKeys(CollectionInfo collection, ShardKeyPattern pattern, byte[] low, byte[] high) {
-        List<SplitPoints.KeyedSize> keys = new ArrayList<>();
-        forEach(collection, stored -> {
-            var shardKey = pattern.extractKey(stored.decode());
-            byte[] key = pattern.encode(shardKey);
-            if (Arrays.compareUnsigned(key, low) >= 0 && Arrays.compareUnsigned(key, high) < 0) {
-                keys.add(new SplitPoints.KeyedSize(key, shardKey, stored.size()));
-            }
-        });
-        keys.sort(Comparator.comparing(SplitPoints.KeyedSize::key, Arrays::compareUnsigned));
-        return keys;
+    void requireNoArrays(CollectionInfo collection, ShardKeyPattern pattern) {
+        forEach(collection, stored -> pattern.extractKey(stored.decode()));
     }
 }

@@ -4,19 +4,17 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.DocumentStore;
-import dev.shardstore.shard.storage.IndexCatalog;
-import dev.shardstore.shard.storage.IndexSpec;
-import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.springframework.stereotype.Component;
 
@@ -29,34 +27,34 @@ import org.springframework.stereotype.Component;
  *   <li>empty: creates the shard key index (named as MongoDB names it, {@code country_1_name_1},
  *       {@code _id_hashed}; unique when asked), except for {@code {_id: 1}}, which the {@code _id} index serves;
  *       no split keys;</li>
- *   <li>not empty: a document whose shard key holds an array is ShardKeyNotFound (61) naming the field; an index
- *       whose key starts with the shard key must exist — not sparse, partial or multikey, and for {@code unique} a
- *       unique index on exactly the shard key (reference: MongoDB's shardCollection requirements) — else
- *       InvalidOptions (72) naming the index to create; the split keys ({@link SplitPoints#bySize}) cut the documents, in shard
- *       key order, into chunks of about {@code maxChunkSizeBytes}.</li>
+ *   <li>not empty: an index whose key starts with the shard key must exist ({@link ShardKeyIndex}) — not sparse,
+ *       partial or multikey, and for {@code unique} a unique index on exactly the shard key (reference: MongoDB's
+ *       shardCollection requirements); without one, a document whose shard key holds an array is ShardKeyNotFound
+ *       (61) naming the field, else InvalidOptions (72) naming the index to create. The split keys
+ *       ({@link SplitPoints#bySize}, walking that index) cut the documents, in shard key order, into chunks of
+ *       about {@code maxChunkSizeBytes}, counting each document as the collection's average document size.</li>
  * </ul>
  * Other errors: InvalidOptions for a unique hashed key; BadValue for a malformed key; the index build's errors.
  */
 @Component
 public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     private static final long DEFAULT_MAX_CHUNK_SIZE_BYTES = 128L * 1024 * 1024;
-    private static final BsonDocument ID_KEY = new BsonDocument("_id", new BsonInt32(1));
 
     private final CollectionLocks locks;
     private final CollectionCatalog catalog;
-    private final IndexCatalog indexes;
     private final IndexCreator creator;
     private final DocumentStore store;
+    private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
 
     public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog,
-            IndexCatalog indexes, IndexCreator creator, DocumentStore store, ShardKeyScan scan) {
+            IndexCreator creator, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan) {
         super(invoker);
         this.locks = locks;
         this.catalog = catalog;
-        this.indexes = indexes;
         this.creator = creator;
         this.store = store;
+        this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
     }
 
@@ -83,10 +81,9 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
             if (count == 0) {
                 createShardKeyIndex(c, key, unique);
             } else {
-                // the keys first: a document with an array in its shard key is the precise error (its index is multikey)
-                List<SplitPoints.KeyedSize> keys = scan.sortedKeys(c, key, key.encode(key.globalMin()), key.encode(key.globalMax()));
-                requireShardKeyIndex(c, key, unique);
-                splitKeys = SplitPoints.bySize(keys, maxChunkSizeBytes);
+                IndexWalk.Source index = requireShardKeyIndex(c, key, unique);
+                SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, key.encode(key.globalMin()), key.encode(key.globalMax()));
+                splitKeys = SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
             }
             return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
                     .append("count", new BsonInt64(count))
@@ -111,7 +108,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     }
 
     private void createShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
-        if (IndexSpec.normalizeKey(key.pattern()).equals(ID_KEY)) {
+        if (ShardKeyIndex.isIdKey(key)) {
             return;
         }
         BsonDocument spec = new BsonDocument("key", key.pattern());
@@ -121,25 +118,18 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
         creator.createAll(c, List.of(CreateIndexesCommand.validate(spec)));
     }
 
-    private void requireShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
-        BsonDocument pattern = IndexSpec.normalizeKey(key.pattern());
-        if (pattern.equals(ID_KEY)) {
-            return;
-        }
-        for (IndexSpec index : indexes.list(c)) {
-            boolean usable = !index.sparse() && index.partial() == null && !index.multikey();
-            if (usable && (unique ? index.unique() && index.key().equals(pattern) : startsWith(index.key(), pattern))) {
-                return;
-            }
-        }
-        throw new CommandException(ErrorCode.InvalidOptions, "Please create an index that starts with the proposed shard key "
-                + "before sharding the collection " + c.namespace() + ": " + (unique ? "a unique index " : "an index ")
-                + key.pattern().toJson() + " (not sparse, partial or multikey)");
-    }
-
-    private static boolean startsWith(BsonDocument indexKey, BsonDocument pattern) {
-        var index = List.copyOf(indexKey.entrySet());
-        var wanted = List.copyOf(pattern.entrySet());
-        return index.size() >= wanted.size() && index.subList(0, wanted.size()).equals(wanted);
+    /**
+     * The index supporting the shard key.
+     *
+     * @throws CommandException ShardKeyNotFound (61) when a document's shard key holds an array (that makes the
+     *                          index multikey, so the precise error comes first), else InvalidOptions (72)
+     */
+    private IndexWalk.Source requireShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
+        return shardKeyIndex.find(c, key, unique).orElseThrow(() -> {
+            scan.requireNoArrays(c, key);
+            return new CommandException(ErrorCode.InvalidOptions, "Please create an index that starts with the proposed "
+                    + "shard key before sharding the collection " + c.namespace() + ": " + (unique ? "a unique index " : "an index ")
+                    + key.pattern().toJson() + " (not sparse, partial or multikey)");
+        });
     }
 }

@@ -4,12 +4,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.bson.BsonDocument;
 
 /**
- * Chooses split points over a sorted list of shard keys, as MongoDB's {@code splitVector} does: every returned
- * key is the key of a document in the list, strictly greater than the previous split point and than the first
- * key (so no chunk is empty and no split point is the range's minimum, MinKey included).
+ * Chooses split points while walking a key range in shard key order, as MongoDB's {@code splitVector} does:
+ * every returned key is the key of a document in the range, strictly greater than the previous split point and
+ * than the range's first key (so no chunk is empty and no split point is the range's minimum, MinKey included).
  */
 final class SplitPoints {
     private SplitPoints() {
@@ -20,61 +21,78 @@ final class SplitPoints {
      *
      * @param key      its KeyString
      * @param shardKey the key in pattern shape, hashed components as NumberLong
-     * @param size     the document's BSON size in bytes
      */
-    record KeyedSize(byte[] key, BsonDocument shardKey, int size) {
-        KeyedSize {
+    record Key(byte[] key, BsonDocument shardKey) {
+        Key {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(shardKey, "shardKey");
         }
     }
 
+    /** A forward walk over the documents of a key range in shard key order (ShardKeyIndexCursor walks an index). */
+    interface Cursor {
+        /** The number of documents in the range. */
+        long count();
+
+        /**
+         * Moves {@code steps} documents ahead (the first call: from the range's first document, so 0 is that one).
+         *
+         * @return the key of the document reached; empty past the range's end
+         */
+        Optional<Key> advance(long steps);
+
+        /**
+         * Moves to the first document whose key is greater than {@code key}.
+         *
+         * @return its key; empty when there is none in the range
+         */
+        Optional<Key> skipPast(byte[] key);
+    }
+
     /**
-     * Split points so that each chunk holds about {@code maxChunkSizeBytes} of documents, counted as the average
-     * document size times the number of documents: none when everything fits in one chunk.
-     *
-     * @param sorted the keys in key order
+     * Split points so that each chunk holds about {@code maxChunkSizeBytes}, counting every document as
+     * {@code averageSize} bytes (MongoDB's avgObjSize): a point every {@code maxChunkSizeBytes / averageSize}
+     * documents, none when the whole range fits in one chunk.
      */
-    static List<BsonDocument> bySize(List<KeyedSize> sorted, long maxChunkSizeBytes) {
-        if (sorted.isEmpty()) {
+    static List<BsonDocument> bySize(Cursor range, long averageSize, long maxChunkSizeBytes) {
+        // count × average ≤ maxChunkSizeBytes ⇔ count ≤ ⌊maxChunkSizeBytes / average⌋, without overflow
+        long perChunk = maxChunkSizeBytes / Math.max(1, averageSize);
+        if (range.count() <= perChunk) {
             return List.of();
         }
-        long total = sorted.stream().mapToLong(KeyedSize::size).sum();
-        if (total <= maxChunkSizeBytes) {
-            return List.of();
-        }
-        long average = Math.max(1, total / sorted.size());
-        int perChunk = (int) Math.clamp(maxChunkSizeBytes / average, 1, Integer.MAX_VALUE);
+        perChunk = Math.max(1, perChunk);
         List<BsonDocument> points = new ArrayList<>();
-        byte[] last = sorted.getFirst().key();
-        int i = perChunk;
-        while (i < sorted.size()) {
-            i = nextGreater(sorted, i, last);
-            if (i >= sorted.size()) {
-                break;
+        Optional<Key> first = range.advance(0);
+        if (first.isEmpty()) {
+            return points;
+        }
+        byte[] last = first.get().key();
+        Optional<Key> next = range.advance(perChunk);
+        while (next.isPresent()) {
+            if (Arrays.compareUnsigned(next.get().key(), last) <= 0) {
+                next = range.skipPast(last);
+                if (next.isEmpty()) {
+                    break;
+                }
             }
-            points.add(sorted.get(i).shardKey());
-            last = sorted.get(i).key();
-            i += perChunk;
+            points.add(next.get().shardKey());
+            last = next.get().key();
+            next = range.advance(perChunk);
         }
         return points;
     }
 
     /** The median key (the first key above the lowest at or after the middle); none with fewer than two distinct keys. */
-    static List<BsonDocument> median(List<KeyedSize> sorted) {
-        if (sorted.isEmpty()) {
+    static List<BsonDocument> median(Cursor range) {
+        long count = range.count();
+        Optional<Key> first = range.advance(0);
+        if (count == 0 || first.isEmpty()) {
             return List.of();
         }
-        int i = nextGreater(sorted, sorted.size() / 2, sorted.getFirst().key());
-        return i < sorted.size() ? List.of(sorted.get(i).shardKey()) : List.of();
-    }
-
-    /** The first index at or after {@code from} whose key is greater than {@code than}. */
-    private static int nextGreater(List<KeyedSize> sorted, int from, byte[] than) {
-        int i = from;
-        while (i < sorted.size() && Arrays.compareUnsigned(sorted.get(i).key(), than) <= 0) {
-            i++;
+        Optional<Key> middle = range.advance(count / 2);
+        if (middle.isPresent() && Arrays.compareUnsigned(middle.get().key(), first.get().key()) <= 0) {
+            middle = range.skipPast(first.get().key());
         }
-        return i;
+        return middle.map(k -> List.of(k.shardKey())).orElse(List.of());
     }
 }

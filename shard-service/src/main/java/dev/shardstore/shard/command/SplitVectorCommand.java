@@ -4,11 +4,12 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.CollectionLocks;
-import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -18,23 +19,29 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code splitVector: "db.coll"} (run on the collection's database) with {@code keyPattern}, {@code min?}
  * and {@code max?} (bounds in pattern shape, hashed components as NumberLong; default the whole key space) and
  * either {@code maxChunkSizeBytes} or {@code force: true} → {@code {splitKeys: [...], ok: 1}}: the split points of
- * the range's documents in shard key order — with {@code force}, the median key (none with fewer than two distinct
- * keys), else points cutting chunks of about {@code maxChunkSizeBytes} ({@link SplitPoints}).
+ * the range's documents in shard key order, found by walking the index that supports the key pattern
+ * ({@link ShardKeyIndex}), as MongoDB does — with {@code force}, the median key (none with fewer than two distinct
+ * keys), else points cutting chunks of about {@code maxChunkSizeBytes}, each document counted as the collection's
+ * average document size ({@link SplitPoints}).
  *
  * <p>Errors: InvalidNamespace (73) for a malformed namespace; NamespaceNotFound (26) for a missing collection;
  * InvalidOptions (72) when neither {@code maxChunkSizeBytes} nor {@code force} is given; BadValue for a malformed
- * key pattern or bounds not in its shape; ShardKeyNotFound (61) for a document whose key holds an array.
+ * key pattern or bounds not in its shape; without a usable index, ShardKeyNotFound (61) for a document whose key
+ * holds an array, else IndexNotFound (27) (MongoDB: "couldn't find index over splitting key").
  */
 @Component
 public class SplitVectorCommand extends ShardCommand {
     private final CollectionLocks locks;
     private final CollectionCatalog catalog;
+    private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
 
-    public SplitVectorCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, ShardKeyScan scan) {
+    public SplitVectorCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, ShardKeyIndex shardKeyIndex,
+            ShardKeyScan scan) {
         super(invoker);
         this.locks = locks;
         this.catalog = catalog;
+        this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
     }
 
@@ -65,8 +72,13 @@ public class SplitVectorCommand extends ShardCommand {
         List<BsonDocument> splitKeys = locks.shared(ns, () -> {
             CollectionInfo c = catalog.find(ns)
                     .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found: " + ns));
-            List<SplitPoints.KeyedSize> keys = scan.sortedKeys(c, key, low, high);
-            return force ? SplitPoints.median(keys) : SplitPoints.bySize(keys, maxChunkSizeBytes);
+            IndexWalk.Source index = shardKeyIndex.find(c, key, false).orElseThrow(() -> {
+                scan.requireNoArrays(c, key);
+                return new CommandException(ErrorCode.IndexNotFound, "couldn't find index over splitting key "
+                        + key.pattern().toJson() + " of " + ns + " (not sparse, partial or multikey)");
+            });
+            SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, low, high);
+            return force ? SplitPoints.median(range) : SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
         });
         return Replies.ok(new BsonDocument("splitKeys", new BsonArray(splitKeys)));
     }

@@ -92,6 +92,10 @@ class ShardingCommandsTest extends ShardIntegrationTest {
     void splitVectorFindsTheMedianOrCutsBySize() {
         insertDocuments("sp_vec", "c", 9);
         int size = documentSize(0);
+        BsonDocument withoutIndex = run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, force: true}");
+        run("sp_vec", "{createIndexes: 'c', indexes: [{key: {x: 1}}]}");
+
+        assertThat(withoutIndex.getInt32("code").getValue()).as("splitVector walks the shard key index").isEqualTo(27);
 
         assertThat(run("sp_vec", "{splitVector: 'sp_vec.c', keyPattern: {x: 1}, force: true}").getArray("splitKeys"))
                 .containsExactly(key(4));
