@@ -220,6 +220,11 @@ class ShardingServiceTest {
         BsonDocument database = run(new BsonDocument("_configsvrGetDatabase", new BsonString("hashdb"))).getDocument("database");
         assertThat(prepare.getDocument("databaseVersion")).isEqualTo(database.getDocument("version"));
         assertThat(A.received).contains("_shardsvrPrepareShardCollection hashdb");
+        // the other shards that received chunks created the collection and its shard key index, without a database version
+        for (StubShard s : List.of(B, C)) {
+            assertThat(s.received("_shardsvrPrepareShardCollection")).singleElement()
+                    .satisfies(c -> assertThat(c.containsKey("databaseVersion")).isFalse());
+        }
         for (StubShard s : List.of(A, B, C)) {
             assertThat(s.received("_shardsvrRefreshCollection")).extracting(c -> c.getString("_shardsvrRefreshCollection").getValue())
                     .containsExactly("hashdb.users");

@@ -14,6 +14,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
+import org.jspecify.annotations.Nullable;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
@@ -60,12 +61,15 @@ public class ShardPeers {
      *                          HostUnreachable/NetworkTimeout, or InternalError for a malformed answer
      */
     public PreparedCollection prepareShardCollection(String shardId, String host, String db, String collection, ShardKeyPattern key,
-            boolean unique, long maxChunkSizeBytes, DatabaseVersion version) {
-        BsonDocument reply = client.runChecked(shardId, host, db, new BsonDocument("_shardsvrPrepareShardCollection", new BsonString(collection))
+            boolean unique, long maxChunkSizeBytes, @Nullable DatabaseVersion version) {
+        BsonDocument command = new BsonDocument("_shardsvrPrepareShardCollection", new BsonString(collection))
                 .append("key", key.pattern())
                 .append("unique", BsonBoolean.valueOf(unique))
-                .append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes))
-                .append(InternalApi.DATABASE_VERSION_FIELD, version.toBson()));
+                .append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes));
+        if (version != null) {
+            command.append(InternalApi.DATABASE_VERSION_FIELD, version.toBson());
+        }
+        BsonDocument reply = client.runChecked(shardId, host, db, command);
         if (!reply.isBoolean("empty") || !reply.isNumber("count") || !reply.isArray("splitKeys")) {
             throw malformed(shardId, "_shardsvrPrepareShardCollection", reply);
         }

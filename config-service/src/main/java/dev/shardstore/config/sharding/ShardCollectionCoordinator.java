@@ -87,6 +87,15 @@ public class ShardCollectionCoordinator {
         ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
         List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
                 primary.id(), prepared.empty(), prepared.splitKeys(), epoch, timestamp);
+        // Every other shard that receives chunks gets the collection and its shard key index too, as MongoDB creates
+        // them on each recipient: splitVector and later migrations need the index there. No database version: they
+        // are not the database's primary.
+        for (ShardEntity owner : registered) {
+            if (!owner.id().equals(primary.id()) && initial.stream().anyMatch(c -> c.shard().equals(owner.id()))) {
+                peers.prepareShardCollection(owner.id(), owner.host(), namespace.db(), namespace.collection(), key, unique,
+                        properties.maxChunkSize().toBytes(), null);
+            }
+        }
         ShardedCollection registeredCollection = collections.create(collection, initial.stream()
                 .map(c -> CatalogChunk.placed(collection.uuid(), c.range(), c.shard(), c.lastmod(), timestamp)).toList());
 
