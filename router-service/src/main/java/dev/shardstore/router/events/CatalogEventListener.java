@@ -1,11 +1,13 @@
 package dev.shardstore.router.events;
 
 import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.router.routing.DatabaseCache;
 import dev.shardstore.router.routing.RoutingTableCache;
 import dev.shardstore.router.routing.ShardRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
@@ -54,9 +56,18 @@ public class CatalogEventListener {
             }
             case ROUTING_CHANGED -> {
                 if (event.namespace() != null) {
-                    collections.markStale(event.namespace());
+                    collections.markStale(event.namespace(), changedTo(event));
                 }
             }
+        }
+    }
+
+    /** The event's new collection version; null (mark stale regardless) when absent or unreadable. */
+    private static @Nullable ChunkVersion changedTo(CatalogEvent event) {
+        try {
+            return event.collectionVersion() == null ? null : ChunkVersion.parse(event.collectionVersion());
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 }

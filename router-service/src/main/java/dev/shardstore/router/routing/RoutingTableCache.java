@@ -80,11 +80,22 @@ public class RoutingTableCache {
         return Optional.ofNullable(entries.computeIfAbsent(namespace, Entry::new).current());
     }
 
-    /** Marks the entry stale so the next {@link #get} refreshes it (ROUTING_CHANGED, or the router's own DDL). */
+    /** Marks the entry stale so the next {@link #get} refreshes it (the router's own DDL). */
     public void markStale(String namespace) {
+        markStale(namespace, null);
+    }
+
+    /**
+     * A ROUTING_CHANGED event: marks the entry stale unless the cached table already has {@code changedTo} (same
+     * epoch, collection version at least as new) — events arrive late and in bursts (split, split, merge), and one
+     * the cache has already caught up with must not cost another refresh.
+     *
+     * @param changedTo the event's new collection version; null (collection dropped or unknown) always marks stale
+     */
+    public void markStale(String namespace, @Nullable ChunkVersion changedTo) {
         Entry entry = entries.get(namespace);
         if (entry != null) {
-            entry.markStale();
+            entry.markStale(changedTo);
         }
     }
 
@@ -171,8 +182,12 @@ public class RoutingTableCache {
             }
         }
 
-        synchronized void markStale() {
-            staleMarks++;
+        synchronized void markStale(@Nullable ChunkVersion changedTo) {
+            boolean caughtUp = changedTo != null && table != null && table.collectionVersion().sameEpoch(changedTo)
+                    && table.collectionVersion().compareTo(changedTo) >= 0;
+            if (!caughtUp) {
+                staleMarks++;
+            }
         }
 
         synchronized void onStaleConfig(@Nullable StaleConfig staleConfig) {

@@ -20,6 +20,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
+import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -149,6 +150,33 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
         assertThat(entry.getNumber("fullRefreshes").intValue()).isEqualTo(1);
         assertThat(entry.getNumber("staleConfigRetries").intValue()).isEqualTo(staleBefore); // refreshed before any shard said so
         assertThat(shardVersionOf(CLUSTER.sh2.received("insert").getLast())).isEqualTo(after.shardVersion("sh2"));
+    }
+
+    @Test
+    void anEventTheCacheHasAlreadyCaughtUpWithDoesNotMarkItStale() throws Exception {
+        ContainerTestUtils.waitForAssignment(listeners.getListenerContainer(CatalogEventListener.LISTENER_ID), 1);
+        shardAtZero("cache9.c");
+        shardAtZero("cache9.d");
+        RoutingTable moved = CLUSTER.moveChunk("cache9.c", 0, "sh2");
+        command("cache9", "{insert: 'c', documents: [{x: 1}]}").assertOk(); // loads the table with the move
+        command("cache9", "{insert: 'd', documents: [{x: 1}]}").assertOk();
+        RoutingTable d = CLUSTER.moveChunk("cache9.d", 0, "sh2");
+        String epoch = moved.collection().epoch().toHexString();
+
+        // the move's event arriving late, and an older one: nothing new for the cache
+        publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache9", "cache9.c", 1, epoch, moved.collectionVersion().toString(), List.of("sh2")));
+        publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache9", "cache9.c", 2, epoch,
+                new ChunkVersion(1, 0, moved.collection().epoch(), moved.collection().timestamp()).toString(), List.of("sh1")));
+        // a newer change of another collection of the database, published last: once it is seen, the two above were
+        publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache9", "cache9.d", 3, d.collection().epoch().toHexString(),
+                d.collectionVersion().toString(), List.of("sh1", "sh2")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cacheEntry("cache9.d").getBoolean("stale").getValue());
+        assertThat(cacheEntry("cache9.c").getBoolean("stale").getValue()).isFalse();
+
+        // a new epoch (dropped and sharded again, refined) always marks stale
+        publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache9", "cache9.c", 4, new ObjectId().toHexString(),
+                new ChunkVersion(1, 0, new ObjectId(), moved.collection().timestamp()).toString(), List.of("sh1")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cacheEntry("cache9.c").getBoolean("stale").getValue());
     }
 
     @Test

@@ -73,6 +73,26 @@ public record ChunkVersion(int major, int minor, ObjectId epoch, BsonTimestamp t
         }
     }
 
+    /**
+     * Parses {@link #toString()}'s form {@code major|minor||epochHex||seconds|increment} (as catalog events carry it).
+     *
+     * @throws IllegalArgumentException naming the text when it is not in that form
+     */
+    public static ChunkVersion parse(String text) {
+        String[] parts = text.split("\\|\\|", -1);
+        try {
+            String[] majorMinor = parts[0].split("\\|", -1);
+            String[] time = parts[2].split("\\|", -1);
+            if (parts.length != 3 || majorMinor.length != 2 || time.length != 2) {
+                throw new IllegalArgumentException("expected major|minor||epoch||seconds|increment");
+            }
+            return new ChunkVersion(Integer.parseInt(majorMinor[0]), Integer.parseInt(majorMinor[1]), new ObjectId(parts[1]),
+                    new BsonTimestamp(Integer.parseInt(time[0]), Integer.parseInt(time[1])));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("malformed chunk version '" + text + "': " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public String toString() {
         return major + "|" + minor + "||" + epoch.toHexString() + "||" + timestamp.getTime() + "|" + timestamp.getInc();

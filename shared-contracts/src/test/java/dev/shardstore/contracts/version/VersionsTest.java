@@ -55,4 +55,14 @@ class VersionsTest {
         assertThat(ChunkVersion.UNSHARDED.sameEpoch(ChunkVersion.IGNORED)).isFalse();
         assertThatThrownBy(() -> new ChunkVersion(-1, 0, new ObjectId(), TS)).hasMessageContaining("major");
     }
+
+    @Test
+    void aChunkVersionParsesBackFromItsStringForm() {
+        ChunkVersion v = new ChunkVersion(7, 3, new ObjectId(), new BsonTimestamp(1_795_300_386, 10));
+        assertThat(ChunkVersion.parse(v.toString())).isEqualTo(v);
+        for (String bad : new String[] {"", "7|3", "7|3||zz||1|2", "7||" + v.epoch().toHexString() + "||1|2", "7|3||" + v.epoch().toHexString() + "||1"}) {
+            assertThatThrownBy(() -> ChunkVersion.parse(bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("malformed chunk version");
+        }
+    }
 }
