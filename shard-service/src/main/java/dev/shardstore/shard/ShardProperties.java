@@ -15,10 +15,14 @@ import org.springframework.util.unit.DataSize;
  * @param cursorReapInterval how often idle cursors are looked for
  * @param sortMemoryLimit    most document bytes a blocking sort may hold (MongoDB's
  *                           {@code internalQueryMaxBlockingSortMemoryUsageBytes}, 100 MB)
+ * @param criticalSectionTimeout how long a collection's critical section (held by shardCollection between the
+ *                           primary's prepare and the config service's refresh) lasts at most if the config service
+ *                           never releases it
  */
 @ConfigurationProperties("shardstore.shard")
 public record ShardProperties(
         @DefaultValue("shard1") String name,
         @DefaultValue("10m") Duration cursorTimeout,
         @DefaultValue("1m") Duration cursorReapInterval,
-        @DefaultValue("100MB") DataSize sortMemoryLimit) {}
+        @DefaultValue("100MB") DataSize sortMemoryLimit,
+        @DefaultValue("30s") Duration criticalSectionTimeout) {}

@@ -79,30 +79,36 @@ public class ShardCollectionCoordinator {
         ShardEntity primary = registered.stream().filter(s -> s.id().equals(database.primaryShard())).findFirst()
                 .orElseThrow(() -> new CommandException(ErrorCode.ShardNotFound, "primary shard '" + database.primaryShard()
                         + "' of database '" + namespace.db() + "' is not registered"));
-        PreparedCollection prepared = peers.prepareShardCollection(primary.id(), primary.host(), namespace.db(), namespace.collection(),
-                key, unique, properties.maxChunkSize().toBytes(), database.version());
+        // Each prepare leaves the collection in its critical section on that shard until the refresh after the commit
+        // (or, if anything below fails, the refresh in the catch): no write lands under routing about to change.
+        Set<String> prepared = new LinkedHashSet<>();
+        try {
+            prepared.add(primary.id());
+            PreparedCollection onPrimary = peers.prepareShardCollection(primary.id(), primary.host(), namespace.db(), namespace.collection(),
+                    key, unique, properties.maxChunkSize().toBytes(), database.version());
 
-        ObjectId epoch = new ObjectId();
-        BsonTimestamp timestamp = clock.next();
-        ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
-        List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
-                primary.id(), prepared.empty(), prepared.splitKeys(), epoch, timestamp);
-        // Every other shard that receives chunks gets the collection and its shard key index too, as MongoDB creates
-        // them on each recipient: splitVector and later migrations need the index there. No database version: they
-        // are not the database's primary.
-        for (ShardEntity owner : registered) {
-            if (!owner.id().equals(primary.id()) && initial.stream().anyMatch(c -> c.shard().equals(owner.id()))) {
-                peers.prepareShardCollection(owner.id(), owner.host(), namespace.db(), namespace.collection(), key, unique,
-                        properties.maxChunkSize().toBytes(), null);
+            ObjectId epoch = new ObjectId();
+            BsonTimestamp timestamp = clock.next();
+            ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
+            List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
+                    primary.id(), onPrimary.empty(), onPrimary.splitKeys(), epoch, timestamp);
+            // Every other shard that receives chunks gets the collection and its shard key index too, as MongoDB creates
+            // them on each recipient: splitVector and later migrations need the index there. No database version: they
+            // are not the database's primary.
+            for (ShardEntity owner : registered) {
+                if (!owner.id().equals(primary.id()) && initial.stream().anyMatch(c -> c.shard().equals(owner.id()))) {
+                    prepared.add(owner.id());
+                    peers.prepareShardCollection(owner.id(), owner.host(), namespace.db(), namespace.collection(), key, unique,
+                            properties.maxChunkSize().toBytes(), null);
+                }
             }
+            ShardedCollection registeredCollection = collections.create(collection, initial.stream()
+                    .map(c -> CatalogChunk.placed(collection.uuid(), c.range(), c.shard(), c.lastmod(), timestamp)).toList());
+            refresher.refresh(namespace.toString(), prepared);
+            return registeredCollection;
+        } catch (RuntimeException e) {
+            refresher.refresh(namespace.toString(), prepared); // releases their critical sections; they reload "unsharded"
+            throw e;
         }
-        ShardedCollection registeredCollection = collections.create(collection, initial.stream()
-                .map(c -> CatalogChunk.placed(collection.uuid(), c.range(), c.shard(), c.lastmod(), timestamp)).toList());
-
-        Set<String> toRefresh = new LinkedHashSet<>();
-        initial.forEach(c -> toRefresh.add(c.shard()));
-        toRefresh.add(primary.id());
-        refresher.refresh(namespace.toString(), toRefresh);
-        return registeredCollection;
     }
 }

@@ -5,6 +5,9 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.ShardProperties;
+import dev.shardstore.shard.versioning.CriticalSections;
+import java.time.Duration;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -35,6 +38,10 @@ import org.springframework.stereotype.Component;
  *       about {@code maxChunkSizeBytes}, counting each document as the collection's average document size.</li>
  * </ul>
  * Other errors: InvalidOptions for a unique hashed key; BadValue for a malformed key; the index build's errors.
+ *
+ * <p>A successful prepare leaves the collection in its critical section ({@link CriticalSections}) until the config
+ * service's {@code _shardsvrRefreshCollection} after the commit (or the timeout): no versioned write can land
+ * between the emptiness check and the new routing, where it could become an orphan.
  */
 @Component
 public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
@@ -46,9 +53,12 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     private final DocumentStore store;
     private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
+    private final CriticalSections criticalSections;
+    private final Duration criticalSectionTimeout;
 
     public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog,
-            IndexCreator creator, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan) {
+            IndexCreator creator, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan,
+            CriticalSections criticalSections, ShardProperties properties) {
         super(invoker);
         this.locks = locks;
         this.catalog = catalog;
@@ -56,6 +66,8 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
         this.store = store;
         this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
+        this.criticalSections = criticalSections;
+        this.criticalSectionTimeout = properties.criticalSectionTimeout();
     }
 
     @Override
@@ -75,20 +87,30 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
                     + key.pattern().toJson() + " with 'unique: true'");
         }
         return locks.exclusive(ns, () -> {
-            CollectionInfo c = catalog.create(ns, new BsonDocument()).collection();
-            long count = store.count(c);
-            List<BsonDocument> splitKeys = List.of();
-            if (count == 0) {
-                createShardKeyIndex(c, key, unique);
-            } else {
-                IndexWalk.Source index = requireShardKeyIndex(c, key, unique);
-                SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, key.encode(key.globalMin()), key.encode(key.globalMax()));
-                splitKeys = SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
+            criticalSections.enter(ns.full(), criticalSectionTimeout);
+            try {
+                return prepare(ns, key, unique, maxChunkSizeBytes);
+            } catch (RuntimeException e) {
+                criticalSections.exit(ns.full()); // nothing will be committed: writers need not wait
+                throw e;
             }
-            return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
-                    .append("count", new BsonInt64(count))
-                    .append("splitKeys", new BsonArray(splitKeys)));
         });
+    }
+
+    private BsonDocument prepare(Namespace ns, ShardKeyPattern key, boolean unique, long maxChunkSizeBytes) {
+        CollectionInfo c = catalog.create(ns, new BsonDocument()).collection();
+        long count = store.count(c);
+        List<BsonDocument> splitKeys = List.of();
+        if (count == 0) {
+            createShardKeyIndex(c, key, unique);
+        } else {
+            IndexWalk.Source index = requireShardKeyIndex(c, key, unique);
+            SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, key.encode(key.globalMin()), key.encode(key.globalMax()));
+            splitKeys = SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
+        }
+        return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
+                .append("count", new BsonInt64(count))
+                .append("splitKeys", new BsonArray(splitKeys)));
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.versioning.CollectionShardingState;
+import dev.shardstore.shard.versioning.CriticalSections;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import org.bson.BsonBoolean;
@@ -18,10 +19,12 @@ import org.springframework.stereotype.Component;
 @Component
 public class ShardsvrRefreshCollectionCommand extends ShardCommand {
     private final CollectionShardingState state;
+    private final CriticalSections criticalSections;
 
-    public ShardsvrRefreshCollectionCommand(CommandInvoker invoker, CollectionShardingState state) {
+    public ShardsvrRefreshCollectionCommand(CommandInvoker invoker, CollectionShardingState state, CriticalSections criticalSections) {
         super(invoker);
         this.state = state;
+        this.criticalSections = criticalSections;
     }
 
     @Override
@@ -43,7 +46,12 @@ public class ShardsvrRefreshCollectionCommand extends ShardCommand {
     protected BsonDocument execute(String db, BsonDocument command) {
         String namespace = Namespace.parse(new CommandArgs(command).requiredString(name())).full();
         state.markStale(namespace);
-        CollectionFilteringInfo info = state.refresh(namespace);
+        CollectionFilteringInfo info;
+        try {
+            info = state.refresh(namespace);
+        } finally {
+            criticalSections.exit(namespace); // the commands waiting on it see the new metadata (or refresh themselves)
+        }
         return Replies.ok(new BsonDocument("sharded", BsonBoolean.valueOf(info.sharded())));
     }
 }

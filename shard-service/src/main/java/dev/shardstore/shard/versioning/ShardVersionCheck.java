@@ -7,6 +7,7 @@ import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.ShardProperties;
+import java.time.Duration;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -22,6 +23,7 @@ import org.springframework.stereotype.Component;
  * filtering metadata ({@link ChunkVersion#UNSHARDED} for an unsharded one):
  * <ol>
  *   <li>no {@code shardVersion} → no check, no orphan filtering;</li>
+ *   <li>while the collection is in a critical section ({@link CriticalSections}) → wait for its end first;</li>
  *   <li>{@link ChunkVersion#IGNORED} → no check, but orphans are still filtered with the current metadata;</li>
  *   <li>equal to the cached version → serve;</li>
  *   <li>otherwise, when the cache is unknown or stale, or the received version could be newer (another epoch, or
@@ -35,13 +37,18 @@ public class ShardVersionCheck {
     private static final Logger log = LoggerFactory.getLogger(ShardVersionCheck.class);
 
     private final CollectionShardingState state;
+    private final CriticalSections criticalSections;
     private final ShardMetrics metrics;
     private final String shardName;
+    private final Duration criticalSectionTimeout;
 
-    public ShardVersionCheck(CollectionShardingState state, ShardMetrics metrics, ShardProperties properties) {
+    public ShardVersionCheck(CollectionShardingState state, CriticalSections criticalSections, ShardMetrics metrics,
+            ShardProperties properties) {
         this.state = state;
+        this.criticalSections = criticalSections;
         this.metrics = metrics;
         this.shardName = properties.name();
+        this.criticalSectionTimeout = properties.criticalSectionTimeout();
     }
 
     /**
@@ -57,6 +64,9 @@ public class ShardVersionCheck {
             return Optional.empty();
         }
         ChunkVersion version = received.get();
+        if (!criticalSections.awaitExit(namespace, criticalSectionTimeout)) {
+            throw stale(namespace, version, null);
+        }
         if (version.equals(ChunkVersion.IGNORED)) {
             return filterOf(state.get(namespace), version);
         }

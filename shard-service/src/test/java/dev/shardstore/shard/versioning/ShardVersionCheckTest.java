@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -272,6 +273,40 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
         assertThat(entry.getBoolean("sharded").getValue()).isTrue();
         assertThat(entry.getString("shardVersion").getValue()).isEqualTo(version(coll, 1, 0).toString());
         assertThat(entry.getDocument("routingTable").getNumber("chunks").intValue()).isEqualTo(2);
+    }
+
+    @Test
+    void shardCollectionsCriticalSectionHoldsVersionedWritesUntilTheRefreshThatMakesThemStale() throws Exception {
+        assertThat(run("sv_cs", "{_shardsvrPrepareShardCollection: 'c', key: {x: 1}}").getBoolean("empty").getValue()).isTrue();
+        try (ExecutorService client = Executors.newSingleThreadExecutor()) {
+            // a router that still believes the collection unsharded writes a document the new chunks give to 'other'
+            Future<BsonDocument> write = client.submit(() -> run("sv_cs",
+                    versioned("{insert: 'c', documents: [{_id: 1, x: 15}]}", ChunkVersion.UNSHARDED)));
+            Thread.sleep(500);
+            assertThat(write).as("the write waits for the critical section").isNotDone();
+
+            ShardedCollection coll = collection("sv_cs.c", "{x: 1}");
+            CONFIG.putRoutingTable(coll, List.of(
+                    chunk(coll, "{x: {$minKey: 1}}", "{x: 10}", SHARD_NAME, 1, 0),
+                    chunk(coll, "{x: 10}", "{x: {$maxKey: 1}}", OTHER, 1, 1)));
+            run("admin", "{_shardsvrRefreshCollection: 'sv_cs.c'}"); // the config service, after its commit
+
+            StaleConfig stale = StaleConfig.fromReply(write.get(10, TimeUnit.SECONDS));
+            assertThat(stale.wanted()).isEqualTo(version(coll, 1, 0));
+        }
+        assertThat(documentsOf("sv_cs", "c")).as("nothing was written under the old routing").isEmpty();
+    }
+
+    @Test
+    void aFailedPrepareLeavesNoCriticalSection() throws Exception {
+        insertInto("sv_csfail", "c", "{_id: 1, x: 1}");
+        BsonDocument refused = run("sv_csfail", "{_shardsvrPrepareShardCollection: 'c', key: {x: 1}}");
+        assertThat(refused.getInt32("code").getValue()).as(refused.toJson()).isEqualTo(72); // no index on x
+        try (ExecutorService client = Executors.newSingleThreadExecutor()) {
+            Future<BsonDocument> write = client.submit(() -> run("sv_csfail",
+                    versioned("{insert: 'c', documents: [{_id: 2, x: 2}]}", ChunkVersion.UNSHARDED)));
+            assertThat(write.get(10, TimeUnit.SECONDS).getNumber("n").intValue()).isEqualTo(1);
+        }
     }
 
     private static List<Integer> ids(List<BsonValue> documents) {
