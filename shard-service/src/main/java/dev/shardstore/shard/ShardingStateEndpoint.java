@@ -6,6 +6,7 @@ import dev.shardstore.shard.storage.ClusterClock;
 import dev.shardstore.shard.versioning.DatabaseFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingState;
+import dev.shardstore.shard.versioning.CriticalSections;
 import dev.shardstore.shard.versioning.DatabaseShardingState;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
@@ -23,7 +24,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>Shape: {@code {shard, clusterTime: {t, i}, databases: {<db>: {primary, version: {uuid, lastMod,
  * timestamp: {t, i}} | null}}, collections: {<db.coll>: {sharded, stale, shardVersion?: "major|minor||epoch||t|i",
- * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, openCursors}}.
+ * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, criticalSections: [<db.coll>], openCursors}}.
  */
 @Component
 @Endpoint(id = "shardingState")
@@ -33,15 +34,17 @@ public class ShardingStateEndpoint {
     private final ShardProperties properties;
     private final DatabaseShardingState databases;
     private final CollectionShardingState collections;
+    private final CriticalSections criticalSections;
     private final CursorManager cursors;
     private final ClusterClock clock;
     private final JsonMapper json;
 
     public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CollectionShardingState collections,
-            CursorManager cursors, ClusterClock clock, JsonMapper json) {
+            CriticalSections criticalSections, CursorManager cursors, ClusterClock clock, JsonMapper json) {
         this.properties = properties;
         this.databases = databases;
         this.collections = collections;
+        this.criticalSections = criticalSections;
         this.json = json;
         this.cursors = cursors;
         this.clock = clock;
@@ -59,6 +62,7 @@ public class ShardingStateEndpoint {
         Map<String, Object> perCollection = new LinkedHashMap<>();
         collections.snapshot().forEach((ns, info) -> perCollection.put(ns, describe(ns, info)));
         state.put("collections", perCollection);
+        state.put("criticalSections", criticalSections.held());
         state.put("openCursors", cursors.openCount());
         return state;
     }

@@ -1,12 +1,15 @@
 package dev.shardstore.shard.versioning;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,10 +27,16 @@ import org.springframework.stereotype.Component;
 @Component
 public class CriticalSections {
     private final Map<String, CompletableFuture<Void>> sections = new ConcurrentHashMap<>();
-    private final CollectionShardingState state;
+    private final Consumer<String> onRelease;
 
+    @Autowired
     public CriticalSections(CollectionShardingState state) {
-        this.state = state;
+        this(state::markStale);
+    }
+
+    /** @param onRelease called with the namespace when a section ends (by exit or timeout) */
+    CriticalSections(Consumer<String> onRelease) {
+        this.onRelease = onRelease;
     }
 
     /**
@@ -41,7 +50,7 @@ public class CriticalSections {
             section.completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS)
                     .whenComplete((ignored, error) -> {
                         sections.remove(ns, section);
-                        state.markStale(ns);
+                        onRelease.accept(ns);
                     });
             return section;
         });
@@ -55,9 +64,9 @@ public class CriticalSections {
         }
     }
 
-    /** Whether {@code namespace} is in a critical section. */
-    public boolean isHeld(String namespace) {
-        return sections.containsKey(namespace);
+    /** The namespaces in a critical section, sorted (for the {@code shardingState} endpoint). */
+    public List<String> held() {
+        return sections.keySet().stream().sorted().toList();
     }
 
     /**

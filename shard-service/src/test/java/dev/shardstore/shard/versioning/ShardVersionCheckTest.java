@@ -265,10 +265,7 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
         ShardedCollection coll = shardWithOrphan("sv_shown");
         run("sv_shown", versioned("{count: 'c'}", version(coll, 1, 0)));
 
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/shardingState")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        BsonDocument entry = ExtendedJson.parse(response.body()).getDocument("collections").getDocument("sv_shown.c");
+        BsonDocument entry = shardingState().getDocument("collections").getDocument("sv_shown.c");
 
         assertThat(entry.getBoolean("sharded").getValue()).isTrue();
         assertThat(entry.getString("shardVersion").getValue()).isEqualTo(version(coll, 1, 0).toString());
@@ -284,6 +281,7 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
                     versioned("{insert: 'c', documents: [{_id: 1, x: 15}]}", ChunkVersion.UNSHARDED)));
             Thread.sleep(500);
             assertThat(write).as("the write waits for the critical section").isNotDone();
+            assertThat(shardingState().getArray("criticalSections")).extracting(v -> v.asString().getValue()).contains("sv_cs.c");
 
             ShardedCollection coll = collection("sv_cs.c", "{x: 1}");
             CONFIG.putRoutingTable(coll, List.of(
@@ -307,6 +305,13 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
                     versioned("{insert: 'c', documents: [{_id: 2, x: 2}]}", ChunkVersion.UNSHARDED)));
             assertThat(write.get(10, TimeUnit.SECONDS).getNumber("n").intValue()).isEqualTo(1);
         }
+    }
+
+    private BsonDocument shardingState() throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/shardingState")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return ExtendedJson.parse(response.body());
     }
 
     private static List<Integer> ids(List<BsonValue> documents) {
