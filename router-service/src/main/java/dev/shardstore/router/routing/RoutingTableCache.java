@@ -147,9 +147,15 @@ public class RoutingTableCache {
         private final AtomicLong staleConfigRetries = new AtomicLong();
         private boolean loaded;
         private @Nullable RoutingTable table;
-        /** Bumped by every markStale; a refresh leaves the entry fresh only if none came while it ran. */
+        /** Bumped by every unversioned stale mark; a refresh leaves the entry fresh only if none came while it ran. */
         private long staleMarks;
         private long freshAsOf = -1;
+        /**
+         * The highest collection version (of the cached epoch) an event announced and the table did not have: the
+         * entry is stale until a refresh brings a table at least that new, whenever the event arrived (even while
+         * that refresh was running).
+         */
+        private @Nullable ChunkVersion wanted;
         private @Nullable CompletableFuture<Void> refreshing;
 
         Entry(String namespace) {
@@ -160,7 +166,7 @@ public class RoutingTableCache {
             CompletableFuture<Void> refresh;
             boolean mine = false;
             synchronized (this) {
-                if (loaded && freshAsOf == staleMarks) {
+                if (isFresh()) {
                     return table;
                 }
                 if (refreshing == null) {
@@ -183,11 +189,22 @@ public class RoutingTableCache {
         }
 
         synchronized void markStale(@Nullable ChunkVersion changedTo) {
-            boolean caughtUp = changedTo != null && table != null && table.collectionVersion().sameEpoch(changedTo)
-                    && table.collectionVersion().compareTo(changedTo) >= 0;
-            if (!caughtUp) {
-                staleMarks++;
+            if (changedTo == null || table == null || !table.collectionVersion().sameEpoch(changedTo)) {
+                staleMarks++; // dropped, another epoch, or nothing to compare with
+            } else if (wanted == null || wanted.compareTo(changedTo) < 0) {
+                wanted = changedTo;
             }
+        }
+
+        /** Loaded, no unversioned stale mark since the last refresh began, and at least as new as every event said. */
+        private boolean isFresh() {
+            // wanted is of the epoch the table had when the event came: met by a table at least that new, and obsolete
+            // once a refresh found the collection unsharded or re-created (another epoch)
+            if (wanted != null && (table == null || !table.collectionVersion().sameEpoch(wanted)
+                    || table.collectionVersion().compareTo(wanted) >= 0)) {
+                wanted = null;
+            }
+            return loaded && freshAsOf == staleMarks && wanted == null;
         }
 
         synchronized void onStaleConfig(@Nullable StaleConfig staleConfig) {
@@ -201,7 +218,7 @@ public class RoutingTableCache {
         }
 
         synchronized CachedRoutingInfo info() {
-            return new CachedRoutingInfo(namespace, loaded, table, !loaded || freshAsOf != staleMarks, full.get(), incremental.get(),
+            return new CachedRoutingInfo(namespace, loaded, table, !isFresh(), full.get(), incremental.get(),
                     staleConfigRetries.get());
         }
 

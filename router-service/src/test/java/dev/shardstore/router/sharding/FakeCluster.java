@@ -29,6 +29,7 @@ import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.bson.UuidRepresentation;
 import org.bson.types.ObjectId;
 
@@ -52,6 +53,8 @@ final class FakeCluster implements AutoCloseable {
     private final Map<String, RoutingTable> collections = new ConcurrentHashMap<>();
     /** Routing-table requests to fail before answering again. */
     final AtomicInteger failRoutingTableRequests = new AtomicInteger();
+    /** Run while a routing-table reply is held back (after it is computed), e.g. to deliver an event mid-refresh. */
+    volatile @Nullable Runnable beforeRoutingTableReply;
     /** Shards that answer StaleConfig (without vWanted) to every versioned request. */
     final Set<String> alwaysStale = ConcurrentHashMap.newKeySet();
     /** Shards whose findAndModify matches a document. */
@@ -157,6 +160,10 @@ final class FakeCluster implements AutoCloseable {
         boolean incremental = since != null && since.sameEpoch(table.collectionVersion());
         BsonArray chunks = new BsonArray();
         table.chunks().stream().filter(c -> !incremental || c.lastmod().compareTo(since) > 0).forEach(c -> chunks.add(c.toBson()));
+        Runnable hook = beforeRoutingTableReply;
+        if (hook != null) {
+            hook.run();
+        }
         return Replies.ok(new BsonDocument("collection", table.collection().toBson()).append("chunks", chunks)
                 .append("full", BsonBoolean.valueOf(!incremental)));
     }

@@ -180,6 +180,32 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
     }
 
     @Test
+    void anEventArrivingWhileTheRefreshRunsCostsNoSecondRefresh() throws Exception {
+        ContainerTestUtils.waitForAssignment(listeners.getListenerContainer(CatalogEventListener.LISTENER_ID), 1);
+        shardAtZero("cache10.c");
+        command("cache10", "{insert: 'c', documents: [{x: 1}]}").assertOk();
+        RoutingTable moved = CLUSTER.moveChunk("cache10.c", 0, "sh2");
+        // the move's event reaches the router while the refresh its StaleConfig started is still running
+        CLUSTER.beforeRoutingTableReply = () -> {
+            publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache10", "cache10.c", 1, moved.collection().epoch().toHexString(),
+                    moved.collectionVersion().toString(), List.of("sh1", "sh2")));
+            try {
+                Thread.sleep(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try {
+            command("cache10", "{insert: 'c', documents: [{x: -1}]}").assertOk();
+        } finally {
+            CLUSTER.beforeRoutingTableReply = null;
+        }
+        BsonDocument entry = cacheEntry("cache10.c");
+        assertThat(entry.getBoolean("stale").getValue()).as("the refresh already brought what the event announced").isFalse();
+        assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
+    }
+
+    @Test
     void withItsEventConsumerStoppedARouterIsCorrectedByStaleConfig() throws Exception {
         shardAtZero("cache11.c");
         command("cache11", "{insert: 'c', documents: [{x: 1}]}").assertOk();
