@@ -30,8 +30,9 @@ public abstract class ShardCommand implements CommandHandler {
     protected abstract BsonDocument execute(String db, BsonDocument command);
 
     /**
-     * Whether a {@code databaseVersion} sent with this command is checked. True except for commands
-     * about the shard itself (ping, _shardsvrName, listDatabases).
+     * Whether the versions sent with this command ({@code databaseVersion}, and {@code shardVersion} for its
+     * {@link #versionedCollection}) are checked. True except for commands about the shard itself (ping,
+     * _shardsvrName, listDatabases) or its metadata (_shardsvrRefreshCollection, _shardsvrDataDistribution).
      */
     protected boolean checksDatabaseVersion() {
         return true;

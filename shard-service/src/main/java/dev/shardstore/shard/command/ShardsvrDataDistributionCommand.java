@@ -50,11 +50,6 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
     }
 
     @Override
-    protected String versionedCollection(BsonDocument command) {
-        return null;
-    }
-
-    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = Namespace.parse(new CommandArgs(command).requiredString(name()));
         CollectionFilteringInfo info = state.get(ns.full());

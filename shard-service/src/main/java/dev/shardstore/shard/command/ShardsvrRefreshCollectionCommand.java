@@ -38,11 +38,6 @@ public class ShardsvrRefreshCollectionCommand extends ShardCommand {
     }
 
     @Override
-    protected String versionedCollection(BsonDocument command) {
-        return null;
-    }
-
-    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         String namespace = Namespace.parse(new CommandArgs(command).requiredString(name())).full();
         state.markStale(namespace);
