@@ -6,6 +6,9 @@ import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.command.InternalCommandController;
 import dev.shardstore.support.health.KafkaHealthIndicator;
+import dev.shardstore.support.failpoint.FailPointCommands;
+import dev.shardstore.support.failpoint.FailPoints;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -49,9 +52,23 @@ public class ServiceSupportAutoConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean
+    FailPoints failPoints() {
+        return new FailPoints();
+    }
+
+    /**
+     * The registry of the service's command handlers, plus MongoDB's fail point test commands when
+     * {@code shardstore.test-commands.enabled} is true (as {@code enableTestCommands} adds them to mongod/mongos).
+     */
+    @Bean
     @ConditionalOnBean(CommandHandler.class)
-    CommandRegistry commandRegistry(List<CommandHandler> handlers) {
-        return new CommandRegistry(handlers);
+    CommandRegistry commandRegistry(List<CommandHandler> handlers, FailPoints failPoints, ServiceSupportProperties properties) {
+        List<CommandHandler> all = new ArrayList<>(handlers);
+        if (properties.testCommandsEnabled()) {
+            all.addAll(FailPointCommands.over(failPoints));
+        }
+        return new CommandRegistry(all);
     }
 
     @Bean

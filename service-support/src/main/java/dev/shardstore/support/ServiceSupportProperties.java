@@ -11,10 +11,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param peerConnectTimeout  TCP connect timeout for service-to-service calls
  * @param peerRequestTimeout  whole-reply timeout for service-to-service calls
  * @param kafkaHealthTimeout  how long the Kafka health check waits for the broker
+ * @param testCommandsEnabled whether the test-only commands ({@code configureFailPoint}, {@code waitForFailPoint}) are
+ *                            registered, as MongoDB's {@code enableTestCommands}; off by default, on in fault tests
  */
 @ConfigurationProperties("shardstore")
 public record ServiceSupportProperties(
         @DefaultValue("http://localhost:8081") String configUrl,
         @DefaultValue("2s") Duration peerConnectTimeout,
         @DefaultValue("30s") Duration peerRequestTimeout,
-        @DefaultValue("3s") Duration kafkaHealthTimeout) {}
+        @DefaultValue("3s") Duration kafkaHealthTimeout,
+        @DefaultValue("false") boolean testCommandsEnabled) {}
