@@ -53,7 +53,7 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
         return new EmbeddedKafkaServer(broker, port != 0 ? "localhost:" + port : broker.getBrokersAsString());
     }
 
-    /** The value for {@code bootstrap.servers} / {@code spring.kafka.bootstrap-servers}, e.g. {@code localhost:59092}. */
+    /** The value for {@code bootstrap.servers} / {@code spring.kafka.bootstrap-servers}, e.g. {@code localhost:29092}. */
     public String bootstrapServers() {
         return bootstrapServers;
     }

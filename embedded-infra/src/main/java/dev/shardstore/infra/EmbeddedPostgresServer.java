@@ -39,7 +39,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     /**
      * Starts a server and waits until it accepts connections (initialising the data directory the
-     * first time, which takes a few seconds).
+     * first time, which takes a few seconds). The first start on a machine unpacks the binaries (about
+     * 150 MB of heap for the xz stream); an unpack that a dead process left half done is redone
+     * ({@link PostgresBinaries#discardPartialUnpacks}).
      *
      * @throws Ports.PortInUseException when the fixed port is taken
      * @throws UncheckedIOException     when the binaries cannot be unpacked or the server does not start
@@ -49,9 +51,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         if (options.port() != 0) {
             Ports.requireFree(options.port(), "PostgreSQL");
         }
+        Path binaries = PostgresBinaries.workingDirectory(options.binariesDirectory());
+        PostgresBinaries.discardPartialUnpacks(binaries);
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setPort(options.port())
-                .setPGStartupWait(STARTUP_WAIT);
+                .setPGStartupWait(STARTUP_WAIT)
+                .setOverrideWorkingDirectory(binaries.toFile());
         if (options.dataDirectory().isPresent()) {
             Path dataDirectory = options.dataDirectory().get().toAbsolutePath();
             Postmaster.stop(dataDirectory, Duration.ofSeconds(30));
@@ -80,7 +85,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     /**
      * The JDBC URL of {@code database} (without credentials: use {@link #USERNAME} / {@link #PASSWORD}),
-     * e.g. {@code jdbc:postgresql://localhost:55432/shard1}.
+     * e.g. {@code jdbc:postgresql://localhost:25432/shard1}.
      */
     public String jdbcUrl(String database) {
         return "jdbc:postgresql://localhost:" + port() + "/" + requireValidName(database);

@@ -13,8 +13,10 @@ import java.util.Optional;
  * @param inheritServerOutput true to let the postmaster write its log to this JVM's stdout/stderr
  *                            (for a holder process whose output is a log file); false to relay it
  *                            through SLF4J
+ * @param binariesDirectory   where PostgreSQL's binaries are unpacked (zonky's working directory); empty for zonky's
+ *                            default, {@link PostgresBinaries#workingDirectory}
  */
-public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean inheritServerOutput) {
+public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean inheritServerOutput, Optional<Path> binariesDirectory) {
 
     public PostgresOptions {
         if (port < 0 || port > 65_535) {
@@ -24,16 +26,21 @@ public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean in
 
     /** A throw-away server on a free port with a temporary data directory: for tests. */
     public static PostgresOptions ephemeral() {
-        return new PostgresOptions(0, Optional.empty(), false);
+        return new PostgresOptions(0, Optional.empty(), false, Optional.empty());
     }
 
     /** A server on {@code port} whose data survives restarts in {@code dataDirectory}. */
     public static PostgresOptions persistent(int port, Path dataDirectory) {
-        return new PostgresOptions(port, Optional.of(dataDirectory), false);
+        return new PostgresOptions(port, Optional.of(dataDirectory), false, Optional.empty());
     }
 
     /** The same options with the postmaster's output going to this JVM's stdout/stderr. */
     public PostgresOptions withServerOutputInherited() {
-        return new PostgresOptions(port, dataDirectory, true);
+        return new PostgresOptions(port, dataDirectory, true, binariesDirectory);
+    }
+
+    /** The same options with PostgreSQL's binaries unpacked under {@code directory}. */
+    public PostgresOptions withBinariesDirectory(Path directory) {
+        return new PostgresOptions(port, dataDirectory, inheritServerOutput, Optional.of(directory));
     }
 }

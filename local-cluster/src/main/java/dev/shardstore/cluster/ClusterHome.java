@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * The layout of a cluster's state directory (by default {@code .cluster/} at the repository root):
@@ -40,6 +42,25 @@ public record ClusterHome(Path dir) {
     /** The Kafka holder's {@code java.io.tmpdir}, emptied before each start. */
     public Path kafkaTmp() {
         return dir.resolve("kafka");
+    }
+
+    /**
+     * Deletes the whole state directory: PostgreSQL's data, logs, the recorded topology. Only for a stopped cluster
+     * ({@code ./cluster down --purge}); a missing directory is fine.
+     *
+     * @throws UncheckedIOException when something cannot be deleted
+     */
+    public void purge() {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the cluster state directory " + dir, e);
+        }
     }
 
     /** Creates the directories a start needs. */

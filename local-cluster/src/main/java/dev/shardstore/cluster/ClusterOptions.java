@@ -3,6 +3,7 @@ package dev.shardstore.cluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * How to start a local cluster.
@@ -15,9 +16,11 @@ import java.util.List;
  *                          beside a developer's
  * @param startTimeout      how long one start phase (infrastructure, config, the other services) may take
  * @param serviceJvmOptions JVM options for each Spring Boot service process
+ * @param postgresBinaries  where PostgreSQL's binaries are unpacked; empty for the embedded library's default
+ *                          ({@code $java.io.tmpdir/embedded-pg}), shared by every cluster and test on the machine
  */
 public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers, int portOffset,
-                             Duration startTimeout, List<String> serviceJvmOptions) {
+                             Duration startTimeout, List<String> serviceJvmOptions, Optional<Path> postgresBinaries) {
     /**
      * Heap capped so that ten JVMs fit comfortably, serial GC (one less thread per JVM on 2 cores),
      * and C1 only, which shortens Spring Boot's start noticeably when the cores are shared.
@@ -33,37 +36,42 @@ public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers
 
     /** 3 shards, 1 router, default ports, state in {@code <repo>/.cluster}, 4 minutes per start phase. */
     public static ClusterOptions defaults(RepoLayout repo) {
-        return new ClusterOptions(repo, repo.defaultHome(), 3, 1, 0, Duration.ofMinutes(4), DEFAULT_SERVICE_JVM_OPTIONS);
+        return new ClusterOptions(repo, repo.defaultHome(), 3, 1, 0, Duration.ofMinutes(4), DEFAULT_SERVICE_JVM_OPTIONS, Optional.empty());
     }
 
     /** The same options with another state directory. */
     public ClusterOptions withHome(Path newHome) {
-        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions);
+        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries);
     }
 
     /** The same options with {@code n} shards (1..99). */
     public ClusterOptions withShards(int n) {
-        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions);
+        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries);
     }
 
     /** The same options with {@code n} routers (1..9). */
     public ClusterOptions withRouters(int n) {
-        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions);
+        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions, postgresBinaries);
     }
 
     /** The same options with every port shifted by {@code offset}. */
     public ClusterOptions withPortOffset(int offset) {
-        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions);
+        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions, postgresBinaries);
     }
 
     /** The same options with another limit per start phase. */
     public ClusterOptions withStartTimeout(Duration timeout) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions, postgresBinaries);
     }
 
     /** The same options with other JVM options for the services. */
     public ClusterOptions withServiceJvmOptions(List<String> options) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options, postgresBinaries);
+    }
+
+    /** The same options with PostgreSQL's binaries unpacked under {@code directory}. */
+    public ClusterOptions withPostgresBinaries(Path directory) {
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, Optional.of(directory));
     }
 
     /** The planned processes. */

@@ -17,6 +17,12 @@ import java.util.stream.Stream;
  * java binary this launcher runs on.
  */
 final class Commands {
+    /**
+     * The PostgreSQL holder's heap: the first start on a machine unpacks the binaries' xz stream, which needs about
+     * 150 MB (96 MB ran out of heap and left a half-unpacked directory behind).
+     */
+    static final String POSTGRES_HOLDER_HEAP = "-Xmx256m";
+
     private final ClusterOptions options;
     private final ClusterHome home;
     private final Topology topology;
@@ -42,16 +48,22 @@ final class Commands {
 
     List<String> commandFor(Component component) {
         return switch (component.role()) {
-            case POSTGRES -> holder(PostgresHolder.class, List.of("-Xmx96m"), List.of(
-                    "--port=" + component.port(),
-                    "--data=" + home.postgresData(),
-                    "--ready-file=" + home.readyFile(component.name()),
-                    "--databases=" + String.join(",", topology.databases())));
+            case POSTGRES -> holder(PostgresHolder.class, List.of(POSTGRES_HOLDER_HEAP), postgresArgs(component));
             case KAFKA -> holder(KafkaHolder.class, List.of("-Xmx512m", "-Djava.io.tmpdir=" + home.kafkaTmp()), List.of(
                     "--port=" + component.port(),
                     "--ready-file=" + home.readyFile(component.name())));
             default -> service(component);
         };
+    }
+
+    private List<String> postgresArgs(Component component) {
+        List<String> args = new ArrayList<>(List.of(
+                "--port=" + component.port(),
+                "--data=" + home.postgresData(),
+                "--ready-file=" + home.readyFile(component.name()),
+                "--databases=" + String.join(",", topology.databases())));
+        options.postgresBinaries().ifPresent(dir -> args.add("--binaries=" + dir.toAbsolutePath()));
+        return args;
     }
 
     private List<String> holder(Class<?> main, List<String> jvmOptions, List<String> args) {

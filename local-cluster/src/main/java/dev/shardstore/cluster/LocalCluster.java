@@ -138,7 +138,7 @@ public final class LocalCluster implements AutoCloseable {
         return "jdbc:postgresql://localhost:" + topology.component("postgres").port() + "/" + database;
     }
 
-    /** The Kafka broker's bootstrap servers, e.g. {@code localhost:59092}. */
+    /** The Kafka broker's bootstrap servers, e.g. {@code localhost:29092}. */
     public String kafkaBootstrapServers() {
         return "localhost:" + topology.component("kafka").port();
     }

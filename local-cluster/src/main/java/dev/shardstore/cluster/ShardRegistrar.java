@@ -23,10 +23,13 @@ final class ShardRegistrar {
     }
 
     /**
-     * Registers each of {@code shards} that is not registered yet.
+     * Registers each of {@code shards} that is not registered yet. A catalog that lists a shard this start does not run
+     * (the home was created with more shards) is refused: databases could get that shard as their primary, and every
+     * write to them would fail with HostUnreachable.
      *
      * @return the names of the shards it added
      * @throws dev.shardstore.cluster.router.RouterException when the router cannot be reached or refuses
+     * @throws StartupException naming the missing shards, the {@code --shards} to use and {@code ./cluster down --purge}
      */
     List<String> register(List<Component> shards) {
         BsonDocument listed = RouterClient.requireOk("listShards on " + router.url(),
@@ -35,6 +38,13 @@ final class ShardRegistrar {
                 .filter(BsonValue::isDocument)
                 .map(s -> s.asDocument().getString("_id", new BsonString("")).getValue())
                 .collect(Collectors.toSet());
+        Set<String> planned = shards.stream().map(Component::name).collect(Collectors.toSet());
+        List<String> notStarted = known.stream().filter(name -> !planned.contains(name)).sorted().toList();
+        if (!notStarted.isEmpty()) {
+            throw new StartupException("this cluster's catalog lists " + String.join(", ", notStarted) + ", which a start with --shards "
+                    + shards.size() + " does not run: start it with --shards " + (shards.size() + notStarted.size())
+                    + ", or remove its data with ./cluster down --purge and start afresh");
+        }
         List<Component> missing = shards.stream().filter(s -> !known.contains(s.name())).toList();
         for (Component shard : missing) {
             BsonDocument addShard = new BsonDocument("addShard", new BsonString(shard.url()))

@@ -7,7 +7,7 @@ import java.util.stream.Collectors;
 
 /**
  * The processes of a local cluster, their ports and databases (DESIGN.md §7). Base ports, each
- * shifted by {@code portOffset}: PostgreSQL 55432, Kafka 59092, config 8081, balancer 8082,
+ * shifted by {@code portOffset}: PostgreSQL 25432, Kafka 29092 (all below 32768, outside Linux's ephemeral port range), config 8081, balancer 8082,
  * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, ….
  * Databases: {@code config}, {@code shard1}…, {@code balancer}, {@code resharding}, {@code sessions};
  * routers own none.
@@ -17,6 +17,12 @@ import java.util.stream.Collectors;
 public record Topology(int shards, int routers, int portOffset, List<Component> components) {
     public static final int MAX_SHARDS = 99;
     public static final int MAX_ROUTERS = 9;
+    private static final int POSTGRES_PORT = 25_432;
+    private static final int KAFKA_PORT = 29_092;
+    /** The highest port must stay below 32768 (Linux's default ephemeral range starts there). */
+    public static final int MAX_PORT_OFFSET = 32_767 - KAFKA_PORT;
+    /** The lowest port (the last router's, 8080 - 10 * (MAX_ROUTERS - 2)) must stay above the privileged ones. */
+    public static final int MIN_PORT_OFFSET = 1024 - (8080 - 10 * (MAX_ROUTERS - 2));
 
     public Topology {
         components = List.copyOf(components);
@@ -27,7 +33,8 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
      *
      * @param shards     1..99
      * @param routers    1..9
-     * @param portOffset added to every base port; the shifted ports must stay within 1..65535
+     * @param portOffset added to every base port, {@link #MIN_PORT_OFFSET}..{@link #MAX_PORT_OFFSET}: the shifted ports
+     *                   stay in 1024..32767, outside the ephemeral range
      * @throws IllegalArgumentException when a count or the offset is out of range
      */
     public static Topology plan(int shards, int routers, int portOffset) {
@@ -37,12 +44,14 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
         if (routers < 1 || routers > MAX_ROUTERS) {
             throw new IllegalArgumentException("--routers must be 1.." + MAX_ROUTERS + ", was " + routers);
         }
-        if (portOffset < -8000 || portOffset > 65_535 - 59_092) {
-            throw new IllegalArgumentException("--port-offset must be -8000.." + (65_535 - 59_092) + ", was " + portOffset);
+        if (portOffset < MIN_PORT_OFFSET || portOffset > MAX_PORT_OFFSET) {
+            throw new IllegalArgumentException("--port-offset must be " + MIN_PORT_OFFSET + ".." + MAX_PORT_OFFSET
+                    + " so that every port stays in 1024..32767, below Linux's ephemeral range (32768-60999), where any"
+                    + " outgoing connection of the machine may hold a port at the moment it is needed; was " + portOffset);
         }
         List<Component> components = new ArrayList<>();
-        components.add(new Component("postgres", Role.POSTGRES, 55_432 + portOffset, Optional.empty()));
-        components.add(new Component("kafka", Role.KAFKA, 59_092 + portOffset, Optional.empty()));
+        components.add(new Component("postgres", Role.POSTGRES, POSTGRES_PORT + portOffset, Optional.empty()));
+        components.add(new Component("kafka", Role.KAFKA, KAFKA_PORT + portOffset, Optional.empty()));
         components.add(service("config", Role.CONFIG, 8081 + portOffset, "config"));
         for (int i = 1; i <= shards; i++) {
             components.add(service("shard" + i, Role.SHARD, 8100 + i + portOffset, "shard" + i));

@@ -136,6 +136,9 @@ class LocalClusterTest {
             assertThat(cli("down", "--home", home)).contains("the cluster is down");
             assertThat(cluster.isRunning()).isFalse();
             assertThat(cli("status", "--home", home)).contains("no cluster is recorded");
+            assertThat(options.home().resolve("postgres")).isNotEmptyDirectory();
+            assertThat(cli("down", "--purge", "--home", home)).startsWith("0\n").contains("deleted " + home);
+            assertThat(options.home()).doesNotExist();
         }
     }
 
@@ -171,6 +174,41 @@ class LocalClusterTest {
         options.topology().components().forEach(c -> assertThat(Ports.isListening(c.port(), SHORT)).as(c.name()).isFalse());
     }
 
+    /**
+     * A machine that never ran the project: PostgreSQL's binaries are unpacked by the holder process itself, within its
+     * heap cap (96 MB ran out of heap); then a directory left half unpacked by a dead start (no finished marker, no
+     * {@code bin/}) is redone instead of failing every later start with FileAlreadyExistsException.
+     */
+    @Test
+    void startsWithNoUnpackedBinariesAndOverAHalfUnpackedDirectory() throws Exception {
+        Path binaries = dir.resolve("pg-binaries");
+        ClusterOptions options = options(FakeRepo.create(dir.resolve("repo")), 1, 1).withPostgresBinaries(binaries);
+        try (LocalCluster cluster = LocalCluster.start(options, line -> { })) {
+            assertThat(statusOf(cluster, "postgres").running()).isTrue();
+        }
+        Path unpacked;
+        try (var dirs = Files.list(binaries)) {
+            unpacked = dirs.filter(p -> p.getFileName().toString().startsWith("PG-")).findFirst().orElseThrow();
+        }
+        assertThat(unpacked.resolve(".exists")).exists();
+        Files.delete(unpacked.resolve(".exists"));
+        try (var files = Files.walk(unpacked.resolve("bin"))) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+        assertThat(unpacked.resolve("lib")).isNotEmptyDirectory();
+
+        try (LocalCluster cluster = LocalCluster.start(options, line -> { })) {
+            assertThat(statusOf(cluster, "postgres").running()).isTrue();
+            try (Connection c = connect(cluster.jdbcUrl("shard1")); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1")) {
+                assertThat(rs.next()).isTrue();
+            }
+        }
+        assertThat(unpacked.resolve(".exists")).exists();
+        assertThat(unpacked.resolve("bin/postgres")).exists();
+    }
+
     private ClusterOptions options(RepoLayout repo, int shards, int routers) {
         return ClusterOptions.defaults(repo)
                 .withHome(dir.resolve("home"))
@@ -183,7 +221,7 @@ class LocalClusterTest {
 
     /** An offset whose ports are all free, away from the developer cluster's defaults. */
     private static int freeOffset(int shards, int routers) {
-        return IntStream.iterate(3000, o -> o <= 6400, o -> o + 137)
+        return IntStream.iterate(2500, o -> o <= Topology.MAX_PORT_OFFSET, o -> o + 37)
                 .filter(o -> Topology.plan(shards, routers, o).components().stream().allMatch(c -> isFree(c.port())))
                 .findFirst().orElseThrow();
     }

@@ -16,7 +16,7 @@ class TopologyTest {
                 "postgres", "kafka", "config", "shard1", "shard2", "shard3", "router1", "router2", "router3",
                 "balancer", "resharding", "session");
         assertThat(t.components()).extracting(Component::port).containsExactly(
-                55432, 59092, 8081, 8101, 8102, 8103, 8080, 8090, 8070, 8082, 8083, 8084);
+                25432, 29092, 8081, 8101, 8102, 8103, 8080, 8090, 8070, 8082, 8083, 8084);
         assertThat(t.databases()).containsExactly("config", "shard1", "shard2", "shard3", "balancer", "resharding", "sessions");
         assertThat(t.router(1).database()).isEqualTo(Optional.empty());
         assertThat(t.router(2).url()).isEqualTo("http://localhost:8090");
@@ -28,7 +28,15 @@ class TopologyTest {
     void anOffsetShiftsEveryPort() {
         Topology t = Topology.plan(1, 1, 1000);
 
-        assertThat(t.components()).extracting(Component::port).containsExactly(56432, 60092, 9081, 9101, 9080, 9082, 9083, 9084);
+        assertThat(t.components()).extracting(Component::port).containsExactly(26432, 30092, 9081, 9101, 9080, 9082, 9083, 9084);
+    }
+
+    @Test
+    void everyPortOfEveryAllowedPlanStaysBelowTheEphemeralRange() {
+        for (int offset : new int[] {Topology.MIN_PORT_OFFSET, 0, Topology.MAX_PORT_OFFSET}) {
+            assertThat(Topology.plan(Topology.MAX_SHARDS, Topology.MAX_ROUTERS, offset).components())
+                    .allSatisfy(c -> assertThat(c.port()).as(c.name()).isBetween(1024, 32_767));
+        }
     }
 
     @Test
@@ -36,6 +44,8 @@ class TopologyTest {
         assertThatThrownBy(() -> Topology.plan(0, 1, 0)).hasMessageContaining("--shards must be 1..99");
         assertThatThrownBy(() -> Topology.plan(1, 10, 0)).hasMessageContaining("--routers must be 1..9");
         assertThatThrownBy(() -> Topology.plan(1, 1, 7000)).hasMessageContaining("--port-offset");
+        assertThatThrownBy(() -> Topology.plan(1, 1, Topology.MAX_PORT_OFFSET + 1)).hasMessageContaining("ephemeral");
+        assertThatThrownBy(() -> Topology.plan(1, 1, Topology.MIN_PORT_OFFSET - 1)).hasMessageContaining("--port-offset");
         assertThatThrownBy(() -> Topology.plan(2, 1, 0).component("shard3"))
                 .hasMessageContaining("no component 'shard3'")
                 .hasMessageContaining("shard1, shard2");

@@ -26,6 +26,9 @@ public final class PostgresHolder implements Callable<Integer> {
     @Option(names = "--ready-file", required = true, description = "written once the databases exist")
     Path readyFile;
 
+    @Option(names = "--binaries", description = "where PostgreSQL's binaries are unpacked (default: $java.io.tmpdir/embedded-pg)")
+    Path binaries;
+
     @Option(names = "--databases", split = ",", description = "databases to create if missing")
     List<String> databases = List.of();
 
@@ -35,8 +38,8 @@ public final class PostgresHolder implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        EmbeddedPostgresServer server = EmbeddedPostgresServer.start(
-                PostgresOptions.persistent(port, data).withServerOutputInherited());
+        PostgresOptions options = PostgresOptions.persistent(port, data).withServerOutputInherited();
+        EmbeddedPostgresServer server = EmbeddedPostgresServer.start(binaries == null ? options : options.withBinariesDirectory(binaries));
         databases.forEach(server::createDatabase);
         Holder.serveUntilSignalled("PostgreSQL", server, readyFile, "jdbc:postgresql://localhost:" + port + "/ databases=" + String.join(",", databases));
         return 0;

@@ -29,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
  * ./cluster up
  * ./mvnw -q -o -pl local-cluster test-compile
  * java -cp "local-cluster/target/test-classes:local-cluster/target/local-cluster.jar:local-cluster/target/lib/*" \
- *   dev.shardstore.cluster.bench.DirectInsertBenchmark jdbc:postgresql://localhost:55432/shard1 data/cities.json.gz 1000
+ *   dev.shardstore.cluster.bench.DirectInsertBenchmark jdbc:postgresql://localhost:25432/shard1 data/cities.json.gz 1000
  * </pre>
  */
 public final class DirectInsertBenchmark {
@@ -43,7 +43,7 @@ public final class DirectInsertBenchmark {
     private record Encoded(byte[] id, byte[] doc, byte[] key) {}
 
     public static void main(String[] args) throws Exception {
-        String jdbcUrl = args.length > 0 ? args[0] : "jdbc:postgresql://localhost:55432/shard1";
+        String jdbcUrl = args.length > 0 ? args[0] : "jdbc:postgresql://localhost:25432/shard1";
         Path file = Path.of(args.length > 1 ? args[1] : "data/cities.json.gz");
         int batchSize = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
 
