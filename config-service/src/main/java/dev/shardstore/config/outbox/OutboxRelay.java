@@ -1,6 +1,7 @@
 package dev.shardstore.config.outbox;
 
 import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.support.failpoint.FailPoints;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,10 +15,15 @@ import org.springframework.transaction.annotation.Transactional;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Publishes outbox rows to Kafka in sequence order and deletes them once the broker acknowledged
- * them (acks=all). At-least-once: a crash between send and delete re-sends, which receivers
- * tolerate because events are only cache-staleness hints. Rows are locked with SKIP LOCKED so two
- * config-service instances never publish the same row concurrently.
+ * Publishes outbox rows to Kafka in sequence order and deletes exactly the rows the broker acknowledged
+ * (acks=all). At-least-once: a crash between send and delete re-sends, which receivers tolerate because
+ * events are only cache-staleness hints. Rows are locked with SKIP LOCKED so two config-service
+ * instances never publish the same row concurrently.
+ *
+ * <p>Sequence numbers are taken when a row is inserted, not when its transaction commits, so a row with
+ * a lower {@code seq} can become visible after the relay read higher ones. Deleting "{@code seq <=} the
+ * last one read" would delete such a row unpublished; the relay deletes the rows it read, by their
+ * {@code seq}, and the late row goes out with the next batch.
  */
 @Component
 public class OutboxRelay {
@@ -27,12 +33,17 @@ public class OutboxRelay {
     private final JdbcClient jdbc;
     private final KafkaTemplate<String, String> kafka;
     private final JsonMapper json;
+    private final FailPoints failPoints;
 
-    public OutboxRelay(JdbcClient jdbc, KafkaTemplate<String, String> kafka, JsonMapper json) {
+    public OutboxRelay(JdbcClient jdbc, KafkaTemplate<String, String> kafka, JsonMapper json, FailPoints failPoints) {
         this.jdbc = jdbc;
         this.kafka = kafka;
         this.json = json;
+        this.failPoints = failPoints;
     }
+
+    /** Fail point between the broker's acknowledgement and the delete of the published rows. */
+    public static final String AFTER_PUBLISH = "outboxRelay.afterPublish";
 
     private record Row(String topic, CatalogEvent event) {}
 
@@ -74,7 +85,9 @@ public class OutboxRelay {
             }
             throw new IllegalStateException("Kafka did not acknowledge " + rows.size() + " outbox events", e);
         }
-        jdbc.sql("DELETE FROM outbox WHERE seq <= ?").param(rows.getLast().event().sequence()).update();
+        failPoints.hit(AFTER_PUBLISH);
+        Long[] published = rows.stream().map(row -> row.event().sequence()).toArray(Long[]::new);
+        jdbc.sql("DELETE FROM outbox WHERE seq = ANY(?)").param(published).update();
         return rows.size();
     }
 }
