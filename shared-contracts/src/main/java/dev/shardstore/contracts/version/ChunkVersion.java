@@ -15,8 +15,10 @@ import org.bson.types.ObjectId;
  * creation cluster time. The shard version is the highest chunk version on one shard, the
  * collection version the highest across all shards.
  *
- * <p>Versions are only ordered within one epoch; {@link #isOlderThan} answers false across epochs
- * because the caller must then do a full refresh instead.
+ * <p>{@link #isOlderThan} answers only within one epoch (false across epochs, because the caller must
+ * then do a full refresh instead). {@link #compareTo} is a total order consistent with {@link #equals}:
+ * by the collection timestamp first (a newer incarnation of the collection is newer whatever its
+ * major and minor, as MongoDB orders versions since 5.0), then the epoch, then (major, minor).
  *
  * <p>BSON shape: {@code {major: int, minor: int, epoch: ObjectId, timestamp: Timestamp}}.
  */
@@ -45,10 +47,20 @@ public record ChunkVersion(int major, int minor, ObjectId epoch, BsonTimestamp t
         return sameEpoch(other) && compareTo(other) < 0;
     }
 
-    /** Orders by (major, minor); only meaningful within one epoch. */
+    /**
+     * Orders by collection timestamp, then epoch, then (major, minor): within one epoch that is the (major, minor)
+     * order, and 0 exactly when {@link #equals} (before, versions of different epochs with the same major and minor
+     * compared equal, so sorted sets and maxima could merge or pick versions of a dropped collection).
+     */
     @Override
     public int compareTo(ChunkVersion o) {
-        int c = Integer.compare(major, o.major);
+        int c = timestamp.compareTo(o.timestamp);
+        if (c == 0) {
+            c = epoch.compareTo(o.epoch);
+        }
+        if (c == 0) {
+            c = Integer.compare(major, o.major);
+        }
         return c != 0 ? c : Integer.compare(minor, o.minor);
     }
 

@@ -3,6 +3,10 @@ package dev.shardstore.contracts.version;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -46,6 +50,35 @@ class VersionsTest {
         assertThat(v1.isOlderThan(otherEpoch)).as("a new epoch means a full refresh, not an order").isFalse();
         assertThat(ChunkVersion.fromBson(v1_3.toBson())).isEqualTo(v1_3);
         assertThat(v1_3).hasToString("1|3||" + epoch.toHexString() + "||1700000000|1");
+    }
+
+    /** compareTo is consistent with equals and orders epochs by their collection timestamp (failed before: 0 across epochs). */
+    @Test
+    void chunkVersionsOfDifferentEpochsNeverCompareEqualAndANewerIncarnationIsGreater() {
+        ObjectId oldEpoch = new ObjectId();
+        ObjectId newEpoch = new ObjectId();
+        ChunkVersion oldHigh = new ChunkVersion(7, 3, oldEpoch, new BsonTimestamp(100, 1));
+        ChunkVersion newLow = new ChunkVersion(1, 0, newEpoch, new BsonTimestamp(200, 1));
+        ChunkVersion otherEpochSameNumbers = new ChunkVersion(7, 3, newEpoch, new BsonTimestamp(100, 1));
+
+        assertThat(oldHigh.compareTo(newLow)).isNegative();
+        assertThat(newLow.compareTo(oldHigh)).isPositive();
+        assertThat(oldHigh.compareTo(otherEpochSameNumbers)).isNotZero().isEqualTo(-otherEpochSameNumbers.compareTo(oldHigh));
+        assertThat(oldHigh.isOlderThan(newLow)).isFalse();
+        assertThat(new TreeSet<>(List.of(oldHigh, otherEpochSameNumbers, newLow))).hasSize(3).last().isEqualTo(newLow);
+
+        java.util.Random random = new Random(42);
+        List<ChunkVersion> versions = new ArrayList<>();
+        ObjectId[] epochs = {oldEpoch, newEpoch, new ObjectId()};
+        for (int i = 0; i < 300; i++) {
+            versions.add(new ChunkVersion(random.nextInt(3), random.nextInt(3), epochs[random.nextInt(3)], new BsonTimestamp(100 + random.nextInt(2), 1)));
+        }
+        for (ChunkVersion a : versions) {
+            for (ChunkVersion b : versions) {
+                assertThat(a.compareTo(b) == 0).as(a + " vs " + b).isEqualTo(a.equals(b));
+                assertThat(Integer.signum(a.compareTo(b))).isEqualTo(-Integer.signum(b.compareTo(a)));
+            }
+        }
     }
 
     @Test
