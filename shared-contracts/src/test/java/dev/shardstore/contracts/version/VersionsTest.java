@@ -67,7 +67,7 @@ class VersionsTest {
         assertThat(oldHigh.isOlderThan(newLow)).isFalse();
         assertThat(new TreeSet<>(List.of(oldHigh, otherEpochSameNumbers, newLow))).hasSize(3).last().isEqualTo(newLow);
 
-        java.util.Random random = new Random(42);
+        Random random = new Random(42);
         List<ChunkVersion> versions = new ArrayList<>();
         ObjectId[] epochs = {oldEpoch, newEpoch, new ObjectId()};
         for (int i = 0; i < 300; i++) {
