@@ -7,6 +7,11 @@ import java.util.Map;
  * free ports and stopped by a shutdown hook. Each test class asks for its own database, so tests
  * never see each other's tables; Kafka topics are shared, so tests name theirs uniquely.
  *
+ * <p>By default both are embedded (zonky's PostgreSQL binaries, a KRaft broker in this JVM). With
+ * {@code -Dshardstore.infra=testcontainers} (the Maven profile {@code testcontainers}) they are Testcontainers'
+ * PostgreSQL 17 and Apache Kafka containers, the images {@code docker-compose.yml} runs; that needs a Docker
+ * engine, and without one {@link DockerRequiredForContainers} skips the tests with a message.
+ *
  * <p>In a Spring Boot service test:
  *
  * <pre>{@code
@@ -22,12 +27,18 @@ public final class EmbeddedInfra {
     private static final int KAFKA_PARTITIONS = 1;
     private static volatile EmbeddedInfra shared;
 
-    private final EmbeddedPostgresServer postgres;
-    private final EmbeddedKafkaServer kafka;
+    /** The system property that selects the backend: {@code embedded} (default) or {@code testcontainers}. */
+    public static final String BACKEND_PROPERTY = "shardstore.infra";
 
-    private EmbeddedInfra(EmbeddedPostgresServer postgres, EmbeddedKafkaServer kafka) {
-        this.postgres = postgres;
-        this.kafka = kafka;
+    private final InfraBackend backend;
+
+    private EmbeddedInfra(InfraBackend backend) {
+        this.backend = backend;
+    }
+
+    /** Whether this run asked for Testcontainers instead of the embedded servers. */
+    public static boolean containersRequested() {
+        return "testcontainers".equals(System.getProperty(BACKEND_PROPERTY));
     }
 
     /**
@@ -50,17 +61,46 @@ public final class EmbeddedInfra {
     }
 
     private static EmbeddedInfra startBoth() {
-        EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(PostgresOptions.ephemeral());
-        EmbeddedKafkaServer kafka;
-        try {
-            kafka = EmbeddedKafkaServer.start(0, KAFKA_PARTITIONS);
-        } catch (RuntimeException e) {
-            postgres.close();
-            throw e;
+        InfraBackend backend = containersRequested() ? ContainerBackend.start() : EmbeddedBackend.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(backend::close, "embedded-infra-shutdown"));
+        return new EmbeddedInfra(backend);
+    }
+
+    /** The embedded servers: zonky's PostgreSQL and a KRaft broker. */
+    private record EmbeddedBackend(EmbeddedPostgresServer postgres, EmbeddedKafkaServer kafka) implements InfraBackend {
+        static EmbeddedBackend start() {
+            EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(PostgresOptions.ephemeral());
+            try {
+                return new EmbeddedBackend(postgres, EmbeddedKafkaServer.start(0, KAFKA_PARTITIONS));
+            } catch (RuntimeException e) {
+                postgres.close();
+                throw e;
+            }
         }
-        EmbeddedInfra infra = new EmbeddedInfra(postgres, kafka);
-        Runtime.getRuntime().addShutdownHook(new Thread(infra::stop, "embedded-infra-shutdown"));
-        return infra;
+
+        @Override
+        public void createDatabase(String database) {
+            postgres.createDatabase(database);
+        }
+
+        @Override
+        public String jdbcUrl(String database) {
+            return postgres.jdbcUrl(database);
+        }
+
+        @Override
+        public String bootstrapServers() {
+            return kafka.bootstrapServers();
+        }
+
+        @Override
+        public void close() {
+            try {
+                kafka.close();
+            } finally {
+                postgres.close();
+            }
+        }
     }
 
     /**
@@ -71,30 +111,22 @@ public final class EmbeddedInfra {
      * @param database see {@link EmbeddedPostgresServer#createDatabase} for the allowed names
      */
     public Map<String, String> springProperties(String database) {
-        postgres.createDatabase(database);
+        backend.createDatabase(database);
         return Map.of(
-                "spring.datasource.url", postgres.jdbcUrl(database),
+                "spring.datasource.url", backend.jdbcUrl(database),
                 "spring.datasource.username", EmbeddedPostgresServer.USERNAME,
                 "spring.datasource.password", EmbeddedPostgresServer.PASSWORD,
-                "spring.kafka.bootstrap-servers", kafka.bootstrapServers());
+                "spring.kafka.bootstrap-servers", backend.bootstrapServers());
     }
 
     /** The JDBC URL of {@code database}, creating it if needed. */
     public String jdbcUrl(String database) {
-        postgres.createDatabase(database);
-        return postgres.jdbcUrl(database);
+        backend.createDatabase(database);
+        return backend.jdbcUrl(database);
     }
 
     /** The broker's bootstrap servers, e.g. {@code localhost:41234}. */
     public String bootstrapServers() {
-        return kafka.bootstrapServers();
-    }
-
-    private void stop() {
-        try {
-            kafka.close();
-        } finally {
-            postgres.close();
-        }
+        return backend.bootstrapServers();
     }
 }

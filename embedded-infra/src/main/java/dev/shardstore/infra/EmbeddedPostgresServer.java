@@ -100,8 +100,16 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      * @throws IllegalStateException    when the server refuses
      */
     public void createDatabase(String database) {
+        createDatabaseAt(jdbcUrl("postgres"), database);
+    }
+
+    /**
+     * Creates {@code database} on the server whose {@code postgres} database is at {@code adminUrl}, unless it exists.
+     * Shared with the Testcontainers backend: one rule for names, races and errors.
+     */
+    static void createDatabaseAt(String adminUrl, String database) {
         requireValidName(database);
-        try (Connection connection = DriverManager.getConnection(jdbcUrl("postgres"), USERNAME, PASSWORD)) {
+        try (Connection connection = DriverManager.getConnection(adminUrl, USERNAME, PASSWORD)) {
             if (exists(connection, database)) {
                 return;
             }
@@ -110,7 +118,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             }
         } catch (SQLException e) {
             if (!"42P04".equals(e.getSQLState())) { // duplicate_database: created concurrently by another caller
-                throw new IllegalStateException("cannot create PostgreSQL database " + database + " on port " + port() + ": " + e.getMessage(), e);
+                throw new IllegalStateException("cannot create PostgreSQL database " + database + " at " + adminUrl + ": " + e.getMessage(), e);
             }
         }
     }
@@ -134,7 +142,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         }
     }
 
-    private static String requireValidName(String database) {
+    static String requireValidName(String database) {
         if (database == null || !DATABASE_NAME.matcher(database).matches()) {
             throw new IllegalArgumentException("invalid PostgreSQL database name '" + database
                     + "': use lower-case letters, digits and underscores, starting with a letter or underscore, at most 63 characters");
