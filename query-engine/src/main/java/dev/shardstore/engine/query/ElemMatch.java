@@ -9,21 +9,28 @@ import org.bson.BsonValue;
 
 /**
  * {@code $elemMatch} on one value, as MongoDB's {@code ElemMatchValueMatchExpression} and
- * {@code ElemMatchObjectMatchExpression} (MongoDB manual, "$elemMatch (query)"): the value is an array
- * with at least one element satisfying every condition at once. Two forms, told apart by the argument's
- * first key:
+ * {@code ElemMatchObjectMatchExpression} (MongoDB manual, "$elemMatch (query)": the value is an array with at
+ * least one element that satisfies every condition at once). Only the top level of that array is iterated: an
+ * element that is itself an array is one element, not searched further. Two forms, told apart by the argument's
+ * first key ({@link #isOperatorForm}):
  * <ul>
- *   <li>operator form {@code {$gt: 1, $lt: 5}}: the conditions apply to the element itself;</li>
- *   <li>document form {@code {b: 1, c: {$gt: 2}}} (also {@code $and $or $nor}): the element is a document
- *       that matches the filter.</li>
+ *   <li>operator form {@code {$gt: 1, $lt: 5}}: each condition tests the element itself as one value
+ *       ({@link Matcher#matchesValue}), so {@code {$gt: 3}} does not match an element {@code [4]} and
+ *       {@code {$eq: [1, 2]}} matches an element {@code [1, 2]} but not {@code [[1, 2]]}; nest {@code $elemMatch}
+ *       to look inside nested arrays;</li>
+ *   <li>document form {@code {b: 1, c: {$gt: 2}}} (also {@code $and $or $nor}): the element is a document that
+ *       matches the filter, or an array, which the filter sees as the document of its positions
+ *       ({@link Values#byPosition}: {@code {"0": "x"}} matches an element {@code ["x"]}); scalars never match.</li>
  * </ul>
- * Used with {@link Paths.Mode#WHOLE_ARRAY}. One departure: in the operator form an element that is itself an
- * array is searched like a field's array (MongoDB tests it as one value).
+ * Used with {@link Paths.Mode#WHOLE_ARRAY}; the projection {@code $elemMatch} uses the same test.
  *
  * <p>Errors: BadValue (2) "$elemMatch needs an Object"; errors of the inner conditions.
  */
-record ElemMatch(Matcher elementMatcher, boolean operatorForm) implements ValuePredicate {
-    /** The field name an element is wrapped under to run the operator form's path matchers on it. */
+record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredicate {
+    /**
+     * The path the operator form's conditions are parsed under, as MongoDB does; they are applied to each element
+     * directly, never through this path.
+     */
     private static final String ELEMENT = "";
     private static final Set<String> LOGICAL = Set.of("$and", "$or", "$nor");
 
@@ -33,10 +40,18 @@ record ElemMatch(Matcher elementMatcher, boolean operatorForm) implements ValueP
             throw new CommandException(ErrorCode.BadValue, "$elemMatch needs an Object");
         }
         BsonDocument conditions = argument.asDocument();
-        boolean operatorForm = FieldOperators.isOperatorDocument(conditions) && !LOGICAL.contains(conditions.getFirstKey());
-        return operatorForm
+        return isOperatorForm(conditions)
                 ? new ElemMatch(FieldOperators.parseOperatorDocument(ELEMENT, conditions), true)
                 : new ElemMatch(FilterParser.parse(conditions), false);
+    }
+
+    /**
+     * Whether {@code conditions} apply to a value (their first key is an operator such as {@code $gt}) rather than
+     * being a filter over a document ({@code {b: 1}}, {@code {$and: [...]}}, {@code {}}); {@code $pull} tells its
+     * two kinds of condition apart the same way.
+     */
+    static boolean isOperatorForm(BsonDocument conditions) {
+        return FieldOperators.isOperatorDocument(conditions) && !LOGICAL.contains(conditions.getFirstKey());
     }
 
     @Override
@@ -57,9 +72,15 @@ record ElemMatch(Matcher elementMatcher, boolean operatorForm) implements ValueP
         return Paths.NO_POSITION;
     }
 
-    /** Whether one array element satisfies the conditions (also {@code $pull}'s condition test). */
+    /** Whether one array element satisfies the conditions. */
     boolean matchesElement(BsonValue element) {
-        return operatorForm ? elementMatcher.matches(new BsonDocument(ELEMENT, element))
-                : element.isDocument() && elementMatcher.matches(element.asDocument());
+        if (operatorForm) {
+            return conditions.matchesValue(element);
+        }
+        return switch (element.getBsonType()) {
+            case DOCUMENT -> conditions.matches(element.asDocument());
+            case ARRAY -> conditions.matches(Values.byPosition(element.asArray()));
+            default -> false;
+        };
     }
 }

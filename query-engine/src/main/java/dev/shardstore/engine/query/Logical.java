@@ -16,6 +16,11 @@ final class Logical {
             return children.stream().allMatch(child -> child.matches(doc));
         }
 
+        @Override
+        public boolean matchesValue(BsonValue value) {
+            return children.stream().allMatch(child -> child.matchesValue(value));
+        }
+
         /** The first position a child reports. */
         @Override
         public int matchPosition(BsonDocument doc) {
@@ -44,6 +49,11 @@ final class Logical {
         public boolean matches(BsonDocument doc) {
             return children.stream().anyMatch(child -> child.matches(doc));
         }
+
+        @Override
+        public boolean matchesValue(BsonValue value) {
+            return children.stream().anyMatch(child -> child.matchesValue(value));
+        }
     }
 
     /** {@code $nor}: no child matches. */
@@ -52,6 +62,11 @@ final class Logical {
         public boolean matches(BsonDocument doc) {
             return children.stream().noneMatch(child -> child.matches(doc));
         }
+
+        @Override
+        public boolean matchesValue(BsonValue value) {
+            return children.stream().noneMatch(child -> child.matchesValue(value));
+        }
     }
 
     /** {@code $not}, {@code $ne}, {@code $nin}, {@code $exists: false}: negation of a whole path expression. */
@@ -59,6 +74,11 @@ final class Logical {
         @Override
         public boolean matches(BsonDocument doc) {
             return !child.matches(doc);
+        }
+
+        @Override
+        public boolean matchesValue(BsonValue value) {
+            return !child.matchesValue(value);
         }
     }
 

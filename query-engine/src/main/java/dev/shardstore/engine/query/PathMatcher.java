@@ -31,6 +31,11 @@ record PathMatcher(String path, List<String> components, Paths.Mode mode, ValueP
     }
 
     @Override
+    public boolean matchesValue(BsonValue value) {
+        return predicate.test(value);
+    }
+
+    @Override
     public int matchPosition(BsonDocument doc) {
         for (Paths.Reached reached : Paths.resolveWithPositions(doc, components, mode)) {
             if (predicate.test(reached.value())) {

@@ -12,18 +12,31 @@ import org.bson.BsonValue;
  * and the update and projection code.
  *
  * <p>{@link #resolve} in {@link Mode#MATCH} follows MongoDB's {@code BSONElementIterator}
- * ({@code src/mongo/db/matcher/path.cpp}):
+ * ({@code src/mongo/db/matcher/path.cpp}), which implements the manual's rules for dot notation through arrays
+ * ("Query an Array", "Query an Array of Embedded Documents", "Query on Embedded/Nested Documents"):
  * <ul>
  *   <li>the path descends through embedded documents; a missing field, or a scalar where a document is
  *       needed, yields <em>missing</em> (Java {@code null});</li>
- *   <li>an array met before the last path component is traversed: each element that is a document is
- *       searched for the rest of the path (so a document without the field yields missing), and when the
- *       next component is a number {@code n}, element {@code n} itself is also followed (so
- *       {@code "a.0.b"} reaches both {@code a[0].b} and a field named {@code "0"} in the element
- *       documents); other elements yield nothing;</li>
- *   <li>an array at the end of the path yields each element and then the array itself (so
- *       {@code {a: [1, 2]}} matches both {@code {a: 1}} and {@code {a: [1, 2]}}).</li>
+ *   <li>an array reached through a field name is traversed implicitly, one level: each element that is a
+ *       document is searched for the rest of the path (so a document without the field yields missing); an
+ *       element that is itself an array is not searched by a field name ({@code "a.b"} reaches nothing in
+ *       {@code {a: [[{b: 1}]]}}), and scalar elements yield nothing;</li>
+ *   <li>a numeric component {@code n} after an array does two things: it looks up the field {@code "n"} in the
+ *       element documents (the rule above), and it indexes the array ("Query an Array": query for an element by
+ *       the array index position); so {@code "a.0.b"} reaches {@code a[0].b} and a field named {@code "0"} in
+ *       the elements. The indexed element is one value: at the end of the path it is yielded as it is, even when
+ *       it is an array ({@code {"a.0": [1, 2]}} matches {@code {a: [[1, 2]]}}, {@code {"a.0": 1}} does not);
+ *       before the end, an indexed array is traversed by the rest of the path like an array reached through a
+ *       field ({@code "a.0.0"} reaches {@code 1} there, {@code "a.0.b"} reaches {@code 1} in
+ *       {@code {a: [[{b: 1}]]}});</li>
+ *   <li>an array at the end of the path reached through a field name yields each element and then the array
+ *       itself, so that the array is matched as a whole and element by element ({@code {a: [1, 2]}} matches
+ *       both {@code {a: 1}} and {@code {a: [1, 2]}}, and {@code {a: {"0": [42]}}} matches {@code {"a.0": 42}});
+ *       elements that are arrays are yielded whole, never searched ({@code {a: 1}} does not match
+ *       {@code {a: [[1]]}}).</li>
  * </ul>
+ * MongoDB's {@code jstests/core/match_numeric_components.js} pins these rules for numeric components; the filter
+ * test tables carry its cases.
  * {@link Mode#SORT_KEY} is the view of MongoDB's index-key generator, which sort keys use: a number after
  * an array is a position only, and an array at the end of the path yields its elements only, or
  * {@code undefined} when it is empty.
@@ -36,8 +49,10 @@ public final class Paths {
         /** The index-key (and sort-key) generator's view. */
         SORT_KEY,
         /**
-         * The view of MongoDB's array operators ({@code $size}, {@code $elemMatch}): as {@link #MATCH}, but an
-         * array at the end of the path yields only the array itself, not its elements.
+         * The view of MongoDB's array operators ({@code $size}, {@code $elemMatch}, {@code $all} of
+         * {@code $elemMatch}es; its {@code LeafArrayBehavior::kNoTraversal}): as {@link #MATCH}, but an array at the
+         * end of the path yields only the array itself, not its elements, since these operators test arrays, not
+         * their elements (MongoDB manual, "$size", "$elemMatch (query)").
          */
         WHOLE_ARRAY
     }

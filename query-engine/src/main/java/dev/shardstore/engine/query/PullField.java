@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 import org.bson.BsonArray;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
@@ -14,8 +15,13 @@ import org.bson.BsonValue;
  * <ul>
  *   <li>{@code $pull: {a: <value>}}: elements equal to the value (BSON order, so {@code 1} equals {@code 1.0};
  *       an array value removes equal arrays); a regex removes the strings it matches;</li>
- *   <li>{@code $pull: {a: {$gte: 6}}}: elements that satisfy the operators (as in {@code $elemMatch});</li>
- *   <li>{@code $pull: {a: {b: 1, c: {$gt: 2}}}}: document elements that match the filter;</li>
+ *   <li>{@code $pull: {a: {$gte: 6}}} and {@code $pull: {a: /^x/}}: elements that the condition matches the way a
+ *       query matches a field's value: MongoDB matches the filter {@code {"": <condition>}} against
+ *       {@code {"": <element>}} (its {@code PullNode} "wrapped" matcher), so unlike {@code $elemMatch} an element
+ *       that is an array is searched ({@code {$gte: 6}} removes {@code [7, 1]});</li>
+ *   <li>{@code $pull: {a: {b: 1, c: {$gt: 2}}}} (any document whose first key is not an operator): document
+ *       elements that match the filter, each one matched like a whole document (MongoDB manual, "$pull"; its
+ *       {@code PullNode} "object" matcher); arrays and scalars are kept;</li>
  *   <li>{@code $pullAll: {a: [v1, v2]}}: elements equal to one of the values.</li>
  * </ul>
  * A missing field is left alone.
@@ -27,14 +33,18 @@ import org.bson.BsonValue;
  * @param removes which elements go
  */
 record PullField(String operator, Predicate<BsonValue> removes) implements UpdateOperation {
+    /** The field name under which an operator or regex condition and each element are wrapped to be matched. */
+    private static final String WRAPPER = "";
+
     /** {@code $pull}. @throws CommandException as listed on the class */
     static PullField pull(BsonValue condition) {
-        if (condition.isDocument()) {
-            ElemMatch elemMatch = ElemMatch.parse(condition);
-            return new PullField("$pull", elemMatch::matchesElement);
+        if (condition.isDocument() && !ElemMatch.isOperatorForm(condition.asDocument())) {
+            Matcher filter = FilterParser.parse(condition.asDocument());
+            return new PullField("$pull", element -> element.isDocument() && filter.matches(element.asDocument()));
         }
-        if (condition.isRegularExpression()) {
-            return new PullField("$pull", RegexPredicate.of(condition.asRegularExpression())::test);
+        if (condition.isDocument() || condition.isRegularExpression()) {
+            Matcher wrapped = FilterParser.parse(new BsonDocument(WRAPPER, condition));
+            return new PullField("$pull", element -> wrapped.matches(new BsonDocument(WRAPPER, element)));
         }
         return new PullField("$pull", element -> BsonOrder.compare(element, condition) == 0);
     }

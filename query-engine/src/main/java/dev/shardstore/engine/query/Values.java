@@ -7,7 +7,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
-/** Small helpers over BSON values shared by the update and projection code. */
+/** Small helpers over BSON values shared by the query, update and projection code. */
 final class Values {
     private Values() {}
 
@@ -79,6 +79,19 @@ final class Values {
         BsonDocument copy = new BsonDocument();
         document.forEach((name, value) -> copy.put(name, copy(value)));
         return copy;
+    }
+
+    /**
+     * The array as BSON stores it: a document with each element under its position as field name
+     * ({@code [x, y]} is {@code {"0": x, "1": y}}). MongoDB's matcher sees an array element this way where it
+     * expects a document (the document form of {@code $elemMatch}). The elements are shared, not copied.
+     */
+    static BsonDocument byPosition(BsonArray array) {
+        BsonDocument document = new BsonDocument();
+        for (int i = 0; i < array.size(); i++) {
+            document.put(Integer.toString(i), array.get(i));
+        }
+        return document;
     }
 
     /** {@code {name: value}} in relaxed Extended JSON, for error messages. */

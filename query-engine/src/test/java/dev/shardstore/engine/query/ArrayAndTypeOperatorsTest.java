@@ -14,7 +14,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@code $type $size $elemMatch $all $mod} and {@code $regex} options. Collection cases are the examples of
  * MongoDB's operator pages ("$type", "$elemMatch (query)", "$all", "$mod", "$regex"), matched documents given
- * by {@code _id}; single-document cases pin arrays, null/missing and mixed types.
+ * by {@code _id}; single-document cases pin arrays, null/missing and mixed types, and nested arrays: {@code $size}
+ * and {@code $type} at numeric paths, {@code $elemMatch} over arrays of arrays in both forms and inside {@code $all}
+ * (the cases of MongoDB's {@code jstests/core/query/elemmatch/elemmatch_value.js}, {@code arrayfind8.js},
+ * {@code arrayfind9.js} and {@code match_numeric_components.js}).
  */
 class ArrayAndTypeOperatorsTest {
     private static final Map<String, List<BsonDocument>> COLLECTIONS = Map.of(
@@ -149,6 +152,53 @@ class ArrayAndTypeOperatorsTest {
             {a: {$mod: [3, 0]}}                   | {a: {$numberLong: "9000000000"}} | true
             {a: {$regex: "^a.c$", $options: "s"}} | {a: "a\\nc"}                   | true
             {a: {$regex: "^a.c$"}}                | {a: "a\\nc"}                   | false
+            {"a.0": {$size: 2}}                   | {a: [[1, 2], [3]]}             | true
+            {"a.1": {$size: 2}}                   | {a: [[1, 2], [3]]}             | false
+            {"a.0": {$size: 1}}                   | {a: [{"0": [5]}]}              | true
+            {"a.0.0": {$size: 1}}                 | {a: [[[1], 2]]}                | true
+            {"a.0": {$type: "array"}}             | {a: [[1, 2], [3]]}             | true
+            {"a.0": {$type: "number"}}            | {a: [[42]]}                    | false
+            {"a.0": {$type: "number"}}            | {a: {"0": [42]}}               | true
+            {"a.0": {$all: [1]}}                  | {a: [[1, 2]]}                  | false
+            {"a.0": {$all: [[1, 2]]}}             | {a: [[1, 2]]}                  | true
+            {a: {$elemMatch: {$gt: 3}}}           | {a: [[1, 2], [3, 4]]}          | false
+            {a: {$elemMatch: {$elemMatch: {$gt: 3}}}} | {a: [[1, 2], [3, 4]]}          | true
+            {a: {$elemMatch: {$elemMatch: {$gt: 4}}}} | {a: [[1, 2], [3, 4]]}          | false
+            {a: {$elemMatch: {$elemMatch: {$gt: 1}}}} | {a: [[[1, 2]]]}                | false
+            {a: {$elemMatch: {$size: 2}}}         | {a: [[1, 2], [3]]}             | true
+            {a: {$elemMatch: {$size: 2}}}         | {a: [1, 2]}                    | false
+            {a: {$elemMatch: {$in: [[1, 2]]}}}    | {a: [[1, 2], [3]]}             | true
+            {a: {$elemMatch: {$in: [1]}}}         | {a: [[1, 2], [3]]}             | false
+            {a: {$elemMatch: {$in: [[]]}}}        | {a: [[]]}                      | true
+            {a: {$elemMatch: {$eq: [1, 2]}}}      | {a: [[1, 2], [3]]}             | true
+            {a: {$elemMatch: {$eq: [1, 2]}}}      | {a: [[[1, 2]]]}                | false
+            {a: {$elemMatch: {$eq: [1, 2]}}}      | {a: [1, 2]}                    | false
+            {a: {$elemMatch: {$type: "number"}}}  | {a: [[5]]}                     | false
+            {a: {$elemMatch: {$type: "array"}}}   | {a: [[5]]}                     | true
+            {a: {$elemMatch: {$ne: 1}}}           | {a: [[1, 2]]}                  | true
+            {a: {$elemMatch: {$nin: [1]}}}        | {a: [[1, 2]]}                  | true
+            {a: {$elemMatch: {$not: {$gt: 3}}}}   | {a: [[4]]}                     | true
+            {a: {$elemMatch: {$not: {$ne: 1}}}}   | {a: [1]}                       | true
+            {a: {$elemMatch: {$all: [1]}}}        | {a: [[1, 2]]}                  | false
+            {a: {$elemMatch: {$gt: 1, $lt: 3}}}   | {a: [[0, 4]]}                  | false
+            {a: {$elemMatch: {"0": "x"}}}         | {a: [["x"]]}                   | true
+            {a: {$elemMatch: {"0": 1, "1": {$gt: 1}}}} | {a: [[1], [1, 2]]}             | true
+            {a: {$elemMatch: {"1": {$exists: true}}}} | {a: [[1]]}                     | false
+            {a: {$elemMatch: {$and: [{"0": 1}]}}} | {a: [[1, 2]]}                  | true
+            {a: {$elemMatch: {b: 1}}}             | {a: [[{b: 1}]]}                | false
+            {a: {$elemMatch: {$elemMatch: {b: 1}}}} | {a: [[{b: 1}]]}                | true
+            {a: {$elemMatch: {$elemMatch: {b: {$gt: 4, $lt: 6}}}}} | {a: [[{b: [3, 7]}]]}           | true
+            {"a.0": {$elemMatch: {$gt: 1}}}       | {a: [[1, 2]]}                  | true
+            {"a.0": {$elemMatch: {$gt: 1}}}       | {a: [[[1, 2]]]}                | false
+            {"a.b": {$elemMatch: {$gt: 4, $lt: 6}}} | {a: [[{b: [5]}]]}              | false
+            {a: {$all: [{$elemMatch: {$gt: 3}}]}} | {a: [[1, 2], [3, 4]]}          | false
+            {a: {$all: [{$elemMatch: {$elemMatch: {$gt: 3}}}]}} | {a: [[1, 2], [3, 4]]}          | true
+            {"a.0": {$all: [{$elemMatch: {"0": 42}}]}} | {a: [[[42]]]}                  | true
+            {"a.0": {$all: [{$elemMatch: {"0": 42}}]}} | {a: {"0": [[42]]}}             | true
+            {"a.0": {$all: [{$elemMatch: {"0": 42}}]}} | {a: [[{"0": [42]}]]}           | true
+            {"a.0": {$all: [{$elemMatch: {"0": 42}}]}} | {a: [[42]]}                    | false
+            {"a.0": {$all: [{$elemMatch: {"0": 42}}]}} | {a: [{"0": [42]}]}             | false
+            {"a.0": {$all: [{$elemMatch: {"0": 42}}]}} | {a: [[[{"0": 42}]]]}           | false
             {a: {$regex: "a # comment", $options: "x"}} | {a: "bab"}              | true
             """)
     void matchesSingleDocuments(String filter, String doc, boolean expected) {

@@ -16,7 +16,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Filter semantics. Collection cases are the examples of MongoDB's manual pages "Query on Embedded/Nested
  * Documents", "Query an Array", "Query an Array of Embedded Documents" and "Query for Null or Missing
- * Fields", and of the operator pages; single-document cases pin the matcher's corner rules.
+ * Fields", and of the operator pages; single-document cases pin the matcher's corner rules, among them numeric
+ * path components over nested arrays and documents with fields named {@code "0"} (the cases of MongoDB's
+ * {@code jstests/core/match_numeric_components.js} and {@code array_match2.js}).
  */
 class FilterTest {
     private static final List<BsonDocument> NESTED = docs("""
@@ -185,6 +187,42 @@ class FilterTest {
             {a: {$regularExpression: {pattern: "^ab", options: ""}}}  | {a: ["x", "abc"]} | true
             {a: {$regularExpression: {pattern: "ab", options: ""}}}   | {a: 1}       | false
             {a: {$regex: {$regularExpression: {pattern: "b", options: ""}}, $options: "i"}} | {a: "B"} | true
+            {"a.0": 1}                      | {a: [[1, 2], [3]]}                     | false
+            {"a.0": [1, 2]}                 | {a: [[1, 2], [3]]}                     | true
+            {"a.1": [3]}                    | {a: [[1, 2], [3]]}                     | true
+            {"a.0.0": 1}                    | {a: [[1, 2], [3]]}                     | true
+            {"a.1.0": 3}                    | {a: [[1, 2], [3]]}                     | true
+            {"a.0.1": 1}                    | {a: [[1, 2], [3]]}                     | false
+            {"a.0": {$gt: 0}}               | {a: [[1, 2], [3]]}                     | false
+            {"a.0": {$in: [1, 3]}}          | {a: [[1, 2], [3]]}                     | false
+            {"a.0": {$ne: 1}}               | {a: [[1, 2], [3]]}                     | true
+            {"a.0": {$nin: [1]}}            | {a: [[1, 2], [3]]}                     | true
+            {"a.0": 42}                     | {a: {"0": [42]}}                       | true
+            {"a.0": 42}                     | {a: [{"0": [42]}]}                     | true
+            {"a.0.0": 42}                   | {a: [[{"0": 42}]]}                     | true
+            {"a.0.0": 42}                   | {a: [[{"0": [42]}]]}                   | true
+            {"a.0.0": 42}                   | {a: [[[42]]]}                          | false
+            {"a.0.0": 42}                   | {a: [[[{"0": 42}]]]}                   | false
+            {"a.0.0": 42}                   | {a: [{"0": [[42]]}]}                   | false
+            {"a.0": 5}                      | {a: [{"0": 5}, [6]]}                   | true
+            {"a.0": {"0": 5}}               | {a: [{"0": 5}, [6]]}                   | true
+            {"a.1": 6}                      | {a: [{"0": 5}, [6]]}                   | false
+            {"a.1": [6]}                    | {a: [{"0": 5}, [6]]}                   | true
+            {"a.1.0": 6}                    | {a: [{"0": 5}, [6]]}                   | true
+            {"a.1": null}                   | {a: [{"0": 5}, [6]]}                   | true
+            {"a.1": {$exists: false}}       | {a: [{"0": 5}, [6]]}                   | false
+            {"a.0.b": 1}                    | {a: [[{b: 1}]]}                        | true
+            {"a.0.b": 1}                    | {a: [[{b: 0}], {b: 1}]}                | false
+            {"a.0.b": null}                 | {a: [[{b: 0}], {b: 1}]}                | true
+            {"a.0.b": null}                 | {a: [[1]]}                             | false
+            {"a.0": null}                   | {a: [[1]]}                             | false
+            {"a.0": null}                   | {a: []}                                | false
+            {"a.0": {$exists: false}}       | {a: []}                                | true
+            {"a.0": {$exists: false}}       | {a: [[]]}                              | false
+            {"a.0.0": {$exists: false}}     | {a: [[]]}                              | true
+            {"a.0.0": null}                 | {a: [[]]}                              | false
+            {"a.1": {$exists: true}}        | {a: [{"1": 4}, {}]}                    | true
+            {"a.1.foo": 5}                  | {a: [{"1": {foo: 4}}, {foo: 5}]}       | true
             {"": 1}                         | {"": 1}                                | true
             {a: 1, b: 2}                    | {a: 1, b: 3}                           | false
             """)

@@ -38,6 +38,17 @@ class PathsTest {
             {a: [[10, 20]]}                 | a.0     | MATCH    | [[10, 20]]
             {a: [[10, 20]]}                 | a.0.1   | MATCH    | [20]
             {a: [[{b: 1}]]}                 | a.b     | MATCH    | []
+            {a: [[1, 2], [3]]}              | a.0     | MATCH    | [[1, 2]]
+            {a: [[1, 2], [3]]}              | a.0     | WHOLE_ARRAY | [[1, 2]]
+            {a: [[1, 2], [3]]}              | a.1.0   | MATCH    | [3]
+            {a: [[1, 2], [3]]}              | a       | WHOLE_ARRAY | [[[1, 2], [3]]]
+            {a: {"0": [42]}}                | a.0     | MATCH    | [42, [42]]
+            {a: {"0": [42]}}                | a.0     | WHOLE_ARRAY | [[42]]
+            {a: [{"0": 5}, [6]]}            | a.0     | MATCH    | [5, {"0": 5}]
+            {a: [{"0": 5}, [6]]}            | a.1     | MATCH    | ["missing", [6]]
+            {a: [{"0": [[42]]}]}            | a.0.0   | MATCH    | [[42], [42], [[42]]]
+            {a: [[{b: 1}, {b: 2}]]}         | a.0.b   | MATCH    | [1, 2]
+            {a: [5]}                        | a.0.b   | MATCH    | []
             """)
     void resolvesLikeMongoDb(String doc, String path, Paths.Mode mode, String expected) {
         List<BsonValue> values = Paths.resolve(BsonDocument.parse(doc), Paths.split(path), mode);

@@ -27,6 +27,11 @@ class PositionalUpdateTest {
             {x: 1, a: {$elemMatch: {$gt: 3}}}    | {x: 1, a: [1, 5]}                | 1
             {a: {$elemMatch: {b: 2}}}            | {a: [{b: 1}, {b: 2}]}            | 1
             {a: {$all: [5]}}                     | {a: [1, 5]}                      | 1
+            {a: {$elemMatch: {$gt: 3}}}          | {a: [[1, 5], 4]}                 | 1
+            {a: {$elemMatch: {"0": 3}}}          | {a: [[1], [3]]}                  | 1
+            {a: {$elemMatch: {$elemMatch: {$gt: 3}}}} | {a: [[1], [3, 5]]}          | 1
+            {"a.0.b": 2}                         | {a: [[{b: 1}, {b: 2}]]}          | 1
+            {"a.1": 6}                           | {a: [5, 6]}                      | -1
             {a: [1, 5]}                          | {a: [1, 5]}                      | -1
             {a: 1}                               | {a: 1}                           | -1
             {a: 2}                               | {a: [1, 5]}                      | -1
@@ -44,6 +49,8 @@ class PositionalUpdateTest {
             {_id: 5, grades: {$elemMatch: {grade: {$lte: 90}, mean: {$gt: 80}}}} | {_id: 5, grades: [{grade: 80, mean: 75, std: 8}, {grade: 85, mean: 90, std: 5}, {grade: 90, mean: 85, std: 3}]} | {$set: {"grades.$.std": 6}} | {_id: 5, grades: [{grade: 80, mean: 75, std: 8}, {grade: 85, mean: 90, std: 6}, {grade: 90, mean: 85, std: 3}]}
             {_id: 1, "grades.grade": 85}         | {_id: 1, grades: [{grade: 80}, {grade: 85}]} | {$unset: {"grades.$": ""}} | {_id: 1, grades: [{grade: 80}, null]}
             {_id: 1, "a.b": 2}                   | {_id: 1, a: [{b: 1, c: [1]}, {b: 2, c: [2]}]} | {$push: {"a.$.c": 3}} | {_id: 1, a: [{b: 1, c: [1]}, {b: 2, c: [2, 3]}]}
+            {_id: 1, a: {$elemMatch: {$gt: 3}}}  | {_id: 1, a: [[1, 5], 4]}         | {$set: {"a.$": 0}}       | {_id: 1, a: [[1, 5], 0]}
+            {_id: 1, a: {$elemMatch: {$elemMatch: {$gt: 3}}}} | {_id: 1, a: [[1], [3, 5]]} | {$set: {"a.$.0": 0}} | {_id: 1, a: [[1], [0, 5]]}
             {_id: 1}                             | {_id: 1, grades: [85, 82, 80]}   | {$inc: {"grades.$[]": 10}} | {_id: 1, grades: [95, 92, 90]}
             {}                                   | {_id: 2, grades: [{grade: 80, mean: 75, std: 8}, {grade: 85, mean: 90, std: 6}]} | {$inc: {"grades.$[].std": -2}} | {_id: 2, grades: [{grade: 80, mean: 75, std: 6}, {grade: 85, mean: 90, std: 4}]}
             {}                                   | {_id: 1, a: []}                  | {$set: {"a.$[]": 1}}     | {_id: 1, a: []}

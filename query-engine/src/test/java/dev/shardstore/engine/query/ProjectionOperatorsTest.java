@@ -23,6 +23,7 @@ class ProjectionOperatorsTest {
     private static final String PLAYER = "{_id: 1, name: \"player1\", games: [{game: \"abc\", score: 8}, {game: \"xyz\", score: 5}],"
             + " joined: 2020, lastLogin: 2021}";
     private static final String NUMBERS = "{_id: 1, a: [1, 2, 3, 4, 5], b: \"x\", c: [{d: [1, 2, 3]}, {d: 4}, 5]}";
+    private static final String NESTED = "{_id: 1, a: [[1, 2], [3, 4], 5]}";
 
     @ParameterizedTest(name = "{1} on {0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
@@ -48,6 +49,10 @@ class ProjectionOperatorsTest {
             PLAYER   | {games: {$elemMatch: {score: {$gt: 5}}}, joined: 1, lastLogin: 1} | {_id: 1, joined: 2020, lastLogin: 2021, games: [{game: "abc", score: 8}]}
             NUMBERS  | {a: {$elemMatch: {$gt: 2, $lt: 5}}}                  | {_id: 1, a: [3]}
             NUMBERS  | {b: {$elemMatch: {$eq: "x"}}}                        | {_id: 1}
+            NESTED   | {a: {$elemMatch: {$gt: 3}}}                          | {_id: 1, a: [5]}
+            NESTED   | {a: {$elemMatch: {$elemMatch: {$gt: 3}}}}            | {_id: 1, a: [[3, 4]]}
+            NESTED   | {a: {$elemMatch: {"1": 4}}}                          | {_id: 1, a: [[3, 4]]}
+            NESTED   | {a: {$elemMatch: {$size: 2}}}                        | {_id: 1, a: [[1, 2]]}
             """)
     void projectsTheManualsExamples(String doc, String spec, String expected) {
         String input = switch (doc) {
@@ -55,6 +60,7 @@ class ProjectionOperatorsTest {
             case "SCHOOL_1" -> SCHOOL_1;
             case "SCHOOL_3" -> SCHOOL_3;
             case "PLAYER" -> PLAYER;
+            case "NESTED" -> NESTED;
             default -> NUMBERS;
         };
         assertThat(Projection.parse(BsonDocument.parse(spec)).apply(BsonDocument.parse(input)).toJson())
@@ -69,6 +75,8 @@ class ProjectionOperatorsTest {
             {"grades.mean": {$gt: 70}}           | {"grades.$": 1}          | {_id: 7, semester: 3, grades: [{grade: 80, mean: 75, std: 8}, {grade: 85, mean: 90, std: 5}]} | {_id: 7, grades: [{grade: 80, mean: 75, std: 8}]}
             {grades: {$elemMatch: {mean: {$gt: 80}}}} | {"grades.$": 1, semester: 1, _id: 0} | {_id: 7, semester: 3, grades: [{grade: 80, mean: 75}, {grade: 85, mean: 90}]} | {semester: 3, grades: [{grade: 85, mean: 90}]}
             {"a.b.c": 2}                         | {"a.b.$": 1}             | {_id: 1, a: {b: [{c: 1}, {c: 2}], d: 1}} | {_id: 1, a: {b: [{c: 2}]}}
+            {a: {$elemMatch: {$gt: 3}}}          | {"a.$": 1}               | {_id: 1, a: [[1, 5], 4]} | {_id: 1, a: [4]}
+            {a: {$elemMatch: {"1": 5}}}          | {"a.$": 1}               | {_id: 1, a: [[1, 5], 4]} | {_id: 1, a: [[1, 5]]}
             """)
     void projectsThePositionOfTheQueryMatch(String filter, String spec, String doc, String expected) {
         assertThat(Projection.parse(BsonDocument.parse(spec)).apply(BsonDocument.parse(doc), Filter.parse(BsonDocument.parse(filter))).toJson())

@@ -70,6 +70,10 @@ class UpdateOperatorsTest {
             {_id: 1, a: [[1, 2], [1]]}                 | {$pull: {a: [1, 2]}}                   | {_id: 1, a: [[1]]}
             {_id: 1, a: ["ab", "cd", 5]}               | {$pull: {a: {$regularExpression: {pattern: "^a", options: ""}}}} | {_id: 1, a: ["cd", 5]}
             {_id: 1, a: [null, 1]}                     | {$pull: {a: null}}                     | {_id: 1, a: [1]}
+            {_id: 1, a: [[7, 1], 2, [3]]}              | {$pull: {a: {$gte: 6}}}                | {_id: 1, a: [2, [3]]}
+            {_id: 1, a: [[1, 2], [3]]}                 | {$pull: {a: {$size: 2}}}               | {_id: 1, a: [[3]]}
+            {_id: 1, a: [[7], {"0": 7}]}               | {$pull: {a: {"0": 7}}}                 | {_id: 1, a: [[7]]}
+            {_id: 1, a: [["xa"], "xb", "y"]}           | {$pull: {a: {$regularExpression: {pattern: "^x", options: ""}}}} | {_id: 1, a: ["y"]}
             {_id: 1}                                   | {$pull: {a: 1}}                        | {_id: 1}
             {_id: 1, scores: [0, 2, 5, 5, 1, 0]}       | {$pullAll: {scores: [0, 5]}}           | {_id: 1, scores: [2, 1]}
             {_id: 1, a: [1.0, 2, {b: 1}]}              | {$pullAll: {a: [1, {b: 1}]}}           | {_id: 1, a: [2]}

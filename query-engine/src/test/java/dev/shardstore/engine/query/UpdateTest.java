@@ -43,6 +43,8 @@ class UpdateTest {
             {_id: 1, a: []}        | {$set: {"a.1.b": 1}}                                | {_id: 1, a: [null, {b: 1}]}
             {_id: 1, a: [1, {c: 1}]} | {$set: {"a.1.b": 2}}                              | {_id: 1, a: [1, {c: 1, b: 2}]}
             {_id: 1, a: [[1, 2]]}  | {$set: {"a.0.1": 3}}                                | {_id: 1, a: [[1, 3]]}
+            {_id: 1, a: [[1, 2], [3]]} | {$set: {"a.1.2": 9}}                            | {_id: 1, a: [[1, 2], [3, null, 9]]}
+            {_id: 1, a: [[1, [2]]]} | {$push: {"a.0.1": 3}}                              | {_id: 1, a: [[1, [2, 3]]]}
             {_id: 1, a: [1, 2, 3]} | {$unset: {"a.1": ""}}                               | {_id: 1, a: [1, null, 3]}
             {_id: 1, a: [1]}       | {$unset: {"a.5": ""}}                               | {_id: 1, a: [1]}
             {_id: 1, a: 5}         | {$unset: {"a.b": "", c: "", "d.e": ""}}             | {_id: 1, a: 5}
@@ -96,6 +98,7 @@ class UpdateTest {
             {_id: 1, a: null}               | {$set: {"a.b.c": 1}}          | PathNotViable              | Cannot create field 'b' in element {"a": null}
             {_id: 1, a: [{b: 1}]}           | {$set: {"a.b": 2}}            | PathNotViable              | Cannot create field 'b' in element {"a": [{"b": 1}]}
             {_id: 1, a: [5]}                | {$inc: {"a.0.x": 1}}          | PathNotViable              | Cannot create field 'x' in element {"0": 5}
+            {_id: 1, a: [[1]]}              | {$set: {"a.0.b": 1}}          | PathNotViable              | Cannot create field 'b' in element {"0": [1]}
             {_id: 1, a: "x"}                | {$inc: {a: 1}}                | TypeMismatch               | Cannot apply $inc to a value of non-numeric type. The field 'a' has non-numeric type string
             {_id: 1, a: {b: null}}          | {$inc: {"a.b": 1}}            | TypeMismatch               | non-numeric type null
             {_id: 1, a: {$numberLong: "9223372036854775807"}} | {$inc: {a: 1}} | BadValue                | Failed to apply $inc operations

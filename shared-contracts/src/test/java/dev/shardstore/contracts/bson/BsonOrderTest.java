@@ -2,13 +2,10 @@ package dev.shardstore.contracts.bson;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.contracts.keystring.BsonArbitraries;
+import dev.shardstore.contracts.keystring.BsonGenerators;
+import dev.shardstore.contracts.testing.RandomCases;
 import java.util.Arrays;
 import java.util.List;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -127,17 +124,18 @@ class BsonOrderTest {
         assertThat(BsonOrder.typeRank(BsonType.MAX_KEY)).isEqualTo(127);
     }
 
-    /** MongoDB compares strings as the UTF-8 bytes the driver wrote: BsonOrder must agree, lone surrogates too. */
-    @Property(tries = 2000)
-    void stringOrderIsTheByteOrderOfTheBsonLibrarysUtf8(@ForAll("strings") String a, @ForAll("strings") String b) {
-        assertThat(Integer.signum(BsonOrder.compareStrings(a, b)))
-                .as("%s vs %s", a, b)
-                .isEqualTo(Integer.signum(Arrays.compareUnsigned(utf8(a), utf8(b))));
-    }
+    /** Two strings, compared in this order. */
+    private record TwoStrings(String a, String b) {}
 
-    @Provide
-    Arbitrary<String> strings() {
-        return BsonArbitraries.strings();
+    /**
+     * MongoDB compares strings as the UTF-8 bytes the driver wrote: BsonOrder must agree, lone surrogates too
+     * (seeded random strings, {@link RandomCases}).
+     */
+    @Test
+    void stringOrderIsTheByteOrderOfTheBsonLibrarysUtf8() {
+        RandomCases.check(2000, r -> new TwoStrings(BsonGenerators.string(r), BsonGenerators.string(r)),
+                strings -> assertThat(Integer.signum(BsonOrder.compareStrings(strings.a(), strings.b())))
+                        .isEqualTo(Integer.signum(Arrays.compareUnsigned(utf8(strings.a()), utf8(strings.b())))));
     }
 
     private static byte[] utf8(String s) {

@@ -3,22 +3,14 @@ package dev.shardstore.contracts.keystring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.testing.RandomCases;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.Tuple.Tuple2;
-import net.jqwik.api.Tuple.Tuple3;
+import java.util.function.Function;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDecimal128;
@@ -32,157 +24,185 @@ import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.junit.jupiter.api.Test;
 
-/** KeyString's byte order is BsonOrder, for random values of every type and for compound keys. */
+/**
+ * KeyString's byte order is BsonOrder, for random values of every type and for compound keys: seeded randomized
+ * properties ({@link RandomCases}; a failure names the seed to re-run it with).
+ */
 class KeyStringProperties {
+    /** Components a compound key draws often besides random values, so that equal and neighbouring components abound. */
+    private static final List<BsonValue> COMMON_COMPONENTS = List.of(new BsonMinKey(), new BsonMaxKey(), BsonNull.VALUE,
+            new BsonInt32(1), new BsonDouble(1.0), new BsonDecimal128(Decimal128.parse("1.00")), new BsonInt64(2),
+            new BsonString(""), new BsonString("a"), new BsonString("a\u0000"), new BsonDocument(), new BsonArray(),
+            BsonBoolean.TRUE);
 
-    @Property(tries = 3000)
-    void byteOrderIsBsonOrder(@ForAll("values") BsonValue a, @ForAll("values") BsonValue b) {
-        assertSameOrder(a, b);
+    /** Two values, compared in this order. */
+    private record Pair(BsonValue a, BsonValue b) {}
+
+    /** A double and a long whose neighbourhoods are compared. */
+    private record DoubleAndLong(double d, long l) {}
+
+    /** The double {@code ±significand * 2^-fractionBits}. */
+    private record BinaryFraction(int significand, int fractionBits, boolean negative) {}
+
+    /** Two compound keys of the same length and the ordering to encode them in. */
+    private record CompoundKeys(List<BsonValue> a, List<BsonValue> b, Ordering ordering) {}
+
+    @Test
+    void byteOrderIsBsonOrder() {
+        RandomCases.check(3000, pairOf(r -> BsonGenerators.value(r, 3)), pair -> assertSameOrder(pair.a(), pair.b()));
     }
 
-    @Property(tries = 3000)
-    void byteOrderIsBsonOrderForNumbers(@ForAll("numbers") BsonValue a, @ForAll("numbers") BsonValue b) {
-        assertSameOrder(a, b);
+    @Test
+    void byteOrderIsBsonOrderForNumbers() {
+        RandomCases.check(3000, pairOf(BsonGenerators::number), pair -> assertSameOrder(pair.a(), pair.b()));
     }
 
-    @Property(tries = 3000)
-    void byteOrderIsBsonOrderWithinEachTypeBracket(@ForAll("sameBracket") Tuple2<BsonValue, BsonValue> pair) {
-        assertSameOrder(pair.get1(), pair.get2());
+    @Test
+    void byteOrderIsBsonOrderWithinEachTypeBracket() {
+        List<Function<Random, BsonValue>> brackets = BsonGenerators.typeBrackets(2);
+        RandomCases.check(3000, r -> pairOf(BsonGenerators.pick(r, brackets)).apply(r),
+                pair -> assertSameOrder(pair.a(), pair.b()));
     }
 
     /** Neighbours of a random double and a random long in all four types: the closest calls there are. */
-    @Property(tries = 2000)
-    void byteOrderIsBsonOrderNearAnyDoubleOrLong(@ForAll("anyDouble") double d, @ForAll long l) {
-        List<BsonValue> near = new ArrayList<>();
-        for (double x : new double[] {d, Math.nextUp(d), Math.nextDown(d), (double) l, Math.nextUp((double) l)}) {
-            near.add(new BsonDouble(x));
-        }
-        if (Double.isFinite(d)) {
-            addDecimalAndNeighbours(near, new BigDecimal(d));
-        }
-        addDecimalAndNeighbours(near, BigDecimal.valueOf(l));
-        near.addAll(List.of(new BsonInt64(l), new BsonInt64(l + 1), new BsonInt64(l - 1)));
-        for (BsonValue a : near) {
-            for (BsonValue b : near) {
-                assertSameOrder(a, b);
+    @Test
+    void byteOrderIsBsonOrderNearAnyDoubleOrLong() {
+        RandomCases.check(2000, r -> new DoubleAndLong(anyDouble(r), BsonGenerators.anyLong(r)), input -> {
+            double d = input.d();
+            long l = input.l();
+            List<BsonValue> near = new ArrayList<>();
+            for (double x : new double[] {d, Math.nextUp(d), Math.nextDown(d), (double) l, Math.nextUp((double) l)}) {
+                near.add(new BsonDouble(x));
             }
-        }
+            if (Double.isFinite(d)) {
+                addDecimalAndNeighbours(near, new BigDecimal(d));
+            }
+            addDecimalAndNeighbours(near, BigDecimal.valueOf(l));
+            near.addAll(List.of(new BsonInt64(l), new BsonInt64(l + 1), new BsonInt64(l - 1)));
+            assertEveryPairInSameOrder(near);
+        });
     }
 
     /**
      * Doubles of few significant bits around the 59-fraction-bit limit of the long-arithmetic path,
      * against decimals (the BigDecimal path) of the same and of neighbouring values.
      */
-    @Property(tries = 2000)
-    void shortBinaryFractionsEncodeLikeTheSameDecimal(
-            @ForAll @IntRange(min = 1, max = 1 << 20) int significand,
-            @ForAll @IntRange(min = -8, max = 70) int fractionBits,
-            @ForAll boolean negative) {
-        double d = Math.scalb(negative ? -significand : significand, -fractionBits);
-        BigDecimal exact = new BigDecimal(d);
-        BsonArbitraries.decimal128(exact.stripTrailingZeros())
-                .ifPresent(same -> assertThat(KeyString.encode(same)).isEqualTo(KeyString.encode(new BsonDouble(d))));
-        List<BsonValue> near = new ArrayList<>(List.of(new BsonDouble(d), new BsonDouble(Math.nextUp(d))));
-        addDecimalAndNeighbours(near, exact);
-        for (BsonValue a : near) {
-            for (BsonValue b : near) {
+    @Test
+    void shortBinaryFractionsEncodeLikeTheSameDecimal() {
+        RandomCases.check(2000, r -> new BinaryFraction(
+                (int) BsonGenerators.longBetween(r, 1, 1 << 20), (int) BsonGenerators.longBetween(r, -8, 70), r.nextBoolean()),
+                input -> {
+                    double d = Math.scalb(input.negative() ? -input.significand() : input.significand(), -input.fractionBits());
+                    BigDecimal exact = new BigDecimal(d);
+                    BsonGenerators.decimal128(exact.stripTrailingZeros())
+                            .ifPresent(same -> assertThat(KeyString.encode(same)).isEqualTo(KeyString.encode(new BsonDouble(d))));
+                    List<BsonValue> near = new ArrayList<>(List.of(new BsonDouble(d), new BsonDouble(Math.nextUp(d))));
+                    addDecimalAndNeighbours(near, exact);
+                    assertEveryPairInSameOrder(near);
+                });
+    }
+
+    @Test
+    void equalValuesEncodeToIdenticalBytes() {
+        RandomCases.check(2000, r -> {
+            BsonValue a = BsonGenerators.value(r, 3);
+            return new Pair(a, BsonGenerators.equivalent(a, r));
+        }, pair -> {
+            assertThat(BsonOrder.compare(pair.a(), pair.b())).isZero();
+            assertThat(KeyString.encode(pair.b())).isEqualTo(KeyString.encode(pair.a()));
+        });
+    }
+
+    @Test
+    void noEncodingIsAProperPrefixOfAnother() {
+        RandomCases.check(2000, pairOf(r -> BsonGenerators.value(r, 3)), pair -> {
+            byte[] x = KeyString.encode(pair.a());
+            byte[] y = KeyString.encode(pair.b());
+            int shorter = Math.min(x.length, y.length);
+            if (x.length != y.length) {
+                assertThat(Arrays.equals(x, 0, shorter, y, 0, shorter)).isFalse();
+            }
+        });
+    }
+
+    @Test
+    void compoundKeysCompareComponentByComponentInTheirDirections() {
+        RandomCases.check(3000, KeyStringProperties::compoundKeys, keys -> {
+            List<BsonValue> a = keys.a();
+            List<BsonValue> b = keys.b();
+            Ordering ordering = keys.ordering();
+            int expected = 0;
+            for (int i = 0; i < a.size() && expected == 0; i++) {
+                int c = Integer.signum(BsonOrder.compare(a.get(i), b.get(i)));
+                expected = ordering.isDescending(i) ? -c : c;
+            }
+            assertThat(Integer.signum(KeyString.compare(KeyString.encode(a, ordering), KeyString.encode(b, ordering))))
+                    .isEqualTo(expected);
+        });
+    }
+
+    @Test
+    void equalCompoundKeysEncodeToIdenticalBytes() {
+        RandomCases.check(1000, r -> {
+            CompoundKeys keys = compoundKeys(r);
+            List<BsonValue> equivalents = keys.a().stream().map(v -> BsonGenerators.equivalent(v, r)).toList();
+            return new CompoundKeys(keys.a(), equivalents, keys.ordering());
+        }, keys -> assertThat(KeyString.encode(keys.b(), keys.ordering())).isEqualTo(KeyString.encode(keys.a(), keys.ordering())));
+    }
+
+    @Test
+    void orderingBoundsEncloseEveryKey() {
+        RandomCases.check(1000, KeyStringProperties::compoundKeys, keys -> {
+            byte[] key = KeyString.encode(keys.a(), keys.ordering());
+            assertThat(KeyString.compare(KeyString.minKey(keys.ordering()), key)).isLessThanOrEqualTo(0);
+            assertThat(KeyString.compare(key, KeyString.maxKey(keys.ordering()))).isLessThanOrEqualTo(0);
+        });
+    }
+
+    private static Function<Random, Pair> pairOf(Function<Random, BsonValue> values) {
+        return r -> new Pair(values.apply(r), values.apply(r));
+    }
+
+    /** Any bit pattern, a double of two decimals or a special value, or a long converted: one of the three. */
+    private static double anyDouble(Random random) {
+        return switch (random.nextInt(3)) {
+            case 0 -> Double.longBitsToDouble(BsonGenerators.anyLong(random));
+            case 1 -> BsonGenerators.twoDecimalsOrSpecial(random);
+            default -> (double) BsonGenerators.anyLong(random);
+        };
+    }
+
+    /** Two keys of 1..4 components and an ordering; components often equal, so later ones matter. */
+    private static CompoundKeys compoundKeys(Random random) {
+        int n = random.nextInt(1, 5);
+        List<BsonValue> a = new ArrayList<>();
+        List<BsonValue> b = new ArrayList<>();
+        for (List<BsonValue> key : List.of(a, b)) {
+            for (int i = 0; i < n; i++) {
+                key.add(random.nextInt(3) == 0 ? BsonGenerators.value(random, 2) : BsonGenerators.pick(random, COMMON_COMPONENTS));
+            }
+        }
+        List<Ordering.Direction> directions = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            directions.add(BsonGenerators.pick(random, List.of(Ordering.Direction.values())));
+        }
+        return new CompoundKeys(a, b, new Ordering(directions));
+    }
+
+    private static void assertEveryPairInSameOrder(List<BsonValue> values) {
+        for (BsonValue a : values) {
+            for (BsonValue b : values) {
                 assertSameOrder(a, b);
             }
         }
     }
 
-    @Property(tries = 2000)
-    void equalValuesEncodeToIdenticalBytes(@ForAll("values") BsonValue a, @ForAll Random random) {
-        BsonValue b = BsonArbitraries.equivalent(a, random);
-        assertThat(BsonOrder.compare(a, b)).as("%s vs %s", a, b).isZero();
-        assertThat(KeyString.encode(b)).as("%s vs %s", a, b).isEqualTo(KeyString.encode(a));
-    }
-
-    @Property(tries = 2000)
-    void noEncodingIsAProperPrefixOfAnother(@ForAll("values") BsonValue a, @ForAll("values") BsonValue b) {
-        byte[] x = KeyString.encode(a);
-        byte[] y = KeyString.encode(b);
-        int shorter = Math.min(x.length, y.length);
-        if (x.length != y.length) {
-            assertThat(Arrays.equals(x, 0, shorter, y, 0, shorter)).as("%s vs %s", a, b).isFalse();
-        }
-    }
-
-    @Property(tries = 3000)
-    void compoundKeysCompareComponentByComponentInTheirDirections(
-            @ForAll("compoundKeys") Tuple3<List<BsonValue>, List<BsonValue>, Ordering> keys) {
-        List<BsonValue> a = keys.get1();
-        List<BsonValue> b = keys.get2();
-        Ordering ordering = keys.get3();
-        int expected = 0;
-        for (int i = 0; i < a.size() && expected == 0; i++) {
-            int c = Integer.signum(BsonOrder.compare(a.get(i), b.get(i)));
-            expected = ordering.isDescending(i) ? -c : c;
-        }
-        assertThat(Integer.signum(KeyString.compare(KeyString.encode(a, ordering), KeyString.encode(b, ordering))))
-                .as("%s vs %s in %s", a, b, ordering)
-                .isEqualTo(expected);
-    }
-
-    @Property(tries = 1000)
-    void equalCompoundKeysEncodeToIdenticalBytes(
-            @ForAll("compoundKeys") Tuple3<List<BsonValue>, List<BsonValue>, Ordering> keys, @ForAll Random random) {
-        List<BsonValue> a = keys.get1();
-        List<BsonValue> b = a.stream().map(v -> BsonArbitraries.equivalent(v, random)).toList();
-        assertThat(KeyString.encode(b, keys.get3())).isEqualTo(KeyString.encode(a, keys.get3()));
-    }
-
-    @Property(tries = 1000)
-    void orderingBoundsEncloseEveryKey(@ForAll("compoundKeys") Tuple3<List<BsonValue>, List<BsonValue>, Ordering> keys) {
-        byte[] key = KeyString.encode(keys.get1(), keys.get3());
-        assertThat(KeyString.compare(KeyString.minKey(keys.get3()), key)).isLessThanOrEqualTo(0);
-        assertThat(KeyString.compare(key, KeyString.maxKey(keys.get3()))).isLessThanOrEqualTo(0);
-    }
-
-    @Provide
-    Arbitrary<BsonValue> values() {
-        return BsonArbitraries.values(3);
-    }
-
-    @Provide
-    Arbitrary<BsonValue> numbers() {
-        return BsonArbitraries.numbers();
-    }
-
-    @Provide
-    Arbitrary<Tuple2<BsonValue, BsonValue>> sameBracket() {
-        return Arbitraries.of(BsonArbitraries.typeBrackets(2)).flatMap(bracket -> Combinators.combine(bracket, bracket).as(Tuple::of));
-    }
-
-    @Provide
-    Arbitrary<Double> anyDouble() {
-        return Arbitraries.oneOf(
-                Arbitraries.longs().map(Double::longBitsToDouble),
-                Arbitraries.doubles().withStandardSpecialValues(),
-                Arbitraries.longs().map(l -> (double) l));
-    }
-
-    /** Two keys of 1..4 components and an ordering; components often equal, so later ones matter. */
-    @Provide
-    Arbitrary<Tuple3<List<BsonValue>, List<BsonValue>, Ordering>> compoundKeys() {
-        Arbitrary<BsonValue> component = Arbitraries.frequencyOf(
-                Tuple.of(1, BsonArbitraries.values(2)),
-                Tuple.of(2, Arbitraries.of(new BsonMinKey(), new BsonMaxKey(), BsonNull.VALUE, new BsonInt32(1),
-                        new BsonDouble(1.0), new BsonDecimal128(Decimal128.parse("1.00")), new BsonInt64(2),
-                        new BsonString(""), new BsonString("a"), new BsonString("a\u0000"), new BsonDocument(),
-                        new BsonArray(), BsonBoolean.TRUE)));
-        return Arbitraries.integers().between(1, 4).flatMap(n -> Combinators.combine(
-                        component.list().ofSize(n),
-                        component.list().ofSize(n),
-                        Arbitraries.of(Ordering.Direction.class).list().ofSize(n).map(Ordering::new))
-                .as(Tuple::of));
-    }
-
     private static void addDecimalAndNeighbours(List<BsonValue> out, BigDecimal exact) {
         BigDecimal rounded = exact.round(MathContext.DECIMAL128);
         for (BigDecimal x : List.of(rounded, rounded.add(rounded.ulp()), rounded.subtract(rounded.ulp()))) {
-            BsonArbitraries.decimal128(x).ifPresent(out::add);
+            BsonGenerators.decimal128(x).ifPresent(out::add);
         }
     }
 
