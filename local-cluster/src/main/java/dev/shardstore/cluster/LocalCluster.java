@@ -170,6 +170,25 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
+     * Stops one component gracefully (SIGTERM, then SIGKILL after 30 s), as an operator takes a process down for
+     * maintenance; {@link #startService} brings it back.
+     *
+     * @throws IllegalArgumentException for an unknown name
+     * @throws IllegalStateException    when it does not run
+     */
+    public synchronized void stopService(String name) {
+        topology.component(name);
+        ProcessRecord record = state.processes().get(name);
+        if (record == null || !record.running()) {
+            throw new IllegalStateException(name + " is not running");
+        }
+        stopGroup(List.of(record));
+        if (name.equals("postgres") && Postmaster.stop(home.postgresData(), STOP_GRACE)) {
+            out.accept("stopped the PostgreSQL server its holder had left running");
+        }
+    }
+
+    /**
      * Starts a stopped or killed component again with its recorded command (its log is appended to)
      * and waits until it is ready.
      *

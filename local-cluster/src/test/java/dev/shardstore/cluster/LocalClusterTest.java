@@ -132,6 +132,13 @@ class LocalClusterTest {
 
             cluster.killService("balancer");
             assertThat(cli("status", "--home", home)).startsWith("1\n").containsPattern("balancer +\\d+ +no");
+            assertThat(cli("start", "balancer", "--home", home)).startsWith("0\n").contains("balancer is up");
+            assertThat(cli("status", "--home", home)).containsPattern("balancer +\\d+ +yes");
+            assertThat(cli("stop", "shard1", "--home", home)).startsWith("0\n").contains("shard1 stopped");
+            assertThat(cli("stop", "shard1", "--home", home)).startsWith("1\n").contains("shard1 is not running");
+            assertThat(cli("start", "shard1", "--home", home)).contains("shard1 is up");
+            assertThat(cli("kill", "session", "--home", home)).contains("session killed");
+            assertThat(cli("kill", "shard7", "--home", home)).startsWith("1\n").contains("shard7");
 
             assertThat(cli("down", "--home", home)).contains("the cluster is down");
             assertThat(cluster.isRunning()).isFalse();
