@@ -103,6 +103,8 @@ public class OplogReader {
 
     /**
      * Pins the history after {@code after}: retention deletes no entry above the pin's time until it is closed.
+     * A reader that will select by shard key range loads the collection's filtering metadata before it pins, so
+     * that every write after its start records the shard key ({@link DocumentKeys}).
      *
      * @throws CommandException CappedPositionLost (136) when entries after {@code after} may already be deleted
      */
