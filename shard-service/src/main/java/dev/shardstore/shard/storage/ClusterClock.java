@@ -97,7 +97,7 @@ public class ClusterClock {
         return new BsonTimestamp(oldest.hasNext() ? oldest.next().first() - 1 : last);
     }
 
-    /** How many reservations are in flight (for the {@code shardingState} endpoint and tests). */
+    /** How many reservations are in flight (a diagnostic: zero whenever no write is running). */
     public synchronized int inFlight() {
         return inFlight.size();
     }

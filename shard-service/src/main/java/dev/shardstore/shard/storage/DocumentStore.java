@@ -38,8 +38,8 @@ public class DocumentStore {
     }
 
     /**
-     * Whether writes to the collection maintain secondary indexes: then callers must run each write in
-     * a transaction, since a duplicate key in a unique index throws after the document statement ran.
+     * Whether writes to the collection maintain secondary indexes: then a duplicate key in a unique index
+     * throws after the document statement ran, and the caller's unit (or savepoint) must roll both back.
      */
     public boolean hasIndexes(CollectionInfo c) {
         return !indexes.list(c).isEmpty();

@@ -29,11 +29,15 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>A {@code write} inside a {@code write} on the same thread joins the outer unit (one transaction, released when
  * the outer one ends); {@link #savepoint} runs a part that can fail alone. The fail point {@link #BEFORE_COMMIT} is
- * passed after the body and before the commit, for tests that hold a transaction open with its times reserved.
+ * passed after the body and before the commit, for tests that hold a transaction open with its times reserved
+ * (pause) or fail it there (error).
  */
 @Component
 public class WriteUnitOfWork {
-    /** Fail point passed just before a unit commits, with its oplog times reserved and its entries written. */
+    /**
+     * Fail point passed just before a unit commits (not before a rollback), with its oplog times reserved and its
+     * entries written.
+     */
     public static final String BEFORE_COMMIT = "writeUnitOfWork.beforeCommit";
 
     private static final ThreadLocal<Unit> CURRENT = new ThreadLocal<>();
@@ -127,7 +131,9 @@ public class WriteUnitOfWork {
             return tx.execute(status -> {
                 unit.status = status;
                 T result = body.apply(unit);
-                failPoints.hit(BEFORE_COMMIT);
+                if (!status.isRollbackOnly()) {
+                    failPoints.hit(BEFORE_COMMIT);
+                }
                 return result;
             });
         } finally {
