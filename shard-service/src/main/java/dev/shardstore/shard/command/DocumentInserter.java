@@ -7,6 +7,7 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -18,7 +19,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
+
 
 /**
  * The write path of MongoDB's {@code insert}: gives documents without {@code _id} a new ObjectId,
@@ -29,9 +30,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Unordered: every valid document is written. Ordered: documents after the first error are not
  * written. When a duplicate turns up in the middle of an ordered batch, the attempt is rolled back
- * and the prefix before the duplicate is written again, so the fast path stays one statement. With
- * secondary indexes the batch and its index entries go in one transaction, and when an index refuses
- * a document, document by document, each in its own transaction.
+ * and the prefix before the duplicate is written again, so the fast path stays one statement. Every attempt
+ * is one {@link WriteUnitOfWork}. With secondary indexes the batch and its index entries go in one unit,
+ * and when an index refuses a document, document by document, each in its own unit.
  * Creates the collection implicitly. A versioned insert on a sharded collection refuses, with StaleConfig and
  * before writing anything, a batch holding a document whose shard key another shard owns.
  */
@@ -39,12 +40,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 class DocumentInserter {
     private final CollectionCatalog catalog;
     private final DocumentStore store;
-    private final TransactionTemplate tx;
+    private final WriteUnitOfWork units;
 
-    DocumentInserter(CollectionCatalog catalog, DocumentStore store, TransactionTemplate tx) {
+    DocumentInserter(CollectionCatalog catalog, DocumentStore store, WriteUnitOfWork units) {
         this.catalog = catalog;
         this.store = store;
-        this.tx = tx;
+        this.units = units;
     }
 
     /** Inserts {@code documents} into {@code ns}; the caller holds the namespace in shared mode. */
@@ -84,7 +85,7 @@ class DocumentInserter {
             } else if (ordered) {
                 insertOrdered(ns, collection, batch, result);
             } else {
-                report(ns, batch, store.insert(collection, stored(batch)), false, result);
+                report(ns, batch, units.write(work -> store.insert(collection, stored(batch))), false, result);
             }
         }
         if (ordered && firstRejected != null && !result.hasErrors()) {
@@ -103,15 +104,13 @@ class DocumentInserter {
         Prepared stoppedAt = null;
         while (true) {
             List<Prepared> current = attempt;
-            BitSet written = current.size() <= 1
-                    ? store.insert(collection, stored(current))
-                    : tx.execute(status -> {
-                        BitSet inserted = store.insert(collection, stored(current));
-                        if (stopsEarly(inserted, current.size())) {
-                            status.setRollbackOnly();
-                        }
-                        return inserted;
-                    });
+            BitSet written = units.write(work -> {
+                BitSet inserted = store.insert(collection, stored(current));
+                if (stopsEarly(inserted, current.size())) {
+                    work.setRollbackOnly();
+                }
+                return inserted;
+            });
             if (current.size() > 1 && stopsEarly(written, current.size())) {
                 int stop = written.nextClearBit(0);
                 stoppedAt = current.get(stop);
@@ -135,10 +134,10 @@ class DocumentInserter {
     private boolean insertIndexedBatch(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
         BitSet written;
         try {
-            written = tx.execute(status -> {
+            written = units.write(work -> {
                 BitSet inserted = store.insert(collection, stored(batch));
                 if (ordered && inserted.cardinality() < batch.size()) {
-                    status.setRollbackOnly();
+                    work.setRollbackOnly();
                     return null;
                 }
                 return inserted;
@@ -161,7 +160,7 @@ class DocumentInserter {
     private void insertOneByOne(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
         for (Prepared p : batch) {
             try {
-                boolean inserted = Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(p.stored())).get(0)));
+                boolean inserted = units.write(work -> store.insert(collection, List.of(p.stored())).get(0));
                 if (!inserted) {
                     throw WriteError.duplicateId(ns, p.id());
                 }

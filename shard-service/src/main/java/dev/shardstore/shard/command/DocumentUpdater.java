@@ -10,6 +10,7 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,9 +18,6 @@ import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs one statement of MongoDB's {@code update}: applies the update to the first (or, with
@@ -35,14 +33,10 @@ class DocumentUpdater {
     private final CollectionCatalog catalog;
     private final DocumentStore store;
     private final LockedMatches matches;
-    private final TransactionTemplate tx;
-    private final TransactionTemplate savepoint;
+    private final WriteUnitOfWork units;
 
-    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, TransactionTemplate tx,
-            PlatformTransactionManager transactions) {
-        this.tx = tx;
-        this.savepoint = new TransactionTemplate(transactions);
-        this.savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, WriteUnitOfWork units) {
+        this.units = units;
         this.catalog = catalog;
         this.store = store;
         this.matches = matches;
@@ -96,7 +90,7 @@ class DocumentUpdater {
     boolean insertUpserted(CollectionInfo collection, BsonDocument inserted) {
         OperationShardingState.checkInsert(collection.namespace().full(), inserted);
         StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
-        return Boolean.TRUE.equals(tx.execute(status -> store.insert(collection, List.of(stored)).get(0)));
+        return units.write(work -> store.insert(collection, List.of(stored)).get(0));
     }
 
     /**
@@ -124,19 +118,20 @@ class DocumentUpdater {
 
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
         boolean apply(CollectionInfo collection, Filter filter, Update update, List<Match> page) {
-            List<StoredDocument> changed = new ArrayList<>();
+            List<DocumentStore.Replacement> changed = new ArrayList<>();
             boolean indexed = store.hasIndexes(collection);
             try {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
                     if (Update.changes(match.document(), after)) {
                         OperationShardingState.checkUpdate(collection.namespace().full(), after);
-                        StoredDocument stored = Documents.encodeWithinLimit(after, "Resulting document after update is too large");
+                        DocumentStore.Replacement replacement = new DocumentStore.Replacement(match.stored(),
+                                Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
                         if (indexed) {
                             // each document under a savepoint: a duplicate key undoes just that document
-                            modified += savepoint.execute(status -> store.replace(collection, List.of(stored)));
+                            modified += units.savepoint(() -> store.replace(collection, List.of(replacement)));
                         } else {
-                            changed.add(stored);
+                            changed.add(replacement);
                         }
                     }
                     matched++;

@@ -119,7 +119,8 @@ class FindAndModifier {
         BsonDocument after = request.update().apply(before, filter.matchedPosition(before));
         if (Update.changes(before, after)) {
             OperationShardingState.checkUpdate(collection.namespace().full(), after);
-            store.replace(collection, List.of(Documents.encodeWithinLimit(after, "Resulting document after update is too large")));
+            store.replace(collection, List.of(new DocumentStore.Replacement(match.stored(),
+                    Documents.encodeWithinLimit(after, "Resulting document after update is too large"))));
         }
         return new Outcome(request.returnNew() ? after : before, 1, true, null);
     }

@@ -9,7 +9,7 @@ import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
 
 /**
  * Creates validated indexes on a collection, skipping identical existing ones and refusing conflicting ones
@@ -18,11 +18,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Component
 class IndexCreator {
     private final IndexCatalog indexes;
-    private final TransactionTemplate tx;
+    private final WriteUnitOfWork units;
 
-    IndexCreator(IndexCatalog indexes, TransactionTemplate tx) {
+    IndexCreator(IndexCatalog indexes, WriteUnitOfWork units) {
         this.indexes = indexes;
-        this.tx = tx;
+        this.units = units;
     }
 
     /**
@@ -36,7 +36,7 @@ class IndexCreator {
      */
     int createAll(CollectionInfo c, List<BsonDocument> specs) {
         try {
-            return tx.execute(status -> createInTransaction(c, specs));
+            return units.write(work -> createInTransaction(c, specs));
         } finally {
             indexes.forget(c);
         }

@@ -6,6 +6,7 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,11 +16,10 @@ import dev.shardstore.shard.plan.Plan;
 import dev.shardstore.shard.plan.QueryPlanner;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Feeds the documents matching a write's filter to the write, a page at a time, each page in its own
- * transaction with its rows locked ({@code FOR UPDATE}) — so every document is read, changed and
+ * {@link WriteUnitOfWork} with its rows locked ({@code FOR UPDATE}) — so every document is read, changed and
  * logged atomically, as MongoDB guarantees per document, while a multi-document write commits page
  * by page as MongoDB's multi-updates do. An {@code _id} equality locks just that row. Documents this shard does
  * not own according to the command's filtering metadata ({@link OperationShardingState}) are left alone.
@@ -30,12 +30,12 @@ class LockedMatches {
     private static final byte[] START = new byte[0];
 
     private final DocumentStore store;
-    private final TransactionTemplate tx;
+    private final WriteUnitOfWork units;
     private final QueryPlanner planner;
 
-    LockedMatches(DocumentStore store, TransactionTemplate tx, QueryPlanner planner) {
+    LockedMatches(DocumentStore store, WriteUnitOfWork units, QueryPlanner planner) {
         this.store = store;
-        this.tx = tx;
+        this.units = units;
         this.planner = planner;
     }
 
@@ -68,7 +68,7 @@ class LockedMatches {
                 return;
             }
             scan.release();
-            goOn = Boolean.TRUE.equals(tx.execute(status -> {
+            goOn = units.write(work -> {
                 List<Match> matches = new ArrayList<>();
                 for (StoredDocument row : store.lockByIds(collection, ids)) {
                     Match candidate = new Match(row, row.decode());
@@ -81,7 +81,7 @@ class LockedMatches {
                 }
                 boolean more = matches.isEmpty() || write.write(matches);
                 return more && !(justOne && !matches.isEmpty());
-            }));
+            });
             rows = Math.min(rows * 2, MatchingScan.MAX_PAGE_ROWS);
         }
     }
@@ -109,7 +109,7 @@ class LockedMatches {
         while (position != null) {
             byte[] after = position;
             int pageRows = rows;
-            position = tx.execute(status -> {
+            position = units.write(work -> {
                 List<StoredDocument> page = idKey.isPresent()
                         ? store.findById(collection, idKey.get(), true).map(List::of).orElse(List.of())
                         : store.page(collection, after, pageRows, MatchingScan.MAX_PAGE_BYTES, true).documents();

@@ -1,50 +1,145 @@
 package dev.shardstore.shard.storage;
 
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.LongSupplier;
 import org.bson.BsonTimestamp;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
  * The shard's logical clock: hands out strictly increasing cluster times, as BSON Timestamps
- * {@code (seconds, increment)}, for oplog entries. The seconds follow the wall clock when it is ahead,
- * the increment counts within a second. It starts above the newest oplog entry, so a restart (or a
- * wall clock that went back) never reuses a time. Gossiping cluster time with peers comes later.
+ * {@code (seconds, increment)}, for oplog entries, and knows the oplog's <b>all-durable point</b>. The seconds
+ * follow the wall clock when it is ahead, the increment counts within a second. It starts above the newest oplog
+ * entry, so a restart (or a wall clock that went back) never reuses a time. Gossiping cluster time with peers
+ * comes later.
  *
- * <p>Thread-safe; a reservation takes a few nanoseconds under a monitor and never blocks on I/O.
+ * <p>Times are a Timestamp's 64-bit value, {@code seconds << 32 | increment}, compared <em>unsigned</em>: seconds
+ * run up to 2^32 - 1 (the year 2106), so from 2038 on the value has its sign bit set. The oplog stores them in
+ * an order-preserving signed form ({@link Oplog#storedTs}).
+ *
+ * <p><b>The all-durable point.</b> A time is handed out (reserved) before the transaction that writes its oplog
+ * entry commits, and transactions commit in any order: entry 11 can be visible while entry 10's transaction is
+ * still open. So every reservation is registered as <i>in flight</i> in the same monitor section that hands it
+ * out, and stays registered until its transaction has completed (committed or rolled back,
+ * {@link WriteUnitOfWork} releases it). {@link #allDurable()} is just below the oldest reservation still in flight,
+ * or the newest time handed out when none is: every time at or below it belongs to a transaction that is over, so
+ * no entry at or below it can still appear. A reader that asks for the point first and then reads entries up to it
+ * reads a final prefix of the oplog (DESIGN.md §4).
+ *
+ * <p>Thread-safe; reserving and releasing take a few nanoseconds under the monitor and never block on I/O.
  */
 @Component
 public class ClusterClock {
     private static final long MAX_INCREMENT = 0xFFFF_FFFFL;
 
+    private final LongSupplier wallSeconds;
+    /** Reservations in flight, in the order handed out, which is also their time order. */
+    private final Set<Reservation> inFlight = new LinkedHashSet<>();
     private long last;
 
+    /** The shard's clock, starting above the newest entry of the oplog, following the system clock. */
+    @Autowired
     public ClusterClock(JdbcClient jdbc) {
-        this.last = jdbc.sql("SELECT coalesce(max(ts), 0) FROM oplog").query(Long.class).single();
+        this(jdbc, () -> System.currentTimeMillis() / 1000);
     }
 
     /**
-     * Reserves {@code count} consecutive cluster times and returns the first as a Timestamp's 64-bit value:
-     * the reservation is {@code [first, first + count)}, all in one second and all above every earlier one.
+     * A clock following {@code wallSeconds} (seconds since the epoch, up to 2^32 - 1), for tests that run it
+     * past 2038.
+     */
+    ClusterClock(JdbcClient jdbc, LongSupplier wallSeconds) {
+        this.wallSeconds = wallSeconds;
+        this.last = Oplog.tsOf(jdbc.sql("SELECT coalesce(max(ts_key), ?) FROM oplog")
+                .param(Oplog.storedTs(0)).query(Long.class).single());
+    }
+
+    /**
+     * Reserves {@code count} consecutive cluster times, {@code [first, first + count)}, all in one second and
+     * all above every earlier one, and registers them as in flight until {@link Reservation#release()}.
      *
      * @param count at least 1
      */
-    public synchronized long reserve(int count) {
+    public synchronized Reservation reserve(int count) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be at least 1, was " + count);
         }
-        long seconds = Math.max(System.currentTimeMillis() / 1000, last >>> 32);
-        long increment = seconds == (last >>> 32) ? (last & MAX_INCREMENT) + 1 : 1;
+        long lastSeconds = last >>> 32;
+        long seconds = Math.max(wallSeconds.getAsLong(), lastSeconds);
+        long increment = seconds == lastSeconds ? (last & MAX_INCREMENT) + 1 : 1;
         if (increment + count - 1 > MAX_INCREMENT) {
             seconds++;
             increment = 1;
         }
+        if (seconds > MAX_INCREMENT) {
+            throw new IllegalStateException("cluster time ran past the last second a Timestamp holds (2106-02-07)");
+        }
         long first = seconds << 32 | increment;
         last = first + count - 1;
-        return first;
+        Reservation reservation = new Reservation(first, count);
+        inFlight.add(reservation);
+        return reservation;
     }
 
     /** The latest cluster time handed out (a zero Timestamp before the first write of a new shard). */
     public synchronized BsonTimestamp latest() {
         return new BsonTimestamp(last);
+    }
+
+    /**
+     * The all-durable point: no oplog entry at or below it can still appear. Just below the oldest reservation in
+     * flight, or {@link #latest()} when none is.
+     */
+    public synchronized BsonTimestamp allDurable() {
+        Iterator<Reservation> oldest = inFlight.iterator();
+        return new BsonTimestamp(oldest.hasNext() ? oldest.next().first() - 1 : last);
+    }
+
+    /** How many reservations are in flight (a diagnostic: zero whenever no write is running). */
+    public synchronized int inFlight() {
+        return inFlight.size();
+    }
+
+    private synchronized void release(Reservation reservation) {
+        inFlight.remove(reservation);
+    }
+
+    /**
+     * Cluster times {@code [first, first + count)} handed out for one transaction's oplog entries. Identity
+     * matters: two reservations are never equal.
+     */
+    public final class Reservation {
+        private final long first;
+        private final int count;
+
+        private Reservation(long first, int count) {
+            this.first = first;
+            this.count = count;
+        }
+
+        /** The first time, as a Timestamp's 64-bit value. */
+        public long first() {
+            return first;
+        }
+
+        /** How many consecutive times, at least 1. */
+        public int count() {
+            return count;
+        }
+
+        /**
+         * Ends the reservation: its transaction committed or rolled back, so its times no longer hold back the
+         * all-durable point. Idempotent.
+         */
+        public void release() {
+            ClusterClock.this.release(this);
+        }
+
+        @Override
+        public String toString() {
+            return "Reservation[" + new BsonTimestamp(first) + " x" + count + "]";
+        }
     }
 }

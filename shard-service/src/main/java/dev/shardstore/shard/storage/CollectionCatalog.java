@@ -14,7 +14,6 @@ import org.bson.BsonString;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The shard's local collection catalog (table {@code collections}) and the lifecycle of collection
@@ -34,15 +33,15 @@ public class CollectionCatalog {
 
     private final JdbcClient jdbc;
     private final Oplog oplog;
-    private final TransactionTemplate tx;
+    private final WriteUnitOfWork units;
     private final IndexCatalog indexes;
     private final ConcurrentMap<Namespace, CollectionInfo> cache = new ConcurrentHashMap<>();
 
-    public CollectionCatalog(JdbcClient jdbc, Oplog oplog, TransactionTemplate tx, IndexCatalog indexes) {
+    public CollectionCatalog(JdbcClient jdbc, Oplog oplog, WriteUnitOfWork units, IndexCatalog indexes) {
         this.indexes = indexes;
         this.jdbc = jdbc;
         this.oplog = oplog;
-        this.tx = tx;
+        this.units = units;
     }
 
     /** The collection, if it exists on this shard. */
@@ -73,7 +72,7 @@ public class CollectionCatalog {
             return new Creation(existing.get(), false);
         }
         CollectionInfo candidate = CollectionInfo.newInstance(ns, options);
-        Creation creation = tx.execute(status -> {
+        Creation creation = units.write(work -> {
             int inserted = jdbc.sql("INSERT INTO collections (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?) "
                             + "ON CONFLICT (namespace) DO NOTHING")
                     .param(ns.full()).param(ns.db()).param(ns.collection())
@@ -86,7 +85,7 @@ public class CollectionCatalog {
             jdbc.sql("CREATE TABLE " + candidate.table() + " (id bytea PRIMARY KEY, doc bytea NOT NULL)").update();
             BsonDocument command = new BsonDocument("create", new BsonString(ns.collection()));
             command.putAll(options);
-            oplog.appendCommand(ns.db(), command);
+            oplog.appendCommand(ns.db(), candidate.uuid(), command);
             return new Creation(candidate, true);
         });
         cache.put(ns, creation.collection());
@@ -100,7 +99,7 @@ public class CollectionCatalog {
      * @return the dropped collection, empty when it did not exist
      */
     public Optional<CollectionInfo> drop(Namespace ns) {
-        Optional<CollectionInfo> dropped = tx.execute(status -> {
+        Optional<CollectionInfo> dropped = units.write(work -> {
             Optional<CollectionInfo> row = jdbc.sql("DELETE FROM collections WHERE namespace = ? RETURNING " + COLUMNS)
                     .param(ns.full())
                     .query(ROW)
@@ -108,7 +107,7 @@ public class CollectionCatalog {
             row.ifPresent(info -> {
                 indexes.dropAll(info);
                 jdbc.sql("DROP TABLE " + info.table()).update();
-                oplog.appendCommand(ns.db(), new BsonDocument("drop", new BsonString(ns.collection())));
+                oplog.appendCommand(ns.db(), info.uuid(), new BsonDocument("drop", new BsonString(ns.collection())));
             });
             return row;
         });
@@ -118,7 +117,7 @@ public class CollectionCatalog {
 
     /** Records the end of a {@code dropDatabase} in the oplog ({@code {dropDatabase: 1}}), after its collections were dropped. */
     public void recordDatabaseDropped(String db) {
-        oplog.appendCommand(db, new BsonDocument("dropDatabase", new BsonInt32(1)));
+        units.write(work -> oplog.appendCommand(db, null, new BsonDocument("dropDatabase", new BsonInt32(1))));
     }
 
     /** The collections of {@code db} on this shard, by name. */

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
@@ -11,33 +13,33 @@ import org.springframework.stereotype.Repository;
  * Reads and writes the documents of one collection table {@code (id bytea PRIMARY KEY, doc bytea)}:
  * {@code id} is the KeyString of {@code _id}, so the primary key orders documents as MongoDB orders
  * their {@code _id}s and equal {@code _id}s (1, 1L, 1.0) collide. Each write is one statement that
- * also appends its oplog entries ({@link Oplog#changeStatement}), so a write and its entries are atomic
- * even outside a transaction. Table names come from {@link CollectionInfo}, which only holds
- * service-generated names.
+ * also appends its oplog entries ({@link Oplog#changeStatement}) with their documentKeys
+ * ({@link DocumentKeys}), and runs inside a {@link WriteUnitOfWork}, which gives the entries their cluster
+ * times. Table names come from {@link CollectionInfo}, which only holds service-generated names.
  *
- * <p>Writes also maintain the collection's secondary indexes ({@link IndexEntries}); with indexes, the
- * caller must hold a transaction, since a duplicate key in a unique index fails after the statement.
+ * <p>Writes also maintain the collection's secondary indexes ({@link IndexEntries}) in the same unit; a
+ * duplicate key in a unique index fails after the document statement, and the unit rolls both back.
  */
 @Repository
 public class DocumentStore {
     private static final RowMapper<StoredDocument> ROW = (rs, i) -> new StoredDocument(rs.getBytes(1), rs.getBytes(2));
-    private static final byte[][] NO_ARRAYS = new byte[0][];
-
     private final JdbcClient jdbc;
-    private final ClusterClock clock;
+    private final WriteUnitOfWork units;
+    private final DocumentKeys keys;
     private final IndexCatalog indexes;
     private final IndexEntries entries;
 
-    public DocumentStore(JdbcClient jdbc, ClusterClock clock, IndexCatalog indexes, IndexEntries entries) {
+    public DocumentStore(JdbcClient jdbc, WriteUnitOfWork units, DocumentKeys keys, IndexCatalog indexes, IndexEntries entries) {
         this.jdbc = jdbc;
-        this.clock = clock;
+        this.units = units;
+        this.keys = keys;
         this.indexes = indexes;
         this.entries = entries;
     }
 
     /**
-     * Whether writes to the collection maintain secondary indexes: then callers must run each write in
-     * a transaction, since a duplicate key in a unique index throws after the document statement ran.
+     * Whether writes to the collection maintain secondary indexes: then a duplicate key in a unique index
+     * throws after the document statement ran, and the caller's unit (or savepoint) must roll both back.
      */
     public boolean hasIndexes(CollectionInfo c) {
         return !indexes.list(c).isEmpty();
@@ -63,7 +65,7 @@ public class DocumentStore {
 
     /**
      * Inserts the documents whose {@code _id} is not taken, in one round trip, and appends an
-     * {@code i} entry per inserted document.
+     * {@code i} entry per inserted document. Runs inside a {@link WriteUnitOfWork}.
      *
      * @param documents documents with distinct ids (the caller resolves duplicates within a batch)
      * @return the positions in {@code documents} that were inserted; the others hit an existing {@code _id}
@@ -71,7 +73,7 @@ public class DocumentStore {
     public BitSet insert(CollectionInfo c, List<StoredDocument> documents) {
         String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
                 + "ON CONFLICT (id) DO NOTHING RETURNING id";
-        BitSet inserted = change(c, Oplog.changeStatement(change, 'i', true), documents, true);
+        BitSet inserted = change(c, 'i', change, documents, List.of());
         if (hasIndexes(c)) {
             addEntries(c, inserted.stream().mapToObj(documents::get).toList());
         }
@@ -79,14 +81,17 @@ public class DocumentStore {
     }
 
     /**
-     * Replaces documents by id with the given post-images and appends a {@code u} entry (post-image in
-     * {@code o}) per replaced document. Callers hold the rows locked, so every one is replaced.
+     * Replaces documents by id with their post-images and appends a {@code u} entry (post-image in {@code o})
+     * per replaced document. Callers hold the rows locked, so every one is replaced. Runs inside a
+     * {@link WriteUnitOfWork}.
      *
      * @return how many documents were replaced
      */
-    public int replace(CollectionInfo c, List<StoredDocument> postImages) {
+    public int replace(CollectionInfo c, List<Replacement> replacements) {
+        List<StoredDocument> postImages = replacements.stream().map(Replacement::after).toList();
+        List<StoredDocument> preImages = replacements.stream().map(Replacement::before).toList();
         String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
-        int replaced = change(c, Oplog.changeStatement(change, 'u', true), postImages, true).cardinality();
+        int replaced = change(c, 'u', change, postImages, preImages).cardinality();
         if (hasIndexes(c)) {
             removeEntries(c, postImages);
             addEntries(c, postImages);
@@ -95,43 +100,67 @@ public class DocumentStore {
     }
 
     /**
-     * Deletes documents by id and appends a {@code d} entry per deleted document.
+     * Deletes documents by id and appends a {@code d} entry per deleted document, whose documentKey comes from
+     * the document as given (the caller read it locked). Runs inside a {@link WriteUnitOfWork}.
      *
      * @return how many documents were deleted
      */
     public int delete(CollectionInfo c, List<StoredDocument> documents) {
         String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
-        int deleted = change(c, Oplog.changeStatement(change, 'd', false), documents, false).cardinality();
+        int deleted = change(c, 'd', change, documents, List.of()).cardinality();
         removeEntries(c, documents);
         return deleted;
     }
 
-    private BitSet change(CollectionInfo c, String sql, List<StoredDocument> documents, boolean withDocument) {
+    /**
+     * One document replaced by an update.
+     *
+     * @param before the stored document as read (locked), for the shard key the update may have changed
+     * @param after  the post-image, same {@code _id}
+     */
+    public record Replacement(StoredDocument before, StoredDocument after) {
+        public Replacement {
+            if (!Arrays.equals(before.id(), after.id())) {
+                throw new IllegalArgumentException("a replacement keeps the document's _id");
+            }
+        }
+    }
+
+    /**
+     * Runs one {@link Oplog#changeStatement}: {@code documents} are written ({@code i}, {@code u}) or deleted
+     * ({@code d}); {@code preImages}, for {@code u} only, give the shard keys before the update.
+     */
+    private BitSet change(CollectionInfo c, char op, String change, List<StoredDocument> documents, List<StoredDocument> preImages) {
         BitSet changed = new BitSet(documents.size());
         if (documents.isEmpty()) {
             return changed;
         }
+        ShardKeyPattern pattern = keys.shardKeyOf(c.namespace());
         int size = documents.size();
         byte[][] ids = new byte[size][];
-        byte[][] docs = withDocument ? new byte[size][] : NO_ARRAYS;
-        byte[][] keys = new byte[size][];
+        byte[][] docs = new byte[size][];
+        byte[][] documentKeys = new byte[size][];
+        byte[][] shardKeys = new byte[size][];
+        byte[][] previousShardKeys = new byte[size][];
         for (int i = 0; i < size; i++) {
             StoredDocument d = documents.get(i);
+            DocumentKeys.Key key = DocumentKeys.of(pattern, d.bson());
             ids[i] = d.id();
-            keys[i] = d.documentKey();
-            if (withDocument) {
-                docs[i] = d.bson();
+            docs[i] = op == 'd' ? null : d.bson();
+            documentKeys[i] = key.documentKey();
+            shardKeys[i] = key.shardKey();
+            if (pattern != null && !preImages.isEmpty()) {
+                byte[] before = DocumentKeys.of(pattern, preImages.get(i).bson()).shardKey();
+                previousShardKeys[i] = Arrays.equals(before, key.shardKey()) ? null : before;
             }
         }
-        long firstTs = clock.reserve(size);
-        JdbcClient.StatementSpec statement = jdbc.sql(sql).param(ids);
-        if (withDocument) {
-            statement = statement.param(docs);
-        }
-        statement.param(keys).param(firstTs).param(c.namespace().full())
+        long storedFirst = Oplog.storedTs(units.reserve(size).first());
+        jdbc.sql(Oplog.changeStatement(change, op))
+                .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys)
+                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate())
                 .query((rs, i) -> rs.getLong(1))
                 .list()
-                .forEach(ts -> changed.set((int) (ts - firstTs)));
+                .forEach(ts -> changed.set((int) (ts - storedFirst)));
         return changed;
     }
 

@@ -13,7 +13,6 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The secondary indexes of each collection (table {@code indexes}) and the lifecycle of their entry
@@ -29,14 +28,14 @@ public class IndexCatalog {
     private final JdbcClient jdbc;
     private final Oplog oplog;
     private final IndexEntries entries;
-    private final TransactionTemplate tx;
+    private final WriteUnitOfWork units;
     private final ConcurrentMap<UUID, List<IndexSpec>> cache = new ConcurrentHashMap<>();
 
-    public IndexCatalog(JdbcClient jdbc, Oplog oplog, IndexEntries entries, TransactionTemplate tx) {
+    public IndexCatalog(JdbcClient jdbc, Oplog oplog, IndexEntries entries, WriteUnitOfWork units) {
         this.jdbc = jdbc;
         this.oplog = oplog;
         this.entries = entries;
-        this.tx = tx;
+        this.units = units;
     }
 
     /** The secondary indexes of the collection, in creation order ({@code _id_} not included). */
@@ -63,7 +62,7 @@ public class IndexCatalog {
         UUID tableId = UUID.randomUUID();
         IndexSpec index = fromSpec(spec, "i_" + tableId.toString().replace("-", ""), false);
         try {
-            return tx.execute(status -> {
+            return units.write(work -> {
                 jdbc.sql("INSERT INTO indexes (collection_uuid, name, spec, table_name) VALUES (?, ?, ?, ?)")
                         .param(c.uuid()).param(index.name()).param(BsonBytes.encode(index.specDocument()))
                         .param(index.table()).update();
@@ -89,7 +88,7 @@ public class IndexCatalog {
                 }
                 BsonDocument command = new BsonDocument("createIndexes", new BsonString(c.namespace().collection()))
                         .append("spec", index.specDocument());
-                oplog.appendCommand(c.namespace().db(), command);
+                oplog.appendCommand(c.namespace().db(), c.uuid(), command);
                 return multikey ? index.asMultikey() : index;
             });
         } finally {
@@ -105,11 +104,11 @@ public class IndexCatalog {
     /** Drops one index: its table, its row and an oplog entry, in one transaction. */
     public void drop(CollectionInfo c, IndexSpec index) {
         try {
-            tx.executeWithoutResult(status -> {
+            units.write(work -> {
                 jdbc.sql("DELETE FROM indexes WHERE collection_uuid = ? AND name = ?").param(c.uuid()).param(index.name()).update();
                 jdbc.sql("DROP TABLE " + index.table()).update();
-                oplog.appendCommand(c.namespace().db(), new BsonDocument("dropIndexes", new BsonString(c.namespace().collection()))
-                        .append("index", new BsonString(index.name())));
+                return oplog.appendCommand(c.namespace().db(), c.uuid(),
+                        new BsonDocument("dropIndexes", new BsonString(c.namespace().collection())).append("index", new BsonString(index.name())));
             });
         } finally {
             cache.remove(c.uuid());

@@ -1,59 +1,101 @@
 package dev.shardstore.shard.storage;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import java.util.UUID;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * The shard's oplog table (MongoDB's {@code local.oplog.rs}): {@code ts} (cluster time as a Timestamp
- * value), {@code op} ({@code i} insert, {@code u} update with post-image, {@code d} delete, {@code c}
- * command), {@code ns}, {@code o2} (document key {@code {_id}}) and {@code o}. Entries are always
- * written by the statement or transaction that makes the change, so a change and its entry commit or
- * roll back together.
+ * The shard's oplog table (MongoDB's {@code local.oplog.rs}; DESIGN.md §4, Flyway {@code V3__oplog_readers.sql}),
+ * one row per change:
+ * <ul>
+ *   <li>{@code ts_key}: the entry's cluster time, a Timestamp's 64-bit value {@code seconds << 32 | increment}
+ *       with its sign bit flipped ({@link #storedTs}), the primary key. Timestamps compare unsigned and their
+ *       seconds run to 2^32 - 1 (2106); flipping the sign bit turns unsigned order into the signed order of a
+ *       PostgreSQL {@code bigint}, so entries from 2038 on (seconds &ge; 2^31) sort after earlier ones, in one
+ *       8-byte B-tree key;</li>
+ *   <li>{@code op}: {@code i} insert, {@code u} update (post-image in {@code o}), {@code d} delete, {@code c}
+ *       command; {@code ns}: {@code db.coll}, or {@code db.$cmd} for commands;</li>
+ *   <li>{@code ui}: the collection's UUID from this shard's catalog (null only for {@code dropDatabase} and for
+ *       entries of collections dropped before this column existed), so a drop and re-create in between is seen;</li>
+ *   <li>{@code o2}: the {@code documentKey} ({@link DocumentKeys}) of inserts, updates and deletes;
+ *       {@code shard_key}: its shard key as a KeyString (null when unsharded), under a B-tree with {@code ui} and
+ *       {@code ts_key} so that a chunk range {@code [min, max)} is an index range scan; {@code pre_shard_key}: the
+ *       shard key before an update that changed it (null otherwise), so the update is found by the range it left
+ *       as well as by the one it entered;</li>
+ *   <li>{@code from_migrate}: written by chunk migration or range deletion ({@link WriteUnitOfWork#writeFromMigrate});</li>
+ *   <li>{@code o}: the inserted document, the post-image, the command; null for deletes.</li>
+ * </ul>
+ * Session fields ({@code lsid}, {@code txnNumber}, {@code stmtId}, {@code prevOpTime}) will be further nullable
+ * columns, written by the same statement, when retryable writes arrive.
+ *
+ * <p>Entries are written only inside a {@link WriteUnitOfWork}, by the statement or transaction that makes the
+ * change, so a change and its entry commit or roll back together; {@link OplogReader} reads them up to the
+ * all-durable point.
  */
 @Repository
 public class Oplog {
     private final JdbcClient jdbc;
-    private final ClusterClock clock;
+    private final WriteUnitOfWork units;
 
-    public Oplog(JdbcClient jdbc, ClusterClock clock) {
+    public Oplog(JdbcClient jdbc, WriteUnitOfWork units) {
         this.jdbc = jdbc;
-        this.clock = clock;
+        this.units = units;
+    }
+
+    /** The stored form of a Timestamp's value: its sign bit flipped, so that signed order is Timestamp order. */
+    static long storedTs(long ts) {
+        return ts ^ Long.MIN_VALUE;
+    }
+
+    /** The Timestamp value of a stored {@code ts_key} (the inverse of {@link #storedTs}). */
+    static long tsOf(long stored) {
+        return stored ^ Long.MIN_VALUE;
     }
 
     /**
      * Appends a command entry ({@code op: c}, {@code ns: "<db>.$cmd"}, {@code o: command}), such as
-     * {@code {create: "coll"}} or {@code {drop: "coll"}}. Call it inside the transaction of the change.
+     * {@code {create: "coll"}} or {@code {drop: "coll"}}, in the current unit of work.
+     *
+     * @param ui the collection the command is about; null for a database-wide one ({@code dropDatabase})
+     * @return the entry's cluster time
+     * @throws IllegalStateException outside a {@link WriteUnitOfWork}
      */
-    public void appendCommand(String db, BsonDocument command) {
-        jdbc.sql("INSERT INTO oplog (ts, op, ns, o) VALUES (?, 'c', ?, ?)")
-                .param(clock.reserve(1))
+    public BsonTimestamp appendCommand(String db, @Nullable UUID ui, BsonDocument command) {
+        long ts = units.reserve(1).first();
+        jdbc.sql("INSERT INTO oplog (ts_key, op, ns, ui, from_migrate, o) VALUES (?, 'c', ?, ?, ?, ?)")
+                .param(storedTs(ts))
                 .param(db + ".$cmd")
+                .param(ui)
+                .param(units.fromMigrate())
                 .param(BsonBytes.encode(command))
                 .update();
+        return new BsonTimestamp(ts);
     }
 
     /**
-     * SQL of one statement that changes documents and appends their oplog entries. It reads its
-     * input from {@code unnest} arrays ({@code id, doc, o2} with a document, {@code id, o2} without)
-     * as CTE {@code src} with ordinality {@code n}; {@code change} is the data-modifying statement over
-     * {@code src} and must return the changed ids as {@code id}. One oplog entry is appended per changed
-     * row, in input order, with {@code ts = firstTs + n - 1}; the statement returns those {@code ts}.
+     * SQL of one statement that changes documents and appends their oplog entries. It reads its input from
+     * {@code unnest} arrays {@code (id, doc, o2, skey, pskey)} — the {@code _id} KeyString, the document (null for
+     * a delete), the documentKey, the shard key and the shard key before an update that changed it — as CTE
+     * {@code src} with ordinality {@code n}; {@code change} is the data-modifying statement over {@code src} and
+     * must return the changed ids as {@code id}. One oplog entry is appended per changed row, in input order,
+     * with {@code ts_key = storedTs(firstTs) + n - 1}; the statement returns those {@code ts_key}s.
      *
-     * <p>Parameters, in order: the arrays, then {@code firstTs} (a reservation of the input's size from
-     * {@link ClusterClock#reserve}), then {@code ns}.
+     * <p>Parameters, in order: the five arrays, then the stored first time (of a {@link WriteUnitOfWork#reserve}
+     * of the input's size, all in one second, so the offsets survive the sign flip), {@code ns}, {@code ui},
+     * {@code fromMigrate}.
      *
-     * @param op           the oplog op letter ({@code i}, {@code u} or {@code d})
-     * @param withDocument whether the input carries documents, which then become the entries' {@code o}
+     * @param op the oplog op letter ({@code i}, {@code u} or {@code d})
      */
-    static String changeStatement(String change, char op, boolean withDocument) {
-        String columns = withDocument ? "id, doc, o2, n" : "id, o2, n";
-        String arrays = withDocument ? "?::bytea[], ?::bytea[], ?::bytea[]" : "?::bytea[], ?::bytea[]";
-        return "WITH src AS (SELECT * FROM unnest(" + arrays + ") WITH ORDINALITY AS s(" + columns + ")), "
+    static String changeStatement(String change, char op) {
+        return "WITH src AS (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
+                + " WITH ORDINALITY AS s(id, doc, o2, skey, pskey, n)), "
                 + "changed AS (" + change + ") "
-                + "INSERT INTO oplog (ts, op, ns, o2, o) "
-                + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, src.o2, " + (withDocument ? "src.doc" : "NULL")
-                + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts";
+                + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, from_migrate, o) "
+                + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, ?, src.doc"
+                + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts_key";
     }
 }

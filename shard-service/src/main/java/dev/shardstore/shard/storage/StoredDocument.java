@@ -4,7 +4,6 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.keystring.KeyString;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.bson.RawBsonDocument;
 
 /**
  * One row of a collection table, as read or about to be written: the {@code _id} KeyString and the
@@ -35,10 +34,5 @@ public record StoredDocument(byte[] id, byte[] bson) {
     /** The document's size in bytes. */
     public int size() {
         return bson.length;
-    }
-
-    /** The document key {@code {_id: ...}} in binary BSON, as the oplog's {@code o2} stores it. */
-    public byte[] documentKey() {
-        return BsonBytes.encode(new BsonDocument("_id", new RawBsonDocument(bson).get("_id")));
     }
 }

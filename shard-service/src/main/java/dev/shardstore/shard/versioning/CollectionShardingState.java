@@ -30,6 +30,14 @@ public class CollectionShardingState {
     }
 
     /**
+     * The last entry of {@code namespace}, even when marked stale (a stale mark says chunk versions may have moved,
+     * not that the shard key changed); empty when unknown. Never loads.
+     */
+    public Optional<CollectionFilteringInfo> known(String namespace) {
+        return cache.last(namespace);
+    }
+
+    /**
      * Loads {@code namespace}'s entry from the config service (joining a load already in progress), incrementally
      * when a sharded entry is cached, and caches it.
      *

@@ -93,7 +93,7 @@ class InsertCommandTest extends ShardIntegrationTest {
         assertThat(reply.getInt32("n").getValue()).isEqualTo(49);
         assertThat(countDocs("oplogTx")).isEqualTo(50);
         assertThat(oplogInserts("ins.oplogTx") - before).isEqualTo(49);
-        List<BsonDocument> entries = jdbc.sql("SELECT o2 FROM oplog WHERE ns = 'ins.oplogTx' AND op = 'i' ORDER BY ts")
+        List<BsonDocument> entries = jdbc.sql("SELECT o2 FROM oplog WHERE ns = 'ins.oplogTx' AND op = 'i' ORDER BY ts_key")
                 .query((rs, i) -> BsonBytes.decode(rs.getBytes(1))).list();
         assertThat(entries.getLast()).isEqualTo(new BsonDocument("_id", new BsonInt32(49)));
     }
@@ -102,7 +102,7 @@ class InsertCommandTest extends ShardIntegrationTest {
     void oplogEntriesCarryTheDocumentAndIncreasingTimestamps() {
         run(DB, "{insert: 'oplogShape', documents: [{_id: 1, a: 'x'}, {_id: 2}]}");
 
-        List<Object[]> rows = jdbc.sql("SELECT ts, op, o2, o FROM oplog WHERE ns = 'ins.oplogShape' ORDER BY seq")
+        List<Object[]> rows = jdbc.sql("SELECT ts_key, op, o2, o FROM oplog WHERE ns = 'ins.oplogShape' ORDER BY ts_key")
                 .query((rs, i) -> new Object[] {rs.getLong(1), rs.getString(2), BsonBytes.decode(rs.getBytes(3)),
                         BsonBytes.decode(rs.getBytes(4))})
                 .list();

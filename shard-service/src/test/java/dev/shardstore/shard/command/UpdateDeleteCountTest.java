@@ -227,7 +227,7 @@ class UpdateDeleteCountTest extends ShardIntegrationTest {
 
     /** The {@code o} (or, for deletes, {@code o2}) of the oplog entries of one op on {@code ns}, in order. */
     private List<BsonDocument> oplog(String ns, String op) {
-        return jdbc.sql("SELECT coalesce(o, o2) FROM oplog WHERE ns = ? AND op = ? ORDER BY ts").param(ns).param(op)
+        return jdbc.sql("SELECT coalesce(o, o2) FROM oplog WHERE ns = ? AND op = ? ORDER BY ts_key").param(ns).param(op)
                 .query((rs, i) -> BsonBytes.decode(rs.getBytes(1))).list();
     }
 

@@ -1,27 +1,87 @@
 package dev.shardstore.shard.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.shard.ShardIntegrationTest;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.support.TransactionTemplate;
 
 class ClusterClockTest extends ShardIntegrationTest {
+    private static final long SECONDS_2038 = 1L << 31;
+    private static final long LAST_SECOND = (1L << 32) - 1;
+
     @Autowired
     ClusterClock clock;
+    @Autowired
+    TransactionTemplate tx;
 
     @Test
     void reservationsIncreaseAndStartAboveTheOplog() {
-        long first = clock.reserve(5);
-        long second = clock.reserve(1);
+        ClusterClock own = new ClusterClock(jdbc);
+        long first = own.reserve(5).first();
+        long second = own.reserve(1).first();
 
         assertThat(second).isEqualTo(first + 5);
-        assertThat(clock.latest().getValue()).isEqualTo(second);
+        assertThat(own.latest().getValue()).isEqualTo(second);
         assertThat(first >>> 32).isGreaterThanOrEqualTo(System.currentTimeMillis() / 1000 - 1);
 
-        // A restart after the wall clock went back: the oplog holds a time ahead of the wall clock.
+        // A restart after the wall clock went back: the oplog holds a time ahead of the wall clock. (Rolled back, so
+        // that the shared oplog does not keep an entry from the future.)
         long future = (System.currentTimeMillis() / 1000 + 100_000) << 32 | 7;
-        jdbc.sql("INSERT INTO oplog (ts, op, ns) VALUES (?, 'c', 'clock.$cmd')").param(future).update();
-        assertThat(new ClusterClock(jdbc).reserve(1)).isEqualTo(future + 1);
+        long restarted = tx.execute(status -> {
+            status.setRollbackOnly();
+            jdbc.sql("INSERT INTO oplog (ts_key, op, ns) VALUES (?, 'c', 'clock.$cmd')").param(Oplog.storedTs(future)).update();
+            return new ClusterClock(jdbc).reserve(1).first();
+        });
+        assertThat(restarted).isEqualTo(future + 1);
+    }
+
+    @Test
+    void theAllDurablePointStaysBelowTheOldestReservationInFlightWhateverOrderTheyEndIn() {
+        ClusterClock own = new ClusterClock(jdbc);
+        ClusterClock.Reservation a = own.reserve(3);
+        ClusterClock.Reservation b = own.reserve(1);
+        ClusterClock.Reservation c = own.reserve(2);
+        assertThat(own.allDurable().getValue()).isEqualTo(a.first() - 1);
+        assertThat(own.inFlight()).isEqualTo(3);
+
+        c.release();
+        b.release();
+        assertThat(own.allDurable().getValue()).as("b and c ended, a is still open").isEqualTo(a.first() - 1);
+
+        a.release();
+        a.release();
+        assertThat(own.allDurable()).isEqualTo(own.latest());
+        assertThat(own.latest().getValue()).isEqualTo(c.first() + 1);
+        assertThat(own.inFlight()).isZero();
+    }
+
+    @Test
+    void timesPast2038AndUpTo2106KeepIncreasingAndStoreInOrder() {
+        AtomicLong wall = new AtomicLong(SECONDS_2038 - 1);
+        ClusterClock own = new ClusterClock(jdbc, wall::get);
+        long before2038 = own.reserve(1).first();
+        wall.set(SECONDS_2038);
+        long in2038 = own.reserve(1).first();
+        wall.set(LAST_SECOND);
+        long lastSecond = own.reserve(2).first();
+
+        assertThat(in2038).as("the raw value turns negative in 2038").isNegative();
+        assertThat(new BsonTimestamp(in2038).getTime() & 0xFFFF_FFFFL).isEqualTo(SECONDS_2038);
+        assertThat(Long.compareUnsigned(before2038, in2038)).isNegative();
+        assertThat(Long.compareUnsigned(in2038, lastSecond)).isNegative();
+        assertThat(Oplog.storedTs(before2038)).isLessThan(Oplog.storedTs(in2038));
+        assertThat(Oplog.storedTs(in2038)).isLessThan(Oplog.storedTs(lastSecond));
+        assertThat(Oplog.storedTs(lastSecond)).isLessThan(Oplog.storedTs(lastSecond + 1));
+        assertThat(Oplog.tsOf(Oplog.storedTs(lastSecond))).isEqualTo(lastSecond);
+        assertThat(own.allDurable().getValue()).isEqualTo(before2038 - 1);
+
+        // the increments of the last second run out: there is no later Timestamp
+        own.reserve(Integer.MAX_VALUE);
+        assertThatThrownBy(() -> own.reserve(Integer.MAX_VALUE)).isInstanceOf(IllegalStateException.class).hasMessageContaining("2106");
     }
 }

@@ -53,6 +53,7 @@ public enum ErrorCode {
     OperationFailed(96, 400),
     ConflictingOperationInProgress(117, 409),
     NamespaceNotSharded(118, 400),
+    CappedPositionLost(136, 410),
     StaleEpoch(150, 503),
     InvalidPipelineOperator(168, 400),
     CannotIndexParallelArrays(171, 400),

@@ -120,6 +120,27 @@ public record ShardKeyPattern(BsonDocument pattern) {
         return key;
     }
 
+    /**
+     * MongoDB's {@code documentKey} of {@code document}: the shard key fields' values in pattern order, unhashed
+     * (a hashed field keeps its value), dotted paths as field names and missing fields as null, then {@code _id}
+     * unless the pattern holds it. Oplog entries carry it as {@code o2} so that a reader can tell a document's
+     * chunk without the document.
+     *
+     * @throws CommandException ShardKeyNotFound naming the field when a key value is an array or a path goes
+     *                          through an array
+     */
+    public BsonDocument documentKey(BsonDocument document) {
+        BsonDocument key = new BsonDocument();
+        for (String field : pattern.keySet()) {
+            key.append(field, valueAt(document, field));
+        }
+        if (!key.containsKey("_id")) {
+            BsonValue id = document.get("_id");
+            key.append("_id", id == null ? BsonNull.VALUE : id);
+        }
+        return key;
+    }
+
     /** The KeyString of {@code document}'s shard key (see {@link #extractKey}). */
     public byte[] keyOf(BsonDocument document) {
         return encode(extractKey(document));

@@ -258,4 +258,16 @@ class ShardKeyPatternTest {
             default -> random.nextBoolean() ? new BsonMinKey() : new BsonMaxKey();
         };
     }
+
+    @Test
+    void documentKeyHoldsTheShardKeyValuesUnhashedThenTheId() {
+        BsonDocument doc = json("{_id: 7, name: 'Lyon', pop: 5, country: 'FR', a: {b: 3}}");
+
+        assertThat(COUNTRY_NAME.documentKey(doc)).isEqualTo(json("{country: 'FR', name: 'Lyon', _id: 7}"));
+        assertThat(pattern("{_id: 'hashed'}").documentKey(doc)).isEqualTo(json("{_id: 7}"));
+        assertThat(pattern("{country: 1, _id: 'hashed'}").documentKey(doc)).isEqualTo(json("{country: 'FR', _id: 7}"));
+        assertThat(pattern("{'a.b': 1, missing: 1}").documentKey(doc)).isEqualTo(json("{'a.b': 3, missing: null, _id: 7}"));
+        assertThatThrownBy(() -> COUNTRY_NAME.documentKey(json("{_id: 1, country: ['FR']}")))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ShardKeyNotFound));
+    }
 }

@@ -1,0 +1,166 @@
+package dev.shardstore.shard.storage;
+
+import dev.shardstore.support.failpoint.FailPoints;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The one owner of a write's transaction boundary on this shard (MongoDB's {@code WriteUnitOfWork}; with
+ * {@link Oplog} and {@link DocumentStore}, its {@code OpObserver}; DESIGN.md §4): every insert, update, delete,
+ * findAndModify, create, drop and index build opens its PostgreSQL transaction here, its oplog entries take their
+ * cluster times from this unit ({@link #reserve}), and the unit releases those reservations once the transaction
+ * is over. Oplog entries cannot be appended anywhere else: {@link #reserve} refuses to run outside a unit.
+ *
+ * <p>Why the reservations are released here and nowhere else: a reservation holds back the oplog's all-durable
+ * point ({@link ClusterClock#allDurable()}) until it is released, so it must be released exactly when its
+ * transaction has committed or rolled back, never before (a reader could skip an entry that commits later) and
+ * always (a leaked one would freeze the point). {@link #write} releases them in a {@code finally} around the
+ * transaction template, which returns only after the commit or rollback is over and whatever the body threw; and a
+ * unit never joins a transaction it did not open (it refuses to start inside a foreign one), so "the template
+ * returned" is "the transaction is over".
+ *
+ * <p>A {@code write} inside a {@code write} on the same thread joins the outer unit (one transaction, released when
+ * the outer one ends); {@link #savepoint} runs a part that can fail alone. The fail point {@link #BEFORE_COMMIT} is
+ * passed after the body and before the commit, for tests that hold a transaction open with its times reserved
+ * (pause) or fail it there (error).
+ */
+@Component
+public class WriteUnitOfWork {
+    /**
+     * Fail point passed just before a unit commits (not before a rollback), with its oplog times reserved and its
+     * entries written.
+     */
+    public static final String BEFORE_COMMIT = "writeUnitOfWork.beforeCommit";
+
+    private static final ThreadLocal<Unit> CURRENT = new ThreadLocal<>();
+
+    private final TransactionTemplate tx;
+    private final TransactionTemplate nested;
+    private final ClusterClock clock;
+    private final FailPoints failPoints;
+
+    public WriteUnitOfWork(PlatformTransactionManager transactions, ClusterClock clock, FailPoints failPoints) {
+        this.tx = new TransactionTemplate(transactions);
+        this.nested = new TransactionTemplate(transactions);
+        this.nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        this.clock = clock;
+        this.failPoints = failPoints;
+    }
+
+    /**
+     * Runs {@code body} in a transaction of its own (or in the current unit when called inside one) and commits
+     * it, unless the body threw or asked for a rollback ({@link Work#setRollbackOnly()}). Oplog entries written
+     * by the body are client writes ({@code fromMigrate: false}).
+     *
+     * @return what {@code body} returned
+     * @throws IllegalStateException when called inside a transaction that is not a unit's
+     */
+    public <T> T write(Function<Work, T> body) {
+        return run(false, body);
+    }
+
+    /**
+     * {@link #write}, with every oplog entry of the unit marked {@code fromMigrate: true}: the writes of chunk
+     * migration on the recipient and of range deletion, which readers of the oplog that follow client changes
+     * skip (reference: Migrations).
+     */
+    public <T> T writeFromMigrate(Function<Work, T> body) {
+        return run(true, body);
+    }
+
+    /**
+     * Runs {@code body} under a savepoint of the current unit: when it throws, only its own changes are undone
+     * (the exception propagates), and the unit goes on. Used for a multi-update, where a duplicate key stops the
+     * statement at one document but keeps the earlier ones.
+     *
+     * @throws IllegalStateException outside a unit
+     */
+    public <T> T savepoint(Supplier<T> body) {
+        current();
+        return nested.execute(status -> body.get());
+    }
+
+    /**
+     * Reserves {@code count} cluster times for oplog entries of the current unit; they are released when the
+     * unit's transaction is over.
+     *
+     * @throws IllegalStateException outside a unit
+     */
+    ClusterClock.Reservation reserve(int count) {
+        Unit unit = current();
+        ClusterClock.Reservation reservation = clock.reserve(count);
+        unit.reservations.add(reservation);
+        return reservation;
+    }
+
+    /** Whether the current unit's oplog entries are {@code fromMigrate}. */
+    boolean fromMigrate() {
+        return current().fromMigrate;
+    }
+
+    private Unit current() {
+        Unit unit = CURRENT.get();
+        if (unit == null) {
+            throw new IllegalStateException("oplog entries are written only inside a WriteUnitOfWork");
+        }
+        return unit;
+    }
+
+    private <T> T run(boolean fromMigrate, Function<Work, T> body) {
+        Unit outer = CURRENT.get();
+        if (outer != null) {
+            if (outer.fromMigrate != fromMigrate) {
+                throw new IllegalStateException("a unit of work cannot mix client and fromMigrate writes");
+            }
+            return body.apply(outer);
+        }
+        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("a WriteUnitOfWork must own its transaction; one is already open on this thread");
+        }
+        Unit unit = new Unit(fromMigrate);
+        CURRENT.set(unit);
+        try {
+            return tx.execute(status -> {
+                unit.status = status;
+                T result = body.apply(unit);
+                if (!status.isRollbackOnly()) {
+                    failPoints.hit(BEFORE_COMMIT);
+                }
+                return result;
+            });
+        } finally {
+            CURRENT.remove();
+            unit.reservations.forEach(ClusterClock.Reservation::release);
+        }
+    }
+
+    /** The handle a unit's body gets. */
+    public interface Work {
+        /** Rolls the unit back instead of committing it when the body returns. */
+        void setRollbackOnly();
+    }
+
+    /** One unit on one thread: its transaction and the cluster times it reserved. */
+    private static final class Unit implements Work {
+        private final boolean fromMigrate;
+        private final List<ClusterClock.Reservation> reservations = new ArrayList<>();
+        private TransactionStatus status;
+
+        Unit(boolean fromMigrate) {
+            this.fromMigrate = fromMigrate;
+        }
+
+        @Override
+        public void setRollbackOnly() {
+            status.setRollbackOnly();
+        }
+    }
+}
