@@ -1,6 +1,7 @@
 package dev.shardstore.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.config.outbox.OutboxRelay;
 import dev.shardstore.contracts.bson.Replies;
@@ -15,6 +16,8 @@ import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.infra.EmbeddedInfra;
+import dev.shardstore.support.failpoint.FailPointAction;
+import dev.shardstore.support.failpoint.FailPoints;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +55,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.json.JsonMapper;
@@ -77,11 +81,18 @@ class ShardingServiceTest {
     @Autowired
     JsonMapper json;
 
+    @Autowired
+    FailPoints failPoints;
+
+    @Autowired
+    JdbcClient jdbc;
+
     private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(20));
 
     @DynamicPropertySource
     static void infra(DynamicPropertyRegistry registry) {
         EmbeddedInfra.shared().springProperties("config_sharding_test").forEach((k, v) -> registry.add(k, () -> v));
+        registry.add("shardstore.sharding.ddl-retry-interval", () -> "200ms");
     }
 
     @AfterAll
@@ -564,11 +575,75 @@ class ShardingServiceTest {
     }
 
     @Test
-    void aShardThatCannotDropLeavesTheCollectionSharded() {
+    void aShardThatCannotBlockLeavesTheCollectionShardedUntilTheResumedCoordinatorFinishes() {
         shardCollection("dropfail.c", X);
-        C.answer("drop", cmd -> new CommandException(ErrorCode.InternalError, "disk on fire").toReply());
+        C.answer("_shardsvrParticipantBlock", cmd -> new CommandException(ErrorCode.InternalError, "disk on fire").toReply());
         assertThat(refused(new BsonDocument("_configsvrDropCollection", new BsonString("dropfail.c"))).code()).isEqualTo(ErrorCode.InternalError);
         assertThat(routing("dropfail.c").collection()).isNotNull();
+        assertThat(refused(new BsonDocument("_configsvrSplitChunk", new BsonString("dropfail.c")).append("middle", x(5))).code())
+                .as("no chunk commit while the drop is unfinished").isEqualTo(ErrorCode.ConflictingOperationInProgress);
+
+        C.reset(); // the shard answers again: the coordinator resumes by itself
+        await().atMost(Duration.ofSeconds(20)).until(() -> routing("dropfail.c").collection() == null && coordinatorPhase("dropfail.c") == null);
+        assertThat(C.received("drop")).isNotEmpty();
+        assertThat(blockTypes(C, "dropfail.c")).last().as("the section was released").isEqualTo("Unblock");
+    }
+
+    @Test
+    void aSecondDropJoinsTheRunningCoordinatorAndShardCollectionWaitsForNone() throws Exception {
+        shardCollection("dropjoin.c", X);
+        long entered = failPoints.timesEntered("dropCollection.afterBlock");
+        failPoints.configure("dropCollection.afterBlock", FailPointAction.pause(), 1);
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            Future<BsonDocument> first = pool.submit(() -> run(new BsonDocument("_configsvrDropCollection", new BsonString("dropjoin.c"))));
+            assertThat(failPoints.awaitEntered("dropCollection.afterBlock", entered + 1, Duration.ofSeconds(20))).isTrue();
+            Future<BsonDocument> second = pool.submit(() -> run(new BsonDocument("_configsvrDropCollection", new BsonString("dropjoin.c"))));
+            assertThat(refused(new BsonDocument("_configsvrShardCollection", new BsonString("dropjoin.c")).append("key", X)).code())
+                    .isEqualTo(ErrorCode.ConflictingOperationInProgress);
+            assertThat(coordinatorPhase("dropjoin.c")).isEqualTo("COMMIT");
+
+            failPoints.configure("dropCollection.afterBlock", null, 0);
+            assertThat(first.get(20, java.util.concurrent.TimeUnit.SECONDS).getBoolean("dropped").getValue()).isTrue();
+            assertThat(second.get(20, java.util.concurrent.TimeUnit.SECONDS).getBoolean("dropped").getValue()).isTrue();
+        } finally {
+            failPoints.configure("dropCollection.afterBlock", null, 0);
+        }
+        for (StubShard s : List.of(A, B, C)) {
+            assertThat(blockTypes(s, "dropjoin.c")).as("one coordinator ran").containsExactly("ReadsAndWrites", "Unblock");
+        }
+        assertThat(coordinatorPhase("dropjoin.c")).isNull();
+    }
+
+    @Test
+    void anUnfinishedCoordinatorIsResumedFromThePhaseItReached() {
+        for (String phase : List.of("BLOCK", "COMMIT", "DROP_DATA", "RELEASE")) {
+            String ns = "dropresume" + phase.toLowerCase().replace("_", "") + ".c";
+            shardCollection(ns, X);
+            UUID uuid = routing(ns).collection().uuid();
+            List.of(A, B, C).forEach(StubShard::reset);
+            // what a config service that died after reaching this phase left behind
+            jdbc.sql("INSERT INTO sharding_ddl_coordinators (namespace, operation, phase, collection_uuid) VALUES (?, 'dropCollection', ?, ?)")
+                    .params(ns, phase, uuid).update();
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> coordinatorPhase(ns) == null);
+            boolean committedNow = phase.equals("BLOCK") || phase.equals("COMMIT");
+            assertThat(routing(ns).collection() == null).as("%s: the catalog commit ran", phase).isEqualTo(committedNow);
+            for (StubShard s : List.of(A, B, C)) {
+                assertThat(blockTypes(s, ns)).as("%s on %s", phase, s.url()).containsExactlyElementsOf(
+                        phase.equals("BLOCK") ? List.of("ReadsAndWrites", "Unblock") : List.of("Unblock"));
+                assertThat(s.received("drop")).as("%s on %s", phase, s.url()).hasSize(phase.equals("RELEASE") ? 0 : 1);
+            }
+        }
+    }
+
+    private @Nullable String coordinatorPhase(String ns) {
+        return jdbc.sql("SELECT phase FROM sharding_ddl_coordinators WHERE namespace = ?").param(ns).query(String.class).optional().orElse(null);
+    }
+
+    private static List<String> blockTypes(StubShard shard, String ns) {
+        return shard.received("_shardsvrParticipantBlock").stream()
+                .filter(c -> c.getDocument("reason").getString("ns").getValue().equals(ns))
+                .map(c -> c.getString("blockType").getValue()).toList();
     }
 
     private List<BsonDocument> findConfig(String collection, BsonDocument filter) {

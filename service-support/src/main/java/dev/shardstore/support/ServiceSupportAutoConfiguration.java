@@ -65,7 +65,7 @@ public class ServiceSupportAutoConfiguration {
     @ConditionalOnBean(CommandHandler.class)
     CommandRegistry commandRegistry(List<CommandHandler> handlers, FailPoints failPoints, ServiceSupportProperties properties) {
         List<CommandHandler> all = new ArrayList<>(handlers);
-        if (properties.testCommandsEnabled()) {
+        if (properties.testCommands().enabled()) {
             all.addAll(FailPointCommands.over(failPoints));
         }
         return new CommandRegistry(all);

@@ -11,8 +11,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param peerConnectTimeout  TCP connect timeout for service-to-service calls
  * @param peerRequestTimeout  whole-reply timeout for service-to-service calls
  * @param kafkaHealthTimeout  how long the Kafka health check waits for the broker
- * @param testCommandsEnabled whether the test-only commands ({@code configureFailPoint}, {@code waitForFailPoint}) are
- *                            registered, as MongoDB's {@code enableTestCommands}; off by default, on in fault tests
+ * @param testCommands        {@code shardstore.test-commands.*}
  */
 @ConfigurationProperties("shardstore")
 public record ServiceSupportProperties(
@@ -20,4 +19,13 @@ public record ServiceSupportProperties(
         @DefaultValue("2s") Duration peerConnectTimeout,
         @DefaultValue("30s") Duration peerRequestTimeout,
         @DefaultValue("3s") Duration kafkaHealthTimeout,
-        @DefaultValue("false") boolean testCommandsEnabled) {}
+        @DefaultValue TestCommands testCommands) {
+
+    /**
+     * {@code shardstore.test-commands.*}.
+     *
+     * @param enabled whether the test-only commands ({@code configureFailPoint}, {@code waitForFailPoint}) are
+     *                registered, as MongoDB's {@code enableTestCommands}; off by default, on in fault tests
+     */
+    public record TestCommands(@DefaultValue("false") boolean enabled) {}
+}

@@ -15,9 +15,10 @@ import org.springframework.util.unit.DataSize;
  * @param cursorReapInterval how often idle cursors are looked for
  * @param sortMemoryLimit    most document bytes a blocking sort may hold (MongoDB's
  *                           {@code internalQueryMaxBlockingSortMemoryUsageBytes}, 100 MB)
- * @param criticalSectionTimeout how long a collection's critical section (held by shardCollection between the
- *                           primary's prepare and the config service's refresh) lasts at most if the config service
- *                           never releases it
+ * @param criticalSectionTimeout how long a versioned command waits for a critical section before it gets
+ *                           StaleConfig (the router retries it), and how long shardCollection's section (between a
+ *                           prepare and the config service's refresh) lasts at most if the config service never
+ *                           releases it; a dropCollection's section lasts until its coordinator exits it
  */
 @ConfigurationProperties("shardstore.shard")
 public record ShardProperties(

@@ -6,7 +6,8 @@ import dev.shardstore.shard.storage.ClusterClock;
 import dev.shardstore.shard.versioning.DatabaseFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingState;
-import dev.shardstore.shard.versioning.CriticalSections;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.shard.versioning.CriticalSection;
 import dev.shardstore.shard.versioning.DatabaseShardingState;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
@@ -24,7 +25,9 @@ import org.springframework.stereotype.Component;
  *
  * <p>Shape: {@code {shard, clusterTime: {t, i}, databases: {<db>: {primary, version: {uuid, lastMod,
  * timestamp: {t, i}} | null}}, collections: {<db.coll>: {sharded, stale, shardVersion?: "major|minor||epoch||t|i",
- * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, criticalSections: [<db.coll>], openCursors}}.
+ * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, criticalSections: [{namespace: <db.coll>,
+ * phase: "CATCH_UP" | "COMMIT", blocks: "Writes" | "ReadsAndWrites", reason: {...}, expiresAt: <ISO-8601> | null}],
+ * openCursors}}.
  */
 @Component
 @Endpoint(id = "shardingState")
@@ -34,17 +37,17 @@ public class ShardingStateEndpoint {
     private final ShardProperties properties;
     private final DatabaseShardingState databases;
     private final CollectionShardingState collections;
-    private final CriticalSections criticalSections;
+    private final CollectionShardingRuntime runtime;
     private final CursorManager cursors;
     private final ClusterClock clock;
     private final JsonMapper json;
 
     public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CollectionShardingState collections,
-            CriticalSections criticalSections, CursorManager cursors, ClusterClock clock, JsonMapper json) {
+            CollectionShardingRuntime runtime, CursorManager cursors, ClusterClock clock, JsonMapper json) {
         this.properties = properties;
         this.databases = databases;
         this.collections = collections;
-        this.criticalSections = criticalSections;
+        this.runtime = runtime;
         this.json = json;
         this.cursors = cursors;
         this.clock = clock;
@@ -62,7 +65,7 @@ public class ShardingStateEndpoint {
         Map<String, Object> perCollection = new LinkedHashMap<>();
         collections.snapshot().forEach((ns, info) -> perCollection.put(ns, describe(ns, info)));
         state.put("collections", perCollection);
-        state.put("criticalSections", criticalSections.held());
+        state.put("criticalSections", runtime.criticalSections().stream().map(this::describe).toList());
         state.put("openCursors", cursors.openCount());
         return state;
     }
@@ -85,6 +88,16 @@ public class ShardingStateEndpoint {
             entry.put("shardVersion", table.shardVersion(properties.name()).toString());
             entry.put("routingTable", json.readValue(table.summary().toJson(RELAXED), Map.class));
         });
+        return entry;
+    }
+
+    private Map<String, Object> describe(CriticalSection section) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("namespace", section.namespace());
+        entry.put("phase", section.phase().name());
+        entry.put("blocks", section.phase().blockType());
+        entry.put("reason", json.readValue(section.reason().toJson(RELAXED), Map.class));
+        entry.put("expiresAt", section.expiresAt() == null ? null : section.expiresAt().toString());
         return entry;
     }
 

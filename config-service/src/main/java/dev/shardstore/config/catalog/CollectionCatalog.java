@@ -36,16 +36,18 @@ public class CollectionCatalog {
     private final Outbox outbox;
     private final ConfigClock clock;
     private final JdbcClient jdbc;
+    private final ShardingDdlCoordinators coordinators;
     private final TransactionTemplate tx;
     private final TransactionTemplate snapshot;
 
     public CollectionCatalog(CollectionRepository collections, ChunkCatalog chunks, Outbox outbox, ConfigClock clock, JdbcClient jdbc,
-            PlatformTransactionManager transactions) {
+            ShardingDdlCoordinators coordinators, PlatformTransactionManager transactions) {
         this.collections = collections;
         this.chunks = chunks;
         this.outbox = outbox;
         this.clock = clock;
         this.jdbc = jdbc;
+        this.coordinators = coordinators;
         this.tx = new TransactionTemplate(transactions);
         // a routing table must not mix the collection entry of one commit with the chunks of the next
         this.snapshot = new TransactionTemplate(transactions);
@@ -87,12 +89,15 @@ public class CollectionCatalog {
      * Registers a newly sharded collection with its initial chunks, unless another call registered it first.
      *
      * @return the registered collection: {@code collection}, or the one registered first when it has the same key
-     * @throws CommandException AlreadyInitialized (23) when it is already sharded with another key or unique flag
+     * @throws CommandException AlreadyInitialized (23) when it is already sharded with another key or unique flag;
+     *                          ConflictingOperationInProgress (117) while a dropCollection of the namespace is unfinished
      */
     public ShardedCollection create(ShardedCollection collection, List<CatalogChunk> initialChunks) {
         return tx.execute(status -> {
-            // serializes concurrent shardCollection calls of one namespace between the check and the insert
-            jdbc.sql("SELECT pg_advisory_xact_lock(hashtext(?))").param("collection:" + collection.namespace()).query().singleValue();
+            // serializes concurrent shardCollection calls of one namespace between the check and the insert, and them with
+            // the start of a dropCollection coordinator
+            lockNamespace(jdbc, collection.namespace());
+            coordinators.requireNone(collection.namespace(), "shardCollection");
             Optional<ShardedCollection> existing = find(collection.namespace());
             if (existing.isPresent()) {
                 requireSameKey(existing.get(), collection.key(), collection.unique());
@@ -104,6 +109,14 @@ public class CollectionCatalog {
                     initialChunks.stream().map(CatalogChunk::shard).toList());
             return collection;
         });
+    }
+
+    /**
+     * Takes {@code namespace}'s registration lock until the end of the caller's transaction (a PostgreSQL advisory
+     * lock): shardCollection's registration and the start of a dropCollection coordinator hold it.
+     */
+    static void lockNamespace(JdbcClient jdbc, String namespace) {
+        jdbc.sql("SELECT pg_advisory_xact_lock(hashtext(?))").param("collection:" + namespace).query().singleValue();
     }
 
     /**
@@ -126,11 +139,13 @@ public class CollectionCatalog {
      * epoch and timestamp while chunks keep their major|minor. The same key again is a no-op.
      *
      * @return the collection after the refinement
-     * @throws CommandException NamespaceNotSharded; InvalidOptions naming {@code key} when it does not extend the current key
+     * @throws CommandException NamespaceNotSharded; InvalidOptions naming {@code key} when it does not extend the current key;
+     *                          ConflictingOperationInProgress (117) while a dropCollection of the namespace is unfinished
      */
     public ShardedCollection refine(String namespace, ShardKeyPattern newKey) {
         return tx.execute(status -> {
             CollectionEntity entity = collections.findForUpdate(namespace).orElseThrow(() -> notSharded(namespace));
+            coordinators.requireNone(namespace, "refineCollectionShardKey");
             ShardedCollection current = entity.toCollection();
             ShardKeyPattern oldKey = current.key();
             if (newKey.size() < oldKey.size() || !sameFields(oldKey, newKey, oldKey.size())) {

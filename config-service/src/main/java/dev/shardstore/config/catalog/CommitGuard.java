@@ -20,10 +20,12 @@ public class CommitGuard {
 
     private final CollectionRepository collections;
     private final ChunkCatalog chunks;
+    private final ShardingDdlCoordinators coordinators;
 
-    public CommitGuard(CollectionRepository collections, ChunkCatalog chunks) {
+    public CommitGuard(CollectionRepository collections, ChunkCatalog chunks, ShardingDdlCoordinators coordinators) {
         this.collections = collections;
         this.chunks = chunks;
+        this.coordinators = coordinators;
     }
 
     /** A locked collection and its collection version at the time of locking. */
@@ -34,12 +36,14 @@ public class CommitGuard {
      *
      * @throws CommandException StaleEpoch (150) when the collection is not sharded or has another epoch or timestamp;
      *                          StaleConfig (13388) with {@code vReceived}/{@code vWanted} when the expected collection
-     *                          version is not the current one
+     *                          version is not the current one; ConflictingOperationInProgress (117) while a
+     *                          dropCollection of the namespace is unfinished
      */
     @Transactional(propagation = Propagation.MANDATORY)
     public Locked lock(String namespace, CommitExpectation expected) {
         CollectionEntity entity = collections.findForUpdate(namespace).orElseThrow(() -> new CommandException(ErrorCode.StaleEpoch,
                 "collection " + namespace + " is not sharded (any more); expected epoch " + expected.epoch().toHexString()));
+        coordinators.requireNone(namespace, "a chunk commit");
         ShardedCollection collection = entity.toCollection();
         if (!collection.epoch().equals(expected.epoch()) || !collection.timestamp().equals(expected.timestamp())) {
             throw new CommandException(ErrorCode.StaleEpoch, "collection " + namespace + " has epoch " + collection.epoch().toHexString()

@@ -99,7 +99,23 @@ public class ShardPeers {
         client.runChecked(shardId, host, "admin", new BsonDocument("_shardsvrRefreshCollection", new BsonString(namespace)));
     }
 
-    /** Drops {@code db.collection} on that shard; a collection the shard does not have counts as dropped. */
+    /**
+     * {@code _shardsvrParticipantBlock: <collection>} on {@code db} (MongoDB's): {@code blockType} "Writes" or
+     * "ReadsAndWrites" enters the collection's critical section on that shard for {@code reason}, "Unblock" exits it
+     * and has the shard refresh its filtering metadata. Idempotent.
+     *
+     * @throws CommandException the shard's error (ConflictingOperationInProgress when the section is held for another
+     *                          reason), HostUnreachable/NetworkTimeout
+     */
+    public void participantBlock(String shardId, String host, String db, String collection, String blockType, BsonDocument reason) {
+        client.runChecked(shardId, host, db, new BsonDocument("_shardsvrParticipantBlock", new BsonString(collection))
+                .append("blockType", new BsonString(blockType)).append("reason", reason));
+    }
+
+    /**
+     * Drops {@code db.collection} on that shard, without versions (so a critical section held on it does not block the
+     * drop); a collection the shard does not have counts as dropped.
+     */
     public void dropCollection(String shardId, String host, String db, String collection) {
         try {
             client.runChecked(shardId, host, db, new BsonDocument("drop", new BsonString(collection)));

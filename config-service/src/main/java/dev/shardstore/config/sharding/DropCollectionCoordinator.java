@@ -1,62 +1,100 @@
 package dev.shardstore.config.sharding;
 
-import dev.shardstore.contracts.namespace.Namespace;
-import dev.shardstore.config.catalog.ChunkCatalog;
 import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
+import dev.shardstore.config.catalog.DropCollectionCoordinatorDocument;
+import dev.shardstore.config.catalog.DropCollectionPhase;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.catalog.ShardingDdlCoordinators;
 import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardedCollection;
-import java.util.List;
-import java.util.Optional;
+import dev.shardstore.support.failpoint.FailPoints;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Consumer;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 
 /**
- * {@code _configsvrDropCollection}: drops the collection on every shard (orphans may be anywhere), then removes it and
- * its chunks from the catalog with a {@code ROUTING_CHANGED} event without a collection version, then asks the former
- * owners to refresh. The data goes first so that a failure leaves a catalog entry to retry against.
+ * {@code _configsvrDropCollection} as MongoDB's dropCollection coordinator does it (docs/sharding-protocol.md,
+ * "Dropping a sharded collection"; reference: "DDL operations"). A coordinator document
+ * ({@link ShardingDdlCoordinators}) records the phase reached, so that every phase runs even if this process dies:
+ * <ol>
+ *   <li>(a) {@link DropCollectionPhase#BLOCK}: every shard blocks versioned reads and writes of the collection
+ *       ({@code _shardsvrParticipantBlock} with {@code blockType: "ReadsAndWrites"}), waiting for those in flight;</li>
+ *   <li>(b) {@link DropCollectionPhase#COMMIT}: the collection instance and its chunks leave the catalog, with their
+ *       {@code ROUTING_CHANGED} event;</li>
+ *   <li>(c) {@link DropCollectionPhase#DROP_DATA}: every shard drops the data (an unversioned {@code drop}, which the
+ *       section does not block);</li>
+ *   <li>(d) {@link DropCollectionPhase#RELEASE}: every shard exits the section and refreshes
+ *       ({@code blockType: "Unblock"}); the versioned commands that waited get StaleConfig and their routers find the
+ *       collection unsharded;</li>
+ *   <li>(e) the document is deleted.</li>
+ * </ol>
+ * Every phase is idempotent. An unfinished coordinator is resumed from its phase when the config service starts, every
+ * {@code shardstore.sharding.ddl-retry-interval} after a failure, and by the next drop of the namespace, which joins a
+ * coordinator already running in this process instead of starting a second one. While a coordinator exists,
+ * shardCollection, refineCollectionShardKey and chunk commits of the namespace are ConflictingOperationInProgress (117).
+ * The fail points {@code dropCollection.after<Phase>} sit at each phase boundary (after the phase is recorded).
  */
 @Service
 public class DropCollectionCoordinator {
+    private static final Logger log = LoggerFactory.getLogger(DropCollectionCoordinator.class);
+
     private final DatabaseCatalog databases;
     private final ShardCatalog shards;
     private final CollectionCatalog collections;
-    private final ChunkCatalog chunks;
+    private final ShardingDdlCoordinators coordinators;
     private final ShardPeers peers;
-    private final ShardRefresher refresher;
+    private final FailPoints failPoints;
+    /** The coordinators running in this process, by namespace: a second drop joins the first. */
+    private final ConcurrentMap<Namespace, CompletableFuture<Boolean>> running = new ConcurrentHashMap<>();
 
-    public DropCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ChunkCatalog chunks,
-            ShardPeers peers, ShardRefresher refresher) {
+    public DropCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections,
+            ShardingDdlCoordinators coordinators, ShardPeers peers, FailPoints failPoints) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
-        this.chunks = chunks;
+        this.coordinators = coordinators;
         this.peers = peers;
-        this.refresher = refresher;
+        this.failPoints = failPoints;
     }
 
     /**
-     * @return true when a sharded collection was removed from the catalog
-     * @throws CommandException HostUnreachable/NetworkTimeout or a shard's error when a shard could not drop it (the
-     *                          catalog is then unchanged)
+     * Drops {@code namespace} on every shard and from the catalog (see the class comment), or joins the drop of it
+     * already running or resumes an unfinished one.
+     *
+     * @return true when the coordinator dropped a sharded collection (it left the catalog)
+     * @throws CommandException HostUnreachable/NetworkTimeout or a shard's error when a phase could not complete; the
+     *                          coordinator then resumes by itself (or with the next drop) from the phase it reached
      */
     public boolean drop(Namespace namespace) {
-        Optional<ShardedCollection> sharded = collections.find(namespace.toString());
-        if (sharded.isEmpty() && databases.find(namespace.db()).isEmpty()) {
-            return false;
+        CompletableFuture<Boolean> mine = new CompletableFuture<>();
+        CompletableFuture<Boolean> other = running.putIfAbsent(namespace, mine);
+        if (other != null) {
+            return join(other);
         }
-        for (ShardEntity shard : shards.listShards()) {
-            peers.dropCollection(shard.id(), shard.host(), namespace.db(), namespace.collection());
+        try {
+            boolean dropped = run(namespace);
+            mine.complete(dropped);
+            return dropped;
+        } catch (RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            running.remove(namespace, mine);
         }
-        if (sharded.isEmpty()) {
-            return false;
-        }
-        List<String> owners = chunks.shards(sharded.get().uuid());
-        boolean removed = collections.remove(namespace.toString(), sharded.get().uuid());
-        refresher.refresh(namespace.toString(), owners);
-        return removed;
     }
 
     /**
@@ -68,6 +106,88 @@ public class DropCollectionCoordinator {
             if (c.database().equals(db)) {
                 drop(new Namespace(c.database(), c.collection()));
             }
+        }
+    }
+
+    /**
+     * Resumes every unfinished coordinator that is not running, each on its own virtual thread (so the scheduler, which
+     * also relays the outbox, never waits for a shard): once the service is up, then every
+     * {@code shardstore.sharding.ddl-retry-interval} (after a failure, e.g. a shard that was down).
+     */
+    @EventListener(ApplicationReadyEvent.class)
+    @Scheduled(initialDelayString = "${shardstore.sharding.ddl-retry-interval:5s}", fixedDelayString = "${shardstore.sharding.ddl-retry-interval:5s}")
+    public void resumeUnfinished() {
+        for (DropCollectionCoordinatorDocument document : coordinators.listDropCollections()) {
+            if (running.containsKey(document.namespace())) {
+                continue;
+            }
+            Thread.ofVirtual().name("resume-drop-" + document.namespace()).start(() -> {
+                try {
+                    log.info("resuming the drop of {} at phase {}", document.namespace(), document.phase());
+                    drop(document.namespace());
+                } catch (CommandException e) {
+                    log.warn("the drop of {} stopped again ({}); it will be resumed", document.namespace(), e.getMessage());
+                }
+            });
+        }
+    }
+
+    private boolean run(Namespace namespace) {
+        if (coordinators.findDropCollection(namespace).isEmpty() && collections.find(namespace.full()).isEmpty()
+                && databases.find(namespace.db()).isEmpty()) {
+            return false; // nothing anywhere to drop
+        }
+        DropCollectionCoordinatorDocument document = coordinators.startDropCollection(namespace).document();
+        failPoints.hit("dropCollection.afterStart");
+        BsonDocument reason = reason(namespace);
+        if (document.phase() == DropCollectionPhase.BLOCK) {
+            onEveryShard(shard -> peers.participantBlock(shard.id(), shard.host(), namespace.db(), namespace.collection(),
+                    "ReadsAndWrites", reason));
+            document = advance(document, DropCollectionPhase.COMMIT, "dropCollection.afterBlock");
+        }
+        if (document.phase() == DropCollectionPhase.COMMIT) {
+            if (document.collectionUuid() != null) {
+                collections.remove(namespace.full(), document.collectionUuid()); // false when a previous run removed it
+            }
+            document = advance(document, DropCollectionPhase.DROP_DATA, "dropCollection.afterCatalogCommit");
+        }
+        if (document.phase() == DropCollectionPhase.DROP_DATA) {
+            onEveryShard(shard -> peers.dropCollection(shard.id(), shard.host(), namespace.db(), namespace.collection()));
+            document = advance(document, DropCollectionPhase.RELEASE, "dropCollection.afterDataDrop");
+        }
+        onEveryShard(shard -> peers.participantBlock(shard.id(), shard.host(), namespace.db(), namespace.collection(),
+                "Unblock", reason));
+        failPoints.hit("dropCollection.afterRelease");
+        coordinators.delete(namespace);
+        return document.collectionUuid() != null;
+    }
+
+    /** Records that {@code document} reached {@code next}, then passes the fail point of that boundary. */
+    private DropCollectionCoordinatorDocument advance(DropCollectionCoordinatorDocument document, DropCollectionPhase next,
+            String failPoint) {
+        DropCollectionCoordinatorDocument reached = document.at(next);
+        coordinators.savePhase(reached);
+        failPoints.hit(failPoint);
+        return reached;
+    }
+
+    /** The critical section's reason on the shards: only this coordinator (of this namespace) may exit it. */
+    private static BsonDocument reason(Namespace namespace) {
+        return new BsonDocument("command", new BsonString("dropCollection")).append("ns", new BsonString(namespace.full()));
+    }
+
+    private void onEveryShard(Consumer<ShardEntity> step) {
+        shards.listShards().forEach(step);
+    }
+
+    private static boolean join(CompletableFuture<Boolean> running) {
+        try {
+            return running.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.InitialChunks;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.catalog.ShardingDdlCoordinators;
 import dev.shardstore.config.shard.PreparedCollection;
 import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
@@ -39,9 +40,10 @@ public class ShardCollectionCoordinator {
     private final ShardRefresher refresher;
     private final ConfigClock clock;
     private final ShardingProperties properties;
+    private final ShardingDdlCoordinators coordinators;
 
     public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ShardPeers peers,
-            ShardRefresher refresher, ConfigClock clock, ShardingProperties properties) {
+            ShardRefresher refresher, ConfigClock clock, ShardingProperties properties, ShardingDdlCoordinators coordinators) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
@@ -49,6 +51,7 @@ public class ShardCollectionCoordinator {
         this.refresher = refresher;
         this.clock = clock;
         this.properties = properties;
+        this.coordinators = coordinators;
     }
 
     /**
@@ -59,9 +62,12 @@ public class ShardCollectionCoordinator {
      * @throws CommandException AlreadyInitialized (23) when sharded with another key; InvalidOptions naming
      *                          {@code unique} for a unique hashed key or {@code numInitialChunks} when it does not
      *                          apply or is too large; InvalidNamespace for admin/config/local; ShardNotFound when no
-     *                          shard is registered; the primary shard's error when it cannot prepare the collection
+     *                          shard is registered; the primary shard's error when it cannot prepare the collection;
+     *                          ConflictingOperationInProgress (117) while a dropCollection of the namespace is unfinished
+     *                          (checked first, and again when the collection is registered)
      */
     public ShardedCollection shardCollection(Namespace namespace, ShardKeyPattern key, boolean unique, long numInitialChunks) {
+        coordinators.requireNone(namespace.toString(), "shardCollection");
         Optional<ShardedCollection> existing = collections.find(namespace.toString());
         if (existing.isPresent()) {
             CollectionCatalog.requireSameKey(existing.get(), key, unique);

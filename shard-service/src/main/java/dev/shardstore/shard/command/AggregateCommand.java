@@ -14,7 +14,6 @@ import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +21,7 @@ import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,15 +39,13 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class AggregateCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
     private final CursorManager cursors;
 
-    public AggregateCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries,
+    public AggregateCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries,
             CursorManager cursors) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.queries = queries;
         this.cursors = cursors;
@@ -56,6 +54,11 @@ public class AggregateCommand extends ShardCommand {
     @Override
     public String name() {
         return "aggregate";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
     }
 
     @Override
@@ -85,7 +88,7 @@ public class AggregateCommand extends ShardCommand {
 
     /** The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist. */
     private List<BsonDocument> read(Namespace ns, Filter filter, BsonDocument filterSpec) {
-        return locks.shared(ns, () -> catalog.find(ns).map(collection -> {
+        return catalog.find(ns).map(collection -> {
             ShardCursor scan = queries.find(collection, new FindQuery(filter, null, null, 0, 0, filterSpec, null), Long.MAX_VALUE);
             List<BsonDocument> documents = new ArrayList<>();
             Batch batch;
@@ -94,6 +97,6 @@ public class AggregateCommand extends ShardCommand {
                 documents.addAll(batch.documents());
             } while (!batch.exhausted());
             return documents;
-        }).orElse(List.of()));
+        }).orElse(List.of());
     }
 }

@@ -3,33 +3,32 @@ package dev.shardstore.shard.command;
 import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import org.springframework.stereotype.Component;
 
 /**
- * Drops collections: each waits for the operations running on it (exclusive collection lock), loses
- * its table and catalog entry with a {@code drop} oplog entry, and has its cursors killed.
+ * Drops collections: each waits for the operations running on it (exclusive collection lock, which {@code drop}
+ * holds through its declared access and dropDatabase takes here per collection), loses its table and catalog entry
+ * with a {@code drop} oplog entry, and has its cursors killed.
  */
 @Component
 class CollectionDropper {
-    private final CollectionLocks locks;
+    private final CollectionShardingRuntime runtime;
     private final CollectionCatalog catalog;
     private final CursorManager cursors;
 
-    CollectionDropper(CollectionLocks locks, CollectionCatalog catalog, CursorManager cursors) {
-        this.locks = locks;
+    CollectionDropper(CollectionShardingRuntime runtime, CollectionCatalog catalog, CursorManager cursors) {
+        this.runtime = runtime;
         this.catalog = catalog;
         this.cursors = cursors;
     }
 
-    /** Drops {@code ns}; returns whether it existed. */
+    /** Drops {@code ns}, whose lock the caller holds exclusively; returns whether it existed. */
     boolean drop(Namespace ns) {
-        return locks.exclusive(ns, () -> {
-            boolean existed = catalog.drop(ns).isPresent();
-            cursors.killCollection(ns);
-            return existed;
-        });
+        boolean existed = catalog.drop(ns).isPresent();
+        cursors.killCollection(ns);
+        return existed;
     }
 
     /**
@@ -41,7 +40,7 @@ class CollectionDropper {
     int dropDatabase(String db) {
         int dropped = 0;
         for (CollectionInfo collection : catalog.list(db)) {
-            if (drop(collection.namespace())) {
+            if (runtime.exclusive(collection.namespace(), () -> drop(collection.namespace()))) {
                 dropped++;
             }
         }

@@ -6,10 +6,10 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,13 +18,11 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class CountCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
 
-    public CountCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries) {
+    public CountCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.queries = queries;
     }
@@ -35,6 +33,11 @@ public class CountCommand extends ShardCommand {
     }
 
     @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
@@ -42,7 +45,7 @@ public class CountCommand extends ShardCommand {
         Filter filter = Filter.parse(filterSpec);
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
-        long n = locks.shared(ns, () -> catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L));
+        long n = catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
     }
 }

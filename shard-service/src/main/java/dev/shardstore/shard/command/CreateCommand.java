@@ -6,10 +6,10 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Set;
 import org.bson.BsonDocument;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -29,18 +29,21 @@ public class CreateCommand extends ShardCommand {
             "timeseries", "expireAfterSeconds", "clusteredIndex", "validator", "validationLevel", "validationAction",
             "collation", "changeStreamPreAndPostImages", "encryptedFields");
 
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
 
-    public CreateCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog) {
+    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
     }
 
     @Override
     public String name() {
         return "create";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.WRITE;
     }
 
     @Override
@@ -55,7 +58,7 @@ public class CreateCommand extends ShardCommand {
                 options.append(field, value);
             }
         });
-        CollectionCatalog.Creation creation = locks.shared(ns, () -> catalog.create(ns, options));
+        CollectionCatalog.Creation creation = catalog.create(ns, options);
         if (!creation.created() && !creation.collection().options().equals(options)) {
             throw new CommandException(ErrorCode.NamespaceExists, "Collection " + ns.full() + " already exists with different options: "
                     + creation.collection().options().toJson());

@@ -7,7 +7,6 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
@@ -18,6 +17,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -35,15 +35,13 @@ public class CreateIndexesCommand extends ShardCommand {
     private static final String HASHED = "hashed";
     private static final Set<String> OPTIONS = Set.of("key", "name", "unique", "sparse", "partialFilterExpression", "v", "background");
 
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
     private final IndexCreator creator;
 
-    public CreateIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes,
+    public CreateIndexesCommand(CommandInvoker invoker, CollectionCatalog catalog, IndexCatalog indexes,
             IndexCreator creator) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.indexes = indexes;
         this.creator = creator;
@@ -52,6 +50,11 @@ public class CreateIndexesCommand extends ShardCommand {
     @Override
     public String name() {
         return "createIndexes";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.EXCLUSIVE;
     }
 
     @Override
@@ -66,19 +69,17 @@ public class CreateIndexesCommand extends ShardCommand {
         for (int i = 0; i < raw.asArray().size(); i++) {
             specs.add(validate(args.document(raw.asArray().get(i), "indexes." + i)));
         }
-        return locks.exclusive(ns, () -> {
-            CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
-            CollectionInfo c = creation.collection();
-            int before = indexes.list(c).size() + 1;
-            int created = creator.createAll(c, specs);
-            BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
-                    .append("numIndexesAfter", new BsonInt32(before + created))
-                    .append("createdCollectionAutomatically", BsonBoolean.valueOf(creation.created()));
-            if (created == 0) {
-                reply.append("note", new BsonString("all indexes already exist"));
-            }
-            return Replies.ok(reply);
-        });
+        CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
+        CollectionInfo c = creation.collection();
+        int before = indexes.list(c).size() + 1;
+        int created = creator.createAll(c, specs);
+        BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
+                .append("numIndexesAfter", new BsonInt32(before + created))
+                .append("createdCollectionAutomatically", BsonBoolean.valueOf(creation.created()));
+        if (created == 0) {
+            reply.append("note", new BsonString("all indexes already exist"));
+        }
+        return Replies.ok(reply);
     }
 
     /** The spec in its stored form, or an error naming what is wrong with it. */

@@ -4,12 +4,12 @@ import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -20,18 +20,21 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class DeleteCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final DocumentDeleter deleter;
 
-    public DeleteCommand(CommandInvoker invoker, CollectionLocks locks, DocumentDeleter deleter) {
+    public DeleteCommand(CommandInvoker invoker, DocumentDeleter deleter) {
         super(invoker);
-        this.locks = locks;
         this.deleter = deleter;
     }
 
     @Override
     public String name() {
         return "delete";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.WRITE;
     }
 
     @Override
@@ -53,7 +56,6 @@ public class DeleteCommand extends ShardCommand {
             justOne.add(limit == 1);
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        return locks.shared(ns, () -> WriteResult.ofStatements(filters.size(), ordered,
-                i -> deleter.delete(ns, filters.get(i), justOne.get(i)))).toReply();
+        return WriteResult.ofStatements(filters.size(), ordered, i -> deleter.delete(ns, filters.get(i), justOne.get(i))).toReply();
     }
 }

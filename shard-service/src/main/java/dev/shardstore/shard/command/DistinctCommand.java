@@ -10,12 +10,12 @@ import dev.shardstore.engine.query.DistinctValues;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -29,13 +29,11 @@ import org.springframework.stereotype.Component;
 public class DistinctCommand extends ShardCommand {
     private static final long BATCH = 1000;
 
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
 
-    public DistinctCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries) {
+    public DistinctCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.queries = queries;
     }
@@ -46,17 +44,19 @@ public class DistinctCommand extends ShardCommand {
     }
 
     @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         DistinctValues distinct = new DistinctValues(args.requiredString("key"));
         BsonDocument query = args.optionalDocument(command, "query", "query");
         Filter filter = Filter.parse(query);
-        List<BsonValue> values = locks.shared(ns, () -> {
-            catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, distinct));
-            return distinct.values();
-        });
-        return Replies.ok(new BsonDocument("values", new BsonArray(values)));
+        catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, distinct));
+        return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }
 
     private void scan(CollectionInfo collection, BsonDocument query, Filter filter, DistinctValues distinct) {

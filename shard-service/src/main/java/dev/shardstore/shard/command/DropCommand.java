@@ -9,6 +9,7 @@ import dev.shardstore.shard.storage.IndexCatalog;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -34,9 +35,13 @@ public class DropCommand extends ShardCommand {
     }
 
     @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.EXCLUSIVE;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
-        // counted before the drop, outside its lock: a concurrent createIndexes may make this off by one
         int indexCount = catalog.find(ns).map(c -> indexes.list(c).size() + 1).orElse(1);
         return dropper.drop(ns)
                 ? Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(indexCount)).append("ns", new BsonString(ns.full())))

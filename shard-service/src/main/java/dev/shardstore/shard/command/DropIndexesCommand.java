@@ -6,7 +6,6 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -15,6 +14,7 @@ import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,13 +24,11 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class DropIndexesCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
 
-    public DropIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes) {
+    public DropIndexesCommand(CommandInvoker invoker, CollectionCatalog catalog, IndexCatalog indexes) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.indexes = indexes;
     }
@@ -41,42 +39,45 @@ public class DropIndexesCommand extends ShardCommand {
     }
 
     @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.EXCLUSIVE;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonValue index = command.get("index");
         if (index == null) {
             throw new CommandException(ErrorCode.BadValue, "dropIndexes requires 'index'");
         }
-        return locks.exclusive(ns, () -> {
-            CollectionInfo c = catalog.find(ns)
-                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found " + ns.full()));
-            List<IndexSpec> all = indexes.list(c);
-            int was = all.size() + 1;
-            List<IndexSpec> toDrop = new ArrayList<>();
-            if (index.isString() && index.asString().getValue().equals("*")) {
-                toDrop.addAll(all);
-            } else if (index.isString()) {
-                toDrop.add(byName(c, index.asString().getValue()));
-            } else if (index.isArray()) {
-                for (BsonValue name : index.asArray()) {
-                    if (!name.isString()) {
-                        throw new CommandException(ErrorCode.TypeMismatch, "dropIndexes 'index' array must hold index names");
-                    }
-                    toDrop.add(byName(c, name.asString().getValue()));
+        CollectionInfo c = catalog.find(ns)
+                .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found " + ns.full()));
+        List<IndexSpec> all = indexes.list(c);
+        int was = all.size() + 1;
+        List<IndexSpec> toDrop = new ArrayList<>();
+        if (index.isString() && index.asString().getValue().equals("*")) {
+            toDrop.addAll(all);
+        } else if (index.isString()) {
+            toDrop.add(byName(c, index.asString().getValue()));
+        } else if (index.isArray()) {
+            for (BsonValue name : index.asArray()) {
+                if (!name.isString()) {
+                    throw new CommandException(ErrorCode.TypeMismatch, "dropIndexes 'index' array must hold index names");
                 }
-            } else if (index.isDocument()) {
-                if (index.asDocument().equals(new BsonDocument("_id", new BsonInt32(1)))) {
-                    throw new CommandException(ErrorCode.InvalidOptions, "cannot drop _id index");
-                }
-                toDrop.add(all.stream().filter(i -> i.key().equals(IndexSpec.normalizeKey(index.asDocument()))).findFirst()
-                        .orElseThrow(() -> new CommandException(ErrorCode.IndexNotFound,
-                                "can't find index with key: " + index.asDocument().toJson())));
-            } else {
-                throw new CommandException(ErrorCode.TypeMismatch, "dropIndexes 'index' must be a string, document or array");
+                toDrop.add(byName(c, name.asString().getValue()));
             }
-            toDrop.forEach(i -> indexes.drop(c, i));
-            return Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(was)));
-        });
+        } else if (index.isDocument()) {
+            if (index.asDocument().equals(new BsonDocument("_id", new BsonInt32(1)))) {
+                throw new CommandException(ErrorCode.InvalidOptions, "cannot drop _id index");
+            }
+            toDrop.add(all.stream().filter(i -> i.key().equals(IndexSpec.normalizeKey(index.asDocument()))).findFirst()
+                    .orElseThrow(() -> new CommandException(ErrorCode.IndexNotFound,
+                            "can't find index with key: " + index.asDocument().toJson())));
+        } else {
+            throw new CommandException(ErrorCode.TypeMismatch, "dropIndexes 'index' must be a string, document or array");
+        }
+        toDrop.forEach(i -> indexes.drop(c, i));
+        return Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(was)));
     }
 
     private IndexSpec byName(CollectionInfo c, String name) {

@@ -8,7 +8,6 @@ import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
 import java.util.Set;
@@ -16,6 +15,8 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -31,13 +32,11 @@ import org.springframework.stereotype.Component;
 public class ExplainCommand extends ShardCommand {
     private static final Set<String> VERBOSITIES = Set.of("queryPlanner", "executionStats", "allPlansExecution");
 
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
 
-    public ExplainCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries) {
+    public ExplainCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.queries = queries;
     }
@@ -47,11 +46,16 @@ public class ExplainCommand extends ShardCommand {
         return "explain";
     }
 
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
+    }
+
     /** The explained command's collection: its {@code shardVersion} sits next to {@code explain}. */
     @Override
-    protected String versionedCollection(BsonDocument command) {
+    protected @Nullable Namespace namespace(String db, BsonDocument command) {
         BsonValue inner = command.get("explain");
-        return inner != null && inner.isDocument() ? super.versionedCollection(inner.asDocument()) : null;
+        return inner != null && inner.isDocument() ? super.namespace(db, inner.asDocument()) : null;
     }
 
     @Override
@@ -101,24 +105,21 @@ public class ExplainCommand extends ShardCommand {
         Filter filter = Filter.parse(filterSpec);
         BsonValue hint = explained.get("hint");
         boolean stats = !verbosity.equals("queryPlanner");
-        long s = skip;
-        long l = limit;
-        BsonDocument reply = locks.shared(ns, () -> {
-            Optional<CollectionInfo> c = catalog.find(ns);
-            if (c.isEmpty()) {
-                BsonDocument eof = new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(ns.full()))
-                        .append("parsedQuery", filterSpec)
-                        .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
-                        .append("rejectedPlans", new BsonArray()));
-                if (stats) {
-                    eof.append("executionStats", BsonDocument.parse(
-                            "{executionSuccess: true, nReturned: {$numberLong: '0'}, executionTimeMillis: {$numberLong: '0'},"
-                                    + " totalKeysExamined: {$numberLong: '0'}, totalDocsExamined: {$numberLong: '0'}}"));
-                }
-                return eof;
+        Optional<CollectionInfo> c = catalog.find(ns);
+        BsonDocument reply;
+        if (c.isEmpty()) {
+            reply = new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(ns.full()))
+                    .append("parsedQuery", filterSpec)
+                    .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
+                    .append("rejectedPlans", new BsonArray()));
+            if (stats) {
+                reply.append("executionStats", BsonDocument.parse(
+                        "{executionSuccess: true, nReturned: {$numberLong: '0'}, executionTimeMillis: {$numberLong: '0'},"
+                                + " totalKeysExamined: {$numberLong: '0'}, totalDocsExamined: {$numberLong: '0'}}"));
             }
-            return queries.explain(c.get(), filterSpec, filter, hint, s, l, stats);
-        });
+        } else {
+            reply = queries.explain(c.get(), filterSpec, filter, hint, skip, limit, stats);
+        }
         reply.append("command", explained);
         return Replies.ok(reply);
     }

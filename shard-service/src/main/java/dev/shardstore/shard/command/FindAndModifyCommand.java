@@ -7,7 +7,6 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Set;
 import org.bson.BsonBoolean;
@@ -15,6 +14,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -34,18 +34,21 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class FindAndModifyCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final FindAndModifier modifier;
 
-    public FindAndModifyCommand(CommandInvoker invoker, CollectionLocks locks, FindAndModifier modifier) {
+    public FindAndModifyCommand(CommandInvoker invoker, FindAndModifier modifier) {
         super(invoker);
-        this.locks = locks;
         this.modifier = modifier;
     }
 
     @Override
     public String name() {
         return "findAndModify";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.WRITE;
     }
 
     @Override
@@ -73,7 +76,7 @@ public class FindAndModifyCommand extends ShardCommand {
                 update == null ? null : DocumentUpdater.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters")),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
-        FindAndModifier.Outcome outcome = locks.shared(ns, () -> modifier.run(ns, request));
+        FindAndModifier.Outcome outcome = modifier.run(ns, request);
         BsonDocument lastError = new BsonDocument("n", new BsonInt32(outcome.n()));
         if (!remove) {
             lastError.put("updatedExisting", BsonBoolean.valueOf(outcome.updatedExisting()));

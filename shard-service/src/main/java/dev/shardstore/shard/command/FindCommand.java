@@ -13,11 +13,11 @@ import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -31,15 +31,13 @@ public class FindCommand extends ShardCommand {
     /** MongoDB's default first batch size. */
     static final long DEFAULT_BATCH_SIZE = 101;
 
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
     private final CursorManager cursors;
 
-    public FindCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, QueryRunner queries,
+    public FindCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries,
             CursorManager cursors) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.queries = queries;
         this.cursors = cursors;
@@ -48,6 +46,11 @@ public class FindCommand extends ShardCommand {
     @Override
     public String name() {
         return "find";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
     }
 
     @Override
@@ -66,15 +69,13 @@ public class FindCommand extends ShardCommand {
                 filterSpec, command.get("hint"));
         long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
-        return locks.shared(ns, () -> {
-            Optional<CollectionInfo> collection = catalog.find(ns);
-            if (collection.isEmpty()) {
-                return Replies.cursor(true, List.of(), 0, ns.full());
-            }
-            ShardCursor cursor = queries.find(collection.get(), query, batchSize);
-            Batch first = cursor.next(batchSize);
-            long id = first.exhausted() || singleBatch ? 0 : cursors.register(ns.full(), ns, cursor);
-            return Replies.cursor(true, first.documents(), id, ns.full());
-        });
+        Optional<CollectionInfo> collection = catalog.find(ns);
+        if (collection.isEmpty()) {
+            return Replies.cursor(true, List.of(), 0, ns.full());
+        }
+        ShardCursor cursor = queries.find(collection.get(), query, batchSize);
+        Batch first = cursor.next(batchSize);
+        long id = first.exhausted() || singleBatch ? 0 : cursors.register(ns.full(), ns, cursor);
+        return Replies.cursor(true, first.documents(), id, ns.full());
     }
 }

@@ -2,12 +2,12 @@ package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
 
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,18 +18,21 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class InsertCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final DocumentInserter inserter;
 
-    public InsertCommand(CommandInvoker invoker, CollectionLocks locks, DocumentInserter inserter) {
+    public InsertCommand(CommandInvoker invoker, DocumentInserter inserter) {
         super(invoker);
-        this.locks = locks;
         this.inserter = inserter;
     }
 
     @Override
     public String name() {
         return "insert";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.WRITE;
     }
 
     @Override
@@ -42,6 +45,6 @@ public class InsertCommand extends ShardCommand {
             documents.add(args.document(array.get(i), "documents." + i));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        return locks.shared(ns, () -> inserter.insert(ns, documents, ordered)).toReply();
+        return inserter.insert(ns, documents, ordered).toReply();
     }
 }

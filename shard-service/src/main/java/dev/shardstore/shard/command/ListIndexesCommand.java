@@ -6,7 +6,6 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
@@ -14,6 +13,7 @@ import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,13 +23,11 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ListIndexesCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
 
-    public ListIndexesCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, IndexCatalog indexes) {
+    public ListIndexesCommand(CommandInvoker invoker, CollectionCatalog catalog, IndexCatalog indexes) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.indexes = indexes;
     }
@@ -40,16 +38,19 @@ public class ListIndexesCommand extends ShardCommand {
     }
 
     @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
-        return locks.shared(ns, () -> {
-            CollectionInfo c = catalog.find(ns)
-                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + ns.full()));
-            List<BsonDocument> entries = new ArrayList<>();
-            entries.add(new BsonDocument("v", new BsonInt32(2)).append("key", new BsonDocument("_id", new BsonInt32(1)))
-                    .append("name", new BsonString("_id_")));
-            entries.addAll(indexes.listEntries(c));
-            return Replies.cursor(true, entries, 0, ns.full());
-        });
+        CollectionInfo c = catalog.find(ns)
+                .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + ns.full()));
+        List<BsonDocument> entries = new ArrayList<>();
+        entries.add(new BsonDocument("v", new BsonInt32(2)).append("key", new BsonDocument("_id", new BsonInt32(1)))
+                .append("name", new BsonString("_id_")));
+        entries.addAll(indexes.listEntries(c));
+        return Replies.cursor(true, entries, 0, ns.full());
     }
 }

@@ -1,13 +1,16 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.support.command.CommandHandler;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Base of the shard's command handlers: every command runs through the {@link CommandInvoker}
- * (database name validation, database and shard version checks, timer) before {@link #execute}.
+ * Base of the shard's command handlers: every command runs through the {@link CommandInvoker} (database name
+ * validation, the collection lock for its declared {@link #access}, database and shard version checks under it,
+ * timer) before {@link #execute}. Commands do not lock their collection themselves.
  */
 public abstract class ShardCommand implements CommandHandler {
     private final CommandInvoker invoker;
@@ -18,11 +21,11 @@ public abstract class ShardCommand implements CommandHandler {
 
     @Override
     public final BsonDocument run(String db, BsonDocument command) {
-        return invoker.invoke(name(), db, command, checksDatabaseVersion(), versionedCollection(command), () -> execute(db, command));
+        return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(), () -> execute(db, command));
     }
 
     /**
-     * Runs the command once the checks passed.
+     * Runs the command once the checks passed, holding the collection lock {@link #access} asks for.
      *
      * @return the reply including {@code ok: 1}
      * @throws dev.shardstore.contracts.error.CommandException for every failure the caller should see
@@ -30,8 +33,16 @@ public abstract class ShardCommand implements CommandHandler {
     protected abstract BsonDocument execute(String db, BsonDocument command);
 
     /**
+     * What the command does to its {@link #namespace}: the lock it runs under and what a critical section blocks.
+     * {@link CollectionAccess#NONE} by default (commands about the shard, its metadata, or cursors).
+     */
+    protected CollectionAccess access() {
+        return CollectionAccess.NONE;
+    }
+
+    /**
      * Whether the versions sent with this command ({@code databaseVersion}, and {@code shardVersion} for its
-     * {@link #versionedCollection}) are checked. True except for commands about the shard itself (ping,
+     * {@link #namespace}) are checked. True except for commands about the shard itself (ping,
      * _shardsvrName, listDatabases) or its metadata (_shardsvrRefreshCollection, _shardsvrDataDistribution).
      */
     protected boolean checksDatabaseVersion() {
@@ -39,12 +50,14 @@ public abstract class ShardCommand implements CommandHandler {
     }
 
     /**
-     * The collection whose {@code shardVersion}, if the command carries one, is checked before it runs (and whose
-     * orphans it then does not see): by default the command's first field when it is a string
-     * ({@code {find: "coll"}}), as for every collection command; null for other commands.
+     * The collection the command is about — locked per {@link #access}, whose {@code shardVersion} (if the command
+     * carries one) is checked and whose orphans it then does not see: by default {@code db.<first field>} when the
+     * first field is a string ({@code {find: "coll"}}), as for every collection command; null for other commands.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException InvalidNamespace for a bad collection name
      */
-    protected @Nullable String versionedCollection(BsonDocument command) {
+    protected @Nullable Namespace namespace(String db, BsonDocument command) {
         BsonValue first = command.isEmpty() ? null : command.get(command.getFirstKey());
-        return first != null && first.isString() ? first.asString().getValue() : null;
+        return first != null && first.isString() ? new Namespace(db, first.asString().getValue()) : null;
     }
 }

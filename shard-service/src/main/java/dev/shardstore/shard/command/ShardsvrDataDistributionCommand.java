@@ -4,7 +4,6 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingState;
@@ -12,6 +11,8 @@ import dev.shardstore.shard.versioning.OwnershipFilter;
 import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,16 +24,16 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ShardsvrDataDistributionCommand extends ShardCommand {
-    private final CollectionLocks locks;
+    private final CollectionShardingRuntime runtime;
     private final CollectionCatalog catalog;
     private final CollectionShardingState state;
     private final ShardKeyScan scan;
     private final String shardName;
 
-    public ShardsvrDataDistributionCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog,
+    public ShardsvrDataDistributionCommand(CommandInvoker invoker, CollectionShardingRuntime runtime, CollectionCatalog catalog,
             CollectionShardingState state, ShardKeyScan scan, ShardProperties properties) {
         super(invoker);
-        this.locks = locks;
+        this.runtime = runtime;
         this.catalog = catalog;
         this.state = state;
         this.scan = scan;
@@ -42,6 +43,15 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
     @Override
     public String name() {
         return "_shardsvrDataDistribution";
+    }
+
+    /**
+     * Not locked by the invoker: the filtering metadata is loaded first (maybe from the config service, which is never
+     * asked while the lock is held), then the scan holds the collection in shared mode.
+     */
+    @Override
+    protected @Nullable Namespace namespace(String db, BsonDocument command) {
+        return null;
     }
 
     @Override
@@ -56,7 +66,7 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
         Predicate<BsonDocument> owned = info.table()
                 .<Predicate<BsonDocument>>map(table -> doc -> OwnershipFilter.owns(table, shardName, doc)).orElse(doc -> true);
         long[] counts = new long[4]; // owned docs, owned bytes, orphaned docs, orphaned bytes
-        locks.shared(ns, () -> {
+        runtime.shared(ns, () -> {
             catalog.find(ns).ifPresent(c -> scan.forEach(c, stored -> {
                 int at = owned.test(stored.decode()) ? 0 : 2;
                 counts[at]++;

@@ -6,12 +6,13 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.ShardProperties;
-import dev.shardstore.shard.versioning.CriticalSections;
+import dev.shardstore.shard.versioning.CollectionAccess;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.shard.versioning.CriticalSectionPhase;
 import java.time.Duration;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,40 +41,50 @@ import org.springframework.stereotype.Component;
  * </ul>
  * Other errors: InvalidOptions for a unique hashed key; BadValue for a malformed key; the index build's errors.
  *
- * <p>A successful prepare leaves the collection in its critical section ({@link CriticalSections}) until the config
- * service's {@code _shardsvrRefreshCollection} after the commit (or the timeout): no versioned write can land
- * between the emptiness check and the new routing, where it could become an orphan.
+ * <p>A successful prepare leaves the collection in its critical section, phase 2 (versioned reads and writes wait;
+ * {@link CollectionShardingRuntime}), until the config service's {@code _shardsvrRefreshCollection} after the commit,
+ * or {@code critical-section-timeout} when that never comes (the shardCollection coordinator is not persisted). The
+ * section is entered under the exclusive collection lock, so the writes already past their version check finish
+ * first and are counted, and none can land between the emptiness check and the new routing, where it would be an
+ * orphan.
  */
 @Component
 public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     private static final long DEFAULT_MAX_CHUNK_SIZE_BYTES = 128L * 1024 * 1024;
 
-    private final CollectionLocks locks;
+    private final CollectionShardingRuntime runtime;
     private final CollectionCatalog catalog;
     private final IndexCreator creator;
     private final DocumentStore store;
     private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
-    private final CriticalSections criticalSections;
     private final Duration criticalSectionTimeout;
 
-    public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog,
-            IndexCreator creator, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan,
-            CriticalSections criticalSections, ShardProperties properties) {
+    public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionShardingRuntime runtime, CollectionCatalog catalog,
+            IndexCreator creator, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan, ShardProperties properties) {
         super(invoker);
-        this.locks = locks;
+        this.runtime = runtime;
         this.catalog = catalog;
         this.creator = creator;
         this.store = store;
         this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
-        this.criticalSections = criticalSections;
         this.criticalSectionTimeout = properties.criticalSectionTimeout();
     }
 
     @Override
     public String name() {
         return "_shardsvrPrepareShardCollection";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.EXCLUSIVE;
+    }
+
+    /** The reason of the critical section a prepare enters, which {@code _shardsvrRefreshCollection} exits. */
+    static BsonDocument criticalSectionReason(Namespace ns) {
+        return new BsonDocument("command", new BsonString("shardCollection")).append("ns", new BsonString(ns.full()));
     }
 
     @Override
@@ -86,15 +98,14 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
             throw new CommandException(ErrorCode.InvalidOptions, "hashed shard keys cannot be declared unique: 'key' "
                     + key.pattern().toJson() + " with 'unique: true'");
         }
-        return locks.exclusive(ns, () -> {
-            criticalSections.enter(ns.full(), criticalSectionTimeout);
-            try {
-                return prepare(ns, key, unique, maxChunkSizeBytes);
-            } catch (RuntimeException e) {
-                criticalSections.exit(ns.full()); // nothing will be committed: writers need not wait
-                throw e;
-            }
-        });
+        BsonDocument reason = criticalSectionReason(ns);
+        runtime.enterCriticalSection(ns, CriticalSectionPhase.COMMIT, reason, criticalSectionTimeout);
+        try {
+            return prepare(ns, key, unique, maxChunkSizeBytes);
+        } catch (RuntimeException e) {
+            runtime.exitCriticalSection(ns, reason); // nothing will be committed: versioned commands need not wait
+            throw e;
+        }
     }
 
     private BsonDocument prepare(Namespace ns, ShardKeyPattern key, boolean unique, long maxChunkSizeBytes) {

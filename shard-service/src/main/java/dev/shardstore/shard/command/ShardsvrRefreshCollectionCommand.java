@@ -3,7 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.versioning.CollectionShardingState;
-import dev.shardstore.shard.versioning.CriticalSections;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import org.bson.BsonBoolean;
@@ -13,18 +13,20 @@ import org.springframework.stereotype.Component;
 /**
  * {@code _shardsvrRefreshCollection: "db.coll"} on {@code admin} → {@code {sharded: bool, ok: 1}}: reloads the collection's
  * filtering metadata from the config service now (incrementally when it is cached), as the config service asks
- * after committing a routing change (docs/sharding-protocol.md). Errors: InvalidNamespace (73) for a malformed
+ * after committing a routing change (docs/sharding-protocol.md). It also ends the critical section that
+ * {@code _shardsvrPrepareShardCollection} entered (shardCollection's commit, or its failure, is what it waited for);
+ * another operation's section (a dropCollection's) is left alone. Errors: InvalidNamespace (73) for a malformed
  * namespace; the config service's error when the load fails.
  */
 @Component
 public class ShardsvrRefreshCollectionCommand extends ShardCommand {
     private final CollectionShardingState state;
-    private final CriticalSections criticalSections;
+    private final CollectionShardingRuntime runtime;
 
-    public ShardsvrRefreshCollectionCommand(CommandInvoker invoker, CollectionShardingState state, CriticalSections criticalSections) {
+    public ShardsvrRefreshCollectionCommand(CommandInvoker invoker, CollectionShardingState state, CollectionShardingRuntime runtime) {
         super(invoker);
         this.state = state;
-        this.criticalSections = criticalSections;
+        this.runtime = runtime;
     }
 
     @Override
@@ -39,14 +41,11 @@ public class ShardsvrRefreshCollectionCommand extends ShardCommand {
 
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
-        String namespace = Namespace.parse(new CommandArgs(command).requiredString(name())).full();
-        state.markStale(namespace);
-        CollectionFilteringInfo info;
-        try {
-            info = state.refresh(namespace);
-        } finally {
-            criticalSections.exit(namespace); // the commands waiting on it see the new metadata (or refresh themselves)
-        }
+        Namespace ns = Namespace.parse(new CommandArgs(command).requiredString(name()));
+        // the section's waiters are released with the metadata marked stale; their refreshes and this one coalesce
+        runtime.exitCriticalSection(ns, ShardsvrPrepareShardCollectionCommand.criticalSectionReason(ns));
+        state.markStale(ns.full());
+        CollectionFilteringInfo info = state.refresh(ns.full());
         return Replies.ok(new BsonDocument("sharded", BsonBoolean.valueOf(info.sharded())));
     }
 }

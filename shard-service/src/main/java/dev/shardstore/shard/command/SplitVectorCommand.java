@@ -8,11 +8,11 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -31,15 +31,13 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class SplitVectorCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final CollectionCatalog catalog;
     private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
 
-    public SplitVectorCommand(CommandInvoker invoker, CollectionLocks locks, CollectionCatalog catalog, ShardKeyIndex shardKeyIndex,
+    public SplitVectorCommand(CommandInvoker invoker, CollectionCatalog catalog, ShardKeyIndex shardKeyIndex,
             ShardKeyScan scan) {
         super(invoker);
-        this.locks = locks;
         this.catalog = catalog;
         this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
@@ -50,10 +48,15 @@ public class SplitVectorCommand extends ShardCommand {
         return "splitVector";
     }
 
-    /** Its first field is a whole namespace, not a collection of the database it runs on. */
     @Override
-    protected String versionedCollection(BsonDocument command) {
-        return null;
+    protected CollectionAccess access() {
+        return CollectionAccess.READ;
+    }
+
+    /** Its first field is a whole namespace {@code db.coll}, not a collection of the database it runs on. */
+    @Override
+    protected Namespace namespace(String db, BsonDocument command) {
+        return Namespace.parse(new CommandArgs(command).requiredString(name()));
     }
 
     @Override
@@ -69,17 +72,16 @@ public class SplitVectorCommand extends ShardCommand {
                     "splitVector needs the desired chunk size ('maxChunkSizeBytes') or 'force: true'");
         }
         long maxChunkSizeBytes = ShardsvrPrepareShardCollectionCommand.maxChunkSizeBytes(args, command);
-        List<BsonDocument> splitKeys = locks.shared(ns, () -> {
-            CollectionInfo c = catalog.find(ns)
-                    .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found: " + ns));
-            IndexWalk.Source index = shardKeyIndex.find(c, key, false).orElseThrow(() -> {
-                scan.requireNoArrays(c, key);
-                return new CommandException(ErrorCode.IndexNotFound, "couldn't find index over splitting key "
-                        + key.pattern().toJson() + " of " + ns + " (not sparse, partial or multikey)");
-            });
-            SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, low, high);
-            return force ? SplitPoints.median(range) : SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
+        CollectionInfo c = catalog.find(ns)
+                .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found: " + ns));
+        IndexWalk.Source index = shardKeyIndex.find(c, key, false).orElseThrow(() -> {
+            scan.requireNoArrays(c, key);
+            return new CommandException(ErrorCode.IndexNotFound, "couldn't find index over splitting key "
+                    + key.pattern().toJson() + " of " + ns + " (not sparse, partial or multikey)");
         });
+        SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, low, high);
+        List<BsonDocument> splitKeys = force ? SplitPoints.median(range)
+                : SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
         return Replies.ok(new BsonDocument("splitKeys", new BsonArray(splitKeys)));
     }
 }

@@ -2,7 +2,6 @@ package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
 
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -11,6 +10,7 @@ import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -22,18 +22,21 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class UpdateCommand extends ShardCommand {
-    private final CollectionLocks locks;
     private final DocumentUpdater updater;
 
-    public UpdateCommand(CommandInvoker invoker, CollectionLocks locks, DocumentUpdater updater) {
+    public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater) {
         super(invoker);
-        this.locks = locks;
         this.updater = updater;
     }
 
     @Override
     public String name() {
         return "update";
+    }
+
+    @Override
+    protected CollectionAccess access() {
+        return CollectionAccess.WRITE;
     }
 
     @Override
@@ -53,8 +56,7 @@ public class UpdateCommand extends ShardCommand {
                     arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters")));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        return locks.shared(ns, () -> WriteResult.ofStatements(statements.size(), ordered,
-                i -> updater.update(ns, statements.get(i)))).toUpdateReply();
+        return WriteResult.ofStatements(statements.size(), ordered, i -> updater.update(ns, statements.get(i))).toUpdateReply();
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.shardstore.shard.cursor;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardProperties;
-import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,24 +14,26 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.annotation.Scheduled;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import org.springframework.stereotype.Component;
 
 /**
  * The shard's open cursors (MongoDB's CursorManager): ids are random non-zero positive longs; a
  * cursor lives until it is exhausted, killed, fails, its collection is dropped, or it sees no getMore
  * for {@code shardstore.shard.cursor-timeout}. A getMore on a collection cursor holds the collection
- * in shared mode, so a concurrent drop waits for the batch.
+ * in shared mode, so a concurrent drop waits for the batch; it is not versioned, so a critical section does not
+ * block it (its cursor keeps the filtering metadata it was opened with).
  */
 @Component
 public class CursorManager {
     private static final Logger log = LoggerFactory.getLogger(CursorManager.class);
 
     private final ConcurrentMap<Long, OpenCursor> open = new ConcurrentHashMap<>();
-    private final CollectionLocks locks;
+    private final CollectionShardingRuntime runtime;
     private final long timeoutNanos;
 
-    public CursorManager(CollectionLocks locks, ShardProperties properties) {
-        this.locks = locks;
+    public CursorManager(CollectionShardingRuntime runtime, ShardProperties properties) {
+        this.runtime = runtime;
         this.timeoutNanos = properties.cursorTimeout().toNanos();
     }
 
@@ -73,7 +74,7 @@ public class CursorManager {
             }
             Batch batch = entry.collection == null
                     ? entry.cursor.next(maxDocuments)
-                    : locks.shared(entry.collection, () -> entry.cursor.next(maxDocuments));
+                    : runtime.shared(entry.collection, () -> entry.cursor.next(maxDocuments));
             entry.lastUsedNanos = System.nanoTime();
             if (batch.exhausted()) {
                 open.remove(id, entry);

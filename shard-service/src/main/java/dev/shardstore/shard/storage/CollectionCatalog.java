@@ -19,8 +19,8 @@ import org.springframework.stereotype.Repository;
  * The shard's local collection catalog (table {@code collections}) and the lifecycle of collection
  * tables. Creating or dropping a collection changes the catalog row, the table and the oplog in one
  * transaction. Lookups are cached in memory: this process is the only writer of its database, and
- * callers hold the namespace's {@link CollectionLocks} lock, shared for lookups and creation and
- * exclusive for {@link #drop}, so a cached entry is never stale.
+ * callers hold the namespace's collection lock ({@code versioning.CollectionShardingRuntime}), shared for lookups
+ * and creation and exclusive for {@link #drop}, so a cached entry is never stale.
  */
 @Repository
 public class CollectionCatalog {

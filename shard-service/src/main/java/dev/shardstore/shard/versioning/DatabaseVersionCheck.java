@@ -9,6 +9,7 @@ import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -35,31 +36,26 @@ public class DatabaseVersionCheck {
     }
 
     /**
-     * Checks the {@code databaseVersion} field of {@code command}, if any, for database {@code db}.
+     * Compares {@code received} with the cached filtering information of {@code db}, without I/O (see
+     * {@link ShardVersionCheck#decide} for how {@link CollectionShardingRuntime} uses it).
      *
-     * @throws CommandException TypeMismatch or BadValue for a malformed {@code databaseVersion},
-     *                          StaleDbVersion (249) when this shard does not serve that version,
-     *                          or the config service's error when a refresh fails
+     * @param refreshed what this command's own refresh loaded, when it refreshed since it last waited
+     * @return true to serve, false to refresh first ({@link DatabaseShardingState#refresh}) and decide again
+     * @throws CommandException StaleDbVersion (249) when this shard does not serve that version
      */
-    public void check(String db, BsonDocument command) {
-        Optional<DatabaseVersion> received = receivedVersion(command);
-        if (received.isEmpty()) {
-            return;
+    public boolean decide(String db, DatabaseVersion received, @Nullable DatabaseFilteringInfo refreshed) {
+        DatabaseFilteringInfo info = state.cached(db).orElse(refreshed);
+        if (info == null) {
+            return false;
         }
-        DatabaseVersion version = received.get();
-        Optional<DatabaseFilteringInfo> cached = state.cached(db);
-        DatabaseFilteringInfo info = cached.isPresent() ? cached.get() : state.refresh(db);
-        if (serves(info, version)) {
-            return;
+        if (serves(info, received)) {
+            return true;
         }
-        if (cached.isPresent() && couldBeNewer(version, info)) {
-            info = state.refresh(db);
-            if (serves(info, version)) {
-                return;
-            }
+        if (refreshed == null && couldBeNewer(received, info)) {
+            return false;
         }
         metrics.staleDbVersion();
-        throw stale(db, version, info);
+        throw stale(db, received, info);
     }
 
     /**

@@ -7,7 +7,6 @@ import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.ShardProperties;
-import java.time.Duration;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -23,7 +22,6 @@ import org.springframework.stereotype.Component;
  * filtering metadata ({@link ChunkVersion#UNSHARDED} for an unsharded one):
  * <ol>
  *   <li>no {@code shardVersion} → no check, no orphan filtering;</li>
- *   <li>while the collection is in a critical section ({@link CriticalSections}) → wait for its end first;</li>
  *   <li>{@link ChunkVersion#IGNORED} → no check, but orphans are still filtered with the current metadata;</li>
  *   <li>equal to the cached version → serve;</li>
  *   <li>otherwise, when the cache is unknown or stale, or the received version could be newer (another epoch, or
@@ -31,54 +29,67 @@ import org.springframework.stereotype.Component;
  *   <li>still different → StaleConfig (13388) with {@code vWanted} = this shard's version (absent when the
  *       refresh failed), so that whichever side is older refreshes.</li>
  * </ol>
+ * {@link CollectionShardingRuntime} runs {@link #decide} while it holds the collection lock, and a refresh (network
+ * I/O) with the lock released, then decides again: the check and the command's effect are one step for the
+ * critical sections.
  */
 @Component
 public class ShardVersionCheck {
     private static final Logger log = LoggerFactory.getLogger(ShardVersionCheck.class);
 
     private final CollectionShardingState state;
-    private final CriticalSections criticalSections;
     private final ShardMetrics metrics;
     private final String shardName;
-    private final Duration criticalSectionTimeout;
 
-    public ShardVersionCheck(CollectionShardingState state, CriticalSections criticalSections, ShardMetrics metrics,
-            ShardProperties properties) {
+    public ShardVersionCheck(CollectionShardingState state, ShardMetrics metrics, ShardProperties properties) {
         this.state = state;
-        this.criticalSections = criticalSections;
         this.metrics = metrics;
         this.shardName = properties.name();
-        this.criticalSectionTimeout = properties.criticalSectionTimeout();
+    }
+
+    /** What {@link #decide} concluded: serve with {@code filter}, or refresh the metadata first. */
+    public record Decision(boolean refresh, @Nullable OwnershipFilter filter) {
+        static final Decision REFRESH = new Decision(true, null);
+
+        static Decision serve(Optional<OwnershipFilter> filter) {
+            return new Decision(false, filter.orElse(null));
+        }
     }
 
     /**
-     * Checks the {@code shardVersion} of {@code command}, if any, for {@code namespace} ({@code db.coll}).
+     * Compares {@code received} with the cached filtering metadata of {@code namespace} ({@code db.coll}), without
+     * I/O.
      *
-     * @return the command's filtering metadata when it is versioned and the collection sharded; empty otherwise
-     * @throws CommandException TypeMismatch or BadValue for a malformed {@code shardVersion}, StaleConfig (13388)
-     *                          when this shard does not serve that version
+     * @param refreshed what this command's own refresh loaded, when it refreshed since it last waited
+     * @return serve (with the filtering metadata when the collection is sharded), or refresh first
+     * @throws CommandException StaleConfig (13388) when this shard does not serve that version
      */
-    public Optional<OwnershipFilter> check(String namespace, BsonDocument command) {
-        Optional<ChunkVersion> received = receivedVersion(command);
-        if (received.isEmpty()) {
-            return Optional.empty();
+    public Decision decide(String namespace, ChunkVersion received, @Nullable CollectionFilteringInfo refreshed) {
+        CollectionFilteringInfo info = state.cached(namespace).orElse(refreshed);
+        if (info == null) {
+            return Decision.REFRESH;
         }
-        ChunkVersion version = received.get();
-        if (!criticalSections.awaitExit(namespace, criticalSectionTimeout)) {
-            throw stale(namespace, version, null);
+        if (received.equals(ChunkVersion.IGNORED) || serves(info, received)) {
+            return Decision.serve(filterOf(info, received));
         }
-        if (version.equals(ChunkVersion.IGNORED)) {
-            return filterOf(state.get(namespace), version);
+        if (refreshed == null && couldBeNewer(received, info.shardVersion(shardName))) {
+            return Decision.REFRESH;
         }
-        Optional<CollectionFilteringInfo> cached = state.cached(namespace);
-        CollectionFilteringInfo info = cached.isPresent() ? cached.get() : refreshOrStale(namespace, version);
-        if (!serves(info, version) && cached.isPresent() && couldBeNewer(version, info.shardVersion(shardName))) {
-            info = refreshOrStale(namespace, version);
+        throw stale(namespace, received, info.shardVersion(shardName));
+    }
+
+    /**
+     * Loads {@code namespace}'s filtering metadata from the config service, for {@link #decide}.
+     *
+     * @throws CommandException StaleConfig without {@code vWanted} when the config service cannot answer
+     */
+    public CollectionFilteringInfo refresh(String namespace, ChunkVersion received) {
+        try {
+            return state.refresh(namespace);
+        } catch (CommandException e) {
+            log.warn("cannot refresh the filtering metadata of {}: {}", namespace, e.getMessage());
+            throw stale(namespace, received, null);
         }
-        if (!serves(info, version)) {
-            throw stale(namespace, version, info.shardVersion(shardName));
-        }
-        return filterOf(info, version);
     }
 
     /**
@@ -115,16 +126,8 @@ public class ShardVersionCheck {
         return !known.sameEpoch(received) || known.isOlderThan(received);
     }
 
-    private CollectionFilteringInfo refreshOrStale(String namespace, ChunkVersion received) {
-        try {
-            return state.refresh(namespace);
-        } catch (CommandException e) {
-            log.warn("cannot refresh the filtering metadata of {}: {}", namespace, e.getMessage());
-            throw stale(namespace, received, null);
-        }
-    }
-
-    private CommandException stale(String namespace, ChunkVersion received, @Nullable ChunkVersion wanted) {
+    /** StaleConfig (13388) for {@code received}, with {@code wanted} as {@code vWanted} when known; counted. */
+    public CommandException stale(String namespace, ChunkVersion received, @Nullable ChunkVersion wanted) {
         metrics.staleConfig();
         return new StaleConfig(namespace, received, wanted, shardName).toException();
     }

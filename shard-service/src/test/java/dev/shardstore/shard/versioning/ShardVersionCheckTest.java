@@ -281,7 +281,8 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
                     versioned("{insert: 'c', documents: [{_id: 1, x: 15}]}", ChunkVersion.UNSHARDED)));
             Thread.sleep(500);
             assertThat(write).as("the write waits for the critical section").isNotDone();
-            assertThat(shardingState().getArray("criticalSections")).extracting(v -> v.asString().getValue()).contains("sv_cs.c");
+            assertThat(shardingState().getArray("criticalSections")).extracting(v -> v.asDocument().getString("namespace").getValue())
+                    .contains("sv_cs.c");
 
             ShardedCollection coll = collection("sv_cs.c", "{x: 1}");
             CONFIG.putRoutingTable(coll, List.of(

@@ -1,0 +1,26 @@
+package dev.shardstore.config.catalog;
+
+import dev.shardstore.contracts.namespace.Namespace;
+import java.util.Objects;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A persisted dropCollection coordinator (a row of {@code sharding_ddl_coordinators}).
+ *
+ * @param namespace      the collection being dropped
+ * @param phase          the next phase to run
+ * @param collectionUuid the sharded collection instance being dropped, captured when the coordinator started; null when
+ *                       the namespace was not sharded (the data is still dropped on every shard)
+ */
+public record DropCollectionCoordinatorDocument(Namespace namespace, DropCollectionPhase phase, @Nullable UUID collectionUuid) {
+    public DropCollectionCoordinatorDocument {
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(phase, "phase");
+    }
+
+    /** This document at {@code next}. */
+    public DropCollectionCoordinatorDocument at(DropCollectionPhase next) {
+        return new DropCollectionCoordinatorDocument(namespace, next, collectionUuid);
+    }
+}

@@ -1,0 +1,304 @@
+package dev.shardstore.shard.versioning;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.shard.ShardProperties;
+import dev.shardstore.support.failpoint.FailPoints;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * The shard's version check, critical sections and collection locks as one mechanism (DESIGN.md §5; MongoDB's
+ * {@code CollectionShardingRuntime} with its collection lock; reference: "Shard versioning and database
+ * versioning", "Migrations"). Per namespace it owns:
+ * <ul>
+ *   <li>the collection lock: commands that read or write documents hold it shared, commands that change the
+ *       collection exclusively ({@link CollectionAccess}); held for one command, never between getMores;</li>
+ *   <li>the critical section, if any ({@link CriticalSection}): phase 1 blocks versioned writes, phase 2 versioned
+ *       reads and writes. Entering either phase takes the lock exclusively, so it waits for the commands in flight
+ *       and no command is between its version check and its effect. Sections are persisted
+ *       ({@link CriticalSectionStore}) and restored when the shard starts, before it serves;</li>
+ *   <li>the version check: {@link #run} checks {@code databaseVersion} and {@code shardVersion} while it holds the
+ *       lock, then runs the command with the accepted filtering metadata ({@link OperationShardingState}).</li>
+ * </ul>
+ * The lock is never held while waiting for a section or while refreshing metadata from the config service: the
+ * command releases it, waits or refreshes, re-acquires and checks again. A command waits for a section at most
+ * {@code shardstore.shard.critical-section-timeout}, then gets StaleConfig; after one refresh a version still
+ * different is StaleConfig (or StaleDbVersion). Exiting a section marks the namespace's metadata stale before it
+ * lets the waiters go, so they check against the metadata the section's operation committed.
+ *
+ * <p>Locks are per namespace and kept for the life of the process (as MongoDB's sharding state map keeps its
+ * entries). Thread-safe.
+ */
+@Component
+public class CollectionShardingRuntime {
+    /** The fail point between a command's accepted version check and its body (under the collection lock). */
+    public static final String AFTER_VERSION_CHECK = "shard.afterVersionCheck";
+
+    private static final Logger log = LoggerFactory.getLogger(CollectionShardingRuntime.class);
+
+    private final ConcurrentMap<String, NamespaceRuntime> namespaces = new ConcurrentHashMap<>();
+    private final CollectionShardingState collections;
+    private final DatabaseShardingState databases;
+    private final ShardVersionCheck shardVersionCheck;
+    private final DatabaseVersionCheck databaseVersionCheck;
+    private final CriticalSectionStore store;
+    private final FailPoints failPoints;
+    private final Duration waitTimeout;
+
+    public CollectionShardingRuntime(CollectionShardingState collections, DatabaseShardingState databases,
+            ShardVersionCheck shardVersionCheck, DatabaseVersionCheck databaseVersionCheck, CriticalSectionStore store,
+            FailPoints failPoints, ShardProperties properties) {
+        this.collections = collections;
+        this.databases = databases;
+        this.shardVersionCheck = shardVersionCheck;
+        this.databaseVersionCheck = databaseVersionCheck;
+        this.store = store;
+        this.failPoints = failPoints;
+        this.waitTimeout = properties.criticalSectionTimeout();
+        restore();
+    }
+
+    /**
+     * Runs a command's {@code body} under the collection lock {@code access} asks for, once the versions it carries
+     * are accepted.
+     *
+     * @param namespace     the collection the command is about; null for commands about no single collection
+     *                      (then only the database version is checked, without a lock)
+     * @param checkVersions whether {@code databaseVersion} and {@code shardVersion} are checked at all
+     * @throws CommandException TypeMismatch/BadValue for malformed versions; StaleDbVersion (249); StaleConfig
+     *                          (13388), also when a critical section outlasts the wait timeout; what {@code body}
+     *                          throws
+     */
+    public <T> T run(String db, @Nullable Namespace namespace, CollectionAccess access, BsonDocument command,
+            boolean checkVersions, Supplier<T> body) {
+        Optional<DatabaseVersion> dbVersion = checkVersions ? DatabaseVersionCheck.receivedVersion(command) : Optional.empty();
+        Optional<ChunkVersion> shardVersion = checkVersions && namespace != null
+                ? ShardVersionCheck.receivedVersion(command) : Optional.empty();
+        NamespaceRuntime runtime = namespace == null || access == CollectionAccess.NONE ? null : runtime(namespace.full());
+        long deadline = System.nanoTime() + waitTimeout.toNanos();
+        DatabaseFilteringInfo dbRefreshed = null;
+        CollectionFilteringInfo collectionRefreshed = null;
+        while (true) {
+            Lock lock = runtime == null ? null : runtime.lock(access);
+            Held blocking = null;
+            boolean refreshDatabase = false;
+            boolean refreshCollection = false;
+            if (lock != null) {
+                lock.lock();
+            }
+            try {
+                Held held = runtime == null ? null : runtime.section;
+                if (shardVersion.isPresent() && held != null && held.section.phase().blocks(access)) {
+                    blocking = held;
+                } else if (dbVersion.isPresent() && !databaseVersionCheck.decide(db, dbVersion.get(), dbRefreshed)) {
+                    refreshDatabase = true;
+                } else {
+                    OwnershipFilter filter = null;
+                    if (shardVersion.isPresent()) {
+                        ShardVersionCheck.Decision decision = shardVersionCheck.decide(namespace.full(), shardVersion.get(), collectionRefreshed);
+                        refreshCollection = decision.refresh();
+                        filter = decision.filter();
+                    }
+                    if (!refreshCollection) {
+                        failPoints.hit(AFTER_VERSION_CHECK);
+                        return OperationShardingState.runWith(filter, body);
+                    }
+                }
+            } finally {
+                if (lock != null) {
+                    lock.unlock();
+                }
+            }
+            if (blocking != null) {
+                if (!blocking.awaitRelease(deadline)) {
+                    throw shardVersionCheck.stale(namespace.full(), shardVersion.get(), null);
+                }
+                dbRefreshed = null; // what was loaded before the section may be what it changed
+                collectionRefreshed = null;
+            } else if (refreshDatabase) {
+                dbRefreshed = databases.refresh(db);
+            } else {
+                collectionRefreshed = shardVersionCheck.refresh(namespace.full(), shardVersion.get());
+            }
+        }
+    }
+
+    /** Runs {@code action} holding {@code namespace}'s lock in shared mode, with no check (a getMore's batch). */
+    public <T> T shared(Namespace namespace, Supplier<T> action) {
+        return holding(runtime(namespace.full()).lock.readLock(), action);
+    }
+
+    /** Runs {@code action} holding {@code namespace}'s lock exclusively, with no check (dropDatabase's drops). */
+    public <T> T exclusive(Namespace namespace, Supplier<T> action) {
+        return holding(runtime(namespace.full()).lock.writeLock(), action);
+    }
+
+    /**
+     * Enters {@code phase} of {@code namespace}'s critical section for the operation {@code reason}: waits for the
+     * commands holding the collection lock to finish, persists the section, and from then on versioned commands
+     * that the phase blocks wait. Entering again for the same reason is idempotent; phase 2 may follow phase 1 (a
+     * phase-1 request while in phase 2 keeps phase 2); the first entry's expiry stands.
+     *
+     * @param expiry how long until the section releases itself if never exited; null: only {@link #exitCriticalSection}
+     *               releases it
+     * @throws CommandException ConflictingOperationInProgress (117) when the section is held for another reason
+     */
+    public void enterCriticalSection(Namespace namespace, CriticalSectionPhase phase, BsonDocument reason, @Nullable Duration expiry) {
+        NamespaceRuntime runtime = runtime(namespace.full());
+        holding(runtime.lock.writeLock(), () -> {
+            synchronized (runtime) {
+                Held held = runtime.section;
+                if (held != null && !held.section.heldFor(reason)) {
+                    throw new CommandException(ErrorCode.ConflictingOperationInProgress, "collection " + namespace
+                            + " is in a critical section for " + held.section.reason().toJson() + ", not for " + reason.toJson());
+                }
+                if (held == null) {
+                    Instant expiresAt = expiry == null ? null : Instant.now().plus(expiry);
+                    runtime.section = hold(new CriticalSection(namespace.full(), phase, reason, expiresAt));
+                } else if (held.section.phase() != CriticalSectionPhase.COMMIT && phase == CriticalSectionPhase.COMMIT) {
+                    held.section = held.section.withPhase(phase);
+                } else {
+                    return null;
+                }
+                store.save(runtime.section.section);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Leaves {@code namespace}'s critical section if it is held for {@code reason}: removes it from the table, marks
+     * the namespace's filtering metadata stale, then lets the waiting commands re-check.
+     *
+     * @return false when no section was held for {@code reason} (none, or another operation's: left alone)
+     */
+    public boolean exitCriticalSection(Namespace namespace, BsonDocument reason) {
+        NamespaceRuntime runtime = runtime(namespace.full());
+        Held held = runtime.section;
+        return held != null && held.section.heldFor(reason) && release(runtime, held);
+    }
+
+    /** {@code namespace}'s critical section, if one is held. */
+    public Optional<CriticalSection> criticalSection(Namespace namespace) {
+        NamespaceRuntime runtime = namespaces.get(namespace.full());
+        Held held = runtime == null ? null : runtime.section;
+        return held == null ? Optional.empty() : Optional.of(held.section);
+    }
+
+    /** Every critical section held, by namespace (for the {@code shardingState} endpoint). */
+    public List<CriticalSection> criticalSections() {
+        return namespaces.values().stream().map(r -> r.section).filter(Objects::nonNull).map(h -> h.section)
+                .sorted(java.util.Comparator.comparing(CriticalSection::namespace)).toList();
+    }
+
+    private void restore() {
+        for (CriticalSection section : store.loadAll()) {
+            if (section.expiresAt() != null && !section.expiresAt().isAfter(Instant.now())) {
+                store.delete(section.namespace());
+                continue;
+            }
+            runtime(section.namespace()).section = hold(section);
+            log.info("restored the critical section of {} ({}, for {})", section.namespace(), section.phase(), section.reason().toJson());
+        }
+    }
+
+    /** A section held in memory; with an expiry, it releases itself then. */
+    private Held hold(CriticalSection section) {
+        Held held = new Held(section);
+        if (section.expiresAt() != null) {
+            long delay = Math.max(0, Duration.between(Instant.now(), section.expiresAt()).toMillis());
+            Executor later = CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS);
+            later.execute(() -> {
+                NamespaceRuntime runtime = runtime(section.namespace());
+                if (runtime.section == held && release(runtime, held)) {
+                    log.warn("the critical section of {} for {} expired: nobody exited it", section.namespace(), section.reason().toJson());
+                }
+            });
+        }
+        return held;
+    }
+
+    private boolean release(NamespaceRuntime runtime, Held held) {
+        // stale first: a command that finds no section must not be served by the metadata the section's operation changed
+        collections.markStale(held.section.namespace());
+        synchronized (runtime) {
+            if (runtime.section != held) {
+                return false;
+            }
+            store.delete(held.section.namespace());
+            runtime.section = null;
+        }
+        held.released.complete(null);
+        return true;
+    }
+
+    private NamespaceRuntime runtime(String namespace) {
+        return namespaces.computeIfAbsent(namespace, ns -> new NamespaceRuntime());
+    }
+
+    private static <T> T holding(Lock lock, Supplier<T> action) {
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One namespace: its lock and its section (changed under {@code this}, read under the lock). */
+    private static final class NamespaceRuntime {
+        final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+        volatile @Nullable Held section;
+
+        Lock lock(CollectionAccess access) {
+            return access == CollectionAccess.EXCLUSIVE ? lock.writeLock() : lock.readLock();
+        }
+    }
+
+    /** A held section and the future its waiters wait on. */
+    private static final class Held {
+        volatile CriticalSection section;
+        final CompletableFuture<Void> released = new CompletableFuture<>();
+
+        Held(CriticalSection section) {
+            this.section = section;
+        }
+
+        /** Waits until the section is exited, at most until {@code deadline} ({@link System#nanoTime}); false then. */
+        boolean awaitRelease(long deadline) {
+            try {
+                released.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                return true;
+            }
+        }
+    }
+}
