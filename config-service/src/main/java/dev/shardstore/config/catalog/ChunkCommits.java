@@ -1,6 +1,10 @@
 package dev.shardstore.config.catalog;
 
 import dev.shardstore.config.outbox.Outbox;
+import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.sharding.StaleConfig;
+import dev.shardstore.support.failpoint.FailPoints;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEventPublisher;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -26,6 +30,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Service
 public class ChunkCommits {
+    /** Fail point inside a migration commit's transaction, before it commits (a crash there commits nothing). */
+    public static final String MIGRATION_BEFORE_COMMIT = "commitChunkMigration.beforeCommit";
+    /** Fail point after a migration commit's transaction committed, before the donor hears of it. */
+    public static final String MIGRATION_AFTER_COMMIT = "commitChunkMigration.afterCommit";
+
     private final CommitGuard guard;
     private final ChunkCatalog chunks;
     private final ShardRepository shards;
@@ -33,9 +42,10 @@ public class ChunkCommits {
     private final ConfigClock clock;
     private final TransactionTemplate tx;
     private final ApplicationEventPublisher events;
+    private final FailPoints failPoints;
 
     public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, ConfigClock clock,
-            TransactionTemplate tx, ApplicationEventPublisher events) {
+            TransactionTemplate tx, ApplicationEventPublisher events, FailPoints failPoints) {
         this.guard = guard;
         this.chunks = chunks;
         this.shards = shards;
@@ -43,6 +53,7 @@ public class ChunkCommits {
         this.clock = clock;
         this.tx = tx;
         this.events = events;
+        this.failPoints = failPoints;
     }
 
     /**
@@ -136,19 +147,25 @@ public class ChunkCommits {
 
     /**
      * Moves the chunk {@code range} from {@code fromShard} to {@code toShard} in the catalog: the moved chunk gets
-     * {@link VersionRules#migratedChunk} and a new history entry, a chunk left on the donor (the control chunk)
-     * {@link VersionRules#controlChunk}. The data half of a migration is not the catalog's business.
+     * {@link VersionRules#migratedChunk} and a new history entry at the commit's cluster time, a chunk left on the donor
+     * (the control chunk) {@link VersionRules#controlChunk}; with {@code ROUTING_CHANGED} and {@code MIGRATION_COMMITTED}
+     * events. The data half of a migration is the shards' business (docs/sharding-protocol.md, "Chunk migration").
      *
+     * @param chunkVersion the migrated chunk's version when the donor started (MongoDB's {@code migratedChunk.lastmod});
+     *                     when given, a chunk with another version is refused: a recovering donor fenced it
+     *                     ({@link #ensureChunkVersionIsGreaterThan}) and decided to abort
      * @return the donor's new shard version ({@code 0|0} of the epoch when it has no chunk left) and the collection version
      * @throws CommandException StaleEpoch/StaleConfig (see {@link CommitGuard}); BadValue naming {@code toShard} when
      *                          it equals {@code fromShard}, or naming {@code migratedChunk} when the range is not
-     *                          exactly a chunk of {@code fromShard}; ShardNotFound naming {@code toShard}
+     *                          exactly a chunk of {@code fromShard}; StaleConfig when the chunk's version is not
+     *                          {@code chunkVersion}; ShardNotFound naming {@code toShard}
      */
-    public CommitResult migrate(String namespace, CommitExpectation expected, ChunkRange range, String fromShard, String toShard) {
+    public CommitResult migrate(String namespace, CommitExpectation expected, ChunkRange range, @Nullable ChunkVersion chunkVersion,
+            String fromShard, String toShard) {
         if (fromShard.equals(toShard)) {
             throw new CommandException(ErrorCode.BadValue, "'toShard' " + toShard + " must differ from 'fromShard'");
         }
-        return tx.execute(status -> {
+        CommitResult result = tx.execute(status -> {
             CommitGuard.Locked locked = guard.lock(namespace, expected);
             if (!shards.existsById(toShard)) {
                 throw new CommandException(ErrorCode.ShardNotFound, "'toShard' " + toShard + " is not a registered shard");
@@ -157,6 +174,9 @@ public class ChunkCommits {
             UUID uuid = locked.collection().uuid();
             CatalogChunk chunk = chunkOn(namespace, uuid, KeyBounds.encode(key, range.min(), "migratedChunk.min"),
                     KeyBounds.encode(key, range.max(), "migratedChunk.max"), range, fromShard, "migratedChunk");
+            if (chunkVersion != null && !chunkVersion.equals(chunk.lastmod())) {
+                throw new StaleConfig(namespace, chunkVersion, chunk.lastmod(), CommitGuard.CONFIG_SHARD_ID).toException();
+            }
             ChunkVersion moved = VersionRules.migratedChunk(locked.collectionVersion());
             chunks.update(key, chunk.movedTo(toShard, moved, clock.next()));
             Optional<CatalogChunk> control = chunks.anotherOn(uuid, fromShard, chunk.id())
@@ -166,8 +186,42 @@ public class ChunkCommits {
             ChunkVersion donorVersion = control.map(CatalogChunk::lastmod)
                     .orElse(new ChunkVersion(0, 0, moved.epoch(), moved.timestamp()));
             outbox.appendRoutingChanged(namespace, moved.epoch(), collectionVersion, List.of(fromShard, toShard));
+            outbox.appendMigration(CatalogEvent.Type.MIGRATION_COMMITTED, namespace, fromShard, toShard, collectionVersion);
             events.publishEvent(new RoutingChangeCommitted(namespace, List.of(fromShard, toShard)));
+            failPoints.hit(MIGRATION_BEFORE_COMMIT);
             return new CommitResult(donorVersion, collectionVersion);
+        });
+        failPoints.hit(MIGRATION_AFTER_COMMIT);
+        return result;
+    }
+
+    /**
+     * MongoDB's {@code _configsvrEnsureChunkVersionIsGreaterThan}, the fence of a migration donor that does not know
+     * whether its commit happened (it restarted, or the commit call failed without an answer): when the chunk
+     * {@code range} still exists with a version at or below {@code version}, it gets {@link VersionRules#fence}, so that
+     * a commit still in flight naming {@code version} is refused; otherwise nothing changes. One transaction with the
+     * collection locked, also while a DDL coordinator of the namespace runs (a drop may be waiting for this migration).
+     * Afterwards the catalog says for good whether the migration committed.
+     *
+     * @return whether the chunk was fenced (it is still where the migration started)
+     * @throws CommandException StaleEpoch when the collection is not sharded with {@code expected}'s epoch any more;
+     *                          BadValue naming {@code minKey}/{@code maxKey} for bounds not in the shard key's shape
+     */
+    public boolean ensureChunkVersionIsGreaterThan(String namespace, CommitExpectation expected, ChunkRange range, ChunkVersion version) {
+        return tx.execute(status -> {
+            CommitGuard.Locked locked = guard.lockDuringDdl(namespace, expected);
+            ShardKeyPattern key = locked.collection().key();
+            Optional<CatalogChunk> chunk = chunks.exact(locked.collection().uuid(), KeyBounds.encode(key, range.min(), "minKey"),
+                    KeyBounds.encode(key, range.max(), "maxKey"));
+            // at or below version: the chunk has not moved (a commit would have given it a higher major)
+            if (chunk.isEmpty() || !chunk.get().lastmod().sameEpoch(version) || version.isOlderThan(chunk.get().lastmod())) {
+                return false;
+            }
+            ChunkVersion fenced = VersionRules.fence(locked.collectionVersion());
+            chunks.update(key, chunk.get().withVersion(fenced));
+            outbox.appendRoutingChanged(namespace, fenced.epoch(), fenced, List.of(chunk.get().shard()));
+            events.publishEvent(new RoutingChangeCommitted(namespace, List.of(chunk.get().shard())));
+            return true;
         });
     }
 

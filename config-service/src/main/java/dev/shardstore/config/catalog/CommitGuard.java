@@ -41,9 +41,25 @@ public class CommitGuard {
      */
     @Transactional(propagation = Propagation.MANDATORY)
     public Locked lock(String namespace, CommitExpectation expected) {
+        return lock(namespace, expected, true);
+    }
+
+    /**
+     * {@link #lock(String, CommitExpectation)}, but also while a DDL coordinator of the namespace runs: for the fence a
+     * recovering migration donor puts on its chunk ({@code _configsvrEnsureChunkVersionIsGreaterThan}), which a drop
+     * that waits for that very migration must not block.
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public Locked lockDuringDdl(String namespace, CommitExpectation expected) {
+        return lock(namespace, expected, false);
+    }
+
+    private Locked lock(String namespace, CommitExpectation expected, boolean refuseDuringDdl) {
         CollectionEntity entity = collections.findForUpdate(namespace).orElseThrow(() -> new CommandException(ErrorCode.StaleEpoch,
                 "collection " + namespace + " is not sharded (any more); expected epoch " + expected.epoch().toHexString()));
-        coordinators.requireNone(namespace, "a chunk commit");
+        if (refuseDuringDdl) {
+            coordinators.requireNone(namespace, "a chunk commit");
+        }
         ShardedCollection collection = entity.toCollection();
         if (!collection.epoch().equals(expected.epoch()) || !collection.timestamp().equals(expected.timestamp())) {
             throw new CommandException(ErrorCode.StaleEpoch, "collection " + namespace + " has epoch " + collection.epoch().toHexString()

@@ -75,6 +75,15 @@ public final class VersionRules {
         return nextMajor(collectionVersion, 1);
     }
 
+    /**
+     * The fence a recovering migration donor puts on its chunk (MongoDB's {@code _configsvrEnsureChunkVersionIsGreaterThan}):
+     * the chunk gets {@code (cv.major + 1)|0}, so that a commit still in flight that names its old version is refused.
+     * Not in the reference's table, which lists user-visible operations; it bumps like a merge.
+     */
+    public static ChunkVersion fence(ChunkVersion collectionVersion) {
+        return nextMajor(collectionVersion, 0);
+    }
+
     /** Refine the shard key: the chunk keeps its major|minor under the new epoch and timestamp. */
     public static ChunkVersion refine(ChunkVersion version, ObjectId newEpoch, BsonTimestamp newTimestamp) {
         return new ChunkVersion(version.major(), version.minor(), newEpoch, newTimestamp);

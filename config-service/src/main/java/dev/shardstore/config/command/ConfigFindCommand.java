@@ -1,6 +1,7 @@
 package dev.shardstore.config.command;
 
 import dev.shardstore.config.catalog.CatalogChunk;
+import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.catalog.ChunkCatalog;
 import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
@@ -23,8 +24,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
- * {@code config.databases}, {@code config.collections} and {@code config.chunks} (ordered by namespace, then
- * {@code min}) like mongos does. The catalog is small, so the whole collection is read and
+ * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
+ * {@code min}) and {@code config.changelog} (oldest first) like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
  * The reply is one batch with cursor id 0.
  */
@@ -34,8 +35,11 @@ public class ConfigFindCommand implements CommandHandler {
     private final DatabaseCatalog databases;
     private final CollectionCatalog collections;
     private final ChunkCatalog chunks;
+    private final Changelog changelog;
 
-    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks) {
+    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks,
+            Changelog changelog) {
+        this.changelog = changelog;
         this.shards = shards;
         this.databases = databases;
         this.collections = collections;
@@ -60,6 +64,7 @@ public class ConfigFindCommand implements CommandHandler {
             case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();
             case "collections" -> collections.list().stream().map(ShardedCollection::toBson).toList();
             case "chunks" -> chunkCandidates(filter).stream().map(CatalogChunk::toBson).toList();
+            case "changelog" -> changelog.list();
             default -> List.of();
         };
         List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).toList();

@@ -75,6 +75,17 @@ final class ShardingArgs {
         return doc == null ? null : version(doc, field);
     }
 
+    /** A required ChunkVersion document field. */
+    ChunkVersion version(String field) {
+        return version(document(field), field);
+    }
+
+    /** The optional ChunkVersion document {@code field} inside the document field {@code parent}; null when absent. */
+    @Nullable ChunkVersion optionalVersionIn(String parent, String field) {
+        BsonValue value = document(parent).get(field);
+        return value == null || value.isNull() ? null : version(args.document(value, parent + "." + field), parent + "." + field);
+    }
+
     /** {@code collEpoch}, {@code collTimestamp} and the optional {@code expectedCollectionVersion} of a commit. */
     CommitExpectation expectation() {
         BsonValue epoch = args.required(command, "collEpoch", "collEpoch");

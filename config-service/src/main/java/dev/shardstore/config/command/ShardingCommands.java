@@ -3,7 +3,11 @@ package dev.shardstore.config.command;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.ChunkCommits;
 import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.sharding.DropCollectionCoordinator;
+import dev.shardstore.config.sharding.MoveRangeCoordinator;
+import dev.shardstore.config.sharding.MoveRangeCoordinator.Target;
+import org.bson.BsonInt64;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.sharding.ShardCollectionCoordinator;
 import dev.shardstore.config.sharding.SplitChunkCoordinator;
@@ -119,14 +123,84 @@ public class ShardingCommands {
 
     /**
      * {@code {_configsvrCommitChunkMigration: "db.coll", collEpoch, collTimestamp, expectedCollectionVersion?,
-     * migratedChunk: {min, max}, fromShard, toShard}} → {@code {shardVersion (the donor's), collectionVersion, ok: 1}}.
+     * migratedChunk: {min, max, lastmod?}, fromShard, toShard}} → {@code {shardVersion (the donor's), collectionVersion,
+     * ok: 1}}; {@code lastmod}, the chunk's version when the donor started, is checked when given.
      */
     @Bean
     CommandHandler commitChunkMigration(ChunkCommits commits) {
         return CommandHandler.of("_configsvrCommitChunkMigration", (db, cmd) -> {
             ShardingArgs args = new ShardingArgs(cmd);
             return Replies.ok(commits.migrate(args.namespace().toString(), args.expectation(), args.range("migratedChunk"),
-                    args.string("fromShard"), args.string("toShard")).toBson());
+                    args.optionalVersionIn("migratedChunk", "lastmod"), args.string("fromShard"), args.string("toShard")).toBson());
+        });
+    }
+
+    /**
+     * {@code {_configsvrEnsureChunkVersionIsGreaterThan: "db.coll", collEpoch, collTimestamp, minKey, maxKey, version}} →
+     * {@code {fenced: bool, ok: 1}}: a recovering migration donor's fence (see {@link ChunkCommits#ensureChunkVersionIsGreaterThan}).
+     */
+    @Bean
+    CommandHandler ensureChunkVersionIsGreaterThan(ChunkCommits commits) {
+        return CommandHandler.of("_configsvrEnsureChunkVersionIsGreaterThan", (db, cmd) -> {
+            ShardingArgs args = new ShardingArgs(cmd);
+            boolean fenced = commits.ensureChunkVersionIsGreaterThan(args.namespace().toString(), args.expectation(),
+                    new ChunkRange(args.document("minKey"), args.document("maxKey")), args.version("version"));
+            return Replies.ok(new BsonDocument("fenced", BsonBoolean.valueOf(fenced)));
+        });
+    }
+
+    /**
+     * {@code {_configsvrMoveRange: "db.coll", toShard, find | bounds: [min, max] | min (, max), waitForDelete?,
+     * forceJumbo?, toField?}} → {@code {moved: bool, fromShard, toShard, min, max, ok: 1}}: the router's moveChunk and
+     * moveRange ({@link MoveRangeCoordinator}); {@code toField} names the recipient field in errors ({@code to} for
+     * moveChunk).
+     */
+    @Bean
+    CommandHandler moveRange(MoveRangeCoordinator coordinator) {
+        return CommandHandler.of("_configsvrMoveRange", (db, cmd) -> {
+            ShardingArgs args = new ShardingArgs(cmd);
+            CommandArgs plain = new CommandArgs(cmd);
+            List<String> given = List.of("find", "bounds", "min").stream().filter(cmd::containsKey).toList();
+            if (given.size() != 1) {
+                throw new CommandException(ErrorCode.BadValue, "_configsvrMoveRange needs exactly one of 'find', 'bounds' and 'min', got " + given);
+            }
+            Target target = switch (given.getFirst()) {
+                case "find" -> new Target.Find(args.document("find"));
+                case "bounds" -> {
+                    List<BsonDocument> bounds = args.documents("bounds");
+                    if (bounds.size() != 2) {
+                        throw new CommandException(ErrorCode.BadValue, "'bounds' must be [min, max], had " + bounds.size() + " elements");
+                    }
+                    yield new Target.Bounds(new ChunkRange(bounds.get(0), bounds.get(1)));
+                }
+                default -> new Target.Range(args.document("min"), args.optionalDocument("max"));
+            };
+            String toField = cmd.isString("toField") ? cmd.getString("toField").getValue() : "toShard";
+            MoveRangeCoordinator.Outcome outcome = coordinator.move(args.namespace().toString(), target, args.string("toShard"), toField,
+                    plain.optionalBoolean(cmd, "waitForDelete", "waitForDelete", false),
+                    plain.optionalBoolean(cmd, "forceJumbo", "forceJumbo", false));
+            return Replies.ok(new BsonDocument("moved", BsonBoolean.valueOf(outcome.moved()))
+                    .append("fromShard", new BsonString(outcome.fromShard()))
+                    .append("toShard", new BsonString(outcome.toShard()))
+                    .append("min", outcome.range().min())
+                    .append("max", outcome.range().max()));
+        });
+    }
+
+    /**
+     * {@code {_configsvrLogChange: "<what>", ns, shard, details?}} → {@code {ok: 1}}: a shard's {@code config.changelog}
+     * entry ({@link Changelog}), written with the shard as {@code server}.
+     */
+    @Bean
+    CommandHandler logChange(Changelog changelog) {
+        return CommandHandler.of("_configsvrLogChange", (db, cmd) -> {
+            ShardingArgs args = new ShardingArgs(cmd);
+            CommandArgs plain = new CommandArgs(cmd);
+            String shard = args.string("shard");
+            BsonDocument details = args.optionalDocument("details");
+            changelog.record(shard, shard, plain.requiredString("_configsvrLogChange"), args.string("ns"),
+                    details == null ? new BsonDocument() : details);
+            return Replies.ok();
         });
     }
 

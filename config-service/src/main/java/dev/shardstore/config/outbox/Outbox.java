@@ -51,4 +51,27 @@ public class Outbox {
                         shards.stream().sorted().distinct().toArray(String[]::new))
                 .update();
     }
+
+    /**
+     * Appends a chunk migration event ({@code MIGRATION_STARTED}, {@code MIGRATION_COMMITTED} or {@code MIGRATION_ABORTED})
+     * for {@code namespace} ({@code db.coll}) with {@code shards = [donor, recipient]}.
+     *
+     * @param collectionVersion the collection version the commit produced ({@code MIGRATION_COMMITTED}); null otherwise
+     * @throws IllegalArgumentException for another event type
+     * @throws org.springframework.transaction.IllegalTransactionStateException when called outside a transaction
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public void appendMigration(CatalogEvent.Type type, String namespace, String donor, String recipient,
+            @Nullable ChunkVersion collectionVersion) {
+        if (!type.name().startsWith("MIGRATION_")) {
+            throw new IllegalArgumentException("not a migration event: " + type);
+        }
+        jdbc.sql("""
+                INSERT INTO outbox (topic, event_type, database, namespace, epoch, collection_version, shards)
+                VALUES (?, ?, ?, ?, ?, ?, ?)""")
+                .params(CatalogEvent.TOPIC, type.name(), namespace.substring(0, namespace.indexOf('.')), namespace,
+                        collectionVersion == null ? null : collectionVersion.epoch().toHexString(),
+                        collectionVersion == null ? null : collectionVersion.toString(), new String[] {donor, recipient})
+                .update();
+    }
 }

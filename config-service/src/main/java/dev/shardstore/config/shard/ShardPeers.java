@@ -6,7 +6,13 @@ import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.config.sharding.ShardingProperties;
+import dev.shardstore.support.ServiceSupportProperties;
+import org.bson.BsonObjectId;
+import org.bson.types.ObjectId;
+import org.bson.BsonTimestamp;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -18,13 +24,19 @@ import org.jspecify.annotations.Nullable;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
-/** The config service's calls to shards, over the internal command API. */
+/**
+ * The config service's calls to shards, over the internal command API. A migration's {@code _shardsvrMoveRange}, which
+ * answers only when the migration is over, goes through a client of its own whose request timeout is
+ * {@code shardstore.sharding.migration-timeout}.
+ */
 @Component
 public class ShardPeers {
     private final CommandClient client;
+    private final CommandClient migrations;
 
-    public ShardPeers(CommandClient client) {
+    public ShardPeers(CommandClient client, ServiceSupportProperties support, ShardingProperties sharding) {
         this.client = client;
+        this.migrations = new CommandClient(support.peerConnectTimeout(), sharding.migrationTimeout());
     }
 
     /**
@@ -124,6 +136,47 @@ public class ShardPeers {
                 throw e;
             }
         }
+    }
+
+    /**
+     * MongoDB's {@code _shardsvrMoveRange} on the donor: migrates the chunk {@code range} (exactly one chunk of the donor,
+     * with version {@code chunkVersion}) to {@code toShard} and answers when the migration has committed or aborted.
+     *
+     * @param maxChunkSizeBytes the donor refuses a range holding more than this (about) unless {@code forceJumbo}
+     * @return the donor's reply ({@code {ok: 1, ...}})
+     * @throws CommandException the donor's error (ConflictingOperationInProgress when it migrates something else,
+     *                          ChunkTooBig, the reason of an abort), HostUnreachable/NetworkTimeout
+     */
+    public BsonDocument moveRange(String shardId, String host, String namespace, ChunkRange range, ChunkVersion chunkVersion,
+            ObjectId epoch, BsonTimestamp timestamp, String toShard, boolean waitForDelete, boolean forceJumbo, long maxChunkSizeBytes) {
+        return migrations.runChecked(shardId, host, "admin", new BsonDocument("_shardsvrMoveRange", new BsonString(namespace))
+                .append("min", range.min())
+                .append("max", range.max())
+                .append("chunkVersion", chunkVersion.toBson())
+                .append("collEpoch", new BsonObjectId(epoch))
+                .append("collTimestamp", timestamp)
+                .append("fromShard", new BsonString(shardId))
+                .append("toShard", new BsonString(toShard))
+                .append("waitForDelete", BsonBoolean.valueOf(waitForDelete))
+                .append("forceJumbo", BsonBoolean.valueOf(forceJumbo))
+                .append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes)));
+    }
+
+    /**
+     * {@code splitVector} with {@code maxChunkSizeBytes} (no force): the split points that cut {@code range} on that shard
+     * into chunks of about that size, in key order; empty when the range is smaller.
+     */
+    public List<BsonDocument> splitVector(String shardId, String host, String namespace, ShardKeyPattern key, ChunkRange range,
+            long maxChunkSizeBytes) {
+        BsonDocument reply = client.runChecked(shardId, host, "admin", new BsonDocument("splitVector", new BsonString(namespace))
+                .append("keyPattern", key.pattern())
+                .append("min", range.min())
+                .append("max", range.max())
+                .append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes)));
+        if (!reply.isArray("splitKeys")) {
+            throw malformed(shardId, "splitVector", reply);
+        }
+        return documents(shardId, "splitVector", reply);
     }
 
     private static List<BsonDocument> documents(String shardId, String command, BsonDocument reply) {

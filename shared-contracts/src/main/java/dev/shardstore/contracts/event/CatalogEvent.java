@@ -19,8 +19,10 @@ import org.jspecify.annotations.Nullable;
  * @param namespace         the collection namespace ({@code db.coll}) concerned, or null when the event is about a database
  * @param sequence          the outbox sequence number: increasing per config service, for ordering and de-duplication
  * @param epoch             ROUTING_CHANGED: the collection epoch (hex ObjectId) the change belongs to, else null
- * @param collectionVersion ROUTING_CHANGED: the new collection version, null when the collection is no longer sharded
- * @param shards            ROUTING_CHANGED: the shards whose chunks changed (copied; empty for other types)
+ * @param collectionVersion ROUTING_CHANGED and MIGRATION_COMMITTED: the new collection version, null when the collection
+ *                          is no longer sharded (and for other types)
+ * @param shards            ROUTING_CHANGED: the shards whose chunks changed, sorted; MIGRATION_*: {@code [donor,
+ *                          recipient]} (copied; empty for other types)
  */
 public record CatalogEvent(Type type, String database, @Nullable String namespace, long sequence, @Nullable String epoch,
         @Nullable String collectionVersion, List<String> shards) {
@@ -33,7 +35,17 @@ public record CatalogEvent(Type type, String database, @Nullable String namespac
         DATABASE_DROPPED,
         DATABASE_VERSION_CHANGED,
         /** A sharded collection's routing table changed: sharded, split, merged, migrated, refined or dropped. */
-        ROUTING_CHANGED
+        ROUTING_CHANGED,
+        /** A chunk migration of {@code namespace} started; {@code shards} is {@code [donor, recipient]}. */
+        MIGRATION_STARTED,
+        /**
+         * A chunk migration of {@code namespace} committed (the catalog moved the chunk): {@code shards} is
+         * {@code [donor, recipient]} and {@code collectionVersion} the new collection version. Routers mark the
+         * namespace stale.
+         */
+        MIGRATION_COMMITTED,
+        /** A chunk migration of {@code namespace} was aborted; the catalog did not change. {@code shards}: {@code [donor, recipient]}. */
+        MIGRATION_ABORTED
     }
 
     public CatalogEvent {
