@@ -11,13 +11,17 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxStaleRetries      attempts of one statement on stale routing information (mongos: 10)
  * @param cursorTimeout        idle time after which a router cursor and its shard cursors are killed
  * @param shardRegistryRefresh period of the shard registry's background refresh
+ * @param migrationTimeout     how long {@code moveChunk}/{@code moveRange} wait for the config service, and
+ *                             {@code cleanupOrphaned} for a shard: they answer only when the migration (or the orphans'
+ *                             deletion) is over
  */
 @ConfigurationProperties("shardstore.router")
 public record RouterProperties(
         @DefaultValue("router1") String name,
         @DefaultValue("10") int maxStaleRetries,
         @DefaultValue("10m") Duration cursorTimeout,
-        @DefaultValue("30s") Duration shardRegistryRefresh) {
+        @DefaultValue("30s") Duration shardRegistryRefresh,
+        @DefaultValue("1h") Duration migrationTimeout) {
     public RouterProperties {
         if (maxStaleRetries < 1) {
             throw new IllegalArgumentException("shardstore.router.max-stale-retries must be at least 1");

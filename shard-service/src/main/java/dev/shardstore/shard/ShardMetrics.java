@@ -15,7 +15,13 @@ import org.springframework.stereotype.Component;
  *   <li>{@code shardstore.shard.db.version.refreshes} — loads of a database's filtering information
  *       from the config service;</li>
  *   <li>{@code shardstore.shard.stale.config} — StaleConfig answers;</li>
- *   <li>{@code shardstore.shard.collection.refreshes} — loads of a collection's filtering metadata.</li>
+ *   <li>{@code shardstore.shard.collection.refreshes} — loads of a collection's filtering metadata;</li>
+ *   <li>{@code shardstore.shard.migration.phase} — timer per chunk migration phase, tags {@code role} ({@code donor} /
+ *       {@code recipient}) and {@code phase} (donor: {@code start clone criticalSection commit cleanup total}; recipient:
+ *       {@code prepare clone catchup commit total});</li>
+ *   <li>{@code shardstore.shard.migrations} — finished migrations, tags {@code role} and {@code outcome}
+ *       ({@code committed}, {@code aborted}, {@code failed});</li>
+ *   <li>{@code shardstore.shard.range.deletions} — orphaned documents deleted by the range deleter.</li>
  * </ul>
  */
 @Component
@@ -30,6 +36,12 @@ public class ShardMetrics {
     public static final String STALE_CONFIG = "shardstore.shard.stale.config";
     /** Counter name; Prometheus shows {@code shardstore_shard_collection_refreshes_total}. */
     public static final String COLLECTION_REFRESHES = "shardstore.shard.collection.refreshes";
+    /** Timer name; Prometheus shows {@code shardstore_shard_migration_phase_seconds}. */
+    public static final String MIGRATION_PHASE = "shardstore.shard.migration.phase";
+    /** Counter name; Prometheus shows {@code shardstore_shard_migrations_total}. */
+    public static final String MIGRATIONS = "shardstore.shard.migrations";
+    /** Counter name; Prometheus shows {@code shardstore_shard_range_deletions_total}. */
+    public static final String RANGE_DELETIONS = "shardstore.shard.range.deletions";
 
     private final MeterRegistry registry;
     private final Counter staleDbVersion;
@@ -77,6 +89,29 @@ public class ShardMetrics {
     /** Counts one StaleConfig answer. */
     public void staleConfig() {
         staleConfig.increment();
+    }
+
+    /**
+     * Records how long one phase of a chunk migration took on this shard.
+     *
+     * @param role  {@code donor} or {@code recipient}
+     * @param phase the phase's name (see the class comment)
+     */
+    public void migrationPhase(String role, String phase, long nanos) {
+        Timer.builder(MIGRATION_PHASE).description("Chunk migration phase durations").tag("role", role).tag("phase", phase)
+                .register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Counts one finished migration with its outcome ({@code committed}, {@code aborted}, {@code failed}). */
+    public void migrationFinished(String role, String outcome) {
+        Counter.builder(MIGRATIONS).description("Finished chunk migrations").tag("role", role).tag("outcome", outcome)
+                .register(registry).increment();
+    }
+
+    /** Counts documents the range deleter deleted. */
+    public void orphansDeleted(long documents) {
+        Counter.builder(RANGE_DELETIONS).description("Orphaned documents deleted by the range deleter").register(registry)
+                .increment(documents);
     }
 
     /** Counts one load of a collection's filtering metadata from the config service. */

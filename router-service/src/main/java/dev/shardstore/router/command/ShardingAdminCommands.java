@@ -138,7 +138,7 @@ public class ShardingAdminCommands {
      * @throws CommandException TypeMismatch when not a string; InvalidNamespace naming the field when it is not
      *                          {@code db.coll} with a valid user database
      */
-    private static String namespace(BsonDocument cmd, String field) {
+    static String namespace(BsonDocument cmd, String field) {
         BsonValue value = cmd.get(field);
         if (!value.isString()) {
             throw new CommandException(ErrorCode.TypeMismatch, "'" + field + "' must be a namespace string \"db.collection\"");
@@ -161,7 +161,7 @@ public class ShardingAdminCommands {
     }
 
     /** {@code bounds}: an array of two documents {@code [min, max]}. */
-    private static BsonArray bounds(CommandArgs args, BsonDocument cmd) {
+    static BsonArray bounds(CommandArgs args, BsonDocument cmd) {
         BsonValue value = args.required(cmd, "bounds", "bounds");
         if (!value.isArray() || value.asArray().size() != 2) {
             throw new CommandException(ErrorCode.BadValue, "'bounds' must be an array of two documents [min, max]");

@@ -54,11 +54,12 @@ public class CatalogEventListener {
                 databases.invalidate(event.database());
                 collections.purgeDatabase(event.database());
             }
-            case ROUTING_CHANGED -> {
+            case ROUTING_CHANGED, MIGRATION_COMMITTED -> {
                 if (event.namespace() != null) {
                     collections.markStale(event.namespace(), changedTo(event));
                 }
             }
+            case MIGRATION_STARTED, MIGRATION_ABORTED -> { } // the routing table did not change
         }
     }
 

@@ -12,8 +12,11 @@ import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.router.routing.VersionedRouter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -25,7 +28,8 @@ import org.springframework.stereotype.Component;
  * The {@code $shardedDataDistribution} aggregation stage (MongoDB manual, "$shardedDataDistribution"):
  * {@code db.adminCommand({aggregate: 1, pipeline: [{$shardedDataDistribution: {}}, ...], cursor: {}})} → one
  * document per sharded collection, {@code {ns, shards: [{shardName, numOrphanedDocs, numOwnedDocuments,
- * ownedSizeBytes, orphanedSizeBytes}]}}, the shards being those that own chunks of it. The sharded collections
+ * ownedSizeBytes, orphanedSizeBytes}]}}, the shards being those that own chunks of it or still hold orphans of it (a
+ * donor that gave its last chunk away keeps them until its range deletion). The sharded collections
  * come from {@code config.collections}; each shard reports its part with {@code _shardsvrDataDistribution}
  * (docs/sharding-protocol.md). The stages after the first run on the router with the query engine.
  *
@@ -128,7 +132,8 @@ public class ShardedDataDistribution {
             return Optional.empty();
         }
         BsonArray perShard = new BsonArray();
-        for (String shard : routing.allShards()) {
+        Set<String> owners = new HashSet<>(routing.allShards());
+        for (String shard : new TreeSet<>(shards.all().keySet())) {
             BsonDocument reply = client.runChecked(shard, shards.hostOf(shard), "admin",
                     new BsonDocument("_shardsvrDataDistribution", new BsonString(routing.namespace())));
             BsonDocument entry = new BsonDocument("shardName", new BsonString(shard));
@@ -140,7 +145,9 @@ public class ShardedDataDistribution {
                 }
                 entry.append(counter, v);
             }
-            perShard.add(entry);
+            if (owners.contains(shard) || entry.getNumber("numOrphanedDocs").longValue() > 0) {
+                perShard.add(entry);
+            }
         }
         return Optional.of(new BsonDocument("ns", new BsonString(routing.namespace())).append("shards", perShard));
     }

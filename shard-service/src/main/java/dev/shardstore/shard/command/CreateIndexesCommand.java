@@ -83,7 +83,7 @@ public class CreateIndexesCommand extends ShardCommand {
     }
 
     /** The spec in its stored form, or an error naming what is wrong with it. */
-    static BsonDocument validate(BsonDocument spec) {
+    public static BsonDocument validate(BsonDocument spec) {
         for (String field : spec.keySet()) {
             if (!OPTIONS.contains(field)) {
                 throw new CommandException(ErrorCode.InvalidIndexSpecificationOption,

@@ -13,10 +13,11 @@ import dev.shardstore.shard.storage.WriteUnitOfWork;
 
 /**
  * Creates validated indexes on a collection, skipping identical existing ones and refusing conflicting ones
- * (createIndexes, and the shard key index of {@code _shardsvrPrepareShardCollection}).
+ * (createIndexes, the shard key index of {@code _shardsvrPrepareShardCollection}, and a migration recipient's copy of
+ * the donor's indexes).
  */
 @Component
-class IndexCreator {
+public class IndexCreator {
     private final IndexCatalog indexes;
     private final WriteUnitOfWork units;
 
@@ -34,7 +35,7 @@ class IndexCreator {
      * @throws CommandException IndexKeySpecsConflict (86) or IndexOptionsConflict (85) against an existing index;
      *                          DuplicateKey (11000) or the key generation's errors while building on existing data
      */
-    int createAll(CollectionInfo c, List<BsonDocument> specs) {
+    public int createAll(CollectionInfo c, List<BsonDocument> specs) {
         try {
             return units.write(work -> createInTransaction(c, specs));
         } finally {

@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  * unique index on exactly the shard key.
  */
 @Component
-class ShardKeyIndex {
+public class ShardKeyIndex {
     private static final BsonDocument ID_KEY = new BsonDocument("_id", new BsonInt32(1));
 
     private final IndexCatalog indexes;
@@ -38,7 +38,7 @@ class ShardKeyIndex {
     }
 
     /** The index supporting {@code key} on {@code c}; empty when there is none usable. */
-    Optional<IndexWalk.Source> find(CollectionInfo c, ShardKeyPattern key, boolean unique) {
+    public Optional<IndexWalk.Source> find(CollectionInfo c, ShardKeyPattern key, boolean unique) {
         if (isIdKey(key)) {
             return Optional.of(IndexWalk.Source.idIndex(c));
         }

@@ -18,8 +18,9 @@ import org.springframework.stereotype.Component;
 /**
  * {@code _shardsvrDataDistribution: "db.coll"} on {@code admin} → {@code {numOwnedDocuments, ownedSizeBytes,
  * numOrphanedDocs, orphanedSizeBytes, ok: 1}} (counts as longs, sizes in BSON bytes), this shard's part of
- * {@code $shardedDataDistribution}: its documents split by whether its filtering metadata (loaded when unknown)
- * says it owns their shard key. Every document of an unsharded collection is owned; a missing collection counts
+ * {@code $shardedDataDistribution}: its documents split by whether its filtering metadata, loaded afresh (a migration
+ * may have committed since the cached one), says it owns their shard key; a donor's documents waiting for their range
+ * deletion count as orphans. Every document of an unsharded collection is owned; a missing collection counts
  * zero. Errors: InvalidNamespace (73); the config service's error when the metadata cannot be loaded.
  */
 @Component
@@ -62,7 +63,8 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
     @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = Namespace.parse(new CommandArgs(command).requiredString(name()));
-        CollectionFilteringInfo info = state.get(ns.full());
+        state.markStale(ns.full());
+        CollectionFilteringInfo info = state.refresh(ns.full());
         Predicate<BsonDocument> owned = info.table()
                 .<Predicate<BsonDocument>>map(table -> doc -> OwnershipFilter.owns(table, shardName, doc)).orElse(doc -> true);
         long[] counts = new long[4]; // owned docs, owned bytes, orphaned docs, orphaned bytes

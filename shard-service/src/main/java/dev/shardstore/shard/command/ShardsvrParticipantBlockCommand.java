@@ -5,6 +5,8 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.migration.ActiveMigrationsRegistry;
+import java.time.Duration;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CollectionShardingState;
@@ -24,7 +26,10 @@ import org.springframework.stereotype.Component;
  * <ul>
  *   <li>{@code Writes} / {@code ReadsAndWrites} enter phase 1 / 2 of the collection's critical section for
  *       {@code reason} ({@link CollectionShardingRuntime#enterCriticalSection}: waits for the commands in flight;
- *       persisted; held until unblocked, across restarts);</li>
+ *       persisted; held until unblocked, across restarts). First it waits until no chunk migration of the collection
+ *       runs or is unfinished on this shard ({@link ActiveMigrationsRegistry#blockMigrations}; new ones are refused
+ *       meanwhile, and by the section afterwards), so a DDL operation never interleaves with a migration's data steps;
+ *       ConflictingOperationInProgress when one still runs after 20 s (the coordinator retries);</li>
  *   <li>{@code Unblock} exits the section held for {@code reason}, then reloads the collection's filtering metadata
  *       (the commands that waited refresh too; the loads coalesce).</li>
  * </ul>
@@ -36,14 +41,19 @@ import org.springframework.stereotype.Component;
 @Component
 public class ShardsvrParticipantBlockCommand extends ShardCommand {
     private static final String UNBLOCK = "Unblock";
+    /** How long a block waits for a running migration: below the config service's 30 s request timeout. */
+    private static final Duration MIGRATION_WAIT = Duration.ofSeconds(20);
 
     private final CollectionShardingRuntime runtime;
     private final CollectionShardingState state;
+    private final ActiveMigrationsRegistry migrations;
 
-    public ShardsvrParticipantBlockCommand(CommandInvoker invoker, CollectionShardingRuntime runtime, CollectionShardingState state) {
+    public ShardsvrParticipantBlockCommand(CommandInvoker invoker, CollectionShardingRuntime runtime, CollectionShardingState state,
+            ActiveMigrationsRegistry migrations) {
         super(invoker);
         this.runtime = runtime;
         this.state = state;
+        this.migrations = migrations;
     }
 
     @Override
@@ -76,7 +86,10 @@ public class ShardsvrParticipantBlockCommand extends ShardCommand {
         CriticalSectionPhase phase = Arrays.stream(CriticalSectionPhase.values()).filter(p -> p.blockType().equals(blockType))
                 .findFirst().orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                         "'blockType' must be \"Writes\", \"ReadsAndWrites\" or \"Unblock\", not \"" + blockType + "\""));
-        runtime.enterCriticalSection(ns, phase, reason, null);
+        migrations.blockMigrations(ns, MIGRATION_WAIT, () -> {
+            runtime.enterCriticalSection(ns, phase, reason, null);
+            return null;
+        });
         return Replies.ok();
     }
 }

@@ -15,6 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.annotation.Scheduled;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.shard.versioning.OperationShardingState;
+import dev.shardstore.shard.versioning.OwnershipFilter;
 import org.springframework.stereotype.Component;
 
 /**
@@ -22,7 +24,9 @@ import org.springframework.stereotype.Component;
  * cursor lives until it is exhausted, killed, fails, its collection is dropped, or it sees no getMore
  * for {@code shardstore.shard.cursor-timeout}. A getMore on a collection cursor holds the collection
  * in shared mode, so a concurrent drop waits for the batch; it is not versioned, so a critical section does not
- * block it (its cursor keeps the filtering metadata it was opened with).
+ * block it (its cursor keeps the filtering metadata it was opened with). A cursor records that filtering metadata, so
+ * that range deletion can wait for the cursors that may still return documents of a range this shard gave away
+ * ({@link #anyMayReturn}; reference: "Orphan filtering").
  */
 @Component
 public class CursorManager {
@@ -45,7 +49,8 @@ public class CursorManager {
      * @return the new cursor id
      */
     public long register(String ns, @Nullable Namespace collection, ShardCursor cursor) {
-        OpenCursor entry = new OpenCursor(ns, collection, cursor);
+        OwnershipFilter filter = collection == null ? null : OperationShardingState.filterFor(collection.full()).orElse(null);
+        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter);
         while (true) {
             long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             if (open.putIfAbsent(id, entry) == null) {
@@ -129,6 +134,17 @@ public class CursorManager {
         });
     }
 
+    /**
+     * Whether an open cursor over {@code collection} runs with filtering metadata under which this shard owns part of the
+     * shard key range {@code [min, max)} (KeyStrings): it may still return documents of that range, so they must not be
+     * deleted yet even though the shard no longer owns them. Cursors of unversioned commands (no filtering metadata)
+     * do not count: they never filter orphans.
+     */
+    public boolean anyMayReturn(Namespace collection, byte[] min, byte[] max) {
+        return open.values().stream().anyMatch(entry -> collection.equals(entry.collection) && entry.filter != null
+                && entry.filter.table().overlapping(min, max).stream().anyMatch(chunk -> chunk.shard().equals(entry.filter.shard())));
+    }
+
     /** Number of open cursors. */
     public int openCount() {
         return open.size();
@@ -154,13 +170,16 @@ public class CursorManager {
         final String ns;
         final @Nullable Namespace collection;
         final ShardCursor cursor;
+        /** The filtering metadata the cursor's command ran with; null when it was not versioned. */
+        final @Nullable OwnershipFilter filter;
         final ReentrantLock lock = new ReentrantLock();
         volatile long lastUsedNanos = System.nanoTime();
 
-        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor) {
+        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter) {
             this.ns = ns;
             this.collection = collection;
             this.cursor = cursor;
+            this.filter = filter;
         }
     }
 }

@@ -206,8 +206,21 @@ public class DocumentStore {
      * {@code highKey}, in index order, each joined to its document.
      */
     public List<IndexedDocument> indexPage(CollectionInfo c, IndexSpec index, byte[] afterKey, byte[] afterId, byte[] highKey, int maxRows) {
-        return jdbc.sql("SELECT i.key, d.id, d.doc FROM " + index.table() + " i JOIN " + c.table() + " d ON d.id = i.id"
-                        + " WHERE (i.key, i.id) > (?, ?) AND i.key < ? ORDER BY i.key, i.id LIMIT ?")
+        return indexPage(c, IndexWalk.Source.of(index), afterKey, afterId, highKey, maxRows);
+    }
+
+    /**
+     * {@link #indexPage(CollectionInfo, IndexSpec, byte[], byte[], byte[], int)} over any index, the {@code _id} index
+     * (the collection table, whose key is the {@code _id} KeyString) included: chunk migration and range deletion read a
+     * shard key range this way, over the index that supports the shard key.
+     */
+    public List<IndexedDocument> indexPage(CollectionInfo c, IndexWalk.Source index, byte[] afterKey, byte[] afterId, byte[] highKey,
+            int maxRows) {
+        String sql = index.table().equals(c.table())
+                ? "SELECT d.id, d.id, d.doc FROM " + c.table() + " d WHERE (d.id, d.id) > (?, ?) AND d.id < ? ORDER BY d.id LIMIT ?"
+                : "SELECT i.key, d.id, d.doc FROM " + index.table() + " i JOIN " + c.table() + " d ON d.id = i.id"
+                        + " WHERE (i.key, i.id) > (?, ?) AND i.key < ? ORDER BY i.key, i.id LIMIT ?";
+        return jdbc.sql(sql)
                 .param(afterKey).param(afterId).param(highKey).param(maxRows)
                 .query((rs, i) -> new IndexedDocument(rs.getBytes(1), new StoredDocument(rs.getBytes(2), rs.getBytes(3))))
                 .list();

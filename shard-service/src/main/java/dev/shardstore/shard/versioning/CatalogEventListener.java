@@ -45,12 +45,12 @@ public class CatalogEventListener {
         }
         switch (event.type()) {
             case DATABASE_CREATED, DATABASE_DROPPED, DATABASE_VERSION_CHANGED -> state.invalidate(event.database());
-            case ROUTING_CHANGED -> {
+            case ROUTING_CHANGED, MIGRATION_COMMITTED -> {
                 if (event.namespace() != null) {
                     collections.markStale(event.namespace());
                 }
             }
-            case SHARD_ADDED -> { }
+            case SHARD_ADDED, MIGRATION_STARTED, MIGRATION_ABORTED -> { }
         }
     }
 }

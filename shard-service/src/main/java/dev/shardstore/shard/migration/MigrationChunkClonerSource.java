@@ -1,0 +1,145 @@
+package dev.shardstore.shard.migration;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.OplogEntry;
+import dev.shardstore.shard.storage.OplogReader;
+import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.support.failpoint.FailPoints;
+import java.util.UUID;
+import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.RawBsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Component;
+
+/**
+ * The donor's side of the data transfer (MongoDB's {@code MigrationChunkClonerSource}; reference: "The live migration
+ * protocol", steps 2 and 3), answering the recipient's pulls for the running donation:
+ * <ul>
+ *   <li>{@code _migrateClone}: the next page of the range's documents in shard key index order, after the position the
+ *       recipient names (stateless, so a lost reply is simply asked again);</li>
+ *   <li>{@code _transferMods}: the range's oplog entries after the time the recipient names ({@link OplogReader}: in time
+ *       order, up to the all-durable point, so an entry that commits out of time order is never skipped), skipping
+ *       {@code fromMigrate} ones. The pin moves up to that time: the recipient has applied everything before it.</li>
+ * </ul>
+ * The clone starts at the pin's time, so every write is either seen by the clone (it committed at or before the pin's
+ * time) or returned by {@code _transferMods} (after it), and possibly both, which the recipient's upserts absorb.
+ */
+@Component
+public class MigrationChunkClonerSource {
+    /** Fail point passed at each {@code _migrateClone} batch the donor serves. */
+    public static final String DURING_CLONE = "moveChunk.duringClone";
+    /** Fail point passed at each {@code _transferMods} batch the donor serves. */
+    public static final String DURING_CATCHUP = "moveChunk.duringCatchup";
+    /** Most bytes of documents in one reply (BSON replies stay well under 16 MB). */
+    static final long MAX_BATCH_BYTES = 8L * 1024 * 1024;
+    /** Most oplog entries one {@code _transferMods} reply reads. */
+    static final int MODS_BATCH_ENTRIES = 1000;
+
+    private final ActiveMigrationsRegistry registry;
+    private final CollectionShardingRuntime runtime;
+    private final ChunkRangeReader reader;
+    private final OplogReader oplog;
+    private final FailPoints failPoints;
+    private final int cloneBatchDocuments;
+
+    public MigrationChunkClonerSource(ActiveMigrationsRegistry registry, CollectionShardingRuntime runtime, ChunkRangeReader reader,
+            OplogReader oplog, FailPoints failPoints, MigrationProperties properties) {
+        this.registry = registry;
+        this.runtime = runtime;
+        this.reader = reader;
+        this.oplog = oplog;
+        this.failPoints = failPoints;
+        this.cloneBatchDocuments = properties.cloneBatchDocuments();
+    }
+
+    /**
+     * {@code _migrateClone}: {@code {documents: [...], next: {key: BinData, id: BinData} | null}}; {@code next: null} when
+     * the range has no more documents.
+     *
+     * @param after the previous reply's {@code next}; null for the first batch
+     * @throws CommandException OperationFailed (96) when migration {@code id} is not being donated here (the donor
+     *                          restarted or the migration ended)
+     */
+    BsonDocument nextCloneBatch(UUID id, @Nullable BsonDocument after) {
+        ActiveMigrationsRegistry.Donation donation = donation(id);
+        DonorSession session = donation.session;
+        failPoints.hit(DURING_CLONE);
+        ChunkRangeReader.Position position = after == null ? null
+                : new ChunkRangeReader.Position(after.getBinary("key").getData(), after.getBinary("id").getData());
+        ChunkRangeReader.Page page = runtime.shared(session.collection().namespace(),
+                () -> reader.read(session.collection(), session.index(), session.range(), position, cloneBatchDocuments, MAX_BATCH_BYTES));
+        BsonArray documents = new BsonArray(page.documents().size());
+        long bytes = 0;
+        for (StoredDocument document : page.documents()) {
+            documents.add(new RawBsonDocument(document.bson()));
+            bytes += document.size();
+        }
+        donation.progress.cloned(page.documents().size(), bytes);
+        return new BsonDocument("documents", documents).append("next", page.next() == null ? BsonNull.VALUE
+                : new BsonDocument("key", new BsonBinary(page.next().key())).append("id", new BsonBinary(page.next().id())));
+    }
+
+    /**
+     * {@code _transferMods}: {@code {entries: [{ts, op: "i" | "u" | "d", o2: documentKey, o?: document}], resumeAfter:
+     * Timestamp, more: bool}}; {@code more} says the read stopped at its size limit rather than at the all-durable point.
+     *
+     * @param after what the recipient has applied: the previous reply's {@code resumeAfter}, or {@code _recvChunkStart}'s
+     *              {@code startAfter}
+     * @throws CommandException OperationFailed (96) as {@link #nextCloneBatch}; CappedPositionLost (136) for a time
+     *                          before the pin
+     */
+    BsonDocument nextMods(UUID id, BsonTimestamp after) {
+        ActiveMigrationsRegistry.Donation donation = donation(id);
+        DonorSession session = donation.session;
+        if (Long.compareUnsigned(after.getValue(), session.startAfter().getValue()) < 0) {
+            throw new CommandException(ErrorCode.CappedPositionLost, "'after' " + after + " is before the migration's start "
+                    + session.startAfter());
+        }
+        session.pin().advance(after);
+        failPoints.hit(DURING_CATCHUP);
+        OplogReader.Batch batch = oplog.read(session.collection().uuid(), after, session.range(), MODS_BATCH_ENTRIES);
+        BsonArray entries = new BsonArray();
+        BsonTimestamp resumeAfter = batch.resumeAfter();
+        boolean more = batch.entries().size() == MODS_BATCH_ENTRIES;
+        BsonTimestamp processed = after;
+        long bytes = 0;
+        for (OplogEntry entry : batch.entries()) {
+            if (bytes >= MAX_BATCH_BYTES) {
+                resumeAfter = processed; // the rest of the batch comes with the next call
+                more = true;
+                break;
+            }
+            processed = entry.ts();
+            if (entry.fromMigrate() || entry.op() == OplogEntry.Op.COMMAND || entry.o2() == null) {
+                continue; // migration and range deletion writes of this shard are not client changes to transfer
+            }
+            BsonDocument out = new BsonDocument("ts", entry.ts()).append("op", new BsonString(String.valueOf(entry.op().code())))
+                    .append("o2", entry.o2());
+            if (entry.o() != null) {
+                out.append("o", entry.o());
+                bytes += BsonBytes.encode(entry.o()).length;
+            }
+            entries.add(out);
+        }
+        donation.progress.transferred(entries.size());
+        return new BsonDocument("entries", entries).append("resumeAfter", resumeAfter).append("more", BsonBoolean.valueOf(more));
+    }
+
+    private ActiveMigrationsRegistry.Donation donation(UUID id) {
+        ActiveMigrationsRegistry.Donation donation = registry.donation(id).orElseThrow(() -> new CommandException(ErrorCode.OperationFailed,
+                "migration " + id + " is not being donated by this shard (it ended, or this shard restarted)"));
+        if (donation.session == null) {
+            throw new CommandException(ErrorCode.OperationFailed, "migration " + id + " is not ready to be cloned yet");
+        }
+        return donation;
+    }
+}

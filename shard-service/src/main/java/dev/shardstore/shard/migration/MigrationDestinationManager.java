@@ -1,0 +1,472 @@
+package dev.shardstore.shard.migration;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.keystring.KeyString;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.shard.ShardMetrics;
+import dev.shardstore.shard.command.CreateIndexesCommand;
+import dev.shardstore.shard.command.IndexCreator;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.OplogReader;
+import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.shard.versioning.CollectionShardingState;
+import dev.shardstore.support.failpoint.FailPoints;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * The recipient of a chunk migration (MongoDB's {@code MigrationDestinationManager}; reference: "The live migration
+ * protocol", "Orphaned range deletion"). {@code _recvChunkStart} registers the receipt and starts a thread that
+ * <ol>
+ *   <li>loads the collection's filtering metadata (so its writes record the shard key in the oplog), creates the
+ *       collection with the donor's options and indexes where missing ({@code listCollections}, {@code listIndexes} on
+ *       the donor), waits for its own overlapping range deletion tasks to finish (at most
+ *       {@code range-deleter-wait-timeout}, else ChunkRangeCleanupPending) and writes its pending range deletion task;</li>
+ *   <li>state {@code clone}: pulls the range with {@code _migrateClone} and upserts every batch ({@code fromMigrate},
+ *       fail point {@link #DURING_CLONE});</li>
+ *   <li>state {@code catchup}: pulls the range's oplog entries with {@code _transferMods} from the donor's clone start,
+ *       and applies them in order: an insert or update as an upsert of its post-image — or as a delete when that
+ *       post-image's shard key left the range — and a delete by {@code _id} ({@link #DURING_CATCHUP}); once a pull reaches
+ *       the donor's all-durable point, state {@code steady}, and it keeps pulling;</li>
+ *   <li>on {@code _recvChunkCommit} (the donor blocks writes), state {@code commitStart}: pulls until a pull returns
+ *       nothing, then state {@code done} and {@code _recvChunkCommit} answers.</li>
+ * </ol>
+ * Any error is state {@code fail} (the donor aborts). The donor's decision comes with {@code _recvChunkDecision}: an abort
+ * stops the receipt before its next write and makes its range deletion task ready (its documents are orphans); a commit
+ * deletes the task. A recipient that restarts loses the receipt: the donor sees {@code _recvChunkStatus} answer
+ * {@code active: false} and aborts.
+ */
+@Component
+public class MigrationDestinationManager {
+    /** Fail point after each cloned batch is applied. */
+    public static final String DURING_CLONE = "recipient.duringClone";
+    /** Fail point after each non-empty batch of changes is applied before the commit. */
+    public static final String DURING_CATCHUP = "recipient.duringCatchup";
+    static final String READY = "ready";
+    static final String CLONE = "clone";
+    static final String CATCHUP = "catchup";
+    static final String STEADY = "steady";
+    static final String COMMIT_START = "commitStart";
+    static final String DONE = "done";
+    static final String FAIL = "fail";
+    private static final int RECENT = 16;
+    private static final Logger log = LoggerFactory.getLogger(MigrationDestinationManager.class);
+
+    private final ActiveMigrationsRegistry registry;
+    private final MigrationPeers peers;
+    private final CollectionCatalog catalog;
+    private final IndexCreator indexCreator;
+    private final CollectionShardingRuntime runtime;
+    private final CollectionShardingState state;
+    private final DocumentStore store;
+    private final WriteUnitOfWork units;
+    private final RangeDeletionStore tasks;
+    private final RangeDeleter rangeDeleter;
+    private final FailPoints failPoints;
+    private final ShardMetrics metrics;
+    private final MigrationProperties properties;
+    /** The latest receipts, running or finished, for the commands that ask about one after its thread ended. */
+    private final Map<UUID, RecipientMigration> recent = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<UUID, RecipientMigration> eldest) {
+            return size() > RECENT;
+        }
+    };
+
+    public MigrationDestinationManager(ActiveMigrationsRegistry registry, MigrationPeers peers, CollectionCatalog catalog,
+            IndexCreator indexCreator, CollectionShardingRuntime runtime, CollectionShardingState state, DocumentStore store,
+            WriteUnitOfWork units, RangeDeletionStore tasks, RangeDeleter rangeDeleter, FailPoints failPoints, ShardMetrics metrics,
+            MigrationProperties properties) {
+        this.registry = registry;
+        this.peers = peers;
+        this.catalog = catalog;
+        this.indexCreator = indexCreator;
+        this.runtime = runtime;
+        this.state = state;
+        this.store = store;
+        this.units = units;
+        this.tasks = tasks;
+        this.rangeDeleter = rangeDeleter;
+        this.failPoints = failPoints;
+        this.metrics = metrics;
+        this.properties = properties;
+    }
+
+    /**
+     * What {@code _recvChunkStart} carries.
+     *
+     * @param id         the migration id
+     * @param namespace  the collection
+     * @param range      the chunk
+     * @param donor      the donor shard's name
+     * @param shardKey   the collection's shard key
+     * @param startAfter the donor's clone start: {@code _transferMods} begins after it
+     */
+    public record StartRequest(UUID id, Namespace namespace, ChunkRange range, String donor, ShardKeyPattern shardKey, BsonTimestamp startAfter) {}
+
+    /**
+     * {@code _recvChunkStart}: registers the receipt and starts it in the background; a repeated start of the running
+     * receipt is a no-op.
+     *
+     * @throws CommandException ConflictingOperationInProgress (117) when this shard is in another migration
+     */
+    public void start(StartRequest request) {
+        RecipientMigration receipt = new RecipientMigration(request);
+        if (registry.registerReceipt(receipt)) {
+            synchronized (recent) {
+                recent.put(request.id(), receipt);
+            }
+            Thread.ofVirtual().name("recipient-" + request.id()).start(() -> run(receipt));
+        }
+    }
+
+    /**
+     * {@code _recvChunkStatus}: {@code {active, migrationId, state, documentsCloned, bytesCloned, modsApplied, errmsg?}};
+     * {@code {active: false, state: "unknown"}} for a migration this process never received (it restarted).
+     */
+    public BsonDocument status(UUID id) {
+        return find(id).map(RecipientMigration::describe)
+                .orElseGet(() -> new BsonDocument("active", BsonBoolean.FALSE).append("migrationId", new BsonString(id.toString()))
+                        .append("state", new BsonString("unknown")));
+    }
+
+    /**
+     * {@code _recvChunkCommit}: asks the receipt to apply the last changes (the donor blocks writes now) and waits until it
+     * did.
+     *
+     * @return the final {@link #status}
+     * @throws CommandException OperationFailed (96) when the receipt failed, is unknown, or is not done within
+     *                          {@code timeout}
+     */
+    public BsonDocument commit(UUID id, Duration timeout) {
+        RecipientMigration receipt = find(id).orElseThrow(() -> new CommandException(ErrorCode.OperationFailed,
+                "this shard is not receiving migration " + id + " (it restarted, or the migration ended)"));
+        receipt.requestCommit();
+        try {
+            receipt.finished.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new CommandException(ErrorCode.OperationFailed, "migration " + id + " did not finish catching up within " + timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.OperationFailed, "interrupted while committing migration " + id);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+        if (!receipt.state.equals(DONE)) {
+            throw new CommandException(ErrorCode.OperationFailed, "receiving migration " + id + " failed: " + receipt.error);
+        }
+        return receipt.describe();
+    }
+
+    /**
+     * {@code _recvChunkDecision}: the donor's recorded outcome. Aborted: the receipt (if it still runs) writes nothing more,
+     * and this shard's range deletion task of the migration becomes ready. Committed: the task is deleted (the documents
+     * are this shard's now). Idempotent; a task already gone is fine.
+     */
+    public void decide(UUID id, MigrationDecision decision) {
+        if (decision == MigrationDecision.ABORTED) {
+            find(id).ifPresent(RecipientMigration::fence);
+            tasks.markReady(id, null);
+            rangeDeleter.wake();
+        } else {
+            tasks.delete(id);
+        }
+    }
+
+    private Optional<RecipientMigration> find(UUID id) {
+        synchronized (recent) {
+            return Optional.ofNullable(recent.get(id));
+        }
+    }
+
+    private void run(RecipientMigration receipt) {
+        StartRequest request = receipt.request;
+        Namespace ns = request.namespace();
+        long begin = System.nanoTime();
+        long last = begin;
+        try {
+            state.markStale(ns.full());
+            state.refresh(ns.full());
+            CollectionInfo collection = prepareCollection(request);
+            awaitOverlappingDeletions(request);
+            tasks.insert(RangeDeletionTask.pending(request.id(), ns, collection.uuid(), request.shardKey(), request.range(),
+                    RangeDeletionTask.Side.RECIPIENT, RangeDeletionTask.WhenToClean.NOW));
+            last = phaseDone("prepare", last);
+
+            receipt.state(CLONE);
+            BsonDocument after = null;
+            do {
+                BsonDocument batch = peers.migrateClone(request.donor(), request.id(), ns, after);
+                List<StoredDocument> documents = batch.getArray("documents").stream().map(v -> StoredDocument.of(v.asDocument())).toList();
+                write(receipt, collection, documents, List.of());
+                receipt.progress.cloned(documents.size(), documents.stream().mapToLong(StoredDocument::size).sum());
+                failPoints.hit(DURING_CLONE);
+                after = batch.isDocument("next") ? batch.getDocument("next") : null;
+            } while (after != null);
+            last = phaseDone("clone", last);
+
+            receipt.state(CATCHUP);
+            BsonTimestamp position = request.startAfter();
+            while (true) {
+                boolean committing = receipt.commitRequested;
+                BsonDocument mods = peers.transferMods(request.donor(), request.id(), ns, position);
+                List<BsonValue> entries = mods.getArray("entries").getValues();
+                apply(receipt, collection, entries);
+                position = mods.getTimestamp("resumeAfter");
+                boolean more = mods.getBoolean("more").getValue();
+                if (!entries.isEmpty() && !committing) {
+                    failPoints.hit(DURING_CATCHUP);
+                }
+                if (committing && entries.isEmpty() && !more) {
+                    break; // every change before the donor blocked writes is applied
+                }
+                if (!more) {
+                    receipt.reachedSteady();
+                    if (entries.isEmpty()) {
+                        Thread.sleep(properties.statusPollInterval());
+                    }
+                }
+            }
+            phaseDone("catchup", last);
+            receipt.state(DONE);
+            metrics.migrationPhase("recipient", "total", System.nanoTime() - begin);
+            metrics.migrationFinished("recipient", "done");
+            peers.logChange("moveChunk.to", ns, receipt.changelogDetails("success", begin));
+        } catch (Exception e) {
+            receipt.fail(e);
+            metrics.migrationFinished("recipient", "failed");
+            log.warn("receiving migration {} of {} {} failed: {}", request.id(), ns, request.range(), e.toString());
+            peers.logChange("moveChunk.to", ns, receipt.changelogDetails("aborted: " + e.getMessage(), begin));
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            receipt.finished.complete(null);
+            registry.unregister(receipt);
+        }
+    }
+
+    private long phaseDone(String phase, long since) {
+        long now = System.nanoTime();
+        metrics.migrationPhase("recipient", phase, now - since);
+        return now;
+    }
+
+    /** The collection with the donor's options and indexes (creating what is missing), under the exclusive lock. */
+    private CollectionInfo prepareCollection(StartRequest request) {
+        Namespace ns = request.namespace();
+        BsonDocument options = catalog.find(ns).isPresent() ? new BsonDocument() : peers.collectionOptions(request.donor(), ns);
+        List<BsonDocument> specs = new ArrayList<>();
+        for (BsonDocument spec : peers.indexSpecs(request.donor(), ns)) {
+            if (!spec.getString("name").getValue().equals("_id_")) {
+                BsonDocument copy = spec.clone();
+                copy.remove("v");
+                copy.remove("ns");
+                specs.add(CreateIndexesCommand.validate(copy));
+            }
+        }
+        return runtime.exclusive(ns, () -> {
+            CollectionInfo collection = catalog.create(ns, options).collection();
+            indexCreator.createAll(collection, specs);
+            return collection;
+        });
+    }
+
+    /** Waits for this shard's own range deletion tasks overlapping the range (an earlier migration's orphans). */
+    private void awaitOverlappingDeletions(StartRequest request) throws InterruptedException {
+        OplogReader.KeyRange keys = OplogReader.KeyRange.of(request.shardKey(), request.range());
+        long deadline = System.nanoTime() + properties.rangeDeleterWaitTimeout().toNanos();
+        while (true) {
+            List<RangeDeletionTask> overlapping = tasks.overlapping(request.namespace(), keys, request.id());
+            if (overlapping.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new CommandException(ErrorCode.ChunkRangeCleanupPending, "the range " + request.range() + " of " + request.namespace()
+                        + " still has " + overlapping.size() + " orphaned range(s) to delete on this shard after "
+                        + properties.rangeDeleterWaitTimeout() + " (range deletion task " + overlapping.getFirst().id() + ")");
+            }
+            rangeDeleter.wake();
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * Applies a batch of the donor's oplog entries in time order; only each document's last state matters, so the batch
+     * becomes one set of upserts and one of deletes.
+     */
+    private void apply(RecipientMigration receipt, CollectionInfo collection, List<BsonValue> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        ShardKeyPattern key = receipt.request.shardKey();
+        OplogReader.KeyRange range = OplogReader.KeyRange.of(key, receipt.request.range());
+        Map<ByteBuffer, StoredDocument> upserts = new LinkedHashMap<>();
+        Map<ByteBuffer, byte[]> deletes = new LinkedHashMap<>();
+        for (BsonValue value : entries) {
+            BsonDocument entry = value.asDocument();
+            byte[] id = KeyString.encode(entry.getDocument("o2").get("_id"));
+            ByteBuffer slot = ByteBuffer.wrap(id);
+            BsonDocument document = entry.isDocument("o") ? entry.getDocument("o") : null;
+            if (document != null && inRange(key, range, document)) {
+                deletes.remove(slot);
+                upserts.put(slot, StoredDocument.of(document));
+            } else {
+                // a delete, or an update whose document left the range: it is not the recipient's
+                upserts.remove(slot);
+                deletes.put(slot, id);
+            }
+        }
+        write(receipt, collection, List.copyOf(upserts.values()), List.copyOf(deletes.values()));
+        receipt.progress.transferred(entries.size());
+    }
+
+    private static boolean inRange(ShardKeyPattern key, OplogReader.KeyRange range, BsonDocument document) {
+        byte[] shardKey;
+        try {
+            shardKey = key.keyOf(document);
+        } catch (CommandException e) {
+            return false; // an array on the shard key path: in no chunk
+        }
+        return Arrays.compareUnsigned(shardKey, range.min()) >= 0 && Arrays.compareUnsigned(shardKey, range.max()) < 0;
+    }
+
+    /**
+     * Upserts {@code upserts} and deletes the documents with ids {@code deletes}, in one {@code fromMigrate} unit of work under
+     * the collection lock (shared), unless the receipt was fenced by an abort decision.
+     */
+    private void write(RecipientMigration receipt, CollectionInfo collection, List<StoredDocument> upserts, List<byte[]> deletes) {
+        if (upserts.isEmpty() && deletes.isEmpty()) {
+            return;
+        }
+        synchronized (receipt) {
+            if (receipt.fenced) {
+                throw new CommandException(ErrorCode.OperationFailed, "migration " + receipt.request.id() + " was aborted by its donor");
+            }
+            runtime.shared(collection.namespace(), () -> units.writeFromMigrate(work -> {
+                if (!upserts.isEmpty()) {
+                    List<StoredDocument> existing = store.lockByIds(collection, upserts.stream().map(StoredDocument::id).toList());
+                    Map<ByteBuffer, StoredDocument> before = new LinkedHashMap<>();
+                    existing.forEach(d -> before.put(ByteBuffer.wrap(d.id()), d));
+                    List<DocumentStore.Replacement> replacements = new ArrayList<>();
+                    List<StoredDocument> inserts = new ArrayList<>();
+                    for (StoredDocument document : upserts) {
+                        StoredDocument old = before.get(ByteBuffer.wrap(document.id()));
+                        if (old == null) {
+                            inserts.add(document);
+                        } else {
+                            replacements.add(new DocumentStore.Replacement(old, document));
+                        }
+                    }
+                    store.replace(collection, replacements);
+                    store.insert(collection, inserts);
+                }
+                if (!deletes.isEmpty()) {
+                    store.delete(collection, store.lockByIds(collection, deletes));
+                }
+                return null;
+            }));
+        }
+    }
+
+    /** One receipt: its request, state and counters; the thread running it and the commands asking about it share it. */
+    private final class RecipientMigration implements ActiveMigrationsRegistry.Receipt {
+        final StartRequest request;
+        final MigrationProgress progress;
+        final CompletableFuture<Void> finished = new CompletableFuture<>();
+        volatile String state = READY;
+        volatile @Nullable String error;
+        volatile boolean commitRequested;
+        /** Set by an abort decision, under this object's monitor: no write happens after it. */
+        boolean fenced;
+
+        RecipientMigration(StartRequest request) {
+            this.request = request;
+            this.progress = new MigrationProgress(request.id(), MigrationProgress.Role.RECIPIENT, request.namespace(), request.range(),
+                    request.donor(), peers.self(), READY);
+        }
+
+        @Override
+        public MigrationProgress progress() {
+            return progress;
+        }
+
+        void state(String next) {
+            state = next;
+            progress.phase(next);
+        }
+
+        synchronized void requestCommit() {
+            commitRequested = true;
+            if (!state.equals(DONE) && !state.equals(FAIL)) {
+                state(COMMIT_START);
+            }
+        }
+
+        synchronized void reachedSteady() {
+            if (state.equals(CATCHUP)) {
+                state(STEADY);
+            }
+        }
+
+        synchronized void fence() {
+            fenced = true;
+        }
+
+        void fail(Exception e) {
+            error = e.getMessage() == null ? e.toString() : e.getMessage();
+            state(FAIL);
+        }
+
+        BsonDocument describe() {
+            BsonDocument status = new BsonDocument("active", BsonBoolean.valueOf(registry.isRunning(request.id())))
+                    .append("migrationId", new BsonString(request.id().toString()))
+                    .append("state", new BsonString(state))
+                    .append("documentsCloned", new BsonInt64(progress.documentsCloned()))
+                    .append("bytesCloned", new BsonInt64(progress.bytesCloned()))
+                    .append("modsApplied", new BsonInt64(progress.modsTransferred()));
+            if (error != null) {
+                status.append("errmsg", new BsonString(error));
+            }
+            return status;
+        }
+
+        BsonDocument changelogDetails(String note, long beginNanos) {
+            return new BsonDocument("min", request.range().min()).append("max", request.range().max())
+                    .append("from", new BsonString(request.donor())).append("to", new BsonString(peers.self()))
+                    .append("migrationId", new BsonString(request.id().toString()))
+                    .append("documentsCloned", new BsonInt64(progress.documentsCloned()))
+                    .append("bytesCloned", new BsonInt64(progress.bytesCloned()))
+                    .append("modsApplied", new BsonInt64(progress.modsTransferred()))
+                    .append("totalMillis", new BsonInt64((System.nanoTime() - beginNanos) / 1_000_000))
+                    .append("note", new BsonString(note));
+        }
+    }
+}
