@@ -30,7 +30,9 @@ import org.bson.BsonString;
 /**
  * A real HTTP peer that answers the config service's {@code _configsvrGetDatabase} and
  * {@code _configsvrGetRoutingTable} in BSON from in-memory tables, counting the lookups per database and
- * recording the routing table requests per namespace. One per test JVM.
+ * recording the routing table requests per namespace; for chunk migrations also {@code listShards} (the shards a test
+ * registered), {@code _configsvrCommitChunkMigration} and {@code _configsvrEnsureChunkVersionIsGreaterThan} with the
+ * config service's version rules on those tables, and {@code _configsvrLogChange} (recorded). One per test JVM.
  */
 public final class ConfigServerStub {
     private static final ConfigServerStub INSTANCE = start();
@@ -40,8 +42,11 @@ public final class ConfigServerStub {
     private final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
     private final Map<String, List<Optional<ChunkVersion>>> routingRequests = new ConcurrentHashMap<>();
+    private final Map<String, String> shards = new ConcurrentHashMap<>();
+    private final List<BsonDocument> changelog = new CopyOnWriteArrayList<>();
     private volatile Duration delay = Duration.ZERO;
     private volatile boolean failRoutingTables;
+    private volatile java.util.function.@org.jspecify.annotations.Nullable UnaryOperator<BsonDocument> commitOverride;
 
     private ConfigServerStub(HttpServer server) {
         this.server = server;
@@ -76,6 +81,25 @@ public final class ConfigServerStub {
         if (command.containsKey("_configsvrGetRoutingTable")) {
             return routingTable(command);
         }
+        switch (command.getFirstKey()) {
+            case "listShards" -> {
+                BsonArray list = new BsonArray();
+                shards.forEach((name, host) -> list.add(new BsonDocument("_id", new BsonString(name)).append("host", new BsonString(host))));
+                return new BsonDocument("ok", new BsonDouble(1)).append("shards", list);
+            }
+            case "_configsvrCommitChunkMigration" -> {
+                var override = commitOverride;
+                return override != null ? override.apply(command) : commitMigration(command);
+            }
+            case "_configsvrEnsureChunkVersionIsGreaterThan" -> {
+                return ensureChunkVersion(command);
+            }
+            case "_configsvrLogChange" -> {
+                changelog.add(command.clone());
+                return new BsonDocument("ok", new BsonDouble(1));
+            }
+            default -> { }
+        }
         String db = command.getString("_configsvrGetDatabase").getValue();
         lookups.computeIfAbsent(db, k -> new AtomicInteger()).incrementAndGet();
         sleep();
@@ -109,6 +133,88 @@ public final class ConfigServerStub {
         table.chunks().stream().filter(c -> !incremental || c.lastmod().compareTo(since) > 0).forEach(c -> chunks.add(c.toBson()));
         return reply.append("collection", table.collection().toBson()).append("chunks", chunks)
                 .append("full", BsonBoolean.valueOf(!incremental));
+    }
+
+    /**
+     * {@code _configsvrCommitChunkMigration} with the config service's rules: the chunk {@code migratedChunk} of
+     * {@code fromShard} (with version {@code migratedChunk.lastmod}) moves to {@code toShard} at {@code (cv.major + 1)|0}, a
+     * chunk left on the donor gets {@code (cv.major + 1)|1}.
+     */
+    private synchronized BsonDocument commitMigration(BsonDocument command) {
+        String ns = command.getString("_configsvrCommitChunkMigration").getValue();
+        Table table = tables.get(ns);
+        BsonDocument migrated = command.getDocument("migratedChunk");
+        String from = command.getString("fromShard").getValue();
+        Chunk chunk = table == null ? null : table.chunks().stream()
+                .filter(c -> c.range().min().equals(migrated.getDocument("min")) && c.range().max().equals(migrated.getDocument("max"))
+                        && c.shard().equals(from)).findFirst().orElse(null);
+        if (chunk == null || migrated.isDocument("lastmod") && !ChunkVersion.fromBson(migrated.getDocument("lastmod")).equals(chunk.lastmod())) {
+            return ErrorReplies.errorReply(ErrorCode.BadValue, "'migratedChunk' is not a chunk of " + from + " at that version", new BsonDocument());
+        }
+        ChunkVersion cv = collectionVersion(table);
+        List<Chunk> updated = new java.util.ArrayList<>();
+        boolean controlled = false;
+        for (Chunk c : table.chunks()) {
+            if (c == chunk) {
+                updated.add(new Chunk(c.range(), command.getString("toShard").getValue(),
+                        new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp())));
+            } else if (!controlled && c.shard().equals(from)) {
+                updated.add(new Chunk(c.range(), c.shard(), new ChunkVersion(cv.major() + 1, 1, cv.epoch(), cv.timestamp())));
+                controlled = true;
+            } else {
+                updated.add(c);
+            }
+        }
+        tables.put(ns, new Table(table.collection(), updated));
+        return new BsonDocument("ok", new BsonDouble(1));
+    }
+
+    /** {@code _configsvrEnsureChunkVersionIsGreaterThan}: a chunk still at or below {@code version} gets {@code (cv.major + 1)|0}. */
+    private synchronized BsonDocument ensureChunkVersion(BsonDocument command) {
+        String ns = command.getString("_configsvrEnsureChunkVersionIsGreaterThan").getValue();
+        Table table = tables.get(ns);
+        ChunkVersion version = ChunkVersion.fromBson(command.getDocument("version"));
+        boolean fenced = false;
+        if (table != null) {
+            ChunkVersion cv = collectionVersion(table);
+            List<Chunk> updated = new java.util.ArrayList<>();
+            for (Chunk c : table.chunks()) {
+                if (c.range().min().equals(command.getDocument("minKey")) && c.range().max().equals(command.getDocument("maxKey"))
+                        && !version.isOlderThan(c.lastmod())) {
+                    updated.add(new Chunk(c.range(), c.shard(), new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp())));
+                    fenced = true;
+                } else {
+                    updated.add(c);
+                }
+            }
+            tables.put(ns, new Table(table.collection(), updated));
+        }
+        return new BsonDocument("ok", new BsonDouble(1)).append("fenced", BsonBoolean.valueOf(fenced));
+    }
+
+    private static ChunkVersion collectionVersion(Table table) {
+        return table.chunks().stream().map(Chunk::lastmod).max(ChunkVersion::compareTo).orElseThrow();
+    }
+
+    /** Makes {@code listShards} name {@code shard} at {@code url}. */
+    public void registerShard(String shard, String url) {
+        shards.put(shard, url);
+    }
+
+    /** Answers {@code _configsvrCommitChunkMigration} with {@code answer} instead of committing; null commits again. */
+    public void overrideMigrationCommit(java.util.function.@org.jspecify.annotations.Nullable UnaryOperator<BsonDocument> answer) {
+        this.commitOverride = answer;
+    }
+
+    /** The chunks of {@code ns} now (empty when it has no table). */
+    public List<Chunk> chunks(String ns) {
+        Table table = tables.get(ns);
+        return table == null ? List.of() : table.chunks();
+    }
+
+    /** The {@code _configsvrLogChange} commands received, in order. */
+    public List<BsonDocument> changelog() {
+        return List.copyOf(changelog);
     }
 
     /** Makes the routing table say {@code collection} is sharded with {@code chunks}. */

@@ -47,7 +47,21 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
         registry.add("shardstore.shard.cursor-timeout", () -> "1500ms");
         registry.add("shardstore.shard.cursor-reap-interval", () -> "200ms");
         registry.add("shardstore.shard.sort-memory-limit", () -> "2MB");
+        MIGRATION_SETTINGS.forEach((name, value) -> registry.add(name, () -> value));
     }
+
+    /**
+     * Migration settings of every shard in these tests (this one and {@link OtherShard}s): small clone batches, so a
+     * clone takes several batches to pause between, and short delays.
+     */
+    protected static final Map<String, String> MIGRATION_SETTINGS = Map.of(
+            "shardstore.shard.migration.clone-batch-documents", "10",
+            "shardstore.shard.migration.orphan-cleanup-delay", "1s",
+            "shardstore.shard.migration.range-deleter-batch-size", "7",
+            "shardstore.shard.migration.range-deleter-batch-delay", "1ms",
+            "shardstore.shard.migration.recovery-retry-interval", "200ms",
+            "shardstore.shard.migration.status-poll-interval", "20ms",
+            "shardstore.shard.migration.range-deleter-wait-timeout", "3s");
 
     private static void createCatalogTopic(String bootstrapServers) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {

@@ -134,6 +134,25 @@ class ShardingCommandsTest extends ShardIntegrationTest {
         assertThat(unsharded.getNumber("numOrphanedDocs").intValue()).isZero();
     }
 
+    @Test
+    void dataDistributionCountsAsOrphansTheDocumentsOfAChunkMovedAwaySinceTheMetadataWasCached() {
+        ShardedCollection coll = collection("ddmoved.c", "{x: 1}");
+        ConfigServerStub.instance().putRoutingTable(coll, List.of(
+                chunk(coll, "{x: {$minKey: 1}}", "{x: 5}", SHARD_NAME, 1, 0),
+                chunk(coll, "{x: 5}", "{x: {$maxKey: 1}}", "other", 1, 1)));
+        insertDocuments("ddmoved", "c", 8);
+        assertThat(run("admin", "{_shardsvrDataDistribution: 'ddmoved.c'}").getNumber("numOwnedDocuments").intValue()).isEqualTo(5);
+
+        // a migration commits elsewhere; no event reaches this shard, its documents wait for their range deletion
+        ConfigServerStub.instance().putRoutingTable(coll, List.of(
+                chunk(coll, "{x: {$minKey: 1}}", "{x: 5}", "other", 2, 0),
+                chunk(coll, "{x: 5}", "{x: {$maxKey: 1}}", "other", 1, 1)));
+        BsonDocument after = run("admin", "{_shardsvrDataDistribution: 'ddmoved.c'}");
+
+        assertThat(after.getNumber("numOwnedDocuments").intValue()).as(after.toJson()).isZero();
+        assertThat(after.getNumber("numOrphanedDocs").intValue()).isEqualTo(8);
+    }
+
     /** Inserts {@code n} documents {_id: i, x: i, pad}, all of {@link #documentSize} bytes, in reverse order. */
     private void insertDocuments(String db, String coll, int n) {
         BsonArray docs = new BsonArray();
