@@ -691,7 +691,8 @@ class ShardingServiceTest {
             run(new BsonDocument("_configsvrDropCollection", new BsonString("eventdb.c")));
             relay.relay();
 
-            List<CatalogEvent> events = awaitEvents(consumer, e -> "eventdb.c".equals(e.namespace()), 6);
+            List<CatalogEvent> events = awaitEvents(consumer, e -> "eventdb.c".equals(e.namespace())
+                    && e.type() == CatalogEvent.Type.ROUTING_CHANGED, 6);
             assertThat(events).extracting(CatalogEvent::type).containsOnly(CatalogEvent.Type.ROUTING_CHANGED);
             assertThat(events).extracting(CatalogEvent::database).containsOnly("eventdb");
             assertThat(events).extracting(CatalogEvent::epoch).containsExactly(c.epoch().toHexString(), c.epoch().toHexString(),
@@ -700,6 +701,145 @@ class ShardingServiceTest {
                     v(c, 3, 1).toString(), v(c, 4, 0).toString(), v(refined, 4, 0).toString(), null);
             assertThat(events).extracting(CatalogEvent::shards).containsExactly(List.of("shA", "shB", "shC"), List.of("shC"),
                     List.of("shA", "shB"), List.of("shB"), List.of("shA", "shB", "shC"), List.of("shA", "shB", "shC"));
+        }
+    }
+
+    // --- moveChunk / moveRange (_configsvrMoveRange), the migration's fence, config.changelog ---
+
+    private static BsonDocument moveRange(String ns, String toShard) {
+        return new BsonDocument("_configsvrMoveRange", new BsonString(ns)).append("toShard", new BsonString(toShard));
+    }
+
+    @Test
+    void moveRangeAsksTheOwnerToMoveTheChunkItResolvedAndAMoveToTheOwnerIsANoOp() {
+        Routing r = shardRanged("movedb.c", 10, 20);
+        BsonDocument reply = run(moveRange("movedb.c", "shB").append("find", x(15)).append("waitForDelete", BsonBoolean.TRUE));
+
+        assertThat(reply.getBoolean("moved").getValue()).isTrue();
+        BsonDocument asked = A.received("_shardsvrMoveRange").getFirst();
+        assertThat(asked.getString("_shardsvrMoveRange").getValue()).isEqualTo("movedb.c");
+        assertThat(asked.getDocument("min")).isEqualTo(x(10));
+        assertThat(asked.getDocument("max")).isEqualTo(x(20));
+        assertThat(ChunkVersion.fromBson(asked.getDocument("chunkVersion"))).isEqualTo(v(r.collection(), 1, 1));
+        assertThat(asked.getString("fromShard").getValue()).isEqualTo("shA");
+        assertThat(asked.getString("toShard").getValue()).isEqualTo("shB");
+        assertThat(asked.getBoolean("waitForDelete").getValue()).isTrue();
+        assertThat(asked.getNumber("maxChunkSizeBytes").longValue()).isEqualTo(128L * 1024 * 1024);
+
+        BsonDocument bounds = run(moveRange("movedb.c", "shA").append("bounds", new BsonArray(List.of(x(20),
+                new BsonDocument("x", new BsonMaxKey())))));
+        assertThat(bounds.getBoolean("moved").getValue()).as("already on shA").isFalse();
+        assertThat(A.received("_shardsvrMoveRange")).hasSize(1);
+        assertThat(routing("movedb.c").docs()).isEqualTo(r.docs());
+    }
+
+    @Test
+    void moveRangeSplitsOffItsRangeFirst() {
+        shardRanged("moverange.c", 100);
+        run(moveRange("moverange.c", "shB").append("min", x(10)).append("max", x(20)));
+        assertThat(routing("moverange.c").chunks()).extracting(c -> c.range().min())
+                .containsExactly(new BsonDocument("x", new BsonMinKey()), x(10), x(20), x(100));
+        assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("min")).isEqualTo(x(10));
+        assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("max")).isEqualTo(x(20));
+
+        // without max: up to the first point the owner's splitVector finds for the max chunk size
+        A.answer("splitVector", cmd -> Replies.ok(new BsonDocument("splitKeys", new BsonArray(List.of(x(150), x(200))))));
+        run(moveRange("moverange.c", "shB").append("min", x(100)));
+        assertThat(A.received("splitVector").getLast().getNumber("maxChunkSizeBytes").longValue()).isEqualTo(128L * 1024 * 1024);
+        assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("min")).isEqualTo(x(100));
+        assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("max")).isEqualTo(x(150));
+        assertThat(routing("moverange.c").chunks()).hasSize(5);
+    }
+
+    @Test
+    void badMoveRequestsAreClientErrorsNamingTheField() {
+        shardRanged("badmove.c", 10);
+        assertThat(refused(moveRange("nosuchdb.c", "shB").append("find", x(1))).code()).isEqualTo(ErrorCode.NamespaceNotFound);
+        assertThat(refused(moveRange("badmove.unsharded", "shB").append("find", x(1))).code()).isEqualTo(ErrorCode.NamespaceNotSharded);
+        CommandException unknownShard = refused(moveRange("badmove.c", "nosuchshard").append("find", x(1)).append("toField", new BsonString("to")));
+        assertThat(unknownShard.code()).isEqualTo(ErrorCode.ShardNotFound);
+        assertThat(unknownShard.getMessage()).contains("'to'");
+        CommandException notAChunk = refused(moveRange("badmove.c", "shB").append("bounds", new BsonArray(List.of(x(0), x(10)))));
+        assertThat(notAChunk.code()).isEqualTo(ErrorCode.BadValue);
+        assertThat(notAChunk.getMessage()).contains("'bounds'");
+        CommandException partialKey = refused(moveRange("badmove.c", "shB").append("find", new BsonDocument("y", new BsonInt32(1))));
+        assertThat(partialKey.code()).isEqualTo(ErrorCode.ShardKeyNotFound);
+        assertThat(partialKey.getMessage()).contains("'find'");
+        CommandException acrossChunks = refused(moveRange("badmove.c", "shB").append("min", x(5)).append("max", x(15)));
+        assertThat(acrossChunks.code()).isEqualTo(ErrorCode.BadValue);
+        assertThat(acrossChunks.getMessage()).contains("'max'");
+        assertThat(refused(moveRange("badmove.c", "shB")).code()).isEqualTo(ErrorCode.BadValue);
+        assertThat(A.received("_shardsvrMoveRange")).isEmpty();
+    }
+
+    @Test
+    void aMigrationIsRefusedWhileADropOfTheNamespaceIsUnfinished() {
+        shardCollection("movedrop.c", X);
+        C.answer("_shardsvrParticipantBlock", cmd -> new CommandException(ErrorCode.InternalError, "disk on fire").toReply());
+        refused(new BsonDocument("_configsvrDropCollection", new BsonString("movedrop.c")));
+        CommandException e = refused(moveRange("movedrop.c", "shB").append("find", x(1)));
+        assertThat(e.code()).isEqualTo(ErrorCode.ConflictingOperationInProgress);
+        assertThat(A.received("_shardsvrMoveRange")).isEmpty();
+        C.reset();
+        await().atMost(Duration.ofSeconds(20)).until(() -> coordinatorPhase("movedrop.c") == null);
+    }
+
+    @Test
+    void theCommitChecksTheChunkVersionAndTheFenceRefusesALateCommit() {
+        Routing r = shardRanged("fencedb.c", 10);
+        ShardedCollection c = r.collection();
+        Chunk low = r.chunks().getFirst(); // 1|0; the collection version is 1|1
+        BsonDocument fence = commit("_configsvrEnsureChunkVersionIsGreaterThan", c).append("minKey", low.range().min())
+                .append("maxKey", low.range().max()).append("version", v(c, 1, 1).toBson());
+
+        assertThat(run(fence).getBoolean("fenced").getValue()).isTrue();
+        assertThat(routing("fencedb.c").chunks().getFirst().lastmod()).isEqualTo(v(c, 2, 0));
+        CommandException late = refused(migrate(c, low, "shB").append("migratedChunk", low.range().toBson().append("lastmod", low.lastmod().toBson())));
+        assertThat(late.code()).isEqualTo(ErrorCode.StaleConfig);
+        assertThat(routing("fencedb.c").chunks().getFirst().shard()).isEqualTo("shA");
+
+        Chunk fenced = routing("fencedb.c").chunks().getFirst();
+        run(migrate(c, fenced, "shB").append("migratedChunk", fenced.range().toBson().append("lastmod", fenced.lastmod().toBson())));
+        assertThat(routing("fencedb.c").chunks().getFirst().shard()).isEqualTo("shB");
+        assertThat(run(fence).getBoolean("fenced").getValue()).as("a moved chunk is above the fence's version").isFalse();
+        assertThat(routing("fencedb.c").chunks().getFirst().lastmod()).isEqualTo(v(c, 3, 0));
+    }
+
+    @Test
+    void shardsRecordTheirMigrationsInTheChangelogWithTheirEvents() {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, EmbeddedInfra.shared().bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "config-sharding-test-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(CatalogEvent.TOPIC));
+            Routing r = shardRanged("logdb.c", 10);
+            BsonDocument details = new BsonDocument("min", x(10)).append("max", new BsonDocument("x", new BsonMaxKey()))
+                    .append("from", new BsonString("shA")).append("to", new BsonString("shB"));
+            run(new BsonDocument("_configsvrLogChange", new BsonString("moveChunk.start")).append("ns", new BsonString("logdb.c"))
+                    .append("shard", new BsonString("shA")).append("details", details));
+            run(migrate(r.collection(), r.chunks().get(1), "shB"));
+            run(new BsonDocument("_configsvrLogChange", new BsonString("moveChunk.commit")).append("ns", new BsonString("logdb.c"))
+                    .append("shard", new BsonString("shA")).append("details", details));
+            run(new BsonDocument("_configsvrLogChange", new BsonString("moveChunk.start")).append("ns", new BsonString("logdb.c"))
+                    .append("shard", new BsonString("shA")).append("details", details));
+            run(new BsonDocument("_configsvrLogChange", new BsonString("moveChunk.error")).append("ns", new BsonString("logdb.c"))
+                    .append("shard", new BsonString("shA")).append("details", details.clone().append("errmsg", new BsonString("recipient failed"))));
+            relay.relay();
+
+            List<BsonDocument> entries = findConfig("changelog", new BsonDocument("ns", new BsonString("logdb.c")));
+            assertThat(entries).extracting(e -> e.getString("what").getValue())
+                    .containsExactly("moveChunk.start", "moveChunk.commit", "moveChunk.start", "moveChunk.error");
+            assertThat(entries.getFirst().getString("shard").getValue()).isEqualTo("shA");
+            assertThat(entries.getFirst().getString("server").getValue()).isEqualTo("shA");
+            assertThat(entries.getFirst().isDateTime("time")).isTrue();
+            assertThat(entries.getFirst().getDocument("details")).isEqualTo(details);
+            assertThat(entries.getLast().getDocument("details").getString("errmsg").getValue()).isEqualTo("recipient failed");
+
+            List<CatalogEvent> events = awaitEvents(consumer, e -> "logdb.c".equals(e.namespace()) && e.type().name().startsWith("MIGRATION_"), 4);
+            assertThat(events).extracting(CatalogEvent::type).containsExactly(CatalogEvent.Type.MIGRATION_STARTED,
+                    CatalogEvent.Type.MIGRATION_COMMITTED, CatalogEvent.Type.MIGRATION_STARTED, CatalogEvent.Type.MIGRATION_ABORTED);
+            assertThat(events).extracting(CatalogEvent::shards).containsOnly(List.of("shA", "shB"));
+            assertThat(events.get(1).collectionVersion()).isEqualTo(v(r.collection(), 2, 1).toString());
         }
     }
 

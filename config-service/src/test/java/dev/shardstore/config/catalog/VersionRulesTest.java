@@ -34,6 +34,11 @@ class VersionRulesTest {
     }
 
     @Test
+    void aRecoveringDonorsFenceLiftsTheChunkAboveTheCollectionVersion() {
+        assertThat(VersionRules.fence(v(4, 7))).isEqualTo(v(5, 0));
+    }
+
+    @Test
     void splittingAChunkWhenTheShardVersionEqualsTheCollectionVersionIncreasesTheMajorVersion() {
         assertThat(VersionRules.split(v(3, 2), v(3, 2), 3)).containsExactly(v(4, 1), v(4, 2), v(4, 3));
     }
