@@ -107,6 +107,54 @@ class ShardingAdminCommandsTest extends RouterAgainstFakeCluster {
     }
 
     @Test
+    void moveChunkAndMoveRangeGoToTheConfigServiceAndAnswerAsMongoDbDoes() throws Exception {
+        Reply moved = command("admin", "{moveChunk: 'm1.c', find: {x: 5}, to: 'sh2', _waitForDelete: true}");
+        moved.assertOk();
+        assertThat(moved.body().isNumber("millis")).as(moved.body().toJson()).isTrue();
+        assertThat(toConfig("_configsvrMoveRange", "m1.c")).singleElement().satisfies(c -> {
+            assertThat(c.getDocument("find").getInt32("x").getValue()).isEqualTo(5);
+            assertThat(c.getString("toShard").getValue()).isEqualTo("sh2");
+            assertThat(c.getString("toField").getValue()).isEqualTo("to");
+            assertThat(c.getBoolean("waitForDelete").getValue()).isTrue();
+            assertThat(c.getBoolean("forceJumbo").getValue()).isFalse();
+        });
+
+        Reply range = command("admin", "{moveRange: 'm2.c', min: {x: 10}, max: {x: 20}, toShard: 'sh1', forceJumbo: true}");
+        range.assertOk();
+        assertThat(range.body().keySet()).containsExactly("ok");
+        assertThat(toConfig("_configsvrMoveRange", "m2.c")).singleElement().satisfies(c -> {
+            assertThat(c.getDocument("min").getInt32("x").getValue()).isEqualTo(10);
+            assertThat(c.getDocument("max").getInt32("x").getValue()).isEqualTo(20);
+            assertThat(c.getBoolean("forceJumbo").getValue()).isTrue();
+        });
+    }
+
+    @Test
+    void badMoveArgumentsAre400sNamingTheField() throws Exception {
+        command("admin", "{moveChunk: 'm3.c', to: 'sh2'}").assertError(400, 2, "find", "bounds");
+        command("admin", "{moveChunk: 'm3.c', find: {x: 1}, bounds: [{x: 1}, {x: 2}], to: 'sh2'}").assertError(400, 2, "find", "bounds");
+        command("admin", "{moveChunk: 'm3.c', find: {x: 1}}").assertError(400, 9, "to");
+        command("admin", "{moveChunk: 'm3.c', find: {x: 1}, to: 7}").assertError(400, 14, "to");
+        command("admin", "{moveChunk: 'm3.c', find: {x: 1}, to: 'nosuchshard'}").assertError(404, 70, "'to'", "nosuchshard");
+        command("admin", "{moveChunk: 'm3.c', bounds: [{x: 1}], to: 'sh2'}").assertError(400, 2, "bounds");
+        command("admin", "{moveChunk: 'm3.c', find: 3, to: 'sh2'}").assertError(400, 14, "find");
+        command("admin", "{moveChunk: 'nodot', find: {x: 1}, to: 'sh2'}").assertError(400, 73, "moveChunk");
+        command("m3", "{moveChunk: 'm3.c', find: {x: 1}, to: 'sh2'}").assertError(400, 20, "admin");
+        command("admin", "{moveRange: 'm3.c', toShard: 'sh2'}").assertError(400, 9, "min");
+        command("admin", "{moveRange: 'm3.c', min: {x: 1}, max: 2, toShard: 'sh2'}").assertError(400, 14, "max");
+        command("admin", "{moveRange: 'm3.c', min: {x: 1}, toShard: 'nosuchshard'}").assertError(404, 70, "'toShard'");
+        command("admin", "{cleanupOrphaned: 5}").assertError(400, 14, "cleanupOrphaned");
+        assertThat(toConfig("_configsvrMoveRange", "m3.c")).isEmpty();
+    }
+
+    @Test
+    void cleanupOrphanedAsksEveryShard() throws Exception {
+        command("admin", "{cleanupOrphaned: 'm4.c'}").assertOk();
+        assertThat(sent(CLUSTER.sh1, "admin", "cleanupOrphaned")).hasSize(1);
+        assertThat(sent(CLUSTER.sh2, "admin", "cleanupOrphaned")).hasSize(1);
+    }
+
+    @Test
     void dropDatabaseForgetsTheRoutingOfItsCollections() throws Exception {
         shard("a8", List.of("sh1", "sh2"));
         command("a8", "{insert: 'c', documents: [{x: 1}]}").assertOk();
