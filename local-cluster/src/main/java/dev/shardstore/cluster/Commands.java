@@ -18,6 +18,12 @@ import java.util.stream.Stream;
  */
 final class Commands {
     /**
+     * The local cluster's {@code orphanCleanupDelaySecs} (MongoDB's default is 15 minutes): short, so that the orphans a
+     * moved chunk leaves on its donor are gone seconds after the move.
+     */
+    static final String ORPHAN_CLEANUP_DELAY = "5s";
+
+    /**
      * The PostgreSQL holder's heap: the first start on a machine unpacks the binaries' xz stream, which needs about
      * 150 MB (96 MB ran out of heap and left a half-unpacked directory behind).
      */
@@ -102,7 +108,10 @@ final class Commands {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }
         switch (component.role()) {
-            case SHARD -> command.add("--shardstore.shard.name=" + component.name());
+            case SHARD -> {
+                command.add("--shardstore.shard.name=" + component.name());
+                command.add("--shardstore.shard.migration.orphan-cleanup-delay=" + ORPHAN_CLEANUP_DELAY);
+            }
             case ROUTER -> command.add("--shardstore.router.name=" + component.name());
             default -> { }
         }
