@@ -19,9 +19,10 @@ import java.util.stream.Stream;
 final class Commands {
     /**
      * The local cluster's {@code orphanCleanupDelaySecs} (MongoDB's default is 15 minutes): short, so that the orphans a
-     * moved chunk leaves on its donor are gone seconds after the move.
+     * moved chunk leaves on its donor are gone seconds after the move. A system property before the cluster's service JVM
+     * options, so that a test's own {@code -D} of it wins.
      */
-    static final String ORPHAN_CLEANUP_DELAY = "5s";
+    static final String ORPHAN_CLEANUP_DELAY = "-Dshardstore.shard.migration.orphan-cleanup-delay=5s";
 
     /**
      * The PostgreSQL holder's heap: the first start on a machine unpacks the binaries' xz stream, which needs about
@@ -94,6 +95,9 @@ final class Commands {
     private List<String> service(Component component) {
         List<String> command = new ArrayList<>();
         command.add(java);
+        if (component.role() == Role.SHARD) {
+            command.add(ORPHAN_CLEANUP_DELAY);
+        }
         command.addAll(options.serviceJvmOptions());
         command.add("-jar");
         command.add(options.repo().serviceJar(component.role().module().orElseThrow()).toString());
@@ -108,10 +112,7 @@ final class Commands {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }
         switch (component.role()) {
-            case SHARD -> {
-                command.add("--shardstore.shard.name=" + component.name());
-                command.add("--shardstore.shard.migration.orphan-cleanup-delay=" + ORPHAN_CLEANUP_DELAY);
-            }
+            case SHARD -> command.add("--shardstore.shard.name=" + component.name());
             case ROUTER -> command.add("--shardstore.router.name=" + component.name());
             default -> { }
         }

@@ -1,0 +1,189 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.http.CommandClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * A local cluster for the migration ITs (2 shards, 1 router, test commands on, the local cluster's short
+ * {@code orphanCleanupDelaySecs}) and what they ask of it: sharding and splitting a collection, the chunks from the
+ * catalog, the shards' own view (their {@code /actuator/migrations}, owned and orphaned counts), fail points.
+ */
+final class MigrationCluster implements AutoCloseable {
+    static final List<String> SHARDS = List.of("shard1", "shard2");
+
+    final LocalCluster cluster;
+    final RouterClient router;
+    final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private MigrationCluster(LocalCluster cluster) {
+        this.cluster = cluster;
+        this.router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(5));
+    }
+
+    /** Starts the cluster with its ports offset by {@code portOffset}. */
+    static MigrationCluster start(String name, int portOffset) throws IOException {
+        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
+        jvm.add("-Dshardstore.test-commands.enabled=true");
+        jvm.add("-Dshardstore.shard.migration.orphan-cleanup-delay=2s");
+        jvm.add("-Dshardstore.shard.migration.recovery-retry-interval=1s");
+        LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
+                .withHome(Files.createTempDirectory("shardstore-" + name + "-")).withShards(2).withRouters(1).withPortOffset(portOffset)
+                .withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+        return new MigrationCluster(cluster);
+    }
+
+    BsonDocument ok(String db, String json) {
+        return RouterClient.requireOk(json, router.run(db, ExtendedJson.parse(json)));
+    }
+
+    /**
+     * Shards {@code db.coll} on {@code {x: 1}}, inserts {@code {_id: i, x: i}} for i in {@code [0, n)} and splits at
+     * {@code splits}; all chunks are on the database's primary shard.
+     */
+    void shardAndFill(String db, String coll, int n, int... splits) {
+        ok("admin", "{\"shardCollection\": \"" + db + "." + coll + "\", \"key\": {\"x\": 1}}");
+        for (int from = 0; from < n; from += 1000) {
+            BsonArray docs = new BsonArray();
+            for (int i = from; i < Math.min(n, from + 1000); i++) {
+                docs.add(new BsonDocument("_id", new BsonInt32(i)).append("x", new BsonInt32(i)));
+            }
+            BsonDocument inserted = RouterClient.requireOk("insert", router.run(db, new BsonDocument("insert", new BsonString(coll))
+                    .append("documents", docs)));
+            assertThat(inserted.getNumber("n").intValue()).isEqualTo(docs.size());
+        }
+        for (int split : splits) {
+            ok("admin", "{\"split\": \"" + db + "." + coll + "\", \"middle\": {\"x\": " + split + "}}");
+        }
+    }
+
+    /** {@code config.chunks} of {@code ns} through the router, in key order. */
+    List<BsonDocument> chunks(String ns) {
+        BsonDocument collection = ok("config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + ns + "\"}}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+        return router.run("config", new BsonDocument("find", new BsonString("chunks")).append("filter",
+                        new BsonDocument("uuid", collection.get("uuid")))).getDocument("cursor").getArray("firstBatch")
+                .stream().map(BsonValue::asDocument).toList();
+    }
+
+    /** The shard owning the chunk whose lower bound is {@code {x: min}}. */
+    String ownerOf(String ns, int min) {
+        return chunks(ns).stream().filter(c -> c.getDocument("min").isNumber("x") && c.getDocument("min").getNumber("x").intValue() == min)
+                .findFirst().orElseThrow().getString("shard").getValue();
+    }
+
+    static String other(String shard) {
+        return shard.equals("shard1") ? "shard2" : "shard1";
+    }
+
+    /** {@code moveChunk} of the chunk starting at {@code {x: min}} to {@code to}, through the router; the reply. */
+    BsonDocument moveChunk(String ns, int min, String to) {
+        return router.run("admin", ExtendedJson.parse("{\"moveChunk\": \"" + ns + "\", \"find\": {\"x\": " + min + "}, \"to\": \"" + to + "\"}"));
+    }
+
+    /** The count through the router. */
+    long count(String db, String coll) {
+        return ok(db, "{\"count\": \"" + coll + "\"}").getNumber("n").longValue();
+    }
+
+    /** {@code _shardsvrDataDistribution} of {@code ns} on {@code shard} itself. */
+    BsonDocument distribution(String shard, String ns) {
+        return internal.runChecked(shard, cluster.url(shard), "admin", new BsonDocument("_shardsvrDataDistribution", new BsonString(ns)));
+    }
+
+    /** The owned documents of {@code ns}, summed from the shards' own counts. */
+    long ownedOnShards(String ns) {
+        return SHARDS.stream().mapToLong(s -> distribution(s, ns).getNumber("numOwnedDocuments").longValue()).sum();
+    }
+
+    /** A shard's {@code /actuator/migrations}. */
+    BsonDocument migrations(String shard) {
+        return ExtendedJson.parse(get(cluster.url(shard) + "/actuator/migrations"));
+    }
+
+    /** Whether no shard runs, recovers or holds a range deletion task of a migration of {@code ns} any more. */
+    boolean settled(String ns) {
+        for (String shard : SHARDS) {
+            BsonDocument state;
+            try {
+                state = migrations(shard);
+            } catch (RuntimeException e) {
+                return false; // not answering yet (restarting)
+            }
+            for (String list : List.of("active", "coordinators", "rangeDeletions")) {
+                if (state.getArray(list).stream().anyMatch(v -> v.asDocument().getString("ns").getValue().equals(ns))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Arms {@code name} on {@code service} for its next entry with {@code action}; how often it was entered before. */
+    long configureFailPoint(String service, String name, String action) {
+        return internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
+                .append("mode", new BsonDocument("times", new BsonInt32(1))).append("data", new BsonDocument("action", new BsonString(action))))
+                .getNumber("count").longValue();
+    }
+
+    void disableFailPoint(String service, String name) {
+        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
+                .append("mode", new BsonString("off")));
+    }
+
+    void waitForFailPoint(String service, String name, long timesEntered) {
+        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("waitForFailPoint", new BsonString(name))
+                .append("timesEntered", new BsonInt64(timesEntered)).append("maxTimeMS", new BsonInt64(60_000)));
+    }
+
+    /** Whether {@code service}'s process runs. */
+    boolean running(String service) {
+        return cluster.status().stream().anyMatch(c -> c.component().name().equals(service) && c.running());
+    }
+
+    String get(String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void waitUntil(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("%s: not within %s", what, timeout).isLessThan(deadline);
+            Thread.sleep(250);
+        }
+    }
+
+    @Override
+    public void close() {
+        cluster.stop();
+    }
+}

@@ -1,0 +1,148 @@
+package dev.shardstore.cluster.it;
+
+import static dev.shardstore.cluster.it.MigrationCluster.other;
+import static dev.shardstore.cluster.it.MigrationCluster.waitUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.cluster.router.RouterException;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Chunk migration under kill -9 (docs/sharding-protocol.md, "Chunk migration", "Recovery") on one local cluster (2 shards,
+ * 1 router, ports offset by 3100, test commands on, {@code orphanCleanupDelaySecs} 2 s). Each case moves the chunk
+ * {@code [200, 400)} of its own collection of 600 documents while a writer writes through the router, crashes one process
+ * at a protocol step with a crash fail point ({@code Runtime.halt}: what kill -9 at that instruction leaves), restarts it
+ * with {@code cluster.startService}, and then checks that
+ * <ul>
+ *   <li>the migration ended committed or aborted, as the step decides (the config commit is the point of no return), with
+ *       nothing of it left on the shards (no running migration, coordinator document or range deletion task);</li>
+ *   <li>no acknowledged write is lost or duplicated, and the original documents are all there once;</li>
+ *   <li>the routing table agrees with where the documents are: the count through the router equals the owned documents
+ *       summed from the shards, and no shard holds orphans any more.</li>
+ * </ul>
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MigrationFaultIT {
+    private static final String DB = "faultit";
+    private static MigrationCluster c;
+    private static int cases;
+
+    private enum Crashed { DONOR, RECIPIENT, CONFIG }
+
+    private enum Outcome { COMMITTED, ABORTED }
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        c = MigrationCluster.start("migration-fault-it", 3100);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void donorKilledDuringTheClone() throws Exception {
+        crashDuringMove("clone", Crashed.DONOR, "moveChunk.duringClone", Outcome.ABORTED);
+    }
+
+    @Test
+    @Order(2)
+    void donorKilledDuringTheCatchUp() throws Exception {
+        crashDuringMove("catchup", Crashed.DONOR, "moveChunk.duringCatchup", Outcome.ABORTED);
+    }
+
+    @Test
+    @Order(3)
+    void donorKilledInsideTheCriticalSection() throws Exception {
+        crashDuringMove("section", Crashed.DONOR, "moveChunk.inCriticalSection", Outcome.ABORTED);
+    }
+
+    @Test
+    @Order(4)
+    void donorKilledAfterTheConfigCommitBeforeItRecordsTheDecision() throws Exception {
+        crashDuringMove("decision", Crashed.DONOR, "moveChunk.afterConfigCommit", Outcome.COMMITTED);
+    }
+
+    @Test
+    @Order(5)
+    void donorKilledBeforeItsRangeDeletion() throws Exception {
+        crashDuringMove("deletion", Crashed.DONOR, "moveChunk.beforeRangeDeletion", Outcome.COMMITTED);
+    }
+
+    @Test
+    @Order(6)
+    void recipientKilledDuringTheClone() throws Exception {
+        crashDuringMove("recipient", Crashed.RECIPIENT, "recipient.duringClone", Outcome.ABORTED);
+    }
+
+    @Test
+    @Order(7)
+    void configServiceKilledDuringTheCommit() throws Exception {
+        crashDuringMove("config", Crashed.CONFIG, "commitChunkMigration.beforeCommit", Outcome.ABORTED);
+    }
+
+    /**
+     * Moves {@code [200, 400)} of {@code faultit.<coll>} while a writer runs, with {@code failPoint} armed to crash
+     * {@code crashed}; restarts it and checks the outcome and the data (see the class comment).
+     */
+    private void crashDuringMove(String coll, Crashed crashed, String failPoint, Outcome expected) throws Exception {
+        String ns = DB + "." + coll;
+        c.shardAndFill(DB, coll, 600, 200, 400);
+        String donor = c.ownerOf(ns, 200);
+        String recipient = other(donor);
+        String victim = switch (crashed) {
+            case DONOR -> donor;
+            case RECIPIENT -> recipient;
+            case CONFIG -> "config";
+        };
+        int idBase = 1_000_000 * ++cases;
+        AcknowledgedWriter writer = new AcknowledgedWriter(c.router, DB, coll, coll, idBase, 600, cases);
+        try (writer) {
+            waitUntil(() -> writer.statements() > 10, Duration.ofSeconds(60), coll + ": writes before the move");
+            c.configureFailPoint(victim, failPoint, "crash");
+            CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.moveChunk(ns, 200, recipient);
+                } catch (RouterException e) {
+                    return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
+                }
+            });
+            waitUntil(() -> !c.running(victim), Duration.ofSeconds(120), coll + ": " + victim + " crashed at " + failPoint);
+            c.cluster.startService(victim);
+            BsonDocument reply = move.get(180, TimeUnit.SECONDS);
+            System.out.println("[" + coll + "] moveChunk answered " + reply.toJson());
+            waitUntil(() -> c.settled(ns), Duration.ofSeconds(120), coll + ": the migration is over on both shards");
+            long after = writer.statements();
+            waitUntil(() -> writer.statements() > after + 10, Duration.ofSeconds(60), coll + ": writes after the recovery");
+        }
+
+        assertThat(c.ownerOf(ns, 200)).as("%s: the migration ended %s", coll, expected)
+                .isEqualTo(expected == Outcome.COMMITTED ? recipient : donor);
+        int written = writer.verify(c.router);
+        assertThat(AcknowledgedWriter.findAll(c.router, DB, coll, ExtendedJson.parse("{\"_id\": {\"$lt\": 600}}")))
+                .as("%s: the original documents, once each", coll).hasSize(600);
+        RouterClient.requireOk("cleanupOrphaned", c.router.run("admin", new BsonDocument("cleanupOrphaned", new BsonString(ns))));
+        for (String shard : MigrationCluster.SHARDS) {
+            assertThat(c.distribution(shard, ns).getNumber("numOrphanedDocs").longValue()).as("%s: orphans on %s", coll, shard).isZero();
+        }
+        long routed = c.count(DB, coll);
+        assertThat(routed).as("%s: the count through the router is what the shards own", coll).isEqualTo(c.ownedOnShards(ns));
+        assertThat(routed).as("%s: the originals and this writer's documents", coll).isEqualTo(600 + written);
+    }
+}
