@@ -58,6 +58,10 @@ class ShardedReadsHttpTest {
     private static final List<StubShard> SHARDS = List.of(new StubShard("s0"), new StubShard("s1"), new StubShard("s2"));
     private static final RoutingTable TABLE = table();
     private static final StubPeer CONFIG = new StubPeer((db, cmd) -> config(cmd));
+    /** A registered shard that owns no chunk of db.c any more but still holds 7 of its orphans (a donor awaiting range deletion). */
+    private static final StubPeer FORMER_OWNER = new StubPeer((db, cmd) -> distribution(0, 7));
+    /** A registered shard with nothing of db.c. */
+    private static final StubPeer BYSTANDER = new StubPeer((db, cmd) -> distribution(0, 0));
     private static final List<BsonDocument> ALL = new ArrayList<>();
     /** The unsharded collection {@code db.u} on the primary shard s0. */
     private static final List<BsonDocument> U = new ArrayList<>();
@@ -96,6 +100,8 @@ class ShardedReadsHttpTest {
             case "listShards" -> {
                 BsonArray shards = new BsonArray();
                 SHARDS.forEach(s -> shards.add(new BsonDocument("_id", new BsonString(s.name)).append("host", new BsonString(s.peer.url()))));
+                shards.add(new BsonDocument("_id", new BsonString("s3")).append("host", new BsonString(FORMER_OWNER.url())));
+                shards.add(new BsonDocument("_id", new BsonString("s4")).append("host", new BsonString(BYSTANDER.url())));
                 yield Replies.ok(new BsonDocument("shards", shards));
             }
             case "_configsvrGetRoutingTable" -> {
@@ -111,6 +117,11 @@ class ShardedReadsHttpTest {
         };
     }
 
+    private static BsonDocument distribution(long owned, long orphaned) {
+        return Replies.ok(new BsonDocument("numOwnedDocuments", new org.bson.BsonInt64(owned)).append("ownedSizeBytes", new org.bson.BsonInt64(owned * 100))
+                .append("numOrphanedDocs", new org.bson.BsonInt64(orphaned)).append("orphanedSizeBytes", new org.bson.BsonInt64(orphaned * 100)));
+    }
+
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         registry.add("spring.kafka.bootstrap-servers", () -> EmbeddedInfra.shared().bootstrapServers());
@@ -121,6 +132,8 @@ class ShardedReadsHttpTest {
     static void stop() {
         SHARDS.forEach(s -> s.peer.close());
         CONFIG.close();
+        FORMER_OWNER.close();
+        BYSTANDER.close();
     }
 
     @LocalServerPort
@@ -345,7 +358,7 @@ class ShardedReadsHttpTest {
     }
 
     @Test
-    void shardedDataDistributionReportsEachShardOwningChunks() throws Exception {
+    void shardedDataDistributionReportsEachShardOwningChunksOrStillHoldingOrphans() throws Exception {
         BsonDocument reply = command("admin", ExtendedJson.parse(
                 "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}, {$match: {ns: 'db.c'}}], cursor: {}}"));
         List<BsonValue> batch = reply.getDocument("cursor").getArray("firstBatch").getValues();
@@ -353,7 +366,11 @@ class ShardedReadsHttpTest {
         BsonDocument doc = batch.getFirst().asDocument();
         assertThat(doc.getString("ns").getValue()).isEqualTo("db.c");
         BsonArray shards = doc.getArray("shards");
-        assertThat(shards).hasSize(3);
+        assertThat(shards).hasSize(4);
+        BsonDocument former = shards.get(3).asDocument();
+        assertThat(former.getString("shardName").getValue()).isEqualTo("s3");
+        assertThat(former.getNumber("numOwnedDocuments").longValue()).isZero();
+        assertThat(former.getNumber("numOrphanedDocs").longValue()).isEqualTo(7);
         for (int i = 0; i < 3; i++) {
             BsonDocument entry = shards.get(i).asDocument();
             assertThat(entry.getString("shardName").getValue()).isEqualTo("s" + i);
