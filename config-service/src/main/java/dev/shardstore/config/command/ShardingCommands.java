@@ -7,7 +7,6 @@ import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.sharding.DropCollectionCoordinator;
 import dev.shardstore.config.sharding.MoveRangeCoordinator;
 import dev.shardstore.config.sharding.MoveRangeCoordinator.Target;
-import org.bson.BsonInt64;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.sharding.ShardCollectionCoordinator;
 import dev.shardstore.config.sharding.SplitChunkCoordinator;

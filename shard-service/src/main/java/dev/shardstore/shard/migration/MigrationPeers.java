@@ -8,10 +8,10 @@ import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.support.ServiceSupportProperties;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
@@ -171,7 +171,7 @@ public class MigrationPeers {
     }
 
     /** The donor's index specs of {@code ns} ({@code listIndexes}); empty when it has no such collection. */
-    java.util.List<BsonDocument> indexSpecs(String donor, Namespace ns) {
+    List<BsonDocument> indexSpecs(String donor, Namespace ns) {
         BsonDocument reply = onShard(donor, ns.db(), new BsonDocument("listIndexes", new BsonString(ns.collection())));
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
@@ -183,10 +183,5 @@ public class MigrationPeers {
     /** Whether {@code e} says the peer did not answer (so the outcome of the call is unknown). */
     static boolean unanswered(CommandException e) {
         return e.code() == ErrorCode.HostUnreachable || e.code() == ErrorCode.NetworkTimeout;
-    }
-
-    /** {@code {ok: 1}} check of a boolean field, for replies that carry one. */
-    static boolean flag(BsonDocument reply, String field) {
-        return reply.getBoolean(field, BsonBoolean.FALSE).getValue();
     }
 }

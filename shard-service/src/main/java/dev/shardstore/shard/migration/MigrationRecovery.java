@@ -86,13 +86,16 @@ public class MigrationRecovery {
     private void recover(MigrationCoordinatorDocument doc) {
         log.info("recovering migration {} of {} {} ({} -> {}, decision {})", doc.id(), doc.namespace(), doc.range(), doc.donor(),
                 doc.recipient(), doc.decision() == null ? "none yet" : doc.decision().value());
-        MigrationCoordinatorDocument decided = doc.decision() != null ? doc
-                : coordinators.decide(doc.id(), coordinator.decideFromCatalog(doc));
+        boolean decidedHere = doc.decision() == null;
+        MigrationCoordinatorDocument decided = decidedHere ? coordinators.decide(doc.id(), coordinator.decideFromCatalog(doc)) : doc;
         coordinator.finish(decided, null);
-        boolean committed = decided.decision() == MigrationDecision.COMMITTED;
-        metrics.migrationFinished("donor", decided.decision().value());
-        peers.logChange(committed ? "moveChunk.commit" : "moveChunk.error", doc.namespace(), MigrationCoordinator.details(doc)
-                .append("note", new BsonString("finished by recovery after a restart or an unanswered call")));
+        if (decidedHere) {
+            // a decision recorded before was announced by the migration that recorded it
+            boolean committed = decided.decision() == MigrationDecision.COMMITTED;
+            metrics.migrationFinished("donor", decided.decision().value());
+            peers.logChange(committed ? "moveChunk.commit" : "moveChunk.error", doc.namespace(), MigrationCoordinator.details(doc)
+                    .append("note", new BsonString("decided by recovery after a restart")));
+        }
         log.info("migration {} of {} finished by recovery: {}", doc.id(), doc.namespace(), decided.decision().value());
     }
 }
