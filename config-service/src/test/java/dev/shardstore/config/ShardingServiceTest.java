@@ -742,10 +742,10 @@ class ShardingServiceTest {
         assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("min")).isEqualTo(x(10));
         assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("max")).isEqualTo(x(20));
 
-        // without max: up to the first point the owner's splitVector finds for the max chunk size
+        // without max: up to the first point the owner's splitVector finds for half the max chunk size
         A.answer("splitVector", cmd -> Replies.ok(new BsonDocument("splitKeys", new BsonArray(List.of(x(150), x(200))))));
         run(moveRange("moverange.c", "shB").append("min", x(100)));
-        assertThat(A.received("splitVector").getLast().getNumber("maxChunkSizeBytes").longValue()).isEqualTo(128L * 1024 * 1024);
+        assertThat(A.received("splitVector").getLast().getNumber("maxChunkSizeBytes").longValue()).isEqualTo(64L * 1024 * 1024);
         assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("min")).isEqualTo(x(100));
         assertThat(A.received("_shardsvrMoveRange").getLast().getDocument("max")).isEqualTo(x(150));
         assertThat(routing("moverange.c").chunks()).hasSize(5);

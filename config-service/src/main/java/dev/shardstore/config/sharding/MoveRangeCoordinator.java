@@ -56,8 +56,8 @@ public class MoveRangeCoordinator {
 
         /**
          * {@code moveRange}'s {@code min} and optional {@code max}: a range inside one chunk, split off first when it is
-         * smaller than the chunk; without {@code max}, up to the first split point of about the max chunk size (the
-         * whole rest of the chunk when that is smaller).
+         * smaller than the chunk; without {@code max}, up to the first split point {@code splitVector} finds for half the
+         * max chunk size (the whole rest of the chunk when that is smaller).
          */
         record Range(BsonDocument min, @Nullable BsonDocument max) implements Target {
             public Range {
@@ -167,7 +167,7 @@ public class MoveRangeCoordinator {
     /**
      * Splits {@code chunk} so that {@code range} becomes a chunk of its own, and returns that chunk: at {@code min} when it
      * is inside the chunk, at {@code max} when given and inside, else at the first point {@code splitVector} finds for
-     * the max chunk size (none: the rest of the chunk moves).
+     * half the max chunk size (none: the rest of the chunk moves).
      */
     private CatalogChunk splitOff(ShardedCollection collection, CatalogChunk chunk, Target.Range range) {
         ShardKeyPattern key = collection.key();
@@ -175,8 +175,9 @@ public class MoveRangeCoordinator {
         BsonDocument max = range.max();
         if (max == null) {
             ShardEntity owner = shards.findById(chunk.shard()).orElseThrow();
+            // MongoDB's moveRange without max moves about half a chunk: the first point of a cut at half the max size
             List<BsonDocument> points = peers.splitVector(owner.id(), owner.host(), collection.namespace(), key,
-                    new ChunkRange(range.min(), chunk.range().max()), maxChunkSizeBytes);
+                    new ChunkRange(range.min(), chunk.range().max()), maxChunkSizeBytes / 2);
             max = points.stream().filter(p -> Arrays.compareUnsigned(key.encode(p), min) > 0).findFirst().orElse(null);
         }
         List<BsonDocument> points = new ArrayList<>();

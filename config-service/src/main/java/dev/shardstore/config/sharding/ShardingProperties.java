@@ -9,7 +9,7 @@ import org.springframework.util.unit.DataSize;
  * {@code shardstore.sharding.*}.
  *
  * @param maxChunkSize     the chunk size the primary aims for when it chooses the split keys of a non-empty collection
- *                         at shardCollection, the size moveRange without {@code max} cuts its range at and the size
+ *                         at shardCollection, twice the size moveRange without {@code max} cuts its range at, and the size
  *                         above which a donor refuses to move a chunk without {@code forceJumbo} (MongoDB's default chunk
  *                         size, 128 MB, until config.settings exists)
  * @param migrationTimeout how long {@code _configsvrMoveRange} waits for the donor's {@code _shardsvrMoveRange}, which

@@ -79,7 +79,7 @@ public class MigrationAdminCommands {
     /**
      * {@code {moveRange: "db.coll", min: {...}, max?: {...}, toShard: "<shard>", forceJumbo?: bool, waitForDelete?: bool}}
      * → {@code {ok: 1}}: moves {@code [min, max)}, which must lie in one chunk (that chunk is split at {@code min} and
-     * {@code max} first when they are inside it); without {@code max}, up to about the max chunk size from {@code min}.
+     * {@code max} first when they are inside it); without {@code max}, up to about half the max chunk size from {@code min}.
      */
     @Bean
     CommandHandler moveRange() {
