@@ -69,7 +69,7 @@ class DropCollectionIT {
         jvm.add("-Dshardstore.test-commands.enabled=true");
         jvm.add("-Dshardstore.sharding.ddl-retry-interval=1s");
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(2).withRouters(1)
-                .withPortOffset(4000).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+                .withPortOffset(500).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
     }
 
