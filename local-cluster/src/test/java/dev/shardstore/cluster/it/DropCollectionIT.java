@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Dropping a sharded collection end to end (docs/sharding-protocol.md, "Dropping a sharded collection") on a local
- * cluster of separate processes (2 shards, 1 router, ports offset by 4000, test commands on): the config service's
+ * cluster of separate processes (2 shards, 1 router, ports offset by 500, test commands on): the config service's
  * dropCollection coordinator is paused or crashed (kill -9 through a crash fail point) at each phase boundary.
  * <ul>
  *   <li>an insert through the router while the drop is paused is acknowledged once and readable exactly once after
