@@ -98,7 +98,8 @@ public final class Problems {
         response.getOutputStream().write(body);
     }
 
-    private static String json(Problem problem, @Nullable String requestId) {
+    /** The problem body as JSON text. */
+    static String json(Problem problem, @Nullable String requestId) {
         return ExtendedJson.toJson(ErrorReplies.problem(problem.error(), problem.status(), requestId));
     }
 }

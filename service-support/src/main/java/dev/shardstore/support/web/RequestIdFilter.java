@@ -34,6 +34,11 @@ public final class RequestIdFilter extends OncePerRequestFilter {
         return request.getAttribute(ATTRIBUTE) instanceof String id ? id : null;
     }
 
+    /** The id for a request that sent {@code header} (null: none): the header when it is sane, else a new one. */
+    static String idFor(@Nullable String header) {
+        return header != null && SANE.matcher(header).matches() ? header : UUID.randomUUID().toString();
+    }
+
     @Override
     protected boolean shouldNotFilterErrorDispatch() {
         return false;
@@ -44,8 +49,7 @@ public final class RequestIdFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         String id = of(request);
         if (id == null) {
-            String sent = request.getHeader(HEADER);
-            id = sent != null && SANE.matcher(sent).matches() ? sent : UUID.randomUUID().toString();
+            id = idFor(request.getHeader(HEADER));
             request.setAttribute(ATTRIBUTE, id);
         }
         response.setHeader(HEADER, id);

@@ -7,6 +7,7 @@ import java.io.Reader;
 import java.io.StringReader;
 import org.bson.BsonDocument;
 import org.bson.BsonInvalidOperationException;
+import org.bson.BsonRegularExpression;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
 import org.bson.json.JsonMode;
@@ -73,6 +74,8 @@ public final class ExtendedJson {
     /**
      * A {@link JsonReader} that counts open objects and arrays and stops at the first one past
      * {@link BsonLimits#MAX_DEPTH}; the decoder above it recurses once per level, so it never recurses deeper.
+     * It also refuses what JSON can say and BSON cannot: a NUL character in a field name or a regular expression
+     * (both are C strings in BSON, so encoding the document would fail later).
      */
     private static final class DepthLimitedReader extends JsonReader {
         private int depth;
@@ -107,6 +110,26 @@ public final class ExtendedJson {
         protected void doReadEndArray() {
             depth--;
             super.doReadEndArray();
+        }
+
+        @Override
+        public String readName() {
+            return noNul(super.readName(), "field name");
+        }
+
+        @Override
+        protected BsonRegularExpression doReadRegularExpression() {
+            BsonRegularExpression regex = super.doReadRegularExpression();
+            noNul(regex.getPattern(), "regular expression");
+            noNul(regex.getOptions(), "regular expression option");
+            return regex;
+        }
+
+        private static String noNul(String text, String what) {
+            if (text.indexOf('\0') >= 0) {
+                throw new JsonParseException("a " + what + " cannot contain a NUL character: '" + text.replace("\0", "\\u0000") + "'");
+            }
+            return text;
         }
 
         private void enter() {

@@ -64,6 +64,20 @@ class BsonLimitsTest {
     }
 
     @Test
+    void namesAndRegularExpressionsWithANulCharacterAreFailedToParse() {
+        for (String json : new String[] {"{\"a\\u0000b\": 1}", "{\"x\": {\"a\\u0000\": 1}}",
+                "{\"r\": {\"$regularExpression\": {\"pattern\": \"a\\u0000\", \"options\": \"\"}}}",
+                "{\"r\": {\"$regex\": \"a\", \"$options\": \"i\\u0000\"}}"}) {
+            assertThatThrownBy(() -> ExtendedJson.parse(json)).as(json).isInstanceOfSatisfying(CommandException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.FailedToParse);
+                assertThat(e.getMessage()).contains("NUL");
+            });
+        }
+        // a NUL inside a string value is fine: BSON strings carry their length
+        assertThat(BsonBytes.decode(BsonBytes.encode(ExtendedJson.parse("{\"a\": \"x\\u0000y\"}"))).getString("a").getValue()).isEqualTo("x\u0000y");
+    }
+
+    @Test
     void textLongerThanTheMessageLimitIsRefusedBeforeParsing() {
         String huge = "{\"a\": \"" + "x".repeat(BsonLimits.MAX_MESSAGE_SIZE) + "\"}";
         assertThatThrownBy(() -> ExtendedJson.parse(huge)).isInstanceOfSatisfying(CommandException.class, e -> {
