@@ -39,8 +39,9 @@ public final class ProblemErrorReportValve extends ErrorReportValve {
             return;
         }
         String requestId = RequestIdFilter.idFor(request.getHeader(RequestIdFilter.HEADER));
-        String message = response.getMessage();
-        Problems.Problem problem = throwable != null ? Problems.of(throwable)
+        // Tomcat sets the status it means (400 for a header too large, with the exception that says so)
+        String message = throwable != null ? throwable.getMessage() : response.getMessage();
+        Problems.Problem problem = status >= 500 && throwable != null ? Problems.of(throwable)
                 : Problems.ofStatus(status, "HTTP " + status + (message == null || message.isBlank() ? "" : ": " + message));
         try {
             response.setStatus(problem.status());
