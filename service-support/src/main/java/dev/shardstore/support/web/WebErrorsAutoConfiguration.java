@@ -15,9 +15,10 @@ import org.springframework.core.annotation.Order;
 
 /**
  * What every service's HTTP front answers when a request fails outside a controller: request ids
- * ({@link RequestIdFilter}), the body size limit ({@link RequestSizeFilter}) and problem+json on the error path
- * ({@link ProblemErrorController}, and {@link ProblemErrorReportValve} for what Tomcat refuses itself; registered before Spring Boot's error configuration so that its
- * {@code BasicErrorController} and default error body never exist).
+ * ({@link RequestIdFilter}), the body size limit ({@link RequestSizeFilter}), problem+json on the error path
+ * ({@link ProblemErrorController}) and for what Tomcat refuses itself ({@link ProblemErrorReportValve}). Registered
+ * before Spring Boot's error configuration, so that its {@code BasicErrorController} and default error body never
+ * exist.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
