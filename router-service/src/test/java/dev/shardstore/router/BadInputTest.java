@@ -6,6 +6,10 @@ import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.support.command.CommandHandler;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,8 +31,10 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * The router's bad-input contract (issue: "Bad input"), over real HTTP: every case is refused with a
@@ -59,6 +65,21 @@ class BadInputTest {
         CommandHandler nullPointerCommand() {
             return CommandHandler.of("_testNullPointer", (db, cmd) -> {
                 throw new NullPointerException("simulated");
+            });
+        }
+
+        /** A servlet filter that fails (before any controller) when asked to. */
+        @Bean
+        FilterRegistrationBean<OncePerRequestFilter> failingFilter() {
+            return new FilterRegistrationBean<>(new OncePerRequestFilter() {
+                @Override
+                protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                        throws ServletException, IOException {
+                    if (request.getHeader("X-Test-Fail-In-Filter") != null) {
+                        throw new IllegalStateException("simulated filter failure");
+                    }
+                    chain.doFilter(request, response);
+                }
             });
         }
     }
@@ -322,6 +343,12 @@ class BadInputTest {
             assertProblem(reply, 500, 1, "InternalError");
             assertThat(reply.body().getString("requestId").getValue()).isEqualTo(reply.requestId()).isNotBlank();
         }
+        // thrown by a filter, so it reaches the servlet container's error path (/error), not the controller advice
+        Reply filter = send(request("/v1/databases/geo/command").header("Content-Type", "application/json").header("X-Test-Fail-In-Filter", "1")
+                .header("X-Request-Id", "filter-1").POST(HttpRequest.BodyPublishers.ofString("{\"ping\": 1}")));
+        assertProblem(filter, 500, 1, "InternalError");
+        assertThat(filter.body().getString("errmsg").getValue()).contains("simulated filter failure");
+        assertThat(filter.requestId()).isEqualTo("filter-1");
     }
 
     @Test
