@@ -2,9 +2,12 @@ package dev.shardstore.support.command;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import org.bson.BsonDocument;
 
 /**
@@ -48,6 +51,11 @@ public final class CommandRegistry {
             throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
         }
         return handler.run(db, command);
+    }
+
+    /** Every name and alias a handler serves, sorted. */
+    public SortedSet<String> names() {
+        return Collections.unmodifiableSortedSet(new TreeSet<>(handlers.keySet()));
     }
 
     /** True when a handler serves {@code name} (a name or an alias). */

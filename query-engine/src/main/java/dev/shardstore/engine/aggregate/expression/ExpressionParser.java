@@ -2,6 +2,7 @@ package dev.shardstore.engine.aggregate.expression;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.query.Paths;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -99,7 +100,7 @@ public final class ExpressionParser {
             return variables -> constant;
         }
         boolean variable = text.startsWith("$$");
-        List<String> components = List.of(text.substring(variable ? 2 : 1).split("\\.", -1));
+        List<String> components = Paths.split(text.substring(variable ? 2 : 1));
         if (components.contains("")) {
             throw new CommandException(ErrorCode.BadValue, "FieldPath field names may not be empty strings: '" + text + "'");
         }
