@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -21,6 +22,7 @@ import java.util.Optional;
 public record Frame(int requestId, int responseTo, OpCode opCode, byte[] bytes) {
     /** Size of the standard message header. */
     public static final int HEADER_SIZE = 16;
+    private static final int INITIAL_BUFFER = 64 * 1024;
 
     public Frame {
         Objects.requireNonNull(opCode, "opCode");
@@ -61,10 +63,26 @@ public record Frame(int requestId, int responseTo, OpCode opCode, byte[] bytes) 
             throw new MalformedMessageException("message length " + length + " is outside " + HEADER_SIZE + ".." + maxMessageSize);
         }
         OpCode opCode = OpCode.of(code).orElseThrow(() -> new MalformedMessageException("unsupported opcode " + code));
-        byte[] bytes = new byte[length];
+        return Optional.of(new Frame(requestId, responseTo, opCode, readBody(in, header, length)));
+    }
+
+    /**
+     * The rest of a message of {@code length} bytes. The buffer grows as bytes arrive (from 64 KiB, doubling), so a
+     * length that lies costs memory only for the bytes actually sent.
+     */
+    private static byte[] readBody(InputStream in, byte[] header, int length) throws IOException {
+        byte[] bytes = new byte[Math.min(length, INITIAL_BUFFER)];
         System.arraycopy(header, 0, bytes, 0, HEADER_SIZE);
-        readFully(in, bytes, HEADER_SIZE, length - HEADER_SIZE);
-        return Optional.of(new Frame(requestId, responseTo, opCode, bytes));
+        int filled = HEADER_SIZE;
+        while (filled < length) {
+            if (filled == bytes.length) {
+                bytes = Arrays.copyOf(bytes, (int) Math.min(length, 2L * bytes.length));
+            }
+            int chunk = bytes.length - filled;
+            readFully(in, bytes, filled, chunk);
+            filled += chunk;
+        }
+        return bytes;
     }
 
     private static void readFully(InputStream in, byte[] into, int offset, int length) throws IOException {
