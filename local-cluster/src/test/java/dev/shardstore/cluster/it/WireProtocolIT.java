@@ -297,8 +297,9 @@ class WireProtocolIT {
     /**
      * mongosh from the npm registry (skipped when npm is missing or the install fails) runs a script: a count, and
      * the shard list as {@code db.adminCommand({listShards: 1})}. {@code sh.status()} is run too and its outcome
-     * printed, not required: it reads config collections (config.version, config.mongos, config.changelog, …) that
-     * the router's config database does not serve.
+     * printed, not required: it starts from {@code config.version}'s document, which the config service does not
+     * keep (mongosh then stops with "This db does not have sharding enabled"), and goes on to config.mongos,
+     * config.changelog and {@code balancerStatus}, which do not exist either.
      */
     @Test
     @Order(8)
