@@ -56,7 +56,8 @@ import org.springframework.data.mongodb.core.query.Update;
  * The router's MongoDB wire protocol end to end (2 shards, 1 router, ports offset by 1500): the official Java sync
  * driver runs the sharding admin commands and every CRUD helper an application uses against a sharded collection,
  * each result compared with what the REST endpoint answers for the same data; Spring Data MongoDB's
- * {@link MongoTemplate} does a Spring Boot user's first round trip; and mongosh, installed from npm into
+ * {@link MongoTemplate} does a Spring Boot user's first round trip; a client that asks for zlib compression reads
+ * through OP_COMPRESSED; and mongosh, installed from npm into
  * {@code target/mongosh}, runs a script.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -178,6 +179,11 @@ class WireProtocolIT {
                 .map(d -> new BsonDocument("_id", d.get("_id")).append("name", d.get("name")).append("population", d.get("population")))
                 .toList();
         assertThat(viaDriver).hasSizeGreaterThan(7 * 3).isEqualTo(expected);
+        try (MongoClient compressing = MongoClients.create(cluster.connectionString(1) + "/?compressors=zlib")) {
+            assertThat(compressing.getDatabase("wire").getCollection("cities", BsonDocument.class)
+                    .find(Filters.in("country", "FR", "US", "BR")).batchSize(50).into(new ArrayList<>()))
+                    .as("OP_COMPRESSED (zlib) both ways").hasSize(CITIES * 3 / COUNTRIES.size());
+        }
         assertThat(asJson(viaDriver)).isEqualTo(restFind("{\"find\": \"cities\", \"filter\": {\"country\": {\"$in\": [\"FR\", \"US\", \"BR\"]},"
                 + " \"population\": {\"$gte\": 20000}}, \"sort\": {\"population\": -1, \"_id\": 1}, \"projection\": {\"name\": 1, \"population\": 1},"
                 + " \"batchSize\": 7}"));
