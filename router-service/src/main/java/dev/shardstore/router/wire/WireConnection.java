@@ -116,7 +116,7 @@ final class WireConnection implements Runnable {
     }
 
     /** The reply to one message, or null when none is due ({@code moreToCome}). */
-    @Nullable byte[] handle(Frame received) {
+    private @Nullable byte[] handle(Frame received) {
         Compressor compressor = null;
         Frame frame = received;
         if (received.opCode() == OpCode.OP_COMPRESSED) {
