@@ -34,18 +34,18 @@ import org.bson.BsonValue;
  * as the shard service does: find (filter, sort, projection, skip, limit, batchSize, singleBatch), getMore,
  * killCursors, count, distinct, aggregate, explain and {@code _shardsvrDataDistribution}. Versions are ignored.
  */
-final class StubShard {
-    final String name;
-    final List<BsonDocument> documents = new ArrayList<>();
+public final class StubShard {
+    public final String name;
+    public final List<BsonDocument> documents = new ArrayList<>();
     /** Collections other than {@code c} (unsharded ones, on the primary shard). */
-    final Map<String, List<BsonDocument>> others = new ConcurrentHashMap<>();
+    public final Map<String, List<BsonDocument>> others = new ConcurrentHashMap<>();
     final Map<Long, Deque<BsonDocument>> cursors = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(1000);
-    final StubPeer peer;
+    public final StubPeer peer;
     /** How many of the next finds to answer with StaleConfig (as a shard whose filtering metadata moved on). */
     final AtomicInteger staleFinds = new AtomicInteger();
 
-    StubShard(String name) {
+    public StubShard(String name) {
         this.name = name;
         this.peer = new StubPeer((db, cmd) -> answer(cmd));
     }

@@ -23,7 +23,9 @@ public enum ErrorCode {
     TypeMismatch(14, 400),
     Overflow(15, 400),
     InvalidLength(16, 400),
+    ProtocolError(17, 400),
     IllegalOperation(20, 400),
+    InvalidBSON(22, 400),
     AlreadyInitialized(23, 409),
     LockTimeout(24, 409),
     NamespaceNotFound(26, 404),
@@ -65,10 +67,13 @@ public enum ErrorCode {
     ExceededTimeLimit(262, 504),
     WouldChangeOwningShard(283, 400),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
+    UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
     StaleConfig(13388, 503),
-    Location40324(40324, 400);
+    Location40324(40324, 400),
+    /** An OP_MSG command without its {@code $db} field. */
+    Location40571(40571, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));
