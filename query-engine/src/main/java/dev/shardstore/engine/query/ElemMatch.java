@@ -42,7 +42,7 @@ record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredi
         BsonDocument conditions = argument.asDocument();
         return isOperatorForm(conditions)
                 ? new ElemMatch(FieldOperators.parseOperatorDocument(ELEMENT, conditions), true)
-                : new ElemMatch(FilterParser.parse(conditions), false);
+                : new ElemMatch(FilterParser.ELEMENT.parse(conditions), false);
     }
 
     /**

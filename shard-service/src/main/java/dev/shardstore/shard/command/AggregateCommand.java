@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -72,7 +73,7 @@ public class AggregateCommand extends ShardCommand {
                 ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize") : FindCommand.DEFAULT_BATCH_SIZE;
         CollectionSource source = (collection, filter) -> read(new Namespace(db, collection), filter, null);
         BsonArray stages = args.requiredArray("pipeline");
-        Pipeline pipeline = Pipeline.parse(stages, source);
+        Pipeline pipeline = Pipeline.parse(stages, source, CommandVariables.parse(command.get("let"), "let"));
         // the leading $match as given, so the planner can derive index bounds from it (scanFilter is its parse)
         BsonDocument leadingMatch = !stages.isEmpty() && stages.get(0).isDocument()
                 && stages.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : null;

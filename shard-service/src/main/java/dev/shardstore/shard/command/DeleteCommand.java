@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.error.CommandException;
@@ -53,7 +54,8 @@ public class DeleteCommand extends ShardCommand {
             justOne.add(limit == 1);
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         return locks.shared(ns, () -> WriteResult.ofStatements(filters.size(), ordered,
-                i -> deleter.delete(ns, filters.get(i), justOne.get(i)))).toReply();
+                i -> deleter.delete(ns, filters.get(i), justOne.get(i), variables))).toReply();
     }
 }

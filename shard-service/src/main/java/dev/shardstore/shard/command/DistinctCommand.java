@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
@@ -51,7 +52,7 @@ public class DistinctCommand extends ShardCommand {
         Namespace ns = new Namespace(db, args.collectionName());
         DistinctValues distinct = new DistinctValues(args.requiredString("key"));
         BsonDocument query = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(query);
+        Filter filter = Filter.parse(query, CommandVariables.withoutLet()); // distinct has no let
         List<BsonValue> values = locks.shared(ns, () -> {
             catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, distinct));
             return distinct.values();

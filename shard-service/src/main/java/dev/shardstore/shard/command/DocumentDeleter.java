@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.engine.query.Filter;
@@ -33,10 +34,11 @@ class DocumentDeleter {
      *
      * @param q       the filter
      * @param justOne MongoDB's {@code limit: 1}
+     * @param variables the command's variables, for {@code $expr} in {@code q}
      */
-    StatementOutcome delete(Namespace ns, BsonDocument q, boolean justOne) {
+    StatementOutcome delete(Namespace ns, BsonDocument q, boolean justOne, CommandVariables variables) {
         try {
-            Filter filter = Filter.parse(q);
+            Filter filter = Filter.parse(q, variables);
             Optional<CollectionInfo> collection = catalog.find(ns);
             LongAdder deleted = new LongAdder();
             collection.ifPresent(c -> matches.forEach(c, q, filter, justOne, page -> {

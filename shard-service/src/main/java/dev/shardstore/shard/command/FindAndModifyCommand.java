@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -7,6 +8,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
+import dev.shardstore.engine.query.Update;
 import dev.shardstore.shard.storage.CollectionLocks;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Set;
@@ -67,10 +69,11 @@ public class FindAndModifyCommand extends ShardCommand {
         requireConsistent(remove, update != null, returnNew, upsert);
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument fields = args.optionalDocument(command, "fields", "fields");
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         FindAndModifier.Request request = new FindAndModifier.Request(
-                Filter.parse(args.optionalDocument(command, "query", "query")),
+                Filter.parse(args.optionalDocument(command, "query", "query"), variables),
                 sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
-                update == null ? null : DocumentUpdater.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters")),
+                update == null ? null : Update.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters"), variables),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
         FindAndModifier.Outcome outcome = locks.shared(ns, () -> modifier.run(ns, request));

@@ -58,6 +58,7 @@ public enum ErrorCode {
     CannotIndexParallelArrays(171, 400),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
+    QueryFeatureNotAllowed(224, 400),
     NotImplemented(238, 501),
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
