@@ -6,6 +6,7 @@ import dev.shardstore.shard.cursor.FindQuery;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.support.failpoint.FailPoints;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -23,12 +24,17 @@ import org.springframework.stereotype.Component;
  */
 @Component
 class FirstMatchInOrder {
+    /** Fail point between finding the first match and locking it: where a concurrent write can make it stop matching. */
+    static final String BEFORE_LOCK = "firstMatchInOrder.beforeLock";
+
     private final QueryRunner queries;
     private final LockedMatches matches;
+    private final FailPoints failPoints;
 
-    FirstMatchInOrder(QueryRunner queries, LockedMatches matches) {
+    FirstMatchInOrder(QueryRunner queries, LockedMatches matches, FailPoints failPoints) {
         this.queries = queries;
         this.matches = matches;
+        this.failPoints = failPoints;
     }
 
     /**
@@ -46,6 +52,7 @@ class FirstMatchInOrder {
                 return false;
             }
             BsonValue id = first.get().get("_id");
+            failPoints.hit(BEFORE_LOCK);
             AtomicBoolean written = new AtomicBoolean();
             matches.forEach(collection, Filter.and(Filter.parse(new BsonDocument("_id", id)), filter), true, page -> {
                 write.accept(page.getFirst());
