@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
@@ -42,6 +43,7 @@ public class DeleteCommand extends ShardCommand {
         BsonArray array = args.requiredBatch("deletes");
         List<BsonDocument> filters = new ArrayList<>(array.size());
         List<Boolean> justOne = new ArrayList<>(array.size());
+        List<BsonValue> hints = new ArrayList<>(array.size());
         for (int i = 0; i < array.size(); i++) {
             String path = "deletes." + i;
             BsonDocument entry = args.document(array.get(i), path);
@@ -52,10 +54,11 @@ public class DeleteCommand extends ShardCommand {
                         "The limit field in delete objects must be 0 or 1. Got " + limit + " in " + path + ".limit");
             }
             justOne.add(limit == 1);
+            hints.add(entry.get("hint"));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         return locks.shared(ns, () -> WriteResult.ofStatements(filters.size(), ordered,
-                i -> deleter.delete(ns, filters.get(i), justOne.get(i), variables))).toReply();
+                i -> deleter.delete(ns, filters.get(i), justOne.get(i), hints.get(i), variables))).toReply();
     }
 }

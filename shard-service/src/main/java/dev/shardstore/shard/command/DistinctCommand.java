@@ -54,14 +54,14 @@ public class DistinctCommand extends ShardCommand {
         BsonDocument query = args.optionalDocument(command, "query", "query");
         Filter filter = Filter.parse(query, CommandVariables.withoutLet()); // distinct has no let
         List<BsonValue> values = locks.shared(ns, () -> {
-            catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, distinct));
+            catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, command.get("hint"), distinct));
             return distinct.values();
         });
         return Replies.ok(new BsonDocument("values", new BsonArray(values)));
     }
 
-    private void scan(CollectionInfo collection, BsonDocument query, Filter filter, DistinctValues distinct) {
-        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0, query, null), BATCH);
+    private void scan(CollectionInfo collection, BsonDocument query, Filter filter, BsonValue hint, DistinctValues distinct) {
+        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0, query, hint), BATCH);
         for (Batch batch = cursor.next(BATCH); ; batch = cursor.next(BATCH)) {
             batch.documents().forEach(distinct::add);
             if (batch.exhausted()) {

@@ -90,9 +90,9 @@ class DocumentUpdater {
         for (int attempt = 1; ; attempt++) {
             Tally tally = new Tally();
             if (sort != null) {
-                firstMatch.write(collection, filter, sort, match -> tally.apply(collection, filter, update, List.of(match)));
+                firstMatch.write(collection, statement.q(), filter, statement.hint(), sort, match -> tally.apply(collection, filter, update, List.of(match)));
             } else {
-                matches.forEach(collection, statement.q(), filter, !statement.multi(), page -> tally.apply(collection, filter, update, page));
+                matches.forEach(collection, statement.q(), filter, statement.hint(), !statement.multi(), page -> tally.apply(collection, filter, update, page));
             }
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);

@@ -40,13 +40,15 @@ class FindAndModifier {
     /**
      * What to do.
      *
+     * @param filterSpec the query as given, for the planner
      * @param filter the query
+     * @param hint the index to read through ({@link dev.shardstore.shard.plan.QueryPlanner}); null for none
      * @param sort which match comes first; null for {@code _id} order
      * @param update the update; null to remove
      * @param returnNew return the post-image rather than the pre-image
      * @param upsert insert when nothing matches
      */
-    record Request(Filter filter, @Nullable Sort sort, @Nullable Update update, boolean returnNew, boolean upsert) {}
+    record Request(BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, @Nullable Sort sort, @Nullable Update update, boolean returnNew, boolean upsert) {}
 
     /**
      * What happened.
@@ -69,7 +71,7 @@ class FindAndModifier {
         CollectionInfo collection = found.get();
         while (true) {
             AtomicReference<Outcome> outcome = new AtomicReference<>();
-            if (firstMatch.write(collection, request.filter(), request.sort(), match ->
+            if (firstMatch.write(collection, request.filterSpec(), request.filter(), request.hint(), request.sort(), match ->
                     outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request)))) {
                 return outcome.get();
             }

@@ -70,8 +70,8 @@ public class FindAndModifyCommand extends ShardCommand {
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument fields = args.optionalDocument(command, "fields", "fields");
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
-        FindAndModifier.Request request = new FindAndModifier.Request(
-                Filter.parse(args.optionalDocument(command, "query", "query"), variables),
+        BsonDocument query = args.optionalDocument(command, "query", "query");
+        FindAndModifier.Request request = new FindAndModifier.Request(query, Filter.parse(query, variables), command.get("hint"),
                 sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
                 update == null ? null : Update.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters"), variables),
                 returnNew, upsert);

@@ -41,12 +41,14 @@ class FirstMatchInOrder {
      * Runs {@code write} on the first document of {@code collection} matching {@code filter} in {@code sort} order,
      * locked, inside its row's transaction.
      *
+     * @param filterSpec the filter as given, planned with {@code hint} (null for none) to find the first match
      * @param sort the order; null for {@code _id} order
      * @return false when no document matches (nothing was written)
      */
-    boolean write(CollectionInfo collection, Filter filter, @Nullable Sort sort, Consumer<Match> write) {
+    boolean write(CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, @Nullable Sort sort,
+            Consumer<Match> write) {
         while (true) {
-            Optional<BsonDocument> first = queries.find(collection, new FindQuery(filter, sort, null, 0, 1), 1)
+            Optional<BsonDocument> first = queries.find(collection, new FindQuery(filter, sort, null, 0, 1, filterSpec, hint), 1)
                     .next(1).documents().stream().findFirst();
             if (first.isEmpty()) {
                 return false;

@@ -56,6 +56,7 @@ public class UpdateCommand extends ShardCommand {
                     args.optionalBoolean(entry, "multi", path + ".multi", false),
                     arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters"),
                     entry.get("c"),
+                    entry.get("hint"),
                     entry.containsKey("sort") && !entry.isNull("sort") ? args.document(entry.get("sort"), path + ".sort") : null));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param multi  update every match rather than the first
  * @param arrayFilters the {@code arrayFilters} for {@code $[<identifier>]}, as sent (empty when absent)
  * @param c      the pipeline's constants ({@code c}), as sent; null when absent
+ * @param hint   the index to read through, as sent; null when absent
  * @param sort   which match a single-document update changes (MongoDB 8.0), as sent; null when absent
  */
 record UpdateStatement(BsonDocument q, BsonValue u, boolean upsert, boolean multi, List<BsonValue> arrayFilters,
-        @Nullable BsonValue c, @Nullable BsonDocument sort) {}
+        @Nullable BsonValue c, @Nullable BsonValue hint, @Nullable BsonDocument sort) {}

@@ -68,7 +68,8 @@ public enum ErrorCode {
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
     StaleConfig(13388, 503),
-    Location40324(40324, 400);
+    Location40324(40324, 400),
+    Location40415(40415, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));
