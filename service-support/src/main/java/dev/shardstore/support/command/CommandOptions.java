@@ -84,7 +84,7 @@ public final class CommandOptions {
             refused("stmtIds", "retryable writes are not implemented"),
             conditional("apiVersion", "version \"1\" is the API this cluster serves", (path, value) -> {
                 if (!(value.isString() && value.asString().getValue().equals("1"))) {
-                    throw invalid(path, "only API version \"1\" exists, not " + value);
+                    throw invalid(path, "only API version \"1\" exists, not " + json(value));
                 }
             }),
             conditional("apiStrict", "false is accepted; strict API checking is not implemented", onlyFalse("strict API checking is not implemented")),
@@ -210,7 +210,7 @@ public final class CommandOptions {
         }
         BsonValue dollarDb = command.get("$db");
         if (dollarDb != null && !(dollarDb.isString() && dollarDb.asString().getValue().equals(db))) {
-            throw invalid(name + ".$db", "names " + dollarDb + " but the command was sent to database " + db);
+            throw invalid(name + ".$db", "names " + json(dollarDb) + " but the command was sent to database " + db);
         }
         String entryField = ENTRY_FIELDS.get(name);
         if (entryField != null && command.get(entryField) instanceof BsonArray entries) {
@@ -278,7 +278,7 @@ public final class CommandOptions {
 
     private static void noTimeLimit(String path, BsonValue value) {
         if (!value.isNumber() || value.asNumber().doubleValue() < 0) {
-            throw new CommandException(ErrorCode.BadValue, "'" + path + "' must be a non-negative number, not " + value);
+            throw new CommandException(ErrorCode.BadValue, "'" + path + "' must be a non-negative number, not " + json(value));
         }
         if (value.asNumber().doubleValue() != 0) {
             throw notImplemented(path, value, "operation time limits are not implemented; 0 (no limit) is accepted");
@@ -287,7 +287,7 @@ public final class CommandOptions {
 
     private static void readConcern(String path, BsonValue value) {
         if (!value.isDocument()) {
-            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + value);
+            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + json(value));
         }
         for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
             String key = field.getKey();
@@ -304,7 +304,7 @@ public final class CommandOptions {
 
     private static void writeConcern(String path, BsonValue value) {
         if (!value.isDocument()) {
-            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + value);
+            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + json(value));
         }
         for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
             BsonValue v = field.getValue();
@@ -313,7 +313,7 @@ public final class CommandOptions {
                     boolean satisfiable = v.isNumber() && List.of(0.0, 1.0).contains(v.asNumber().doubleValue())
                             || v.isString() && v.asString().getValue().equals("majority");
                     if (!satisfiable) {
-                        throw invalid(path + ".w", v + " cannot be satisfied: each shard is a single node (w: 0, 1 or \"majority\")");
+                        throw invalid(path + ".w", json(v) + " cannot be satisfied: each shard is a single node (w: 0, 1 or \"majority\")");
                     }
                 }
                 case "j", "fsync", "wtimeout", "wtimeoutMS", "provenance" -> { }
@@ -333,7 +333,7 @@ public final class CommandOptions {
         boolean satisfied = value.isString() && Set.of("majority", "votingMembers").contains(value.asString().getValue())
                 || value.isNumber() && List.of(0.0, 1.0).contains(value.asNumber().doubleValue());
         if (!satisfied) {
-            throw invalid(path, value + " cannot be satisfied: each shard is a single node");
+            throw invalid(path, json(value) + " cannot be satisfied: each shard is a single node");
         }
     }
 
@@ -355,8 +355,13 @@ public final class CommandOptions {
     }
 
     private static CommandException notImplemented(String path, BsonValue value, String reason) {
-        return new CommandException(ErrorCode.NotImplemented, "option '" + path + "' "
-                + (value.isDocument() ? value.asDocument().toJson() : String.valueOf(value)) + " is not supported: " + reason);
+        return new CommandException(ErrorCode.NotImplemented, "option '" + path + "' " + json(value) + " is not supported: " + reason);
+    }
+
+    /** {@code value} as relaxed Extended JSON, for messages. */
+    private static String json(BsonValue value) {
+        String document = new BsonDocument("v", value).toJson();
+        return document.substring("{\"v\": ".length(), document.length() - 1);
     }
 
     private static CommandException invalid(String path, String reason) {
