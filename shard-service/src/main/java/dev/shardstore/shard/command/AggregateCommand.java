@@ -27,7 +27,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code aggregate} on one collection: {@code {aggregate: <coll>, pipeline: [<stage>, ...],
- * cursor: {batchSize?}}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}, paged by getMore like find (default
+ * cursor: {batchSize?}, let?, hint?}} (the variables the pipeline's expressions see; the index of the leading
+ * {@code $match}'s scan) → {@code {cursor: {firstBatch, id, ns}, ok: 1}}, paged by getMore like find (default
  * first batch 101). The collection is scanned with the filter of a leading {@code $match} ({@link
  * Pipeline#scanFilter()}), the rest of the pipeline runs in memory over the matching documents, and the cursor
  * hands out the computed result. A missing collection is read as empty (so {@code $facet} still answers one

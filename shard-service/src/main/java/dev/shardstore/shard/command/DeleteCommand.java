@@ -15,10 +15,11 @@ import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code delete}: {@code {delete: <coll>, deletes: [{q, limit: 0|1}, ...], ordered?}} →
+ * MongoDB's {@code delete}: {@code {delete: <coll>, deletes: [{q, limit: 0|1, hint?}, ...], ordered?, let?}} →
  * {@code {n, writeErrors?, ok: 1}}, {@code n} counting deleted documents. {@code limit} is required
  * and must be 0 (all matches) or 1 (the first); a malformed statement fails the command naming it
- * ({@code deletes.0.limit}). See {@link DocumentDeleter}.
+ * ({@code deletes.0.limit}). {@code let} defines the variables of the statements' {@code $expr}
+ * ({@link dev.shardstore.engine.aggregate.expression.CommandVariables}). See {@link DocumentDeleter}.
  */
 @Component
 public class DeleteCommand extends ShardCommand {

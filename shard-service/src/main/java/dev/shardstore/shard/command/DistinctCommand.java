@@ -20,7 +20,7 @@ import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code distinct}: {@code {distinct: <coll>, key: <dotted path>, query?}} → {@code {values: [...],
+ * MongoDB's {@code distinct}: {@code {distinct: <coll>, key: <dotted path>, query?, hint?}} → {@code {values: [...],
  * ok: 1}}, the distinct values of {@code key} among the documents matching {@code query} (an array field
  * contributes its elements; see {@link DistinctValues}), in BSON order; empty for a missing collection.
  * Errors: TypeMismatch (14) when {@code key} is not a string or {@code query} not a document; FailedToParse (9)

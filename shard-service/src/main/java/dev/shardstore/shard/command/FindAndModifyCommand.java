@@ -25,7 +25,9 @@ import org.springframework.stereotype.Component;
  * ok: 1}}. Removes or updates the first document matching {@code query} in {@code sort} order ({@code _id}
  * order without one) and returns it, before the update or, with {@code new}, after it, projected by
  * {@code fields}; {@code value} is null when nothing matched (or an upsert inserted and {@code new} is false).
- * {@code update} is an operator document or a replacement; with {@code upsert} and no match the update applied to
+ * {@code update} is an operator document, a replacement or a pipeline; {@code let} defines the variables of
+ * {@code query}'s {@code $expr} and of the pipeline; {@code hint} picks the index the first match is read through;
+ * with {@code upsert} and no match the update applied to
  * the query's equalities is inserted. {@code lastErrorObject} holds {@code n} (0 or 1) and, for updates,
  * {@code updatedExisting} and the {@code upserted} {@code _id}. See {@link FindAndModifier}.
  *

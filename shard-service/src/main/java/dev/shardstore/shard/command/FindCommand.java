@@ -22,7 +22,7 @@ import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code find}: {@code {find: <coll>, filter?, sort?, projection?, skip?, limit? (0 = none),
+ * MongoDB's {@code find}: {@code {find: <coll>, filter? ($expr seeing let), let?, sort?, projection?, skip?, limit? (0 = none),
  * batchSize? (default 101), singleBatch? (default false)}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
  * The cursor id is 0 when the first batch holds everything (or {@code singleBatch} is set); otherwise
  * the rest comes from getMore. A missing collection yields an empty, closed cursor.
