@@ -182,6 +182,16 @@ class ConfigServiceTest {
         assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
                 .append("filter", new BsonDocument("state", new BsonDocument("$gt", new BsonInt32(0))))))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BadValue));
+        for (String option : List.of("sort", "projection", "limit")) {
+            assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
+                    .append(option, option.equals("limit") ? new BsonInt32(1) : new BsonDocument("_id", new BsonInt32(1)))))
+                    .isInstanceOfSatisfying(CommandException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.NotImplemented);
+                        assertThat(e.getMessage()).contains("'" + option + "'");
+                    });
+        }
+        assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards")).append("frobnicate", new BsonInt32(1))))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.Location40415));
     }
 
     @Test

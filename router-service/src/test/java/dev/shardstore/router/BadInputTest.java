@@ -196,10 +196,14 @@ class BadInputTest {
 
     @Test
     void distinctAndBothSpellingsOfFindAndModifyAreRoutedToTheShards() throws Exception {
-        for (String command : new String[] {"distinct", "findAndModify", "findandmodify"}) {
-            Reply reply = post("/v1/databases/geo/command", "{\"" + command + "\": \"cities\", \"key\": \"a\", \"remove\": true}");
+        for (String command : new String[] {"{\"distinct\": \"cities\", \"key\": \"a\"}", "{\"findAndModify\": \"cities\", \"remove\": true}",
+                "{\"findandmodify\": \"cities\", \"remove\": true}"}) {
+            Reply reply = post("/v1/databases/geo/command", command);
             assertProblem(reply, 503, 6, "HostUnreachable");
         }
+        // a field the command does not take (distinct's key on findAndModify) is refused before routing (CommandOptions)
+        assertProblem(post("/v1/databases/geo/command", "{\"findAndModify\": \"cities\", \"key\": \"a\", \"remove\": true}"),
+                400, 40415, "Location40415");
     }
 
     @Test

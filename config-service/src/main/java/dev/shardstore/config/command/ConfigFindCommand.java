@@ -26,10 +26,13 @@ import org.springframework.stereotype.Component;
  * {@code config.databases}, {@code config.collections} and {@code config.chunks} (ordered by namespace, then
  * {@code min}) like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
- * The reply is one batch with cursor id 0.
+ * The reply is one batch with cursor id 0. The find options that shape the result ({@code sort}, {@code projection},
+ * {@code skip}, {@code limit}, {@code hint}, {@code let}) are refused here with NotImplemented naming them rather than
+ * ignored (the command registry has already refused what no find takes, see CommandOptions).
  */
 @Component
 public class ConfigFindCommand implements CommandHandler {
+    private static final List<String> UNSUPPORTED = List.of("sort", "projection", "skip", "limit", "hint", "let");
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
     private final CollectionCatalog collections;
@@ -54,6 +57,14 @@ public class ConfigFindCommand implements CommandHandler {
         }
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
+        for (String option : UNSUPPORTED) {
+            BsonValue value = command.get(option);
+            if (value != null && !value.isNull() && !(value.isDocument() && value.asDocument().isEmpty())
+                    && !(value.isNumber() && value.asNumber().doubleValue() == 0)) {
+                throw new CommandException(ErrorCode.NotImplemented, "find option '" + option
+                        + "' is not supported on the config database (equality filters only)");
+            }
+        }
         BsonDocument filter = args.optionalDocument(command, "filter", "filter");
         List<BsonDocument> all = switch (collection) {
             case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();

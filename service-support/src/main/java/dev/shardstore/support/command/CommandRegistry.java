@@ -39,7 +39,8 @@ public final class CommandRegistry {
      * Runs {@code command} on {@code db}.
      *
      * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
-     *                          for an unknown command name, or whatever the handler throws
+     *                          for an unknown command name, an option {@link CommandOptions} refuses, or whatever the
+     *                          handler throws
      */
     public BsonDocument run(String db, BsonDocument command) {
         if (command.isEmpty()) {
@@ -50,6 +51,7 @@ public final class CommandRegistry {
         if (handler == null) {
             throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
         }
+        CommandOptions.check(db, command);
         return handler.run(db, command);
     }
 

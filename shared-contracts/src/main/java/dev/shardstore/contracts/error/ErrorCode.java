@@ -61,6 +61,7 @@ public enum ErrorCode {
     CannotIndexParallelArrays(171, 400),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
+    QueryFeatureNotAllowed(224, 400),
     NotImplemented(238, 501),
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
@@ -72,6 +73,7 @@ public enum ErrorCode {
     DuplicateKey(11000, 409),
     StaleConfig(13388, 503),
     Location40324(40324, 400),
+    Location40415(40415, 400),
     /** An OP_MSG command without its {@code $db} field. */
     Location40571(40571, 400);
 

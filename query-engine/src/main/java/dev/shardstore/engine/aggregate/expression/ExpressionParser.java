@@ -23,7 +23,9 @@ import org.bson.BsonValue;
  * <p>Errors: InvalidPipelineOperator (168) {@code "Unrecognized expression '$foo'"}; BadValue (2) for an object
  * mixing an operator with other fields and a {@code "$"} path with an empty component. A variable that is not
  * bound evaluates to missing ({@code $$REMOVE} relies on this); MongoDB rejects unbound names other than
- * {@code REMOVE} when it parses the pipeline (17276), which this parser does not check.
+ * {@code REMOVE} when it parses the pipeline (17276), which this parser does not check. {@code $$NOW} and a
+ * command's {@code let} variables are bound by {@link CommandVariables}; {@code $$CLUSTER_TIME} is refused with
+ * NotImplemented (238) until the cluster's logical clock is exposed.
  */
 public final class ExpressionParser {
     /** The parser with every supported operator. */
@@ -33,7 +35,7 @@ public final class ExpressionParser {
 
     private ExpressionParser() {
         Stream.of(Arithmetic.OPERATORS, Comparisons.OPERATORS, Booleans.OPERATORS, Conditionals.OPERATORS,
-                Strings.OPERATORS, Arrays.OPERATORS, Dates.OPERATORS, Conversions.OPERATORS)
+                Strings.OPERATORS, Arrays.OPERATORS, Dates.OPERATORS, Conversions.OPERATORS, Fields.OPERATORS)
                 .forEach(operators::putAll);
     }
 
@@ -106,6 +108,10 @@ public final class ExpressionParser {
         }
         if (!variable) {
             return new FieldPath("CURRENT", components);
+        }
+        if (components.getFirst().equals("CLUSTER_TIME")) {
+            throw new CommandException(ErrorCode.NotImplemented, "$$CLUSTER_TIME is not supported yet: expressions have"
+                    + " no access to the cluster's logical clock");
         }
         return new FieldPath(components.getFirst(), components.subList(1, components.size()));
     }
