@@ -179,16 +179,16 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
 
     @Test
     void versionFieldsAClientSendsNeverReachTheShards() throws Exception {
-        shard("w9");
+        shard("w10");
         String bogusDatabaseVersion = "{uuid: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}, lastMod: 99, timestamp: {$timestamp: {t: 1, i: 1}}}";
         // x: 5 belongs to sh2, which is not the primary: the router sends it no database version of its own
-        Reply insert = command("w9", "{insert: 'c', documents: [{x: 5}], databaseVersion: " + bogusDatabaseVersion + "}");
+        Reply insert = command("w10", "{insert: 'c', documents: [{x: 5}], databaseVersion: " + bogusDatabaseVersion + "}");
         insert.assertOk();
         assertThat(insert.n()).isEqualTo(1);
-        assertThat(sent(CLUSTER.sh2, "w9", "insert")).singleElement().satisfies(b -> assertThat(b.containsKey("databaseVersion")).isFalse());
+        assertThat(sent(CLUSTER.sh2, "w10", "insert")).singleElement().satisfies(b -> assertThat(b.containsKey("databaseVersion")).isFalse());
 
-        Reply list = command("w9", "{listCollections: 1, shardVersion: {e: {$oid: '000000000000000000000000'}, t: {$timestamp: {t: 1, i: 1}}, v: {$timestamp: {t: 7, i: 7}}}}");
+        Reply list = command("w10", "{listCollections: 1, shardVersion: {e: {$oid: '000000000000000000000000'}, t: {$timestamp: {t: 1, i: 1}}, v: {$timestamp: {t: 7, i: 7}}}}");
         list.assertOk();
-        assertThat(sent(CLUSTER.sh1, "w9", "listCollections")).singleElement().satisfies(b -> assertThat(b.containsKey("shardVersion")).isFalse());
+        assertThat(sent(CLUSTER.sh1, "w10", "listCollections")).singleElement().satisfies(b -> assertThat(b.containsKey("shardVersion")).isFalse());
     }
 }
