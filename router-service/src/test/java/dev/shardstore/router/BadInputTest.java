@@ -146,6 +146,17 @@ class BadInputTest {
     }
 
     @Test
+    void movePrimaryRefusesBadArgumentsBeforeAskingTheConfigService() throws Exception {
+        assertProblem(post("/v1/databases/geo/command", "{\"movePrimary\": \"geo\", \"to\": \"shard2\"}"), 400, 20, "IllegalOperation");
+        assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": 1, \"to\": \"shard2\"}"), 400, 73, "InvalidNamespace");
+        assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": \"a.b\", \"to\": \"shard2\"}"), 400, 73, "InvalidNamespace");
+        assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": \"config\", \"to\": \"shard2\"}"), 400, 72, "InvalidOptions");
+        assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": \"geo\"}"), 400, 72, "InvalidOptions");
+        assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": \"geo\", \"to\": \"\"}"), 400, 72, "InvalidOptions");
+        assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": \"geo\", \"to\": 2}"), 400, 14, "TypeMismatch");
+    }
+
+    @Test
     void unknownCommandIsCommandNotFound() throws Exception {
         Reply reply = post("/v1/databases/geo/command", "{\"frobnicate\": 1}");
         assertProblem(reply, 404, 59, "CommandNotFound");
