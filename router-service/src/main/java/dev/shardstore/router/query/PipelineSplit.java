@@ -104,6 +104,17 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
     }
 
     /**
+     * Parses {@code pipeline} with {@code variables} only to refuse it as a shard would (stage names and shapes,
+     * expressions), so that the client gets the pipeline's errors before any shard is asked and {@link #of} only sees
+     * pipelines of one-field stage documents. {@code $lookup} sources are not resolved.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse errors
+     */
+    public static void validate(BsonArray pipeline, CommandVariables variables) {
+        Pipeline.parse(pipeline, (collection, filter) -> List.of(), variables);
+    }
+
+    /**
      * Splits {@code pipeline}, whose stages are one-field documents (already validated by parsing it).
      */
     public static PipelineSplit of(BsonArray pipeline) {

@@ -6,7 +6,6 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.engine.aggregate.CollectionSource;
-import dev.shardstore.engine.aggregate.Pipeline;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
@@ -54,8 +53,6 @@ import org.springframework.stereotype.Component;
 public class ShardedReads {
     /** MongoDB's default first batch size of find and aggregate. */
     static final int DEFAULT_BATCH_SIZE = 101;
-    private static final CollectionSource NO_LOOKUP = (collection, filter) -> List.of();
-
     private final VersionedRouter router;
     private final RouterCursorManager cursors;
 
@@ -157,7 +154,7 @@ public class ShardedReads {
         BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
         int batchSize = cursor.containsKey("batchSize") ? intOf(args.nonNegative(cursor.get("batchSize"), "cursor.batchSize")) : DEFAULT_BATCH_SIZE;
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
-        Pipeline.parse(pipeline, NO_LOOKUP, variables); // the client gets the pipeline's errors before any shard is asked
+        PipelineSplit.validate(pipeline, variables);
         return router.run(db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline));
             if (targets.size() == 1) {

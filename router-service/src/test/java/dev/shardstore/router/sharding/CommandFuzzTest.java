@@ -33,10 +33,12 @@ import org.springframework.beans.factory.annotation.Autowired;
  * timeout, must not be a 5xx other than 503/504 (a peer that did not answer), and when it is not a 2xx must be a
  * problem+json body with MongoDB's {@code code} and {@code codeName}.
  *
- * <p>The seed is printed; {@code -Dshardstore.seed=N} replays a run, {@code -Dshardstore.fuzz.cases=N} changes its
- * length (default 3,000).
+ * <p>The suite runs one fixed seed, so CI is deterministic; {@code -Dshardstore.seed=N} runs (or replays) another,
+ * {@code -Dshardstore.fuzz.cases=N} changes its length (default 3,000). The seed is printed.
  */
 class CommandFuzzTest extends RouterAgainstFakeCluster {
+    /** The suite's seed: a fresh one per run made CI depend on what a run happened to draw. */
+    private static final long DEFAULT_SEED = 20_261_124L;
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     @Autowired
@@ -86,7 +88,7 @@ class CommandFuzzTest extends RouterAgainstFakeCluster {
 
     @Test
     void hostileCommandsAreAnsweredWithoutA5xxOrAnUnstructuredBody() throws Exception {
-        long seed = Long.getLong("shardstore.seed", System.nanoTime());
+        long seed = Long.getLong("shardstore.seed", DEFAULT_SEED);
         int cases = Integer.getInteger("shardstore.fuzz.cases", 3000);
         System.out.println("CommandFuzzTest: seed " + seed + ", " + cases + " cases (replay with -Dshardstore.seed=" + seed + ")");
         CLUSTER.shardCollection("fuzz.c", new BsonDocument("x", new BsonInt32(1)), List.<BsonValue>of(new BsonInt32(0)), List.of("sh1", "sh2"));

@@ -136,7 +136,7 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
         command("w9", "{delete: 'c', let: 3, deletes: [{q: {x: -4}, limit: 1}]}").assertError(400, 14, "'let' must be a document");
         command("w9", "{findAndModify: 'c', query: {x: -4}, remove: true, let: {'a.b': 1}}").assertError(400, 2, "'let.a.b'");
         command("w9", "{update: 'c', updates: [{q: {x: -4}, u: {$set: {b: 1}}, collation: {locale: 'fr'}}]}")
-                .assertError(501, 238, "update.updates.0.collation");
+                .assertError(400, 238, "update.updates.0.collation");
         assertThat(sent(CLUSTER.sh1, "w9", "update")).hasSize(1);
         assertThat(sent(CLUSTER.sh1, "w9", "delete")).isEmpty();
         assertThat(sent(CLUSTER.sh1, "w9", "findAndModify")).isEmpty();

@@ -62,7 +62,8 @@ public enum ErrorCode {
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
     QueryFeatureNotAllowed(224, 400),
-    NotImplemented(238, 501),
+    /** A feature or option this server refuses: the caller's to change (HTTP 400), not a server fault. */
+    NotImplemented(238, 400),
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
     ExceededTimeLimit(262, 504),
