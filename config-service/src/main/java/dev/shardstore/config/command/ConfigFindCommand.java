@@ -26,13 +26,15 @@ import org.springframework.stereotype.Component;
  * {@code config.databases}, {@code config.collections} and {@code config.chunks} (ordered by namespace, then
  * {@code min}) like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
- * The reply is one batch with cursor id 0. The find options that shape the result ({@code sort}, {@code projection},
- * {@code skip}, {@code limit}, {@code hint}, {@code let}) are refused here with NotImplemented naming them rather than
- * ignored (the command registry has already refused what no find takes, see CommandOptions).
+ * The reply is one batch with cursor id 0. {@code skip} and {@code limit} are applied (a negative limit as its
+ * absolute value, as MongoDB's single-batch limit; drivers send {@code limit: 1} for {@code first()}); the other find
+ * options that shape the result ({@code sort}, {@code projection}, {@code hint}, {@code let}) are refused here with
+ * NotImplemented naming them rather than ignored (the command registry has already refused what no find takes, see
+ * CommandOptions).
  */
 @Component
 public class ConfigFindCommand implements CommandHandler {
-    private static final List<String> UNSUPPORTED = List.of("sort", "projection", "skip", "limit", "hint", "let");
+    private static final List<String> UNSUPPORTED = List.of("sort", "projection", "hint", "let");
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
     private final CollectionCatalog collections;
@@ -73,7 +75,10 @@ public class ConfigFindCommand implements CommandHandler {
             case "chunks" -> chunkCandidates(filter).stream().map(CatalogChunk::toBson).toList();
             default -> List.of();
         };
-        List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).toList();
+        long skip = args.optionalNonNegative("skip", 0);
+        long limit = command.isNumber("limit") ? Math.abs(command.getNumber("limit").longValue()) : 0;
+        List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).skip(skip)
+                .limit(limit == 0 ? Long.MAX_VALUE : limit).toList();
         return Replies.cursor(true, matching, 0, "config." + collection);
     }
 
