@@ -182,6 +182,18 @@ class ConfigServiceTest {
         assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
                 .append("filter", new BsonDocument("state", new BsonDocument("$gt", new BsonInt32(0))))))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BadValue));
+        BsonDocument first = run("config", new BsonDocument("find", new BsonString("shards")).append("limit", new BsonInt32(-1)));
+        assertThat(first.getDocument("cursor").getArray("firstBatch")).hasSize(1); // a driver's first(): limit applied, not refused
+        for (String option : List.of("sort", "projection")) {
+            assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
+                    .append(option, new BsonDocument("_id", new BsonInt32(1)))))
+                    .isInstanceOfSatisfying(CommandException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.NotImplemented);
+                        assertThat(e.getMessage()).contains("'" + option + "'");
+                    });
+        }
+        assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards")).append("frobnicate", new BsonInt32(1))))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.Location40415));
     }
 
     @Test

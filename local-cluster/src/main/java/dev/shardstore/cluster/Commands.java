@@ -113,7 +113,10 @@ final class Commands {
         }
         switch (component.role()) {
             case SHARD -> command.add("--shardstore.shard.name=" + component.name());
-            case ROUTER -> command.add("--shardstore.router.name=" + component.name());
+            case ROUTER -> {
+                command.add("--shardstore.router.name=" + component.name());
+                command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
+            }
             default -> { }
         }
         return command;

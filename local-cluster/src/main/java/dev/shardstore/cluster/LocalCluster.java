@@ -80,7 +80,7 @@ public final class LocalCluster implements AutoCloseable {
                     + "; build them with ./mvnw -DskipTests package (./cluster does this by itself)");
         }
         Postmaster.stop(home.postgresData(), STOP_GRACE);
-        topology.components().forEach(c -> Ports.requireFree(c.port(), c.name()));
+        topology.components().forEach(LocalCluster::requirePortsFree);
         home.createDirectories();
 
         LocalCluster cluster = new LocalCluster(home, ClusterState.planned(topology), options.startTimeout(), out);
@@ -126,6 +126,14 @@ public final class LocalCluster implements AutoCloseable {
     /** Router {@code i}'s URL, 1-based: {@code routerUrl(1)} is router1, {@code http://localhost:8080} + offset. */
     public String routerUrl(int i) {
         return topology.router(i).url();
+    }
+
+    /**
+     * Router {@code i}'s MongoDB connection string, 1-based: {@code connectionString(1)} is
+     * {@code mongodb://localhost:27017} + offset, for mongosh and the drivers.
+     */
+    public String connectionString(int i) {
+        return topology.router(i).connectionString();
     }
 
     /** The URL of a service by component name, e.g. {@code url("shard2")}. */
@@ -207,7 +215,7 @@ public final class LocalCluster implements AutoCloseable {
         if (!component.role().isService()) {
             deleteReadyFile(component);
         }
-        Ports.requireFree(component.port(), name);
+        requirePortsFree(component);
         long begin = System.nanoTime();
         ProcessRecord record = ProcessControl.spawn(name, component.port(), previous.command(), Path.of(previous.log()), true);
         record(record);
@@ -297,6 +305,12 @@ public final class LocalCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + home.readyFile(component.name()), e);
         }
+    }
+
+    /** The component's port and, for a router, its wire-protocol port must be free. */
+    private static void requirePortsFree(Component component) {
+        Ports.requireFree(component.port(), component.name());
+        component.wirePort().ifPresent(port -> Ports.requireFree(port, component.name() + " (wire protocol)"));
     }
 
     private static String readyLine(Component component, long begin) {

@@ -3,12 +3,14 @@ package dev.shardstore.cluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.stream.Collectors;
 
 /**
  * The processes of a local cluster, their ports and databases (DESIGN.md §7). Base ports, each
  * shifted by {@code portOffset}: PostgreSQL 25432, Kafka 29092 (all below 32768, outside Linux's ephemeral port range), config 8081, balancer 8082,
- * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, ….
+ * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, …, and the routers' MongoDB
+ * wire-protocol listeners 27017, 27018, 27019, … (router1 on MongoDB's own port).
  * Databases: {@code config}, {@code shard1}…, {@code balancer}, {@code resharding}, {@code sessions};
  * routers own none.
  *
@@ -19,6 +21,8 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
     public static final int MAX_ROUTERS = 9;
     private static final int POSTGRES_PORT = 25_432;
     private static final int KAFKA_PORT = 29_092;
+    /** router1's wire-protocol port (MongoDB's 27017); router i listens on {@code WIRE_PORT + i - 1}. */
+    private static final int WIRE_PORT = 27_017;
     /** The highest port must stay below 32768 (Linux's default ephemeral range starts there). */
     public static final int MAX_PORT_OFFSET = 32_767 - KAFKA_PORT;
     /** The lowest port (the last router's, 8080 - 10 * (MAX_ROUTERS - 2)) must stay above the privileged ones. */
@@ -58,7 +62,8 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
         }
         for (int i = 1; i <= routers; i++) {
             int port = i == 1 ? 8080 : i == 2 ? 8090 : 8080 - 10 * (i - 2);
-            components.add(new Component("router" + i, Role.ROUTER, port + portOffset, Optional.empty()));
+            components.add(new Component("router" + i, Role.ROUTER, port + portOffset, Optional.empty(),
+                    OptionalInt.of(WIRE_PORT + i - 1 + portOffset)));
         }
         components.add(service("balancer", Role.BALANCER, 8082 + portOffset, "balancer"));
         components.add(service("resharding", Role.RESHARDING, 8083 + portOffset, "resharding"));
@@ -86,7 +91,7 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
         return components.stream().filter(c -> c.role() == role).toList();
     }
 
-    /** Router {@code i}, 1-based ({@code router(1)} is {@code router1} on port 8080 + offset). */
+    /** Router {@code i}, 1-based ({@code router(1)} is {@code router1} on port 8080 + offset, wire port 27017 + offset). */
     public Component router(int i) {
         if (i < 1 || i > routers) {
             throw new IllegalArgumentException("router index must be 1.." + routers + ", was " + i);

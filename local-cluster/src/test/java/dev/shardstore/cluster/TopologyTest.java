@@ -20,6 +20,9 @@ class TopologyTest {
         assertThat(t.databases()).containsExactly("config", "shard1", "shard2", "shard3", "balancer", "resharding", "sessions");
         assertThat(t.router(1).database()).isEqualTo(Optional.empty());
         assertThat(t.router(2).url()).isEqualTo("http://localhost:8090");
+        assertThat(t.withRole(Role.ROUTER)).extracting(Component::connectionString)
+                .containsExactly("mongodb://localhost:27017", "mongodb://localhost:27018", "mongodb://localhost:27019");
+        assertThat(t.components()).filteredOn(c -> c.role() != Role.ROUTER).allSatisfy(c -> assertThat(c.wirePort()).isEmpty());
         assertThat(t.withRole(Role.SHARD)).extracting(Component::name).containsExactly("shard1", "shard2", "shard3");
         assertThat(t.services()).hasSize(10);
     }
@@ -29,13 +32,17 @@ class TopologyTest {
         Topology t = Topology.plan(1, 1, 1000);
 
         assertThat(t.components()).extracting(Component::port).containsExactly(26432, 30092, 9081, 9101, 9080, 9082, 9083, 9084);
+        assertThat(t.router(1).wirePort()).hasValue(28017);
     }
 
     @Test
     void everyPortOfEveryAllowedPlanStaysBelowTheEphemeralRange() {
         for (int offset : new int[] {Topology.MIN_PORT_OFFSET, 0, Topology.MAX_PORT_OFFSET}) {
             assertThat(Topology.plan(Topology.MAX_SHARDS, Topology.MAX_ROUTERS, offset).components())
-                    .allSatisfy(c -> assertThat(c.port()).as(c.name()).isBetween(1024, 32_767));
+                    .allSatisfy(c -> {
+                        assertThat(c.port()).as(c.name()).isBetween(1024, 32_767);
+                        c.wirePort().ifPresent(port -> assertThat(port).as(c.name() + " wire").isBetween(1024, 32_767));
+                    });
         }
     }
 

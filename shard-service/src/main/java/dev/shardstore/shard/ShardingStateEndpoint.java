@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>Shape: {@code {shard, clusterTime: {t, i}, databases: {<db>: {primary, version: {uuid, lastMod,
  * timestamp: {t, i}} | null}}, collections: {<db.coll>: {sharded, stale, shardVersion?: "major|minor||epoch||t|i",
- * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, criticalSections: [{namespace: <db.coll>,
+ * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, criticalSections: [{namespace: <db.coll> | <db> (a database's section),
  * phase: "CATCH_UP" | "COMMIT", blocks: "Writes" | "ReadsAndWrites", reason: {...}, expiresAt: <ISO-8601> | null}],
  * openCursors}}.
  */

@@ -5,6 +5,7 @@ import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.version.DatabaseVersion;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -14,7 +15,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@code config.databases}: lookup, creation on first write and dropDatabase.
+ * {@code config.databases}: lookup, creation on first write, dropDatabase and movePrimary's commit.
  *
  * <p>Creation follows the reference ("Database creation"): the primary shard is the shard with the
  * smallest total data size; the version is {uuid: new, lastMod: 1, timestamp}. Creations and drops of
@@ -107,6 +108,38 @@ public class DatabaseCatalog {
             outbox.append(CatalogEvent.Type.DATABASE_DROPPED, db, null);
             return true;
         }));
+    }
+
+    /**
+     * movePrimary's commit (reference: "Types of operations…": changing the primary shard increments {@code lastMod}):
+     * in one transaction, {@code db}'s primary becomes {@code to} at {@code lastMod + 1} of {@code expected} (same uuid,
+     * a new timestamp), with a {@code DATABASE_VERSION_CHANGED} event. Idempotent: when an earlier call committed this
+     * move (primary {@code to} at {@code expected.lastMod + 1}), it returns that version and changes nothing.
+     *
+     * @return the version after the move; empty when the database is no longer {@code expected} on {@code from} (dropped,
+     *         re-created, or moved by something else): nothing is written
+     */
+    public Optional<DatabaseVersion> commitMovePrimary(String db, DatabaseVersion expected, String from, String to) {
+        return tx.execute(status -> {
+            lock(db);
+            Optional<DatabaseEntity> entry = databases.findById(db);
+            if (entry.isEmpty() || !entry.get().version().uuid().equals(expected.uuid())) {
+                return Optional.<DatabaseVersion>empty();
+            }
+            DatabaseEntity database = entry.get();
+            DatabaseVersion current = database.version();
+            if (database.primaryShard().equals(to) && current.lastMod() == expected.lastMod() + 1) {
+                return Optional.of(current);
+            }
+            if (!database.primaryShard().equals(from) || current.lastMod() != expected.lastMod()) {
+                return Optional.<DatabaseVersion>empty();
+            }
+            DatabaseVersion moved = VersionRules.movePrimary(current, clock.next());
+            database.movePrimary(to, moved);
+            databases.save(database);
+            outbox.append(CatalogEvent.Type.DATABASE_VERSION_CHANGED, db, null);
+            return Optional.of(moved);
+        });
     }
 
     private void lock(String db) {

@@ -51,6 +51,14 @@ public class DatabaseEntity {
         return new DatabaseVersion(versionUuid, versionLastMod, new BsonTimestamp(versionTimestamp));
     }
 
+    /** Makes {@code shard} the primary at {@code version} (movePrimary's commit). */
+    void movePrimary(String shard, DatabaseVersion version) {
+        this.primaryShard = shard;
+        this.versionUuid = version.uuid();
+        this.versionLastMod = version.lastMod();
+        this.versionTimestamp = version.timestamp().getValue();
+    }
+
     /** The document as {@code config.databases} shows it. */
     public BsonDocument toBson() {
         return new BsonDocument("_id", new BsonString(id))

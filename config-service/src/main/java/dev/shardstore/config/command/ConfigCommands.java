@@ -4,7 +4,10 @@ import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.catalog.ShardingDdlCoordinators;
 import dev.shardstore.config.sharding.DropCollectionCoordinator;
+import dev.shardstore.config.sharding.MovePrimaryCoordinator;
+import dev.shardstore.config.sharding.ShardingDdlCoordinatorService;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -61,16 +64,36 @@ public class ConfigCommands {
 
     /**
      * {@code {_configsvrDropDatabase: "<db>"}} → {@code {dropped: "<db>", ok: 1}}, or {@code {ok: 1}} when it did not exist.
-     * Its sharded collections are dropped first, on every shard.
+     * Its sharded collections are dropped first, on every shard. It runs under the database's key in the DDL coordinator
+     * framework, so it cannot overlap a movePrimary of the database: ConflictingOperationInProgress (117) while one runs
+     * or is unfinished.
      */
     @Bean
-    CommandHandler dropDatabase(DatabaseCatalog databases, DropCollectionCoordinator shardedCollections) {
+    CommandHandler dropDatabase(DatabaseCatalog databases, DropCollectionCoordinator shardedCollections, ShardingDdlCoordinatorService ddl,
+            ShardingDdlCoordinators coordinators) {
         return CommandHandler.of("_configsvrDropDatabase", (db, cmd) -> {
             String name = new CommandArgs(cmd).requiredString("_configsvrDropDatabase");
-            if (!DatabaseCatalog.RESERVED.contains(name)) {
-                shardedCollections.dropShardedCollectionsOf(name);
-            }
-            return databases.drop(name) ? Replies.ok(new BsonDocument("dropped", new BsonString(name))) : Replies.ok();
+            boolean dropped = ddl.run(name, "dropDatabase", name, () -> {
+                coordinators.requireNone(name, "dropDatabase");
+                if (!DatabaseCatalog.RESERVED.contains(name)) {
+                    shardedCollections.dropShardedCollectionsOf(name);
+                }
+                return databases.drop(name);
+            });
+            return dropped ? Replies.ok(new BsonDocument("dropped", new BsonString(name))) : Replies.ok();
+        });
+    }
+
+    /**
+     * {@code {_configsvrMovePrimary: "<db>", to: "<shard>"}} → {@code {ok: 1}}: runs (or joins) the movePrimary
+     * coordinator ({@link MovePrimaryCoordinator}); moving to the current primary is a no-op.
+     */
+    @Bean
+    CommandHandler movePrimary(MovePrimaryCoordinator coordinator) {
+        return CommandHandler.of("_configsvrMovePrimary", (db, cmd) -> {
+            CommandArgs args = new CommandArgs(cmd);
+            coordinator.movePrimary(args.requiredString("_configsvrMovePrimary"), args.requiredString("to"));
+            return Replies.ok();
         });
     }
 

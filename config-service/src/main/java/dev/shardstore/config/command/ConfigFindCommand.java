@@ -27,10 +27,15 @@ import org.springframework.stereotype.Component;
  * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
  * {@code min}) and {@code config.changelog} (oldest first) like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
- * The reply is one batch with cursor id 0.
+ * The reply is one batch with cursor id 0. {@code skip} and {@code limit} are applied (a negative limit as its
+ * absolute value, as MongoDB's single-batch limit; drivers send {@code limit: 1} for {@code first()}); the other find
+ * options that shape the result ({@code sort}, {@code projection}, {@code hint}, {@code let}) are refused here with
+ * NotImplemented naming them rather than ignored (the command registry has already refused what no find takes, see
+ * CommandOptions).
  */
 @Component
 public class ConfigFindCommand implements CommandHandler {
+    private static final List<String> UNSUPPORTED = List.of("sort", "projection", "hint", "let");
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
     private final CollectionCatalog collections;
@@ -58,6 +63,14 @@ public class ConfigFindCommand implements CommandHandler {
         }
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
+        for (String option : UNSUPPORTED) {
+            BsonValue value = command.get(option);
+            if (value != null && !value.isNull() && !(value.isDocument() && value.asDocument().isEmpty())
+                    && !(value.isNumber() && value.asNumber().doubleValue() == 0)) {
+                throw new CommandException(ErrorCode.NotImplemented, "find option '" + option
+                        + "' is not supported on the config database (equality filters only)");
+            }
+        }
         BsonDocument filter = args.optionalDocument(command, "filter", "filter");
         List<BsonDocument> all = switch (collection) {
             case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();
@@ -67,7 +80,10 @@ public class ConfigFindCommand implements CommandHandler {
             case "changelog" -> changelog.list();
             default -> List.of();
         };
-        List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).toList();
+        long skip = args.optionalNonNegative("skip", 0);
+        long limit = command.isNumber("limit") ? Math.abs(command.getNumber("limit").longValue()) : 0;
+        List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).skip(skip)
+                .limit(limit == 0 ? Long.MAX_VALUE : limit).toList();
         return Replies.cursor(true, matching, 0, "config." + collection);
     }
 

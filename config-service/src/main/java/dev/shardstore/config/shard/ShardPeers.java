@@ -179,6 +179,51 @@ public class ShardPeers {
         return documents(shardId, "splitVector", reply);
     }
 
+    /**
+     * The names of {@code db}'s collections on that shard (an unversioned {@code listCollections}, which no critical
+     * section blocks), sorted.
+     */
+    public List<String> listCollectionNames(String shardId, String host, String db) {
+        BsonDocument reply = client.runChecked(shardId, host, db, new BsonDocument("listCollections", new BsonInt32(1))
+                .append("nameOnly", BsonBoolean.TRUE).append("cursor", new BsonDocument("batchSize", new BsonInt32(Integer.MAX_VALUE))));
+        return reply.getDocument("cursor").getArray("firstBatch").stream().map(c -> c.asDocument().getString("name").getValue())
+                .sorted().toList();
+    }
+
+    /**
+     * {@code _shardsvrMovePrimaryEnterCriticalSection} on {@code db}: {@code blockType} "Writes" or "ReadsAndWrites"
+     * enters that phase of the database's critical section on that shard (the old primary) for {@code reason}.
+     * Idempotent.
+     *
+     * @throws CommandException the shard's error (ConflictingOperationInProgress when held for another reason),
+     *                          HostUnreachable/NetworkTimeout
+     */
+    public void movePrimaryEnterCriticalSection(String shardId, String host, String db, String blockType, BsonDocument reason) {
+        client.runChecked(shardId, host, db, new BsonDocument("_shardsvrMovePrimaryEnterCriticalSection", new BsonInt32(1))
+                .append("blockType", new BsonString(blockType)).append("reason", reason));
+    }
+
+    /**
+     * {@code _shardsvrMovePrimaryExitCriticalSection} on {@code db}: the shard exits the database's section held for
+     * {@code reason} and reloads the database version. Idempotent.
+     */
+    public void movePrimaryExitCriticalSection(String shardId, String host, String db, BsonDocument reason) {
+        client.runChecked(shardId, host, db, new BsonDocument("_shardsvrMovePrimaryExitCriticalSection", new BsonInt32(1))
+                .append("reason", reason));
+    }
+
+    /**
+     * {@code _shardsvrCloneCatalogData} on {@code db}: that shard (the new primary) clones {@code collections} from the
+     * shard {@code fromShard} at {@code fromHost}. Idempotent.
+     *
+     * @throws CommandException the shard's error (or the old primary's, relayed), HostUnreachable/NetworkTimeout
+     */
+    public void cloneCatalogData(String shardId, String host, String db, String fromShard, String fromHost, List<String> collections) {
+        client.runChecked(shardId, host, db, new BsonDocument("_shardsvrCloneCatalogData", new BsonInt32(1))
+                .append("from", new BsonString(fromHost)).append("fromShard", new BsonString(fromShard))
+                .append("collections", new BsonArray(collections.stream().map(c -> (BsonValue) new BsonString(c)).toList())));
+    }
+
     private static List<BsonDocument> documents(String shardId, String command, BsonDocument reply) {
         BsonArray keys = reply.getArray("splitKeys");
         for (BsonValue k : keys) {

@@ -12,18 +12,9 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.failpoint.FailPoints;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 
 /**
@@ -42,32 +33,33 @@ import org.springframework.stereotype.Service;
  *       collection unsharded;</li>
  *   <li>(e) the document is deleted.</li>
  * </ol>
- * Every phase is idempotent. An unfinished coordinator is resumed from its phase when the config service starts, every
+ * Every phase is idempotent. It runs in the coordinator framework ({@link ShardingDdlCoordinatorService}): an
+ * unfinished coordinator is resumed from its phase when the config service starts, every
  * {@code shardstore.sharding.ddl-retry-interval} after a failure, and by the next drop of the namespace, which joins a
  * coordinator already running in this process instead of starting a second one. While a coordinator exists,
- * shardCollection, refineCollectionShardKey and chunk commits of the namespace are ConflictingOperationInProgress (117).
+ * shardCollection, refineCollectionShardKey and chunk commits of the namespace are ConflictingOperationInProgress (117),
+ * and so is the start of a drop while a movePrimary of the database is unfinished.
  * The fail points {@code dropCollection.after<Phase>} sit at each phase boundary (after the phase is recorded).
  */
 @Service
-public class DropCollectionCoordinator {
-    private static final Logger log = LoggerFactory.getLogger(DropCollectionCoordinator.class);
+public class DropCollectionCoordinator implements ResumableDdlCoordinator {
 
     private final DatabaseCatalog databases;
     private final ShardCatalog shards;
     private final CollectionCatalog collections;
     private final ShardingDdlCoordinators coordinators;
     private final ShardPeers peers;
+    private final ShardingDdlCoordinatorService ddl;
     private final FailPoints failPoints;
-    /** The coordinators running in this process, by namespace: a second drop joins the first. */
-    private final ConcurrentMap<Namespace, CompletableFuture<Boolean>> running = new ConcurrentHashMap<>();
 
     public DropCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections,
-            ShardingDdlCoordinators coordinators, ShardPeers peers, FailPoints failPoints) {
+            ShardingDdlCoordinators coordinators, ShardPeers peers, ShardingDdlCoordinatorService ddl, FailPoints failPoints) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
         this.coordinators = coordinators;
         this.peers = peers;
+        this.ddl = ddl;
         this.failPoints = failPoints;
     }
 
@@ -77,24 +69,21 @@ public class DropCollectionCoordinator {
      *
      * @return true when the coordinator dropped a sharded collection (it left the catalog)
      * @throws CommandException HostUnreachable/NetworkTimeout or a shard's error when a phase could not complete; the
-     *                          coordinator then resumes by itself (or with the next drop) from the phase it reached
+     *                          coordinator then resumes by itself (or with the next drop) from the phase it reached;
+     *                          ConflictingOperationInProgress (117) while a movePrimary of the database is unfinished
      */
     public boolean drop(Namespace namespace) {
-        CompletableFuture<Boolean> mine = new CompletableFuture<>();
-        CompletableFuture<Boolean> other = running.putIfAbsent(namespace, mine);
-        if (other != null) {
-            return join(other);
-        }
-        try {
-            boolean dropped = run(namespace);
-            mine.complete(dropped);
-            return dropped;
-        } catch (RuntimeException e) {
-            mine.completeExceptionally(e);
-            throw e;
-        } finally {
-            running.remove(namespace, mine);
-        }
+        return ddl.run(namespace.full(), DropCollectionCoordinatorDocument.OPERATION, namespace.full(), () -> run(namespace));
+    }
+
+    @Override
+    public String operation() {
+        return DropCollectionCoordinatorDocument.OPERATION;
+    }
+
+    @Override
+    public void resume(String key) {
+        drop(Namespace.parse(key));
     }
 
     /**
@@ -109,29 +98,6 @@ public class DropCollectionCoordinator {
         }
     }
 
-    /**
-     * Resumes every unfinished coordinator that is not running, each on its own virtual thread (so the scheduler, which
-     * also relays the outbox, never waits for a shard): once the service is up, then every
-     * {@code shardstore.sharding.ddl-retry-interval} (after a failure, e.g. a shard that was down).
-     */
-    @EventListener(ApplicationReadyEvent.class)
-    @Scheduled(initialDelayString = "${shardstore.sharding.ddl-retry-interval:5s}", fixedDelayString = "${shardstore.sharding.ddl-retry-interval:5s}")
-    public void resumeUnfinished() {
-        for (DropCollectionCoordinatorDocument document : coordinators.listDropCollections()) {
-            if (running.containsKey(document.namespace())) {
-                continue;
-            }
-            Thread.ofVirtual().name("resume-drop-" + document.namespace()).start(() -> {
-                try {
-                    log.info("resuming the drop of {} at phase {}", document.namespace(), document.phase());
-                    drop(document.namespace());
-                } catch (CommandException e) {
-                    log.warn("the drop of {} stopped again ({}); it will be resumed", document.namespace(), e.getMessage());
-                }
-            });
-        }
-    }
-
     private boolean run(Namespace namespace) {
         if (coordinators.findDropCollection(namespace).isEmpty() && collections.find(namespace.full()).isEmpty()
                 && databases.find(namespace.db()).isEmpty()) {
@@ -143,32 +109,23 @@ public class DropCollectionCoordinator {
         if (document.phase() == DropCollectionPhase.BLOCK) {
             onEveryShard(shard -> peers.participantBlock(shard.id(), shard.host(), namespace.db(), namespace.collection(),
                     "ReadsAndWrites", reason));
-            document = advance(document, DropCollectionPhase.COMMIT, "dropCollection.afterBlock");
+            document = ddl.advance(document.at(DropCollectionPhase.COMMIT), "dropCollection.afterBlock");
         }
         if (document.phase() == DropCollectionPhase.COMMIT) {
             if (document.collectionUuid() != null) {
                 collections.remove(namespace.full(), document.collectionUuid()); // false when a previous run removed it
             }
-            document = advance(document, DropCollectionPhase.DROP_DATA, "dropCollection.afterCatalogCommit");
+            document = ddl.advance(document.at(DropCollectionPhase.DROP_DATA), "dropCollection.afterCatalogCommit");
         }
         if (document.phase() == DropCollectionPhase.DROP_DATA) {
             onEveryShard(shard -> peers.dropCollection(shard.id(), shard.host(), namespace.db(), namespace.collection()));
-            document = advance(document, DropCollectionPhase.RELEASE, "dropCollection.afterDataDrop");
+            document = ddl.advance(document.at(DropCollectionPhase.RELEASE), "dropCollection.afterDataDrop");
         }
         onEveryShard(shard -> peers.participantBlock(shard.id(), shard.host(), namespace.db(), namespace.collection(),
                 "Unblock", reason));
         failPoints.hit("dropCollection.afterRelease");
-        coordinators.delete(namespace);
+        coordinators.delete(document.key());
         return document.collectionUuid() != null;
-    }
-
-    /** Records that {@code document} reached {@code next}, then passes the fail point of that boundary. */
-    private DropCollectionCoordinatorDocument advance(DropCollectionCoordinatorDocument document, DropCollectionPhase next,
-            String failPoint) {
-        DropCollectionCoordinatorDocument reached = document.at(next);
-        coordinators.savePhase(reached);
-        failPoints.hit(failPoint);
-        return reached;
     }
 
     /** The critical section's reason on the shards: only this coordinator (of this namespace) may exit it. */
@@ -178,16 +135,5 @@ public class DropCollectionCoordinator {
 
     private void onEveryShard(Consumer<ShardEntity> step) {
         shards.listShards().forEach(step);
-    }
-
-    private static boolean join(CompletableFuture<Boolean> running) {
-        try {
-            return running.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw e;
-        }
     }
 }

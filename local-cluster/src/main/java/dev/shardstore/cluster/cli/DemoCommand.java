@@ -47,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.flush();
         RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(2));
-        new Demo(router, cities, new ProgressBarListener(), new PrintStream(System.out, true)).run();
+        new Demo(router, cluster.connectionString(1), cities, new ProgressBarListener(), new PrintStream(System.out, true)).run();
         System.out.println();
         System.out.println("the cluster keeps running: ./cluster status, ./cluster down");
         return 0;

@@ -88,7 +88,7 @@ final class UpCommand implements Callable<Integer> {
             String where = switch (c.role()) {
                 case POSTGRES -> "jdbc:postgresql://localhost:" + c.port() + "/<database>  (user postgres, password postgres)";
                 case KAFKA -> "localhost:" + c.port();
-                case ROUTER -> c.url() + "  POST /v1/databases/{db}/command";
+                case ROUTER -> c.url() + "  POST /v1/databases/{db}/command;  mongosh " + c.connectionString();
                 default -> c.url();
             };
             out.printf("  %-11s %s%n", c.name(), where);

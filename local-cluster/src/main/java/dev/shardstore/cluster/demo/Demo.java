@@ -17,7 +17,8 @@ import org.bson.BsonValue;
  * The guided tour behind {@code ./cluster demo}: shards {@code geo.cities} on a hashed {@code _id} (so the
  * empty collection starts with chunks on every shard), loads the bundled GeoNames cities through a router,
  * prints the chunk and data distribution, and runs a few queries — a targeted one and scatter-gather ones,
- * with the shards each explain names — printing each command and its answer.
+ * with the shards each explain names — printing each command and its answer — and ends with the router's MongoDB
+ * connection string, for mongosh and the drivers.
  * Every step is one method here, run in order by {@link #run}; repeatable, since it drops the
  * collection first.
  */
@@ -29,16 +30,19 @@ public final class Demo {
     private static final int IN_FLIGHT = 4;
 
     private final RouterClient router;
+    private final String connectionString;
     private final Path citiesFile;
     private final LoadListener loadListener;
     private final PrintStream out;
 
     /**
-     * @param citiesFile   {@code data/cities.json.gz}
-     * @param loadListener shows the load's progress
+     * @param connectionString the same router's {@code mongodb://} connection string (its wire-protocol listener)
+     * @param citiesFile       {@code data/cities.json.gz}
+     * @param loadListener     shows the load's progress
      */
-    public Demo(RouterClient router, Path citiesFile, LoadListener loadListener, PrintStream out) {
+    public Demo(RouterClient router, String connectionString, Path citiesFile, LoadListener loadListener, PrintStream out) {
         this.router = router;
+        this.connectionString = connectionString;
         this.citiesFile = citiesFile;
         this.loadListener = loadListener;
         this.out = out;
@@ -59,6 +63,13 @@ public final class Demo {
         firstFrenchCitiesByName();
         BsonValue parisId = citiesNamedParis();
         explainTargetedAndScatterGather(parisId);
+        printConnectionString();
+    }
+
+    private void printConnectionString() {
+        step("The router also speaks MongoDB's wire protocol: connect with mongosh or any MongoDB driver");
+        out.println("   mongosh " + connectionString + "/" + CITIES.database());
+        out.println("   " + CITIES.database() + "> db." + CITIES.collection() + ".countDocuments({country: \"FR\"})");
     }
 
     private void dropCities() {

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Dropping a sharded collection end to end (docs/sharding-protocol.md, "Dropping a sharded collection") on a local
- * cluster of separate processes (2 shards, 1 router, ports offset by 4000, test commands on): the config service's
+ * cluster of separate processes (2 shards, 1 router, ports offset by 500, test commands on): the config service's
  * dropCollection coordinator is paused or crashed (kill -9 through a crash fail point) at each phase boundary.
  * <ul>
  *   <li>an insert through the router while the drop is paused is acknowledged once and readable exactly once after
@@ -69,7 +69,7 @@ class DropCollectionIT {
         jvm.add("-Dshardstore.test-commands.enabled=true");
         jvm.add("-Dshardstore.sharding.ddl-retry-interval=1s");
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(2).withRouters(1)
-                .withPortOffset(4000).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+                .withPortOffset(500).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
     }
 

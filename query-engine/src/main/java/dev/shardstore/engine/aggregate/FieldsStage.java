@@ -2,6 +2,7 @@ package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.aggregate.expression.Expression;
 import dev.shardstore.engine.aggregate.expression.ExpressionParser;
 import dev.shardstore.engine.aggregate.expression.Numbers;
@@ -48,13 +49,15 @@ final class FieldsStage implements Stage {
 
     private final Mode mode;
     private final Map<String, Node> tree;
+    private final CommandVariables variables;
 
-    private FieldsStage(Mode mode, Map<String, Node> tree) {
+    private FieldsStage(Mode mode, Map<String, Node> tree, CommandVariables variables) {
         this.mode = mode;
         this.tree = tree;
+        this.variables = variables;
     }
 
-    static Stage project(BsonDocument spec) {
+    static Stage project(BsonDocument spec, CommandVariables variables) {
         if (spec.isEmpty()) {
             throw new CommandException(ErrorCode.BadValue, "$project requires at least one output field");
         }
@@ -71,18 +74,18 @@ final class FieldsStage implements Stage {
             if (tree.get("_id") instanceof Drop) {
                 tree.remove("_id");
             }
-            return new FieldsStage(Mode.INCLUDE, tree);
+            return new FieldsStage(Mode.INCLUDE, tree, variables);
         }
-        return new FieldsStage(Mode.EXCLUDE, tree);
+        return new FieldsStage(Mode.EXCLUDE, tree, variables);
     }
 
-    static Stage addFields(BsonDocument spec) {
+    static Stage addFields(BsonDocument spec, CommandVariables variables) {
         Map<String, Node> tree = new LinkedHashMap<>();
         spec.forEach((path, value) -> put(tree, path, node(value, false)));
-        return new FieldsStage(Mode.ADD, tree);
+        return new FieldsStage(Mode.ADD, tree, variables);
     }
 
-    static Stage unset(BsonValue argument) {
+    static Stage unset(BsonValue argument, CommandVariables variables) {
         List<BsonValue> paths = argument.isArray() ? argument.asArray().getValues() : List.of(argument);
         if (paths.isEmpty() || paths.stream().anyMatch(p -> !p.isString())) {
             throw new CommandException(ErrorCode.BadValue,
@@ -90,7 +93,7 @@ final class FieldsStage implements Stage {
         }
         Map<String, Node> tree = new LinkedHashMap<>();
         paths.forEach(path -> put(tree, path.asString().getValue(), new Drop()));
-        return new FieldsStage(Mode.EXCLUDE, tree);
+        return new FieldsStage(Mode.EXCLUDE, tree, variables);
     }
 
     /**
@@ -141,7 +144,7 @@ final class FieldsStage implements Stage {
 
     @Override
     public List<BsonDocument> apply(List<BsonDocument> input) {
-        return input.stream().map(doc -> shape(doc, tree, Variables.of(doc))).toList();
+        return input.stream().map(doc -> shape(doc, tree, variables.scope(doc))).toList();
     }
 
     private BsonDocument shape(BsonDocument doc, Map<String, Node> nodes, Variables variables) {

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Expression;
 import dev.shardstore.engine.aggregate.expression.ExpressionParser;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.aggregate.expression.Variables;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,13 +35,15 @@ final class GroupStage implements Stage {
 
     private final Expression id;
     private final List<Field> fields;
+    private final CommandVariables variables;
 
-    private GroupStage(Expression id, List<Field> fields) {
+    private GroupStage(Expression id, List<Field> fields, CommandVariables variables) {
         this.id = id;
         this.fields = fields;
+        this.variables = variables;
     }
 
-    static Stage parse(BsonDocument spec) {
+    static Stage parse(BsonDocument spec, CommandVariables variables) {
         if (!spec.containsKey("_id")) {
             throw new CommandException(ErrorCode.BadValue, "a group specification must include an _id");
         }
@@ -64,21 +67,21 @@ final class GroupStage implements Stage {
             }
             fields.add(new Field(name, Accumulators.factory(operator), ExpressionParser.INSTANCE.parse(argument)));
         }
-        return new GroupStage(ExpressionParser.INSTANCE.parse(spec.get("_id")), List.copyOf(fields));
+        return new GroupStage(ExpressionParser.INSTANCE.parse(spec.get("_id")), List.copyOf(fields), variables);
     }
 
     @Override
     public List<BsonDocument> apply(List<BsonDocument> input) {
         Map<BsonValue, Map<String, Accumulators.State>> groups = new TreeMap<>(BsonOrder::compare);
         for (BsonDocument doc : input) {
-            Variables variables = Variables.of(doc);
-            BsonValue key = id.evaluate(variables);
+            Variables scope = variables.scope(doc);
+            BsonValue key = id.evaluate(scope);
             Map<String, Accumulators.State> states = groups.computeIfAbsent(key == null ? BsonNull.VALUE : key, k -> {
                 Map<String, Accumulators.State> fresh = new LinkedHashMap<>();
                 fields.forEach(f -> fresh.put(f.name(), f.factory().get()));
                 return fresh;
             });
-            fields.forEach(f -> states.get(f.name()).add(f.argument().evaluate(variables)));
+            fields.forEach(f -> states.get(f.name()).add(f.argument().evaluate(scope)));
         }
         List<BsonDocument> out = new ArrayList<>(groups.size());
         groups.forEach((key, states) -> {

@@ -6,6 +6,7 @@ import dev.shardstore.engine.aggregate.expression.Expression;
 import dev.shardstore.engine.aggregate.expression.ExpressionParser;
 import dev.shardstore.engine.aggregate.expression.Variables;
 import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Paths;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -51,7 +52,7 @@ final class LookupStage implements Stage {
         }
         Expression local = ExpressionParser.INSTANCE.parse(new BsonString("$" + spec.getString("localField").getValue()));
         return new LookupStage(source, spec.getString("from").getValue(), local, spec.getString("foreignField").getValue(),
-                List.of(spec.getString("as").getValue().split("\\.")));
+                Paths.split(spec.getString("as").getValue()));
     }
 
     @Override

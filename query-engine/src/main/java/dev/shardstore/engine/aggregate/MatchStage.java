@@ -13,7 +13,7 @@ import org.bson.BsonValue;
  */
 record MatchStage(Filter filter) implements Stage {
     static Stage parse(BsonValue argument, PipelineParser pipelines) {
-        return new MatchStage(Filter.parse(PipelineParser.document("$match", argument)));
+        return new MatchStage(Filter.parse(PipelineParser.document("$match", argument), pipelines.variables()));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.shardstore.engine.aggregate;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import java.util.List;
 import org.bson.BsonArray;
@@ -21,13 +23,24 @@ public final class Pipeline {
     }
 
     /**
-     * Parses a pipeline.
+     * Parses the pipeline of a command without {@code let} ({@code $$NOW} is taken now).
      *
      * @param source where {@code $lookup} reads other collections
      * @throws dev.shardstore.contracts.error.CommandException as {@link PipelineParser} and the stages describe
      */
     public static Pipeline parse(BsonArray pipeline, CollectionSource source) {
-        List<Stage> stages = new PipelineParser(source).parse(pipeline);
+        return parse(pipeline, source, CommandVariables.withoutLet());
+    }
+
+    /**
+     * Parses a pipeline whose expressions (and the {@code $expr} of its {@code $match}es) see the command's
+     * {@code variables}.
+     *
+     * @param source where {@code $lookup} reads other collections
+     * @throws dev.shardstore.contracts.error.CommandException as {@link PipelineParser} and the stages describe
+     */
+    public static Pipeline parse(BsonArray pipeline, CollectionSource source, CommandVariables variables) {
+        List<Stage> stages = new PipelineParser(source, variables).parse(pipeline);
         if (!stages.isEmpty() && stages.getFirst() instanceof MatchStage match) {
             return new Pipeline(match.filter(), List.copyOf(stages.subList(1, stages.size())));
         }

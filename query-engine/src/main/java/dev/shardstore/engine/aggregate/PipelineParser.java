@@ -2,6 +2,7 @@ package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +22,11 @@ import org.bson.BsonValue;
 final class PipelineParser {
     private static final Map<String, StageParser> STAGES = Map.ofEntries(
             Map.entry("$match", MatchStage::parse),
-            Map.entry("$project", (arg, p) -> FieldsStage.project(document("$project", arg))),
-            Map.entry("$addFields", (arg, p) -> FieldsStage.addFields(document("$addFields", arg))),
-            Map.entry("$set", (arg, p) -> FieldsStage.addFields(document("$set", arg))),
-            Map.entry("$unset", (arg, p) -> FieldsStage.unset(arg)),
-            Map.entry("$group", (arg, p) -> GroupStage.parse(document("$group", arg))),
+            Map.entry("$project", (arg, p) -> FieldsStage.project(document("$project", arg), p.variables())),
+            Map.entry("$addFields", (arg, p) -> FieldsStage.addFields(document("$addFields", arg), p.variables())),
+            Map.entry("$set", (arg, p) -> FieldsStage.addFields(document("$set", arg), p.variables())),
+            Map.entry("$unset", (arg, p) -> FieldsStage.unset(arg, p.variables())),
+            Map.entry("$group", (arg, p) -> GroupStage.parse(document("$group", arg), p.variables())),
             Map.entry("$sort", (arg, p) -> SortStage.parse(document("$sort", arg))),
             Map.entry("$skip", (arg, p) -> SliceStage.skip(arg)),
             Map.entry("$limit", (arg, p) -> SliceStage.limit(arg)),
@@ -33,16 +34,27 @@ final class PipelineParser {
             Map.entry("$count", (arg, p) -> Desugared.count(arg, p)),
             Map.entry("$sortByCount", (arg, p) -> Desugared.sortByCount(arg, p)),
             Map.entry("$bucket", (arg, p) -> Desugared.bucket(document("$bucket", arg), p)),
-            Map.entry("$replaceRoot", (arg, p) -> ReplaceRootStage.parse(document("$replaceRoot", arg))),
-            Map.entry("$replaceWith", (arg, p) -> ReplaceRootStage.of(arg)),
+            Map.entry("$replaceRoot", (arg, p) -> ReplaceRootStage.parse(document("$replaceRoot", arg), p.variables())),
+            Map.entry("$replaceWith", (arg, p) -> ReplaceRootStage.of(arg, p.variables())),
             Map.entry("$facet", (arg, p) -> FacetStage.parse(document("$facet", arg), p)),
             Map.entry("$sample", (arg, p) -> SampleStage.parse(document("$sample", arg))),
             Map.entry("$lookup", (arg, p) -> LookupStage.parse(document("$lookup", arg), p.source())));
 
     private final CollectionSource source;
+    private final CommandVariables variables;
 
-    PipelineParser(CollectionSource source) {
+    /**
+     * @param source    where {@code $lookup} reads
+     * @param variables the command's variables every expression of the pipeline sees
+     */
+    PipelineParser(CollectionSource source, CommandVariables variables) {
         this.source = source;
+        this.variables = variables;
+    }
+
+    /** The command's variables ({@code $$NOW}, {@code let}). */
+    CommandVariables variables() {
+        return variables;
     }
 
     /** Where {@code $lookup} reads. */

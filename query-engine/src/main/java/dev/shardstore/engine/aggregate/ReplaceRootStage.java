@@ -4,7 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Expression;
 import dev.shardstore.engine.aggregate.expression.ExpressionParser;
-import dev.shardstore.engine.aggregate.expression.Variables;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.TypeNames;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -20,26 +20,28 @@ import org.bson.BsonValue;
  */
 final class ReplaceRootStage implements Stage {
     private final Expression newRoot;
+    private final CommandVariables variables;
 
-    private ReplaceRootStage(Expression newRoot) {
+    private ReplaceRootStage(Expression newRoot, CommandVariables variables) {
         this.newRoot = newRoot;
+        this.variables = variables;
     }
 
-    static Stage parse(BsonDocument spec) {
+    static Stage parse(BsonDocument spec, CommandVariables variables) {
         if (!spec.containsKey("newRoot") || spec.size() != 1) {
             throw new CommandException(ErrorCode.BadValue, "$replaceRoot expects exactly one field, 'newRoot'");
         }
-        return of(spec.get("newRoot"));
+        return of(spec.get("newRoot"), variables);
     }
 
-    static Stage of(BsonValue expression) {
-        return new ReplaceRootStage(ExpressionParser.INSTANCE.parse(expression));
+    static Stage of(BsonValue expression, CommandVariables variables) {
+        return new ReplaceRootStage(ExpressionParser.INSTANCE.parse(expression), variables);
     }
 
     @Override
     public List<BsonDocument> apply(List<BsonDocument> input) {
         return input.stream().map(doc -> {
-            BsonValue value = newRoot.evaluate(Variables.of(doc));
+            BsonValue value = newRoot.evaluate(variables.scope(doc));
             if (value == null || !value.isDocument()) {
                 throw new CommandException(ErrorCode.BadValue, "'newRoot' expression must evaluate to an object, but "
                         + "resulting value was: " + (value == null ? "MISSING" : value.toString()) + ". Type of resulting value: '"

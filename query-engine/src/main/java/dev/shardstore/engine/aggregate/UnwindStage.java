@@ -2,6 +2,7 @@ package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.query.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonBoolean;
@@ -65,7 +66,7 @@ final class UnwindStage implements Stage {
             throw new CommandException(ErrorCode.BadValue,
                     "path option to $unwind stage should be prefixed with a '$': " + value);
         }
-        return List.of(value.asString().getValue().substring(1).split("\\.", -1));
+        return Paths.split(value.asString().getValue().substring(1));
     }
 
     @Override
@@ -87,6 +88,6 @@ final class UnwindStage implements Stage {
     }
 
     private BsonDocument withIndex(BsonDocument doc, BsonValue index) {
-        return indexField == null ? doc : Documents.with(doc, List.of(indexField.split("\\.")), index);
+        return indexField == null ? doc : Documents.with(doc, Paths.split(indexField), index);
     }
 }

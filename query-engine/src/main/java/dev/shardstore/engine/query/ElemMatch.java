@@ -32,7 +32,8 @@ record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredi
      * directly, never through this path.
      */
     private static final String ELEMENT = "";
-    private static final Set<String> LOGICAL = Set.of("$and", "$or", "$nor");
+    /** Operators that do not apply to a value, which make the document form (MongoDB's pathless parsers). */
+    private static final Set<String> PATHLESS = Set.of("$and", "$or", "$nor", "$expr");
 
     /** @throws CommandException as listed on the class */
     static ElemMatch parse(BsonValue argument) {
@@ -42,7 +43,7 @@ record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredi
         BsonDocument conditions = argument.asDocument();
         return isOperatorForm(conditions)
                 ? new ElemMatch(FieldOperators.parseOperatorDocument(ELEMENT, conditions), true)
-                : new ElemMatch(FilterParser.parse(conditions), false);
+                : new ElemMatch(FilterParser.ELEMENT.parse(conditions), false);
     }
 
     /**
@@ -51,7 +52,7 @@ record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredi
      * two kinds of condition apart the same way.
      */
     static boolean isOperatorForm(BsonDocument conditions) {
-        return FieldOperators.isOperatorDocument(conditions) && !LOGICAL.contains(conditions.getFirstKey());
+        return FieldOperators.isOperatorDocument(conditions) && !PATHLESS.contains(conditions.getFirstKey());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,8 +22,9 @@ import org.bson.BsonValue;
  * whole array or an element that is that array; {@code {a: null}} matches null, missing, and arrays holding
  * null. Operators: {@code $eq $ne $gt $gte $lt $lte $in $nin $exists $not $regex/$options $type $mod $size
  * $elemMatch $all} under a field
- * ({@link FieldOperators}), {@code $and $or $nor $comment} at the top. Comparisons hold only within one
- * canonical type bracket ({@link Comparison}).
+ * ({@link FieldOperators}), {@code $and $or $nor $comment $expr} at the top ({@code $expr}: an aggregation
+ * expression, MongoDB manual "$expr", only in a command's query, see {@link #parse(BsonDocument, CommandVariables)}).
+ * Comparisons hold only within one canonical type bracket ({@link Comparison}).
  */
 public final class Filter {
     private static final Filter MATCH_ALL = parse(new BsonDocument());
@@ -38,17 +40,35 @@ public final class Filter {
     }
 
     /**
-     * Parses a filter; {@code null} or {@code {}} matches everything. The argument is not retained.
+     * Parses a filter that is not a command's query (a partial index filter, a catalog filter, an internal
+     * {@code _id} lookup): {@code $expr} is refused there. {@code null} or {@code {}} matches everything. The
+     * argument is not retained.
      *
      * @throws CommandException BadValue (2) naming an unknown operator ({@code "unknown operator: $foo"},
      *     {@code "unknown top level operator: $foo"}) or a malformed argument ({@code "$in needs an array"},
-     *     {@code "$and must be a nonempty array"}, {@code "cannot compare to undefined"}, ...)
+     *     {@code "$and must be a nonempty array"}, {@code "cannot compare to undefined"}, ...);
+     *     QueryFeatureNotAllowed (224) for {@code $expr}
      */
     public static Filter parse(BsonDocument filter) {
         if (filter == null) {
             return MATCH_ALL;
         }
-        return new Filter(FilterParser.parse(filter.clone()));
+        return new Filter(FilterParser.WITHOUT_EXPR.parse(filter.clone()));
+    }
+
+    /**
+     * Parses a command's query filter (find, count, distinct, {@code $match}, update/delete {@code q},
+     * findAndModify {@code query}), whose {@code $expr} conditions evaluate with the command's {@code variables}
+     * ({@code $$NOW}, {@code let}). {@code null} or {@code {}} matches everything. The argument is not retained.
+     *
+     * @throws CommandException as {@link #parse(BsonDocument)}, {@code $expr} accepted at the top level and in
+     *     {@code $and $or $nor} (BadValue (2) inside {@code $elemMatch}); the expressions' parse errors
+     */
+    public static Filter parse(BsonDocument filter, CommandVariables variables) {
+        if (filter == null) {
+            return MATCH_ALL;
+        }
+        return new Filter(FilterParser.forCommand(variables).parse(filter.clone()));
     }
 
     /**

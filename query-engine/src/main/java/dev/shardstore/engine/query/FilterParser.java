@@ -2,18 +2,27 @@ package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.aggregate.expression.ExprCondition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses a filter document into a {@link Matcher} tree, as MongoDB's {@code MatchExpressionParser}: the
  * fields are AND-ed; a field's value is an operator document ({@link FieldOperators}), a regular
  * expression, or a value compared by equality; {@code $}-prefixed top-level keys are the logical
- * operators {@code $and $or $nor} (each a non-empty array of filter documents) or {@code $comment}.
+ * operators {@code $and $or $nor} (each a non-empty array of filter documents), {@code $comment} and
+ * {@code $expr}.
+ *
+ * <p>{@code $expr} needs the command's variables, so it is accepted only by a parser made for a command's filter
+ * ({@link #forCommand}); inside {@code $elemMatch} it is BadValue (2) "$expr can only be applied to the top-level
+ * document", and in filters that are not a command's query (partial index filters, array filters, catalog
+ * filters) QueryFeatureNotAllowed (224) "$expr is not allowed in this context", as MongoDB refuses it there.
  */
 final class FilterParser {
     private static final Map<String, Function<List<Matcher>, Matcher>> LOGICAL = Map.of(
@@ -21,19 +30,49 @@ final class FilterParser {
             "$or", Logical.AnyOf::new,
             "$nor", Logical.NoneOf::new);
 
-    private FilterParser() {}
+    /** The parser of filters that are not a command's query. */
+    static final FilterParser WITHOUT_EXPR = new FilterParser(null, false);
+    /** The parser of {@code $elemMatch}'s document form: a filter over an array element. */
+    static final FilterParser ELEMENT = new FilterParser(null, true);
 
-    /** @throws CommandException BadValue for an unknown operator or a malformed argument */
-    static Matcher parse(BsonDocument filter) {
+    private final @Nullable CommandVariables variables;
+    private final boolean element;
+
+    private FilterParser(@Nullable CommandVariables variables, boolean element) {
+        this.variables = variables;
+        this.element = element;
+    }
+
+    /** The parser of a command's filter, whose {@code $expr} sees {@code variables}. */
+    static FilterParser forCommand(CommandVariables variables) {
+        return new FilterParser(variables, false);
+    }
+
+    /** @throws CommandException BadValue for an unknown operator or a malformed argument; {@code $expr} as above */
+    Matcher parse(BsonDocument filter) {
         List<Matcher> matchers = new ArrayList<>();
         for (Map.Entry<String, BsonValue> entry : filter.entrySet()) {
             String key = entry.getKey();
             if (key.equals("$comment")) {
                 continue;
             }
-            matchers.add(key.startsWith("$") ? parseLogical(key, entry.getValue()) : parseField(key, entry.getValue()));
+            if (key.equals("$expr")) {
+                matchers.add(parseExpr(entry.getValue()));
+            } else {
+                matchers.add(key.startsWith("$") ? parseLogical(key, entry.getValue()) : parseField(key, entry.getValue()));
+            }
         }
         return matchers.isEmpty() ? new Logical.AllOf(List.of()) : Logical.allOf(matchers);
+    }
+
+    private Matcher parseExpr(BsonValue argument) {
+        if (element) {
+            throw new CommandException(ErrorCode.BadValue, "$expr can only be applied to the top-level document");
+        }
+        if (variables == null) {
+            throw new CommandException(ErrorCode.QueryFeatureNotAllowed, "$expr is not allowed in this context");
+        }
+        return new ExprMatcher(ExprCondition.parse(argument, variables));
     }
 
     private static Matcher parseField(String path, BsonValue value) {
@@ -46,7 +85,7 @@ final class FilterParser {
         return new PathMatcher(path, new Comparison(Comparison.Operator.EQ, value));
     }
 
-    private static Matcher parseLogical(String operator, BsonValue argument) {
+    private Matcher parseLogical(String operator, BsonValue argument) {
         Function<List<Matcher>, Matcher> combinator = LOGICAL.get(operator);
         if (combinator == null) {
             throw new CommandException(ErrorCode.BadValue, "unknown top level operator: " + operator);

@@ -1,5 +1,7 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.BsonLimits;
+import dev.shardstore.contracts.error.CommandException;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
@@ -59,9 +61,19 @@ public final class Paths {
 
     private Paths() {}
 
-    /** Splits a dotted path into its components ({@code "a.b.0"} → {@code [a, b, 0]}). */
+    /**
+     * Splits a dotted path into its components ({@code "a.b.0"} → {@code [a, b, 0]}).
+     *
+     * @throws CommandException Overflow (15) for a path of more than {@link BsonLimits#MAX_DEPTH} components: it
+     *     could reach nothing (no document nests that deep), and the code walking paths recurses once per component
+     */
     public static List<String> split(String path) {
-        return List.of(path.split("\\.", -1));
+        List<String> components = List.of(path.split("\\.", -1));
+        if (components.size() > BsonLimits.MAX_DEPTH) {
+            throw BsonLimits.tooDeep(BsonLimits.MAX_DEPTH, "the path '" + (path.length() > 60 ? path.substring(0, 60) + "..." : path)
+                    + "' of " + components.size() + " components");
+        }
+        return components;
     }
 
     /** Whether a path component is an array index: all ASCII digits, as MongoDB's {@code str::isAllDigits}. */

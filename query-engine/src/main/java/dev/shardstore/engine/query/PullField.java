@@ -39,11 +39,11 @@ record PullField(String operator, Predicate<BsonValue> removes) implements Updat
     /** {@code $pull}. @throws CommandException as listed on the class */
     static PullField pull(BsonValue condition) {
         if (condition.isDocument() && !ElemMatch.isOperatorForm(condition.asDocument())) {
-            Matcher filter = FilterParser.parse(condition.asDocument());
+            Matcher filter = FilterParser.WITHOUT_EXPR.parse(condition.asDocument());
             return new PullField("$pull", element -> element.isDocument() && filter.matches(element.asDocument()));
         }
         if (condition.isDocument() || condition.isRegularExpression()) {
-            Matcher wrapped = FilterParser.parse(new BsonDocument(WRAPPER, condition));
+            Matcher wrapped = FilterParser.WITHOUT_EXPR.parse(new BsonDocument(WRAPPER, condition));
             return new PullField("$pull", element -> wrapped.matches(new BsonDocument(WRAPPER, element)));
         }
         return new PullField("$pull", element -> BsonOrder.compare(element, condition) == 0);

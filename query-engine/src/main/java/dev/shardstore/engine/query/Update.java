@@ -2,6 +2,8 @@ package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.UpdatePipeline;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +14,8 @@ import org.bson.BsonObjectId;
 import org.bson.BsonValue;
 
 /**
- * A parsed update: either a replacement document or the operator form, as the {@code u} field of
- * MongoDB's {@code update} command. Immutable and thread-safe.
+ * A parsed update: a replacement document, the operator form or an aggregation pipeline, as the {@code u} field of
+ * MongoDB's {@code update} command (and findAndModify's {@code update}). Immutable and thread-safe.
  *
  * <p>Shapes:
  * <ul>
@@ -21,14 +23,20 @@ import org.bson.BsonValue;
  *       document); the original {@code _id} is kept;</li>
  *   <li>operators: {@code {$set: {<path>: <value>}, $unset: {<path>: ""}, $inc: {<path>: <number>}, ...}}, see
  *       {@link UpdateTree} for the operators and path rules; {@code $setOnInsert} applies only in
- *       {@link #applyForUpsert}.</li>
+ *       {@link #applyForUpsert};</li>
+ *   <li>pipeline: {@code [{$set: ...}, {$unset: ...}, {$project: ...}, {$replaceWith: ...}, ...]}
+ *       ({@link UpdatePipeline}, MongoDB manual "Updates with Aggregation Pipeline"): the result replaces the
+ *       document as a replacement would, keeping the {@code _id} when the result has none.</li>
  * </ul>
- * The form is decided by the first key, as MongoDB does.
+ * An array is a pipeline; a document's form is decided by its first key, as MongoDB does.
  *
- * <p>Errors ({@link CommandException}): FailedToParse (9) for an unknown modifier or a plain field in the
- * operator form ("Unknown modifier: b"); DollarPrefixedFieldName (52) for a {@code $} field in a
- * replacement; InvalidIdField (53) for an array {@code _id}; ConflictingUpdateOperators (40); TypeMismatch
- * (14); PathNotViable (28); ImmutableField (66) when the {@code _id} would change; EmptyFieldName (56).
+ * <p>Every stored result has a valid {@code _id} ({@link IdField}). Errors ({@link CommandException}):
+ * FailedToParse (9) for an unknown modifier or a plain field in the operator form ("Unknown modifier: b"), for
+ * {@code arrayFilters} with a replacement or a pipeline, for a {@code u} that is neither a document nor an array;
+ * DollarPrefixedFieldName (52) for a {@code $} field in a replacement or inside an {@code _id} document;
+ * InvalidIdField (53) for an array, regex or undefined {@code _id}; InvalidOptions (72) for a pipeline stage other
+ * than those above; ConflictingUpdateOperators (40); TypeMismatch (14); PathNotViable (28); ImmutableField (66) when
+ * the {@code _id} would change; EmptyFieldName (56).
  */
 public final class Update {
     private final Form form;
@@ -72,7 +80,27 @@ public final class Update {
         return new Update(new Replacement(replacement));
     }
 
-    /** Whether this is a replacement document rather than the operator form. */
+    /**
+     * Parses a statement's {@code u}: an array is a pipeline whose expressions see the command's {@code variables}
+     * ({@code $$NOW}, {@code let}), a document a replacement or the operator form. The arguments are not retained.
+     *
+     * @throws CommandException as listed on the class
+     */
+    public static Update parse(BsonValue u, List<? extends BsonValue> arrayFilters, CommandVariables variables) {
+        if (u.isArray()) {
+            if (!arrayFilters.isEmpty()) {
+                throw new CommandException(ErrorCode.FailedToParse, "arrayFilters may not be specified for pipeline-style updates");
+            }
+            return new Update(new PipelineForm(UpdatePipeline.parse(u.asArray(), variables)));
+        }
+        if (!u.isDocument()) {
+            throw new CommandException(ErrorCode.FailedToParse, "Update argument must be either an object or an array, not "
+                    + TypeNames.of(u.getBsonType()));
+        }
+        return parse(u.asDocument(), arrayFilters);
+    }
+
+    /** Whether this is a replacement document rather than the operator or pipeline form. */
     public boolean isReplacement() {
         return form instanceof Replacement;
     }
@@ -110,7 +138,8 @@ public final class Update {
      * neither the seed nor the update supplies one. {@code seed} is not modified.
      *
      * @throws CommandException as {@link #apply}; ImmutableField (66) when the update changes the query's
-     *     {@code _id}; InvalidIdField (53) when the resulting {@code _id} is an array
+     *     {@code _id}; InvalidIdField (53) or DollarPrefixedFieldName (52) when the resulting {@code _id} is not
+     *     valid ({@link IdField})
      */
     public BsonDocument applyForUpsert(BsonDocument seed) {
         BsonDocument result = apply(seed, true, OptionalInt.empty());
@@ -186,13 +215,13 @@ public final class Update {
 
     private static void requireValidId(BsonDocument doc) {
         BsonValue id = doc.get("_id");
-        if (id != null && id.isArray()) {
-            throw new CommandException(ErrorCode.InvalidIdField, "The '_id' value cannot be of type array");
+        if (id != null) {
+            IdField.requireValid(id);
         }
     }
 
-    /** The two forms; each returns a new document and leaves its argument untouched. */
-    private sealed interface Form permits Replacement, Operators {
+    /** The three forms; each returns a new document and leaves its argument untouched. */
+    private sealed interface Form permits Replacement, Operators, PipelineForm {
         /** {@code inserting}: the insert side of an upsert. */
         BsonDocument apply(BsonDocument doc, boolean inserting, OptionalInt matchedPosition);
     }
@@ -205,6 +234,21 @@ public final class Update {
                 result.put("_id", Values.copy(doc.get("_id")));
             }
             replacement.forEach((name, value) -> result.put(name, Values.copy(value)));
+            return result;
+        }
+    }
+
+    /** The pipeline's result, with the original {@code _id} first when the result has none (replacement rules). */
+    private record PipelineForm(UpdatePipeline pipeline) implements Form {
+        @Override
+        public BsonDocument apply(BsonDocument doc, boolean inserting, OptionalInt matchedPosition) {
+            BsonDocument result = pipeline.apply(doc);
+            if (doc.containsKey("_id") && !result.containsKey("_id")) {
+                BsonDocument withId = new BsonDocument("_id", doc.get("_id"));
+                withId.putAll(result);
+                result = withId;
+            }
+            requireValidId(result);
             return result;
         }
     }

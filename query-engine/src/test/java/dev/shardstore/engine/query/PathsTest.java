@@ -1,12 +1,19 @@
 package dev.shardstore.engine.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.Pipeline;
+import java.util.Collections;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -54,5 +61,22 @@ class PathsTest {
         List<BsonValue> values = Paths.resolve(BsonDocument.parse(doc), Paths.split(path), mode);
         BsonArray shown = new BsonArray(values.stream().map(v -> v == null ? new BsonString("missing") : v).toList());
         assertThat(new BsonDocument("v", shown).toJson()).isEqualTo(BsonDocument.parse("{v: " + expected + "}").toJson());
+    }
+
+    @Test
+    void aPathOfMoreComponentsThanTheDepthLimitIsOverflowForFiltersUpdatesAndExpressions() {
+        String longest = String.join(".", Collections.nCopies(200, "a"));
+        assertThat(Paths.split(longest)).hasSize(200);
+        String tooLong = String.join(".", Collections.nCopies(5000, "a"));
+        for (Runnable use : List.<Runnable>of(
+                () -> Paths.split(tooLong),
+                () -> Filter.parse(new BsonDocument(tooLong, new BsonInt32(1))),
+                () -> Update.parse(new BsonDocument("$set", new BsonDocument(tooLong, new BsonInt32(1))), List.of()),
+                () -> Pipeline.parse(BsonArray.parse("[{$project: {x: '$" + tooLong + "'}}]"), (c, f) -> List.of()))) {
+            assertThatThrownBy(use::run).isInstanceOfSatisfying(CommandException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.Overflow);
+                assertThat(e.getMessage()).contains("5000 components");
+            });
+        }
     }
 }

@@ -1,9 +1,7 @@
 package dev.shardstore.router.api;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.support.command.CommandRegistry;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import dev.shardstore.router.command.ClientCommands;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
@@ -25,12 +23,10 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 public class CommandController {
-    private final CommandRegistry registry;
-    private final MeterRegistry meters;
+    private final ClientCommands commands;
 
-    public CommandController(CommandRegistry registry, MeterRegistry meters) {
-        this.registry = registry;
-        this.meters = meters;
+    public CommandController(ClientCommands commands) {
+        this.commands = commands;
     }
 
     @Operation(summary = "Run a database command", description = "Any supported MongoDB command document, e.g. "
@@ -48,17 +44,8 @@ public class CommandController {
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(ExtendedJson.toJson(run(db, command)));
     }
 
-    /** Runs a command through the registry, timing it per command name and outcome. */
+    /** Runs a command through the registry, timed with {@code transport=rest} ({@link ClientCommands}). */
     BsonDocument run(String db, BsonDocument command) {
-        String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
-        Timer.Sample sample = Timer.start(meters);
-        String outcome = "error";
-        try {
-            BsonDocument reply = registry.run(db, command);
-            outcome = "ok";
-            return reply;
-        } finally {
-            sample.stop(meters.timer("shardstore.router.command", "command", registry.knows(name) ? name : "unknown", "outcome", outcome));
-        }
+        return commands.run(ClientCommands.Transport.REST, db, command);
     }
 }

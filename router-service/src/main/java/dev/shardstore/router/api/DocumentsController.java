@@ -147,7 +147,7 @@ public class DocumentsController {
             try {
                 command.put(field, ExtendedJson.parse(json));
             } catch (CommandException e) {
-                throw new CommandException(ErrorCode.FailedToParse, "query parameter '" + field + "': " + e.getMessage());
+                throw new CommandException(e.code(), "query parameter '" + field + "': " + e.getMessage());
             }
         }
     }

@@ -2,6 +2,9 @@ package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.DatabaseCache;
 import dev.shardstore.router.routing.RoutingTableCache;
@@ -12,10 +15,11 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Cluster administration and diagnostics: addShard, listShards, dropDatabase, ping, buildInfo. */
+/** Cluster administration and diagnostics: addShard, listShards, dropDatabase, movePrimary, ping, buildInfo. */
 @Configuration
 public class AdminCommands {
     /** The project version reported by {@code buildInfo}; the jar manifest's, or "dev" when run from classes. */
@@ -53,6 +57,49 @@ public class AdminCommands {
             } finally {
                 databases.invalidate(db);
                 collections.purgeDatabase(db);
+            }
+        });
+    }
+
+    /**
+     * MongoDB's {@code {movePrimary: "<db>", to: "<shard>"}} on {@code admin} → {@code {ok: 1}}: makes {@code to} the
+     * database's primary shard and moves its unsharded collections there (the config service's movePrimary
+     * coordinator; docs/sharding-protocol.md). Moving to the current primary is a no-op; a movePrimary of the database to
+     * the same shard that is already running is joined. This router forgets its cached placement of the database
+     * whatever the outcome (as mongos purges it); other routers learn from DATABASE_VERSION_CHANGED or StaleDbVersion.
+     * Errors: IllegalOperation off {@code admin}; InvalidNamespace when {@code movePrimary} is not a valid database name;
+     * InvalidOptions (72) for admin/config/local or without {@code to}; TypeMismatch when {@code to} is not a string;
+     * from the config service NamespaceNotFound (26), ShardNotFound (70), ConflictingOperationInProgress (117).
+     */
+    @Bean
+    CommandHandler movePrimary(ConfigServer config, DatabaseCache databases) {
+        return CommandHandler.of("movePrimary", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "movePrimary");
+            BsonValue target = cmd.get("movePrimary");
+            if (!target.isString()) {
+                throw new CommandException(ErrorCode.InvalidNamespace, "'movePrimary' must be a database name string");
+            }
+            String moved = target.asString().getValue();
+            try {
+                DatabaseNames.validate(moved);
+            } catch (CommandException e) {
+                throw new CommandException(ErrorCode.InvalidNamespace, "'movePrimary': " + e.getMessage());
+            }
+            if (List.of("admin", "config", "local").contains(moved)) {
+                throw new CommandException(ErrorCode.InvalidOptions, "Can't move primary for " + moved + " database");
+            }
+            BsonValue to = cmd.get("to");
+            if (to == null || to.isString() && to.asString().getValue().isEmpty()) {
+                throw new CommandException(ErrorCode.InvalidOptions, "you have to specify where you want to move it: 'to' names no shard");
+            }
+            if (!to.isString()) {
+                throw new CommandException(ErrorCode.TypeMismatch, "'to' must be a shard name string");
+            }
+            try {
+                config.run("admin", new BsonDocument("_configsvrMovePrimary", new BsonString(moved)).append("to", to));
+                return Replies.ok();
+            } finally {
+                databases.invalidate(moved);
             }
         });
     }

@@ -1,6 +1,7 @@
 package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -55,6 +56,7 @@ public class DeleteCommand implements CommandHandler {
             statements.add(statement);
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        CommandVariables.parse(command.get("let"), "let"); // a bad let refuses the command here, not per statement on the shards
         return new BatchedWrite(router, db, collection, command, "deletes", statements, ordered, false, DeleteCommand::target)
                 .execute(false).orElseGet(() -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
     }

@@ -1,6 +1,7 @@
 package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
@@ -49,6 +50,7 @@ public class FindAndModifyCommand implements CommandHandler {
         String collection = args.collectionName();
         BsonDocument query = args.optionalDocument(command, "query", "query");
         boolean upsert = args.optionalBoolean(command, "upsert", "upsert", false);
+        CommandVariables.parse(command.get("let"), "let"); // refused before any shard is asked
         BsonDocument reply = router.run(db, collection, true, routing -> modify(routing, db, command, query, upsert)).orElseThrow();
         if (ErrorReplies.isError(reply)) {
             throw ErrorReplies.toException(reply);

@@ -1,6 +1,7 @@
 package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
@@ -48,6 +49,7 @@ public class UpdateCommand implements CommandHandler {
             statements.add(statement);
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        CommandVariables.parse(command.get("let"), "let"); // a bad let refuses the command here, not per statement on the shards
         return new BatchedWrite(router, db, collection, command, "updates", statements, ordered, true, (routing, index, statement) ->
                 target(args, routing, index, statement.asDocument())).execute(true).orElseThrow();
     }

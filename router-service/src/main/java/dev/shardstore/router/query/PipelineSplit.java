@@ -2,6 +2,7 @@ package dev.shardstore.router.query;
 
 import dev.shardstore.engine.aggregate.CollectionSource;
 import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,17 +78,19 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
      * @param source where a {@code $lookup} of the merge part reads other collections
      * @throws dev.shardstore.contracts.error.CommandException as the engine's stages do
      */
-    public List<BsonDocument> runMerge(List<BsonDocument> merged, CollectionSource source) {
-        return run(mergePipeline, merged, source);
+    public List<BsonDocument> runMerge(List<BsonDocument> merged, CollectionSource source, CommandVariables variables) {
+        return run(mergePipeline, merged, source, variables);
     }
 
     /**
-     * Runs {@code stages} over {@code input} with the engine, on the router.
+     * Runs {@code stages} over {@code input} with the engine, on the router, with the command's {@code variables}
+     * ({@code let}, {@code $$NOW}).
      *
      * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse and evaluation errors
      */
-    public static List<BsonDocument> run(BsonArray stages, List<BsonDocument> input, CollectionSource source) {
-        Pipeline pipeline = Pipeline.parse(stages, source);
+    public static List<BsonDocument> run(BsonArray stages, List<BsonDocument> input, CollectionSource source,
+            CommandVariables variables) {
+        Pipeline pipeline = Pipeline.parse(stages, source, variables);
         Filter first = pipeline.scanFilter(); // a leading $match is the engine's scan filter, not one of its stages
         return pipeline.run(first.isMatchAll() ? input : input.stream().filter(first::matches).toList());
     }
@@ -98,6 +101,17 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
             return pipeline.get(0).asDocument().getDocument("$match");
         }
         return new BsonDocument();
+    }
+
+    /**
+     * Parses {@code pipeline} with {@code variables} only to refuse it as a shard would (stage names and shapes,
+     * expressions), so that the client gets the pipeline's errors before any shard is asked and {@link #of} only sees
+     * pipelines of one-field stage documents. {@code $lookup} sources are not resolved.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse errors
+     */
+    public static void validate(BsonArray pipeline, CommandVariables variables) {
+        Pipeline.parse(pipeline, (collection, filter) -> List.of(), variables);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -95,12 +96,13 @@ public class ShardedDataDistribution {
         int batchSize = cursor.containsKey("batchSize")
                 ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(cursor.get("batchSize"), "cursor.batchSize"))
                 : ShardedReads.DEFAULT_BATCH_SIZE;
-        PipelineSplit.run(rest, List.of(), NO_LOOKUP); // the rest's parse errors before any shard is asked
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
+        PipelineSplit.run(rest, List.of(), NO_LOOKUP, variables); // the rest's parse errors before any shard is asked
         List<BsonDocument> distributions = new ArrayList<>();
         for (String namespace : shardedNamespaces()) {
             distribution(namespace).ifPresent(distributions::add);
         }
-        List<BsonDocument> results = PipelineSplit.run(rest, distributions, NO_LOOKUP);
+        List<BsonDocument> results = PipelineSplit.run(rest, distributions, NO_LOOKUP, variables);
         return cursors.open(db, "$cmd.aggregate", DocumentStream.of(results), batchSize, false);
     }
 

@@ -1,5 +1,7 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
+
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -74,7 +76,11 @@ public class ShardedExplainer {
                 yield statements.isEmpty() || !statements.get(0).isDocument() ? new BsonDocument()
                         : args.optionalDocument(statements.get(0).asDocument(), "q", kind + "s.0.q");
             }
-            case "aggregate" -> PipelineSplit.leadingMatch(args.requiredArray("pipeline"));
+            case "aggregate" -> {
+                BsonArray pipeline = args.requiredArray("pipeline");
+                PipelineSplit.validate(pipeline, CommandVariables.parse(explained.get("let"), "let"));
+                yield PipelineSplit.leadingMatch(pipeline);
+            }
             default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
         };
     }

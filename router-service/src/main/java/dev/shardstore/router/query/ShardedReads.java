@@ -6,7 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.engine.aggregate.CollectionSource;
-import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
@@ -53,8 +53,6 @@ import org.springframework.stereotype.Component;
 public class ShardedReads {
     /** MongoDB's default first batch size of find and aggregate. */
     static final int DEFAULT_BATCH_SIZE = 101;
-    private static final CollectionSource NO_LOOKUP = (collection, filter) -> List.of();
-
     private final VersionedRouter router;
     private final RouterCursorManager cursors;
 
@@ -81,6 +79,7 @@ public class ShardedReads {
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
         Sort sort = Sort.parse(sortSpec);
         boolean projectHere = !sortSpec.isEmpty() && !projectionSpec.isEmpty();
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
         Projection projection = projectHere ? Projection.parse(projectionSpec) : null;
         return router.run(db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter);
@@ -101,7 +100,7 @@ public class ShardedReads {
             DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
                     sortSpec.isEmpty() ? null : sort.comparator(), skip, limit);
             if (projection != null) {
-                Filter matcher = Filter.parse(filter); // positional projections ("a.$") need the filter
+                Filter matcher = Filter.parse(filter, variables); // positional projections ("a.$") need the filter
                 stream = stream.map(doc -> projection.apply(doc, matcher));
             }
             return cursors.open(db, collection, stream, batchSize, singleBatch);
@@ -154,7 +153,8 @@ public class ShardedReads {
         }
         BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
         int batchSize = cursor.containsKey("batchSize") ? intOf(args.nonNegative(cursor.get("batchSize"), "cursor.batchSize")) : DEFAULT_BATCH_SIZE;
-        Pipeline.parse(pipeline, NO_LOOKUP); // the client gets the pipeline's errors before any shard is asked
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
+        PipelineSplit.validate(pipeline, variables);
         return router.run(db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline));
             if (targets.size() == 1) {
@@ -167,7 +167,7 @@ public class ShardedReads {
             DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
                     split.mergeSort() == null ? null : Sort.parse(split.mergeSort()).comparator(), 0, 0);
             if (split.hasMergeStages()) {
-                stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(db)));
+                stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(db), variables));
             }
             return cursors.open(db, collection, stream, batchSize, false);
         }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));

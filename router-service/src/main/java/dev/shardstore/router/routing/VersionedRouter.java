@@ -89,7 +89,8 @@ public class VersionedRouter {
     /**
      * Sends {@code command} (run on database {@code db}) to {@code shard} with {@code shardVersion =
      * routing.shardVersion(shard)} and, when the collection is unsharded or {@code shard} is the primary, the
-     * database version.
+     * database version. The version fields are the router's alone: whatever a client put under those names is
+     * replaced or dropped, so a client cannot make a shard refuse its own request as stale, forever.
      *
      * @return the shard's reply, which may be an ordinary error reply (write error, BadValue, ...)
      * @throws StaleRoutingException when the shard answered StaleConfig or StaleDbVersion
@@ -100,9 +101,13 @@ public class VersionedRouter {
         return checked(shard, unchecked(routing, shard, db, command));
     }
 
-    /** Sends a database-level command to the database's primary shard with its database version; see {@link #send}. */
+    /**
+     * Sends a database-level command to the database's primary shard with its database version (and no shard
+     * version, whatever the client sent); see {@link #send}.
+     */
     public BsonDocument sendToPrimary(CachedDatabase database, BsonDocument command) {
         BsonDocument versioned = shallowCopy(command);
+        versioned.remove(InternalApi.SHARD_VERSION_FIELD);
         versioned.put(InternalApi.DATABASE_VERSION_FIELD, database.version().toBson());
         return checked(database.primary(), client.run(database.primary(), shards.hostOf(database.primary()), database.name(), versioned));
     }
@@ -228,6 +233,8 @@ public class VersionedRouter {
         versioned.put(InternalApi.SHARD_VERSION_FIELD, routing.shardVersion(shard).toBson());
         if (!routing.isSharded() || shard.equals(routing.database().primary())) {
             versioned.put(InternalApi.DATABASE_VERSION_FIELD, routing.database().version().toBson());
+        } else {
+            versioned.remove(InternalApi.DATABASE_VERSION_FIELD);
         }
         return client.run(shard, shards.hostOf(shard), db, versioned);
     }

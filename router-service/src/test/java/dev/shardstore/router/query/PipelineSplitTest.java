@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.engine.aggregate.CollectionSource;
 import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.router.cursor.DocumentStream;
 import dev.shardstore.router.cursor.MergingStream;
@@ -140,7 +141,7 @@ class PipelineSplitTest {
         for (BsonDocument d = merged.next(0); d != null; d = merged.next(0)) {
             out.add(d);
         }
-        return split.hasMergeStages() ? split.runMerge(out, NO_COLLECTIONS) : out;
+        return split.hasMergeStages() ? split.runMerge(out, NO_COLLECTIONS, CommandVariables.withoutLet()) : out;
     }
 
     private static BsonValue value(Random r) {

@@ -15,6 +15,7 @@ import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.DistinctValues;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
@@ -345,6 +346,53 @@ class ShardedReadsHttpTest {
                 .isEqualTo(ErrorCode.BadValue.code());
         assertThat(refusal("admin", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {x: 1}}], cursor: {}}"))
                 .isEqualTo(ErrorCode.FailedToParse.code());
+    }
+
+    /**
+     * {@code $expr} says nothing about where the shard key is, so it never narrows targeting (an equality beside it
+     * still does), and {@code let} goes to the shards with the command.
+     */
+    @Test
+    void anExprNeverNarrowsTargetingAndLetGoesToTheShards() throws Exception {
+        BsonDocument reply = command("{find: 'c', filter: {$expr: {$eq: ['$x', '$$v']}}, let: {v: 42}, sort: {_id: 1}}");
+        assertThat(drain(reply, 100)).isEqualTo(viaJson(matching("{x: 42}").toList()));
+        assertThat(shardsThatReceived("find")).containsExactly("s0", "s1", "s2");
+        SHARDS.forEach(s -> assertThat(s.peer.received("find").getFirst().getDocument("let")).isEqualTo(ExtendedJson.parse("{v: 42}")));
+        forget();
+        command("{find: 'c', filter: {x: 42, $expr: {$gt: ['$n', '$$min']}}, let: {min: 3}}");
+        assertThat(shardsThatReceived("find")).containsExactly("s1");
+        forget();
+        assertThat(command("{count: 'c', query: {$expr: {$lt: ['$x', 0]}}}").getNumber("n").longValue())
+                .isEqualTo(matching("{x: {$lt: 0}}").count());
+        assertThat(shardsThatReceived("count")).containsExactly("s0", "s1", "s2");
+    }
+
+    /** The router's merge stages see the command's {@code let} too. */
+    @Test
+    void anAggregatesMergeStagesSeeLet() throws Exception {
+        String pipeline = "[{$match: {$expr: {$gte: ['$x', '$$low']}}}, {$group: {_id: '$g', c: {$count: {}}}}, {$sort: {_id: 1}},"
+                + " {$set: {tag: '$$tag', big: {$gt: ['$c', '$$low']}}}]";
+        BsonDocument reply = command("{aggregate: 'c', pipeline: " + pipeline + ", cursor: {}, let: {low: 10, tag: 'merged'}}");
+        Pipeline whole = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"), (c, f) -> List.of(),
+                CommandVariables.parse(ExtendedJson.parse("{low: 10, tag: 'merged'}"), "let"));
+        List<BsonDocument> expected = whole.run(ALL.stream().filter(whole.scanFilter()::matches).toList());
+        assertThat(drain(reply, 100)).isEqualTo(viaJson(expected));
+        assertThat(expected).allSatisfy(d -> assertThat(d.getString("tag").getValue()).isEqualTo("merged"));
+        assertThat(shardsThatReceived("aggregate")).containsExactly("s0", "s1", "s2");
+        SHARDS.forEach(s -> assertThat(s.peer.received("aggregate").getFirst().containsKey("let")).isTrue());
+    }
+
+    @Test
+    void badLetAndRefusedOptionsAreRefusedBeforeAnyShardIsAsked() throws Exception {
+        assertThat(refusal("db", "{find: 'c', let: {Upper: 1}}")).isEqualTo(ErrorCode.BadValue.code());
+        for (String notImplemented : List.of("{aggregate: 'c', pipeline: [{$set: {a: '$$CLUSTER_TIME'}}], cursor: {}}",
+                "{find: 'c', collation: {locale: 'fr'}}")) {
+            HttpResponse<String> response = post("db", ExtendedJson.parse(notImplemented));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+            assertThat(ExtendedJson.parse(response.body()).getInt32("code").getValue()).isEqualTo(ErrorCode.NotImplemented.code());
+        }
+        assertThat(refusal("db", "{count: 'c', frobnicate: 1}")).isEqualTo(ErrorCode.Location40415.code());
+        assertThat(SHARDS.stream().mapToInt(s -> s.peer.received.size()).sum()).isZero();
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.engine.aggregate.Pipeline;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.DistinctValues;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
@@ -34,18 +35,18 @@ import org.bson.BsonValue;
  * as the shard service does: find (filter, sort, projection, skip, limit, batchSize, singleBatch), getMore,
  * killCursors, count, distinct, aggregate, explain and {@code _shardsvrDataDistribution}. Versions are ignored.
  */
-final class StubShard {
-    final String name;
-    final List<BsonDocument> documents = new ArrayList<>();
+public final class StubShard {
+    public final String name;
+    public final List<BsonDocument> documents = new ArrayList<>();
     /** Collections other than {@code c} (unsharded ones, on the primary shard). */
-    final Map<String, List<BsonDocument>> others = new ConcurrentHashMap<>();
+    public final Map<String, List<BsonDocument>> others = new ConcurrentHashMap<>();
     final Map<Long, Deque<BsonDocument>> cursors = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(1000);
-    final StubPeer peer;
+    public final StubPeer peer;
     /** How many of the next finds to answer with StaleConfig (as a shard whose filtering metadata moved on). */
     final AtomicInteger staleFinds = new AtomicInteger();
 
-    StubShard(String name) {
+    public StubShard(String name) {
         this.name = name;
         this.peer = new StubPeer((db, cmd) -> answer(cmd));
     }
@@ -56,8 +57,13 @@ final class StubShard {
     }
 
     private List<BsonDocument> matching(BsonDocument cmd, BsonDocument filter) {
-        Filter f = Filter.parse(filter == null ? new BsonDocument() : filter);
+        Filter f = Filter.parse(filter == null ? new BsonDocument() : filter, variables(cmd));
         return collection(cmd).stream().filter(f::matches).toList();
+    }
+
+    /** The command's variables, as a shard reads them ({@code let} and {@code $$NOW}). */
+    private static CommandVariables variables(BsonDocument cmd) {
+        return CommandVariables.parse(cmd.get("let"), "let");
     }
 
     private BsonDocument answer(BsonDocument cmd) {
@@ -94,7 +100,7 @@ final class StubShard {
                 yield Replies.ok(new BsonDocument("values", new BsonArray(values.values())));
             }
             case "aggregate" -> {
-                Pipeline p = Pipeline.parse(cmd.getArray("pipeline"), (c, f) -> List.of());
+                Pipeline p = Pipeline.parse(cmd.getArray("pipeline"), (c, f) -> List.of(), variables(cmd));
                 List<BsonDocument> out = p.run(collection(cmd).stream().filter(p.scanFilter()::matches).toList());
                 yield cursor(new ArrayDeque<>(out), cmd.getDocument("cursor").getNumber("batchSize", new BsonInt32(101)).intValue(), false);
             }
@@ -133,7 +139,7 @@ final class StubShard {
         }
         if (cmd.containsKey("projection")) {
             Projection projection = Projection.parse(cmd.getDocument("projection"));
-            Filter f = Filter.parse(filter);
+            Filter f = Filter.parse(filter, variables(cmd));
             docs = docs.map(d -> projection.apply(d, f));
         }
         boolean single = cmd.getBoolean("singleBatch", BsonBoolean.FALSE).getValue();

@@ -73,6 +73,17 @@ class ShardKeyTargeterTest {
         assertThat(chunkIndexes(ranged, "{$and: [{x: {$gt: 10}}, {x: {$lt: 20}}]}")).containsExactly(1);
     }
 
+    /** {@code $expr} is an expression over the document, not a condition on the key: it never narrows the chunks. */
+    @Test
+    void exprDoesNotNarrowTheChunks() {
+        assertThat(chunkIndexes(ranged, "{$expr: {$eq: ['$x', 5]}}")).containsExactly(0, 1, 2, 3);
+        assertThat(chunkIndexes(ranged, "{$and: [{$expr: {$lt: ['$x', 0]}}, {$expr: true}]}")).containsExactly(0, 1, 2, 3);
+        assertThat(chunkIndexes(ranged, "{x: 5, $expr: {$eq: ['$x', 500]}}")).as("the equality beside it still narrows").containsExactly(1);
+        RoutingTable hashed = table("{_id: 'hashed'}", "{_id: {$numberLong: '0'}}");
+        assertThat(ShardKeyTargeter.chunks(hashed, ExtendedJson.parse("{$expr: {$eq: ['$_id', 1]}}"))).hasSize(2);
+        assertThat(ShardKeyEqualities.shardKey(ranged.shardKey(), ExtendedJson.parse("{$expr: {$eq: ['$x', 5]}}"))).isEmpty();
+    }
+
     @Test
     void inTargetsEachPoint() {
         assertThat(chunkIndexes(ranged, "{x: {$in: [-1, 200, 'q']}}")).containsExactly(0, 2, 3);

@@ -39,8 +39,9 @@ import org.bson.types.ObjectId;
  * {@code _configsvrGetRoutingTable} (incremental with {@code sinceVersion} of the current epoch, as the protocol
  * says) from the catalog; the shard stubs check {@code shardVersion} against the catalog like real shards
  * (mismatch → StaleConfig with their version as {@code vWanted}) and answer writes with one document per
- * statement, a document or statement with {@code fail: true} being a DuplicateKey write error. Tests change the
- * catalog (move a chunk) behind the router's back.
+ * statement, a document or statement with {@code fail: true} being a DuplicateKey write error, and read commands
+ * with empty results of the shapes real shards answer (an empty cursor, {@code n: 0}, no values, an EOF plan). Tests
+ * change the catalog (move a chunk) behind the router's back.
  */
 final class FakeCluster implements AutoCloseable {
     static final String PRIMARY = "sh1";
@@ -144,6 +145,13 @@ final class FakeCluster implements AutoCloseable {
             case "_configsvrGetRoutingTable" -> routingTable(cmd);
             case "_configsvrShardCollection" -> Replies.ok(new BsonDocument("collectionsharded", cmd.get("_configsvrShardCollection"))
                     .append("collectionUUID", new BsonBinary(UUID.randomUUID(), UuidRepresentation.STANDARD)));
+            case "_configsvrListDatabases" -> {
+                BsonArray list = new BsonArray();
+                databases.keySet().stream().sorted().forEach(db -> list.add(new BsonDocument("_id", new BsonString(db))
+                        .append("primary", new BsonString(PRIMARY))));
+                yield Replies.ok(new BsonDocument("databases", list));
+            }
+            case "find" -> Replies.cursor(true, List.of(), 0, "config." + (cmd.isString("find") ? cmd.getString("find").getValue() : "?"));
             default -> Replies.ok();
         };
     }
@@ -175,7 +183,9 @@ final class FakeCluster implements AutoCloseable {
             return ErrorReplies.errorReply(ErrorCode.StaleDbVersion, "database version mismatch for " + db, new BsonDocument("db", new BsonString(db)));
         }
         BsonValue received = cmd.get(InternalApi.SHARD_VERSION_FIELD);
-        String ns = db + "." + (cmd.get(cmd.getFirstKey()).isString() ? cmd.getString(cmd.getFirstKey()).getValue() : "");
+        // the collection is named by the command's first value (by the explained command's, for explain)
+        BsonDocument named = cmd.isDocument("explain") && !cmd.getDocument("explain").isEmpty() ? cmd.getDocument("explain") : cmd;
+        String ns = db + "." + (named.get(named.getFirstKey()).isString() ? named.getString(named.getFirstKey()).getValue() : "");
         if (received != null) {
             RoutingTable table = collections.get(ns);
             ChunkVersion mine = table == null ? ChunkVersion.UNSHARDED : table.shardVersion(shard);
@@ -190,7 +200,13 @@ final class FakeCluster implements AutoCloseable {
             case "delete" -> writeReply(cmd.getArray("deletes"), cmd, false);
             case "findAndModify" -> Replies.ok(new BsonDocument("lastErrorObject",
                     new BsonDocument("n", new BsonInt32(findAndModifyMatches.contains(shard) ? 1 : 0))).append("value", BsonNull.VALUE));
-            case "listIndexes" -> Replies.cursor(true, List.of(), 0, ns);
+            case "listIndexes", "find", "aggregate", "listCollections" -> Replies.cursor(true, List.of(), 0, ns);
+            case "getMore" -> ErrorReplies.errorReply(ErrorCode.CursorNotFound, "cursor not found", new BsonDocument());
+            case "count" -> Replies.ok(new BsonDocument("n", new BsonInt32(0)));
+            case "distinct" -> Replies.ok(new BsonDocument("values", new BsonArray()));
+            case "listDatabases" -> Replies.ok(new BsonDocument("databases", new BsonArray()).append("totalSize", new BsonInt32(0)));
+            case "explain" -> Replies.ok(new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(ns))
+                    .append("winningPlan", new BsonDocument("stage", new BsonString("EOF"))).append("rejectedPlans", new BsonArray())));
             default -> Replies.ok(new BsonDocument("shard", new BsonString(shard)));
         };
     }

@@ -120,6 +120,28 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
         assertThat(sent(CLUSTER.sh2, "w5", "update")).isEmpty();
     }
 
+    /**
+     * Writes carry {@code let} to the shards as sent; a bad one (or a refused option) refuses the command on the router
+     * before anything is sent, not statement by statement on the shards. {@code $expr} never pins the shard key.
+     */
+    @Test
+    void letGoesToTheShardsAndABadOneIsRefusedBeforeAnythingIsSent() throws Exception {
+        shard("w9");
+        command("w9", "{update: 'c', let: {v: 1}, updates: [{q: {x: -4, $expr: {$eq: ['$a', '$$v']}}, u: [{$set: {b: '$$v'}}]}]}").assertOk();
+        assertThat(sent(CLUSTER.sh1, "w9", "update")).singleElement()
+                .satisfies(u -> assertThat(u.getDocument("let")).isEqualTo(new BsonDocument("v", new BsonInt32(1))));
+        command("w9", "{update: 'c', updates: [{q: {$expr: {$eq: ['$x', -4]}}, u: {$set: {b: 1}}}]}")
+                .assertError(400, 61, "A single update on a sharded collection");
+        command("w9", "{update: 'c', let: {Bad: 1}, updates: [{q: {x: -4}, u: {$set: {b: 1}}}]}").assertError(400, 2, "'let.Bad'");
+        command("w9", "{delete: 'c', let: 3, deletes: [{q: {x: -4}, limit: 1}]}").assertError(400, 14, "'let' must be a document");
+        command("w9", "{findAndModify: 'c', query: {x: -4}, remove: true, let: {'a.b': 1}}").assertError(400, 2, "'let.a.b'");
+        command("w9", "{update: 'c', updates: [{q: {x: -4}, u: {$set: {b: 1}}, collation: {locale: 'fr'}}]}")
+                .assertError(400, 238, "update.updates.0.collation");
+        assertThat(sent(CLUSTER.sh1, "w9", "update")).hasSize(1);
+        assertThat(sent(CLUSTER.sh1, "w9", "delete")).isEmpty();
+        assertThat(sent(CLUSTER.sh1, "w9", "findAndModify")).isEmpty();
+    }
+
     @Test
     void deletesFollowTheSameRules() throws Exception {
         shard("w6");
@@ -153,5 +175,20 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
         } finally {
             CLUSTER.findAndModifyMatches.clear();
         }
+    }
+
+    @Test
+    void versionFieldsAClientSendsNeverReachTheShards() throws Exception {
+        shard("w10");
+        String bogusDatabaseVersion = "{uuid: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}, lastMod: 99, timestamp: {$timestamp: {t: 1, i: 1}}}";
+        // x: 5 belongs to sh2, which is not the primary: the router sends it no database version of its own
+        Reply insert = command("w10", "{insert: 'c', documents: [{x: 5}], databaseVersion: " + bogusDatabaseVersion + "}");
+        insert.assertOk();
+        assertThat(insert.n()).isEqualTo(1);
+        assertThat(sent(CLUSTER.sh2, "w10", "insert")).singleElement().satisfies(b -> assertThat(b.containsKey("databaseVersion")).isFalse());
+
+        Reply list = command("w10", "{listCollections: 1, shardVersion: {e: {$oid: '000000000000000000000000'}, t: {$timestamp: {t: 1, i: 1}}, v: {$timestamp: {t: 7, i: 7}}}}");
+        list.assertOk();
+        assertThat(sent(CLUSTER.sh1, "w10", "listCollections")).singleElement().satisfies(b -> assertThat(b.containsKey("shardVersion")).isFalse());
     }
 }

@@ -2,9 +2,12 @@ package dev.shardstore.support.command;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import org.bson.BsonDocument;
 
 /**
@@ -36,7 +39,8 @@ public final class CommandRegistry {
      * Runs {@code command} on {@code db}.
      *
      * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
-     *                          for an unknown command name, or whatever the handler throws
+     *                          for an unknown command name, an option {@link CommandOptions} refuses, or whatever the
+     *                          handler throws
      */
     public BsonDocument run(String db, BsonDocument command) {
         if (command.isEmpty()) {
@@ -47,7 +51,13 @@ public final class CommandRegistry {
         if (handler == null) {
             throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
         }
+        CommandOptions.check(db, command);
         return handler.run(db, command);
+    }
+
+    /** Every name and alias a handler serves, sorted. */
+    public SortedSet<String> names() {
+        return Collections.unmodifiableSortedSet(new TreeSet<>(handlers.keySet()));
     }
 
     /** True when a handler serves {@code name} (a name or an alias). */

@@ -2,11 +2,13 @@ package dev.shardstore.support.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.infra.EmbeddedInfra;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -14,8 +16,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * The health contract every service meets (DESIGN.md §9): booted against real embedded PostgreSQL and
- * Kafka, {@code /actuator/health} answers UP with a database and a Kafka component. Subclasses
- * (published in this module's test-jar) only name their database.
+ * Kafka, {@code /actuator/health} answers UP with a database and a Kafka component; and a request it cannot
+ * serve is answered with a problem+json body carrying MongoDB's code and the request id, never Spring's
+ * default error body. Subclasses (published in this module's test-jar) only name their database.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 public abstract class ServiceHealthContract {
@@ -34,5 +37,21 @@ public abstract class ServiceHealthContract {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"db\"").contains("\"kafka\"").contains("\"brokers\":1");
+    }
+
+    @Test
+    void answersAnUnknownPathWithAProblemCarryingTheRequestId() throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/no/such/path")).header("X-Request-Id", "contract-1")
+                        .DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(404);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(response.headers().firstValue("X-Request-Id")).hasValue("contract-1");
+        BsonDocument body = ExtendedJson.parse(response.body());
+        assertThat(body.getInt32("status").getValue()).isEqualTo(404);
+        assertThat(body.getString("codeName").getValue()).isEqualTo("CommandNotFound");
+        assertThat(body.getString("errmsg").getValue()).contains("/no/such/path");
+        assertThat(body.getString("requestId").getValue()).isEqualTo("contract-1");
     }
 }

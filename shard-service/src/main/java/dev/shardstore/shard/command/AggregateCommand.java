@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -26,7 +27,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code aggregate} on one collection: {@code {aggregate: <coll>, pipeline: [<stage>, ...],
- * cursor: {batchSize?}}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}, paged by getMore like find (default
+ * cursor: {batchSize?}, let?, hint?}} (the variables the pipeline's expressions see; the index of the leading
+ * {@code $match}'s scan) → {@code {cursor: {firstBatch, id, ns}, ok: 1}}, paged by getMore like find (default
  * first batch 101). The collection is scanned with the filter of a leading {@code $match} ({@link
  * Pipeline#scanFilter()}), the rest of the pipeline runs in memory over the matching documents, and the cursor
  * hands out the computed result. A missing collection is read as empty (so {@code $facet} still answers one
@@ -73,23 +75,30 @@ public class AggregateCommand extends ShardCommand {
         BsonDocument cursorOptions = args.document(cursorSpec, "cursor");
         long batchSize = cursorOptions.containsKey("batchSize")
                 ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize") : FindCommand.DEFAULT_BATCH_SIZE;
-        CollectionSource source = (collection, filter) -> read(new Namespace(db, collection), filter, null);
+        if (args.optionalBoolean(command, "explain", "explain", false)) {
+            // the router answers {aggregate, explain: true} with the explain command; shards are sent that command
+            throw new CommandException(ErrorCode.NotImplemented, "aggregate with explain: true is answered by the explain command on a shard");
+        }
+        CollectionSource source = (collection, filter) -> read(new Namespace(db, collection), filter, null, null);
         BsonArray stages = args.requiredArray("pipeline");
-        Pipeline pipeline = Pipeline.parse(stages, source);
+        Pipeline pipeline = Pipeline.parse(stages, source, CommandVariables.parse(command.get("let"), "let"));
         // the leading $match as given, so the planner can derive index bounds from it (scanFilter is its parse)
         BsonDocument leadingMatch = !stages.isEmpty() && stages.get(0).isDocument()
                 && stages.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : null;
-        List<BsonDocument> results = pipeline.run(read(ns, pipeline.scanFilter(), leadingMatch));
+        List<BsonDocument> results = pipeline.run(read(ns, pipeline.scanFilter(), leadingMatch, command.get("hint")));
         ShardCursor cursor = new ListCursor(results, UnaryOperator.identity());
         Batch first = cursor.next(batchSize);
         long id = first.exhausted() ? 0 : cursors.register(ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
     }
 
-    /** The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist. */
-    private List<BsonDocument> read(Namespace ns, Filter filter, BsonDocument filterSpec) {
+    /**
+     * The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist; planned on
+     * {@code filterSpec} and {@code hint} (both may be null).
+     */
+    private List<BsonDocument> read(Namespace ns, Filter filter, BsonDocument filterSpec, BsonValue hint) {
         return catalog.find(ns).map(collection -> {
-            ShardCursor scan = queries.find(collection, new FindQuery(filter, null, null, 0, 0, filterSpec, null), Long.MAX_VALUE);
+            ShardCursor scan = queries.find(collection, new FindQuery(filter, null, null, 0, 0, filterSpec, hint), Long.MAX_VALUE);
             List<BsonDocument> documents = new ArrayList<>();
             Batch batch;
             do {

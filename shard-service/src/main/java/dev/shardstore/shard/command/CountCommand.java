@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -42,7 +43,7 @@ public class CountCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(filterSpec);
+        Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet()); // count has no let
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
         long n = catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);

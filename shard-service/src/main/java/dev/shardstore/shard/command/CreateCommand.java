@@ -5,9 +5,9 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.command.CommandOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
-import java.util.Set;
 import org.bson.BsonDocument;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
@@ -16,19 +16,12 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code create}: {@code {create: <coll>, ...options}} → {@code {ok: 1}}. The options are
  * recorded and shown by listCollections. Creating an existing collection with the same options
  * succeeds (MongoDB 7.0+); with other options it is NamespaceExists (48). Options that change a
- * collection's behaviour this shard does not implement (capped, views, time series, validation,
- * collation, clustered) are refused with NotImplemented (238) naming the option rather than ignored.
+ * collection's behaviour this shard does not implement (capped, views, time series, validation, a collation
+ * other than the simple one, clustered) are refused with NotImplemented (238) naming the option before the
+ * command runs ({@link CommandOptions}), as is any field MongoDB does not document.
  */
 @Component
 public class CreateCommand extends ShardCommand {
-    /** Fields every command may carry that are not create options (MongoDB's generic arguments). */
-    private static final Set<String> GENERIC_ARGUMENTS = Set.of("databaseVersion", "shardVersion", "writeConcern",
-            "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "comment", "maxTimeMS", "$db",
-            "$clusterTime", "$readPreference", "apiVersion", "apiStrict", "apiDeprecationErrors");
-    private static final Set<String> UNSUPPORTED_OPTIONS = Set.of("capped", "size", "max", "viewOn", "pipeline",
-            "timeseries", "expireAfterSeconds", "clusteredIndex", "validator", "validationLevel", "validationAction",
-            "collation", "changeStreamPreAndPostImages", "encryptedFields");
-
     private final CollectionCatalog catalog;
 
     public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog) {
@@ -51,10 +44,7 @@ public class CreateCommand extends ShardCommand {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonDocument options = new BsonDocument();
         command.forEach((field, value) -> {
-            if (UNSUPPORTED_OPTIONS.contains(field)) {
-                throw new CommandException(ErrorCode.NotImplemented, "create option '" + field + "' is not supported by this shard");
-            }
-            if (!field.equals("create") && !GENERIC_ARGUMENTS.contains(field)) {
+            if (!field.equals("create") && !CommandOptions.isGeneric(field)) {
                 options.append(field, value);
             }
         });

@@ -5,13 +5,13 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Filter;
+import dev.shardstore.support.command.CommandOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -33,7 +33,6 @@ import org.springframework.stereotype.Component;
 @Component
 public class CreateIndexesCommand extends ShardCommand {
     private static final String HASHED = "hashed";
-    private static final Set<String> OPTIONS = Set.of("key", "name", "unique", "sparse", "partialFilterExpression", "v", "background");
 
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
@@ -82,14 +81,11 @@ public class CreateIndexesCommand extends ShardCommand {
         return Replies.ok(reply);
     }
 
-    /** The spec in its stored form, or an error naming what is wrong with it. */
+    /**
+     * The spec in its stored form, or an error naming what is wrong with it. Its fields were checked by
+     * {@link CommandOptions} (unknown ones are InvalidIndexSpecificationOption (197), unsupported ones NotImplemented).
+     */
     public static BsonDocument validate(BsonDocument spec) {
-        for (String field : spec.keySet()) {
-            if (!OPTIONS.contains(field)) {
-                throw new CommandException(ErrorCode.InvalidIndexSpecificationOption,
-                        "The field '" + field + "' is not valid for an index specification. Specification: " + spec.toJson());
-            }
-        }
         BsonValue key = spec.get("key");
         if (key == null || !key.isDocument() || key.asDocument().isEmpty()) {
             throw new CommandException(ErrorCode.CannotCreateIndex, "Index keys cannot be empty. Specification: " + spec.toJson());

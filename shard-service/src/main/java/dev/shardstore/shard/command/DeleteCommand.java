@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.error.CommandException;
@@ -10,13 +11,15 @@ import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import dev.shardstore.shard.versioning.CollectionAccess;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code delete}: {@code {delete: <coll>, deletes: [{q, limit: 0|1}, ...], ordered?}} →
+ * MongoDB's {@code delete}: {@code {delete: <coll>, deletes: [{q, limit: 0|1, hint?}, ...], ordered?, let?}} →
  * {@code {n, writeErrors?, ok: 1}}, {@code n} counting deleted documents. {@code limit} is required
  * and must be 0 (all matches) or 1 (the first); a malformed statement fails the command naming it
- * ({@code deletes.0.limit}). See {@link DocumentDeleter}.
+ * ({@code deletes.0.limit}). {@code let} defines the variables of the statements' {@code $expr}
+ * ({@link dev.shardstore.engine.aggregate.expression.CommandVariables}). See {@link DocumentDeleter}.
  */
 @Component
 public class DeleteCommand extends ShardCommand {
@@ -44,6 +47,7 @@ public class DeleteCommand extends ShardCommand {
         BsonArray array = args.requiredBatch("deletes");
         List<BsonDocument> filters = new ArrayList<>(array.size());
         List<Boolean> justOne = new ArrayList<>(array.size());
+        List<BsonValue> hints = new ArrayList<>(array.size());
         for (int i = 0; i < array.size(); i++) {
             String path = "deletes." + i;
             BsonDocument entry = args.document(array.get(i), path);
@@ -54,8 +58,11 @@ public class DeleteCommand extends ShardCommand {
                         "The limit field in delete objects must be 0 or 1. Got " + limit + " in " + path + ".limit");
             }
             justOne.add(limit == 1);
+            hints.add(entry.get("hint"));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        return WriteResult.ofStatements(filters.size(), ordered, i -> deleter.delete(ns, filters.get(i), justOne.get(i))).toReply();
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
+        return WriteResult.ofStatements(filters.size(), ordered,
+                i -> deleter.delete(ns, filters.get(i), justOne.get(i), hints.get(i), variables)).toReply();
     }
 }

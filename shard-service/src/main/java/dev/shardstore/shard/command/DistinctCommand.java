@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
@@ -19,7 +20,7 @@ import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code distinct}: {@code {distinct: <coll>, key: <dotted path>, query?}} → {@code {values: [...],
+ * MongoDB's {@code distinct}: {@code {distinct: <coll>, key: <dotted path>, query?, hint?}} → {@code {values: [...],
  * ok: 1}}, the distinct values of {@code key} among the documents matching {@code query} (an array field
  * contributes its elements; see {@link DistinctValues}), in BSON order; empty for a missing collection.
  * Errors: TypeMismatch (14) when {@code key} is not a string or {@code query} not a document; FailedToParse (9)
@@ -54,13 +55,13 @@ public class DistinctCommand extends ShardCommand {
         Namespace ns = new Namespace(db, args.collectionName());
         DistinctValues distinct = new DistinctValues(args.requiredString("key"));
         BsonDocument query = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(query);
-        catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, distinct));
+        Filter filter = Filter.parse(query, CommandVariables.withoutLet()); // distinct has no let
+        catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, command.get("hint"), distinct));
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }
 
-    private void scan(CollectionInfo collection, BsonDocument query, Filter filter, DistinctValues distinct) {
-        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0, query, null), BATCH);
+    private void scan(CollectionInfo collection, BsonDocument query, Filter filter, BsonValue hint, DistinctValues distinct) {
+        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0, query, hint), BATCH);
         for (Batch batch = cursor.next(BATCH); ; batch = cursor.next(BATCH)) {
             batch.documents().forEach(distinct::add);
             if (batch.exhausted()) {

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.engine.query.Filter;
@@ -10,6 +11,8 @@ import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -33,13 +36,15 @@ class DocumentDeleter {
      *
      * @param q       the filter
      * @param justOne MongoDB's {@code limit: 1}
+     * @param hint    the index to read through, as sent; null for none
+     * @param variables the command's variables, for {@code $expr} in {@code q}
      */
-    StatementOutcome delete(Namespace ns, BsonDocument q, boolean justOne) {
+    StatementOutcome delete(Namespace ns, BsonDocument q, boolean justOne, @Nullable BsonValue hint, CommandVariables variables) {
         try {
-            Filter filter = Filter.parse(q);
+            Filter filter = Filter.parse(q, variables);
             Optional<CollectionInfo> collection = catalog.find(ns);
             LongAdder deleted = new LongAdder();
-            collection.ifPresent(c -> matches.forEach(c, q, filter, justOne, page -> {
+            collection.ifPresent(c -> matches.forEach(c, q, filter, hint, justOne, page -> {
                 deleted.add(store.delete(c, page.stream().map(Match::stored).toList()));
                 return true;
             }));

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.query.IdField;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionCatalog;
@@ -23,7 +24,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * The write path of MongoDB's {@code insert}: gives documents without {@code _id} a new ObjectId,
- * moves {@code _id} first, rejects array {@code _id}s (InvalidIdField, 53) and documents over 16 MiB
+ * moves {@code _id} first, rejects invalid {@code _id}s ({@link IdField}: array, regex, undefined, InvalidIdField 53;
+ * {@code $}-prefixed names inside, DollarPrefixedFieldName 52) and documents over 16 MiB
  * (BSONObjectTooLarge, 10334), then writes the batch in one statement and reports the documents whose
  * {@code _id} was taken (DuplicateKey, 11000), whether by a stored document or an earlier one of the
  * same batch.
@@ -215,9 +217,7 @@ class DocumentInserter {
     }
 
     private static StoredDocument encode(BsonDocument doc) {
-        if (doc.get("_id").isArray()) {
-            throw new CommandException(ErrorCode.InvalidIdField, "The '_id' value cannot be of type array");
-        }
+        IdField.requireValid(doc.get("_id"));
         return Documents.encodeWithinLimit(doc, "object to insert too large");
     }
 

@@ -1,9 +1,11 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Sort;
 import dev.shardstore.engine.query.Update;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -16,12 +18,13 @@ import java.util.List;
 import java.util.Optional;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
  * Runs one statement of MongoDB's {@code update}: applies the update to the first (or, with
- * {@code multi}, every) matching document, writing a {@code u} oplog entry with the post-image for each
+ * {@code multi}, every) matching document — the first in {@code sort} order when the statement has one
+ * ({@link FirstMatchInOrder}; MongoDB 8.0's updateOne/replaceOne) — writing a {@code u} oplog entry with the post-image for each
  * document it changed; {@code n} counts matches, {@code nModified} changes. With {@code upsert} and no
  * match it inserts the update applied to the filter's equalities; if another writer takes that
  * {@code _id} first, the statement runs once more as an update (MongoDB retries such upserts too).
@@ -34,38 +37,58 @@ class DocumentUpdater {
     private final DocumentStore store;
     private final LockedMatches matches;
     private final WriteUnitOfWork units;
+    private final FirstMatchInOrder firstMatch;
 
-    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, WriteUnitOfWork units) {
+    DocumentUpdater(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, FirstMatchInOrder firstMatch,
+            WriteUnitOfWork units) {
         this.units = units;
+        this.firstMatch = firstMatch;
         this.catalog = catalog;
         this.store = store;
         this.matches = matches;
     }
 
-    /** Runs {@code statement} on {@code ns}; the caller holds the namespace in shared mode. */
-    StatementOutcome update(Namespace ns, UpdateStatement statement) {
+    /**
+     * Runs {@code statement} on {@code ns}; the caller holds the namespace in shared mode.
+     *
+     * @param variables the command's variables ({@code let}, {@code $$NOW})
+     * @param path the statement's name in errors ({@code updates.3})
+     */
+    StatementOutcome update(Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
         try {
-            Filter filter = Filter.parse(statement.q());
-            Update update = parse(statement.u(), statement.arrayFilters());
+            Filter filter = Filter.parse(statement.q(), variables);
+            if (statement.c() != null && !statement.u().isArray()) {
+                throw new CommandException(ErrorCode.FailedToParse, "'" + path + ".c' is only allowed with a pipeline-style update");
+            }
+            Update update = Update.parse(statement.u(), statement.arrayFilters(), variables.withConstants(statement.c(), path + ".c"));
             if (statement.multi() && update.isReplacement()) {
                 throw new CommandException(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
             }
+            if (statement.multi() && statement.sort() != null) {
+                throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".sort' cannot be combined with multi: true");
+            }
+            Sort sort = statement.sort() == null || statement.sort().isEmpty() ? null : Sort.parse(statement.sort());
             Optional<CollectionInfo> collection = statement.upsert()
                     ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
                     : catalog.find(ns);
             if (collection.isEmpty()) {
                 return new StatementOutcome(0, 0, null, null);
             }
-            return run(ns, collection.get(), filter, update, statement);
+            return run(ns, collection.get(), filter, sort, update, statement);
         } catch (CommandException e) {
             return StatementOutcome.failed(e);
         }
     }
 
-    private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, Update update, UpdateStatement statement) {
+    private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, @Nullable Sort sort, Update update,
+            UpdateStatement statement) {
         for (int attempt = 1; ; attempt++) {
             Tally tally = new Tally();
-            matches.forEach(collection, statement.q(), filter, !statement.multi(), page -> tally.apply(collection, filter, update, page));
+            if (sort != null) {
+                firstMatch.write(collection, statement.q(), filter, statement.hint(), sort, match -> tally.apply(collection, filter, update, List.of(match)));
+            } else {
+                matches.forEach(collection, statement.q(), filter, statement.hint(), !statement.multi(), page -> tally.apply(collection, filter, update, page));
+            }
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
             }
@@ -91,23 +114,6 @@ class DocumentUpdater {
         OperationShardingState.checkInsert(collection.namespace().full(), inserted);
         StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
         return units.write(work -> store.insert(collection, List.of(stored)).get(0));
-    }
-
-    /**
-     * Parses an update statement's {@code u} with its {@code arrayFilters} (also findAndModify's {@code update}).
-     *
-     * @throws CommandException NotImplemented (238) for a pipeline; FailedToParse (9) for a non-document; the
-     *     update's own parse errors
-     */
-    static Update parse(BsonValue u, List<BsonValue> arrayFilters) {
-        if (u.isArray()) {
-            throw new CommandException(ErrorCode.NotImplemented, "pipeline-style updates (an array 'u') are not supported");
-        }
-        if (!u.isDocument()) {
-            throw new CommandException(ErrorCode.FailedToParse, "'u' must be an update document, not "
-                    + u.getBsonType().name().toLowerCase());
-        }
-        return Update.parse(u.asDocument(), arrayFilters);
     }
 
     /** Counts of one statement run, accumulated over its pages. */

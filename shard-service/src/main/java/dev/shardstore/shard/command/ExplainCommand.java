@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -102,7 +103,7 @@ public class ExplainCommand extends ShardCommand {
             }
             default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
         }
-        Filter filter = Filter.parse(filterSpec);
+        Filter filter = Filter.parse(filterSpec, CommandVariables.parse(explained.get("let"), "explain.let"));
         BsonValue hint = explained.get("hint");
         boolean stats = !verbosity.equals("queryPlanner");
         Optional<CollectionInfo> c = catalog.find(ns);

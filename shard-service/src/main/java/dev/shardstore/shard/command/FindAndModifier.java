@@ -1,9 +1,6 @@
 package dev.shardstore.shard.command;
 
-import dev.shardstore.shard.cursor.Batch;
-import dev.shardstore.shard.cursor.FindQuery;
 import dev.shardstore.shard.cursor.Match;
-import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.engine.query.Update;
@@ -21,9 +18,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs one {@code findAndModify}: finds the first match in sort order, then locks that row ({@link LockedMatches}
- * with the match's {@code _id} AND-ed to the query) and re-checks the query before removing or updating it, so the
- * document returned is exactly the one changed; if a concurrent write made it stop matching, it looks again.
+ * Runs one {@code findAndModify}: removes or updates the first match in sort order, locked and checked again
+ * ({@link FirstMatchInOrder}), so the document returned is exactly the one changed.
  * An upsert inserts as {@link DocumentUpdater} does (and, if another writer takes that {@code _id} first, looks
  * again). Creates the collection implicitly for an upsert; a missing collection otherwise matches nothing.
  */
@@ -31,29 +27,28 @@ import org.springframework.stereotype.Component;
 class FindAndModifier {
     private final CollectionCatalog catalog;
     private final DocumentStore store;
-    private final LockedMatches matches;
-    private final QueryRunner queries;
+    private final FirstMatchInOrder firstMatch;
     private final DocumentUpdater updater;
 
-    FindAndModifier(CollectionCatalog catalog, DocumentStore store, LockedMatches matches, QueryRunner queries,
-            DocumentUpdater updater) {
+    FindAndModifier(CollectionCatalog catalog, DocumentStore store, FirstMatchInOrder firstMatch, DocumentUpdater updater) {
         this.catalog = catalog;
         this.store = store;
-        this.matches = matches;
-        this.queries = queries;
+        this.firstMatch = firstMatch;
         this.updater = updater;
     }
 
     /**
      * What to do.
      *
+     * @param filterSpec the query as given, for the planner
      * @param filter the query
+     * @param hint the index to read through ({@link dev.shardstore.shard.plan.QueryPlanner}); null for none
      * @param sort which match comes first; null for {@code _id} order
      * @param update the update; null to remove
      * @param returnNew return the post-image rather than the pre-image
      * @param upsert insert when nothing matches
      */
-    record Request(Filter filter, @Nullable Sort sort, @Nullable Update update, boolean returnNew, boolean upsert) {}
+    record Request(BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, @Nullable Sort sort, @Nullable Update update, boolean returnNew, boolean upsert) {}
 
     /**
      * What happened.
@@ -75,38 +70,19 @@ class FindAndModifier {
         }
         CollectionInfo collection = found.get();
         while (true) {
-            Optional<BsonDocument> first = firstMatch(collection, request);
-            if (first.isPresent()) {
-                Optional<Outcome> done = modifyLocked(collection, first.get().get("_id"), request);
-                if (done.isPresent()) {
-                    return done.get();
-                }
-            } else if (!request.upsert()) {
+            AtomicReference<Outcome> outcome = new AtomicReference<>();
+            if (firstMatch.write(collection, request.filterSpec(), request.filter(), request.hint(), request.sort(), match ->
+                    outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request)))) {
+                return outcome.get();
+            }
+            if (!request.upsert()) {
                 return new Outcome(null, 0, false, null);
-            } else {
-                BsonDocument inserted = request.update().applyForUpsert(Update.seedFromEqualities(request.filter().equalities()));
-                if (updater.insertUpserted(collection, inserted)) {
-                    return new Outcome(request.returnNew() ? inserted : null, 1, false, inserted.get("_id"));
-                }
+            }
+            BsonDocument inserted = request.update().applyForUpsert(Update.seedFromEqualities(request.filter().equalities()));
+            if (updater.insertUpserted(collection, inserted)) {
+                return new Outcome(request.returnNew() ? inserted : null, 1, false, inserted.get("_id"));
             }
         }
-    }
-
-    private Optional<BsonDocument> firstMatch(CollectionInfo collection, Request request) {
-        Batch batch = queries.find(collection, new FindQuery(request.filter(), request.sort(), null, 0, 1), 1).next(1);
-        return batch.documents().stream().findFirst();
-    }
-
-    /** Removes or updates the document with {@code id} if it still matches; empty when it no longer does. */
-    private Optional<Outcome> modifyLocked(CollectionInfo collection, BsonValue id, Request request) {
-        Filter locked = Filter.and(Filter.parse(new BsonDocument("_id", id)), request.filter());
-        AtomicReference<Outcome> outcome = new AtomicReference<>();
-        matches.forEach(collection, locked, true, page -> {
-            Match match = page.get(0);
-            outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request, locked));
-            return false;
-        });
-        return Optional.ofNullable(outcome.get());
     }
 
     private Outcome remove(CollectionInfo collection, Match match) {
@@ -114,9 +90,9 @@ class FindAndModifier {
         return new Outcome(match.document(), 1, false, null);
     }
 
-    private Outcome update(CollectionInfo collection, Match match, Request request, Filter filter) {
+    private Outcome update(CollectionInfo collection, Match match, Request request) {
         BsonDocument before = match.document();
-        BsonDocument after = request.update().apply(before, filter.matchedPosition(before));
+        BsonDocument after = request.update().apply(before, request.filter().matchedPosition(before));
         if (Update.changes(before, after)) {
             OperationShardingState.checkUpdate(collection.namespace().full(), after);
             store.replace(collection, List.of(new DocumentStore.Replacement(match.stored(),

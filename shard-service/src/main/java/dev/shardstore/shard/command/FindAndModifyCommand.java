@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -7,6 +8,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
+import dev.shardstore.engine.query.Update;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Set;
 import org.bson.BsonBoolean;
@@ -23,7 +25,9 @@ import org.springframework.stereotype.Component;
  * ok: 1}}. Removes or updates the first document matching {@code query} in {@code sort} order ({@code _id}
  * order without one) and returns it, before the update or, with {@code new}, after it, projected by
  * {@code fields}; {@code value} is null when nothing matched (or an upsert inserted and {@code new} is false).
- * {@code update} is an operator document or a replacement; with {@code upsert} and no match the update applied to
+ * {@code update} is an operator document, a replacement or a pipeline; {@code let} defines the variables of
+ * {@code query}'s {@code $expr} and of the pipeline; {@code hint} picks the index the first match is read through;
+ * with {@code upsert} and no match the update applied to
  * the query's equalities is inserted. {@code lastErrorObject} holds {@code n} (0 or 1) and, for updates,
  * {@code updatedExisting} and the {@code upserted} {@code _id}. See {@link FindAndModifier}.
  *
@@ -70,10 +74,11 @@ public class FindAndModifyCommand extends ShardCommand {
         requireConsistent(remove, update != null, returnNew, upsert);
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument fields = args.optionalDocument(command, "fields", "fields");
-        FindAndModifier.Request request = new FindAndModifier.Request(
-                Filter.parse(args.optionalDocument(command, "query", "query")),
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
+        BsonDocument query = args.optionalDocument(command, "query", "query");
+        FindAndModifier.Request request = new FindAndModifier.Request(query, Filter.parse(query, variables), command.get("hint"),
                 sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
-                update == null ? null : DocumentUpdater.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters")),
+                update == null ? null : Update.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters"), variables),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
         FindAndModifier.Outcome outcome = modifier.run(ns, request);

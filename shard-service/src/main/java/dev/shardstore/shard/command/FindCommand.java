@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -21,7 +22,7 @@ import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code find}: {@code {find: <coll>, filter?, sort?, projection?, skip?, limit? (0 = none),
+ * MongoDB's {@code find}: {@code {find: <coll>, filter? ($expr seeing let), let?, sort?, projection?, skip?, limit? (0 = none),
  * batchSize? (default 101), singleBatch? (default false)}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
  * The cursor id is 0 when the first batch holds everything (or {@code singleBatch} is set); otherwise
  * the rest comes from getMore. A missing collection yields an empty, closed cursor.
@@ -58,7 +59,7 @@ public class FindCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "filter", "filter");
-        Filter filter = Filter.parse(filterSpec);
+        Filter filter = Filter.parse(filterSpec, CommandVariables.parse(command.get("let"), "let"));
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
         FindQuery query = new FindQuery(filter,

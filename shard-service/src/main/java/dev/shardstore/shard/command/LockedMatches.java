@@ -15,6 +15,8 @@ import dev.shardstore.shard.versioning.OperationShardingState;
 import dev.shardstore.shard.plan.Plan;
 import dev.shardstore.shard.plan.QueryPlanner;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -40,13 +42,14 @@ class LockedMatches {
     }
 
     /**
-     * {@link #forEach(CollectionInfo, Filter, boolean, PageWrite)} planned on {@code filterSpec}: when an
-     * index bounds it, candidates come from an index scan (read without locks, a page of matches at a
+     * {@link #forEach(CollectionInfo, Filter, boolean, PageWrite)} planned on {@code filterSpec} and the statement's
+     * {@code hint} (null for none; see {@link QueryPlanner}): when an index bounds it, candidates come from an index scan (read without locks, a page of matches at a
      * time), then each page's documents are locked by {@code _id} and the filter checked again on the
      * locked versions. Documents a write moves further along the index are not visited twice.
      */
-    void forEach(CollectionInfo collection, BsonDocument filterSpec, Filter filter, boolean justOne, PageWrite write) {
-        Plan plan = planner.plan(collection, filterSpec, filter, null);
+    void forEach(CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, boolean justOne,
+            PageWrite write) {
+        Plan plan = planner.plan(collection, filterSpec, filter, hint);
         if (!(plan instanceof Plan.IndexScan)) {
             forEach(collection, filter, justOne, write);
             return;

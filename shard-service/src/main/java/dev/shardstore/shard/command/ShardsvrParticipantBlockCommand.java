@@ -12,7 +12,6 @@ import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.shard.versioning.CriticalSection;
 import dev.shardstore.shard.versioning.CriticalSectionPhase;
-import java.util.Arrays;
 import java.util.Optional;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -83,8 +82,7 @@ public class ShardsvrParticipantBlockCommand extends ShardCommand {
             CollectionFilteringInfo info = state.refresh(ns.full());
             return Replies.ok(new BsonDocument("sharded", BsonBoolean.valueOf(info.sharded())));
         }
-        CriticalSectionPhase phase = Arrays.stream(CriticalSectionPhase.values()).filter(p -> p.blockType().equals(blockType))
-                .findFirst().orElseThrow(() -> new CommandException(ErrorCode.BadValue,
+        CriticalSectionPhase phase = CriticalSectionPhase.ofBlockType(blockType).orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                         "'blockType' must be \"Writes\", \"ReadsAndWrites\" or \"Unblock\", not \"" + blockType + "\""));
         migrations.blockMigrations(ns, MIGRATION_WAIT, () -> {
             runtime.enterCriticalSection(ns, phase, reason, null);

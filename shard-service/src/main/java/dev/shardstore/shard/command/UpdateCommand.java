@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.namespace.Namespace;
@@ -14,8 +15,11 @@ import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?, arrayFilters?}, ...], ordered?}}
- * → {@code {n, nModified, upserted?: [{index, _id}], writeErrors?, ok: 1}}. {@code n} counts matched
+ * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?, arrayFilters?, c?, sort?}, ...],
+ * ordered?, let?}} → {@code {n, nModified, upserted?: [{index, _id}], writeErrors?, ok: 1}}. {@code u} is a
+ * replacement, an operator document or a pipeline; {@code let} defines variables for every statement's
+ * {@code $expr} and pipeline, {@code c} constants for one statement's pipeline; {@code sort} picks which document a
+ * single-document statement updates (refused with {@code multi: true}). {@code n} counts matched
  * and upserted documents. A malformed statement (not a document, {@code q} or {@code u} missing) fails
  * the command with an error naming it ({@code updates.2.q}); a statement that fails when run is a
  * write error, and an ordered batch stops there. See {@link DocumentUpdater}.
@@ -53,10 +57,15 @@ public class UpdateCommand extends ShardCommand {
                     args.required(entry, "u", path + ".u"),
                     args.optionalBoolean(entry, "upsert", path + ".upsert", false),
                     args.optionalBoolean(entry, "multi", path + ".multi", false),
-                    arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters")));
+                    arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters"),
+                    entry.get("c"),
+                    entry.get("hint"),
+                    entry.containsKey("sort") && !entry.isNull("sort") ? args.document(entry.get("sort"), path + ".sort") : null));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        return WriteResult.ofStatements(statements.size(), ordered, i -> updater.update(ns, statements.get(i))).toUpdateReply();
+        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
+        return WriteResult.ofStatements(statements.size(), ordered,
+                i -> updater.update(ns, statements.get(i), variables, "updates." + i)).toUpdateReply();
     }
 
     /**

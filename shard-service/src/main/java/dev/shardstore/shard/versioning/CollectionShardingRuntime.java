@@ -42,7 +42,16 @@ import org.springframework.stereotype.Component;
  *   <li>the version check: {@link #run} checks {@code databaseVersion} and {@code shardVersion} while it holds the
  *       lock, then runs the command with the accepted filtering metadata ({@link OperationShardingState}).</li>
  * </ul>
- * The lock is never held while waiting for a section or while refreshing metadata from the config service: the
+ * The same holds one level up, per database (MongoDB's {@code DatabaseShardingState} with its database lock and
+ * critical section, which movePrimary takes): a command whose placement the database version decides — it carries
+ * {@code databaseVersion} and no sharded {@code shardVersion}, so it is about an unsharded collection or the database
+ * itself — holds the database lock shared (before the collection lock) while both versions are checked, and waits
+ * while the database's section blocks its access (a database-level command such as listCollections counts as a read).
+ * Entering a database's section takes that lock exclusively, so it drains those commands. Commands on sharded
+ * collections, which carry their chunk version, are not blocked by it: their data does not move with the primary.
+ * A wait for a database's section that outlasts the timeout is StaleDbVersion.
+ *
+ * <p>The lock is never held while waiting for a section or while refreshing metadata from the config service: the
  * command releases it, waits or refreshes, re-acquires and checks again. A command waits for a section at most
  * {@code shardstore.shard.critical-section-timeout}, then gets StaleConfig; after one refresh a version still
  * different is StaleConfig (or StaleDbVersion). Exiting a section marks the namespace's metadata stale before it
@@ -59,6 +68,8 @@ public class CollectionShardingRuntime {
     private static final Logger log = LoggerFactory.getLogger(CollectionShardingRuntime.class);
 
     private final ConcurrentMap<String, NamespaceRuntime> namespaces = new ConcurrentHashMap<>();
+    /** Per database: its lock and its section (movePrimary's). */
+    private final ConcurrentMap<String, NamespaceRuntime> databaseRuntimes = new ConcurrentHashMap<>();
     private final CollectionShardingState collections;
     private final DatabaseShardingState databases;
     private final ShardVersionCheck shardVersionCheck;
@@ -97,20 +108,30 @@ public class CollectionShardingRuntime {
         Optional<ChunkVersion> shardVersion = checkVersions && namespace != null
                 ? ShardVersionCheck.receivedVersion(command) : Optional.empty();
         NamespaceRuntime runtime = namespace == null || access == CollectionAccess.NONE ? null : runtime(namespace.full());
+        boolean placedByDatabase = dbVersion.isPresent() && shardVersion.map(ChunkVersion.UNSHARDED::equals).orElse(true);
+        NamespaceRuntime database = placedByDatabase ? databaseRuntime(db) : null;
+        CollectionAccess databaseAccess = access == CollectionAccess.NONE ? CollectionAccess.READ : access;
         long deadline = System.nanoTime() + waitTimeout.toNanos();
         DatabaseFilteringInfo dbRefreshed = null;
         CollectionFilteringInfo collectionRefreshed = null;
         while (true) {
+            Lock databaseLock = database == null ? null : database.lock.readLock();
             Lock lock = runtime == null ? null : runtime.lock(access);
             Held blocking = null;
             boolean refreshDatabase = false;
             boolean refreshCollection = false;
+            if (databaseLock != null) {
+                databaseLock.lock();
+            }
             if (lock != null) {
                 lock.lock();
             }
             try {
+                Held databaseHeld = database == null ? null : database.section;
                 Held held = runtime == null ? null : runtime.section;
-                if (shardVersion.isPresent() && held != null && held.section.phase().blocks(access)) {
+                if (databaseHeld != null && databaseHeld.section.phase().blocks(databaseAccess)) {
+                    blocking = databaseHeld;
+                } else if (shardVersion.isPresent() && held != null && held.section.phase().blocks(access)) {
                     blocking = held;
                 } else if (dbVersion.isPresent() && !databaseVersionCheck.decide(db, dbVersion.get(), dbRefreshed)) {
                     refreshDatabase = true;
@@ -130,10 +151,14 @@ public class CollectionShardingRuntime {
                 if (lock != null) {
                     lock.unlock();
                 }
+                if (databaseLock != null) {
+                    databaseLock.unlock();
+                }
             }
             if (blocking != null) {
                 if (!blocking.awaitRelease(deadline)) {
-                    throw shardVersionCheck.stale(namespace.full(), shardVersion.get(), null);
+                    throw blocking.section.database() ? databaseVersionCheck.staleInCriticalSection(db, dbVersion.get())
+                            : shardVersionCheck.stale(namespace.full(), shardVersion.get(), null);
                 }
                 dbRefreshed = null; // what was loaded before the section may be what it changed
                 collectionRefreshed = null;
@@ -166,17 +191,75 @@ public class CollectionShardingRuntime {
      * @throws CommandException ConflictingOperationInProgress (117) when the section is held for another reason
      */
     public void enterCriticalSection(Namespace namespace, CriticalSectionPhase phase, BsonDocument reason, @Nullable Duration expiry) {
-        NamespaceRuntime runtime = runtime(namespace.full());
+        enter(runtime(namespace.full()), namespace.full(), "collection", phase, reason, expiry);
+    }
+
+    /**
+     * Leaves {@code namespace}'s critical section if it is held for {@code reason}: removes it from the table, marks
+     * the namespace's filtering metadata stale, then lets the waiting commands re-check.
+     *
+     * @return false when no section was held for {@code reason} (none, or another operation's: left alone)
+     */
+    public boolean exitCriticalSection(Namespace namespace, BsonDocument reason) {
+        return exit(runtime(namespace.full()), reason);
+    }
+
+    /**
+     * Enters {@code phase} of database {@code db}'s critical section for {@code reason} (movePrimary's on the old
+     * primary; see the class comment for what it blocks): waits for the commands holding the database lock, persists
+     * the section (held until exited, across restarts). Idempotent as {@link #enterCriticalSection}.
+     *
+     * @throws CommandException ConflictingOperationInProgress (117) when the section is held for another reason
+     */
+    public void enterDatabaseCriticalSection(String db, CriticalSectionPhase phase, BsonDocument reason) {
+        enter(databaseRuntime(db), db, "database", phase, reason, null);
+    }
+
+    /**
+     * Leaves database {@code db}'s critical section if it is held for {@code reason}: removes it from the table,
+     * forgets the cached database version (so the commands that waited refresh it before they are served or refused),
+     * then lets them re-check.
+     *
+     * @return false when no section was held for {@code reason}
+     */
+    public boolean exitDatabaseCriticalSection(String db, BsonDocument reason) {
+        return exit(databaseRuntime(db), reason);
+    }
+
+    /** Database {@code db}'s critical section, if one is held. */
+    public Optional<CriticalSection> databaseCriticalSection(String db) {
+        return section(databaseRuntimes.get(db));
+    }
+
+    /** {@code namespace}'s critical section, if one is held. */
+    public Optional<CriticalSection> criticalSection(Namespace namespace) {
+        return section(namespaces.get(namespace.full()));
+    }
+
+    /** Every critical section held, databases' and collections', by namespace (for the {@code shardingState} endpoint). */
+    public List<CriticalSection> criticalSections() {
+        return java.util.stream.Stream.concat(databaseRuntimes.values().stream(), namespaces.values().stream())
+                .map(r -> r.section).filter(Objects::nonNull).map(h -> h.section)
+                .sorted(java.util.Comparator.comparing(CriticalSection::namespace)).toList();
+    }
+
+    private static Optional<CriticalSection> section(@Nullable NamespaceRuntime runtime) {
+        Held held = runtime == null ? null : runtime.section;
+        return held == null ? Optional.empty() : Optional.of(held.section);
+    }
+
+    private void enter(NamespaceRuntime runtime, String key, String kind, CriticalSectionPhase phase, BsonDocument reason,
+            @Nullable Duration expiry) {
         holding(runtime.lock.writeLock(), () -> {
             synchronized (runtime) {
                 Held held = runtime.section;
                 if (held != null && !held.section.heldFor(reason)) {
-                    throw new CommandException(ErrorCode.ConflictingOperationInProgress, "collection " + namespace
+                    throw new CommandException(ErrorCode.ConflictingOperationInProgress, kind + " " + key
                             + " is in a critical section for " + held.section.reason().toJson() + ", not for " + reason.toJson());
                 }
                 if (held == null) {
                     Instant expiresAt = expiry == null ? null : Instant.now().plus(expiry);
-                    runtime.section = hold(new CriticalSection(namespace.full(), phase, reason, expiresAt));
+                    runtime.section = hold(new CriticalSection(key, phase, reason, expiresAt));
                 } else if (held.section.phase() != CriticalSectionPhase.COMMIT && phase == CriticalSectionPhase.COMMIT) {
                     held.section = held.section.withPhase(phase);
                 } else {
@@ -188,29 +271,9 @@ public class CollectionShardingRuntime {
         });
     }
 
-    /**
-     * Leaves {@code namespace}'s critical section if it is held for {@code reason}: removes it from the table, marks
-     * the namespace's filtering metadata stale, then lets the waiting commands re-check.
-     *
-     * @return false when no section was held for {@code reason} (none, or another operation's: left alone)
-     */
-    public boolean exitCriticalSection(Namespace namespace, BsonDocument reason) {
-        NamespaceRuntime runtime = runtime(namespace.full());
+    private boolean exit(NamespaceRuntime runtime, BsonDocument reason) {
         Held held = runtime.section;
         return held != null && held.section.heldFor(reason) && release(runtime, held);
-    }
-
-    /** {@code namespace}'s critical section, if one is held. */
-    public Optional<CriticalSection> criticalSection(Namespace namespace) {
-        NamespaceRuntime runtime = namespaces.get(namespace.full());
-        Held held = runtime == null ? null : runtime.section;
-        return held == null ? Optional.empty() : Optional.of(held.section);
-    }
-
-    /** Every critical section held, by namespace (for the {@code shardingState} endpoint). */
-    public List<CriticalSection> criticalSections() {
-        return namespaces.values().stream().map(r -> r.section).filter(Objects::nonNull).map(h -> h.section)
-                .sorted(java.util.Comparator.comparing(CriticalSection::namespace)).toList();
     }
 
     private void restore() {
@@ -219,7 +282,7 @@ public class CollectionShardingRuntime {
                 store.delete(section.namespace());
                 continue;
             }
-            runtime(section.namespace()).section = hold(section);
+            runtimeOf(section).section = hold(section);
             log.info("restored the critical section of {} ({}, for {})", section.namespace(), section.phase(), section.reason().toJson());
         }
     }
@@ -231,7 +294,7 @@ public class CollectionShardingRuntime {
             long delay = Math.max(0, Duration.between(Instant.now(), section.expiresAt()).toMillis());
             Executor later = CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS);
             later.execute(() -> {
-                NamespaceRuntime runtime = runtime(section.namespace());
+                NamespaceRuntime runtime = runtimeOf(section);
                 if (runtime.section == held && release(runtime, held)) {
                     log.warn("the critical section of {} for {} expired: nobody exited it", section.namespace(), section.reason().toJson());
                 }
@@ -242,7 +305,11 @@ public class CollectionShardingRuntime {
 
     private boolean release(NamespaceRuntime runtime, Held held) {
         // stale first: a command that finds no section must not be served by the metadata the section's operation changed
-        collections.markStale(held.section.namespace());
+        if (held.section.database()) {
+            databases.invalidate(held.section.namespace());
+        } else {
+            collections.markStale(held.section.namespace());
+        }
         synchronized (runtime) {
             if (runtime.section != held) {
                 return false;
@@ -258,6 +325,14 @@ public class CollectionShardingRuntime {
         return namespaces.computeIfAbsent(namespace, ns -> new NamespaceRuntime());
     }
 
+    private NamespaceRuntime databaseRuntime(String db) {
+        return databaseRuntimes.computeIfAbsent(db, d -> new NamespaceRuntime());
+    }
+
+    private NamespaceRuntime runtimeOf(CriticalSection section) {
+        return section.database() ? databaseRuntime(section.namespace()) : runtime(section.namespace());
+    }
+
     private static <T> T holding(Lock lock, Supplier<T> action) {
         lock.lock();
         try {
@@ -267,7 +342,7 @@ public class CollectionShardingRuntime {
         }
     }
 
-    /** One namespace: its lock and its section (changed under {@code this}, read under the lock). */
+    /** One namespace or database: its lock and its section (changed under {@code this}, read under the lock). */
     private static final class NamespaceRuntime {
         final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
         volatile @Nullable Held section;

@@ -6,10 +6,12 @@ import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One namespace's critical section as the shard records it (MongoDB's {@code config.collection_critical_sections}
- * document). Immutable; {@code reason} is a private copy.
+ * One collection's or one database's critical section as the shard records it (MongoDB's
+ * {@code config.collection_critical_sections} document, which holds both kinds, keyed by the namespace: a database's
+ * by its bare name). Immutable; {@code reason} is a private copy.
  *
- * @param namespace {@code db.coll}
+ * @param namespace {@code db.coll} for a collection's section, {@code db} for a database's (movePrimary's; database
+ *                  names never contain a dot, so the two cannot be confused)
  * @param phase     what it blocks
  * @param reason    which operation holds it, e.g. {@code {command: "dropCollection", ns: "db.coll"}}; only that
  *                  operation may change its phase or exit it
@@ -26,6 +28,11 @@ public record CriticalSection(String namespace, CriticalSectionPhase phase, Bson
     @Override
     public BsonDocument reason() {
         return reason.clone();
+    }
+
+    /** Whether this is a database's section (it blocks what the database version places: see {@link CollectionShardingRuntime}). */
+    public boolean database() {
+        return namespace.indexOf('.') < 0;
     }
 
     /** Whether {@code other} names the same operation as this section's reason. */

@@ -23,6 +23,11 @@ public enum CriticalSectionPhase {
         return blockType;
     }
 
+    /** The phase a {@code blockType} enters ("Writes" or "ReadsAndWrites"), empty for any other string. */
+    public static java.util.Optional<CriticalSectionPhase> ofBlockType(String blockType) {
+        return java.util.Arrays.stream(values()).filter(p -> p.blockType.equals(blockType)).findFirst();
+    }
+
     /** Whether a versioned command with {@code access} waits in this phase. */
     public boolean blocks(CollectionAccess access) {
         return switch (access) {

@@ -10,7 +10,8 @@ import org.springframework.stereotype.Component;
 /**
  * The shard's persisted critical sections (table {@code critical_sections}, MongoDB's
  * {@code config.collection_critical_sections}), written when a section is entered or changes phase and deleted when
- * it is exited, so that {@link CollectionShardingRuntime} restores them at startup.
+ * it is exited, so that {@link CollectionShardingRuntime} restores them at startup. A database's section (movePrimary) is a
+ * row whose {@code namespace} is the bare database name, as MongoDB keeps both kinds in one collection.
  */
 @Component
 class CriticalSectionStore {

@@ -59,6 +59,18 @@ public class DatabaseVersionCheck {
     }
 
     /**
+     * StaleDbVersion (249) for a command that waited for {@code db}'s critical section longer than the wait timeout:
+     * without {@code vWanted}, since the version the section's operation (movePrimary) commits is not known yet; the
+     * router refreshes and retries.
+     */
+    public CommandException staleInCriticalSection(String db, DatabaseVersion received) {
+        metrics.staleDbVersion();
+        return new CommandException(ErrorCode.StaleDbVersion, "database '" + db + "' is in a critical section (its primary shard"
+                + " is being moved) for longer than this command may wait; received " + received,
+                new BsonDocument("db", new BsonString(db)).append("vReceived", received.toBson()));
+    }
+
+    /**
      * The {@code databaseVersion} a command carries, if any.
      *
      * @throws CommandException TypeMismatch or BadValue for a malformed one

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The filtering metadata of the command running on the current thread (MongoDB's OperationShardingState): set
- * by the command invoker once the shard version check accepted the command, read by the scan paths so that
- * every read and write of the command sees one snapshot. A cursor captures its predicate when it is created, so
+ * by {@link CollectionShardingRuntime} once the shard version check accepted the command under the collection lock,
+ * read by the scan paths so that every read and write of the command sees one snapshot. A cursor captures its predicate when it is created, so
  * its getMores keep that snapshot. Commands without a shard version run without one (no orphan filtering).
  */
 public final class OperationShardingState {

@@ -7,6 +7,7 @@ import java.io.Reader;
 import java.io.StringReader;
 import org.bson.BsonDocument;
 import org.bson.BsonInvalidOperationException;
+import org.bson.BsonRegularExpression;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
 import org.bson.json.JsonMode;
@@ -17,6 +18,11 @@ import org.bson.json.JsonWriterSettings;
 /**
  * MongoDB Extended JSON v2 in and out (DESIGN.md §2): parses canonical or relaxed input with the
  * BSON library's {@link JsonReader}, writes relaxed mode.
+ *
+ * <p>Parsing enforces {@link BsonLimits} before anything recursive runs: text longer than
+ * {@link BsonLimits#MAX_MESSAGE_SIZE} is refused without being read, and the reader counts the nesting as it
+ * goes, so input deeper than {@link BsonLimits#MAX_DEPTH} is refused at the first level too many (the
+ * library's decoder recurses once per level; it never gets deeper than the limit).
  */
 public final class ExtendedJson {
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
@@ -28,11 +34,19 @@ public final class ExtendedJson {
      * Parses one JSON object.
      *
      * @throws CommandException {@code FailedToParse} (9) whose message names the line and column of
-     *                          the first offending character
+     *                          the first offending character; {@code Overflow} (15) for nesting deeper than
+     *                          {@link BsonLimits#MAX_DEPTH}, naming where; {@code BSONObjectTooLarge} (10334) for
+     *                          text longer than {@link BsonLimits#MAX_MESSAGE_SIZE} characters
      */
     public static BsonDocument parse(String json) {
+        if (json.length() > BsonLimits.MAX_MESSAGE_SIZE) {
+            throw new CommandException(ErrorCode.BSONObjectTooLarge,
+                    "JSON of " + json.length() + " characters is over the limit of " + BsonLimits.MAX_MESSAGE_SIZE);
+        }
         try {
-            return CODEC.decode(new JsonReader(json), DecoderContext.builder().build());
+            return CODEC.decode(new DepthLimitedReader(json), DecoderContext.builder().build());
+        } catch (TooDeep e) {
+            throw BsonLimits.tooDeep(BsonLimits.MAX_DEPTH, "JSON at " + locate(json));
         } catch (JsonParseException | BsonInvalidOperationException | IllegalArgumentException e) {
             throw new CommandException(ErrorCode.FailedToParse, "malformed JSON at " + locate(json) + ": " + e.getMessage(), e);
         }
@@ -50,10 +64,85 @@ public final class ExtendedJson {
     private static String locate(String json) {
         PositionReader reader = new PositionReader(new StringReader(json));
         try {
-            CODEC.decode(new JsonReader(reader), DecoderContext.builder().build());
+            CODEC.decode(new DepthLimitedReader(reader), DecoderContext.builder().build());
             return "end of input";
         } catch (RuntimeException e) {
             return reader.describe();
+        }
+    }
+
+    /**
+     * A {@link JsonReader} that counts open objects and arrays and stops at the first one past
+     * {@link BsonLimits#MAX_DEPTH}; the decoder above it recurses once per level, so it never recurses deeper.
+     * It also refuses what JSON can say and BSON cannot: a NUL character in a field name or a regular expression
+     * (both are C strings in BSON, so encoding the document would fail later).
+     */
+    private static final class DepthLimitedReader extends JsonReader {
+        private int depth;
+
+        DepthLimitedReader(String json) {
+            super(json);
+        }
+
+        DepthLimitedReader(Reader json) {
+            super(json);
+        }
+
+        @Override
+        protected void doReadStartDocument() {
+            enter();
+            super.doReadStartDocument();
+        }
+
+        @Override
+        protected void doReadStartArray() {
+            enter();
+            super.doReadStartArray();
+        }
+
+        @Override
+        protected void doReadEndDocument() {
+            depth--;
+            super.doReadEndDocument();
+        }
+
+        @Override
+        protected void doReadEndArray() {
+            depth--;
+            super.doReadEndArray();
+        }
+
+        @Override
+        public String readName() {
+            return noNul(super.readName(), "field name");
+        }
+
+        @Override
+        protected BsonRegularExpression doReadRegularExpression() {
+            BsonRegularExpression regex = super.doReadRegularExpression();
+            noNul(regex.getPattern(), "regular expression");
+            noNul(regex.getOptions(), "regular expression option");
+            return regex;
+        }
+
+        private static String noNul(String text, String what) {
+            if (text.indexOf('\0') >= 0) {
+                throw new JsonParseException("a " + what + " cannot contain a NUL character: '" + text.replace("\0", "\\u0000") + "'");
+            }
+            return text;
+        }
+
+        private void enter() {
+            if (++depth > BsonLimits.MAX_DEPTH) {
+                throw new TooDeep();
+            }
+        }
+    }
+
+    /** Thrown by {@link DepthLimitedReader}; becomes {@code Overflow} with the position once the reader is gone. */
+    private static final class TooDeep extends RuntimeException {
+        TooDeep() {
+            super(null, null, false, false);
         }
     }
 

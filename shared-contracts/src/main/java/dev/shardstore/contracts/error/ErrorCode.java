@@ -23,7 +23,9 @@ public enum ErrorCode {
     TypeMismatch(14, 400),
     Overflow(15, 400),
     InvalidLength(16, 400),
+    ProtocolError(17, 400),
     IllegalOperation(20, 400),
+    InvalidBSON(22, 400),
     AlreadyInitialized(23, 409),
     LockTimeout(24, 409),
     NamespaceNotFound(26, 404),
@@ -61,16 +63,22 @@ public enum ErrorCode {
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
     ChunkRangeCleanupPending(200, 409),
-    NotImplemented(238, 501),
+    QueryFeatureNotAllowed(224, 400),
+    /** A feature or option this server refuses: the caller's to change (HTTP 400), not a server fault. */
+    NotImplemented(238, 400),
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
     ExceededTimeLimit(262, 504),
     WouldChangeOwningShard(283, 400),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
+    UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
     StaleConfig(13388, 503),
-    Location40324(40324, 400);
+    Location40324(40324, 400),
+    Location40415(40415, 400),
+    /** An OP_MSG command without its {@code $db} field. */
+    Location40571(40571, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));

@@ -5,6 +5,7 @@ import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds and reads MongoDB error replies and the RFC 9457 problem body of DESIGN.md §6.
@@ -55,15 +56,22 @@ public final class ErrorReplies {
 
     /**
      * The problem+json body: RFC 9457's {@code type, title, status, detail} plus MongoDB's
-     * {@code ok: 0, errmsg, code, codeName} and the error's extra fields.
+     * {@code ok: 0, errmsg, code, codeName}, the error's extra fields and the request's id.
+     *
+     * @param status    the HTTP status answered (usually {@code e.code().httpStatus()}; HTTP's own for a wrong
+     *                  method or media type)
+     * @param requestId the request's id ({@code requestId}), or null when it has none
      */
-    public static BsonDocument problem(CommandException e) {
+    public static BsonDocument problem(CommandException e, int status, @Nullable String requestId) {
         ErrorCode code = e.code();
         BsonDocument body = new BsonDocument("type", new BsonString(PROBLEM_TYPE_BASE + code.codeName()))
                 .append("title", new BsonString(code.codeName()))
-                .append("status", new BsonInt32(code.httpStatus()))
+                .append("status", new BsonInt32(status))
                 .append("detail", new BsonString(e.getMessage()));
         body.putAll(e.toReply());
+        if (requestId != null) {
+            body.put("requestId", new BsonString(requestId));
+        }
         return body;
     }
 }

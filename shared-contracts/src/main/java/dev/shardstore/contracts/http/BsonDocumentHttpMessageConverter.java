@@ -1,8 +1,10 @@
 package dev.shardstore.contracts.http;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.bson.BsonDocument;
 import org.bson.BsonSerializationException;
@@ -17,7 +19,9 @@ import org.springframework.http.converter.HttpMessageNotReadableException;
  * format) or as Extended JSON ({@code application/json}, {@code application/problem+json}; relaxed on
  * output). BSON bodies are decoded one level deep ({@link BsonBytes#decodeShallow}), so a document
  * that is only stored or passed on is never decoded and re-encoded. Malformed JSON surfaces as the {@code FailedToParse} {@link
- * dev.shardstore.contracts.error.CommandException} naming the position.
+ * dev.shardstore.contracts.error.CommandException} naming the position. Both paths refuse nesting deeper than
+ * {@link BsonLimits#MAX_DEPTH} with {@code Overflow} (15) before anything recursive reads the body (the BSON
+ * bytes are walked iteratively first), so a later full decode of a nested value cannot overflow the stack.
  */
 public final class BsonDocumentHttpMessageConverter extends AbstractHttpMessageConverter<BsonDocument> {
     public static final MediaType APPLICATION_BSON = MediaType.parseMediaType(InternalApi.MEDIA_TYPE_BSON);
@@ -37,6 +41,7 @@ public final class BsonDocumentHttpMessageConverter extends AbstractHttpMessageC
         MediaType type = input.getHeaders().getContentType();
         if (type != null && type.isCompatibleWith(APPLICATION_BSON)) {
             try {
+                BsonLimits.checkDepth(ByteBuffer.wrap(body), BsonLimits.MAX_DEPTH, "BSON body");
                 return BsonBytes.decodeShallow(body);
             } catch (BsonSerializationException e) {
                 throw new HttpMessageNotReadableException("malformed BSON body: " + e.getMessage(), e, input);

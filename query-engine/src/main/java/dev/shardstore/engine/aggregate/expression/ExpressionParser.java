@@ -2,6 +2,7 @@ package dev.shardstore.engine.aggregate.expression;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.query.Paths;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,7 +23,9 @@ import org.bson.BsonValue;
  * <p>Errors: InvalidPipelineOperator (168) {@code "Unrecognized expression '$foo'"}; BadValue (2) for an object
  * mixing an operator with other fields and a {@code "$"} path with an empty component. A variable that is not
  * bound evaluates to missing ({@code $$REMOVE} relies on this); MongoDB rejects unbound names other than
- * {@code REMOVE} when it parses the pipeline (17276), which this parser does not check.
+ * {@code REMOVE} when it parses the pipeline (17276), which this parser does not check. {@code $$NOW} and a
+ * command's {@code let} variables are bound by {@link CommandVariables}; {@code $$CLUSTER_TIME} is refused with
+ * NotImplemented (238) until the cluster's logical clock is exposed.
  */
 public final class ExpressionParser {
     /** The parser with every supported operator. */
@@ -32,7 +35,7 @@ public final class ExpressionParser {
 
     private ExpressionParser() {
         Stream.of(Arithmetic.OPERATORS, Comparisons.OPERATORS, Booleans.OPERATORS, Conditionals.OPERATORS,
-                Strings.OPERATORS, Arrays.OPERATORS, Dates.OPERATORS, Conversions.OPERATORS)
+                Strings.OPERATORS, Arrays.OPERATORS, Dates.OPERATORS, Conversions.OPERATORS, Fields.OPERATORS)
                 .forEach(operators::putAll);
     }
 
@@ -99,12 +102,16 @@ public final class ExpressionParser {
             return variables -> constant;
         }
         boolean variable = text.startsWith("$$");
-        List<String> components = List.of(text.substring(variable ? 2 : 1).split("\\.", -1));
+        List<String> components = Paths.split(text.substring(variable ? 2 : 1));
         if (components.contains("")) {
             throw new CommandException(ErrorCode.BadValue, "FieldPath field names may not be empty strings: '" + text + "'");
         }
         if (!variable) {
             return new FieldPath("CURRENT", components);
+        }
+        if (components.getFirst().equals("CLUSTER_TIME")) {
+            throw new CommandException(ErrorCode.NotImplemented, "$$CLUSTER_TIME is not supported yet: expressions have"
+                    + " no access to the cluster's logical clock");
         }
         return new FieldPath(components.getFirst(), components.subList(1, components.size()));
     }

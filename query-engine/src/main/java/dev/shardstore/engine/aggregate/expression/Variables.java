@@ -1,5 +1,7 @@
 package dev.shardstore.engine.aggregate.expression;
 
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import java.util.HashMap;
 import java.util.Map;
 import org.bson.BsonDocument;
@@ -8,34 +10,61 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The variables an {@link Expression} sees: {@code ROOT} (the document entering the stage), {@code CURRENT}
- * (the same, the base of {@code "$field"} paths) and those bound by {@code $map}/{@code $filter}
- * ({@code this} or the {@code as} name) and {@code $let}-like scopes. Immutable: {@link #with} returns a
- * new scope.
+ * (the same, the base of {@code "$field"} paths), the command's variables ({@link CommandVariables}: {@code NOW}
+ * and its {@code let}) and those bound by {@code $map}/{@code $filter} ({@code this} or the {@code as} name).
+ * Immutable: {@link #with} returns a new scope.
  */
 public final class Variables {
     private final Map<String, BsonValue> values;
+    private final boolean hasDocument;
 
-    private Variables(Map<String, BsonValue> values) {
+    private Variables(Map<String, BsonValue> values, boolean hasDocument) {
         this.values = values;
+        this.hasDocument = hasDocument;
     }
 
-    /** The scope of a stage evaluating {@code root}: {@code $$ROOT} and {@code $$CURRENT} are the document. */
+    /**
+     * The scope of a stage evaluating {@code root} without command variables: {@code $$ROOT} and {@code $$CURRENT}
+     * are the document. Commands use {@link CommandVariables#scope} instead.
+     */
     public static Variables of(BsonDocument root) {
-        Map<String, BsonValue> values = new HashMap<>();
+        return document(Map.of(), root);
+    }
+
+    /** {@code globals} plus {@code ROOT} and {@code CURRENT} bound to {@code root}. */
+    static Variables document(Map<String, BsonValue> globals, BsonDocument root) {
+        Map<String, BsonValue> values = new HashMap<>(globals);
         values.put("ROOT", root);
         values.put("CURRENT", root);
-        return new Variables(values);
+        return new Variables(values, true);
+    }
+
+    /**
+     * A scope with no document, where reading {@code $$ROOT}, {@code $$CURRENT} or a field path fails: the scope a
+     * command's {@code let} values are evaluated in, before any document is read.
+     */
+    static Variables documentless(Map<String, BsonValue> globals) {
+        return new Variables(Map.copyOf(globals), false);
     }
 
     /** This scope with {@code name} bound to {@code value} (shadowing an outer binding). */
     public Variables with(String name, BsonValue value) {
         Map<String, BsonValue> copy = new HashMap<>(values);
         copy.put(name, value);
-        return new Variables(copy);
+        return new Variables(copy, hasDocument);
     }
 
-    /** The value of {@code name}, or null when it is not bound. */
+    /**
+     * The value of {@code name}, or null when it is not bound.
+     *
+     * @throws CommandException BadValue (2) for {@code ROOT} or {@code CURRENT} in a {@link #documentless} scope
+     *     (4890500 in MongoDB)
+     */
     @Nullable BsonValue get(String name) {
+        if (!hasDocument && (name.equals("ROOT") || name.equals("CURRENT"))) {
+            throw new CommandException(ErrorCode.BadValue, "Command let Expression tried to access a field, but this is"
+                    + " not allowed because command let expressions run before the query examines any documents.");
+        }
         return values.get(name);
     }
 }

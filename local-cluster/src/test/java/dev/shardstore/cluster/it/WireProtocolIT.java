@@ -1,0 +1,364 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Indexes;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.result.DeleteResult;
+import com.mongodb.client.result.UpdateResult;
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.data.annotation.Id;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * The router's MongoDB wire protocol end to end (2 shards, 1 router, ports offset by 1500): the official Java sync
+ * driver runs the sharding admin commands and every CRUD helper an application uses against a sharded collection,
+ * each result compared with what the REST endpoint answers for the same data; Spring Data MongoDB's
+ * {@link MongoTemplate} does a Spring Boot user's first round trip; a client that asks for zlib compression reads
+ * through OP_COMPRESSED; and mongosh, installed from npm into
+ * {@code target/mongosh}, runs a script.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WireProtocolIT {
+    private static final List<String> COUNTRIES = List.of("BR", "DE", "FR", "JP", "US");
+    private static final int CITIES = 600;
+
+    private static LocalCluster cluster;
+    private static MongoClient client;
+    private static RouterClient rest;
+    private static MongoCollection<BsonDocument> cities;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path home = Files.createTempDirectory("shardstore-wire-it-");
+        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
+                .withHome(home).withShards(2).withRouters(1).withPortOffset(1500), line -> System.out.println("[cluster] " + line));
+        rest = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
+        client = MongoClients.create(cluster.connectionString(1) + "/?appName=WireProtocolIT");
+        cities = client.getDatabase("wire").getCollection("cities", BsonDocument.class);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (client != null) {
+            client.close();
+        }
+        if (cluster != null) {
+            cluster.stop();
+        }
+    }
+
+    private static BsonDocument city(int i) {
+        return new BsonDocument("_id", new BsonInt32(i))
+                .append("name", new BsonString("city" + String.format("%04d", (i * 7919) % CITIES)))
+                .append("country", new BsonString(COUNTRIES.get(i % COUNTRIES.size())))
+                .append("population", new BsonInt32(1000 + (i * 104_729) % 90_000));
+    }
+
+    /** A document as REST renders it (relaxed Extended JSON), so both front ends compare with the same number types. */
+    private static BsonDocument asJson(BsonDocument doc) {
+        return ExtendedJson.parse(ExtendedJson.toJson(doc));
+    }
+
+    private static List<BsonDocument> asJson(List<BsonDocument> docs) {
+        return docs.stream().map(WireProtocolIT::asJson).toList();
+    }
+
+    private static BsonDocument restOk(String db, String json) {
+        return RouterClient.requireOk(json, rest.run(db, ExtendedJson.parse(json)));
+    }
+
+    /** Every document of a REST cursor reply, through REST getMores. */
+    private static List<BsonDocument> restDrain(String db, String collection, BsonDocument reply) {
+        List<BsonDocument> out = new ArrayList<>();
+        BsonDocument cursor = reply.getDocument("cursor");
+        cursor.getArray("firstBatch").forEach(v -> out.add(v.asDocument()));
+        long id = cursor.getNumber("id").longValue();
+        while (id != 0) {
+            cursor = RouterClient.requireOk("getMore", rest.run(db, new BsonDocument("getMore", new BsonInt64(id))
+                    .append("collection", new BsonString(collection)))).getDocument("cursor");
+            cursor.getArray("nextBatch").forEach(v -> out.add(v.asDocument()));
+            id = cursor.getNumber("id").longValue();
+        }
+        return out;
+    }
+
+    private static List<BsonDocument> restFind(String json) {
+        return restDrain("wire", "cities", restOk("wire", json));
+    }
+
+    @Test
+    @Order(1)
+    void shardingAdminCommandsRunThroughRunCommand() {
+        MongoDatabase admin = client.getDatabase("admin");
+        Document shards = admin.runCommand(new Document("listShards", 1));
+        assertThat(shards.getList("shards", Document.class)).extracting(s -> s.getString("_id")).containsExactlyInAnyOrder("shard1", "shard2");
+
+        // the cities on a hashed _id: chunks on both shards from the start
+        Document sharded = admin.runCommand(new Document("shardCollection", "wire.cities").append("key", new Document("_id", "hashed")));
+        assertThat(sharded.getString("collectionsharded")).isEqualTo("wire.cities");
+        assertThat(chunksOf("wire.cities")).extracting(c -> c.getString("shard").getValue()).contains("shard1", "shard2");
+
+        // a ranged collection split in two
+        admin.runCommand(new Document("shardCollection", "wire.ranged").append("key", new Document("country", 1)));
+        Document split = admin.runCommand(new Document("split", "wire.ranged").append("middle", new Document("country", "FR")));
+        assertThat(split.get("ok", Number.class).doubleValue()).isEqualTo(1.0);
+        assertThat(chunksOf("wire.ranged")).extracting(c -> c.getDocument("min").toJson()).contains("{\"country\": \"FR\"}");
+        assertThat(chunksOf("wire.ranged")).hasSize(2);
+
+        assertThat(asJson(new BsonDocument("shards", BsonDocument.parse(shards.toJson()).get("shards"))))
+                .isEqualTo(asJson(new BsonDocument("shards", restOk("admin", "{\"listShards\": 1}").get("shards"))));
+    }
+
+    private static List<BsonDocument> chunksOf(String ns) {
+        BsonDocument collection = client.getDatabase("config").getCollection("collections", BsonDocument.class).find(Filters.eq("_id", ns)).first();
+        assertThat(collection).as(ns).isNotNull();
+        return client.getDatabase("config").getCollection("chunks", BsonDocument.class).find(Filters.eq("uuid", collection.get("uuid")))
+                .into(new ArrayList<>());
+    }
+
+    @Test
+    @Order(2)
+    void insertManyAndFindWithFilterSortProjectionAndBatchSizeAcrossGetMores() {
+        List<BsonDocument> docs = new ArrayList<>();
+        for (int i = 0; i < CITIES; i++) {
+            docs.add(city(i));
+        }
+        assertThat(cities.insertMany(docs).getInsertedIds()).hasSize(CITIES);
+        assertThat(cities.countDocuments()).isEqualTo(CITIES);
+
+        List<BsonDocument> viaDriver = cities.find(Filters.and(Filters.in("country", "FR", "US", "BR"), Filters.gte("population", 20_000)))
+                .sort(new BsonDocument("population", new BsonInt32(-1)).append("_id", new BsonInt32(1)))
+                .projection(new BsonDocument("name", new BsonInt32(1)).append("population", new BsonInt32(1)))
+                .batchSize(7).into(new ArrayList<>());
+        List<BsonDocument> expected = docs.stream()
+                .filter(d -> List.of("FR", "US", "BR").contains(d.getString("country").getValue()) && d.getInt32("population").getValue() >= 20_000)
+                .sorted(Comparator.comparingInt((BsonDocument d) -> -d.getInt32("population").getValue()).thenComparingInt(d -> d.getInt32("_id").getValue()))
+                .map(d -> new BsonDocument("_id", d.get("_id")).append("name", d.get("name")).append("population", d.get("population")))
+                .toList();
+        assertThat(viaDriver).hasSizeGreaterThan(7 * 3).isEqualTo(expected);
+        try (MongoClient compressing = MongoClients.create(cluster.connectionString(1) + "/?compressors=zlib")) {
+            assertThat(compressing.getDatabase("wire").getCollection("cities", BsonDocument.class)
+                    .find(Filters.in("country", "FR", "US", "BR")).batchSize(50).into(new ArrayList<>()))
+                    .as("OP_COMPRESSED (zlib) both ways").hasSize(CITIES * 3 / COUNTRIES.size());
+        }
+        assertThat(asJson(viaDriver)).isEqualTo(restFind("{\"find\": \"cities\", \"filter\": {\"country\": {\"$in\": [\"FR\", \"US\", \"BR\"]},"
+                + " \"population\": {\"$gte\": 20000}}, \"sort\": {\"population\": -1, \"_id\": 1}, \"projection\": {\"name\": 1, \"population\": 1},"
+                + " \"batchSize\": 7}"));
+    }
+
+    @Test
+    @Order(3)
+    void updatesReplaceAndDeleteAgreeWithRest() {
+        UpdateResult one = cities.updateOne(Filters.and(Filters.eq("country", "FR"), Filters.eq("_id", 2)), Updates.set("capital", true));
+        assertThat(one.getMatchedCount()).isEqualTo(1);
+        assertThat(one.getModifiedCount()).isEqualTo(1);
+
+        UpdateResult many = cities.updateMany(Filters.eq("country", "JP"), Updates.inc("population", 1));
+        assertThat(many.getMatchedCount()).isEqualTo(CITIES / COUNTRIES.size());
+        assertThat(many.getModifiedCount()).isEqualTo(CITIES / COUNTRIES.size());
+
+        UpdateResult replaced = cities.replaceOne(Filters.and(Filters.eq("country", "DE"), Filters.eq("_id", 1)),
+                new BsonDocument("_id", new BsonInt32(1)).append("name", new BsonString("Berlin")).append("country", new BsonString("DE"))
+                        .append("population", new BsonInt32(3_700_000)));
+        assertThat(replaced.getModifiedCount()).isEqualTo(1);
+
+        DeleteResult deleted = cities.deleteMany(Filters.and(Filters.eq("country", "BR"), Filters.lt("population", 30_000)));
+        long expectedDeleted = java.util.stream.IntStream.range(0, CITIES).mapToObj(WireProtocolIT::city)
+                .filter(d -> d.getString("country").getValue().equals("BR") && d.getInt32("population").getValue() < 30_000).count();
+        assertThat(deleted.getDeletedCount()).isEqualTo(expectedDeleted).isPositive();
+
+        assertThat(cities.find(Filters.eq("_id", 1)).first()).isEqualTo(BsonDocument.parse(
+                "{_id: 1, name: 'Berlin', country: 'DE', population: 3700000}"));
+        assertThat(cities.find(Filters.eq("_id", 2)).first().getBoolean("capital").getValue()).isTrue();
+        List<BsonDocument> all = cities.find().sort(new BsonDocument("_id", new BsonInt32(1))).into(new ArrayList<>());
+        assertThat(all).hasSize((int) (CITIES - expectedDeleted));
+        assertThat(asJson(all)).isEqualTo(restFind("{\"find\": \"cities\", \"sort\": {\"_id\": 1}}"));
+    }
+
+    @Test
+    @Order(4)
+    void countDistinctAggregateAndFindOneAndUpdateAgreeWithRest() {
+        long fr = cities.countDocuments(Filters.eq("country", "FR"));
+        assertThat(fr).isEqualTo(CITIES / COUNTRIES.size());
+        assertThat(fr).isEqualTo(restFind("{\"aggregate\": \"cities\", \"pipeline\": [{\"$match\": {\"country\": \"FR\"}},"
+                + " {\"$group\": {\"_id\": 1, \"n\": {\"$sum\": 1}}}], \"cursor\": {}}").getFirst().getNumber("n").longValue());
+
+        List<String> countries = cities.distinct("country", BsonString.class).map(BsonString::getValue).into(new ArrayList<>());
+        assertThat(countries).containsExactlyInAnyOrderElementsOf(COUNTRIES);
+        assertThat(new BsonArray(countries.stream().sorted().<BsonValue>map(BsonString::new).toList()))
+                .isEqualTo(new BsonArray(restOk("wire", "{\"distinct\": \"cities\", \"key\": \"country\"}").getArray("values").stream()
+                        .sorted(Comparator.comparing(v -> v.asString().getValue())).toList()));
+
+        String pipeline = "[{\"$match\": {\"population\": {\"$gt\": 10000}}}, {\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1},"
+                + " \"top\": {\"$max\": \"$population\"}}}, {\"$sort\": {\"_id\": 1}}]";
+        List<BsonDocument> viaDriver = cities.aggregate(BsonArray.parse(pipeline).stream().map(BsonValue::asDocument).toList())
+                .batchSize(2).into(new ArrayList<>());
+        assertThat(viaDriver).extracting(d -> d.getString("_id").getValue()).containsExactlyElementsOf(COUNTRIES);
+        assertThat(asJson(viaDriver)).isEqualTo(restFind("{\"aggregate\": \"cities\", \"pipeline\": " + pipeline + ", \"cursor\": {}}"));
+
+        BsonDocument after = cities.findOneAndUpdate(Filters.and(Filters.eq("country", "US"), Filters.eq("_id", 4)),
+                Updates.inc("population", 5), new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER));
+        assertThat(after.getInt32("population").getValue()).isEqualTo(city(4).getInt32("population").getValue() + 5);
+        assertThat(asJson(after)).isEqualTo(restFind("{\"find\": \"cities\", \"filter\": {\"_id\": 4}}").getFirst());
+    }
+
+    @Test
+    @Order(5)
+    void bulkWritesReportTheDuplicateKeyAtItsIndex() {
+        // the duplicate has the existing document's _id, the shard key, so it lands on the shard holding _id 3
+        BsonDocument duplicate = city(3);
+        List<WriteModel<BsonDocument>> ordered = List.of(new InsertOneModel<>(city(10_000)), new InsertOneModel<>(duplicate),
+                new InsertOneModel<>(city(10_001)));
+        assertThatThrownBy(() -> cities.bulkWrite(ordered)).isInstanceOfSatisfying(MongoBulkWriteException.class, e -> {
+            assertThat(e.getWriteErrors()).hasSize(1);
+            assertThat(e.getWriteErrors().getFirst().getIndex()).isEqualTo(1);
+            assertThat(e.getWriteErrors().getFirst().getCode()).isEqualTo(11000);
+            assertThat(e.getWriteResult().getInsertedCount()).as("ordered: stops at the error").isEqualTo(1);
+        });
+        assertThat(cities.countDocuments(Filters.in("_id", 10_000, 10_001))).isEqualTo(1);
+
+        List<WriteModel<BsonDocument>> unordered = List.of(new InsertOneModel<>(city(20_000)), new InsertOneModel<>(duplicate),
+                new InsertOneModel<>(city(20_001)));
+        assertThatThrownBy(() -> cities.bulkWrite(unordered, new BulkWriteOptions().ordered(false)))
+                .isInstanceOfSatisfying(MongoBulkWriteException.class, e -> {
+                    assertThat(e.getWriteErrors()).extracting(w -> w.getIndex(), w -> w.getCode()).containsExactly(org.assertj.core.groups.Tuple.tuple(1, 11000));
+                    assertThat(e.getWriteResult().getInsertedCount()).as("unordered: the others are written").isEqualTo(2);
+                });
+        assertThat(cities.countDocuments(Filters.in("_id", 20_000, 20_001))).isEqualTo(2);
+    }
+
+    @Test
+    @Order(6)
+    void createIndexAndListIndexesAgreeWithRest() {
+        assertThat(cities.createIndex(Indexes.ascending("name"))).isEqualTo("name_1");
+        List<BsonDocument> indexes = cities.listIndexes(BsonDocument.class).into(new ArrayList<>());
+        assertThat(indexes).extracting(i -> i.getString("name").getValue()).contains("_id_", "name_1");
+        assertThat(asJson(indexes)).isEqualTo(restDrain("wire", "cities", restOk("wire", "{\"listIndexes\": \"cities\"}")));
+    }
+
+    /** What a Spring Boot application maps: the id is generated (an ObjectId) on save. */
+    record Town(@Id String id, String name, String country, int population) {}
+
+    @Test
+    @Order(7)
+    void springDataMongoTemplateSavesQueriesAndUpdates() {
+        MongoTemplate template = new MongoTemplate(client, "spring");
+        Town lyon = template.save(new Town(null, "Lyon", "FR", 522_000));
+        template.save(new Town(null, "Nice", "FR", 342_000));
+        template.save(new Town(null, "Kyoto", "JP", 1_464_000));
+        assertThat(lyon.id()).isNotNull();
+
+        List<Town> french = template.find(Query.query(Criteria.where("country").is("FR")).with(org.springframework.data.domain.Sort.by("name")), Town.class);
+        assertThat(french).extracting(Town::name).containsExactly("Lyon", "Nice");
+
+        assertThat(template.updateFirst(Query.query(Criteria.where("name").is("Lyon")), new Update().inc("population", 1), Town.class)
+                .getModifiedCount()).isEqualTo(1);
+        assertThat(template.findById(lyon.id(), Town.class)).isEqualTo(new Town(lyon.id(), "Lyon", "FR", 522_001));
+        assertThat(template.count(new Query(), Town.class)).isEqualTo(3);
+    }
+
+    /**
+     * mongosh from the npm registry (skipped when npm is missing or the install fails) runs a script: a count, and
+     * the shard list as {@code db.adminCommand({listShards: 1})}. {@code sh.status()} is run too and its outcome
+     * printed, not required: it starts from {@code config.version}'s document, which the config service does not
+     * keep (mongosh then stops with "This db does not have sharding enabled"), and goes on to config.mongos,
+     * config.changelog and {@code balancerStatus}, which do not exist either.
+     */
+    @Test
+    @Order(8)
+    void mongoshRunsAScript() throws Exception {
+        Path prefix = Path.of("target/mongosh").toAbsolutePath();
+        Path mongosh = prefix.resolve("node_modules/.bin/mongosh");
+        if (!Files.isExecutable(mongosh)) {
+            assumeTrue(run(List.of("npm", "--version"), Duration.ofSeconds(30)).exit() == 0, "npm is not installed: mongosh cannot be installed");
+            Result install = run(List.of("npm", "install", "--no-audit", "--no-fund", "--prefix", prefix.toString(), "mongosh"), Duration.ofMinutes(10));
+            assumeTrue(install.exit() == 0 && Files.isExecutable(mongosh), "npm install mongosh failed: " + install.output());
+        }
+        Path script = Files.createTempFile("wire-it-", ".js");
+        Files.writeString(script, """
+                const fr = db.cities.countDocuments({country: "FR"});
+                print("FR=" + fr);
+                const shards = db.adminCommand({listShards: 1});
+                print("SHARDS=" + shards.shards.map(s => s._id).sort().join(","));
+                try { sh.status(); print("SH_STATUS=ok"); } catch (e) { print("SH_STATUS=failed: " + e.message); }
+                """);
+        Result result = run(List.of(mongosh.toString(), cluster.connectionString(1) + "/wire", "--quiet", "--file", script.toString()),
+                Duration.ofMinutes(2));
+        System.out.println("[mongosh] " + result.output().replace("\n", "\n[mongosh] "));
+        assertThat(result.exit()).as(result.output()).isZero();
+        assertThat(result.output()).contains("FR=" + cities.countDocuments(Filters.eq("country", "FR")))
+                .contains("SHARDS=shard1,shard2");
+    }
+
+    private record Result(int exit, String output) {}
+
+    private static Result run(List<String> command, Duration timeout) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("DO_NOT_TRACK", "1");
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            return new Result(-1, e.getMessage());
+        }
+        process.getOutputStream().close();
+        StringBuilder output = new StringBuilder();
+        Thread reader = Thread.ofVirtual().start(() -> {
+            try {
+                output.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                output.append(e);
+            }
+        });
+        if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            reader.join();
+            return new Result(-1, "timed out after " + timeout + ": " + output);
+        }
+        reader.join();
+        return new Result(process.exitValue(), output.toString().trim());
+    }
+}

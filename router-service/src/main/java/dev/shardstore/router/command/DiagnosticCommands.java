@@ -1,0 +1,140 @@
+package dev.shardstore.router.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.command.CommandHandler;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The diagnostic commands mongosh and the drivers send when they connect, answered as far as they need:
+ * {@code getParameter} (only {@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
+ * commands the router implements), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
+ * {@code connectionStatus} (no authentication: no users) and {@code endSessions} (accepted and ignored: the router
+ * has no sessions yet). {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router
+ * answers CommandNotFound. All but {@code endSessions} and {@code connectionStatus} run on {@code admin} only.
+ */
+@Configuration
+public class DiagnosticCommands {
+    /** The feature compatibility version reported: that of MongoDB 8.0 (wire version 25). */
+    static final String FEATURE_COMPATIBILITY_VERSION = "8.0";
+    private static final List<String> LOGS = List.of("global", "startupWarnings");
+
+    /**
+     * {@code {getParameter: 1 | "*" | {showDetails?}, <name>: 1, ...}}: {@code "*"} reports every parameter known,
+     * otherwise the named ones; {@code featureCompatibilityVersion} is {@code {version: "8.0"}}. InvalidOptions (72)
+     * when none of the named parameters is known, as in MongoDB ("no option found to get").
+     */
+    @Bean
+    CommandHandler getParameter() {
+        return CommandHandler.of("getParameter", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "getParameter");
+            BsonValue selector = cmd.get("getParameter");
+            boolean all = selector.isString() && selector.asString().getValue().equals("*");
+            BsonDocument reply = new BsonDocument();
+            if (all || cmd.containsKey("featureCompatibilityVersion")) {
+                reply.append("featureCompatibilityVersion", new BsonDocument("version", new BsonString(FEATURE_COMPATIBILITY_VERSION)));
+            }
+            if (reply.isEmpty()) {
+                throw new CommandException(ErrorCode.InvalidOptions, "no option found to get: the router knows only featureCompatibilityVersion");
+            }
+            return Replies.ok(reply);
+        });
+    }
+
+    /** {@code getCmdLineOpts}: the process is a Spring Boot application, so no mongos options: {@code argv, parsed: {}}. */
+    @Bean
+    CommandHandler getCmdLineOpts() {
+        return CommandHandler.of("getCmdLineOpts", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "getCmdLineOpts");
+            return Replies.ok(new BsonDocument("argv", new BsonArray(List.of(new BsonString("router-service"))))
+                    .append("parsed", new BsonDocument()));
+        });
+    }
+
+    /**
+     * {@code getLog: "*"} lists the logs ({@code names}); {@code getLog: "global" | "startupWarnings"} is
+     * {@code {totalLinesWritten: 0, log: []}}: the router keeps its log in its log file, not in memory. Another name
+     * is OperationFailed (96).
+     */
+    @Bean
+    CommandHandler getLog() {
+        return CommandHandler.of("getLog", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "getLog");
+            BsonValue name = cmd.get("getLog");
+            if (!name.isString()) {
+                throw new CommandException(ErrorCode.TypeMismatch, "getLog takes a log's name as a string, was " + name);
+            }
+            String log = name.asString().getValue();
+            if (log.equals("*")) {
+                return Replies.ok(new BsonDocument("names", new BsonArray(LOGS.stream().<BsonValue>map(BsonString::new).toList())));
+            }
+            if (!LOGS.contains(log)) {
+                throw new CommandException(ErrorCode.OperationFailed, "no log named '" + log + "'; getLog: '*' lists them");
+            }
+            return Replies.ok(new BsonDocument("totalLinesWritten", new BsonInt32(0)).append("log", new BsonArray()));
+        });
+    }
+
+    /** {@code hostInfo}: {@code system} (time, host name, cores, memory, architecture) and {@code os}. */
+    @Bean
+    CommandHandler hostInfo() {
+        return CommandHandler.of("hostInfo", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "hostInfo");
+            Runtime runtime = Runtime.getRuntime();
+            BsonDocument system = new BsonDocument("currentTime", new BsonDateTime(System.currentTimeMillis()))
+                    .append("hostname", new BsonString(hostName()))
+                    .append("cpuAddrSize", new BsonInt32(64))
+                    .append("memSizeMB", new BsonInt64(runtime.maxMemory() / (1024 * 1024)))
+                    .append("numCores", new BsonInt32(runtime.availableProcessors()))
+                    .append("cpuArch", new BsonString(System.getProperty("os.arch")));
+            BsonDocument os = new BsonDocument("type", new BsonString(System.getProperty("os.name")))
+                    .append("name", new BsonString(System.getProperty("os.name")))
+                    .append("version", new BsonString(System.getProperty("os.version")));
+            return Replies.ok(new BsonDocument("system", system).append("os", os).append("extra", new BsonDocument()));
+        });
+    }
+
+    /** {@code connectionStatus}: the router has no authentication, so nobody is authenticated. */
+    @Bean
+    CommandHandler connectionStatus() {
+        return CommandHandler.of("connectionStatus", (db, cmd) -> {
+            BsonDocument authInfo = new BsonDocument("authenticatedUsers", new BsonArray())
+                    .append("authenticatedUserRoles", new BsonArray());
+            if (cmd.containsKey("showPrivileges")) {
+                authInfo.append("authenticatedUserPrivileges", new BsonArray());
+            }
+            return Replies.ok(new BsonDocument("authInfo", authInfo));
+        });
+    }
+
+    /** {@code {endSessions: [lsid, ...]}}: accepted and ignored, because the router has no sessions yet. */
+    @Bean
+    CommandHandler endSessions() {
+        return CommandHandler.of("endSessions", (db, cmd) -> {
+            if (!cmd.isArray("endSessions")) {
+                throw new CommandException(ErrorCode.TypeMismatch, "endSessions takes an array of session ids, was " + cmd.get("endSessions"));
+            }
+            return Replies.ok();
+        });
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+}

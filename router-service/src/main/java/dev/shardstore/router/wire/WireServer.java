@@ -1,0 +1,188 @@
+package dev.shardstore.router.wire;
+
+import dev.shardstore.router.command.ClientCommands;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+/**
+ * The router's MongoDB wire-protocol listener (DESIGN.md §6): mongosh and the official drivers connect to
+ * {@code shardstore.router.wire.port} (27017) and run the same commands, through the same registry and cursors, as
+ * the REST front end. Plain JDK sockets: one platform thread accepts, and each connection gets a virtual thread
+ * ({@link WireConnection}) that blocks on its socket cheaply.
+ *
+ * <p>Limits ({@link WireProperties}): beyond {@code max-connections} open connections, or
+ * {@code max-connections-per-client} from one address, a new connection is closed at once, as mongos does beyond
+ * {@code maxIncomingConnections}. A connection silent for {@code idle-timeout} is closed (the socket read times out),
+ * and so is one whose client stops reading its replies for that long (a sweep every second), so that no thread waits
+ * forever on a client.
+ *
+ * <p>Off with {@code shardstore.router.wire.enabled=false}.
+ */
+@Component
+@ConditionalOnBooleanProperty(name = "shardstore.router.wire.enabled", matchIfMissing = true)
+public class WireServer implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(WireServer.class);
+
+    private final WireProperties properties;
+    private final ClientCommands commands;
+    private final WireMetrics metrics;
+    private final Map<Long, WireConnection> connections = new ConcurrentHashMap<>();
+    private final Map<InetAddress, Integer> perClient = new ConcurrentHashMap<>();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private volatile @Nullable ServerSocket server;
+    private volatile @Nullable ScheduledExecutorService sweeper;
+
+    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters) {
+        this.properties = properties;
+        this.commands = commands;
+        this.metrics = new WireMetrics(meters);
+    }
+
+    @Override
+    public synchronized void start() {
+        if (server != null) {
+            return;
+        }
+        try {
+            ServerSocket socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(properties.bindAddress()), properties.port()), 512);
+            server = socket;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen for the wire protocol on " + properties.bindAddress() + ":" + properties.port()
+                    + " (shardstore.router.wire.port; shardstore.router.wire.enabled=false turns the listener off)", e);
+        }
+        ScheduledExecutorService sweep = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("wire-sweeper").factory());
+        sweep.scheduleWithFixedDelay(this::closeStalledWriters, 1, 1, TimeUnit.SECONDS);
+        sweeper = sweep;
+        Thread.ofPlatform().daemon().name("wire-acceptor").start(this::acceptLoop);
+        log.info("MongoDB wire protocol listening on {}:{}", properties.bindAddress(), port());
+    }
+
+    /** The port listened on (the chosen one when configured as 0), or -1 when not listening. */
+    public int port() {
+        ServerSocket socket = server;
+        return socket == null ? -1 : socket.getLocalPort();
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return metrics.open();
+    }
+
+    private void acceptLoop() {
+        ServerSocket socket = server;
+        while (socket != null && !socket.isClosed()) {
+            Socket client;
+            try {
+                client = socket.accept();
+            } catch (SocketException e) {
+                return; // closed by stop()
+            } catch (IOException e) {
+                log.warn("accepting a wire connection failed", e);
+                continue;
+            }
+            admit(client);
+        }
+    }
+
+    /** Runs on the acceptor thread only, so the global count cannot be overtaken between check and increment. */
+    private void admit(Socket client) {
+        InetAddress address = client.getInetAddress();
+        String refusal = metrics.open() >= properties.maxConnections() ? "limit" : !reserve(address) ? "client-limit" : null;
+        if (refusal != null) {
+            metrics.rejected(refusal);
+            log.warn("refused a wire connection from {}: {} reached", address, refusal.equals("limit")
+                    ? "shardstore.router.wire.max-connections (" + properties.maxConnections() + ")"
+                    : "shardstore.router.wire.max-connections-per-client (" + properties.maxConnectionsPerClient() + ")");
+            closeQuietly(client);
+            return;
+        }
+        Runnable release = () -> perClient.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+        try {
+            client.setSoTimeout((int) properties.idleTimeout().toMillis());
+            client.setTcpNoDelay(true);
+        } catch (SocketException e) {
+            release.run();
+            closeQuietly(client);
+            return;
+        }
+        long id = connectionIds.incrementAndGet();
+        metrics.opened();
+        WireConnection connection = new WireConnection(client, id, commands, metrics, () -> {
+            connections.remove(id);
+            release.run();
+        });
+        connections.put(id, connection);
+        Thread.ofVirtual().name("wire-conn-" + id).start(connection);
+    }
+
+    /** Counts one more connection from {@code address}, unless it already holds the most it may. */
+    private boolean reserve(InetAddress address) {
+        boolean[] reserved = {false};
+        perClient.compute(address, (a, n) -> {
+            int held = n == null ? 0 : n;
+            if (held >= properties.maxConnectionsPerClient()) {
+                return n;
+            }
+            reserved[0] = true;
+            return held + 1;
+        });
+        return reserved[0];
+    }
+
+    private void closeStalledWriters() {
+        long now = System.nanoTime();
+        long limit = properties.idleTimeout().toNanos();
+        connections.values().stream().filter(c -> c.writeStalled(now, limit)).forEach(c -> {
+            log.warn("closing wire connection {}: its client has not read a reply for {}", c.id(), properties.idleTimeout());
+            c.close("stalled");
+        });
+    }
+
+    @Override
+    public synchronized void stop() {
+        ServerSocket socket = server;
+        server = null;
+        if (socket != null) {
+            closeQuietly(socket);
+        }
+        ScheduledExecutorService sweep = sweeper;
+        sweeper = null;
+        if (sweep != null) {
+            sweep.shutdownNow();
+        }
+        connections.values().forEach(c -> c.close("closed"));
+    }
+
+    @Override
+    public boolean isRunning() {
+        return server != null;
+    }
+
+    private static void closeQuietly(java.io.Closeable closeable) {
+        try {
+            closeable.close();
+        } catch (IOException e) {
+            log.debug("close failed", e);
+        }
+    }
+}

@@ -1,0 +1,402 @@
+package dev.shardstore.support.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * The one table of the options MongoDB documents for the commands this cluster serves — find, aggregate, count,
+ * distinct, insert, update, delete, findAndModify, createIndexes, create, explain, with the fields of update and
+ * delete statements and of index specifications — and what the cluster does with each: an option MongoDB gives
+ * meaning to is implemented or refused with an error naming it, never silently ignored. {@link CommandRegistry}
+ * checks every command it runs against it, on the router and on the shards alike; docs/command-options.md is the
+ * table for readers.
+ *
+ * <p>Treatments ({@link Treatment}): IMPLEMENTED (honoured as MongoDB documents it); ACCEPTED (MongoDB's meaning
+ * has no effect here, e.g. {@code comment}, or is what this cluster always does, e.g. {@code writeConcern: {w:
+ * "majority"}} on shards that are single PostgreSQL primaries); CONDITIONAL (accepted for the values whose meaning
+ * is implemented or void here, refused for the others, e.g. {@code collation} only when it is the simple
+ * collation); REFUSED (NotImplemented (238), naming the option).
+ *
+ * <p>Errors ({@link CommandException}, each naming {@code <command>.<field>}): a field MongoDB does not document for
+ * the command is Location40415 "BSON field 'find.foo' is an unknown field." (MongoDB's IDL error; in an index
+ * specification InvalidIndexSpecificationOption (197), MongoDB's error there); a refused option
+ * or value is NotImplemented (238) or, for a value MongoDB itself could not satisfy on this topology, InvalidOptions
+ * (72). Options are checked before anything runs, so a refused one writes nothing.
+ */
+public final class CommandOptions {
+    /** What the cluster does with one option. */
+    public enum Treatment { IMPLEMENTED, ACCEPTED, CONDITIONAL, REFUSED }
+
+    /**
+     * Checks one option's value.
+     *
+     * @param path the option as errors name it, e.g. {@code find.collation} or {@code update.updates.0.hint}
+     */
+    @FunctionalInterface
+    interface ValueCheck {
+        void check(String path, BsonValue value);
+    }
+
+    /**
+     * One documented option.
+     *
+     * @param name      the field name
+     * @param treatment what the cluster does with it
+     * @param note      why, for the documentation table
+     * @param check     refuses the values that are not accepted (a no-op for IMPLEMENTED and ACCEPTED)
+     */
+    public record Option(String name, Treatment treatment, String note, ValueCheck check) {
+        /** Checks {@code value} of this option at {@code path}. */
+        void check(String path, BsonValue value) {
+            check.check(path, value);
+        }
+    }
+
+    private static final ValueCheck ANY = (path, value) -> { };
+    private static final String SIMPLE_COLLATION_ONLY = "only the simple collation ({locale: \"simple\"}) is supported "
+            + "until ICU collation is implemented";
+
+    /** The generic arguments every command of the table takes (MongoDB's {@code generic_argument.idl}). */
+    private static final Map<String, Option> GENERIC = options(
+            implemented("$db", "the database; must name the database the command is sent to"),
+            accepted("comment", "no profiler or log consumes it"),
+            conditional("maxTimeMS", "0 (no limit) is accepted; a time limit is not implemented", CommandOptions::noTimeLimit),
+            conditional("readConcern", "local, available and majority read the shard primary's committed data, which is"
+                    + " what each is on single-node shards; snapshot, linearizable and cluster-time reads are not implemented",
+                    CommandOptions::readConcern),
+            conditional("writeConcern", "every acknowledged write is committed and durable on its shard's PostgreSQL, which"
+                    + " satisfies w: 0, 1 or majority and j; w above 1 or a tag cannot be satisfied without replicas",
+                    CommandOptions::writeConcern),
+            accepted("lsid", "a session id alone changes nothing for a command outside a transaction or retryable write"),
+            refused("txnNumber", "retryable writes and transactions are not implemented (use retryWrites=false)"),
+            refused("autocommit", "transactions are not implemented"),
+            refused("startTransaction", "transactions are not implemented"),
+            refused("stmtId", "retryable writes are not implemented"),
+            refused("stmtIds", "retryable writes are not implemented"),
+            conditional("apiVersion", "version \"1\" is the API this cluster serves", (path, value) -> {
+                if (!(value.isString() && value.asString().getValue().equals("1"))) {
+                    throw invalid(path, "only API version \"1\" exists, not " + json(value));
+                }
+            }),
+            conditional("apiStrict", "false is accepted; strict API checking is not implemented", onlyFalse("strict API checking is not implemented")),
+            accepted("apiDeprecationErrors", "no deprecated behaviour exists to report"),
+            conditional("$readPreference", "every read is served by the shard primary: primary, primaryPreferred,"
+                    + " secondaryPreferred and nearest are satisfied; secondary is not (shards have no secondaries)",
+                    CommandOptions::readPreference),
+            accepted("$clusterTime", "gossiped cluster time: no logical clock is exposed yet"),
+            implemented("databaseVersion", "internal: the router's database version, checked by the shard"),
+            implemented("shardVersion", "internal: the router's shard version, checked by the shard"));
+
+    private static final Map<String, Option> COLLATION = options(conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation));
+
+    private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
+    private static final Map<String, Map<String, Option>> ENTRIES = new LinkedHashMap<>();
+    /** The field of each command whose array entries are checked against {@link #ENTRIES}. */
+    private static final Map<String, String> ENTRY_FIELDS = Map.of("update", "updates", "delete", "deletes", "createIndexes", "indexes");
+
+    static {
+        COMMANDS.put("find", options(COLLATION,
+                implemented("filter", "query filter, $expr included"), implemented("sort", ""), implemented("projection", ""),
+                implemented("hint", "index name, key pattern or {$natural: 1}"), implemented("skip", ""), implemented("limit", ""),
+                implemented("batchSize", ""), implemented("singleBatch", ""), implemented("let", "variables for $expr"),
+                conditional("allowDiskUse", "false is what a find does (a sort over the memory limit fails with 292); true is"
+                        + " accepted without spilling to disk, so such a sort still fails", ANY),
+                conditional("max", "index bounds: not implemented", absentOrEmpty("max/min index bounds are not implemented")),
+                conditional("min", "index bounds: not implemented", absentOrEmpty("max/min index bounds are not implemented")),
+                conditional("returnKey", "false only", onlyFalse("returnKey is not implemented")),
+                conditional("showRecordId", "false only", onlyFalse("showRecordId is not implemented")),
+                conditional("tailable", "false only: capped collections do not exist", onlyFalse("tailable cursors need capped collections, which are not implemented")),
+                conditional("awaitData", "false only", onlyFalse("awaitData needs tailable cursors, which are not implemented")),
+                conditional("noCursorTimeout", "false only: idle cursors are reaped after the cursor timeout",
+                        onlyFalse("cursors without a timeout are not implemented")),
+                conditional("allowPartialResults", "false only: an unreachable shard fails the query",
+                        onlyFalse("partial results from the reachable shards are not implemented")),
+                accepted("oplogReplay", "deprecated; MongoDB ignores it too"),
+                accepted("readOnce", "a storage hint with no effect on results")));
+        COMMANDS.put("aggregate", options(COLLATION,
+                implemented("pipeline", ""), implemented("cursor", "batchSize"), implemented("let", "variables for the pipeline"),
+                implemented("explain", "answered by the router as the explain command (queryPlanner)"),
+                implemented("hint", "for the leading $match's scan"),
+                conditional("allowDiskUse", "the pipeline runs in memory without a cap: true and false both mean that", ANY),
+                accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
+        COMMANDS.put("count", options(COLLATION,
+                implemented("query", "$expr included"), implemented("limit", ""), implemented("skip", ""), implemented("hint", "")));
+        COMMANDS.put("distinct", options(COLLATION,
+                implemented("key", ""), implemented("query", "$expr included"), implemented("hint", "")));
+        COMMANDS.put("insert", options(
+                implemented("documents", ""), implemented("ordered", ""),
+                accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
+        COMMANDS.put("update", options(
+                implemented("updates", "statements, see below"), implemented("ordered", ""), implemented("let", "variables for $expr and pipelines"),
+                accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
+        COMMANDS.put("delete", options(
+                implemented("deletes", "statements, see below"), implemented("ordered", ""), implemented("let", "variables for $expr")));
+        COMMANDS.put("findAndModify", options(COLLATION,
+                implemented("query", "$expr included"), implemented("sort", ""), implemented("remove", ""),
+                implemented("update", "replacement, operators or pipeline"), implemented("new", ""), implemented("fields", ""),
+                implemented("upsert", ""), implemented("arrayFilters", ""), implemented("hint", ""), implemented("let", ""),
+                accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
+        COMMANDS.put("findandmodify", COMMANDS.get("findAndModify"));
+        COMMANDS.put("createIndexes", options(
+                implemented("indexes", "specifications, see below"),
+                conditional("commitQuorum", "one node per shard: \"majority\", \"votingMembers\", 0 and 1 are satisfied",
+                        CommandOptions::commitQuorum)));
+        COMMANDS.put("create", options(
+                conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation),
+                accepted("storageEngine", "recorded and listed; PostgreSQL is the only engine"),
+                accepted("indexOptionDefaults", "recorded and listed; PostgreSQL is the only engine"),
+                accepted("autoIndexId", "removed in MongoDB 4.0; every collection has its _id index"),
+                refused("capped", "capped collections are not implemented"), refused("size", "capped collections are not implemented"),
+                refused("max", "capped collections are not implemented"), refused("viewOn", "views are not implemented"),
+                refused("pipeline", "views are not implemented"), refused("timeseries", "time series collections are not implemented"),
+                refused("expireAfterSeconds", "TTL is not implemented"), refused("clusteredIndex", "clustered collections are not implemented"),
+                refused("validator", "schema validation is not implemented"), refused("validationLevel", "schema validation is not implemented"),
+                refused("validationAction", "schema validation is not implemented"),
+                refused("changeStreamPreAndPostImages", "change streams are not implemented"),
+                refused("encryptedFields", "queryable encryption is not implemented")));
+        COMMANDS.put("explain", options(implemented("explain", "the explained command, checked as that command"),
+                implemented("verbosity", "queryPlanner, executionStats, allPlansExecution")));
+
+        ENTRIES.put("update", options(COLLATION,
+                implemented("q", "$expr included"), implemented("u", "replacement, operators or pipeline"), implemented("c", "pipeline constants"),
+                implemented("upsert", ""), implemented("multi", ""), implemented("arrayFilters", ""), implemented("hint", ""),
+                implemented("sort", "single-document statements (MongoDB 8.0); refused with multi: true"),
+                accepted("upsertSupplied", "internal to MongoDB's time series updates; never set by clients")));
+        ENTRIES.put("delete", options(COLLATION,
+                implemented("q", "$expr included"), implemented("limit", "0 or 1"), implemented("hint", "")));
+        ENTRIES.put("createIndexes", options(
+                implemented("key", "ascending, descending, one hashed field"), implemented("name", ""), implemented("unique", ""),
+                implemented("sparse", ""), implemented("partialFilterExpression", ""), accepted("v", "index version"),
+                accepted("background", "deprecated; MongoDB ignores it too"),
+                conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation),
+                refused("expireAfterSeconds", "TTL indexes are not implemented"), refused("hidden", "hidden indexes are not implemented"),
+                refused("storageEngine", "per-index storage engine options do not exist here"),
+                refused("weights", "text indexes are not implemented"), refused("default_language", "text indexes are not implemented"),
+                refused("language_override", "text indexes are not implemented"), refused("textIndexVersion", "text indexes are not implemented"),
+                refused("2dsphereIndexVersion", "2dsphere indexes are not implemented"), refused("bits", "2d indexes are not implemented"),
+                refused("min", "2d indexes are not implemented"), refused("max", "2d indexes are not implemented"),
+                refused("wildcardProjection", "wildcard indexes are not implemented"),
+                refused("prepareUnique", "converting indexes to unique is not implemented")));
+    }
+
+    private CommandOptions() {}
+
+    /**
+     * Checks {@code command} sent to {@code db} against the table; commands the table does not list pass unchecked.
+     *
+     * @throws CommandException as listed on the class
+     */
+    public static void check(String db, BsonDocument command) {
+        String name = command.getFirstKey();
+        Map<String, Option> options = COMMANDS.get(name);
+        if (options == null) {
+            return;
+        }
+        for (Map.Entry<String, BsonValue> field : command.entrySet()) {
+            if (field.getKey().equals(name)) {
+                continue;
+            }
+            Option option = find(options, name, field.getKey(), name + "." + field.getKey());
+            option.check(name + "." + field.getKey(), field.getValue());
+        }
+        BsonValue dollarDb = command.get("$db");
+        if (dollarDb != null && !(dollarDb.isString() && dollarDb.asString().getValue().equals(db))) {
+            throw invalid(name + ".$db", "names " + json(dollarDb) + " but the command was sent to database " + db);
+        }
+        String entryField = ENTRY_FIELDS.get(name);
+        if (entryField != null && command.get(entryField) instanceof BsonArray entries) {
+            Map<String, Option> entryOptions = ENTRIES.get(name);
+            for (int i = 0; i < entries.size(); i++) {
+                if (entries.get(i) instanceof BsonDocument entry) {
+                    for (Map.Entry<String, BsonValue> field : entry.entrySet()) {
+                        String path = name + "." + entryField + "." + i + "." + field.getKey();
+                        Option option = entryOptions.get(field.getKey());
+                        if (option == null && name.equals("createIndexes")) { // MongoDB's own error for index specifications
+                            throw new CommandException(ErrorCode.InvalidIndexSpecificationOption, "The field '" + field.getKey()
+                                    + "' is not valid for an index specification. Specification: " + entry.toJson());
+                        }
+                        find(entryOptions, null, field.getKey(), name + "." + entryField + "." + field.getKey()).check(path, field.getValue());
+                    }
+                }
+            }
+        }
+        if (name.equals("explain") && command.get("explain") instanceof BsonDocument explained && !explained.isEmpty()) {
+            check(db, explained);
+        }
+    }
+
+    /** Whether {@code field} is one of MongoDB's generic command arguments ({@code comment}, {@code lsid}, ...). */
+    public static boolean isGeneric(String field) {
+        return GENERIC.containsKey(field);
+    }
+
+    /**
+     * The table: per command, its documented options (generic arguments under {@code "*"}; statement and index
+     * specification fields under {@code "update.updates"}, {@code "delete.deletes"}, {@code "createIndexes.indexes"}).
+     */
+    public static Map<String, Map<String, Option>> table() {
+        Map<String, Map<String, Option>> table = new LinkedHashMap<>();
+        table.put("*", GENERIC);
+        COMMANDS.forEach((name, options) -> {
+            if (!name.equals("findandmodify")) {
+                table.put(name, options);
+            }
+        });
+        ENTRIES.forEach((name, options) -> table.put(name + "." + ENTRY_FIELDS.get(name), options));
+        return table;
+    }
+
+    private static Option find(Map<String, Option> options, String command, String field, String unknownName) {
+        Option option = options.get(field);
+        if (option == null && command != null) {
+            option = GENERIC.get(field);
+        }
+        if (option == null) {
+            throw new CommandException(ErrorCode.Location40415, "BSON field '" + unknownName + "' is an unknown field.");
+        }
+        return option;
+    }
+
+    // --- the value checks -------------------------------------------------------------------------------------
+
+    private static void simpleCollation(String path, BsonValue value) {
+        if (value.isDocument() && value.asDocument().size() == 1 && value.asDocument().get("locale") instanceof BsonString locale
+                && locale.getValue().equals("simple")) {
+            return;
+        }
+        throw notImplemented(path, value, SIMPLE_COLLATION_ONLY);
+    }
+
+    private static void noTimeLimit(String path, BsonValue value) {
+        if (!value.isNumber() || value.asNumber().doubleValue() < 0) {
+            throw new CommandException(ErrorCode.BadValue, "'" + path + "' must be a non-negative number, not " + json(value));
+        }
+        if (value.asNumber().doubleValue() != 0) {
+            throw notImplemented(path, value, "operation time limits are not implemented; 0 (no limit) is accepted");
+        }
+    }
+
+    private static void readConcern(String path, BsonValue value) {
+        if (!value.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + json(value));
+        }
+        for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
+            String key = field.getKey();
+            if (key.equals("level")) {
+                String level = field.getValue().isString() ? field.getValue().asString().getValue() : "";
+                if (!Set.of("local", "available", "majority").contains(level)) {
+                    throw notImplemented(path + ".level", field.getValue(), "only local, available and majority are supported");
+                }
+            } else if (!key.equals("provenance")) {
+                throw notImplemented(path + "." + key, field.getValue(), "reads at or after a cluster time are not implemented");
+            }
+        }
+    }
+
+    private static void writeConcern(String path, BsonValue value) {
+        if (!value.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + json(value));
+        }
+        for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
+            BsonValue v = field.getValue();
+            switch (field.getKey()) {
+                case "w" -> {
+                    boolean satisfiable = v.isNumber() && List.of(0.0, 1.0).contains(v.asNumber().doubleValue())
+                            || v.isString() && v.asString().getValue().equals("majority");
+                    if (!satisfiable) {
+                        throw invalid(path + ".w", json(v) + " cannot be satisfied: each shard is a single node (w: 0, 1 or \"majority\")");
+                    }
+                }
+                case "j", "fsync", "wtimeout", "wtimeoutMS", "provenance" -> { }
+                default -> throw new CommandException(ErrorCode.Location40415, "BSON field '" + path + "." + field.getKey()
+                        + "' is an unknown field.");
+            }
+        }
+    }
+
+    private static void readPreference(String path, BsonValue value) {
+        if (value.isDocument() && value.asDocument().get("mode") instanceof BsonString mode && mode.getValue().equals("secondary")) {
+            throw notImplemented(path + ".mode", mode, "shards have no secondaries; every read is served by the primary");
+        }
+    }
+
+    private static void commitQuorum(String path, BsonValue value) {
+        boolean satisfied = value.isString() && Set.of("majority", "votingMembers").contains(value.asString().getValue())
+                || value.isNumber() && List.of(0.0, 1.0).contains(value.asNumber().doubleValue());
+        if (!satisfied) {
+            throw invalid(path, json(value) + " cannot be satisfied: each shard is a single node");
+        }
+    }
+
+    private static ValueCheck onlyFalse(String reason) {
+        return (path, value) -> {
+            boolean set = value.isBoolean() ? value.asBoolean().getValue() : !(value.isNumber() && value.asNumber().doubleValue() == 0);
+            if (set) {
+                throw notImplemented(path, value, reason);
+            }
+        };
+    }
+
+    private static ValueCheck absentOrEmpty(String reason) {
+        return (path, value) -> {
+            if (!(value.isDocument() && value.asDocument().isEmpty())) {
+                throw notImplemented(path, value, reason);
+            }
+        };
+    }
+
+    private static CommandException notImplemented(String path, BsonValue value, String reason) {
+        return new CommandException(ErrorCode.NotImplemented, "option '" + path + "' " + json(value) + " is not supported: " + reason);
+    }
+
+    /** {@code value} as relaxed Extended JSON, for messages. */
+    private static String json(BsonValue value) {
+        String document = new BsonDocument("v", value).toJson();
+        return document.substring("{\"v\": ".length(), document.length() - 1);
+    }
+
+    private static CommandException invalid(String path, String reason) {
+        return new CommandException(ErrorCode.InvalidOptions, "option '" + path + "' " + reason);
+    }
+
+    // --- building the table -----------------------------------------------------------------------------------
+
+    private static Option implemented(String name, String note) {
+        return new Option(name, Treatment.IMPLEMENTED, note, ANY);
+    }
+
+    private static Option accepted(String name, String note) {
+        return new Option(name, Treatment.ACCEPTED, note, ANY);
+    }
+
+    private static Option conditional(String name, String note, ValueCheck check) {
+        return new Option(name, Treatment.CONDITIONAL, note, check);
+    }
+
+    private static Option refused(String name, String reason) {
+        return new Option(name, Treatment.REFUSED, reason, (path, value) -> {
+            throw new CommandException(ErrorCode.NotImplemented, "option '" + path + "' is not supported: " + reason);
+        });
+    }
+
+    private static Map<String, Option> options(Option... options) {
+        return options(Map.of(), options);
+    }
+
+    private static Map<String, Option> options(Map<String, Option> shared, Option... options) {
+        Map<String, Option> out = new LinkedHashMap<>(shared);
+        for (Option option : options) {
+            out.put(option.name(), option);
+        }
+        return Collections.unmodifiableMap(out);
+    }
+}
