@@ -32,6 +32,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -130,6 +131,13 @@ class MovePrimaryServiceTest {
             assertThat(clone.getString("fromShard").getValue()).isEqualTo("shA");
             assertThat(clone.getArray("collections")).extracting(v -> v.asString().getValue()).containsExactly("a", "b");
             assertThat(coordinatorPhase("mp_commit")).isNull();
+            List<BsonDocument> changelog = client.runChecked("config", "http://localhost:" + port, "config",
+                    new BsonDocument("find", new BsonString("changelog")).append("filter", new BsonDocument("ns", new BsonString("mp_commit"))))
+                    .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+            assertThat(changelog).extracting(e -> e.getString("what").getValue()).containsExactly("movePrimary.start", "movePrimary.commit");
+            assertThat(changelog.getLast().getDocument("details")).isEqualTo(new BsonDocument("database", new BsonString("mp_commit"))
+                    .append("from", new BsonString("shA")).append("to", new BsonString("shB"))
+                    .append("collections", new BsonArray(List.of(new BsonString("a"), new BsonString("b")))));
 
             relay.relay();
             assertThat(awaitEvent(consumer, "mp_commit")).isNotNull();

@@ -8,6 +8,7 @@ import dev.shardstore.config.catalog.MovePrimaryPhase;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
 import dev.shardstore.config.catalog.ShardingDdlCoordinators;
+import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -18,8 +19,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Service;
 
 /**
@@ -66,9 +69,11 @@ public class MovePrimaryCoordinator implements ResumableDdlCoordinator {
     private final ShardingDdlCoordinatorService ddl;
     private final ShardPeers peers;
     private final FailPoints failPoints;
+    private final Changelog changelog;
 
     public MovePrimaryCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections,
-            ShardingDdlCoordinators coordinators, ShardingDdlCoordinatorService ddl, ShardPeers peers, FailPoints failPoints) {
+            ShardingDdlCoordinators coordinators, ShardingDdlCoordinatorService ddl, ShardPeers peers, FailPoints failPoints,
+            Changelog changelog) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
@@ -76,6 +81,7 @@ public class MovePrimaryCoordinator implements ResumableDdlCoordinator {
         this.ddl = ddl;
         this.peers = peers;
         this.failPoints = failPoints;
+        this.changelog = changelog;
     }
 
     /**
@@ -128,6 +134,7 @@ public class MovePrimaryCoordinator implements ResumableDdlCoordinator {
             }
             document = coordinators.startMovePrimary(MovePrimaryCoordinatorDocument.start(db, database.primaryShard(), to,
                     database.version())).document();
+            changelog.record("config", document.fromShard(), "movePrimary.start", db, changelogDetails(document));
         }
         if (!document.toShard().equals(to)) {
             throw conflict(document, to);
@@ -150,6 +157,8 @@ public class MovePrimaryCoordinator implements ResumableDdlCoordinator {
             if (moved.isEmpty()) {
                 rollBack(document, donor, recipient, reason);
             }
+            changelog.record("config", donor.id(), "movePrimary.commit", db, changelogDetails(document)
+                    .append("collections", new BsonArray(document.collections().stream().map(c -> (BsonValue) new BsonString(c)).toList())));
             document = ddl.advance(document.at(MovePrimaryPhase.RELEASE), "movePrimary.afterCommit");
         }
         if (document.phase() == MovePrimaryPhase.RELEASE) {
@@ -161,6 +170,12 @@ public class MovePrimaryCoordinator implements ResumableDdlCoordinator {
         }
         failPoints.hit("movePrimary.afterDropOld");
         coordinators.delete(document.key());
+    }
+
+    /** MongoDB's details of a {@code movePrimary.*} changelog entry: {@code {database, from, to}}. */
+    private static BsonDocument changelogDetails(MovePrimaryCoordinatorDocument document) {
+        return new BsonDocument("database", new BsonString(document.db())).append("from", new BsonString(document.fromShard()))
+                .append("to", new BsonString(document.toShard()));
     }
 
     /** The donor's collections of {@code db} that the catalog does not list as sharded. */
