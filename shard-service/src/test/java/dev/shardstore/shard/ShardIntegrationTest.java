@@ -44,7 +44,7 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
         createCatalogTopic(EmbeddedInfra.shared().bootstrapServers());
         registry.add("shardstore.config-url", () -> ConfigServerStub.instance().url());
         registry.add("shardstore.shard.name", () -> SHARD_NAME);
-        registry.add("shardstore.shard.cursor-timeout", () -> "1500ms");
+        registry.add("shardstore.shard.cursor-timeout", () -> "4s"); // short for the idle-cursor test, long enough for a 14 MiB batch on a loaded machine
         registry.add("shardstore.shard.cursor-reap-interval", () -> "200ms");
         registry.add("shardstore.shard.sort-memory-limit", () -> "2MB");
         MIGRATION_SETTINGS.forEach((name, value) -> registry.add(name, () -> value));

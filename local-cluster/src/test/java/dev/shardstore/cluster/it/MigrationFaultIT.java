@@ -32,6 +32,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  *   <li>the routing table agrees with where the documents are: the count through the router equals the owned documents
  *       summed from the shards, and no shard holds orphans any more.</li>
  * </ul>
+ * The router case differs: the router is killed (kill -9) while the donor pauses after the clone, and the move must still
+ * commit, since only the config service and the shards hold its state.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MigrationFaultIT {
@@ -93,8 +95,51 @@ class MigrationFaultIT {
 
     @Test
     @Order(7)
+    void recipientKilledDuringTheCatchUp() throws Exception {
+        crashDuringMove("recipientcatchup", Crashed.RECIPIENT, "recipient.duringCatchup", Outcome.ABORTED);
+    }
+
+    @Test
+    @Order(8)
     void configServiceKilledDuringTheCommit() throws Exception {
         crashDuringMove("config", Crashed.CONFIG, "commitChunkMigration.beforeCommit", Outcome.ABORTED);
+    }
+
+    /** The commit is durable but its answer never reaches the donor: the fence and the catalog say committed. */
+    @Test
+    @Order(9)
+    void configServiceKilledAfterTheCommitBeforeItAnswers() throws Exception {
+        crashDuringMove("configafter", Crashed.CONFIG, "commitChunkMigration.afterCommit", Outcome.COMMITTED);
+    }
+
+    /** The router holds no migration state: killed while its moveChunk waits, the move still commits on its own. */
+    @Test
+    @Order(10)
+    void routerKilledWhileItsMoveRuns() throws Exception {
+        String ns = DB + ".router";
+        c.shardAndFill(DB, "router", 600, 200, 400);
+        String donor = c.ownerOf(ns, 200);
+        String recipient = other(donor);
+        long entered = c.configureFailPoint(donor, "moveChunk.hangAfterClone", "pause");
+        CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> {
+            try {
+                return c.moveChunk(ns, 200, recipient);
+            } catch (RouterException e) {
+                return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
+            }
+        });
+        c.waitForFailPoint(donor, "moveChunk.hangAfterClone", entered + 1);
+        c.cluster.killService("router1");
+        System.out.println("[router] moveChunk answered " + move.get(60, TimeUnit.SECONDS).toJson());
+        c.disableFailPoint(donor, "moveChunk.hangAfterClone");
+        c.cluster.startService("router1");
+        waitUntil(() -> c.settled(ns) && c.ownerOf(ns, 200).equals(recipient), Duration.ofSeconds(120), "router: the move committed");
+
+        assertThat(AcknowledgedWriter.findAll(c.router, DB, "router", ExtendedJson.parse("{}"))).as("router: every document once").hasSize(600);
+        for (String shard : MigrationCluster.SHARDS) {
+            assertThat(c.distribution(shard, ns).getNumber("numOrphanedDocs").longValue()).as("router: orphans on %s", shard).isZero();
+        }
+        assertThat(c.ownedOnShards(ns)).isEqualTo(600);
     }
 
     /**

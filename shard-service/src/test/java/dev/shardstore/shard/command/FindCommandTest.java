@@ -148,7 +148,7 @@ class FindCommandTest extends ShardIntegrationTest {
         insertNumbered("idle", 10);
         long id = cursorId(run(DB, "{find: 'idle', batchSize: 2}"));
 
-        Thread.sleep(2500); // cursor-timeout is 1500 ms in the tests, reaped every 200 ms
+        Thread.sleep(5000); // cursor-timeout is 4 s in the tests, reaped every 200 ms
 
         assertError(getMore("idle", id, 2), 43);
     }
