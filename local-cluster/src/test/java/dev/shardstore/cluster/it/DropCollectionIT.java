@@ -1,5 +1,7 @@
 package dev.shardstore.cluster.it;
 
+import static dev.shardstore.cluster.it.ItSupport.get;
+import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.ClusterOptions;
@@ -8,11 +10,6 @@ import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,11 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
@@ -58,9 +53,9 @@ class DropCollectionIT {
             .mapToObj(i -> "{\"_id\": \"during-" + i + "\"}").toList());
 
     private static LocalCluster cluster;
+    private static FailPointClient failPoints;
     private static RouterClient router;
     private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -71,6 +66,7 @@ class DropCollectionIT {
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(2).withRouters(1)
                 .withPortOffset(500).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
+        failPoints = new FailPointClient(cluster);
     }
 
     @AfterAll
@@ -88,11 +84,11 @@ class DropCollectionIT {
             String coll = "paused_" + boundary;
             shardWithDocuments(coll);
             String failPoint = "dropCollection." + boundary;
-            long entered = configureFailPoint("config", failPoint, "pause");
+            long entered = failPoints.configure("config", failPoint, "pause");
 
             CompletableFuture<BsonDocument> drop = CompletableFuture.supplyAsync(
                     () -> router.run(DB, new BsonDocument("drop", new BsonString(coll))));
-            waitForFailPoint("config", failPoint, entered + 1);
+            failPoints.waitFor("config", failPoint, entered + 1);
             // several documents, so that some belong to chunks of each shard (the primary alone would see its own)
             CompletableFuture<BsonDocument> insert = CompletableFuture.supplyAsync(() -> router.run(DB, ExtendedJson.parse(
                     "{\"insert\": \"" + coll + "\", \"ordered\": false, \"documents\": [" + DURING + "]}")));
@@ -104,7 +100,7 @@ class DropCollectionIT {
                     // it waits on its shards
                 }
             }
-            disableFailPoint("config", failPoint);
+            failPoints.disable("config", failPoint);
 
             RouterClient.requireOk("drop " + coll, drop.get(60, TimeUnit.SECONDS));
             BsonDocument inserted = RouterClient.requireOk("insert during the drop " + boundary, insert.get(120, TimeUnit.SECONDS));
@@ -125,7 +121,7 @@ class DropCollectionIT {
         for (String boundary : List.of("afterStart", "afterBlock", "afterCatalogCommit", "afterDataDrop", "afterRelease")) {
             String coll = "crashed_" + boundary;
             shardWithDocuments(coll);
-            configureFailPoint("config", "dropCollection." + boundary, "crash");
+            failPoints.configure("config", "dropCollection." + boundary, "crash");
 
             BsonDocument reply = router.run(DB, new BsonDocument("drop", new BsonString(coll)));
             assertThat(RouterClient.isOk(reply)).as("%s: the config service died under the drop: %s", boundary, reply.toJson()).isFalse();
@@ -149,10 +145,10 @@ class DropCollectionIT {
         String coll = "shardkilled";
         shardWithDocuments(coll);
         String failPoint = "dropCollection.afterBlock";
-        long entered = configureFailPoint("config", failPoint, "pause");
+        long entered = failPoints.configure("config", failPoint, "pause");
         CompletableFuture<BsonDocument> drop = CompletableFuture.supplyAsync(() -> router.run(DB, new BsonDocument("drop", new BsonString(coll))));
         try {
-            waitForFailPoint("config", failPoint, entered + 1);
+            failPoints.waitFor("config", failPoint, entered + 1);
             assertThat(sectionsOf("shard2", coll)).hasSize(1);
 
             cluster.killService("shard2");
@@ -165,7 +161,7 @@ class DropCollectionIT {
             assertThat(drop).as("the coordinator is still paused").isNotDone();
             assertThat(sectionsOf("shard2", coll)).as("still held: only the coordinator releases it").hasSize(1);
         } finally {
-            disableFailPoint("config", failPoint);
+            failPoints.disable("config", failPoint);
         }
         RouterClient.requireOk("drop " + coll, drop.get(90, TimeUnit.SECONDS));
         for (String shard : SHARDS) {
@@ -228,39 +224,6 @@ class DropCollectionIT {
         }
     }
 
-    /** Arms a fail point of {@code service} for its next entry; returns how often it was entered before. */
-    private static long configureFailPoint(String service, String name, String action) {
-        BsonDocument reply = internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
-                .append("mode", new BsonDocument("times", new BsonInt32(1))).append("data", new BsonDocument("action", new BsonString(action))));
-        return reply.getNumber("count").longValue();
-    }
 
-    private static void disableFailPoint(String service, String name) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
-                .append("mode", new BsonString("off")));
-    }
 
-    private static void waitForFailPoint(String service, String name, long timesEntered) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("waitForFailPoint", new BsonString(name))
-                .append("timesEntered", new BsonInt64(timesEntered)).append("maxTimeMS", new BsonInt64(30_000)));
-    }
-
-    private static String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void waitUntil(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("%s: not within %s", what, timeout).isLessThan(deadline);
-            Thread.sleep(200);
-        }
-    }
 }

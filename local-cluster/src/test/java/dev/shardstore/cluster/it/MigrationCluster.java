@@ -9,19 +9,13 @@ import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
@@ -36,11 +30,12 @@ final class MigrationCluster implements AutoCloseable {
     final LocalCluster cluster;
     final RouterClient router;
     final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
-    private final HttpClient http = HttpClient.newHttpClient();
+    final FailPointClient failPoints;
 
     private MigrationCluster(LocalCluster cluster) {
         this.cluster = cluster;
         this.router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(5));
+        this.failPoints = new FailPointClient(cluster);
     }
 
     /** Starts the cluster with its ports offset by {@code portOffset}. */
@@ -120,7 +115,7 @@ final class MigrationCluster implements AutoCloseable {
 
     /** A shard's {@code /actuator/migrations}. */
     BsonDocument migrations(String shard) {
-        return ExtendedJson.parse(get(cluster.url(shard) + "/actuator/migrations"));
+        return ExtendedJson.parse(ItSupport.get(cluster.url(shard) + "/actuator/migrations"));
     }
 
     /** Whether no shard runs, recovers or holds a range deletion task of a migration of {@code ns} any more. */
@@ -141,45 +136,12 @@ final class MigrationCluster implements AutoCloseable {
         return true;
     }
 
-    /** Arms {@code name} on {@code service} for its next entry with {@code action}; how often it was entered before. */
-    long configureFailPoint(String service, String name, String action) {
-        return internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
-                .append("mode", new BsonDocument("times", new BsonInt32(1))).append("data", new BsonDocument("action", new BsonString(action))))
-                .getNumber("count").longValue();
-    }
 
-    void disableFailPoint(String service, String name) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
-                .append("mode", new BsonString("off")));
-    }
 
-    void waitForFailPoint(String service, String name, long timesEntered) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("waitForFailPoint", new BsonString(name))
-                .append("timesEntered", new BsonInt64(timesEntered)).append("maxTimeMS", new BsonInt64(60_000)));
-    }
 
     /** Whether {@code service}'s process runs. */
     boolean running(String service) {
         return cluster.status().stream().anyMatch(c -> c.component().name().equals(service) && c.running());
-    }
-
-    String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static void waitUntil(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("%s: not within %s", what, timeout).isLessThan(deadline);
-            Thread.sleep(250);
-        }
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.shardstore.cluster.it;
 
 import static dev.shardstore.cluster.it.MigrationCluster.other;
-import static dev.shardstore.cluster.it.MigrationCluster.waitUntil;
+import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.router.RouterClient;
@@ -120,18 +120,12 @@ class MigrationFaultIT {
         c.shardAndFill(DB, "router", 600, 200, 400);
         String donor = c.ownerOf(ns, 200);
         String recipient = other(donor);
-        long entered = c.configureFailPoint(donor, "moveChunk.hangAfterClone", "pause");
-        CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> {
-            try {
-                return c.moveChunk(ns, 200, recipient);
-            } catch (RouterException e) {
-                return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
-            }
-        });
-        c.waitForFailPoint(donor, "moveChunk.hangAfterClone", entered + 1);
+        long entered = c.failPoints.configure(donor, "moveChunk.hangAfterClone", "pause");
+        CompletableFuture<BsonDocument> move = moveAsync(ns, recipient);
+        c.failPoints.waitFor(donor, "moveChunk.hangAfterClone", entered + 1);
         c.cluster.killService("router1");
         System.out.println("[router] moveChunk answered " + move.get(60, TimeUnit.SECONDS).toJson());
-        c.disableFailPoint(donor, "moveChunk.hangAfterClone");
+        c.failPoints.disable(donor, "moveChunk.hangAfterClone");
         c.cluster.startService("router1");
         waitUntil(() -> c.settled(ns) && c.ownerOf(ns, 200).equals(recipient), Duration.ofSeconds(120), "router: the move committed");
 
@@ -160,14 +154,8 @@ class MigrationFaultIT {
         AcknowledgedWriter writer = new AcknowledgedWriter(c.router, DB, coll, coll, idBase, 600, cases);
         try (writer) {
             waitUntil(() -> writer.statements() > 10, Duration.ofSeconds(60), coll + ": writes before the move");
-            c.configureFailPoint(victim, failPoint, "crash");
-            CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return c.moveChunk(ns, 200, recipient);
-                } catch (RouterException e) {
-                    return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
-                }
-            });
+            c.failPoints.configure(victim, failPoint, "crash");
+            CompletableFuture<BsonDocument> move = moveAsync(ns, recipient);
             waitUntil(() -> !c.running(victim), Duration.ofSeconds(120), coll + ": " + victim + " crashed at " + failPoint);
             c.cluster.startService(victim);
             BsonDocument reply = move.get(180, TimeUnit.SECONDS);
@@ -189,5 +177,16 @@ class MigrationFaultIT {
         long routed = c.count(DB, coll);
         assertThat(routed).as("%s: the count through the router is what the shards own", coll).isEqualTo(c.ownedOnShards(ns));
         assertThat(routed).as("%s: the originals and this writer's documents", coll).isEqualTo(600 + written);
+    }
+
+    /** {@code moveChunk} of {@code [200, 400)} in the background; its reply, or the client's error as {@code {ok: 0, errmsg}}. */
+    private static CompletableFuture<BsonDocument> moveAsync(String ns, String recipient) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return c.moveChunk(ns, 200, recipient);
+            } catch (RouterException e) {
+                return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
+            }
+        });
     }
 }

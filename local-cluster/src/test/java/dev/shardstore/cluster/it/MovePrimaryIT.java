@@ -1,5 +1,7 @@
 package dev.shardstore.cluster.it;
 
+import static dev.shardstore.cluster.it.ItSupport.get;
+import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.ClusterOptions;
@@ -8,11 +10,6 @@ import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -62,10 +58,10 @@ class MovePrimaryIT {
     private static final long CLASS_START = System.nanoTime();
 
     private static LocalCluster cluster;
+    private static FailPointClient failPoints;
     private static RouterClient router1;
     private static RouterClient router2;
     private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -76,6 +72,7 @@ class MovePrimaryIT {
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(2).withRouters(2)
                 .withPortOffset(3400).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
         router1 = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
+        failPoints = new FailPointClient(cluster);
         router2 = new RouterClient(cluster.routerUrl(2), Duration.ofSeconds(120));
     }
 
@@ -102,18 +99,18 @@ class MovePrimaryIT {
         BsonDocument before = databaseEntry(db);
 
         count(router2, db, "{}"); // router 2 caches the placement, then hears no more about it
-        setCatalogEvents(router2, "stopped");
+        ItSupport.setCatalogEvents(router2, "stopped");
         double router2Retries = staleDbRetries(router2);
         try (Writer writer = Writer.start(router1, db)) {
             writer.awaitAcknowledged(20);
-            long entered = configureFailPoint("config", "movePrimary.afterBlockWrites", "pause");
+            long entered = failPoints.configure("config", "movePrimary.afterBlockWrites", "pause");
             CompletableFuture<BsonDocument> move = movePrimaryAsync(db, to);
-            waitForFailPoint("config", "movePrimary.afterBlockWrites", entered + 1);
+            failPoints.waitFor("config", "movePrimary.afterBlockWrites", entered + 1);
             Thread.sleep(500); // the reply of a write that committed before the section may still be on its way
             long acknowledged = writer.acknowledged();
             Thread.sleep(1500);
             assertThat(writer.acknowledged()).as("writes wait while the old primary blocks them").isEqualTo(acknowledged);
-            disableFailPoint("config", "movePrimary.afterBlockWrites");
+            failPoints.disable("config", "movePrimary.afterBlockWrites");
             RouterClient.requireOk("movePrimary", move.get(120, TimeUnit.SECONDS));
             writer.awaitAcknowledged(acknowledged + 20); // the writer goes on, on the new primary
         }
@@ -123,7 +120,7 @@ class MovePrimaryIT {
         assertThat(collectionEntry(to, db, "withopts").getDocument("options"))
                 .isEqualTo(ExtendedJson.parse("{\"storageEngine\": {\"wiredTiger\": {}}}"));
         assertThat(staleDbRetries(router2)).as("router 2 was corrected through StaleDbVersion").isGreaterThan(router2Retries);
-        setCatalogEvents(router2, "running");
+        ItSupport.setCatalogEvents(router2, "running");
     }
 
     @Test
@@ -137,7 +134,7 @@ class MovePrimaryIT {
             BsonDocument before = databaseEntry(db);
             try (Writer writer = Writer.start(router1, db)) {
                 writer.awaitAcknowledged(10);
-                configureFailPoint("config", "movePrimary." + boundary, "crash");
+                failPoints.configure("config", "movePrimary." + boundary, "crash");
                 BsonDocument reply = router1.run("admin", movePrimaryCommand(db, to));
                 assertThat(RouterClient.isOk(reply)).as("%s: the config service died under the move: %s", boundary, reply.toJson()).isFalse();
                 waitUntil(() -> cluster.status().stream().noneMatch(c -> c.component().name().equals("config") && c.running()),
@@ -162,10 +159,10 @@ class MovePrimaryIT {
         BsonDocument before = databaseEntry(db);
         try (Writer writer = Writer.start(router1, db)) {
             writer.awaitAcknowledged(10);
-            long entered = configureFailPoint("config", "movePrimary.afterClone", "pause");
+            long entered = failPoints.configure("config", "movePrimary.afterClone", "pause");
             CompletableFuture<BsonDocument> move = movePrimaryAsync(db, to);
             try {
-                waitForFailPoint("config", "movePrimary.afterClone", entered + 1);
+                failPoints.waitFor("config", "movePrimary.afterClone", entered + 1);
                 cluster.killService(from);
                 cluster.startService(from);
                 List<BsonDocument> restored = sectionsOf(from, db);
@@ -173,7 +170,7 @@ class MovePrimaryIT {
                 assertThat(restored.getFirst().getString("blocks").getValue()).isEqualTo("Writes");
                 assertThat(restored.getFirst().getDocument("reason").getString("command").getValue()).isEqualTo("movePrimary");
             } finally {
-                disableFailPoint("config", "movePrimary.afterClone");
+                failPoints.disable("config", "movePrimary.afterClone");
             }
             move.get(150, TimeUnit.SECONDS); // its reply may be a timeout: the coordinator goes on either way
             waitUntil(() -> primaryOf(db).equals(to) && !shardHas(from, db, COLL) && sectionsOf(from, db).isEmpty(),
@@ -366,53 +363,7 @@ class MovePrimaryIT {
         return metric.getArray("measurements").get(0).asDocument().getNumber("value").doubleValue();
     }
 
-    private static void setCatalogEvents(RouterClient router, String state) throws IOException, InterruptedException {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(router.url() + "/actuator/catalogEvents"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"state\": \"" + state + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isBetween(200, 204);
-    }
 
-    /** Arms a fail point of {@code service} for its next entry; returns how often it was entered before. */
-    private static long configureFailPoint(String service, String name, String action) {
-        BsonDocument reply = internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
-                .append("mode", new BsonDocument("times", new BsonInt32(1))).append("data", new BsonDocument("action", new BsonString(action))));
-        return reply.getNumber("count").longValue();
-    }
 
-    private static void disableFailPoint(String service, String name) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
-                .append("mode", new BsonString("off")));
-    }
 
-    private static void waitForFailPoint(String service, String name, long timesEntered) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("waitForFailPoint", new BsonString(name))
-                .append("timesEntered", new BsonInt64(timesEntered)).append("maxTimeMS", new BsonInt64(30_000)));
-    }
-
-    private static String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void waitUntil(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            try {
-                if (condition.getAsBoolean()) {
-                    return;
-                }
-            } catch (RuntimeException notYet) {
-                // a component is restarting
-            }
-            assertThat(System.nanoTime()).as("%s: not within %s", what, timeout).isLessThan(deadline);
-            Thread.sleep(200);
-        }
-    }
 }

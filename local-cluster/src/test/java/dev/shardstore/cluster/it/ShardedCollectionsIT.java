@@ -1,5 +1,7 @@
 package dev.shardstore.cluster.it;
 
+import static dev.shardstore.cluster.it.ItSupport.get;
+import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.ClusterOptions;
@@ -11,11 +13,6 @@ import dev.shardstore.cluster.load.LoadReport;
 import dev.shardstore.cluster.load.Namespace;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +27,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -70,7 +66,6 @@ class ShardedCollectionsIT {
     private static RouterClient routerA;
     private static RouterClient routerB;
     private static List<CitiesFile.City> cities;
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -222,7 +217,7 @@ class ShardedCollectionsIT {
         ok(routerA, "admin", "{\"mergeChunks\": \"" + ns + "\", \"bounds\": [{\"country\": \"JP\", \"name\": \"K\"}, {\"country\": \"MX\", \"name\": \"\"}]}");
         assertThat(chunksOf(ns)).hasSize(5);
 
-        waitUntil(() -> routingEntry(routerB, ns).getBoolean("stale", BsonBoolean.FALSE).getValue(), Duration.ofSeconds(20));
+        waitUntil(() -> routingEntry(routerB, ns).getBoolean("stale", BsonBoolean.FALSE).getValue(), Duration.ofSeconds(20), "router B marks the collection stale");
         assertThat(count(routerB, "byCountryName", "{\"country\": \"NZ\"}")).isEqualTo(nzBefore);
         ok(routerB, "geo", "{\"insert\": \"byCountryName\", \"documents\": [{\"name\": \"Kyoto-test\", \"country\": \"JP\"}]}");
         assertThat(count(routerA, "byCountryName", "{\"name\": \"Kyoto-test\"}")).isEqualTo(1);
@@ -238,7 +233,7 @@ class ShardedCollectionsIT {
     void aRouterThatMissesTheEventsIsCorrectedByStaleConfig() throws Exception {
         String ns = "geo.byId";
         count(routerB, "byId", "{}"); // B caches the table
-        setCatalogEvents(routerB, "stopped");
+        ItSupport.setCatalogEvents(routerB, "stopped");
         try {
             long retriesBefore = routingEntry(routerB, ns).getNumber("staleConfigRetries").longValue();
             BsonDocument chunk = chunksOf(ns).getFirst();
@@ -251,7 +246,7 @@ class ShardedCollectionsIT {
             assertThat(entry.getNumber("staleConfigRetries").longValue()).isGreaterThan(retriesBefore);
             assertThat(entry.getNumber("chunks").intValue()).isEqualTo(7);
         } finally {
-            setCatalogEvents(routerB, "running");
+            ItSupport.setCatalogEvents(routerB, "running");
         }
     }
 
@@ -285,12 +280,12 @@ class ShardedCollectionsIT {
                 }
             }
         });
-        waitUntil(() -> acknowledged.size() >= 3_000, Duration.ofSeconds(60));
+        waitUntil(() -> acknowledged.size() >= 3_000, Duration.ofSeconds(60), "3,000 acknowledged writes");
         cluster.killService("shard2");
         long ackedAtKill = acknowledged.size();
-        waitUntil(() -> writeErrors.get() > 0 && acknowledged.size() > ackedAtKill + 1_000, Duration.ofSeconds(60));
+        waitUntil(() -> writeErrors.get() > 0 && acknowledged.size() > ackedAtKill + 1_000, Duration.ofSeconds(60), "write errors while the shard is down, then writes again");
         cluster.startService("shard2");
-        waitUntil(() -> RouterClient.isOk(routerB.run("geo", ExtendedJson.parse("{\"count\": \"faults\"}"))), Duration.ofSeconds(90));
+        waitUntil(() -> RouterClient.isOk(routerB.run("geo", ExtendedJson.parse("{\"count\": \"faults\"}"))), Duration.ofSeconds(90), "router B counts again");
         writing.set(false);
         writer.join();
 
@@ -317,7 +312,7 @@ class ShardedCollectionsIT {
             cluster.startService("config");
         }
         waitUntil(() -> RouterClient.isOk(routerA.run("admin", ExtendedJson.parse("{\"split\": \"geo.byId\", \"middle\": {\"_id\": 12345}}"))),
-                Duration.ofSeconds(60));
+                Duration.ofSeconds(60), "a split once the config service is back");
         assertThat(count(routerB, "byId", "{\"name\": {\"$regex\": \"^Offline-\"}}")).isEqualTo(3);
     }
 
@@ -366,33 +361,8 @@ class ShardedCollectionsIT {
         return body.getDocument("collections").getDocument(ns);
     }
 
-    private static void setCatalogEvents(RouterClient router, String state) throws IOException, InterruptedException {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(router.url() + "/actuator/catalogEvents"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"state\": \"" + state + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isBetween(200, 204);
-    }
-
-    private static String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void waitUntil(BooleanSupplier condition, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition not met within %s", timeout).isLessThan(deadline);
-            Thread.sleep(100);
-        }
     }
 }
