@@ -11,6 +11,9 @@ import java.net.SocketTimeoutException;
 import java.nio.BufferUnderflowException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.function.Supplier;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -28,6 +31,7 @@ import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 import org.bson.BSONException;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends command documents to a peer service per {@link InternalApi} and returns its reply
@@ -105,7 +109,7 @@ public final class CommandClient implements AutoCloseable {
      * @throws CommandException HostUnreachable or NetworkTimeout when the peer did not answer
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
-        byte[] reply = exchange(peerName, baseUrl, InternalApi.commandPath(db), command.getFirstKey(), BsonBytes.encode(command));
+        byte[] reply = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), command.getFirstKey(), BsonBytes.encode(command)), peerName);
         try {
             return BsonBytes.decode(reply);
         } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
@@ -123,6 +127,47 @@ public final class CommandClient implements AutoCloseable {
             throw ErrorReplies.toException(reply);
         }
         return reply;
+    }
+
+    /**
+     * Runs {@code call} on this thread; on a fork-join pool's worker (a {@code CompletableFuture.supplyAsync},
+     * a parallel stream) inside {@link ForkJoinPool#managedBlock}, so the pool adds a worker while this one
+     * waits on its socket instead of starving the pool's other tasks — the JDK client's {@code send}, which
+     * waits on a future, got that for free.
+     */
+    private static byte[] blocking(Supplier<byte[]> call, String peerName) {
+        if (!(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
+            return call.get();
+        }
+        BlockingCall blocker = new BlockingCall(call);
+        try {
+            ForkJoinPool.managedBlock(blocker);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + peerName, e);
+        }
+        return blocker.result;
+    }
+
+    /** One exchange as a {@link ForkJoinPool.ManagedBlocker}. */
+    private static final class BlockingCall implements ForkJoinPool.ManagedBlocker {
+        private final Supplier<byte[]> call;
+        private byte @Nullable [] result;
+
+        BlockingCall(Supplier<byte[]> call) {
+            this.call = call;
+        }
+
+        @Override
+        public boolean block() {
+            result = call.get();
+            return true;
+        }
+
+        @Override
+        public boolean isReleasable() {
+            return result != null;
+        }
     }
 
     /** One POST of {@code body}; the whole reply body, or a CommandException saying why there is none. */

@@ -16,6 +16,10 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -147,6 +151,35 @@ class CommandClientTest {
         assertThat(client.leasedConnections()).isZero();
     }
 
+    @Test
+    void aCallWaitingOnAForkJoinWorkerLetsThePoolRunItsOtherTasks() throws Exception {
+        CountDownLatch firstArrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        peer.reply = out -> {
+            if (calls.incrementAndGet() == 1) {
+                firstArrived.countDown();
+                release.await();
+            }
+            return okReply(out, BsonBytes.encode(new BsonDocument("ok", new BsonInt32(1))));
+        };
+        ForkJoinPool pool = new ForkJoinPool(1);
+        try (CommandClient patient = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60))) {
+            Future<BsonDocument> waiting = pool.submit(() -> patient.run("shard1", peer.url(), "db", PING));
+            assertThat(firstArrived.await(10, TimeUnit.SECONDS)).isTrue();
+
+            Future<BsonDocument> next = pool.submit(() -> patient.run("shard1", peer.url(), "db", PING));
+
+            assertThat(next.get(10, TimeUnit.SECONDS).getInt32("ok").getValue())
+                    .as("the pool's only worker waits on a socket: the pool must add one").isEqualTo(1);
+            release.countDown();
+            assertThat(waiting.get(10, TimeUnit.SECONDS).getInt32("ok").getValue()).isEqualTo(1);
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+    }
+
     private void assertFails(ErrorCode code, String message) {
         assertTimeoutPreemptively(HANG_GUARD, () -> assertThatThrownBy(() -> client.run("shard1", peer.url(), "db", PING))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(code))
@@ -173,7 +206,7 @@ class CommandClientTest {
         final ServerSocket server = new ServerSocket(0);
         final AtomicInteger connections = new AtomicInteger();
         final CopyOnWriteArrayList<String> requestPaths = new CopyOnWriteArrayList<>();
-        final java.util.concurrent.CountDownLatch silent = new java.util.concurrent.CountDownLatch(1);
+        final CountDownLatch silent = new CountDownLatch(1);
         volatile Reply reply;
 
         Peer() throws IOException {
