@@ -5,80 +5,116 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.net.SocketTimeoutException;
+import java.nio.BufferUnderflowException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.function.Supplier;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
+import org.bson.BSONException;
 import org.bson.BsonDocument;
-import org.bson.BsonSerializationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends command documents to a peer service per {@link InternalApi} and returns its reply
  * document, which may be an error reply ({@code ok: 0}) for the caller to act on.
  *
- * <p>Transport failures never hang and never pass silently: a refused or reset connection is
- * {@code HostUnreachable} (6), a connect or request timeout is {@code NetworkTimeout} (89), and a
- * non-200 status or an unreadable body is {@code HostUnreachable} naming the peer. Thread-safe.
+ * <p>Transport: Apache HttpClient 5's classic (blocking) client over a pool of keep-alive HTTP/1.1
+ * connections, one round trip per call, the BSON request written as the body and the reply read on the
+ * calling thread. Blocking suits the services' virtual threads and, unlike the JDK {@code HttpClient},
+ * hands no request to a selector thread and back (the profile of issue 10 showed those hand-offs and
+ * wake-ups as most of the router's CPU per point read). Nothing is retried here: a command may not be
+ * idempotent, so retrying is the caller's decision.
+ *
+ * <p>Transport failures never hang and never pass silently: a refused or reset connection, a peer that
+ * closes the connection or ends the body early is {@code HostUnreachable} (6); a connect timeout, a reply
+ * that stays silent longer than the request timeout, or no free pooled connection within the connect
+ * timeout is {@code NetworkTimeout} (89); a non-200 status or a body that is not one BSON document is
+ * {@code HostUnreachable} naming the peer. A failed exchange never returns its connection to the pool.
+ * Thread-safe; {@link #close} releases the pooled connections.
  */
-public final class CommandClient {
-    private final HttpClient http;
+public final class CommandClient implements AutoCloseable {
+    /**
+     * Pooled connections per peer: more than any one service's concurrent calls to a peer in the local
+     * cluster; callers bound their own concurrency.
+     */
+    static final int MAX_CONNECTIONS_PER_PEER = 256;
+    /**
+     * A pooled connection idle this long is checked before reuse: it may have been closed by the peer
+     * (Tomcat closes keep-alive connections idle for its {@code keepAliveTimeout}, 60 s by default).
+     */
+    private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(2);
+
+    private static final ContentType BSON = ContentType.create(InternalApi.MEDIA_TYPE_BSON);
+
+    private final PoolingHttpClientConnectionManager pool;
+    private final CloseableHttpClient http;
     private final Duration requestTimeout;
 
     /**
-     * @param connectTimeout how long to wait for a TCP connection
-     * @param requestTimeout how long to wait for a whole reply
+     * @param connectTimeout how long to wait for a TCP connection (and for a free pooled one)
+     * @param requestTimeout how long a reply may stay silent: the longest wait for its first byte, and
+     *                       between two reads of its body
      */
     public CommandClient(Duration connectTimeout, Duration requestTimeout) {
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Objects.requireNonNull(connectTimeout, "connectTimeout"))
-                .build();
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+        Timeout connect = Timeout.of(Objects.requireNonNull(connectTimeout, "connectTimeout"));
+        Timeout silence = Timeout.of(requestTimeout);
+        this.pool = PoolingHttpClientConnectionManagerBuilder.create()
+                .setMaxConnPerRoute(MAX_CONNECTIONS_PER_PEER)
+                .setMaxConnTotal(4 * MAX_CONNECTIONS_PER_PEER)
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(connect)
+                        .setSocketTimeout(silence)
+                        .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
+                        .build())
+                .build();
+        this.http = HttpClients.custom()
+                .setConnectionManager(pool)
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectionRequestTimeout(connect)
+                        .setResponseTimeout(silence)
+                        .build())
+                .disableAutomaticRetries()
+                .disableRedirectHandling()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .disableContentCompression()
+                .build();
     }
 
     /**
-     * Runs {@code command} against database {@code db} on the peer at {@code baseUrl}.
+     * Runs {@code command} against database {@code db} on the peer at {@code baseUrl}: the request
+     * document goes out as BSON, the reply document comes back decoded.
      *
      * @param peerName names the peer in error messages (a shard id or "config")
      * @throws CommandException HostUnreachable or NetworkTimeout when the peer did not answer
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
-        URI uri = URI.create(baseUrl + InternalApi.commandPath(db));
-        HttpRequest request = HttpRequest.newBuilder(uri)
-                .timeout(requestTimeout)
-                .header("Content-Type", InternalApi.MEDIA_TYPE_BSON)
-                .header("Accept", InternalApi.MEDIA_TYPE_BSON)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(BsonBytes.encode(command)))
-                .build();
-        HttpResponse<byte[]> response;
+        byte[] reply = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), command.getFirstKey(), BsonBytes.encode(command)), peerName);
         try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (HttpConnectTimeoutException e) {
-            throw new CommandException(ErrorCode.NetworkTimeout, "connecting to " + peerName + " at " + baseUrl + " timed out", e);
-        } catch (HttpTimeoutException e) {
-            throw new CommandException(ErrorCode.NetworkTimeout,
-                    peerName + " at " + baseUrl + " did not answer within " + requestTimeout.toMillis() + " ms", e);
-        } catch (ConnectException e) {
-            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " refused the connection", e);
-        } catch (IOException e) {
-            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " is unreachable: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + peerName, e);
-        }
-        if (response.statusCode() != 200) {
-            throw new CommandException(ErrorCode.HostUnreachable,
-                    peerName + " at " + baseUrl + " answered HTTP " + response.statusCode() + " to " + command.getFirstKey());
-        }
-        try {
-            return BsonBytes.decode(response.body());
-        } catch (BsonSerializationException e) {
-            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply", e);
+            return BsonBytes.decode(reply);
+        } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
+            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply to "
+                    + command.getFirstKey() + " (" + reply.length + " bytes that are not one BSON document)", e);
         }
     }
 
@@ -91,5 +127,93 @@ public final class CommandClient {
             throw ErrorReplies.toException(reply);
         }
         return reply;
+    }
+
+    /**
+     * Runs {@code call} on this thread; on a fork-join pool's worker (a {@code CompletableFuture.supplyAsync},
+     * a parallel stream) inside {@link ForkJoinPool#managedBlock}, so the pool adds a worker while this one
+     * waits on its socket instead of starving the pool's other tasks — the JDK client's {@code send}, which
+     * waits on a future, got that for free.
+     */
+    private static byte[] blocking(Supplier<byte[]> call, String peerName) {
+        if (!(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
+            return call.get();
+        }
+        BlockingCall blocker = new BlockingCall(call);
+        try {
+            ForkJoinPool.managedBlock(blocker);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + peerName, e);
+        }
+        return blocker.result;
+    }
+
+    /** One exchange as a {@link ForkJoinPool.ManagedBlocker}. */
+    private static final class BlockingCall implements ForkJoinPool.ManagedBlocker {
+        private final Supplier<byte[]> call;
+        private byte @Nullable [] result;
+
+        BlockingCall(Supplier<byte[]> call) {
+            this.call = call;
+        }
+
+        @Override
+        public boolean block() {
+            result = call.get();
+            return true;
+        }
+
+        @Override
+        public boolean isReleasable() {
+            return result != null;
+        }
+    }
+
+    /** One POST of {@code body}; the whole reply body, or a CommandException saying why there is none. */
+    private byte[] exchange(String peerName, String baseUrl, String path, String commandName, byte[] body) {
+        HttpPost post = new HttpPost(baseUrl + path);
+        post.setHeader(HttpHeaders.ACCEPT, InternalApi.MEDIA_TYPE_BSON);
+        post.setEntity(new ByteArrayEntity(body, BSON));
+        try {
+            return http.execute(post, response -> {
+                if (response.getCode() != 200) {
+                    EntityUtils.consume(response.getEntity());
+                    throw new CommandException(ErrorCode.HostUnreachable,
+                            peerName + " at " + baseUrl + " answered HTTP " + response.getCode() + " to " + commandName);
+                }
+                byte[] bytes = response.getEntity() == null ? null : EntityUtils.toByteArray(response.getEntity());
+                if (bytes == null || bytes.length == 0) {
+                    throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an empty reply to " + commandName);
+                }
+                return bytes;
+            });
+        } catch (ConnectTimeoutException e) {
+            throw new CommandException(ErrorCode.NetworkTimeout, "connecting to " + peerName + " at " + baseUrl + " timed out", e);
+        } catch (SocketTimeoutException e) {
+            throw new CommandException(ErrorCode.NetworkTimeout,
+                    peerName + " at " + baseUrl + " did not answer " + commandName + " within " + requestTimeout.toMillis() + " ms", e);
+        } catch (ConnectException e) {
+            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " refused the connection", e);
+        } catch (InterruptedIOException e) {
+            // the pool had no free connection in time (ConnectionRequestTimeoutException), or the thread was interrupted
+            if (Thread.currentThread().isInterrupted()) {
+                throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + peerName, e);
+            }
+            throw new CommandException(ErrorCode.NetworkTimeout, "no connection to " + peerName + " at " + baseUrl + " became free: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " is unreachable: " + e, e);
+        }
+    }
+
+    /** Connections lent out of the pool right now: zero whenever no call is in flight (for leak tests). */
+    int leasedConnections() {
+        return pool.getTotalStats().getLeased();
+    }
+
+    /** Closes every pooled connection; calls after this fail. */
+    @Override
+    public void close() {
+        http.close(CloseMode.GRACEFUL);
     }
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Profiles services of a running local cluster with async-profiler while a command runs, and prints
+# the CPU each of them (and PostgreSQL's backends) spent meanwhile, from /proc/<pid>/stat.
+#   bin/profile-during.sh HOME OUTDIR NAME "COMPONENT..." -- COMMAND...
+# e.g. bin/profile-during.sh .cluster docs/flamegraphs point-read-before "router1 shard1" -- ./cluster ycsb --workload c --skip-load
+# writes OUTDIR/NAME-COMPONENT.html (async-profiler's flame graph, CPU samples) and the same samples as
+# collapsed stacks in ${TMPDIR:-/tmp}/NAME-COMPONENT.collapsed (for grep and scripts). async-profiler's native
+# library comes from Maven Central's tools.profiler:async-profiler jar (see docs/benchmarks.md).
+set -euo pipefail
+home=$1 outdir=$2 name=$3 components=$4; shift 4; [ "$1" = "--" ] && shift
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bin/java-env.sh"
+jar=$(ls ~/.m2/repository/tools/profiler/async-profiler/*/async-profiler-*.jar | tail -1)
+lib="${TMPDIR:-/tmp}/async-profiler-$(basename "$jar" .jar)/linux-x64/libasyncProfiler.so"
+[ -f "$lib" ] || unzip -o -q "$jar" 'linux-x64/*' -d "$(dirname "$(dirname "$lib")")"
+pid_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['processes'][sys.argv[2]]['pid'])" "$home/cluster.json" "$1"; }
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
+postmaster=$(pgrep -f "^[^ ]*postgres -D $home/postgres" | head -1 || true)
+backends() { [ -n "$postmaster" ] && pgrep -P "$postmaster" | tr '\n' ' '; }
+mkdir -p "$outdir"
+# jcmd would read "a=b" in the agent options as one of its own name=value arguments: quote them
+declare -A before
+for c in $components; do
+  pid=$(pid_of "$c"); before[$c]=$(ticks "$pid")
+  "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"start,event=cpu,interval=1ms,file=/dev/null\"" >/dev/null
+done
+pg_before=$(ticks $(backends))
+start=$(date +%s.%N)
+"$@"
+end=$(date +%s.%N)
+pg_after=$(ticks $(backends))
+hz=$(getconf CLK_TCK)
+for c in $components; do
+  pid=$(pid_of "$c")
+  "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"collapsed,file=${TMPDIR:-/tmp}/$name-$c.collapsed\"" >/dev/null
+  "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"stop,file=$(realpath "$outdir")/$name-$c.html\"" >/dev/null
+  echo "cpu $c: $(echo "scale=2; ($(ticks "$pid") - ${before[$c]}) / $hz" | bc) s"
+done
+echo "cpu postgres backends: $(echo "scale=2; ($pg_after - $pg_before) / $hz" | bc) s (connections that stayed open)"
+echo "wall: $(echo "$end - $start" | bc) s"

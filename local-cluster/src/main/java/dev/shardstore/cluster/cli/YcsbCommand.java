@@ -1,0 +1,132 @@
+package dev.shardstore.cluster.cli;
+
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.ycsb.PostgresBinding;
+import dev.shardstore.cluster.ycsb.RouterBinding;
+import dev.shardstore.cluster.ycsb.YcsbResult;
+import dev.shardstore.cluster.ycsb.YcsbRunner;
+import dev.shardstore.cluster.ycsb.YcsbSetup;
+import dev.shardstore.cluster.ycsb.YcsbTarget;
+import dev.shardstore.cluster.ycsb.YcsbWorkload;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ycsb --workload a|b|c|e|f}: YCSB against the router's REST API and/or the direct-PostgreSQL
+ * baseline on shard1's database, same threads and records, printing throughput and p50/p95/p99 per
+ * operation type and, for {@code --target both}, the router/PostgreSQL ratio (docs/benchmarks.md).
+ */
+@Command(name = "ycsb", mixinStandardHelpOptions = true,
+        description = "Run a YCSB workload through the router and/or straight against one shard's PostgreSQL database, and compare.")
+final class YcsbCommand implements Callable<Integer> {
+    @Mixin
+    HomeOption home;
+
+    @Option(names = "--workload", defaultValue = "c", description = "a (50/50 read/update), b (95/5), c (read only), e (short scans), f (read-modify-write); default: ${DEFAULT-VALUE}")
+    String workload;
+
+    @Option(names = "--records", defaultValue = "100000", description = "records loaded (default: ${DEFAULT-VALUE})")
+    long records;
+
+    @Option(names = "--ops", defaultValue = "100000", description = "operations in the measured phase (default: ${DEFAULT-VALUE})")
+    long ops;
+
+    @Option(names = "--threads", defaultValue = "8", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--target", defaultValue = "both", description = "router, postgres or both (default: ${DEFAULT-VALUE})")
+    String target;
+
+    @Option(names = "--field-count", defaultValue = "10", description = "fields per record, YCSB's fieldcount (default: ${DEFAULT-VALUE})")
+    int fieldCount;
+
+    @Option(names = "--field-length", defaultValue = "100", description = "bytes per field, YCSB's fieldlength (default: ${DEFAULT-VALUE})")
+    int fieldLength;
+
+    @Option(names = "--skip-load", description = "reuse the records a previous run loaded (same --records and field options)")
+    boolean skipLoad;
+
+    @Option(names = "--router", paramLabel = "URL", description = "router URL (default: router1 of the recorded cluster)")
+    String router;
+
+    @Option(names = "--jdbc", paramLabel = "URL", description = "baseline database (default: shard1's database of the recorded cluster)")
+    String jdbc;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        YcsbWorkload mix = YcsbWorkload.parse(workload);
+        List<YcsbTarget> targets = YcsbTarget.parse(target);
+        if (records < 1 || ops < 1 || threads < 1 || fieldCount < 1 || fieldLength < 1) {
+            throw new IllegalArgumentException("--records, --ops, --threads, --field-count and --field-length must be positive");
+        }
+        Optional<LocalCluster> cluster = home.attach(new PrintWriter(System.err, true));
+        String routerUrl = router != null ? router : cluster.map(c -> c.routerUrl(1)).orElse("http://localhost:8080");
+        String jdbcUrl = jdbc != null ? jdbc : cluster.map(c -> c.jdbcUrl("shard1")).orElse("jdbc:postgresql://localhost:25432/shard1");
+
+        Map<String, String> properties = new LinkedHashMap<>(mix.properties());
+        properties.put("recordcount", Long.toString(records));
+        properties.put("operationcount", Long.toString(ops));
+        properties.put("fieldcount", Integer.toString(fieldCount));
+        properties.put("fieldlength", Integer.toString(fieldLength));
+        properties.put(RouterBinding.ROUTER_PROPERTY, routerUrl);
+        properties.put(PostgresBinding.JDBC_PROPERTY, jdbcUrl);
+        YcsbRunner runner = new YcsbRunner(home.dir().resolve("ycsb"), properties);
+
+        Map<YcsbTarget, YcsbResult> results = new LinkedHashMap<>();
+        for (YcsbTarget t : targets) {
+            if (!skipLoad) {
+                if (t == YcsbTarget.ROUTER) {
+                    YcsbSetup.router(routerUrl, RouterBinding.DEFAULT_DATABASE, "usertable");
+                } else {
+                    YcsbSetup.postgres(jdbcUrl, "usertable");
+                }
+                YcsbResult load = runner.run(t, true, threads);
+                out.printf("%s: loaded %,d records at %,.0f inserts/s (%d threads)%n", t.name(), records, load.throughput(), threads);
+            }
+            out.printf("%s: running workload %s, %,d operations, %d threads…%n", t.name(), mix, ops, threads);
+            out.flush();
+            results.put(t, runner.run(t, false, threads));
+        }
+        print(out, mix, results);
+        return results.values().stream().allMatch(r -> r.operations().values().stream().allMatch(o -> o.errors() == 0)) ? 0 : 1;
+    }
+
+    private static void print(PrintWriter out, YcsbWorkload mix, Map<YcsbTarget, YcsbResult> results) {
+        out.printf("%nworkload %s%n%-9s %-18s %10s %12s %10s %10s %10s %8s%n", mix, "target", "operation", "ops", "ops/s", "p50 ms", "p95 ms", "p99 ms", "errors");
+        results.forEach((t, r) -> {
+            r.operations().forEach((op, o) -> out.printf("%-9s %-18s %,10d %,12.0f %10.3f %10.3f %10.3f %,8d%n", t.name(), op, o.count(),
+                    r.throughput() * o.count() / total(r), o.p50Us() / 1000, o.p95Us() / 1000, o.p99Us() / 1000, o.errors()));
+            out.printf("%-9s %-18s %10s %,12.0f%n", t.name(), "OVERALL", "", r.throughput());
+        });
+        YcsbResult router = results.get(YcsbTarget.ROUTER);
+        YcsbResult postgres = results.get(YcsbTarget.POSTGRES);
+        if (router != null && postgres != null && postgres.throughput() > 0) {
+            out.printf("ratio router/postgres: throughput %.3f", router.throughput() / postgres.throughput());
+            router.operations().forEach((op, o) -> {
+                YcsbResult.Operation base = postgres.operations().get(op);
+                if (base != null && o.p50Us() > 0) {
+                    out.printf(", %s p50 %.3f", op, base.p50Us() / o.p50Us());
+                }
+            });
+            out.println(" (1.0 = as fast as PostgreSQL alone)");
+        }
+        out.flush();
+    }
+
+    private static long total(YcsbResult r) {
+        return Math.max(1, r.operations().values().stream().mapToLong(YcsbResult.Operation::count).sum());
+    }
+}
