@@ -8,6 +8,8 @@ import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.settings.ActionLog;
+import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -25,7 +27,7 @@ import org.springframework.stereotype.Component;
 /**
  * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
  * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
- * {@code min}) and {@code config.changelog} (oldest first) like mongos does. The catalog is small, so the whole collection is read and
+ * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first) and {@code config.settings} like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
  * The reply is one batch with cursor id 0. {@code skip} and {@code limit} are applied (a negative limit as its
  * absolute value, as MongoDB's single-batch limit; drivers send {@code limit: 1} for {@code first()}); the other find
@@ -41,10 +43,14 @@ public class ConfigFindCommand implements CommandHandler {
     private final CollectionCatalog collections;
     private final ChunkCatalog chunks;
     private final Changelog changelog;
+    private final ClusterSettings settings;
+    private final ActionLog actionLog;
 
     public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks,
-            Changelog changelog) {
+            Changelog changelog, ClusterSettings settings, ActionLog actionLog) {
         this.changelog = changelog;
+        this.settings = settings;
+        this.actionLog = actionLog;
         this.shards = shards;
         this.databases = databases;
         this.collections = collections;
@@ -78,6 +84,8 @@ public class ConfigFindCommand implements CommandHandler {
             case "collections" -> collections.list().stream().map(ShardedCollection::toBson).toList();
             case "chunks" -> chunkCandidates(filter).stream().map(CatalogChunk::toBson).toList();
             case "changelog" -> changelog.list();
+            case "settings" -> settings.list();
+            case "actionlog" -> actionLog.list();
             default -> List.of();
         };
         long skip = args.optionalNonNegative("skip", 0);
