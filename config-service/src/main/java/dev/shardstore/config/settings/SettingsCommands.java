@@ -2,12 +2,21 @@ package dev.shardstore.config.settings;
 
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.support.command.CommandHandler;
+import java.util.function.BiConsumer;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The config service's settings commands, called by the balancer service (reference: "Auto-splitting and auto-balancing"). */
+/**
+ * The config service's balancer-related commands (reference: "Auto-splitting and auto-balancing"): settings and the action
+ * log, called by the balancer service; zones, called by routers for {@code addShardToZone}, {@code removeShardFromZone} and
+ * {@code updateZoneKeyRange} (MongoDB's {@code _configsvr} names).
+ */
 @Configuration
 public class SettingsCommands {
     /**
@@ -30,6 +39,47 @@ public class SettingsCommands {
             CommandArgs args = new CommandArgs(cmd);
             actionLog.record(args.requiredString("server"), args.requiredString("_configsvrLogAction"),
                     args.document(args.required(cmd, "details", "details"), "details"));
+            return Replies.ok();
+        });
+    }
+
+    /** {@code {_configsvrAddShardToZone: "<shard>", zone}} → {@code {ok: 1}} ({@link ZoneCatalog#addShardToZone}). */
+    @Bean
+    CommandHandler addShardToZone(ZoneCatalog zones) {
+        return shardAndZone("_configsvrAddShardToZone", zones::addShardToZone);
+    }
+
+    /** {@code {_configsvrRemoveShardFromZone: "<shard>", zone}} → {@code {ok: 1}} ({@link ZoneCatalog#removeShardFromZone}). */
+    @Bean
+    CommandHandler removeShardFromZone(ZoneCatalog zones) {
+        return shardAndZone("_configsvrRemoveShardFromZone", zones::removeShardFromZone);
+    }
+
+    /** {@code {<name>: "<shard>", zone: "<zone>"}} → {@code {ok: 1}} after {@code change(shard, zone)}. */
+    private static CommandHandler shardAndZone(String name, BiConsumer<String, String> change) {
+        return CommandHandler.of(name, (db, cmd) -> {
+            CommandArgs args = new CommandArgs(cmd);
+            change.accept(args.requiredString(name), args.requiredString("zone"));
+            return Replies.ok();
+        });
+    }
+
+    /**
+     * {@code {_configsvrUpdateZoneKeyRange: "db.coll", min, max, zone: "<zone>" | null}} → {@code {ok: 1}}
+     * ({@link ZoneCatalog#updateZoneKeyRange}); TypeMismatch naming {@code zone} when it is neither a string nor null.
+     */
+    @Bean
+    CommandHandler updateZoneKeyRange(ZoneCatalog zones) {
+        return CommandHandler.of("_configsvrUpdateZoneKeyRange", (db, cmd) -> {
+            CommandArgs args = new CommandArgs(cmd);
+            BsonValue zone = args.required(cmd, "zone", "zone");
+            if (!zone.isString() && !zone.isNull()) {
+                throw new CommandException(ErrorCode.TypeMismatch,
+                        "'zone' must be a zone name string or null");
+            }
+            zones.updateZoneKeyRange(Namespace.parse(args.requiredString("_configsvrUpdateZoneKeyRange")).full(),
+                    args.document(args.required(cmd, "min", "min"), "min"), args.document(args.required(cmd, "max", "max"), "max"),
+                    zone.isNull() ? null : zone.asString().getValue());
             return Replies.ok();
         });
     }

@@ -97,7 +97,9 @@ public class ShardCollectionCoordinator {
             ObjectId epoch = new ObjectId();
             BsonTimestamp timestamp = clock.next();
             ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
-            List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
+            List<Chunk> initial = InitialChunks.compute(key, numInitialChunks,
+                    // a draining shard (removeShard) is given no initial chunk
+                    registered.stream().filter(s -> !s.draining()).map(ShardEntity::id).toList(),
                     primary.id(), onPrimary.empty(), onPrimary.splitKeys(), epoch, timestamp);
             // Every other shard that receives chunks gets the collection and its shard key index too, as MongoDB creates
             // them on each recipient: splitVector and later migrations need the index there. No database version: they
