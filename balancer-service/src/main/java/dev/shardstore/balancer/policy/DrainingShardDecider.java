@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * Second step: each draining shard (removeShard) gives one chunk per round to the least loaded shard that may hold the
- * chunk's zone (reference: "What happens during a balancer round", priority 1). The whole chunk moves. Jumbo chunks are
+ * chunk's zone (reference: "What happens during a balancer round", priority 1). The whole chunk moves under the chunk-count
+ * policy; under the data-size policy only its {@code min} is sent and the config service cuts at half the chunk size. Jumbo chunks are
  * skipped (a draining shard holding only jumbo chunks cannot finish without {@code clearJumboFlag}).
  */
 record DrainingShardDecider(LoadMeasure load) implements Decider {
@@ -53,7 +54,7 @@ record DrainingShardDecider(LoadMeasure load) implements Decider {
             }
             round.take(shard.id(), to.get().id());
             return Decision.yes(NAME, new BalancerAction.Migration(ns, chunk.range(), shard.id(), to.get().id(), MigrationReason.DRAINING,
-                    true, distribution.settings().attemptToBalanceJumboChunks()),
+                    load.wholeChunk(), distribution.settings().attemptToBalanceJumboChunks()),
                     "shard " + shard.id() + " is draining; " + to.get().id() + " is the least loaded eligible recipient");
         }
         return onlyJumbo

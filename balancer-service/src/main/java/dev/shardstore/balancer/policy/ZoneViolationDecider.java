@@ -39,7 +39,7 @@ record ZoneViolationDecider(LoadMeasure load) implements Decider {
                 }
                 round.take(shard.id(), to.get().id());
                 decisions.add(Decision.yes(NAME, new BalancerAction.Migration(ns, chunk.range(), shard.id(), to.get().id(),
-                        MigrationReason.ZONE_VIOLATION, true, distribution.settings().attemptToBalanceJumboChunks()),
+                        MigrationReason.ZONE_VIOLATION, load.wholeChunk(), distribution.settings().attemptToBalanceJumboChunks()),
                         "chunk " + chunk.range() + " belongs to zone '" + zone + "', which shard " + shard.id() + " is not in"));
                 break;
             }

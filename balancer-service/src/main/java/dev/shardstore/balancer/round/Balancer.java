@@ -7,6 +7,7 @@ import dev.shardstore.balancer.policy.BalancerPolicy;
 import dev.shardstore.balancer.policy.ClusterSnapshot;
 import dev.shardstore.balancer.policy.RoundPlan;
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.support.ServiceSupportProperties;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,7 +44,7 @@ import org.springframework.stereotype.Component;
  * from the catalog as it then is. Rounds never overlap ({@code balancerStop} waits for the one in progress, as MongoDB's).
  *
  * <p>Meters: {@code shardstore.balancer.rounds}, {@code shardstore.balancer.moves{outcome}},
- * {@code shardstore.balancer.splits{outcome}}, {@code shardstore.balancer.round.failures}.
+ * {@code shardstore.balancer.splits{outcome}}, {@code shardstore.balancer.round.failures}, {@code shardstore.balancer.jumbo.marked}.
  */
 @Component
 public class Balancer {
@@ -183,8 +184,41 @@ public class Balancer {
             if (migration.wholeChunk()) {
                 command.append("max", migration.chunk().max());
             }
-            config(command.append("forceJumbo", BsonBoolean.valueOf(migration.forceJumbo())));
+            try {
+                config(command.append("forceJumbo", BsonBoolean.valueOf(migration.forceJumbo())));
+            } catch (CommandException e) {
+                if (e.code() == ErrorCode.ChunkTooBig) {
+                    splitOrMarkJumbo(migration);
+                }
+                throw e;
+            }
         });
+    }
+
+    /**
+     * Reference, "Jumbo Chunks" (MongoDB's {@code _splitOrMarkJumbo}): a migration refused because the chunk is too big
+     * splits the chunk at its median ({@code _configsvrSplitChunk bounds}), so the next round can move the halves; a chunk
+     * that cannot be split (one repeated key) is marked jumbo, and no later round schedules it again (until clearJumboFlag).
+     * Best effort: a failure is only logged, the next refusal retries.
+     */
+    private void splitOrMarkJumbo(BalancerAction.Migration migration) {
+        try {
+            config(new BsonDocument("_configsvrSplitChunk", new BsonString(migration.namespace()))
+                    .append("bounds", new BsonArray(List.of(migration.chunk().min(), migration.chunk().max()))));
+            meters.counter("shardstore.balancer.splits", "outcome", "ok").increment();
+        } catch (CommandException e) {
+            if (e.code() != ErrorCode.CannotSplit) {
+                log.info("could not split the too big chunk {} of {}: {}", migration.chunk(), migration.namespace(), e.getMessage());
+                return;
+            }
+            try {
+                config(new BsonDocument("_configsvrSetJumboFlag", new BsonString(migration.namespace())).append("min", migration.chunk().min())
+                        .append("jumbo", BsonBoolean.TRUE));
+                meters.counter("shardstore.balancer.jumbo.marked").increment();
+            } catch (CommandException markFailed) {
+                log.info("could not mark the chunk {} of {} jumbo: {}", migration.chunk(), migration.namespace(), markFailed.getMessage());
+            }
+        }
     }
 
     private MigrationOutcome timed(BalancerAction action, String meter, Runnable call) {

@@ -94,6 +94,17 @@ class BalancerPolicyTest {
         }
 
         @Test
+        void drainingMovesSendOnlyMinSoThatTheConfigServiceCutsAMovableRange() {
+            // the draining shard's chunk is far bigger than a chunk: moved whole, the donor would refuse it (ChunkTooBig)
+            CollectionState collection = collection(NS, chunks("a", "b"), sizes("a", 500 * MB, "b", 0), 10 * MB, List.of());
+            assertThat(policy.plan(snapshot(List.of(draining("a"), ShardState.active("b")), dataSize, collection)).migrations())
+                    .singleElement().satisfies(m -> {
+                        assertThat(m.reason()).isEqualTo(MigrationReason.DRAINING);
+                        assertThat(m.wholeChunk()).isFalse();
+                    });
+        }
+
+        @Test
         void aShardThatDidNotReportItsSizeTakesNoPart() {
             CollectionState collection = collection(NS, chunks("a", "a", "a"), sizes("a", 300 * MB), 10 * MB, List.of());
             assertThat(policy.plan(snapshot(shards("a", "b"), dataSize, collection)).migrations()).isEmpty();

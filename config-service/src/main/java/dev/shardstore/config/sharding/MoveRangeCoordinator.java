@@ -131,6 +131,16 @@ public class MoveRangeCoordinator {
         return new Outcome(true, chunk.range(), donor.id(), recipient.id(), reply);
     }
 
+    /**
+     * The chunk of {@code namespace} that {@code target} designates, resolved as {@link #move} resolves it (clearJumboFlag
+     * and the balancer's jumbo marking use it).
+     *
+     * @throws CommandException NamespaceNotSharded (118); BadValue / ShardKeyNotFound naming the target's field
+     */
+    public CatalogChunk chunk(String namespace, Target target) {
+        return resolve(collections.find(namespace).orElseThrow(() -> notSharded(namespace)), target);
+    }
+
     /** The chunk {@code target} designates (for a range: the chunk containing its {@code min}). */
     private CatalogChunk resolve(ShardedCollection collection, Target target) {
         ShardKeyPattern key = collection.key();

@@ -10,6 +10,7 @@ import dev.shardstore.cluster.load.BulkLoader;
 import dev.shardstore.cluster.load.LoadListener;
 import dev.shardstore.cluster.load.LoadReport;
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.cluster.load.Namespace;
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The balancer service on a local cluster of separate processes (3 shards, ports offset by 2200, a round every second):
  * the cities sample loaded with the balancer stopped into one chunk on the primary, with a 1 MB chunk size, is spread by
  * the rounds until {@code balancerCollectionStatus} is compliant, with a {@code kill -9} of the balancer service while a
- * round migrates; every document is still there exactly once.
+ * round migrates; every document is still there exactly once. Then a zone pins France to shard3, and shard1 (the
+ * database's primary) is removed: it drains, its database moves with movePrimary, and it leaves {@code config.shards}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BalancerIT {
@@ -127,11 +129,7 @@ class BalancerIT {
         assertThat(chunksPerShard().keySet()).containsExactlyInAnyOrderElementsOf(SHARDS);
 
         Map<String, Long> expected = CitiesFile.countsByCountry(CITIES);
-        Map<String, Long> actual = new TreeMap<>();
-        ok("geo", "{\"aggregate\": \"cities\", \"pipeline\": [{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}}], \"cursor\": {\"batchSize\": 1000}}")
-                .getDocument("cursor").getArray("firstBatch")
-                .forEach(v -> actual.put(v.asDocument().getString("_id").getValue(), v.asDocument().getNumber("n").longValue()));
-        assertThat(actual).isEqualTo(expected);
+        assertThat(countsByCountry()).isEqualTo(expected);
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
         assertThat(ok("geo", "{\"count\": \"cities\"}").getNumber("n").longValue()).isEqualTo(total);
         long owned = SHARDS.stream().mapToLong(s -> internal.runChecked(s, cluster.url(s), "admin",
@@ -143,5 +141,65 @@ class BalancerIT {
         assertThat(status.getNumber("numBalancerRounds").longValue()).isPositive();
         assertThat(ok("config", "{\"find\": \"actionlog\"}").getDocument("cursor").getArray("firstBatch"))
                 .anySatisfy(e -> assertThat(e.asDocument().getString("what").getValue()).isEqualTo("balancer.round"));
+    }
+
+    private static Map<String, Long> countsByCountry() {
+        Map<String, Long> actual = new TreeMap<>();
+        ok("geo", "{\"aggregate\": \"cities\", \"pipeline\": [{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}}], \"cursor\": {\"batchSize\": 1000}}")
+                .getDocument("cursor").getArray("firstBatch")
+                .forEach(v -> actual.put(v.asDocument().getString("_id").getValue(), v.asDocument().getNumber("n").longValue()));
+        return actual;
+    }
+
+    @Test
+    @Order(3)
+    void aZonePinsFranceToOneShard() throws Exception {
+        String france = "{\"country\": \"FR\", \"name\": {\"$minKey\": 1}}";
+        String franceEnd = "{\"country\": \"FR\", \"name\": {\"$maxKey\": 1}}";
+        ok("admin", "{\"addShardToZone\": \"shard3\", \"zone\": \"FRANCE\"}");
+        ok("admin", "{\"updateZoneKeyRange\": \"" + NS + "\", \"min\": " + france + ", \"max\": " + franceEnd + ", \"zone\": \"FRANCE\"}");
+        assertThat(ok("config", "{\"find\": \"tags\"}").getDocument("cursor").getArray("firstBatch")).singleElement()
+                .satisfies(t -> assertThat(t.asDocument().getString("tag").getValue()).isEqualTo("FRANCE"));
+
+        waitUntil(() -> collectionStatus().getBoolean("balancerCompliant").getValue(), Duration.ofMinutes(6), "France on shard3");
+        BsonDocument min = ExtendedJson.parse(france);
+        BsonDocument max = ExtendedJson.parse(franceEnd);
+        List<BsonDocument> inFrance = chunks().stream().filter(c -> BsonOrder.compare(c.getDocument("min"), min) >= 0
+                && BsonOrder.compare(c.getDocument("max"), max) <= 0).toList();
+        assertThat(inFrance).isNotEmpty().allSatisfy(c -> assertThat(c.getString("shard").getValue()).isEqualTo("shard3"));
+        // the zone's bounds are chunk bounds now, so a new French city is routed to shard3 and nowhere else
+        ok("geo", "{\"insert\": \"cities\", \"documents\": [{\"country\": \"FR\", \"name\": \"Zzyzx-sur-Mer\"}]}");
+        BsonDocument explain = ok("geo", "{\"explain\": {\"find\": \"cities\", \"filter\": {\"country\": \"FR\", \"name\": \"Zzyzx-sur-Mer\"}}}");
+        assertThat(explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards"))
+                .extracting(v -> v.asDocument().getString("shardName").getValue()).containsExactly("shard3");
+        ok("geo", "{\"delete\": \"cities\", \"deletes\": [{\"q\": {\"country\": \"FR\", \"name\": \"Zzyzx-sur-Mer\"}, \"limit\": 1}]}");
+        assertThat(countsByCountry()).isEqualTo(CitiesFile.countsByCountry(CITIES));
+    }
+
+    @Test
+    @Order(4)
+    void removeShardDrainsTheShardAndItLeaves() throws Exception {
+        String primary = ok("config", "{\"find\": \"databases\", \"filter\": {\"_id\": \"geo\"}}").getDocument("cursor")
+                .getArray("firstBatch").get(0).asDocument().getString("primary").getValue();
+        ok("geo", "{\"insert\": \"notes\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}, {\"_id\": 3}]}");
+        String removed = primary.equals("shard3") ? "shard1" : primary; // shard3 is the FRANCE zone's only shard
+        BsonDocument started = ok("admin", "{\"removeShard\": \"" + removed + "\"}");
+        assertThat(started.getString("state").getValue()).isEqualTo("started");
+
+        waitUntil(() -> chunksPerShard().getOrDefault(removed, 0L) == 0, Duration.ofMinutes(6), "the chunks drained from " + removed);
+        BsonDocument afterDrain = ok("admin", "{\"removeShard\": \"" + removed + "\"}");
+        if (removed.equals(primary)) {
+            assertThat(afterDrain.getString("state").getValue()).isEqualTo("ongoing");
+            assertThat(afterDrain.getDocument("remaining").getNumber("chunks").longValue()).isZero();
+            assertThat(afterDrain.getArray("dbsToMove")).containsExactly(new BsonString("geo"));
+            ok("admin", "{\"movePrimary\": \"geo\", \"to\": \"" + (removed.equals("shard2") ? "shard3" : "shard2") + "\"}");
+            afterDrain = ok("admin", "{\"removeShard\": \"" + removed + "\"}");
+        }
+        assertThat(afterDrain.getString("state").getValue()).isEqualTo("completed");
+        assertThat(ok("admin", "{\"listShards\": 1}").getArray("shards")).extracting(v -> v.asDocument().getString("_id").getValue())
+                .doesNotContain(removed).hasSize(2);
+        assertThat(chunksPerShard()).doesNotContainKey(removed);
+        assertThat(countsByCountry()).isEqualTo(CitiesFile.countsByCountry(CITIES));
+        assertThat(ok("geo", "{\"count\": \"notes\"}").getNumber("n").longValue()).isEqualTo(3);
     }
 }

@@ -10,11 +10,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * MongoDB's zone commands on {@code admin}, forwarded to the config service under its {@code _configsvr} names (as mongos
+ * MongoDB's zone commands and {@code clearJumboFlag: "db.coll", find | bounds} on {@code admin}, forwarded to the config service under its {@code _configsvr} names (as mongos
  * does): {@code addShardToZone: "<shard>", zone}, {@code removeShardFromZone: "<shard>", zone} and
  * {@code updateZoneKeyRange: "db.coll", min, max, zone: "<zone>" | null} → {@code {ok: 1}}. Errors: IllegalOperation off
  * {@code admin}; TypeMismatch naming the first field when it is not a string; from the config service ShardNotFound (70),
- * ZoneStillInUse (163), ZoneNotFound (177), RangeOverlapConflict (178), BadValue naming {@code min}/{@code max}.
+ * ZoneStillInUse (163), ZoneNotFound (177), RangeOverlapConflict (178), BadValue naming {@code min}/{@code max} or
+ * {@code bounds}, NamespaceNotSharded (118), ShardKeyNotFound (61) naming {@code find}.
  */
 @Configuration
 public class ZoneAdminCommands {
@@ -31,6 +32,11 @@ public class ZoneAdminCommands {
     @Bean
     CommandHandler updateZoneKeyRange(ConfigServer config) {
         return forwarded(config, "updateZoneKeyRange", "_configsvrUpdateZoneKeyRange");
+    }
+
+    @Bean
+    CommandHandler clearJumboFlag(ConfigServer config) {
+        return forwarded(config, "clearJumboFlag", "_configsvrClearJumboFlag");
     }
 
     private static CommandHandler forwarded(ConfigServer config, String name, String internalName) {
