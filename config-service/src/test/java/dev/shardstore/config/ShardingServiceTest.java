@@ -414,6 +414,27 @@ class ShardingServiceTest {
     }
 
     @Test
+    void theBalancerMarksAChunkJumboAndClearJumboFlagClearsItWithoutAVersionChange() {
+        Routing r = shardRanged("jumbodb.c", 10, 20);
+        ShardedCollection c = r.collection();
+        run(new BsonDocument("_configsvrSetJumboFlag", new BsonString("jumbodb.c")).append("min", x(10)));
+        Routing marked = routing("jumbodb.c");
+        assertThat(chunkAt(marked, x(10)).jumbo()).isTrue();
+        assertThat(chunkAt(marked, x(20)).jumbo()).isFalse();
+        assertThat(marked.table().collectionVersion()).isEqualTo(r.table().collectionVersion());
+        // a jumbo chunk is not moved without forceJumbo
+        assertThat(refused(new BsonDocument("_configsvrMoveRange", new BsonString("jumbodb.c")).append("toShard", new BsonString("shB"))
+                .append("find", x(15))).code()).isEqualTo(ErrorCode.ChunkTooBig);
+
+        run(new BsonDocument("_configsvrClearJumboFlag", new BsonString("jumbodb.c")).append("find", x(15)));
+        assertThat(chunkAt(routing("jumbodb.c"), x(10)).jumbo()).isFalse();
+        assertThat(refused(new BsonDocument("_configsvrClearJumboFlag", new BsonString("jumbodb.c"))
+                .append("bounds", new BsonArray(List.of(x(10), x(15))))).getMessage()).contains("'bounds'");
+        assertThat(refused(new BsonDocument("_configsvrClearJumboFlag", new BsonString("jumbodb.other")).append("find", x(1))).code())
+                .isEqualTo(ErrorCode.NamespaceNotSharded);
+    }
+
+    @Test
     void migratingAShardsLastChunkLeavesItAtZeroZero() {
         Routing r = shardRanged("lastdb.c");
         ShardedCollection c = r.collection();

@@ -116,6 +116,7 @@ final class Commands {
             case ROUTER -> {
                 command.add("--shardstore.router.name=" + component.name());
                 command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
+                command.add("--shardstore.router.balancer-url=" + topology.component("balancer").url());
             }
             default -> { }
         }

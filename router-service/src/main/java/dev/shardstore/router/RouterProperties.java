@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param migrationTimeout     how long {@code moveChunk}/{@code moveRange} wait for the config service, and
  *                             {@code cleanupOrphaned} for a shard: they answer only when the migration (or the orphans'
  *                             deletion) is over
+ * @param balancerUrl          base URL of the balancer service, where the balancer commands are forwarded
  */
 @ConfigurationProperties("shardstore.router")
 public record RouterProperties(
@@ -21,7 +22,8 @@ public record RouterProperties(
         @DefaultValue("10") int maxStaleRetries,
         @DefaultValue("10m") Duration cursorTimeout,
         @DefaultValue("30s") Duration shardRegistryRefresh,
-        @DefaultValue("1h") Duration migrationTimeout) {
+        @DefaultValue("1h") Duration migrationTimeout,
+        @DefaultValue("http://localhost:8082") String balancerUrl) {
     public RouterProperties {
         if (maxStaleRetries < 1) {
             throw new IllegalArgumentException("shardstore.router.max-stale-retries must be at least 1");

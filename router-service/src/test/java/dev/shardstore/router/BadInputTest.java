@@ -48,7 +48,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * FailingCommands}) are problem+json too, never Spring's default error body; every answer carries a request id.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"shardstore.config-url=http://127.0.0.1:9", "shardstore.peer-connect-timeout=500ms"})
+        properties = {"shardstore.config-url=http://127.0.0.1:9", "shardstore.router.balancer-url=http://127.0.0.1:9",
+                "shardstore.peer-connect-timeout=500ms"})
 @Import(BadInputTest.FailingCommands.class)
 class BadInputTest {
     /** Commands that fail in ways no input should ever cause, standing in for a bug. */

@@ -121,6 +121,11 @@ public class ChunkCatalog {
                 .params(collection, shard, excluded.toHexString()).query(ChunkCatalog::row).optional();
     }
 
+    /** Sets {@code chunk}'s jumbo flag (reference: "Jumbo Chunks"); no version changes, only the balancer reads it. */
+    public void setJumbo(CatalogChunk chunk, boolean jumbo) {
+        jdbc.sql("UPDATE chunks SET jumbo = ? WHERE id = ?").params(jumbo, chunk.id().toHexString()).update();
+    }
+
     /** The shards owning at least one chunk of the collection, sorted. */
     public List<String> shards(UUID collection) {
         return jdbc.sql("SELECT DISTINCT shard FROM chunks WHERE collection_uuid = ? ORDER BY shard").param(collection).query(String.class).list();

@@ -147,9 +147,10 @@ public class DatabaseCatalog {
     }
 
     private String leastLoadedShard() {
-        List<ShardEntity> all = shards.findAll();
+        // a draining shard (removeShard) takes no new database, as in MongoDB
+        List<ShardEntity> all = shards.findAll().stream().filter(s -> !s.draining()).toList();
         if (all.isEmpty()) {
-            throw new CommandException(ErrorCode.ShardNotFound, "no shards are registered: run addShard first");
+            throw new CommandException(ErrorCode.ShardNotFound, "no shards are registered (or all are draining): run addShard first");
         }
         record Load(ShardEntity shard, long bytes) {}
         return all.parallelStream()

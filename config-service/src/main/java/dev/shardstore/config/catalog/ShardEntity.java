@@ -14,6 +14,8 @@ import org.bson.BsonString;
 public class ShardEntity {
     /** MongoDB's shard state: 1 = active. */
     public static final int STATE_ACTIVE = 1;
+    /** MongoDB's shard state while removeShard drains it: 2. */
+    public static final int STATE_DRAINING = 2;
 
     @Id
     private String id;
@@ -40,8 +42,20 @@ public class ShardEntity {
         return host;
     }
 
+    /** Whether removeShard started draining it. */
+    public boolean draining() {
+        return state == STATE_DRAINING;
+    }
+
+    /** Starts draining it (removeShard's first call). */
+    public void startDraining() {
+        state = STATE_DRAINING;
+    }
+
     /** The document as {@code listShards} and {@code config.shards} show it. */
     public BsonDocument toBson() {
-        return new BsonDocument("_id", new BsonString(id)).append("host", new BsonString(host)).append("state", new BsonInt32(state));
+        BsonDocument doc = new BsonDocument("_id", new BsonString(id)).append("host", new BsonString(host)).append("state", new BsonInt32(state));
+        // MongoDB marks a draining shard with draining: true
+        return draining() ? doc.append("draining", org.bson.BsonBoolean.TRUE) : doc;
     }
 }

@@ -37,6 +37,12 @@ public class ConfigCommands {
         });
     }
 
+    /** {@code {removeShard: "<id>"}} → MongoDB's draining replies ({@link ShardCatalog#removeShard}). */
+    @Bean
+    CommandHandler removeShard(ShardCatalog shards) {
+        return CommandHandler.of("removeShard", (db, cmd) -> Replies.ok(shards.removeShard(new CommandArgs(cmd).requiredString("removeShard"))));
+    }
+
     /** {@code {listShards: 1}} → {@code {shards: [{_id, host, state}], ok: 1}}. */
     @Bean
     CommandHandler listShards(ShardCatalog shards) {

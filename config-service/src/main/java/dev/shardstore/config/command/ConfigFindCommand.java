@@ -8,6 +8,9 @@ import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
 import dev.shardstore.config.catalog.ShardEntity;
+import dev.shardstore.config.settings.ActionLog;
+import dev.shardstore.config.settings.ClusterSettings;
+import dev.shardstore.config.settings.ZoneCatalog;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -17,6 +20,9 @@ import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.bson.BsonArray;
+import org.bson.BsonString;
 import org.bson.BsonBinarySubType;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -25,7 +31,7 @@ import org.springframework.stereotype.Component;
 /**
  * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
  * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
- * {@code min}) and {@code config.changelog} (oldest first) like mongos does. The catalog is small, so the whole collection is read and
+ * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings} and {@code config.tags} like mongos does. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
  * The reply is one batch with cursor id 0. {@code skip} and {@code limit} are applied (a negative limit as its
  * absolute value, as MongoDB's single-batch limit; drivers send {@code limit: 1} for {@code first()}); the other find
@@ -41,10 +47,16 @@ public class ConfigFindCommand implements CommandHandler {
     private final CollectionCatalog collections;
     private final ChunkCatalog chunks;
     private final Changelog changelog;
+    private final ClusterSettings settings;
+    private final ActionLog actionLog;
+    private final ZoneCatalog zones;
 
     public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks,
-            Changelog changelog) {
+            Changelog changelog, ClusterSettings settings, ActionLog actionLog, ZoneCatalog zones) {
+        this.zones = zones;
         this.changelog = changelog;
+        this.settings = settings;
+        this.actionLog = actionLog;
         this.shards = shards;
         this.databases = databases;
         this.collections = collections;
@@ -73,11 +85,14 @@ public class ConfigFindCommand implements CommandHandler {
         }
         BsonDocument filter = args.optionalDocument(command, "filter", "filter");
         List<BsonDocument> all = switch (collection) {
-            case "shards" -> shards.listShards().stream().map(ShardEntity::toBson).toList();
+            case "shards" -> shardsWithZones();
             case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();
             case "collections" -> collections.list().stream().map(ShardedCollection::toBson).toList();
             case "chunks" -> chunkCandidates(filter).stream().map(CatalogChunk::toBson).toList();
             case "changelog" -> changelog.list();
+            case "settings" -> settings.list();
+            case "actionlog" -> actionLog.list();
+            case "tags" -> zones.ranges(null);
             default -> List.of();
         };
         long skip = args.optionalNonNegative("skip", 0);
@@ -85,6 +100,19 @@ public class ConfigFindCommand implements CommandHandler {
         List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).skip(skip)
                 .limit(limit == 0 ? Long.MAX_VALUE : limit).toList();
         return Replies.cursor(true, matching, 0, "config." + collection);
+    }
+
+    /** {@code config.shards} with each shard's zones as {@code tags} (MongoDB's field; absent when the shard is in none). */
+    private List<BsonDocument> shardsWithZones() {
+        Map<String, Set<String>> zonesByShard = zones.zonesByShard();
+        return shards.listShards().stream().map(shard -> {
+            BsonDocument doc = shard.toBson();
+            Set<String> tags = zonesByShard.get(shard.id());
+            if (tags != null) {
+                doc.append("tags", new BsonArray(tags.stream().map(t -> (BsonValue) new BsonString(t)).toList()));
+            }
+            return doc;
+        }).toList();
     }
 
     /** The chunks of one collection when the filter names its uuid (the common case), else all of them. */

@@ -10,6 +10,7 @@ import dev.shardstore.config.catalog.KeyBounds;
 import dev.shardstore.config.catalog.ShardEntity;
 import dev.shardstore.config.catalog.ShardRepository;
 import dev.shardstore.config.catalog.ShardingDdlCoordinators;
+import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -84,10 +85,10 @@ public class MoveRangeCoordinator {
     private final ShardRepository shards;
     private final ShardingDdlCoordinators coordinators;
     private final ShardPeers peers;
-    private final long maxChunkSizeBytes;
+    private final ClusterSettings settings;
 
     public MoveRangeCoordinator(DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks, ChunkCommits commits,
-            ShardRepository shards, ShardingDdlCoordinators coordinators, ShardPeers peers, ShardingProperties properties) {
+            ShardRepository shards, ShardingDdlCoordinators coordinators, ShardPeers peers, ClusterSettings settings) {
         this.databases = databases;
         this.collections = collections;
         this.chunks = chunks;
@@ -95,7 +96,7 @@ public class MoveRangeCoordinator {
         this.shards = shards;
         this.coordinators = coordinators;
         this.peers = peers;
-        this.maxChunkSizeBytes = properties.maxChunkSize().toBytes();
+        this.settings = settings;
     }
 
     /**
@@ -126,8 +127,18 @@ public class MoveRangeCoordinator {
         ShardEntity donor = shards.findById(chunk.shard()).orElseThrow(() -> new CommandException(ErrorCode.ShardNotFound,
                 "shard " + chunk.shard() + " owning chunk " + chunk.range() + " of " + namespace + " is not registered"));
         BsonDocument reply = peers.moveRange(donor.id(), donor.host(), namespace, chunk.range(), chunk.lastmod(), collection.epoch(),
-                collection.timestamp(), recipient.id(), waitForDelete, forceJumbo, maxChunkSizeBytes);
+                collection.timestamp(), recipient.id(), waitForDelete, forceJumbo, settings.maxChunkSizeBytes());
         return new Outcome(true, chunk.range(), donor.id(), recipient.id(), reply);
+    }
+
+    /**
+     * The chunk of {@code namespace} that {@code target} designates, resolved as {@link #move} resolves it (clearJumboFlag
+     * and the balancer's jumbo marking use it).
+     *
+     * @throws CommandException NamespaceNotSharded (118); BadValue / ShardKeyNotFound naming the target's field
+     */
+    public CatalogChunk chunk(String namespace, Target target) {
+        return resolve(collections.find(namespace).orElseThrow(() -> notSharded(namespace)), target);
     }
 
     /** The chunk {@code target} designates (for a range: the chunk containing its {@code min}). */
@@ -177,7 +188,7 @@ public class MoveRangeCoordinator {
             ShardEntity owner = shards.findById(chunk.shard()).orElseThrow();
             // MongoDB's moveRange without max moves about half a chunk: the first point of a cut at half the max size
             List<BsonDocument> points = peers.splitVector(owner.id(), owner.host(), collection.namespace(), key,
-                    new ChunkRange(range.min(), chunk.range().max()), maxChunkSizeBytes / 2);
+                    new ChunkRange(range.min(), chunk.range().max()), settings.maxChunkSizeBytes() / 2);
             max = points.stream().filter(p -> Arrays.compareUnsigned(key.encode(p), min) > 0).findFirst().orElse(null);
         }
         List<BsonDocument> points = new ArrayList<>();

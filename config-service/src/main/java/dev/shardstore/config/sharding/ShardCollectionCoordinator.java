@@ -1,5 +1,6 @@
 package dev.shardstore.config.sharding;
 
+import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.CollectionCatalog;
@@ -39,18 +40,18 @@ public class ShardCollectionCoordinator {
     private final ShardPeers peers;
     private final ShardRefresher refresher;
     private final ConfigClock clock;
-    private final ShardingProperties properties;
+    private final ClusterSettings settings;
     private final ShardingDdlCoordinators coordinators;
 
     public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ShardPeers peers,
-            ShardRefresher refresher, ConfigClock clock, ShardingProperties properties, ShardingDdlCoordinators coordinators) {
+            ShardRefresher refresher, ConfigClock clock, ClusterSettings settings, ShardingDdlCoordinators coordinators) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
         this.peers = peers;
         this.refresher = refresher;
         this.clock = clock;
-        this.properties = properties;
+        this.settings = settings;
         this.coordinators = coordinators;
     }
 
@@ -91,12 +92,14 @@ public class ShardCollectionCoordinator {
         try {
             prepared.add(primary.id());
             PreparedCollection onPrimary = peers.prepareShardCollection(primary.id(), primary.host(), namespace.db(), namespace.collection(),
-                    key, unique, properties.maxChunkSize().toBytes(), database.version());
+                    key, unique, settings.maxChunkSizeBytes(), database.version());
 
             ObjectId epoch = new ObjectId();
             BsonTimestamp timestamp = clock.next();
             ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
-            List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
+            List<Chunk> initial = InitialChunks.compute(key, numInitialChunks,
+                    // a draining shard (removeShard) is given no initial chunk
+                    registered.stream().filter(s -> !s.draining()).map(ShardEntity::id).toList(),
                     primary.id(), onPrimary.empty(), onPrimary.splitKeys(), epoch, timestamp);
             // Every other shard that receives chunks gets the collection and its shard key index too, as MongoDB creates
             // them on each recipient: splitVector and later migrations need the index there. No database version: they
@@ -105,7 +108,7 @@ public class ShardCollectionCoordinator {
                 if (!owner.id().equals(primary.id()) && initial.stream().anyMatch(c -> c.shard().equals(owner.id()))) {
                     prepared.add(owner.id());
                     peers.prepareShardCollection(owner.id(), owner.host(), namespace.db(), namespace.collection(), key, unique,
-                            properties.maxChunkSize().toBytes(), null);
+                            settings.maxChunkSizeBytes(), null);
                 }
             }
             ShardedCollection registeredCollection = collections.create(collection, initial.stream()

@@ -28,8 +28,22 @@ public class AdminCommands {
     /** {@code {addShard: "<url>", name?}} → forwarded to the config service, which checks the shard answers. */
     @Bean
     CommandHandler addShard(ConfigServer config, ShardRegistry shards) {
-        return CommandHandler.of("addShard", (db, cmd) -> {
-            Namespaces.checkAdmin(db, "addShard");
+        return changingShards("addShard", config, shards);
+    }
+
+    /**
+     * {@code {removeShard: "<id>"}} → forwarded to the config service (MongoDB's draining replies: started, ongoing,
+     * completed); this router refreshes its shard registry afterwards.
+     */
+    @Bean
+    CommandHandler removeShard(ConfigServer config, ShardRegistry shards) {
+        return changingShards("removeShard", config, shards);
+    }
+
+    /** A command forwarded to the config service that changes {@code config.shards}: this router's registry refreshes after it. */
+    private static CommandHandler changingShards(String name, ConfigServer config, ShardRegistry shards) {
+        return CommandHandler.of(name, (db, cmd) -> {
+            Namespaces.checkAdmin(db, name);
             BsonDocument reply = config.run(db, cmd);
             shards.refresh();
             return reply;

@@ -48,7 +48,7 @@ public class CatalogEventListener {
             return;
         }
         switch (event.type()) {
-            case SHARD_ADDED -> shards.refreshQuietly();
+            case SHARD_ADDED, SHARD_REMOVED -> shards.refreshQuietly();
             case DATABASE_CREATED, DATABASE_VERSION_CHANGED -> databases.invalidate(event.database());
             case DATABASE_DROPPED -> {
                 databases.invalidate(event.database());

@@ -34,6 +34,8 @@ abstract class RouterAgainstFakeCluster {
     static void peers(DynamicPropertyRegistry registry) {
         registry.add("spring.kafka.bootstrap-servers", () -> EmbeddedInfra.shared().bootstrapServers());
         registry.add("shardstore.config-url", CLUSTER.config::url);
+        // never a real balancer service: one of a local cluster may listen on the default port
+        registry.add("shardstore.router.balancer-url", () -> "http://127.0.0.1:9");
     }
 
     /** An HTTP status and the JSON body. */

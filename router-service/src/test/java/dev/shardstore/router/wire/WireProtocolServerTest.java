@@ -80,6 +80,8 @@ class WireProtocolServerTest {
     static void properties(DynamicPropertyRegistry registry) {
         registry.add("spring.kafka.bootstrap-servers", () -> EmbeddedInfra.shared().bootstrapServers());
         registry.add("shardstore.config-url", CONFIG::url);
+        // never a real balancer service: one of a local cluster may listen on the default port
+        registry.add("shardstore.router.balancer-url", () -> "http://127.0.0.1:9");
     }
 
     @AfterAll

@@ -50,7 +50,7 @@ public class CatalogEventListener {
                     collections.markStale(event.namespace());
                 }
             }
-            case SHARD_ADDED, MIGRATION_STARTED, MIGRATION_ABORTED -> { }
+            case SHARD_ADDED, SHARD_REMOVED, MIGRATION_STARTED, MIGRATION_ABORTED -> { }
         }
     }
 }

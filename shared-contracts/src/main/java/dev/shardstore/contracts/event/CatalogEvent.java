@@ -31,6 +31,8 @@ public record CatalogEvent(Type type, String database, @Nullable String namespac
 
     public enum Type {
         SHARD_ADDED,
+        /** removeShard completed: the shard left {@code config.shards} (routers refresh their shard registry). */
+        SHARD_REMOVED,
         DATABASE_CREATED,
         DATABASE_DROPPED,
         DATABASE_VERSION_CHANGED,

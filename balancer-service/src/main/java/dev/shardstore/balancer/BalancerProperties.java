@@ -1,0 +1,29 @@
+package dev.shardstore.balancer;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code shardstore.balancer.*}.
+ *
+ * @param roundInterval   the pause between the end of one round and the start of the next (reference: 10 s)
+ * @param migrationTimeout how long a round waits for one {@code _configsvrMoveRange} (it answers when the migration is over)
+ * @param history         how many past rounds {@code /actuator/balancer} keeps
+ * @param name            this balancer's name in {@code config.actionlog} entries ({@code server})
+ */
+@ConfigurationProperties("shardstore.balancer")
+public record BalancerProperties(
+        @DefaultValue("10s") Duration roundInterval,
+        @DefaultValue("1h") Duration migrationTimeout,
+        @DefaultValue("20") int history,
+        @DefaultValue("balancer") String name) {
+    public BalancerProperties {
+        if (roundInterval.isNegative() || roundInterval.isZero()) {
+            throw new IllegalArgumentException("shardstore.balancer.round-interval must be positive, not " + roundInterval);
+        }
+        if (history < 1) {
+            throw new IllegalArgumentException("shardstore.balancer.history must be at least 1, not " + history);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.shardstore.balancer.policy;
+
+import dev.shardstore.contracts.sharding.Chunk;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The balancer's policy as a pure function of a {@link ClusterSnapshot} (reference: "What happens during a balancer
+ * round"). Per round: nothing while the balancer is off or outside its {@code activeWindow}; then per collection (skipping
+ * {@code noBalance} ones) the deciders in the reference's order: zone-boundary splits (a collection with splits moves
+ * nothing else this round), draining shards, zone violations, imbalance within each zone by the configured
+ * {@link LoadMeasure}. All collections share one {@link Round}, so a shard takes part in at most one migration per round.
+ * Thread-safe (stateless).
+ */
+public final class BalancerPolicy {
+    static final String MODE = "balancerMode";
+    static final String COLLECTION = "collectionBalancing";
+
+    /** The next round's decisions for {@code snapshot}. */
+    public RoundPlan plan(ClusterSnapshot snapshot) {
+        BalancerSettings settings = snapshot.settings();
+        if (settings.mode() == BalancerSettings.Mode.OFF) {
+            return new RoundPlan(List.of(Decision.no(MODE, "", "the balancer is off (balancerStart turns it on)")));
+        }
+        ActiveWindow window = settings.activeWindow();
+        if (window != null && !window.contains(snapshot.localTime())) {
+            return new RoundPlan(List.of(Decision.no(MODE, "", "outside the activeWindow " + ActiveWindow.format(window.start())
+                    + "–" + ActiveWindow.format(window.stop()))));
+        }
+        Round round = Round.of(snapshot.shards());
+        List<Decider> moves = moveDeciders(settings);
+        List<Decision> decisions = new ArrayList<>();
+        for (CollectionState collection : snapshot.collections()) {
+            if (collection.noBalance()) {
+                decisions.add(Decision.no(COLLECTION, collection.namespace(), "balancing is disabled for the collection (noBalance)"));
+                continue;
+            }
+            Distribution distribution = new Distribution(collection, snapshot.shards(), settings);
+            List<Decision> splits = new ZoneBoundarySplitDecider().decide(distribution, round);
+            decisions.addAll(splits);
+            if (splits.stream().anyMatch(d -> d.verdict() == Verdict.YES)) {
+                continue;
+            }
+            for (Decider decider : moves) {
+                decisions.addAll(decider.decide(distribution, round));
+            }
+        }
+        return new RoundPlan(decisions);
+    }
+
+    /**
+     * {@code balancerCollectionStatus}'s {@code firstComplianceViolation} for {@code collection}, empty when compliant: a
+     * chunk on a draining shard ({@code draining}); a chunk across a zone boundary or outside its zone's shards
+     * ({@code zoneViolation}); an imbalance the policy would move, ignoring what other collections use this round
+     * ({@code chunksImbalance}).
+     */
+    public Optional<MigrationReason> firstComplianceViolation(CollectionState collection, List<ShardState> shards, BalancerSettings settings) {
+        Distribution distribution = new Distribution(collection, shards, settings);
+        for (ShardState shard : distribution.shards()) {
+            if (shard.draining() && !distribution.chunksOn(shard.id()).isEmpty()) {
+                return Optional.of(MigrationReason.DRAINING);
+            }
+        }
+        for (ShardState shard : distribution.shards()) {
+            for (Chunk chunk : distribution.chunksOn(shard.id())) {
+                String zone = distribution.zoneOf(chunk);
+                if (zone == null || !shard.accepts(zone)) {
+                    return Optional.of(MigrationReason.ZONE_VIOLATION);
+                }
+            }
+        }
+        boolean imbalanced = new ImbalanceDecider(LoadMeasure.of(settings.policy())).decide(distribution, Round.of(shards)).stream()
+                .anyMatch(d -> d.verdict() == Verdict.YES);
+        return imbalanced ? Optional.of(MigrationReason.CHUNKS_IMBALANCE) : Optional.empty();
+    }
+
+    private static List<Decider> moveDeciders(BalancerSettings settings) {
+        LoadMeasure load = LoadMeasure.of(settings.policy());
+        return List.of(new DrainingShardDecider(load), new ZoneViolationDecider(load), new ImbalanceDecider(load));
+    }
+}

@@ -1,0 +1,24 @@
+package dev.shardstore.balancer.policy;
+
+import java.time.LocalTime;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a balancer round decides from, read once at its start; the policy is a pure function of it
+ * (reference: "What happens during a balancer round": ClusterStatistics and one DistributionStatus per collection).
+ *
+ * @param shards      every {@code config.shards} entry (copied)
+ * @param collections every sharded collection (copied)
+ * @param settings    the cluster's balancer settings
+ * @param localTime   the balancer's local time when the snapshot was read (for {@code activeWindow})
+ */
+public record ClusterSnapshot(List<ShardState> shards, List<CollectionState> collections, BalancerSettings settings,
+        LocalTime localTime) {
+    public ClusterSnapshot {
+        shards = List.copyOf(Objects.requireNonNull(shards, "shards"));
+        collections = List.copyOf(Objects.requireNonNull(collections, "collections"));
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(localTime, "localTime");
+    }
+}

@@ -1,0 +1,267 @@
+package dev.shardstore.balancer.round;
+
+import dev.shardstore.balancer.BalancerProperties;
+import dev.shardstore.balancer.cluster.ClusterStatistics;
+import dev.shardstore.balancer.policy.BalancerAction;
+import dev.shardstore.balancer.policy.BalancerPolicy;
+import dev.shardstore.balancer.policy.ClusterSnapshot;
+import dev.shardstore.balancer.policy.RoundPlan;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.support.ServiceSupportProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * The balancer thread (reference: "Auto-balancing"): a round every {@code round-interval} after the previous one ends.
+ * A round reads a {@link ClusterSnapshot}, asks the {@link BalancerPolicy}, runs the zone-boundary splits one after the
+ * other through the config service ({@code _configsvrSplitChunk}), then every migration at once (they are on disjoint
+ * shards) through {@code _configsvrMoveRange}, and is over when all of them answered. Nothing is persisted here: a balancer
+ * killed mid-round leaves each migration to the migration protocol's own recovery on its donor, and the next round starts
+ * from the catalog as it then is. Rounds never overlap ({@code balancerStop} waits for the one in progress, as MongoDB's).
+ *
+ * <p>Meters: {@code shardstore.balancer.rounds}, {@code shardstore.balancer.moves{outcome}},
+ * {@code shardstore.balancer.splits{outcome}}, {@code shardstore.balancer.round.failures}, {@code shardstore.balancer.jumbo.marked}.
+ */
+@Component
+public class Balancer {
+    private static final Logger log = LoggerFactory.getLogger(Balancer.class);
+    private static final String CONFIG = "config";
+    private final ClusterStatistics statistics;
+    private final BalancerPolicy policy = new BalancerPolicy();
+    private final CommandClient longRunning;
+    private final String configUrl;
+    private final BalancerProperties properties;
+    private final MeterRegistry meters;
+    private final ReentrantLock roundLock = new ReentrantLock();
+    private final AtomicBoolean inRound = new AtomicBoolean();
+    private final AtomicLong rounds = new AtomicLong();
+    private final Deque<RoundReport> history = new ArrayDeque<>();
+    private final ExecutorService migrations = Executors.newVirtualThreadPerTaskExecutor();
+    private volatile ScheduledExecutorService scheduler;
+
+    public Balancer(ClusterStatistics statistics, ServiceSupportProperties support, BalancerProperties properties, MeterRegistry meters) {
+        this.statistics = statistics;
+        this.longRunning = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout());
+        this.configUrl = support.configUrl();
+        this.properties = properties;
+        this.meters = meters;
+    }
+
+    /** Starts the rounds once the service is ready (not before: its peers may still be starting with it). */
+    @EventListener(ApplicationReadyEvent.class)
+    public void startRounds() {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("balancer").daemon().factory());
+        scheduler = executor;
+        long interval = properties.roundInterval().toMillis();
+        executor.scheduleWithFixedDelay(this::roundQuietly, interval, interval, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Runs one round now (waiting for a round in progress to end first) and returns its report.
+     * A failure to read the snapshot is reported in the round, never thrown.
+     */
+    public RoundReport runRound() {
+        roundLock.lock();
+        try {
+            inRound.set(true);
+            return round();
+        } finally {
+            inRound.set(false);
+            roundLock.unlock();
+        }
+    }
+
+    /** The next round's decisions, without acting on them ({@code balancerPlan}). */
+    public RoundPlan plan() {
+        return policy.plan(statistics.snapshot());
+    }
+
+    /** Blocks until no round is in progress ({@code balancerStop}), at most {@code timeout}; whether it ended. */
+    public boolean awaitRoundEnd(Duration timeout) throws InterruptedException {
+        if (!roundLock.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        roundLock.unlock();
+        return true;
+    }
+
+    /** Whether a round is running ({@code balancerStatus.inBalancerRound}). */
+    public boolean inRound() {
+        return inRound.get();
+    }
+
+    /** Rounds run since this balancer started ({@code balancerStatus.numBalancerRounds}). */
+    public long numRounds() {
+        return rounds.get();
+    }
+
+    /** The last rounds, newest first, as documents. */
+    public synchronized BsonArray recentRounds() {
+        return new BsonArray(history.stream().map(RoundReport::toBson).map(d -> (org.bson.BsonValue) d).toList());
+    }
+
+    private void roundQuietly() {
+        try {
+            runRound();
+        } catch (RuntimeException e) {
+            log.warn("balancer round failed", e);
+        }
+    }
+
+    private RoundReport round() {
+        long number = rounds.incrementAndGet();
+        Instant started = Instant.now();
+        long start = System.nanoTime();
+        RoundPlan plan = new RoundPlan(List.of());
+        List<MigrationOutcome> outcomes = new ArrayList<>();
+        String error = null;
+        try {
+            plan = policy.plan(statistics.snapshot());
+            for (BalancerAction.Split split : plan.splits()) {
+                outcomes.add(split(split));
+            }
+            List<Future<MigrationOutcome>> running = plan.migrations().stream().map(m -> migrations.submit(() -> move(m))).toList();
+            for (Future<MigrationOutcome> migration : running) {
+                outcomes.add(migration.get());
+            }
+        } catch (CommandException e) {
+            error = e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            error = "interrupted";
+        } catch (java.util.concurrent.ExecutionException e) {
+            error = String.valueOf(e.getCause());
+        }
+        RoundReport report = new RoundReport(number, started, (System.nanoTime() - start) / 1_000_000, plan, outcomes, error);
+        remember(report);
+        meters.counter("shardstore.balancer.rounds").increment();
+        if (report.error() != null) {
+            meters.counter("shardstore.balancer.round.failures").increment();
+            log.warn("balancer round {} failed: {}", number, report.error());
+        }
+        if (!plan.migrations().isEmpty() || !plan.splits().isEmpty() || report.error() != null) {
+            logAction(report);
+        }
+        return report;
+    }
+
+    private MigrationOutcome split(BalancerAction.Split split) {
+        return timed(split, "shardstore.balancer.splits", () -> {
+            for (BsonDocument point : split.splitPoints()) {
+                config(new BsonDocument("_configsvrSplitChunk", new BsonString(split.namespace())).append("middle", point));
+            }
+        });
+    }
+
+    private MigrationOutcome move(BalancerAction.Migration migration) {
+        return timed(migration, "shardstore.balancer.moves", () -> {
+            BsonDocument command = new BsonDocument("_configsvrMoveRange", new BsonString(migration.namespace()))
+                    .append("toShard", new BsonString(migration.to())).append("min", migration.chunk().min());
+            if (migration.wholeChunk()) {
+                command.append("max", migration.chunk().max());
+            }
+            try {
+                config(command.append("forceJumbo", BsonBoolean.valueOf(migration.forceJumbo())));
+            } catch (CommandException e) {
+                if (e.code() == ErrorCode.ChunkTooBig) {
+                    splitOrMarkJumbo(migration);
+                }
+                throw e;
+            }
+        });
+    }
+
+    /**
+     * Reference, "Jumbo Chunks" (MongoDB's {@code _splitOrMarkJumbo}): a migration refused because the chunk is too big
+     * splits the chunk at its median ({@code _configsvrSplitChunk bounds}), so the next round can move the halves; a chunk
+     * that cannot be split (one repeated key) is marked jumbo, and no later round schedules it again (until clearJumboFlag).
+     * Best effort: a failure is only logged, the next refusal retries.
+     */
+    private void splitOrMarkJumbo(BalancerAction.Migration migration) {
+        try {
+            config(new BsonDocument("_configsvrSplitChunk", new BsonString(migration.namespace()))
+                    .append("bounds", new BsonArray(List.of(migration.chunk().min(), migration.chunk().max()))));
+            meters.counter("shardstore.balancer.splits", "outcome", "ok").increment();
+        } catch (CommandException e) {
+            if (e.code() != ErrorCode.CannotSplit) {
+                log.info("could not split the too big chunk {} of {}: {}", migration.chunk(), migration.namespace(), e.getMessage());
+                return;
+            }
+            try {
+                config(new BsonDocument("_configsvrSetJumboFlag", new BsonString(migration.namespace())).append("min", migration.chunk().min())
+                        .append("jumbo", BsonBoolean.TRUE));
+                meters.counter("shardstore.balancer.jumbo.marked").increment();
+            } catch (CommandException markFailed) {
+                log.info("could not mark the chunk {} of {} jumbo: {}", migration.chunk(), migration.namespace(), markFailed.getMessage());
+            }
+        }
+    }
+
+    private MigrationOutcome timed(BalancerAction action, String meter, Runnable call) {
+        long start = System.nanoTime();
+        try {
+            call.run();
+            meters.counter(meter, "outcome", "ok").increment();
+            return new MigrationOutcome(action, true, (System.nanoTime() - start) / 1_000_000, null);
+        } catch (CommandException e) {
+            meters.counter(meter, "outcome", "failed").increment();
+            log.info("balancer {} failed: {}", action.toBson().toJson(), e.getMessage());
+            return new MigrationOutcome(action, false, (System.nanoTime() - start) / 1_000_000, e.getMessage());
+        }
+    }
+
+    private void config(BsonDocument command) {
+        longRunning.runChecked(CONFIG, configUrl, "admin", command);
+    }
+
+    /** {@code config.actionlog} {@code balancer.round}; best effort, as MongoDB's (a failed write is only logged). */
+    private void logAction(RoundReport report) {
+        try {
+            config(new BsonDocument("_configsvrLogAction", new BsonString("balancer.round")).append("server", new BsonString(properties.name()))
+                    .append("details", report.actionLogDetails()));
+        } catch (CommandException e) {
+            log.info("could not write the balancer.round action log entry: {}", e.getMessage());
+        }
+    }
+
+    private synchronized void remember(RoundReport report) {
+        history.addFirst(report);
+        while (history.size() > properties.history()) {
+            history.removeLast();
+        }
+    }
+
+    /** Stops the rounds; migrations in flight are left to their donors' recovery. */
+    @jakarta.annotation.PreDestroy
+    public void shutdown() {
+        ScheduledExecutorService executor = scheduler;
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        migrations.shutdownNow();
+    }
+}

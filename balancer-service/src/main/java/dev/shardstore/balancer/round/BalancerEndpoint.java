@@ -1,0 +1,27 @@
+package dev.shardstore.balancer.round;
+
+import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@code /actuator/balancer}: {@code {inBalancerRound, numBalancerRounds, rounds: [...]}} with the last rounds newest first
+ * (duration, decisions with their reasons, the migrations started and their outcome), as relaxed Extended JSON.
+ */
+@Component
+@Endpoint(id = "balancer")
+public class BalancerEndpoint {
+    private final Balancer balancer;
+
+    public BalancerEndpoint(Balancer balancer) {
+        this.balancer = balancer;
+    }
+
+    @ReadOperation
+    public Map<String, Object> rounds() {
+        return Map.of("inBalancerRound", balancer.inRound(), "numBalancerRounds", balancer.numRounds(),
+                "rounds", org.bson.Document.parse(new org.bson.BsonDocument("r", balancer.recentRounds())
+                        .toJson(org.bson.json.JsonWriterSettings.builder().outputMode(org.bson.json.JsonMode.RELAXED).build())).get("r"));
+    }
+}
