@@ -1,6 +1,6 @@
 package dev.shardstore.cluster.it;
 
-import static dev.shardstore.cluster.it.MigrationCluster.waitUntil;
+import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.ClusterOptions;
