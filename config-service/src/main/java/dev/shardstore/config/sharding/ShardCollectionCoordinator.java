@@ -3,7 +3,7 @@ package dev.shardstore.config.sharding;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.CollectionCatalog;
-import dev.shardstore.config.catalog.ConfigClock;
+import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.InitialChunks;
@@ -38,12 +38,12 @@ public class ShardCollectionCoordinator {
     private final CollectionCatalog collections;
     private final ShardPeers peers;
     private final ShardRefresher refresher;
-    private final ConfigClock clock;
+    private final LogicalClock clock;
     private final ShardingProperties properties;
     private final ShardingDdlCoordinators coordinators;
 
     public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ShardPeers peers,
-            ShardRefresher refresher, ConfigClock clock, ShardingProperties properties, ShardingDdlCoordinators coordinators) {
+            ShardRefresher refresher, LogicalClock clock, ShardingProperties properties, ShardingDdlCoordinators coordinators) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
@@ -94,7 +94,7 @@ public class ShardCollectionCoordinator {
                     key, unique, properties.maxChunkSize().toBytes(), database.version());
 
             ObjectId epoch = new ObjectId();
-            BsonTimestamp timestamp = clock.next();
+            BsonTimestamp timestamp = clock.tick(1);
             ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
             List<Chunk> initial = InitialChunks.compute(key, numInitialChunks, registered.stream().map(ShardEntity::id).toList(),
                     primary.id(), onPrimary.empty(), onPrimary.splitKeys(), epoch, timestamp);

@@ -92,7 +92,7 @@ public final class CommandOptions {
             conditional("$readPreference", "every read is served by the shard primary: primary, primaryPreferred,"
                     + " secondaryPreferred and nearest are satisfied; secondary is not (shards have no secondaries)",
                     CommandOptions::readPreference),
-            accepted("$clusterTime", "gossiped cluster time: no logical clock is exposed yet"),
+            implemented("$clusterTime", "gossiped cluster time: moves the logical clock; ahead of the node's time it must be validly signed"),
             implemented("databaseVersion", "internal: the router's database version, checked by the shard"),
             implemented("shardVersion", "internal: the router's shard version, checked by the shard"));
 

@@ -1,6 +1,7 @@
 package dev.shardstore.contracts.http;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonSerializationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends command documents to a peer service per {@link InternalApi} and returns its reply
@@ -24,16 +26,32 @@ import org.bson.BsonSerializationException;
  * <p>Transport failures never hang and never pass silently: a refused or reset connection is
  * {@code HostUnreachable} (6), a connect or request timeout is {@code NetworkTimeout} (89), and a
  * non-200 status or an unreadable body is {@code HostUnreachable} naming the peer. Thread-safe.
+ *
+ * <p>Inside the cluster every request carries the process's cluster time and every reply's moves its clock
+ * ({@link ClusterTimeGossip}, the only gossip hook of the transport).
  */
 public final class CommandClient {
     private final HttpClient http;
     private final Duration requestTimeout;
+    private final @Nullable ClusterTimeGossip gossip;
 
     /**
+     * A client outside the cluster's time line (a command-line tool): it gossips no cluster time.
+     *
      * @param connectTimeout how long to wait for a TCP connection
      * @param requestTimeout how long to wait for a whole reply
      */
     public CommandClient(Duration connectTimeout, Duration requestTimeout) {
+        this(connectTimeout, requestTimeout, null);
+    }
+
+    /**
+     * A service's peer client: requests carry the process's cluster time, replies advance its clock.
+     *
+     * @param gossip the process's gossip hook; null for none
+     */
+    public CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip) {
+        this.gossip = gossip;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Objects.requireNonNull(connectTimeout, "connectTimeout"))
@@ -49,11 +67,12 @@ public final class CommandClient {
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
         URI uri = URI.create(baseUrl + InternalApi.commandPath(db));
+        BsonDocument sent = gossip == null ? command : gossip.outgoing(command);
         HttpRequest request = HttpRequest.newBuilder(uri)
                 .timeout(requestTimeout)
                 .header("Content-Type", InternalApi.MEDIA_TYPE_BSON)
                 .header("Accept", InternalApi.MEDIA_TYPE_BSON)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(BsonBytes.encode(command)))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(BsonBytes.encode(sent)))
                 .build();
         HttpResponse<byte[]> response;
         try {
@@ -75,11 +94,16 @@ public final class CommandClient {
             throw new CommandException(ErrorCode.HostUnreachable,
                     peerName + " at " + baseUrl + " answered HTTP " + response.statusCode() + " to " + command.getFirstKey());
         }
+        BsonDocument reply;
         try {
-            return BsonBytes.decode(response.body());
+            reply = BsonBytes.decode(response.body());
         } catch (BsonSerializationException e) {
             throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply", e);
         }
+        if (gossip != null) {
+            gossip.fromReply(reply);
+        }
+        return reply;
     }
 
     /**
