@@ -91,6 +91,27 @@ class ClusterTimeTest extends RouterAgainstFakeCluster {
         malformed.assertError(400, 14, "$clusterTime");
     }
 
+    @Test
+    void afterClusterTimeGoesToTheShardsAndMayNotBeAheadOfTheClusterTime() throws Exception {
+        command("ct_read", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}").assertOk();
+        BsonTimestamp now = clusterTime(command("admin", "{\"ping\": 1}").body());
+        CLUSTER.forgetRequests();
+        Reply read = command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"level\": \"majority\", \"afterClusterTime\": "
+                + timestampJson(now) + "}}");
+        read.assertOk();
+        assertThat(CLUSTER.sh1.received("find").getFirst().getDocument("readConcern").getTimestamp("afterClusterTime")).isEqualTo(now);
+
+        BsonTimestamp ahead = new BsonTimestamp(now.getTime() + 100, 1);
+        command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"afterClusterTime\": " + timestampJson(ahead) + "}}")
+                .assertError(400, 72, "afterClusterTime");
+        command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"level\": \"snapshot\"}}").assertError(400, 238, "snapshot");
+        command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"level\": \"eventual\"}}").assertError(400, 2, "readConcern.level");
+    }
+
+    private static String timestampJson(BsonTimestamp time) {
+        return "{\"$timestamp\": {\"t\": " + Integer.toUnsignedString(time.getTime()) + ", \"i\": " + time.getInc() + "}}";
+    }
+
     private Reply ping(BsonTimestamp time, BsonDocument signature) throws Exception {
         BsonDocument ping = new BsonDocument("ping", new BsonInt32(1)).append("$clusterTime",
                 new BsonDocument("clusterTime", time).append("signature", signature));

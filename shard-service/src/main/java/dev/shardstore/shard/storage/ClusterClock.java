@@ -1,9 +1,13 @@
 package dev.shardstore.shard.storage;
 
 import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonTimestamp;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -74,13 +78,40 @@ public class ClusterClock {
         return new BsonTimestamp(oldest.hasNext() ? oldest.next().first() - 1 : last);
     }
 
+    /**
+     * Waits until every write at or below {@code time} is over (reference: "Causal consistency in sessions": the read
+     * must see every write up to its {@code afterClusterTime}): until no reservation at or below it is in flight. No
+     * write at or below {@code time} can start afterwards: the process's clock has seen {@code time} (the request's gossip
+     * moved it), so every later write ticks above it — on a single-node shard that is what MongoDB's no-op write achieves.
+     *
+     * @throws CommandException MaxTimeMSExpired (50) when the writes are not over within {@code timeout}
+     */
+    public synchronized void awaitDurable(BsonTimestamp time, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (!inFlight.isEmpty() && Long.compareUnsigned(inFlight.iterator().next().first(), time.getValue()) <= 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new CommandException(ErrorCode.MaxTimeMSExpired, "the writes up to afterClusterTime " + time
+                            + " did not finish within " + timeout.toMillis() + " ms");
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.MaxTimeMSExpired, "interrupted while waiting for afterClusterTime " + time, e);
+        }
+    }
+
     /** How many reservations are in flight (a diagnostic: zero whenever no write is running). */
     public synchronized int inFlight() {
         return inFlight.size();
     }
 
     private synchronized void release(Reservation reservation) {
-        inFlight.remove(reservation);
+        if (inFlight.remove(reservation)) {
+            notifyAll(); // readers waiting in awaitDurable
+        }
     }
 
     /**

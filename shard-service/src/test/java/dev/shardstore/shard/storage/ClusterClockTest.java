@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardIntegrationTest;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
@@ -102,5 +105,28 @@ class ClusterClockTest extends ShardIntegrationTest {
 
         assertThat(next).as("the next write is after every time the process has seen").isEqualTo(gossiped + 1);
         assertThat(process.clusterTime().getValue()).isEqualTo(next);
+    }
+
+    @Test
+    void aReadAfterAClusterTimeWaitsForTheWritesAtOrBeforeItAndOnlyForThose() throws Exception {
+        ClusterClock own = new ClusterClock(jdbc, systemClock());
+        ClusterClock.Reservation before = own.reserve(1);
+        ClusterClock.Reservation after = own.reserve(1);
+        BsonTimestamp readAt = new BsonTimestamp(before.first());
+
+        Thread reader = Thread.ofPlatform().start(() -> own.awaitDurable(readAt, Duration.ofMinutes(1)));
+        while (reader.getState() != Thread.State.TIMED_WAITING) { // the reader is parked on the clock's monitor
+            Thread.onSpinWait();
+        }
+        assertThat(reader.isAlive()).isTrue();
+        before.release(); // the write at readAt commits; the later one still runs, and does not hold the reader
+        reader.join(Duration.ofSeconds(30));
+        assertThat(reader.isAlive()).as("released once the writes up to its time were over").isFalse();
+
+        assertThatThrownBy(() -> own.awaitDurable(new BsonTimestamp(after.first() + 1000), Duration.ofMillis(50)))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.MaxTimeMSExpired))
+                .hasMessageContaining("afterClusterTime");
+        after.release();
+        own.awaitDurable(new BsonTimestamp(after.first() + 1000), Duration.ofMinutes(1)); // every write is over: no wait
     }
 }

@@ -60,19 +60,33 @@ public final class ClusterTimeGossip {
 
     /**
      * Takes the {@code $clusterTime} out of a received command and moves the clock up to it. From a
-     * {@link Sender#CLIENT}, a time ahead of this node's must be validly signed (checked before the clock moves).
+     * {@link Sender#CLIENT}, a time ahead of this node's must be validly signed (checked before the clock moves); a
+     * time not ahead needs no signature.
+     *
+     * <p>Then a {@code readConcern.afterClusterTime} must not be ahead of the clock: no node of the cluster can have
+     * made a write at a time no message has carried yet.
      *
      * @throws CommandException TypeMismatch (14) for a malformed {@code $clusterTime}; TimeProofMismatch (204) or
      *                          KeyNotFound (211) for a client's bad signature; ClusterTimeFailsRateLimiter (205) beyond
-     *                          the drift bound. In each case the clock has not moved.
+     *                          the drift bound (in each case the clock has not moved); InvalidOptions (72) for an
+     *                          {@code afterClusterTime} ahead of the clock; {@link ReadConcern#of}'s errors
      */
     public void received(BsonDocument command, Sender sender) {
+        advanceFrom(command, sender);
+        BsonTimestamp after = ReadConcern.of(command).afterClusterTime();
+        if (after != null && Long.compareUnsigned(after.getValue(), clock.clusterTime().getValue()) > 0) {
+            throw new CommandException(ErrorCode.InvalidOptions, "readConcern.afterClusterTime " + after
+                    + " must not be greater than the current clusterTime " + clock.clusterTime());
+        }
+    }
+
+    private void advanceFrom(BsonDocument command, Sender sender) {
         BsonValue field = command.remove(CLUSTER_TIME);
         if (field == null) {
             return;
         }
         if (!(field instanceof BsonDocument time && time.get("clusterTime") instanceof BsonTimestamp ts
-                && time.get("signature") instanceof BsonDocument signature)) {
+                && time.get("signature", new BsonDocument()) instanceof BsonDocument signature)) {
             throw new CommandException(ErrorCode.TypeMismatch,
                     "'$clusterTime' must be {clusterTime: Timestamp, signature: {hash: BinData, keyId: long}}, not " + field);
         }
