@@ -2,6 +2,7 @@ package dev.shardstore.shard.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.shard.ShardIntegrationTest;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
@@ -17,9 +18,9 @@ class ShardClusterTimeTest extends ShardIntegrationTest {
     @Test
     void aWriteTicksAboveTheGossipedTimeAndItsReplyCarriesIt() {
         long ahead = (System.currentTimeMillis() / 1000 + 3600) << 32 | 5;
-        BsonDocument reply = run(DB, "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}], \"$clusterTime\": {\"clusterTime\": "
+        BsonDocument reply = runWithClusterTime(DB, ExtendedJson.parse("{\"insert\": \"c\", \"documents\": [{\"_id\": 1}], \"$clusterTime\": {\"clusterTime\": "
                 + "{\"$timestamp\": {\"t\": " + (ahead >>> 32) + ", \"i\": 5}}, \"signature\": {\"hash\": {\"$binary\": "
-                + "{\"base64\": \"AAAAAAAAAAAAAAAAAAAAAAAAAAA=\", \"subType\": \"00\"}}, \"keyId\": 0}}}");
+                + "{\"base64\": \"AAAAAAAAAAAAAAAAAAAAAAAAAAA=\", \"subType\": \"00\"}}, \"keyId\": 0}}}"));
 
         long written = Oplog.tsOf(jdbc.sql("SELECT max(ts_key) FROM oplog WHERE ns = ?").param(DB + ".c").query(Long.class).single());
         assertThat(Long.compareUnsigned(written, ahead)).as("the write's time is above the gossiped one").isPositive();
