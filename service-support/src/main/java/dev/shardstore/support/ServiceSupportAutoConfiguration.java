@@ -1,15 +1,22 @@
 package dev.shardstore.support;
 
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
+import dev.shardstore.contracts.clock.ClusterTimeSigner;
+import dev.shardstore.contracts.clock.HmacClusterTimeSigner;
+import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.contracts.http.BsonDocumentHttpMessageConverter;
 import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.support.clock.SigningKeyCache;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.command.InternalCommandController;
 import dev.shardstore.support.health.KafkaHealthIndicator;
 import dev.shardstore.support.failpoint.FailPointCommands;
 import dev.shardstore.support.failpoint.FailPoints;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,7 +28,8 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Wires what every service shares: BSON/Extended JSON bodies ahead of Jackson (a {@code BsonDocument}
- * is a {@code Map} Jackson would mangle), the peer {@link CommandClient}, the Kafka health indicator,
+ * is a {@code Map} Jackson would mangle), the process's one {@link LogicalClock} and its {@link ClusterTimeGossip},
+ * the peer {@link CommandClient} (which gossips cluster time), the Kafka health indicator,
  * and — when the service defines {@link CommandHandler} beans — the {@link CommandRegistry} and the
  * internal command endpoint.
  */
@@ -39,10 +47,33 @@ public class ServiceSupportAutoConfiguration {
         };
     }
 
+    /** The process's hybrid logical clock: one per process, every component takes its cluster time from it. */
     @Bean
     @ConditionalOnMissingBean
-    CommandClient commandClient(ServiceSupportProperties properties) {
-        return new CommandClient(properties.peerConnectTimeout(), properties.peerRequestTimeout());
+    LogicalClock logicalClock(ServiceSupportProperties properties) {
+        return new LogicalClock(Duration.ofSeconds(properties.maxAcceptableLogicalClockDriftSecs()));
+    }
+
+    /**
+     * Signs and checks cluster times with the config service's keys, cached here ({@link SigningKeyCache}); the config
+     * service, which owns the keys, defines its own.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ClusterTimeSigner clusterTimeSigner(ObjectProvider<CommandClient> client, ServiceSupportProperties properties) {
+        return new HmacClusterTimeSigner(new SigningKeyCache(client::getObject, properties.configUrl(), Duration.ofSeconds(1)));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ClusterTimeGossip clusterTimeGossip(LogicalClock clock, ClusterTimeSigner signer) {
+        return new ClusterTimeGossip(clock, signer);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    CommandClient commandClient(ServiceSupportProperties properties, ClusterTimeGossip gossip) {
+        return new CommandClient(properties.peerConnectTimeout(), properties.peerRequestTimeout(), gossip);
     }
 
     @Bean(name = "kafkaHealthIndicator")
@@ -73,7 +104,7 @@ public class ServiceSupportAutoConfiguration {
 
     @Bean
     @ConditionalOnBean(CommandHandler.class)
-    InternalCommandController internalCommandController(CommandRegistry registry) {
-        return new InternalCommandController(registry);
+    InternalCommandController internalCommandController(CommandRegistry registry, ClusterTimeGossip gossip) {
+        return new InternalCommandController(registry, gossip);
     }
 }

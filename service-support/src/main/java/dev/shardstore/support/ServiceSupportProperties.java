@@ -12,6 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param peerRequestTimeout  whole-reply timeout for service-to-service calls
  * @param kafkaHealthTimeout  how long the Kafka health check waits for the broker
  * @param testCommands        {@code shardstore.test-commands.*}
+ * @param maxAcceptableLogicalClockDriftSecs how far (seconds) ahead of the wall clock gossip may move the
+ *                            process's cluster time; MongoDB's parameter of that name, default one year
  */
 @ConfigurationProperties("shardstore")
 public record ServiceSupportProperties(
@@ -19,7 +21,8 @@ public record ServiceSupportProperties(
         @DefaultValue("2s") Duration peerConnectTimeout,
         @DefaultValue("30s") Duration peerRequestTimeout,
         @DefaultValue("3s") Duration kafkaHealthTimeout,
-        @DefaultValue TestCommands testCommands) {
+        @DefaultValue TestCommands testCommands,
+        @DefaultValue("31536000") long maxAcceptableLogicalClockDriftSecs) {
 
     /**
      * {@code shardstore.test-commands.*}.

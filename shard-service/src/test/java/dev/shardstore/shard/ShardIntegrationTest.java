@@ -2,6 +2,7 @@ package dev.shardstore.shard;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.event.CatalogEvent;
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.support.testing.ServiceHealthContract;
@@ -96,8 +97,19 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
                 .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
 
-    /** Runs a command document on {@code db} over HTTP. */
+    /**
+     * Runs a command document on {@code db} over HTTP; the reply without the cluster time every reply carries
+     * ({@code $clusterTime}, {@code operationTime}: {@link #runWithClusterTime}), so tests compare what the command answers.
+     */
     protected BsonDocument run(String db, BsonDocument command) {
+        BsonDocument reply = runWithClusterTime(db, command);
+        reply.remove(ClusterTimeGossip.CLUSTER_TIME);
+        reply.remove(ClusterTimeGossip.OPERATION_TIME);
+        return reply;
+    }
+
+    /** Runs a command document on {@code db} over HTTP; the whole reply. */
+    protected BsonDocument runWithClusterTime(String db, BsonDocument command) {
         return client.run("shard", "http://127.0.0.1:" + port, db, command);
     }
 }

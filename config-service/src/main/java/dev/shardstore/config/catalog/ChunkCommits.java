@@ -1,5 +1,6 @@
 package dev.shardstore.config.catalog;
 
+import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.outbox.Outbox;
 import dev.shardstore.contracts.event.CatalogEvent;
 import dev.shardstore.contracts.sharding.StaleConfig;
@@ -39,12 +40,12 @@ public class ChunkCommits {
     private final ChunkCatalog chunks;
     private final ShardRepository shards;
     private final Outbox outbox;
-    private final ConfigClock clock;
+    private final LogicalClock clock;
     private final TransactionTemplate tx;
     private final ApplicationEventPublisher events;
     private final FailPoints failPoints;
 
-    public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, ConfigClock clock,
+    public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, LogicalClock clock,
             TransactionTemplate tx, ApplicationEventPublisher events, FailPoints failPoints) {
         this.guard = guard;
         this.chunks = chunks;
@@ -138,7 +139,7 @@ public class ChunkCommits {
             chunks.delete(merged.subList(1, merged.size()).stream().map(CatalogChunk::id).toList());
             ChunkRange mergedRange = new ChunkRange(first.range().min(), merged.getLast().range().max());
             chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(mergedRange, shard, version),
-                    List.of(new ChunkHistory(clock.next(), shard))));
+                    List.of(new ChunkHistory(clock.tick(1), shard))));
             outbox.appendRoutingChanged(namespace, version.epoch(), version, List.of(shard));
             events.publishEvent(new RoutingChangeCommitted(namespace, List.of(shard)));
             return new CommitResult(version, version);
@@ -178,7 +179,7 @@ public class ChunkCommits {
                 throw new StaleConfig(namespace, chunkVersion, chunk.lastmod(), CommitGuard.CONFIG_SHARD_ID).toException();
             }
             ChunkVersion moved = VersionRules.migratedChunk(locked.collectionVersion());
-            chunks.update(key, chunk.movedTo(toShard, moved, clock.next()));
+            chunks.update(key, chunk.movedTo(toShard, moved, clock.tick(1)));
             Optional<CatalogChunk> control = chunks.anotherOn(uuid, fromShard, chunk.id())
                     .map(c -> c.withVersion(VersionRules.controlChunk(locked.collectionVersion())));
             control.ifPresent(c -> chunks.update(key, c));

@@ -1,5 +1,6 @@
 package dev.shardstore.config.catalog;
 
+import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.outbox.Outbox;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -34,13 +35,13 @@ public class CollectionCatalog {
     private final CollectionRepository collections;
     private final ChunkCatalog chunks;
     private final Outbox outbox;
-    private final ConfigClock clock;
+    private final LogicalClock clock;
     private final JdbcClient jdbc;
     private final ShardingDdlCoordinators coordinators;
     private final TransactionTemplate tx;
     private final TransactionTemplate snapshot;
 
-    public CollectionCatalog(CollectionRepository collections, ChunkCatalog chunks, Outbox outbox, ConfigClock clock, JdbcClient jdbc,
+    public CollectionCatalog(CollectionRepository collections, ChunkCatalog chunks, Outbox outbox, LogicalClock clock, JdbcClient jdbc,
             ShardingDdlCoordinators coordinators, PlatformTransactionManager transactions) {
         this.collections = collections;
         this.chunks = chunks;
@@ -156,7 +157,7 @@ public class CollectionCatalog {
                 return current;
             }
             ObjectId epoch = new ObjectId();
-            BsonTimestamp timestamp = clock.next();
+            BsonTimestamp timestamp = clock.tick(1);
             entity.refine(newKey, epoch, timestamp);
             ChunkVersion latest = null;
             for (CatalogChunk c : chunks.all(current.uuid())) {

@@ -1,5 +1,6 @@
 package dev.shardstore.config.catalog;
 
+import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.outbox.Outbox;
 import dev.shardstore.config.shard.ShardPeers;
 import dev.shardstore.contracts.error.CommandException;
@@ -31,12 +32,12 @@ public class DatabaseCatalog {
     private final ShardRepository shards;
     private final ShardPeers peers;
     private final Outbox outbox;
-    private final ConfigClock clock;
+    private final LogicalClock clock;
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
 
     public DatabaseCatalog(DatabaseRepository databases, ShardRepository shards, ShardPeers peers, Outbox outbox,
-            ConfigClock clock, JdbcClient jdbc, TransactionTemplate tx) {
+            LogicalClock clock, JdbcClient jdbc, TransactionTemplate tx) {
         this.databases = databases;
         this.shards = shards;
         this.peers = peers;
@@ -73,7 +74,7 @@ public class DatabaseCatalog {
         return tx.execute(status -> {
             lock(db);
             return databases.findById(db).orElseGet(() -> {
-                DatabaseEntity created = databases.save(new DatabaseEntity(db, primary, VersionRules.newDatabase(clock.next())));
+                DatabaseEntity created = databases.save(new DatabaseEntity(db, primary, VersionRules.newDatabase(clock.tick(1))));
                 outbox.append(CatalogEvent.Type.DATABASE_CREATED, db, null);
                 return created;
             });
@@ -134,7 +135,7 @@ public class DatabaseCatalog {
             if (!database.primaryShard().equals(from) || current.lastMod() != expected.lastMod()) {
                 return Optional.<DatabaseVersion>empty();
             }
-            DatabaseVersion moved = VersionRules.movePrimary(current, clock.next());
+            DatabaseVersion moved = VersionRules.movePrimary(current, clock.tick(1));
             database.movePrimary(to, moved);
             databases.save(database);
             outbox.append(CatalogEvent.Type.DATABASE_VERSION_CHANGED, db, null);

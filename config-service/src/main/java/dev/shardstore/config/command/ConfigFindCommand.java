@@ -11,6 +11,8 @@ import dev.shardstore.config.catalog.ShardEntity;
 import dev.shardstore.config.settings.ActionLog;
 import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.config.settings.ZoneCatalog;
+import dev.shardstore.config.keys.KeyManager;
+import dev.shardstore.contracts.clock.SigningKey;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -31,7 +33,9 @@ import org.springframework.stereotype.Component;
 /**
  * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
  * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
- * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings} and {@code config.tags} like mongos does. The catalog is small, so the whole collection is read and
+ * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings} and
+ * {@code config.tags} like mongos does, and {@code admin.system.keys} (the cluster time signing keys, oldest first), where
+ * every service reads them. The catalog is small, so the whole collection is read and
  * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
  * The reply is one batch with cursor id 0. {@code skip} and {@code limit} are applied (a negative limit as its
  * absolute value, as MongoDB's single-batch limit; drivers send {@code limit: 1} for {@code first()}); the other find
@@ -42,6 +46,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class ConfigFindCommand implements CommandHandler {
     private static final List<String> UNSUPPORTED = List.of("sort", "projection", "hint", "let");
+    private static final String KEYS = "system.keys";
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
     private final CollectionCatalog collections;
@@ -50,10 +55,12 @@ public class ConfigFindCommand implements CommandHandler {
     private final ClusterSettings settings;
     private final ActionLog actionLog;
     private final ZoneCatalog zones;
+    private final KeyManager keys;
 
     public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks,
-            Changelog changelog, ClusterSettings settings, ActionLog actionLog, ZoneCatalog zones) {
+            Changelog changelog, ClusterSettings settings, ActionLog actionLog, ZoneCatalog zones, KeyManager keys) {
         this.zones = zones;
+        this.keys = keys;
         this.changelog = changelog;
         this.settings = settings;
         this.actionLog = actionLog;
@@ -70,11 +77,13 @@ public class ConfigFindCommand implements CommandHandler {
 
     @Override
     public BsonDocument run(String db, BsonDocument command) {
-        if (!"config".equals(db)) {
-            throw new CommandException(ErrorCode.IllegalOperation, "the config service only serves find on the config database");
-        }
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
+        boolean keysCollection = "admin".equals(db) && KEYS.equals(collection);
+        if (!"config".equals(db) && !keysCollection) {
+            throw new CommandException(ErrorCode.IllegalOperation, "the config service only serves find on the config database and on admin."
+                    + KEYS);
+        }
         for (String option : UNSUPPORTED) {
             BsonValue value = command.get(option);
             if (value != null && !value.isNull() && !(value.isDocument() && value.asDocument().isEmpty())
@@ -84,7 +93,7 @@ public class ConfigFindCommand implements CommandHandler {
             }
         }
         BsonDocument filter = args.optionalDocument(command, "filter", "filter");
-        List<BsonDocument> all = switch (collection) {
+        List<BsonDocument> all = keysCollection ? keys.all().stream().map(SigningKey::toBson).toList() : switch (collection) {
             case "shards" -> shardsWithZones();
             case "databases" -> databases.list().stream().map(DatabaseEntity::toBson).toList();
             case "collections" -> collections.list().stream().map(ShardedCollection::toBson).toList();
@@ -99,7 +108,7 @@ public class ConfigFindCommand implements CommandHandler {
         long limit = command.isNumber("limit") ? Math.abs(command.getNumber("limit").longValue()) : 0;
         List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).skip(skip)
                 .limit(limit == 0 ? Long.MAX_VALUE : limit).toList();
-        return Replies.cursor(true, matching, 0, "config." + collection);
+        return Replies.cursor(true, matching, 0, db + "." + collection);
     }
 
     /** {@code config.shards} with each shard's zones as {@code tags} (MongoDB's field; absent when the shard is in none). */

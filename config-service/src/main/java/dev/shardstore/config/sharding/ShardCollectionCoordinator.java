@@ -4,7 +4,7 @@ import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.CollectionCatalog;
-import dev.shardstore.config.catalog.ConfigClock;
+import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.InitialChunks;
@@ -39,12 +39,12 @@ public class ShardCollectionCoordinator {
     private final CollectionCatalog collections;
     private final ShardPeers peers;
     private final ShardRefresher refresher;
-    private final ConfigClock clock;
+    private final LogicalClock clock;
     private final ClusterSettings settings;
     private final ShardingDdlCoordinators coordinators;
 
     public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ShardPeers peers,
-            ShardRefresher refresher, ConfigClock clock, ClusterSettings settings, ShardingDdlCoordinators coordinators) {
+            ShardRefresher refresher, LogicalClock clock, ClusterSettings settings, ShardingDdlCoordinators coordinators) {
         this.databases = databases;
         this.shards = shards;
         this.collections = collections;
@@ -95,7 +95,7 @@ public class ShardCollectionCoordinator {
                     key, unique, settings.maxChunkSizeBytes(), database.version());
 
             ObjectId epoch = new ObjectId();
-            BsonTimestamp timestamp = clock.next();
+            BsonTimestamp timestamp = clock.tick(1);
             ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
             List<Chunk> initial = InitialChunks.compute(key, numInitialChunks,
                     // a draining shard (removeShard) is given no initial chunk

@@ -1,5 +1,8 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.command.CommandRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,6 +17,12 @@ import org.springframework.stereotype.Component;
  * serves, so clients cannot grow the tag's values), {@code outcome} ({@code ok}/{@code error}) and
  * {@code transport} (the front end: {@code rest} or {@code wire}). Every front end calls this, so a command behaves
  * and is measured the same whichever way it arrives.
+ *
+ * <p>Cluster time (reference: "Causal consistency in sessions"): a client's {@code $clusterTime} moves the router's
+ * clock only when validly signed (else the command is refused before it runs); every reply — success, or the error a
+ * {@link CommandException} becomes — carries {@code $clusterTime} and {@code operationTime}. The router does not
+ * write, so its operationTime is its cluster time after the command: at or above every shard's operationTime it
+ * gossiped back, which is what {@code afterClusterTime} needs.
  */
 @Component
 public class ClientCommands {
@@ -31,21 +40,28 @@ public class ClientCommands {
 
     private final CommandRegistry registry;
     private final MeterRegistry meters;
+    private final ClusterTimeGossip gossip;
 
-    public ClientCommands(CommandRegistry registry, MeterRegistry meters) {
+    public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip) {
         this.registry = registry;
         this.meters = meters;
+        this.gossip = gossip;
     }
 
     /**
      * Runs {@code command} on {@code db}.
      *
-     * @return the handler's reply ({@code ok: 1})
-     * @throws dev.shardstore.contracts.error.CommandException whatever the registry or the handler throws
+     * @return the handler's reply ({@code ok: 1}) with {@code $clusterTime} and {@code operationTime}
+     * @throws CommandException whatever the registry or the handler throws, or a refused {@code $clusterTime}
+     *                          ({@link ClusterTimeGossip#received}), carrying {@code $clusterTime} and
+     *                          {@code operationTime} in its extra info; anything unexpected as InternalError (1)
      */
     public BsonDocument run(Transport transport, String db, BsonDocument command) {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
-        return timed(transport, registry.knows(name) ? name : "unknown", () -> registry.run(db, command));
+        return timed(transport, registry.knows(name) ? name : "unknown", () -> {
+            gossip.received(command, ClusterTimeGossip.Sender.CLIENT);
+            return registry.run(db, command);
+        });
     }
 
     /**
@@ -53,6 +69,7 @@ public class ClientCommands {
      * same meter as the registry's commands.
      *
      * @param name the command's name, a fixed set chosen by the caller (never a client's arbitrary string)
+     * @return the reply with {@code $clusterTime} and {@code operationTime}; failures as {@link #run}
      */
     public BsonDocument timed(Transport transport, String name, Supplier<BsonDocument> command) {
         Timer.Sample sample = Timer.start(meters);
@@ -60,9 +77,18 @@ public class ClientCommands {
         try {
             BsonDocument reply = command.get();
             outcome = "ok";
-            return reply;
+            return gossip.stamp(reply, gossip.clock().clusterTime());
+        } catch (CommandException e) {
+            throw stamped(e.code(), e.getMessage(), e.extraInfo(), e);
+        } catch (RuntimeException e) {
+            throw stamped(ErrorCode.InternalError, "internal error: " + e, new BsonDocument(), e);
         } finally {
             sample.stop(meters.timer("shardstore.router.command", "command", name, "outcome", outcome, "transport", transport.tag()));
         }
+    }
+
+    /** The failure as the client sees it, with the cluster time in its extra info (so in every error body). */
+    private CommandException stamped(ErrorCode code, String message, BsonDocument extraInfo, RuntimeException cause) {
+        return new CommandException(code, message, gossip.stamp(extraInfo, gossip.clock().clusterTime()), cause);
     }
 }

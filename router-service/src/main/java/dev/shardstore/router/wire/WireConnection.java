@@ -192,6 +192,9 @@ final class WireConnection implements Runnable {
             }
             return commands.run(ClientCommands.Transport.WIRE, db, command);
         } catch (CommandException e) {
+            if (e.code() == ErrorCode.InternalError) {
+                log.error("command {} failed unexpectedly", command.isEmpty() ? "{}" : command.getFirstKey(), e);
+            }
             return ErrorLabels.label(command, e.code(), e.toReply());
         } catch (RuntimeException e) {
             log.error("command {} failed unexpectedly", command.isEmpty() ? "{}" : command.getFirstKey(), e);

@@ -1,5 +1,8 @@
 package dev.shardstore.router.sharding;
 
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
+import dev.shardstore.contracts.clock.ClusterTimeSigner;
+import dev.shardstore.contracts.clock.SigningKey;
 import dev.shardstore.router.testing.StubPeer;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -28,6 +31,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
+import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 import org.bson.UuidRepresentation;
@@ -45,10 +49,15 @@ import org.bson.types.ObjectId;
  */
 final class FakeCluster implements AutoCloseable {
     static final String PRIMARY = "sh1";
+    /** The one key of the config stub's {@code admin.system.keys}, valid for a year. */
+    static final SigningKey SIGNING_KEY = new SigningKey(7001, new byte[SigningKey.LENGTH],
+            new BsonTimestamp((int) (System.currentTimeMillis() / 1000 + 365L * 24 * 3600), 0));
 
     final StubPeer config = new StubPeer((db, cmd) -> configReply(cmd));
-    final StubPeer sh1 = new StubPeer((db, cmd) -> shardReply("sh1", db, cmd));
-    final StubPeer sh2 = new StubPeer((db, cmd) -> shardReply("sh2", db, cmd));
+    final StubPeer sh1 = new StubPeer((db, cmd) -> gossiped(shardReply("sh1", db, cmd)));
+    final StubPeer sh2 = new StubPeer((db, cmd) -> gossiped(shardReply("sh2", db, cmd)));
+    /** When set, the shards' replies carry it as their {@code $clusterTime} and {@code operationTime}. */
+    volatile @Nullable BsonTimestamp shardClusterTime;
 
     private final Map<String, DatabaseVersion> databases = new ConcurrentHashMap<>();
     private final Map<String, RoutingTable> collections = new ConcurrentHashMap<>();
@@ -151,7 +160,9 @@ final class FakeCluster implements AutoCloseable {
                         .append("primary", new BsonString(PRIMARY))));
                 yield Replies.ok(new BsonDocument("databases", list));
             }
-            case "find" -> Replies.cursor(true, List.of(), 0, "config." + (cmd.isString("find") ? cmd.getString("find").getValue() : "?"));
+            case "find" -> cmd.get("find").equals(new BsonString("system.keys"))
+                    ? Replies.cursor(true, List.of(SIGNING_KEY.toBson()), 0, "admin.system.keys")
+                    : Replies.cursor(true, List.of(), 0, "config." + (cmd.isString("find") ? cmd.getString("find").getValue() : "?"));
             default -> Replies.ok();
         };
     }
@@ -209,6 +220,15 @@ final class FakeCluster implements AutoCloseable {
                     .append("winningPlan", new BsonDocument("stage", new BsonString("EOF"))).append("rejectedPlans", new BsonArray())));
             default -> Replies.ok(new BsonDocument("shard", new BsonString(shard)));
         };
+    }
+
+    private BsonDocument gossiped(BsonDocument reply) {
+        BsonTimestamp time = shardClusterTime;
+        if (time != null) {
+            reply.put(ClusterTimeGossip.CLUSTER_TIME, new BsonDocument("clusterTime", time).append("signature", ClusterTimeSigner.UNSIGNED.sign(time)));
+            reply.put(ClusterTimeGossip.OPERATION_TIME, time);
+        }
+        return reply;
     }
 
     /** One affected document per statement; {@code fail: true} (in the document or the statement's q) fails it. */

@@ -121,7 +121,7 @@ class ShardingAdminCommandsTest extends RouterAgainstFakeCluster {
 
         Reply range = command("admin", "{moveRange: 'm2.c', min: {x: 10}, max: {x: 20}, toShard: 'sh1', forceJumbo: true}");
         range.assertOk();
-        assertThat(range.body().keySet()).containsExactly("ok");
+        assertThat(range.body().keySet()).containsExactly("ok", "$clusterTime", "operationTime");
         assertThat(toConfig("_configsvrMoveRange", "m2.c")).singleElement().satisfies(c -> {
             assertThat(c.getDocument("min").getInt32("x").getValue()).isEqualTo(10);
             assertThat(c.getDocument("max").getInt32("x").getValue()).isEqualTo(20);

@@ -166,12 +166,12 @@ class WireProtocolServerTest {
                 assertThat(viaWire.getNumber("ok").doubleValue()).as(entry.getValue() + " → " + viaWire.toJson()).isEqualTo(1.0);
                 assertThat(viaWire).as(entry.getValue()).isEqualTo(rest(entry.getKey(), json(entry.getValue())));
             }
-            // errors: MongoDB's {ok: 0, errmsg, code, codeName}, the same as the problem body's
+            // errors: MongoDB's {ok: 0, errmsg, code, codeName, $clusterTime, operationTime}, the same as the problem body's
             for (Map.Entry<String, String> entry : List.of(Map.entry("db", "{noSuchCommand: 1}"), Map.entry("admin", "{find: 'c'}"),
                     Map.entry("db", "{getLog: 'global'}"), Map.entry("admin", "{atlasVersion: 1}"), Map.entry("db", "{}"))) {
                 BsonDocument viaWire = asJson(client.command(entry.getKey(), json(entry.getValue())));
                 BsonDocument problem = rest(entry.getKey(), json(entry.getValue()));
-                assertThat(viaWire.keySet()).as(entry.getValue()).containsExactly("ok", "errmsg", "code", "codeName");
+                assertThat(viaWire.keySet()).as(entry.getValue()).containsExactly("ok", "errmsg", "code", "codeName", "$clusterTime", "operationTime");
                 for (String field : viaWire.keySet()) {
                     assertThat(viaWire.get(field)).as(entry.getValue() + " " + field).isEqualTo(problem.get(field));
                 }

@@ -1,5 +1,8 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
+import dev.shardstore.contracts.clock.ClusterTimeSigner;
+import dev.shardstore.contracts.clock.LogicalClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -41,7 +44,7 @@ class WireServerLimitsTest {
 
     private WireServer start(int maxConnections, int maxPerClient, Duration idle) {
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", maxConnections, maxPerClient, idle),
-                new ClientCommands(registry, meters), meters);
+                new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED)), meters);
         server.start();
         return server;
     }

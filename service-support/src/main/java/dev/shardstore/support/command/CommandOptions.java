@@ -1,5 +1,6 @@
 package dev.shardstore.support.command;
 
+import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Collections;
@@ -71,8 +72,9 @@ public final class CommandOptions {
             accepted("comment", "no profiler or log consumes it"),
             conditional("maxTimeMS", "0 (no limit) is accepted; a time limit is not implemented", CommandOptions::noTimeLimit),
             conditional("readConcern", "local, available and majority read the shard primary's committed data, which is"
-                    + " what each is on single-node shards; snapshot, linearizable and cluster-time reads are not implemented",
-                    CommandOptions::readConcern),
+                    + " what each is on single-node shards; afterClusterTime waits for every write up to that time;"
+                    + " snapshot (with transactions), linearizable and atClusterTime are not implemented",
+                    (path, value) -> ReadConcern.of(new BsonDocument(ReadConcern.FIELD, value))),
             conditional("writeConcern", "every acknowledged write is committed and durable on its shard's PostgreSQL, which"
                     + " satisfies w: 0, 1 or majority and j; w above 1 or a tag cannot be satisfied without replicas",
                     CommandOptions::writeConcern),
@@ -92,7 +94,7 @@ public final class CommandOptions {
             conditional("$readPreference", "every read is served by the shard primary: primary, primaryPreferred,"
                     + " secondaryPreferred and nearest are satisfied; secondary is not (shards have no secondaries)",
                     CommandOptions::readPreference),
-            accepted("$clusterTime", "gossiped cluster time: no logical clock is exposed yet"),
+            implemented("$clusterTime", "gossiped cluster time: moves the logical clock; ahead of the node's time it must be validly signed"),
             implemented("databaseVersion", "internal: the router's database version, checked by the shard"),
             implemented("shardVersion", "internal: the router's shard version, checked by the shard"));
 
@@ -282,23 +284,6 @@ public final class CommandOptions {
         }
         if (value.asNumber().doubleValue() != 0) {
             throw notImplemented(path, value, "operation time limits are not implemented; 0 (no limit) is accepted");
-        }
-    }
-
-    private static void readConcern(String path, BsonValue value) {
-        if (!value.isDocument()) {
-            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + json(value));
-        }
-        for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
-            String key = field.getKey();
-            if (key.equals("level")) {
-                String level = field.getValue().isString() ? field.getValue().asString().getValue() : "";
-                if (!Set.of("local", "available", "majority").contains(level)) {
-                    throw notImplemented(path + ".level", field.getValue(), "only local, available and majority are supported");
-                }
-            } else if (!key.equals("provenance")) {
-                throw notImplemented(path + "." + key, field.getValue(), "reads at or after a cluster time are not implemented");
-            }
         }
     }
 

@@ -1,29 +1,40 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.ShardMetrics;
+import dev.shardstore.shard.storage.ClusterClock;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import java.time.Duration;
 import java.util.function.Supplier;
+import org.bson.BsonTimestamp;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * What runs around every shard command: validating the database name, then {@link CollectionShardingRuntime} (the
- * collection lock the command declared, the database and shard version checks under it, the wait for a critical
- * section, the accepted filtering metadata the command runs with), and the per-command timer.
+ * What runs around every shard command: validating the database name, waiting for the writes up to the command's
+ * {@code readConcern.afterClusterTime} ({@link ClusterClock#awaitDurable}, before any lock is taken, for at most
+ * {@link #AFTER_CLUSTER_TIME_WAIT}), then {@link CollectionShardingRuntime} (the collection lock the command declared,
+ * the database and shard version checks under it, the wait for a critical section, the accepted filtering metadata the
+ * command runs with), and the per-command timer.
  */
 @Component
 public class CommandInvoker {
+    /** How long a read waits for the writes before its afterClusterTime: they are commits already under way. */
+    static final Duration AFTER_CLUSTER_TIME_WAIT = Duration.ofSeconds(30);
+
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;
+    private final ClusterClock clock;
 
-    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics) {
+    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock) {
         this.runtime = runtime;
         this.metrics = metrics;
+        this.clock = clock;
     }
 
     /**
@@ -33,7 +44,8 @@ public class CommandInvoker {
      * @param namespace     the collection the command is about (locked per {@code access}, and whose
      *                      {@code shardVersion} is checked), or null for commands that are not about one collection;
      *                      asked once the database name is valid
-     * @throws CommandException InvalidNamespace for a bad database name, StaleDbVersion, StaleConfig, or what
+     * @throws CommandException InvalidNamespace for a bad database name, a bad readConcern, MaxTimeMSExpired when the
+     *                          writes before afterClusterTime do not finish, StaleDbVersion, StaleConfig, or what
      *                          {@code body} throws
      */
     BsonDocument invoke(String name, String db, BsonDocument command, boolean checkVersions, Supplier<@Nullable Namespace> namespace,
@@ -42,6 +54,10 @@ public class CommandInvoker {
         String outcome = "InternalError";
         try {
             DatabaseNames.validate(db);
+            BsonTimestamp after = ReadConcern.of(command).afterClusterTime();
+            if (after != null) {
+                clock.awaitDurable(after, AFTER_CLUSTER_TIME_WAIT);
+            }
             BsonDocument reply = runtime.run(db, namespace.get(), access, command, checkVersions, body);
             outcome = "ok";
             return reply;

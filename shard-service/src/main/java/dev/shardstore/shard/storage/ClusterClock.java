@@ -1,20 +1,22 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.function.LongSupplier;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonTimestamp;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard's logical clock: hands out strictly increasing cluster times, as BSON Timestamps
- * {@code (seconds, increment)}, for oplog entries, and knows the oplog's <b>all-durable point</b>. The seconds
- * follow the wall clock when it is ahead, the increment counts within a second. It starts above the newest oplog
- * entry, so a restart (or a wall clock that went back) never reuses a time. Gossiping cluster time with peers
- * comes later.
+ * The oplog's view of the process's {@link LogicalClock}: hands out strictly increasing cluster times, as BSON
+ * Timestamps {@code (seconds, increment)}, for oplog entries (ticking the one logical clock, which gossip also moves),
+ * and knows the oplog's <b>all-durable point</b>. At startup it moves the logical clock above the newest oplog entry,
+ * so a restart (or a wall clock that went back) never reuses a time.
  *
  * <p>Times are a Timestamp's 64-bit value, {@code seconds << 32 | increment}, compared <em>unsigned</em>: seconds
  * run up to 2^32 - 1 (the year 2106), so from 2038 on the value has its sign bit set. The oplog stores them in
@@ -33,27 +35,18 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ClusterClock {
-    private static final long MAX_INCREMENT = 0xFFFF_FFFFL;
-
-    private final LongSupplier wallSeconds;
+    private final LogicalClock clock;
     /** Reservations in flight, in the order handed out, which is also their time order. */
     private final Set<Reservation> inFlight = new LinkedHashSet<>();
+    /** The last time handed out to the oplog. */
     private long last;
 
-    /** The shard's clock, starting above the newest entry of the oplog, following the system clock. */
-    @Autowired
-    public ClusterClock(JdbcClient jdbc) {
-        this(jdbc, () -> System.currentTimeMillis() / 1000);
-    }
-
-    /**
-     * A clock following {@code wallSeconds} (seconds since the epoch, up to 2^32 - 1), for tests that run it
-     * past 2038.
-     */
-    ClusterClock(JdbcClient jdbc, LongSupplier wallSeconds) {
-        this.wallSeconds = wallSeconds;
+    /** The oplog's clock on the process's {@code clock}, which it moves up to the newest entry of the oplog. */
+    public ClusterClock(JdbcClient jdbc, LogicalClock clock) {
+        this.clock = clock;
         this.last = Oplog.tsOf(jdbc.sql("SELECT coalesce(max(ts_key), ?) FROM oplog")
                 .param(Oplog.storedTs(0)).query(Long.class).single());
+        clock.advanceTo(new BsonTimestamp(last));
     }
 
     /**
@@ -63,20 +56,8 @@ public class ClusterClock {
      * @param count at least 1
      */
     public synchronized Reservation reserve(int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("count must be at least 1, was " + count);
-        }
-        long lastSeconds = last >>> 32;
-        long seconds = Math.max(wallSeconds.getAsLong(), lastSeconds);
-        long increment = seconds == lastSeconds ? (last & MAX_INCREMENT) + 1 : 1;
-        if (increment + count - 1 > MAX_INCREMENT) {
-            seconds++;
-            increment = 1;
-        }
-        if (seconds > MAX_INCREMENT) {
-            throw new IllegalStateException("cluster time ran past the last second a Timestamp holds (2106-02-07)");
-        }
-        long first = seconds << 32 | increment;
+        // ticked under this monitor, so reservations enter inFlight in time order
+        long first = clock.tick(count).getValue();
         last = first + count - 1;
         Reservation reservation = new Reservation(first, count);
         inFlight.add(reservation);
@@ -97,13 +78,40 @@ public class ClusterClock {
         return new BsonTimestamp(oldest.hasNext() ? oldest.next().first() - 1 : last);
     }
 
+    /**
+     * Waits until every write at or below {@code time} is over (reference: "Causal consistency in sessions": the read
+     * must see every write up to its {@code afterClusterTime}): until no reservation at or below it is in flight. No
+     * write at or below {@code time} can start afterwards: the process's clock has seen {@code time} (the request's gossip
+     * moved it), so every later write ticks above it — on a single-node shard that is what MongoDB's no-op write achieves.
+     *
+     * @throws CommandException MaxTimeMSExpired (50) when the writes are not over within {@code timeout}
+     */
+    public synchronized void awaitDurable(BsonTimestamp time, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (!inFlight.isEmpty() && Long.compareUnsigned(inFlight.iterator().next().first(), time.getValue()) <= 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new CommandException(ErrorCode.MaxTimeMSExpired, "the writes up to afterClusterTime " + time
+                            + " did not finish within " + timeout.toMillis() + " ms");
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.MaxTimeMSExpired, "interrupted while waiting for afterClusterTime " + time, e);
+        }
+    }
+
     /** How many reservations are in flight (a diagnostic: zero whenever no write is running). */
     public synchronized int inFlight() {
         return inFlight.size();
     }
 
     private synchronized void release(Reservation reservation) {
-        inFlight.remove(reservation);
+        if (inFlight.remove(reservation)) {
+            notifyAll(); // readers waiting in awaitDurable
+        }
     }
 
     /**

@@ -60,7 +60,12 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | maxTimeMS: 100 | 238
             * | readConcern: {level: 'majority'} | ok
             * | readConcern: {level: 'snapshot'} | 238
-            * | readConcern: {afterClusterTime: {$timestamp: {t: 1, i: 1}}} | 238
+            * | readConcern: {afterClusterTime: {$timestamp: {t: 1, i: 1}}} | ok
+            * | readConcern: {level: 'linearizable'} | 238
+            * | readConcern: {level: 'bogus'} | 2
+            * | readConcern: {level: 'available', afterClusterTime: {$timestamp: {t: 1, i: 1}}} | 72
+            * | readConcern: {atClusterTime: {$timestamp: {t: 1, i: 1}}} | 238
+            * | readConcern: {afterClusterTime: 5} | 14
             * | writeConcern: {w: 'majority', j: true, wtimeout: 100} | ok
             * | writeConcern: {w: 2} | 72
             * | writeConcern: {w: 'dc1'} | 72

@@ -3,7 +3,11 @@ package dev.shardstore.shard.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardIntegrationTest;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
@@ -21,7 +25,7 @@ class ClusterClockTest extends ShardIntegrationTest {
 
     @Test
     void reservationsIncreaseAndStartAboveTheOplog() {
-        ClusterClock own = new ClusterClock(jdbc);
+        ClusterClock own = new ClusterClock(jdbc, systemClock());
         long first = own.reserve(5).first();
         long second = own.reserve(1).first();
 
@@ -35,14 +39,14 @@ class ClusterClockTest extends ShardIntegrationTest {
         long restarted = tx.execute(status -> {
             status.setRollbackOnly();
             jdbc.sql("INSERT INTO oplog (ts_key, op, ns) VALUES (?, 'c', 'clock.$cmd')").param(Oplog.storedTs(future)).update();
-            return new ClusterClock(jdbc).reserve(1).first();
+            return new ClusterClock(jdbc, systemClock()).reserve(1).first();
         });
         assertThat(restarted).isEqualTo(future + 1);
     }
 
     @Test
     void theAllDurablePointStaysBelowTheOldestReservationInFlightWhateverOrderTheyEndIn() {
-        ClusterClock own = new ClusterClock(jdbc);
+        ClusterClock own = new ClusterClock(jdbc, systemClock());
         ClusterClock.Reservation a = own.reserve(3);
         ClusterClock.Reservation b = own.reserve(1);
         ClusterClock.Reservation c = own.reserve(2);
@@ -63,7 +67,7 @@ class ClusterClockTest extends ShardIntegrationTest {
     @Test
     void timesPast2038AndUpTo2106KeepIncreasingAndStoreInOrder() {
         AtomicLong wall = new AtomicLong(SECONDS_2038 - 1);
-        ClusterClock own = new ClusterClock(jdbc, wall::get);
+        ClusterClock own = new ClusterClock(jdbc, new LogicalClock(wall::get, LogicalClock.DEFAULT_MAX_DRIFT));
         long before2038 = own.reserve(1).first();
         wall.set(SECONDS_2038);
         long in2038 = own.reserve(1).first();
@@ -83,5 +87,46 @@ class ClusterClockTest extends ShardIntegrationTest {
         // the increments of the last second run out: there is no later Timestamp
         own.reserve(Integer.MAX_VALUE);
         assertThatThrownBy(() -> own.reserve(Integer.MAX_VALUE)).isInstanceOf(IllegalStateException.class).hasMessageContaining("2106");
+    }
+
+    private static LogicalClock systemClock() {
+        return new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT);
+    }
+
+    @Test
+    void theOplogTakesItsTimesFromTheProcessClockWhichGossipMoves() {
+        LogicalClock process = systemClock();
+        ClusterClock own = new ClusterClock(jdbc, process);
+        assertThat(process.clusterTime()).as("moved up to the newest oplog entry").isEqualTo(own.latest());
+
+        long gossiped = (System.currentTimeMillis() / 1000 + 3600) << 32 | 42;
+        process.advanceTo(new BsonTimestamp(gossiped));
+        long next = own.reserve(1).first();
+
+        assertThat(next).as("the next write is after every time the process has seen").isEqualTo(gossiped + 1);
+        assertThat(process.clusterTime().getValue()).isEqualTo(next);
+    }
+
+    @Test
+    void aReadAfterAClusterTimeWaitsForTheWritesAtOrBeforeItAndOnlyForThose() throws Exception {
+        ClusterClock own = new ClusterClock(jdbc, systemClock());
+        ClusterClock.Reservation before = own.reserve(1);
+        ClusterClock.Reservation after = own.reserve(1);
+        BsonTimestamp readAt = new BsonTimestamp(before.first());
+
+        Thread reader = Thread.ofPlatform().start(() -> own.awaitDurable(readAt, Duration.ofMinutes(1)));
+        while (reader.getState() != Thread.State.TIMED_WAITING) { // the reader is parked on the clock's monitor
+            Thread.onSpinWait();
+        }
+        assertThat(reader.isAlive()).isTrue();
+        before.release(); // the write at readAt commits; the later one still runs, and does not hold the reader
+        reader.join(Duration.ofSeconds(30));
+        assertThat(reader.isAlive()).as("released once the writes up to its time were over").isFalse();
+
+        assertThatThrownBy(() -> own.awaitDurable(new BsonTimestamp(after.first() + 1000), Duration.ofMillis(50)))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.MaxTimeMSExpired))
+                .hasMessageContaining("afterClusterTime");
+        after.release();
+        own.awaitDurable(new BsonTimestamp(after.first() + 1000), Duration.ofMinutes(1)); // every write is over: no wait
     }
 }

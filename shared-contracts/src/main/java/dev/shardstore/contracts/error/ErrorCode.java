@@ -65,7 +65,13 @@ public enum ErrorCode {
     RangeOverlapConflict(178, 409),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
+    /** A client's {@code $clusterTime} ahead of the node's whose signature does not match its time. */
+    TimeProofMismatch(204, 401),
+    /** A cluster time further ahead of the wall clock than {@code maxAcceptableLogicalClockDriftSecs}. */
+    ClusterTimeFailsRateLimiter(205, 400),
     ChunkRangeCleanupPending(200, 409),
+    /** A {@code $clusterTime} signed with a key id the node does not know. */
+    KeyNotFound(211, 401),
     QueryFeatureNotAllowed(224, 400),
     /** A feature or option this server refuses: the caller's to change (HTTP 400), not a server fault. */
     NotImplemented(238, 400),

@@ -1,6 +1,7 @@
 package dev.shardstore.contracts.http;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
@@ -50,6 +51,9 @@ import org.jspecify.annotations.Nullable;
  * timeout is {@code NetworkTimeout} (89); a non-200 status or a body that is not one BSON document is
  * {@code HostUnreachable} naming the peer. A failed exchange never returns its connection to the pool.
  * Thread-safe; {@link #close} releases the pooled connections.
+ *
+ * <p>Inside the cluster every request carries the process's cluster time and every reply's moves its clock
+ * ({@link ClusterTimeGossip}, the only gossip hook of the transport).
  */
 public final class CommandClient implements AutoCloseable {
     /**
@@ -68,13 +72,26 @@ public final class CommandClient implements AutoCloseable {
     private final PoolingHttpClientConnectionManager pool;
     private final CloseableHttpClient http;
     private final Duration requestTimeout;
+    private final @Nullable ClusterTimeGossip gossip;
 
     /**
+     * A client outside the cluster's time line (a command-line tool): it gossips no cluster time.
+     *
      * @param connectTimeout how long to wait for a TCP connection (and for a free pooled one)
      * @param requestTimeout how long a reply may stay silent: the longest wait for its first byte, and
      *                       between two reads of its body
      */
     public CommandClient(Duration connectTimeout, Duration requestTimeout) {
+        this(connectTimeout, requestTimeout, null);
+    }
+
+    /**
+     * A service's peer client: requests carry the process's cluster time, replies advance its clock.
+     *
+     * @param gossip the process's gossip hook; null for none
+     */
+    public CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip) {
+        this.gossip = gossip;
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
         Timeout connect = Timeout.of(Objects.requireNonNull(connectTimeout, "connectTimeout"));
         Timeout silence = Timeout.of(requestTimeout);
@@ -109,13 +126,19 @@ public final class CommandClient implements AutoCloseable {
      * @throws CommandException HostUnreachable or NetworkTimeout when the peer did not answer
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
-        byte[] reply = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), command.getFirstKey(), BsonBytes.encode(command)), peerName);
+        BsonDocument sent = gossip == null ? command : gossip.outgoing(command);
+        byte[] bytes = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), command.getFirstKey(), BsonBytes.encode(sent)), peerName);
+        BsonDocument reply;
         try {
-            return BsonBytes.decode(reply);
+            reply = BsonBytes.decode(bytes);
         } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
             throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply to "
-                    + command.getFirstKey() + " (" + reply.length + " bytes that are not one BSON document)", e);
+                    + command.getFirstKey() + " (" + bytes.length + " bytes that are not one BSON document)", e);
         }
+        if (gossip != null) {
+            gossip.fromReply(reply);
+        }
+        return reply;
     }
 
     /**

@@ -1,0 +1,102 @@
+package dev.shardstore.contracts.clock;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Locale;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A command's {@code readConcern: {level?, afterClusterTime?}} (reference: "Causal consistency in sessions"), parsed and
+ * validated in one place for the router and the shards.
+ *
+ * @param level            the level; {@link Level#LOCAL} when none is given
+ * @param afterClusterTime the cluster time whose writes the read must see, or null
+ */
+public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime) {
+    /** The field of a command. */
+    public static final String FIELD = "readConcern";
+    /** What no read concern means. */
+    public static final ReadConcern DEFAULT = new ReadConcern(Level.LOCAL, null);
+
+    /** MongoDB's read concern levels, by their spelling in commands. */
+    public enum Level {
+        LOCAL, AVAILABLE, MAJORITY, LINEARIZABLE, SNAPSHOT;
+
+        /** The spelling in a command ({@code "local"}). */
+        public String spelling() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public ReadConcern {
+        if (level == null) {
+            throw new IllegalArgumentException("level is required");
+        }
+    }
+
+    /**
+     * The read concern of {@code command} ({@link #DEFAULT} without one). The levels served are local, available and
+     * majority, which on single-node shards all read the committed data; {@code afterClusterTime} works with local and
+     * majority, as in MongoDB.
+     *
+     * @throws CommandException naming the field: TypeMismatch (14) for a value of the wrong type; BadValue (2) for an
+     *                          unknown level; NotImplemented (238) for snapshot (it comes with transactions),
+     *                          linearizable and {@code atClusterTime}; InvalidOptions (72) for {@code afterClusterTime}
+     *                          with level available; Location40415 for an unknown field
+     */
+    public static ReadConcern of(BsonDocument command) {
+        BsonValue value = command.get(FIELD);
+        if (value == null) {
+            return DEFAULT;
+        }
+        if (!value.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'readConcern' must be a document, not " + value);
+        }
+        Level level = Level.LOCAL;
+        BsonTimestamp after = null;
+        for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
+            BsonValue v = field.getValue();
+            switch (field.getKey()) {
+                case "level" -> level = level(v);
+                case "afterClusterTime" -> {
+                    if (!v.isTimestamp()) {
+                        throw new CommandException(ErrorCode.TypeMismatch, "'readConcern.afterClusterTime' must be a Timestamp, not " + v);
+                    }
+                    after = v.asTimestamp();
+                }
+                case "provenance" -> { }
+                case "atClusterTime" -> throw new CommandException(ErrorCode.NotImplemented,
+                        "'readConcern.atClusterTime' needs level snapshot, which comes with transactions");
+                default -> throw new CommandException(ErrorCode.Location40415, "BSON field 'readConcern." + field.getKey() + "' is an unknown field.");
+            }
+        }
+        if (after != null && level == Level.AVAILABLE) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'readConcern.afterClusterTime' is not allowed with level 'available'");
+        }
+        return new ReadConcern(level, after);
+    }
+
+    private static Level level(BsonValue v) {
+        if (!(v instanceof BsonString s)) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'readConcern.level' must be a string, not " + v);
+        }
+        for (Level level : Level.values()) {
+            if (level.spelling().equals(s.getValue())) {
+                return switch (level) {
+                    case SNAPSHOT -> throw new CommandException(ErrorCode.NotImplemented,
+                            "'readConcern.level' \"snapshot\" is not supported: snapshot reads come with transactions");
+                    case LINEARIZABLE -> throw new CommandException(ErrorCode.NotImplemented,
+                            "'readConcern.level' \"linearizable\" is not supported: use \"majority\"");
+                    default -> level;
+                };
+            }
+        }
+        throw new CommandException(ErrorCode.BadValue, "'readConcern.level' \"" + s.getValue()
+                + "\" is not a read concern level (local, available, majority, linearizable, snapshot)");
+    }
+}
