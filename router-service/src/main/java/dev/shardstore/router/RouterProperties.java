@@ -11,9 +11,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxStaleRetries      attempts of one statement on stale routing information (mongos: 10)
  * @param cursorTimeout        idle time after which a router cursor and its shard cursors are killed
  * @param shardRegistryRefresh period of the shard registry's background refresh
- * @param migrationTimeout     how long {@code moveChunk}/{@code moveRange} wait for the config service, and
- *                             {@code cleanupOrphaned} for a shard: they answer only when the migration (or the orphans'
- *                             deletion) is over
+ * @param migrationTimeout     how long {@code moveChunk}/{@code moveRange} and the DDL commands ({@code drop},
+ *                             {@code dropDatabase}, {@code movePrimary}, {@code shardCollection}) wait for the config
+ *                             service, and {@code cleanupOrphaned} for a shard: they answer only when the migration, the
+ *                             coordinator or the orphans' deletion is over ({@code routing.LongRunningClient})
  * @param balancerUrl          base URL of the balancer service, where the balancer commands are forwarded
  */
 @ConfigurationProperties("shardstore.router")

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The balancer service on a local cluster of separate processes (3 shards, ports offset by 2200, a round every second):
@@ -46,6 +47,8 @@ class BalancerIT {
     private static final List<String> SHARDS = List.of("shard1", "shard2", "shard3");
 
     private static LocalCluster cluster;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static RouterClient router;
     private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Dropping a sharded collection end to end (docs/sharding-protocol.md, "Dropping a sharded collection") on a local
@@ -53,6 +54,8 @@ class DropCollectionIT {
             .mapToObj(i -> "{\"_id\": \"during-" + i + "\"}").toList());
 
     private static LocalCluster cluster;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static FailPointClient failPoints;
     private static RouterClient router;
     private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));

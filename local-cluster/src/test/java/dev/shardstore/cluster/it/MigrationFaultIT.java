@@ -18,6 +18,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Chunk migration under kill -9 (docs/sharding-protocol.md, "Chunk migration", "Recovery") on one local cluster (2 shards,
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 class MigrationFaultIT {
     private static final String DB = "faultit";
     private static MigrationCluster c;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
     private static int cases;
 
     private enum Crashed { DONOR, RECIPIENT, CONFIG }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Live chunk migration end to end (docs/sharding-protocol.md, "Chunk migration") on a local cluster of separate processes
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 class MigrationIT {
     private static final String DB = "migit";
     private static MigrationCluster c;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
 
     @BeforeAll
     static void startCluster() throws Exception {

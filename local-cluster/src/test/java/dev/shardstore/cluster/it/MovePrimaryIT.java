@@ -34,6 +34,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * movePrimary end to end (docs/sharding-protocol.md, "Moving a database's primary shard") on a local cluster of separate
@@ -58,6 +59,8 @@ class MovePrimaryIT {
     private static final long CLASS_START = System.nanoTime();
 
     private static LocalCluster cluster;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static FailPointClient failPoints;
     private static RouterClient router1;
     private static RouterClient router2;

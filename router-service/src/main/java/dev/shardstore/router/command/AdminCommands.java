@@ -67,7 +67,7 @@ public class AdminCommands {
         return CommandHandler.of("dropDatabase", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "dropDatabase");
             try {
-                return config.run("admin", new BsonDocument("_configsvrDropDatabase", new BsonString(db)));
+                return config.runLongRunning("admin", new BsonDocument("_configsvrDropDatabase", new BsonString(db)));
             } finally {
                 databases.invalidate(db);
                 collections.purgeDatabase(db);
@@ -110,7 +110,7 @@ public class AdminCommands {
                 throw new CommandException(ErrorCode.TypeMismatch, "'to' must be a shard name string");
             }
             try {
-                config.run("admin", new BsonDocument("_configsvrMovePrimary", new BsonString(moved)).append("to", to));
+                config.runLongRunning("admin", new BsonDocument("_configsvrMovePrimary", new BsonString(moved)).append("to", to));
                 return Replies.ok();
             } finally {
                 databases.invalidate(moved);

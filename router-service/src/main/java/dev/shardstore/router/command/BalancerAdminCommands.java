@@ -1,8 +1,7 @@
 package dev.shardstore.router.command;
 
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.router.RouterProperties;
-import dev.shardstore.support.ServiceSupportProperties;
+import dev.shardstore.router.routing.LongRunningClient;
 import dev.shardstore.support.command.CommandHandler;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -15,12 +14,12 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration
 public class BalancerAdminCommands {
-    private final CommandClient client;
+    private final LongRunningClient client;
     private final String balancerUrl;
 
-    public BalancerAdminCommands(RouterProperties properties, ServiceSupportProperties support) {
+    public BalancerAdminCommands(RouterProperties properties, LongRunningClient client) {
         // balancerStop waits for the round in progress, which waits for its migrations: the migration timeout bounds it
-        this.client = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout());
+        this.client = client;
         this.balancerUrl = properties.balancerUrl();
     }
 

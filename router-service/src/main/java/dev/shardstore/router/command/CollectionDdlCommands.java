@@ -50,7 +50,7 @@ public class CollectionDdlCommands {
                     return checked(router.send(routing, routing.database().primary(), db, cmd));
                 }
                 try {
-                    config.run("admin", new BsonDocument("_configsvrDropCollection", new BsonString(ns)));
+                    config.runLongRunning("admin", new BsonDocument("_configsvrDropCollection", new BsonString(ns)));
                 } finally {
                     collections.markStale(ns);
                 }

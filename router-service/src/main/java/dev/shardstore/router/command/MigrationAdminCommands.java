@@ -4,11 +4,10 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
-import dev.shardstore.router.RouterProperties;
+import dev.shardstore.router.routing.ConfigServer;
+import dev.shardstore.router.routing.LongRunningClient;
 import dev.shardstore.router.routing.RoutingTableCache;
 import dev.shardstore.router.routing.ShardRegistry;
-import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Map;
@@ -32,15 +31,15 @@ import org.springframework.context.annotation.Configuration;
 public class MigrationAdminCommands {
     private final RoutingTableCache collections;
     private final ShardRegistry shards;
-    private final CommandClient longRunning;
-    private final String configUrl;
+    private final LongRunningClient longRunning;
+    private final ConfigServer config;
 
-    public MigrationAdminCommands(RoutingTableCache collections, ShardRegistry shards, ServiceSupportProperties support,
-            RouterProperties properties) {
+    public MigrationAdminCommands(RoutingTableCache collections, ShardRegistry shards, LongRunningClient longRunning,
+            ConfigServer config) {
         this.collections = collections;
         this.shards = shards;
-        this.longRunning = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout());
-        this.configUrl = support.configUrl();
+        this.longRunning = longRunning;
+        this.config = config;
     }
 
     /**
@@ -122,7 +121,7 @@ public class MigrationAdminCommands {
     /** Runs the config service's {@code _configsvrMoveRange}, then marks this router's entry stale whatever the outcome. */
     private void move(String ns, BsonDocument forward) {
         try {
-            longRunning.runChecked("config", configUrl, "admin", forward);
+            config.runLongRunning("admin", forward);
         } finally {
             collections.markStale(ns);
         }

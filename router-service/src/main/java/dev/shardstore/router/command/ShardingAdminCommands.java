@@ -57,7 +57,7 @@ public class ShardingAdminCommands {
             if (cmd.containsKey("numInitialChunks")) {
                 forward.append("numInitialChunks", new BsonInt64(args.optionalNonNegative("numInitialChunks", 0)));
             }
-            BsonDocument reply = changing(ns, () -> config.run("admin", forward));
+            BsonDocument reply = changing(ns, () -> config.runLongRunning("admin", forward));
             return Replies.ok(new BsonDocument("collectionsharded", new BsonString(ns))
                     .append("collectionUUID", reply.get("collectionUUID")));
         });

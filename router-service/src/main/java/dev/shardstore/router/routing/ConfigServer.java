@@ -15,10 +15,12 @@ import org.springframework.stereotype.Component;
 public class ConfigServer {
     private static final String PEER = "config";
     private final CommandClient client;
+    private final LongRunningClient longRunning;
     private final String url;
 
-    public ConfigServer(CommandClient client, ServiceSupportProperties properties) {
+    public ConfigServer(CommandClient client, LongRunningClient longRunning, ServiceSupportProperties properties) {
         this.client = client;
+        this.longRunning = longRunning;
         this.url = properties.configUrl();
     }
 
@@ -47,5 +49,13 @@ public class ConfigServer {
     /** Runs any command on the config service and returns its successful reply. */
     public BsonDocument run(String db, BsonDocument command) {
         return client.runChecked(PEER, url, db, command);
+    }
+
+    /**
+     * Runs a command that answers when its cluster operation is over (a DDL coordinator, a migration) and returns its
+     * successful reply; its reply may stay silent up to the migration timeout ({@link LongRunningClient}).
+     */
+    public BsonDocument runLongRunning(String db, BsonDocument command) {
+        return longRunning.runChecked(PEER, url, db, command);
     }
 }

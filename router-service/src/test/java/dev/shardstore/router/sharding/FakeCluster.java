@@ -16,6 +16,7 @@ import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.contracts.version.DatabaseVersion;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,7 @@ final class FakeCluster implements AutoCloseable {
 
     private final Map<String, DatabaseVersion> databases = new ConcurrentHashMap<>();
     private final Map<String, RoutingTable> collections = new ConcurrentHashMap<>();
+    private final Map<String, Duration> configReplyDelays = new ConcurrentHashMap<>();
     /** Routing-table requests to fail before answering again. */
     final AtomicInteger failRoutingTableRequests = new AtomicInteger();
     /** Run while a routing-table reply is held back (after it is computed), e.g. to deliver an event mid-refresh. */
@@ -140,7 +142,23 @@ final class FakeCluster implements AutoCloseable {
         return collections.get(ns);
     }
 
+    /**
+     * Makes the config service answer {@code command} only after {@code delay}, as a DDL coordinator that waits for a
+     * migration does; {@link Duration#ZERO} answers at once again.
+     */
+    void delayConfigReplies(String command, Duration delay) {
+        configReplyDelays.put(command, delay);
+    }
+
     private BsonDocument configReply(BsonDocument cmd) {
+        Duration delay = configReplyDelays.getOrDefault(cmd.getFirstKey(), Duration.ZERO);
+        if (!delay.isZero()) {
+            try {
+                Thread.sleep(delay);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         return switch (cmd.getFirstKey()) {
             case "_configsvrGetDatabase", "_configsvrCreateDatabase" -> {
                 String db = cmd.getString(cmd.getFirstKey()).getValue();

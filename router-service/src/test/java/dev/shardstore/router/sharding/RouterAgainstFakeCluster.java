@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -24,6 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 abstract class RouterAgainstFakeCluster {
     static final FakeCluster CLUSTER = new FakeCluster();
+    static final Duration PEER_REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
     @LocalServerPort
     int port;
@@ -34,6 +36,8 @@ abstract class RouterAgainstFakeCluster {
     static void peers(DynamicPropertyRegistry registry) {
         registry.add("spring.kafka.bootstrap-servers", () -> EmbeddedInfra.shared().bootstrapServers());
         registry.add("shardstore.config-url", CLUSTER.config::url);
+        // short, so that a test can show which commands outlive the ordinary peer timeout (DDL, migrations)
+        registry.add("shardstore.peer-request-timeout", () -> PEER_REQUEST_TIMEOUT.toString());
         // never a real balancer service: one of a local cluster may listen on the default port
         registry.add("shardstore.router.balancer-url", () -> "http://127.0.0.1:9");
     }

@@ -3,6 +3,7 @@ package dev.shardstore.router.sharding;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.sharding.RoutingTable;
+import java.time.Duration;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -89,6 +90,18 @@ class ShardingAdminCommandsTest extends RouterAgainstFakeCluster {
         assertThat(toConfig("_configsvrDropCollection", "a6.c")).hasSize(1);
         assertThat(sent(CLUSTER.sh1, "a6", "drop")).isEmpty();
         assertThat(sent(CLUSTER.sh2, "a6", "drop")).isEmpty();
+    }
+
+    @Test
+    void aDropWaitsForItsCoordinatorLongerThanTheOrdinaryPeerTimeout() throws Exception {
+        shard("a6b", List.of("sh1", "sh2"));
+        CLUSTER.delayConfigReplies("_configsvrDropCollection", PEER_REQUEST_TIMEOUT.plusSeconds(1));
+        try {
+            command("a6b", "{drop: 'c'}").assertOk(); // was NetworkTimeout (89) after 5 s with the ordinary peer client
+        } finally {
+            CLUSTER.delayConfigReplies("_configsvrDropCollection", Duration.ZERO);
+        }
+        assertThat(toConfig("_configsvrDropCollection", "a6b.c")).hasSize(1);
     }
 
     @Test
