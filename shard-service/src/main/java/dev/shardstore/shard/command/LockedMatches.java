@@ -43,14 +43,14 @@ class LockedMatches {
 
     /**
      * {@link #forEach(CollectionInfo, Filter, boolean, PageWrite)} planned on {@code filterSpec} and the statement's
-     * {@code hint} (null for none; see {@link QueryPlanner}): when an index bounds it, candidates come from an index scan (read without locks, a page of matches at a
+     * {@code hint} (null for none; see {@link QueryPlanner}): when an index (the {@code _id} index too) bounds it, candidates come from an index scan (read without locks, a page of matches at a
      * time), then each page's documents are locked by {@code _id} and the filter checked again on the
      * locked versions. Documents a write moves further along the index are not visited twice.
      */
     void forEach(CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, boolean justOne,
             PageWrite write) {
         Plan plan = planner.plan(collection, filterSpec, filter, hint);
-        if (!(plan instanceof Plan.IndexScan)) {
+        if (plan instanceof Plan.CollScan || plan instanceof Plan.IdLookup) {
             forEach(collection, filter, justOne, write);
             return;
         }

@@ -4,6 +4,7 @@ import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.IndexWalk;
 import dev.shardstore.shard.storage.Page;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.engine.bounds.IndexBounds;
@@ -19,10 +20,10 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
- * Walks the documents of one collection that match a filter, in {@code _id} order, one keyset page at
- * a time (no connection or snapshot is held between pages, so a scan may see writes made while it
- * runs, as a yielding MongoDB scan does). A filter with an {@code _id} equality reads that one row by
- * primary key instead. Pages grow from {@code firstPageRows} to {@value #MAX_PAGE_ROWS} rows while a
+ * Walks the documents of one collection that match a filter, in {@code _id} order (an index scan: in index
+ * order), one keyset page at a time (no connection or snapshot is held between pages, so a scan may see writes
+ * made while it runs, as a yielding MongoDB scan does). A filter with an {@code _id} equality reads that one row by
+ * primary key instead, and a plan over {@code _id} ranges only the rows within them. Pages grow from {@code firstPageRows} to {@value #MAX_PAGE_ROWS} rows while a
  * scan keeps going, and are capped at {@value #MAX_PAGE_BYTES} bytes. Not thread-safe.
  *
  * <p>Documents the running command's filtering metadata says this shard does not own (orphans, see
@@ -51,6 +52,9 @@ public final class MatchingScan {
     private boolean noRowsAfterPage;
     private Match current;
     private final Plan plan;
+    /** The key ranges a range plan reads in order, and the index (or collection table) it reads them from; null for none. */
+    private final List<IndexBounds.KeyRange> ranges;
+    private final IndexWalk.Source rangeSource;
     private List<byte[]> pageKeys = List.of();
     private int rangeIndex;
     private byte[] positionKey;
@@ -79,8 +83,18 @@ public final class MatchingScan {
         this.idKey = plan == null ? idKey(filter)
                 : plan instanceof Plan.IdLookup(byte[] id) ? Optional.of(id) : Optional.empty();
         this.pageRows = Math.clamp(firstPageRows, 1, MAX_PAGE_ROWS);
-        if (plan instanceof Plan.IndexScan scan && !scan.bounds().ranges().isEmpty()) {
-            positionKey = scan.bounds().ranges().getFirst().low();
+        this.ranges = switch (plan) {
+            case Plan.IndexScan scan -> scan.bounds().ranges();
+            case Plan.IdRange range -> range.bounds().ranges();
+            case null, default -> null;
+        };
+        this.rangeSource = switch (plan) {
+            case Plan.IndexScan scan -> IndexWalk.Source.of(scan.index());
+            case Plan.IdRange range -> IndexWalk.Source.idIndex(collection);
+            case null, default -> null;
+        };
+        if (ranges != null && !ranges.isEmpty()) {
+            positionKey = ranges.getFirst().low();
         }
     }
 
@@ -156,7 +170,7 @@ public final class MatchingScan {
     }
 
     private void advancePast(StoredDocument row) {
-        if (plan instanceof Plan.IndexScan) {
+        if (ranges != null) {
             positionKey = pageKeys.get(index);
         }
         position = row.id();
@@ -166,8 +180,8 @@ public final class MatchingScan {
 
     private void load() {
         index = 0;
-        if (plan instanceof Plan.IndexScan scan) {
-            loadIndexPage(scan);
+        if (ranges != null) {
+            loadRangePage();
             return;
         }
         if (idKey.isPresent()) {
@@ -185,12 +199,11 @@ public final class MatchingScan {
         pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
     }
 
-    private void loadIndexPage(Plan.IndexScan scan) {
-        List<IndexBounds.KeyRange> ranges = scan.bounds().ranges();
+    private void loadRangePage() {
         while (rangeIndex < ranges.size()) {
             IndexBounds.KeyRange range = ranges.get(rangeIndex);
             int asked = pageRows;
-            List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, scan.index(), positionKey, position,
+            List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, rangeSource, positionKey, position,
                     range.high(), asked);
             pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
             if (!rows.isEmpty()) {

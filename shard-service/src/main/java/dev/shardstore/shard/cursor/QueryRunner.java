@@ -49,7 +49,7 @@ public class QueryRunner {
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
                 .orElse(null);
-        if (query.sort() == null) {
+        if (query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)) {
             long firstBatch = Math.max(1, query.limit() == 0 ? expected : Math.min(expected, query.limit()));
             int firstPage = (int) Math.min(wanted(query.skip(), firstBatch), MatchingScan.MAX_PAGE_ROWS);
             return new ScanCursor(new MatchingScan(store, c, query.filter(), firstPage, plan), projection, query.skip(), query.limit());

@@ -7,9 +7,16 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import dev.shardstore.contracts.keystring.Ordering;
+import java.util.List;
 
-/** How a query reads its candidates: the whole collection, one {@code _id}, or a range of one index. */
+/**
+ * How a query reads its candidates: the whole collection, one {@code _id}, a range of {@code _id}s (the collection
+ * table's primary key, MongoDB's {@code _id_} index), or a range of one secondary index.
+ */
 public sealed interface Plan {
+    /** The {@code _id} index's key pattern. */
+    BsonDocument ID_PATTERN = new BsonDocument("_id", new BsonInt32(1));
     /** Explain's {@code winningPlan} for this plan; {@code filter} is the parsed query ({@code {}} for none). */
     BsonDocument winningPlan(BsonDocument filter);
 
@@ -33,6 +40,27 @@ public sealed interface Plan {
         }
     }
 
+    /**
+     * The documents whose {@code _id} KeyString lies within {@code bounds}, read in {@code _id} order straight from the
+     * collection table's primary key (no join): what MongoDB's IXSCAN of {@code _id_} does for an {@code _id} range.
+     */
+    record IdRange(IndexBounds bounds) implements Plan {
+        @Override
+        public BsonDocument winningPlan(BsonDocument filter) {
+            BsonDocument ixscan = new BsonDocument("stage", new BsonString("IXSCAN"))
+                    .append("keyPattern", ID_PATTERN)
+                    .append("indexName", new BsonString("_id_"))
+                    .append("isMultiKey", BsonBoolean.FALSE)
+                    .append("isUnique", BsonBoolean.TRUE)
+                    .append("isSparse", BsonBoolean.FALSE)
+                    .append("isPartial", BsonBoolean.FALSE)
+                    .append("indexVersion", new BsonInt32(2))
+                    .append("direction", new BsonString("forward"))
+                    .append("indexBounds", bounds.explain(List.of("_id"), Ordering.fromKeyPattern(ID_PATTERN)));
+            return fetch(filter, ixscan);
+        }
+    }
+
     /** The entries of {@code index} within {@code bounds}, each joined to its document. */
     record IndexScan(IndexSpec index, IndexBounds bounds) implements Plan {
         @Override
@@ -47,12 +75,16 @@ public sealed interface Plan {
                     .append("indexVersion", new BsonInt32(2))
                     .append("direction", new BsonString("forward"))
                     .append("indexBounds", bounds.explain(index.fields(), index.ordering()));
-            BsonDocument fetch = new BsonDocument("stage", new BsonString("FETCH"));
-            if (!filter.isEmpty()) {
-                fetch.append("filter", filter);
-            }
-            return fetch.append("inputStage", ixscan);
+            return fetch(filter, ixscan);
         }
+    }
+
+    private static BsonDocument fetch(BsonDocument filter, BsonDocument ixscan) {
+        BsonDocument fetch = new BsonDocument("stage", new BsonString("FETCH"));
+        if (!filter.isEmpty()) {
+            fetch.append("filter", filter);
+        }
+        return fetch.append("inputStage", ixscan);
     }
 
     /** Explain's stage name of the plan's leaf. */
@@ -60,8 +92,17 @@ public sealed interface Plan {
         return switch (plan) {
             case CollScan c -> "COLLSCAN";
             case IdLookup i -> "IDHACK";
+            case IdRange r -> "IXSCAN";
             case IndexScan s -> "IXSCAN";
         };
+    }
+
+    /**
+     * Whether the plan reads documents in ascending {@code _id} order, so that a sort leading with {@code _id: 1} needs
+     * no sort stage (the {@code _id} is unique: later sort keys never break a tie).
+     */
+    static boolean readsInIdOrder(Plan plan) {
+        return !(plan instanceof IndexScan);
     }
 
     /** Whether {@code hint} asks for anything ({@code null}, {@code {}} and {@code ""} do not). */

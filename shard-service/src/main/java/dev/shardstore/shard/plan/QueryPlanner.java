@@ -1,6 +1,7 @@
 package dev.shardstore.shard.plan;
 
 import dev.shardstore.engine.bounds.IndexBounds;
+import dev.shardstore.contracts.keystring.Ordering;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.MatchingScan;
@@ -25,8 +26,10 @@ import org.springframework.stereotype.Component;
  *       pattern forces that index (bounds from the filter, or all of it); {@code _id_} / {@code {_id: 1}} is
  *       the collection's own order; an unknown index is BadValue (2);</li>
  *   <li>an {@code _id} equality reads one row (IDHACK);</li>
- *   <li>an index whose first field the filter bounds, ranked by (a) the number of leading fields bound to
- *       points, (b) a bounded range on the next field, (c) unique, (d) fewer key fields, (e) created first —
+ *   <li>an index whose first field the filter bounds — the {@code _id} index (a range of the collection table's primary
+ *       key) among them — ranked by (a) the number of leading fields bound to
+ *       points, (b) a bounded range on the next field, (c) unique, (d) fewer key fields, (e) created first, the
+ *       {@code _id} index first of all —
  *       a fixed heuristic standing in for MongoDB's trial runs of competing plans. A sparse index is not
  *       used for a query a document without the field could match (a {@code null} point); a partial index
  *       only when every top-level condition of its partialFilterExpression appears in the filter as is;</li>
@@ -37,7 +40,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class QueryPlanner {
-    private static final BsonDocument ID_PATTERN = new BsonDocument("_id", new BsonInt32(1));
+    private static final List<String> ID_FIELDS = List.of("_id");
+    private static final Ordering ID_ORDERING = Ordering.fromKeyPattern(Plan.ID_PATTERN);
 
     private final IndexCatalog indexes;
 
@@ -62,7 +66,7 @@ public class QueryPlanner {
                 return new Plan.CollScan();
             }
             if (isIdIndex(hint)) {
-                return idKey.<Plan>map(Plan.IdLookup::new).orElseGet(Plan.CollScan::new);
+                return idKey.<Plan>map(Plan.IdLookup::new).orElseGet(() -> new Plan.IdRange(idBounds(spec)));
             }
             IndexSpec index = indexes.list(c).stream()
                     .filter(i -> hint.isString() ? i.name().equals(hint.asString().getValue())
@@ -75,9 +79,9 @@ public class QueryPlanner {
         if (idKey.isPresent()) {
             return new Plan.IdLookup(idKey.get());
         }
-        List<IndexSpec> all = indexes.list(c);
-        Plan.IndexScan best = null;
-        for (IndexSpec index : all) {
+        IndexBounds byId = idBounds(spec);
+        Plan best = byId.bounded() ? new Plan.IdRange(byId) : null;
+        for (IndexSpec index : indexes.list(c)) {
             IndexBounds bounds = bounds(index, spec, filter);
             if (!bounds.bounded() || !usable(index, spec, bounds)) {
                 continue;
@@ -88,6 +92,11 @@ public class QueryPlanner {
             }
         }
         return best != null ? best : new Plan.CollScan();
+    }
+
+    /** The bounds of the filter on the {@code _id} index (never multikey: an {@code _id} is not an array). */
+    private static IndexBounds idBounds(BsonDocument spec) {
+        return IndexBounds.derive(spec, ID_FIELDS, ID_ORDERING, false);
     }
 
     /**
@@ -115,12 +124,20 @@ public class QueryPlanner {
         return IndexBounds.derive(seen, index.fields(), index.ordering(), index.multikey());
     }
 
-    /** Higher is better; ties keep the earlier index. */
-    static final Comparator<Plan.IndexScan> RANK = Comparator
-            .comparingInt((Plan.IndexScan s) -> s.bounds().pointPrefix())
-            .thenComparing(s -> rangeBounded(s.bounds()))
-            .thenComparing(s -> s.index().unique())
-            .thenComparingInt(s -> -s.index().fields().size());
+    /** Higher is better; ties keep the earlier candidate (the {@code _id} index comes first). */
+    static final Comparator<Plan> RANK = Comparator
+            .comparingInt((Plan p) -> boundsOf(p).pointPrefix())
+            .thenComparing(p -> rangeBounded(boundsOf(p)))
+            .thenComparing(p -> !(p instanceof Plan.IndexScan s) || s.index().unique())
+            .thenComparingInt(p -> p instanceof Plan.IndexScan s ? -s.index().fields().size() : -1);
+
+    private static IndexBounds boundsOf(Plan plan) {
+        return switch (plan) {
+            case Plan.IndexScan s -> s.bounds();
+            case Plan.IdRange r -> r.bounds();
+            default -> throw new IllegalArgumentException("not a ranked plan: " + plan);
+        };
+    }
 
     private static boolean rangeBounded(IndexBounds b) {
         int next = b.pointPrefix();
@@ -143,6 +160,6 @@ public class QueryPlanner {
     }
 
     private static boolean isIdIndex(BsonValue hint) {
-        return hint.isString() ? hint.asString().getValue().equals("_id_") : IndexSpec.normalizeKey(hint.asDocument()).equals(ID_PATTERN);
+        return hint.isString() ? hint.asString().getValue().equals("_id_") : IndexSpec.normalizeKey(hint.asDocument()).equals(Plan.ID_PATTERN);
     }
 }

@@ -138,6 +138,49 @@ class PlannerExplainTest extends ShardIntegrationTest {
     }
 
     @Test
+    void anIdRangeReadsOnlyItsRowsOfTheIdIndex() {
+        BsonDocument e = explain("{find: 'c', filter: {_id: {$gte: 40}}}");
+        BsonDocument ixscan = winning(e).getDocument("inputStage");
+        assertThat(ixscan.getString("indexName").getValue()).isEqualTo("_id_");
+        assertThat(ixscan.getDocument("keyPattern")).isEqualTo(ExtendedJson.parse("{_id: 1}"));
+        assertThat(ixscan.getBoolean("isUnique").getValue()).isTrue();
+        assertThat(stat(e, "nReturned")).isEqualTo(10);
+        assertThat(stat(e, "totalDocsExamined")).as("a collection scan reads all 50").isEqualTo(10);
+        assertThat(ids(run(DB, "{find: 'c', filter: {_id: {$gt: 45}}}"))).containsExactly(46, 47, 48, 49);
+        assertThat(ids(run(DB, "{find: 'c', filter: {_id: {$in: [3, 1, 48]}}}"))).containsExactly(1, 3, 48);
+        assertThat(ids(run(DB, "{find: 'c', filter: {_id: {$gte: 10, $lt: 13}, country: 'DE'}}"))).containsExactly(11, 12);
+        assertThat(ids(run(DB, "{find: 'c', filter: {_id: {$lt: 20}, n: {$gte: 18}}, hint: '_id_'}"))).containsExactly(18, 19);
+        assertThat(run(DB, "{count: 'c', query: {_id: {$gte: 45}}}").getNumber("n").intValue()).isEqualTo(5);
+        // an equality on an indexed field ranks above an _id range
+        BsonDocument both = explain("{find: 'c', filter: {_id: {$gte: 0}, country: 'FR'}}");
+        assertThat(winning(both).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("country_1");
+        assertThat(stat(both, "nReturned")).isEqualTo(10);
+    }
+
+    @Test
+    void aSortOnIdStreamsInIdOrderInsteadOfSortingEverything() {
+        // 3 MiB of documents, over the tests' 2 MB sort memory limit: only a sort that streams can return them all
+        BsonArray big = new BsonArray();
+        for (int i = 0; i < 30; i++) {
+            big.add(new BsonDocument("_id", new BsonInt32(i)).append("n", new BsonInt32(-i)).append("pad", new BsonString("x".repeat(100_000))));
+        }
+        run("plan3", new BsonDocument("insert", new BsonString("big")).append("documents", big));
+        BsonDocument blocking = run("plan3", "{find: 'big', sort: {n: 1}, projection: {pad: 0}}");
+        assertThat(blocking.getInt32("code").getValue()).as(blocking.toJson()).isEqualTo(292);
+        BsonDocument streamed = run("plan3", "{find: 'big', filter: {_id: {$gte: 5}}, sort: {_id: 1}, projection: {pad: 0}, batchSize: 1000}");
+        assertThat(ids(streamed)).as(streamed.toJson()).containsExactlyElementsOf(java.util.stream.IntStream.range(5, 30).boxed().toList());
+
+        // workload E's scan: a start key, _id order, a limit
+        assertThat(ids(run(DB, "{find: 'c', filter: {_id: {$gte: 20}}, sort: {_id: 1}, limit: 3}"))).containsExactly(20, 21, 22);
+        assertThat(ids(run(DB, "{find: 'c', filter: {country: 'FR'}, sort: {_id: 1, n: -1}, hint: {$natural: 1}}")))
+                .containsExactly(0, 5, 10, 15, 20, 25, 30, 35, 40, 45);
+        assertThat(ids(run(DB, "{find: 'c', filter: {n: {$lt: 4}}, sort: {_id: -1}}"))).containsExactly(3, 2, 1, 0);
+        assertThat(ids(run(DB, "{find: 'c', sort: {_id: 1}, skip: 47}"))).containsExactly(47, 48, 49);
+        assertThat(drain("{find: 'c', filter: {_id: {$gte: 30}}, sort: {_id: 1}, batchSize: 7}")).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(30, 50).boxed().toList());
+    }
+
+    @Test
     void writesThroughAnIndexVisitEachDocumentOnce() {
         BsonArray docs = new BsonArray();
         for (int i = 0; i < 100; i++) {
