@@ -94,9 +94,21 @@ public final class Bucket {
      * {@link #MAX_COUNT} and, unless the bucket is empty, {@link #MAX_SIZE_BYTES}.
      */
     public boolean fits(long timeMillis, int sizeBytes) {
-        long min = minTime();
-        return timeMillis >= min && timeMillis < min + options.bucketMaxSpanMillis() && count < MAX_COUNT
+        return fits(options, minTime(), count, size, timeMillis, sizeBytes);
+    }
+
+    /**
+     * {@link #fits} for a bucket known only by its lower time bound {@code minTime}, its {@code count} of measurements
+     * and their {@code size} in bytes (what the shard's bucket catalog keeps of an open bucket).
+     */
+    public static boolean fits(TimeseriesOptions options, long minTime, int count, long size, long timeMillis, int sizeBytes) {
+        return timeMillis >= minTime && timeMillis < minTime + options.bucketMaxSpanMillis() && count < MAX_COUNT
                 && (count == 0 || size + sizeBytes <= MAX_SIZE_BYTES);
+    }
+
+    /** The bytes of measurements counted against {@link #MAX_SIZE_BYTES}. */
+    public long sizeBytes() {
+        return size;
     }
 
     /**

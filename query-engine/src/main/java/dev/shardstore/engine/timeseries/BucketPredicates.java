@@ -8,6 +8,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Derives from a filter on measurements a filter on their buckets that every bucket holding a matching measurement
@@ -33,8 +34,34 @@ public final class BucketPredicates {
     public static BsonDocument of(TimeseriesOptions options, BsonDocument filter) {
         List<BsonDocument> conjuncts = new ArrayList<>();
         collect(options, filter, conjuncts);
-        return conjuncts.isEmpty() ? new BsonDocument()
-                : conjuncts.size() == 1 ? conjuncts.getFirst() : new BsonDocument("$and", new BsonArray(conjuncts));
+        BsonDocument merged = merge(conjuncts);
+        return merged != null ? merged : new BsonDocument("$and", new BsonArray(conjuncts));
+    }
+
+    /**
+     * The conjuncts as one document ({@code {meta: .., control.min.t: {$gt: .., $lt: ..}}}, which index bounds are
+     * derived from), or null when two of them constrain one field with the same operator.
+     */
+    private static @Nullable BsonDocument merge(List<BsonDocument> conjuncts) {
+        BsonDocument merged = new BsonDocument();
+        for (BsonDocument conjunct : conjuncts) {
+            for (Map.Entry<String, BsonValue> e : conjunct.entrySet()) {
+                BsonValue existing = merged.get(e.getKey());
+                if (existing == null) {
+                    merged.append(e.getKey(), e.getValue() instanceof BsonDocument d ? d.clone() : e.getValue());
+                } else if (isOperators(existing) && isOperators(e.getValue())
+                        && e.getValue().asDocument().keySet().stream().noneMatch(existing.asDocument()::containsKey)) {
+                    existing.asDocument().putAll(e.getValue().asDocument());
+                } else {
+                    return null;
+                }
+            }
+        }
+        return merged;
+    }
+
+    private static boolean isOperators(BsonValue value) {
+        return value instanceof BsonDocument d && !d.isEmpty() && d.getFirstKey().startsWith("$");
     }
 
     private static void collect(TimeseriesOptions options, BsonDocument filter, List<BsonDocument> out) {

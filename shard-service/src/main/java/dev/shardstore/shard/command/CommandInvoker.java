@@ -1,9 +1,11 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.ShardMetrics;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import java.util.function.Supplier;
@@ -20,10 +22,12 @@ import org.springframework.stereotype.Component;
 public class CommandInvoker {
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;
+    private final TimeseriesCollections timeseries;
 
-    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics) {
+    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, TimeseriesCollections timeseries) {
         this.runtime = runtime;
         this.metrics = metrics;
+        this.timeseries = timeseries;
     }
 
     /**
@@ -33,16 +37,26 @@ public class CommandInvoker {
      * @param namespace     the collection the command is about (locked per {@code access}, and whose
      *                      {@code shardVersion} is checked), or null for commands that are not about one collection;
      *                      asked once the database name is valid
-     * @throws CommandException InvalidNamespace for a bad database name, StaleDbVersion, StaleConfig, or what
+     * @param servesTimeseries whether the command handles a time-series {@code namespace} itself; when not, it is refused
+     * @throws CommandException InvalidNamespace for a bad database name, StaleDbVersion, StaleConfig, NotImplemented
+     *                          (238) for a command that does not serve time-series collections sent to one, or what
      *                          {@code body} throws
      */
     BsonDocument invoke(String name, String db, BsonDocument command, boolean checkVersions, Supplier<@Nullable Namespace> namespace,
-            CollectionAccess access, Supplier<BsonDocument> body) {
+            CollectionAccess access, boolean servesTimeseries, Supplier<BsonDocument> body) {
         long start = System.nanoTime();
         String outcome = "InternalError";
         try {
             DatabaseNames.validate(db);
-            BsonDocument reply = runtime.run(db, namespace.get(), access, command, checkVersions, body);
+            Namespace target = namespace.get();
+            Supplier<BsonDocument> guarded = servesTimeseries || target == null ? body : () -> {
+                if (timeseries.buckets(target).isPresent()) {
+                    throw new CommandException(ErrorCode.NotImplemented, name + " on the time-series collection " + target
+                            + " is not supported");
+                }
+                return body.get();
+            };
+            BsonDocument reply = runtime.run(db, target, access, command, checkVersions, guarded);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

@@ -82,15 +82,20 @@ public record TimeseriesOptions(String timeField, @Nullable String metaField, @N
             throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".metaField' cannot be the same as the timeField '"
                     + timeField + "'");
         }
-        boolean custom = spec.containsKey("bucketMaxSpanSeconds") || spec.containsKey("bucketRoundingSeconds");
-        if (!custom) {
+        if (spec.containsKey("granularity") || !spec.containsKey("bucketRoundingSeconds") && !spec.containsKey("bucketMaxSpanSeconds")) {
             Granularity granularity = spec.containsKey("granularity")
                     ? granularity(spec.get("granularity"), path + ".granularity") : Granularity.SECONDS;
+            if (spec.containsKey("bucketRoundingSeconds")) {
+                throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".bucketRoundingSeconds' is not allowed with '" + path
+                        + ".granularity'");
+            }
+            // MongoDB lists the granularity's span next to it and accepts it back, but no other span
+            if (spec.containsKey("bucketMaxSpanSeconds")
+                    && seconds(spec.get("bucketMaxSpanSeconds"), path + ".bucketMaxSpanSeconds") != granularity.bucketMaxSpanSeconds()) {
+                throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".bucketMaxSpanSeconds' can only be "
+                        + granularity.bucketMaxSpanSeconds() + " with '" + path + ".granularity' " + granularity.value());
+            }
             return of(timeField, metaField, granularity);
-        }
-        if (spec.containsKey("granularity")) {
-            throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".bucketMaxSpanSeconds' and '" + path
-                    + ".bucketRoundingSeconds' are not allowed with '" + path + ".granularity'");
         }
         if (!spec.containsKey("bucketMaxSpanSeconds") || !spec.containsKey("bucketRoundingSeconds")) {
             throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".bucketMaxSpanSeconds' and '" + path
