@@ -48,6 +48,8 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
         registry.add("shardstore.shard.cursor-timeout", () -> "4s"); // short for the idle-cursor test, long enough for a 14 MiB batch on a loaded machine
         registry.add("shardstore.shard.cursor-reap-interval", () -> "200ms");
         registry.add("shardstore.shard.sort-memory-limit", () -> "2MB");
+        // tests run the time-series TTL monitor themselves: a scheduled pass would race their assertions
+        registry.add("shardstore.shard.ttl-monitor-interval", () -> "1h");
         MIGRATION_SETTINGS.forEach((name, value) -> registry.add(name, () -> value));
     }
 

@@ -38,7 +38,8 @@ final class PipelineParser {
             Map.entry("$replaceWith", (arg, p) -> ReplaceRootStage.of(arg, p.variables())),
             Map.entry("$facet", (arg, p) -> FacetStage.parse(document("$facet", arg), p)),
             Map.entry("$sample", (arg, p) -> SampleStage.parse(document("$sample", arg))),
-            Map.entry("$lookup", (arg, p) -> LookupStage.parse(document("$lookup", arg), p.source())));
+            Map.entry("$lookup", (arg, p) -> LookupStage.parse(document("$lookup", arg), p.source())),
+            Map.entry(UnpackBucketStage.NAME, (arg, p) -> UnpackBucketStage.parse(document(UnpackBucketStage.NAME, arg))));
 
     private final CollectionSource source;
     private final CommandVariables variables;

@@ -2,6 +2,9 @@ package dev.shardstore.shard.command;
 
 import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.timeseries.BucketCatalog;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import java.util.Optional;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
@@ -17,18 +20,33 @@ class CollectionDropper {
     private final CollectionShardingRuntime runtime;
     private final CollectionCatalog catalog;
     private final CursorManager cursors;
+    private final TimeseriesCollections timeseries;
+    private final BucketCatalog bucketCatalog;
 
-    CollectionDropper(CollectionShardingRuntime runtime, CollectionCatalog catalog, CursorManager cursors) {
+    CollectionDropper(CollectionShardingRuntime runtime, CollectionCatalog catalog, CursorManager cursors, TimeseriesCollections timeseries,
+            BucketCatalog bucketCatalog) {
         this.runtime = runtime;
+        this.timeseries = timeseries;
+        this.bucketCatalog = bucketCatalog;
         this.catalog = catalog;
         this.cursors = cursors;
     }
 
-    /** Drops {@code ns}, whose lock the caller holds exclusively; returns whether it existed. */
+    /**
+     * Drops {@code ns}, whose lock the caller holds exclusively; returns whether it existed. A time-series collection
+     * is dropped with its buckets collection (locked exclusively too), whose open buckets the bucket catalog forgets.
+     */
     boolean drop(Namespace ns) {
-        boolean existed = catalog.drop(ns).isPresent();
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        if (buckets.isPresent()) {
+            Namespace bucketsNs = buckets.get().namespace();
+            bucketCatalog.clear(buckets.get().uuid());
+            return runtime.exclusive(bucketsNs, () -> drop(bucketsNs));
+        }
+        Optional<CollectionInfo> dropped = catalog.drop(ns);
+        dropped.ifPresent(c -> bucketCatalog.clear(c.uuid()));
         cursors.killCollection(ns);
-        return existed;
+        return dropped.isPresent();
     }
 
     /**

@@ -2,10 +2,12 @@ package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.ClusterClock;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import java.time.Duration;
@@ -30,11 +32,13 @@ public class CommandInvoker {
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;
     private final ClusterClock clock;
+    private final TimeseriesCollections timeseries;
 
-    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock) {
+    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock, TimeseriesCollections timeseries) {
         this.runtime = runtime;
         this.metrics = metrics;
         this.clock = clock;
+        this.timeseries = timeseries;
     }
 
     /**
@@ -44,12 +48,14 @@ public class CommandInvoker {
      * @param namespace     the collection the command is about (locked per {@code access}, and whose
      *                      {@code shardVersion} is checked), or null for commands that are not about one collection;
      *                      asked once the database name is valid
+     * @param servesTimeseries whether the command handles a time-series {@code namespace} itself; when not, it is refused
      * @throws CommandException InvalidNamespace for a bad database name, a bad readConcern, MaxTimeMSExpired when the
-     *                          writes before afterClusterTime do not finish, StaleDbVersion, StaleConfig, or what
+     *                          writes before afterClusterTime do not finish, StaleDbVersion, StaleConfig, NotImplemented
+     *                          (238) for a command that does not serve time-series collections sent to one, or what
      *                          {@code body} throws
      */
     BsonDocument invoke(String name, String db, BsonDocument command, boolean checkVersions, Supplier<@Nullable Namespace> namespace,
-            CollectionAccess access, Supplier<BsonDocument> body) {
+            CollectionAccess access, boolean servesTimeseries, Supplier<BsonDocument> body) {
         long start = System.nanoTime();
         String outcome = "InternalError";
         try {
@@ -58,7 +64,15 @@ public class CommandInvoker {
             if (after != null) {
                 clock.awaitDurable(after, AFTER_CLUSTER_TIME_WAIT);
             }
-            BsonDocument reply = runtime.run(db, namespace.get(), access, command, checkVersions, body);
+            Namespace target = namespace.get();
+            Supplier<BsonDocument> guarded = servesTimeseries || target == null ? body : () -> {
+                if (timeseries.buckets(target).isPresent()) {
+                    throw new CommandException(ErrorCode.NotImplemented, name + " on the time-series collection " + target
+                            + " is not supported");
+                }
+                return body.get();
+            };
+            BsonDocument reply = runtime.run(db, target, access, command, checkVersions, guarded);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

@@ -1,32 +1,51 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
-
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.support.command.CommandOptions;
-import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
-import org.bson.BsonDocument;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.versioning.CollectionAccess;
+import dev.shardstore.support.command.CommandOptions;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code create}: {@code {create: <coll>, ...options}} → {@code {ok: 1}}. The options are
  * recorded and shown by listCollections. Creating an existing collection with the same options
  * succeeds (MongoDB 7.0+); with other options it is NamespaceExists (48). Options that change a
- * collection's behaviour this shard does not implement (capped, views, time series, validation, a collation
+ * collection's behaviour this shard does not implement (capped, views, validation, a collation
  * other than the simple one, clustered) are refused with NotImplemented (238) naming the option before the
  * command runs ({@link CommandOptions}), as is any field MongoDB does not document.
+ *
+ * <p>With {@code timeseries: {timeField, metaField?, granularity? | bucketMaxSpanSeconds + bucketRoundingSeconds}}
+ * and optionally {@code expireAfterSeconds} (a non-negative number of seconds) it creates a time-series collection
+ * (MongoDB manual, "Create a Time Series Collection"): the buckets collection {@code system.buckets.<coll>} holding
+ * the normalized options ({@link TimeseriesOptions}) and an index on {@code {meta: 1, control.min.<t>: 1,
+ * control.max.<t>: 1}} (without {@code meta} when there is no meta field), as MongoDB creates one on
+ * {@code {<meta>: 1, <time>: 1}}. A regular collection and a time-series collection never share a name
+ * (NamespaceExists). {@code expireAfterSeconds} without {@code timeseries} is InvalidOptions (72): TTL needs a
+ * clustered collection, which this shard does not implement.
  */
 @Component
 public class CreateCommand extends ShardCommand {
     private final CollectionCatalog catalog;
+    private final TimeseriesCollections timeseries;
+    private final IndexCreator indexes;
 
-    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog) {
+    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog, TimeseriesCollections timeseries, IndexCreator indexes) {
         super(invoker);
         this.catalog = catalog;
+        this.timeseries = timeseries;
+        this.indexes = indexes;
     }
 
     @Override
@@ -40,6 +59,11 @@ public class CreateCommand extends ShardCommand {
     }
 
     @Override
+    protected boolean servesTimeseries() {
+        return true;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonDocument options = new BsonDocument();
@@ -48,11 +72,66 @@ public class CreateCommand extends ShardCommand {
                 options.append(field, value);
             }
         });
+        if (options.containsKey("timeseries")) {
+            return createTimeseries(ns, options);
+        }
+        if (options.containsKey("expireAfterSeconds")) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'create.expireAfterSeconds' needs 'create.timeseries': "
+                    + "TTL of clustered collections is not implemented");
+        }
+        if (timeseries.buckets(ns).isPresent()) {
+            throw exists(ns, "as a time-series collection");
+        }
         CollectionCatalog.Creation creation = catalog.create(ns, options);
         if (!creation.created() && !creation.collection().options().equals(options)) {
-            throw new CommandException(ErrorCode.NamespaceExists, "Collection " + ns.full() + " already exists with different options: "
-                    + creation.collection().options().toJson());
+            throw exists(ns, "with different options: " + creation.collection().options().toJson());
         }
         return Replies.ok();
+    }
+
+    private BsonDocument createTimeseries(Namespace ns, BsonDocument options) {
+        TimeseriesOptions parsed = TimeseriesOptions.parse(options.get("timeseries"), "create.timeseries");
+        options.put("timeseries", parsed.toDocument());
+        if (options.containsKey("expireAfterSeconds")) {
+            options.put("expireAfterSeconds", new BsonInt64(expireAfterSeconds(options.get("expireAfterSeconds"))));
+        }
+        if (ns.collection().startsWith("system.")) {
+            throw new CommandException(ErrorCode.InvalidNamespace, "a time-series collection cannot be named '" + ns.collection() + "'");
+        }
+        if (catalog.find(ns).isPresent()) {
+            throw exists(ns, "as a collection that is not time-series");
+        }
+        CollectionCatalog.Creation creation = catalog.create(TimeseriesCollections.bucketsOf(ns), options);
+        if (!creation.created() && !creation.collection().options().equals(options)) {
+            throw exists(ns, "with different options: " + creation.collection().options().toJson());
+        }
+        if (creation.created()) {
+            String t = parsed.timeField();
+            BsonDocument key = new BsonDocument();
+            if (parsed.metaField() != null) {
+                key.append("meta", new BsonInt32(1));
+            }
+            key.append("control.min." + t, new BsonInt32(1)).append("control.max." + t, new BsonInt32(1));
+            String name = (parsed.metaField() != null ? parsed.metaField() + "_1_" : "") + t + "_1";
+            indexes.createAll(creation.collection(), List.of(CreateIndexesCommand.validate(
+                    new BsonDocument("key", key).append("name", new BsonString(name)))));
+        }
+        return Replies.ok();
+    }
+
+    /** {@code create.expireAfterSeconds} as whole seconds. */
+    static long expireAfterSeconds(BsonValue value) {
+        if (!value.isNumber()) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'create.expireAfterSeconds' must be a number, not " + value.getBsonType());
+        }
+        double seconds = value.asNumber().doubleValue();
+        if (seconds < 0 || Double.isNaN(seconds)) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'create.expireAfterSeconds' cannot be less than 0, not " + value);
+        }
+        return (long) seconds;
+    }
+
+    private static CommandException exists(Namespace ns, String how) {
+        return new CommandException(ErrorCode.NamespaceExists, "Collection " + ns.full() + " already exists " + how);
     }
 }

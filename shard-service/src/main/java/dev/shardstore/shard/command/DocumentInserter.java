@@ -202,7 +202,7 @@ class DocumentInserter {
     }
 
     /** {@code _id} first, a new ObjectId when missing, as mongod stores inserted documents. */
-    private static BsonDocument withIdFirst(BsonDocument doc) {
+    static BsonDocument withIdFirst(BsonDocument doc) {
         BsonValue id = doc.get("_id");
         if (id != null && doc.getFirstKey().equals("_id")) {
             return doc;

@@ -14,7 +14,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code drop}: {@code {drop: <coll>}} → {@code {nIndexesWas, ns, ok: 1}}, or {@code {ok: 1}}
- * when the collection does not exist (MongoDB 7.0+). See {@link CollectionDropper}.
+ * when the collection does not exist (MongoDB 7.0+). A time-series collection is dropped with its buckets. See
+ * {@link CollectionDropper}.
  */
 @Component
 public class DropCommand extends ShardCommand {
@@ -32,6 +33,11 @@ public class DropCommand extends ShardCommand {
     @Override
     public String name() {
         return "drop";
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override

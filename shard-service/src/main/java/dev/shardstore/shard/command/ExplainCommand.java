@@ -11,6 +11,9 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.timeseries.TimeseriesRewrite;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -27,7 +30,9 @@ import org.springframework.stereotype.Component;
  * statement's {@code q}, or an aggregate's leading {@code $match}, with the command's {@code hint}.
  * {@code executionStats} and {@code allPlansExecution} (the default, as in MongoDB) run the read part to
  * its end and report {@code nReturned}, {@code totalKeysExamined}, {@code totalDocsExamined},
- * {@code executionTimeMillis}; writes are not performed. A missing collection explains as {@code EOF}.
+ * {@code executionTimeMillis}; writes are not performed. A missing collection explains as {@code EOF}. A find or
+ * aggregate on a time-series collection explains its scan of the buckets and lists the rewritten pipeline under
+ * {@code stages}.
  */
 @Component
 public class ExplainCommand extends ShardCommand {
@@ -35,11 +40,18 @@ public class ExplainCommand extends ShardCommand {
 
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
+    private final TimeseriesCollections timeseries;
 
-    public ExplainCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries) {
+    public ExplainCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries) {
         super(invoker);
         this.catalog = catalog;
         this.queries = queries;
+        this.timeseries = timeseries;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -74,6 +86,10 @@ public class ExplainCommand extends ShardCommand {
         String kind = explained.getFirstKey();
         CommandArgs args = new CommandArgs(explained);
         Namespace ns = new Namespace(db, args.collectionName());
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        if (buckets.isPresent()) {
+            return Replies.ok(explainTimeseries(buckets.get(), kind, args, explained, verbosity));
+        }
         BsonDocument filterSpec;
         long skip = 0;
         long limit = 0;
@@ -123,5 +139,31 @@ public class ExplainCommand extends ShardCommand {
         }
         reply.append("command", explained);
         return Replies.ok(reply);
+    }
+
+    /**
+     * A find or aggregate on a time-series collection: the plan of the bucket-level {@code $match} over the buckets
+     * collection (so {@code totalDocsExamined} counts buckets), and under {@code stages} the pipeline the read runs
+     * as, {@code $_internalUnpackBucket} included ({@link TimeseriesRewrite}).
+     */
+    private BsonDocument explainTimeseries(CollectionInfo buckets, String kind, CommandArgs args, BsonDocument explained, String verbosity) {
+        TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets).orElseThrow();
+        BsonArray pipeline = switch (kind) {
+            case "find" -> {
+                BsonDocument sort = args.optionalDocument(explained, "sort", "sort");
+                BsonDocument projection = args.optionalDocument(explained, "projection", "projection");
+                yield TimeseriesRewrite.find(options, args.optionalDocument(explained, "filter", "filter"), sort.isEmpty() ? null : sort,
+                        projection.isEmpty() ? null : projection, args.optionalNonNegative("skip", 0), args.optionalNonNegative("limit", 0));
+            }
+            case "aggregate" -> TimeseriesRewrite.aggregate(options, args.requiredArray("pipeline"));
+            default -> throw new CommandException(ErrorCode.NotImplemented, "explain of " + kind + " on the time-series collection "
+                    + args.collectionName() + " is not supported");
+        };
+        BsonDocument bucketMatch = pipeline.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : new BsonDocument();
+        Filter filter = Filter.parse(bucketMatch);
+        BsonDocument reply = queries.explain(buckets, bucketMatch, filter, null, 0, 0, !verbosity.equals("queryPlanner"));
+        reply.append("stages", pipeline);
+        reply.append("command", explained);
+        return reply;
     }
 }

@@ -17,6 +17,11 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
+import dev.shardstore.engine.timeseries.TimeseriesRewrite;
+import dev.shardstore.shard.cursor.ListCursor;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
@@ -25,7 +30,9 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code find}: {@code {find: <coll>, filter? ($expr seeing let), let?, sort?, projection?, skip?, limit? (0 = none),
  * batchSize? (default 101), singleBatch? (default false)}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
  * The cursor id is 0 when the first batch holds everything (or {@code singleBatch} is set); otherwise
- * the rest comes from getMore. A missing collection yields an empty, closed cursor.
+ * the rest comes from getMore. A missing collection yields an empty, closed cursor. On a time-series collection the
+ * find runs as a pipeline over its buckets ({@link TimeseriesRewrite#find}: bucket-level {@code $match}, unpacking
+ * only the fields the query needs, then the filter, sort, skip and limit), and the projection is applied after it.
  */
 @Component
 public class FindCommand extends ShardCommand {
@@ -35,13 +42,22 @@ public class FindCommand extends ShardCommand {
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
     private final CursorManager cursors;
+    private final TimeseriesCollections timeseries;
+    private final PipelineRunner pipelines;
 
     public FindCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries,
-            CursorManager cursors) {
+            CursorManager cursors, TimeseriesCollections timeseries, PipelineRunner pipelines) {
         super(invoker);
         this.catalog = catalog;
         this.queries = queries;
         this.cursors = cursors;
+        this.timeseries = timeseries;
+        this.pipelines = pipelines;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -70,13 +86,27 @@ public class FindCommand extends ShardCommand {
                 filterSpec, command.get("hint"));
         long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
-        Optional<CollectionInfo> collection = catalog.find(ns);
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
         if (collection.isEmpty()) {
             return Replies.cursor(true, List.of(), 0, ns.full());
         }
-        ShardCursor cursor = queries.find(collection.get(), query, batchSize);
+        ShardCursor cursor = buckets.isPresent()
+                ? timeseriesFind(collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
+                : queries.find(collection.get(), query, batchSize);
         Batch first = cursor.next(batchSize);
         long id = first.exhausted() || singleBatch ? 0 : cursors.register(ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
+    }
+
+    /** The find as a pipeline over the buckets ({@link TimeseriesRewrite#find}), with the find projection applied after it. */
+    private ShardCursor timeseriesFind(CollectionInfo buckets, FindQuery query, BsonDocument filterSpec, BsonDocument sortSpec, BsonDocument projectionSpec,
+            BsonDocument command) {
+        BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets).orElseThrow(), filterSpec,
+                sortSpec.isEmpty() ? null : sortSpec, projectionSpec.isEmpty() ? null : projectionSpec, query.skip(), query.limit());
+        List<BsonDocument> measurements = pipelines.run(buckets.namespace(), pipeline,
+                CommandVariables.parse(command.get("let"), "let"), null);
+        Projection projection = query.projection();
+        return new ListCursor(measurements, projection == null ? UnaryOperator.identity() : doc -> projection.apply(doc, query.filter()));
     }
 }

@@ -5,6 +5,10 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import dev.shardstore.shard.versioning.CollectionAccess;
@@ -14,15 +18,26 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code insert}: {@code {insert: <coll>, documents: [<doc>, ...], ordered: <bool, default true>}}
  * → {@code {n, writeErrors?: [{index, code, errmsg, ...}], ok: 1}}. A non-document entry fails the
  * whole command (TypeMismatch naming {@code documents.<i>}); per-document problems are write errors
- * (see {@link DocumentInserter}). Creates the collection implicitly.
+ * (see {@link DocumentInserter}). Creates the collection implicitly. Measurements for a time-series collection go
+ * into its buckets ({@link TimeseriesInserter}).
  */
 @Component
 public class InsertCommand extends ShardCommand {
     private final DocumentInserter inserter;
+    private final TimeseriesInserter timeseriesInserter;
+    private final TimeseriesCollections timeseries;
 
-    public InsertCommand(CommandInvoker invoker, DocumentInserter inserter) {
+    public InsertCommand(CommandInvoker invoker, DocumentInserter inserter, TimeseriesInserter timeseriesInserter,
+            TimeseriesCollections timeseries) {
         super(invoker);
         this.inserter = inserter;
+        this.timeseriesInserter = timeseriesInserter;
+        this.timeseries = timeseries;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -45,6 +60,11 @@ public class InsertCommand extends ShardCommand {
             documents.add(args.document(array.get(i), "documents." + i));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        if (buckets.isPresent()) {
+            TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets.get()).orElseThrow();
+            return timeseriesInserter.insert(buckets.get(), options, documents, ordered).toReply();
+        }
         return inserter.insert(ns, documents, ordered).toReply();
     }
 }

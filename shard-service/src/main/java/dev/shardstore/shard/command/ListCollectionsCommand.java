@@ -9,7 +9,10 @@ import dev.shardstore.shard.cursor.ListCursor;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.function.UnaryOperator;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -23,7 +26,9 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code listCollections}: {@code {listCollections: 1, filter?, nameOnly?, cursor?: {batchSize}}}
  * → a cursor (namespace {@code <db>.$cmd.listCollections}) of
  * {@code {name, type: "collection", options, info: {readOnly: false, uuid}, idIndex}} entries by name,
- * or {@code {name, type}} with {@code nameOnly}. The filter applies to the full entries.
+ * or {@code {name, type}} with {@code nameOnly}. The filter applies to the full entries. A time-series collection is
+ * listed as {@code {name, type: "timeseries", options: {timeseries, expireAfterSeconds?}, info: {readOnly: false}}}
+ * next to its buckets collection {@code system.buckets.<name>}, as MongoDB lists both.
  */
 @Component
 public class ListCollectionsCommand extends ShardCommand {
@@ -50,7 +55,10 @@ public class ListCollectionsCommand extends ShardCommand {
         long batchSize = cursorOptions.containsKey("batchSize")
                 ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize")
                 : FindCommand.DEFAULT_BATCH_SIZE;
-        List<BsonDocument> entries = catalog.list(db).stream().map(ListCollectionsCommand::entry).filter(filter::matches).toList();
+        List<BsonDocument> entries = catalog.list(db).stream()
+                .flatMap(c -> TimeseriesCollections.optionsOf(c).isPresent() ? Stream.of(entry(c), timeseriesEntry(c)) : Stream.of(entry(c)))
+                .sorted(Comparator.comparing(entry -> entry.getString("name").getValue()))
+                .filter(filter::matches).toList();
         UnaryOperator<BsonDocument> shape = nameOnly
                 ? entry -> new BsonDocument("name", entry.get("name")).append("type", entry.get("type"))
                 : UnaryOperator.identity();
@@ -59,6 +67,19 @@ public class ListCollectionsCommand extends ShardCommand {
         Batch first = cursor.next(batchSize);
         long id = first.exhausted() ? 0 : cursors.register(ns, null, cursor);
         return Replies.cursor(true, first.documents(), id, ns);
+    }
+
+    /** The time-series collection whose buckets are {@code buckets}, as MongoDB lists it: its options without the rest. */
+    private static BsonDocument timeseriesEntry(CollectionInfo buckets) {
+        BsonDocument options = new BsonDocument("timeseries", buckets.options().get("timeseries"));
+        if (buckets.options().containsKey("expireAfterSeconds")) {
+            options.append("expireAfterSeconds", buckets.options().get("expireAfterSeconds"));
+        }
+        String name = buckets.namespace().collection().substring(TimeseriesCollections.BUCKETS_PREFIX.length());
+        return new BsonDocument("name", new BsonString(name))
+                .append("type", new BsonString("timeseries"))
+                .append("options", options)
+                .append("info", new BsonDocument("readOnly", BsonBoolean.FALSE));
     }
 
     private static BsonDocument entry(CollectionInfo collection) {

@@ -21,7 +21,8 @@ public abstract class ShardCommand implements CommandHandler {
 
     @Override
     public final BsonDocument run(String db, BsonDocument command) {
-        return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(), () -> execute(db, command));
+        return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(), servesTimeseries(),
+                () -> execute(db, command));
     }
 
     /**
@@ -38,6 +39,15 @@ public abstract class ShardCommand implements CommandHandler {
      */
     protected CollectionAccess access() {
         return CollectionAccess.NONE;
+    }
+
+    /**
+     * Whether the command knows time-series collections (MongoDB's view-like {@code db.coll} whose measurements live in
+     * {@code db.system.buckets.coll}). False by default: such a command sent to a time-series namespace is refused
+     * with NotImplemented (238) rather than answered as if the namespace were an empty collection.
+     */
+    protected boolean servesTimeseries() {
+        return false;
     }
 
     /**

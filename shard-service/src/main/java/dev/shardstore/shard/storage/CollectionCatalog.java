@@ -128,6 +128,11 @@ public class CollectionCatalog {
                 .list();
     }
 
+    /** Every collection on this shard, by namespace. */
+    public List<CollectionInfo> listAll() {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM collections ORDER BY namespace").query(ROW).list();
+    }
+
     /**
      * Per database with at least one collection on this shard: the bytes of its tables (with indexes
      * and TOAST) and whether it holds any document. One query.

@@ -174,8 +174,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             create | max: 10 | 238
             create | viewOn: 'c' | 238
             create | pipeline: [] | 238
-            create | timeseries: {timeField: 't'} | 238
-            create | expireAfterSeconds: 10 | 238
+            create | timeseries: {timeField: 't'} | ok
+            create | expireAfterSeconds: 10 | 72
             create | clusteredIndex: {key: {_id: 1}, unique: true} | 238
             create | validator: {a: {$exists: true}} | 238
             create | validationLevel: 'strict' | 238

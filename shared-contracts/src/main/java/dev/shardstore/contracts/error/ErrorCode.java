@@ -85,6 +85,8 @@ public enum ErrorCode {
     DuplicateKey(11000, 409),
     StaleConfig(13388, 503),
     Location40324(40324, 400),
+    /** An IDL error: a required field is missing. */
+    Location40414(40414, 400),
     Location40415(40415, 400),
     /** An OP_MSG command without its {@code $db} field. */
     Location40571(40571, 400);

@@ -1,0 +1,55 @@
+package dev.shardstore.shard.timeseries;
+
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
+import java.util.Optional;
+import org.bson.BsonValue;
+import org.springframework.stereotype.Component;
+
+/**
+ * Which namespaces of this shard are time-series collections. As in MongoDB (reference: sharded-timeseries), a
+ * time-series collection {@code db.coll} is a view-like namespace with no table of its own; its measurements live in
+ * buckets in the collection {@code db.system.buckets.coll}, whose create options hold {@code timeseries} (and
+ * {@code expireAfterSeconds}). Lookups go through the {@link CollectionCatalog}'s cache.
+ */
+@Component
+public class TimeseriesCollections {
+    /** The prefix of a buckets collection's name. */
+    public static final String BUCKETS_PREFIX = "system.buckets.";
+
+    private final CollectionCatalog catalog;
+
+    public TimeseriesCollections(CollectionCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    /** {@code db.system.buckets.<coll>} for the time-series namespace {@code db.<coll>}. */
+    public static Namespace bucketsOf(Namespace view) {
+        return new Namespace(view.db(), BUCKETS_PREFIX + view.collection());
+    }
+
+    /** The time-series collection whose buckets {@code buckets} holds, empty for any other collection. */
+    public static Optional<TimeseriesOptions> optionsOf(CollectionInfo buckets) {
+        BsonValue spec = buckets.options().get("timeseries");
+        return buckets.namespace().collection().startsWith(BUCKETS_PREFIX) && spec != null
+                ? Optional.of(TimeseriesOptions.parse(spec, "timeseries")) : Optional.empty();
+    }
+
+    /**
+     * The buckets collection of {@code view} when {@code view} is a time-series collection on this shard; empty for a
+     * regular collection or a missing one (a regular collection shadows nothing: create refuses one name for both).
+     */
+    public Optional<CollectionInfo> buckets(Namespace view) {
+        if (view.collection().startsWith("system.") || catalog.find(view).isPresent()) {
+            return Optional.empty();
+        }
+        return catalog.find(bucketsOf(view)).filter(c -> optionsOf(c).isPresent());
+    }
+
+    /** The options of the time-series collection {@code view}, empty when it is not one. */
+    public Optional<TimeseriesOptions> options(Namespace view) {
+        return buckets(view).flatMap(TimeseriesCollections::optionsOf);
+    }
+}
