@@ -3,6 +3,8 @@ package dev.shardstore.support.command;
 import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.contracts.session.OperationSessionInfo;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,12 +80,14 @@ public final class CommandOptions {
             conditional("writeConcern", "every acknowledged write is committed and durable on its shard's PostgreSQL, which"
                     + " satisfies w: 0, 1 or majority and j; w above 1 or a tag cannot be satisfied without replicas",
                     CommandOptions::writeConcern),
-            accepted("lsid", "a session id alone changes nothing for a command outside a transaction or retryable write"),
-            refused("txnNumber", "retryable writes and transactions are not implemented (use retryWrites=false)"),
+            conditional("lsid", "the session: with txnNumber a retryable write; alone it changes nothing (no transaction)",
+                    (path, value) -> LogicalSessionId.parse(value, path)),
+            conditional("txnNumber", "retryable writes: insert, update (multi: false), delete (limit: 1) and findAndModify"
+                    + " with lsid; transactions are not implemented", CommandOptions::txnNumber),
             refused("autocommit", "transactions are not implemented"),
             refused("startTransaction", "transactions are not implemented"),
-            refused("stmtId", "retryable writes are not implemented"),
-            refused("stmtIds", "retryable writes are not implemented"),
+            conditional("stmtId", "retryable writes only: the id of the first statement (routers assign ids)", CommandOptions::retryableWriteOnly),
+            conditional("stmtIds", "retryable writes only: one id per statement (routers assign ids)", CommandOptions::retryableWriteOnly),
             conditional("apiVersion", "version \"1\" is the API this cluster serves", (path, value) -> {
                 if (!(value.isString() && value.asString().getValue().equals("1"))) {
                     throw invalid(path, "only API version \"1\" exists, not " + json(value));
@@ -210,6 +214,10 @@ public final class CommandOptions {
             Option option = find(options, name, field.getKey(), name + "." + field.getKey());
             option.check(name + "." + field.getKey(), field.getValue());
         }
+        OperationSessionInfo.of(command); // txnNumber needs lsid (InvalidOptions, as MongoDB)
+        if ((command.containsKey("stmtId") || command.containsKey("stmtIds")) && !command.containsKey("txnNumber")) {
+            throw invalid(name + (command.containsKey("stmtId") ? ".stmtId" : ".stmtIds"), "needs txnNumber: statement ids belong to retryable writes");
+        }
         BsonValue dollarDb = command.get("$db");
         if (dollarDb != null && !(dollarDb.isString() && dollarDb.asString().getValue().equals(db))) {
             throw invalid(name + ".$db", "names " + json(dollarDb) + " but the command was sent to database " + db);
@@ -276,6 +284,23 @@ public final class CommandOptions {
             return;
         }
         throw notImplemented(path, value, SIMPLE_COLLATION_ONLY);
+    }
+
+    /** The commands a {@code txnNumber} makes retryable (reference: Retryable writes). */
+    private static final Set<String> RETRYABLE_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
+
+    private static void retryableWriteOnly(String path, BsonValue value) {
+        if (!RETRYABLE_WRITES.contains(path.substring(0, path.indexOf('.')))) {
+            throw invalid(path, "is allowed only on retryable writes (insert, update, delete, findAndModify); transactions are not"
+                    + " implemented");
+        }
+    }
+
+    private static void txnNumber(String path, BsonValue value) {
+        retryableWriteOnly(path, value);
+        if (!(value.isInt64() || value.isInt32())) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a long, not " + json(value));
+        }
     }
 
     private static void noTimeLimit(String path, BsonValue value) {

@@ -40,7 +40,7 @@ class CommandOptionsTableTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
-            {find: 'c', filter: {}, collation: {locale: 'simple'}, $db: 'db', comment: 'x', lsid: {id: 1}}
+            {find: 'c', filter: {}, collation: {locale: 'simple'}, $db: 'db', comment: 'x', lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}
             {listCollections: 1, anything: 1}
             {insert: 'c', documents: [], writeConcern: {w: 'majority', j: true, wtimeout: 5}, ordered: false}
             {delete: 'c', deletes: [{q: {}, limit: 0, hint: 'a_1', collation: {locale: 'simple'}}], let: {x: 1}}
