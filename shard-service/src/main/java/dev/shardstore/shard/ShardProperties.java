@@ -19,6 +19,9 @@ import org.springframework.util.unit.DataSize;
  *                           StaleConfig (the router retries it), and how long shardCollection's section (between a
  *                           prepare and the config service's refresh) lasts at most if the config service never
  *                           releases it; a dropCollection's section lasts until its coordinator exits it
+ * @param sessionCheckoutTimeout how long a retryable write waits for its session while another command of the same
+ *                           session runs on this shard before it fails with MaxTimeMSExpired (reference: "The logical
+ *                           session catalog")
  */
 @ConfigurationProperties("shardstore.shard")
 public record ShardProperties(
@@ -26,4 +29,5 @@ public record ShardProperties(
         @DefaultValue("10m") Duration cursorTimeout,
         @DefaultValue("1m") Duration cursorReapInterval,
         @DefaultValue("100MB") DataSize sortMemoryLimit,
-        @DefaultValue("30s") Duration criticalSectionTimeout) {}
+        @DefaultValue("30s") Duration criticalSectionTimeout,
+        @DefaultValue("30s") Duration sessionCheckoutTimeout) {}

@@ -19,15 +19,20 @@ import org.springframework.stereotype.Component;
  * {@code {n, writeErrors?, ok: 1}}, {@code n} counting deleted documents. {@code limit} is required
  * and must be 0 (all matches) or 1 (the first); a malformed statement fails the command naming it
  * ({@code deletes.0.limit}). {@code let} defines the variables of the statements' {@code $expr}
- * ({@link dev.shardstore.engine.aggregate.expression.CommandVariables}). See {@link DocumentDeleter}.
+ * ({@link dev.shardstore.engine.aggregate.expression.CommandVariables}). See {@link DocumentDeleter}. With {@code lsid}
+ * and {@code txnNumber} it is a retryable write ({@link RetryableWrites}): a statement that ran is answered as having
+ * deleted its one document; a {@code limit: 0} statement is the write error InvalidOptions (72) "Cannot use (or
+ * request) retryable writes with limit=0", as in MongoDB.
  */
 @Component
 public class DeleteCommand extends ShardCommand {
     private final DocumentDeleter deleter;
+    private final RetryableWrites retryable;
 
-    public DeleteCommand(CommandInvoker invoker, DocumentDeleter deleter) {
+    public DeleteCommand(CommandInvoker invoker, DocumentDeleter deleter, RetryableWrites retryable) {
         super(invoker);
         this.deleter = deleter;
+        this.retryable = retryable;
     }
 
     @Override
@@ -62,7 +67,10 @@ public class DeleteCommand extends ShardCommand {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
-        return WriteResult.ofStatements(filters.size(), ordered,
-                i -> deleter.delete(ns, filters.get(i), justOne.get(i), hints.get(i), variables)).toReply();
+        boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
+        return retryable.run(command, filters.size(), ordered,
+                i -> retryableWrite && !justOne.get(i) ? RetryableWrites.refusedMulti("limit=0")
+                        : deleter.delete(ns, filters.get(i), justOne.get(i), hints.get(i), variables),
+                executed -> new StatementOutcome(1, 0, null, null)).toReply();
     }
 }

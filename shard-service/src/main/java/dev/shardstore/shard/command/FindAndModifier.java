@@ -7,6 +7,8 @@ import dev.shardstore.engine.query.Update;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.SessionHistory;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +23,8 @@ import org.springframework.stereotype.Component;
  * Runs one {@code findAndModify}: removes or updates the first match in sort order, locked and checked again
  * ({@link FirstMatchInOrder}), so the document returned is exactly the one changed.
  * An upsert inserts as {@link DocumentUpdater} does (and, if another writer takes that {@code _id} first, looks
- * again). Creates the collection implicitly for an upsert; a missing collection otherwise matches nothing.
+ * again). Creates the collection implicitly for an upsert; a missing collection otherwise matches nothing. In a
+ * retryable write the document before the change is kept with the oplog entry, so that a retry can return it.
  */
 @Component
 class FindAndModifier {
@@ -29,8 +32,11 @@ class FindAndModifier {
     private final DocumentStore store;
     private final FirstMatchInOrder firstMatch;
     private final DocumentUpdater updater;
+    private final WriteUnitOfWork units;
 
-    FindAndModifier(CollectionCatalog catalog, DocumentStore store, FirstMatchInOrder firstMatch, DocumentUpdater updater) {
+    FindAndModifier(CollectionCatalog catalog, DocumentStore store, FirstMatchInOrder firstMatch, DocumentUpdater updater,
+            WriteUnitOfWork units) {
+        this.units = units;
         this.catalog = catalog;
         this.store = store;
         this.firstMatch = firstMatch;
@@ -85,7 +91,21 @@ class FindAndModifier {
         }
     }
 
+    /**
+     * The outcome of a retryable findAndModify that already ran, from its oplog entry ({@link RetryableWrites}): the
+     * removed document, the document before or after its update, or the upserted one.
+     */
+    static Outcome replayed(SessionHistory.ExecutedStatement executed, boolean returnNew) {
+        return switch (executed.op()) {
+            case DELETE -> new Outcome(executed.preImage(), 1, false, null);
+            case UPDATE -> new Outcome(returnNew ? executed.o() : executed.preImage(), 1, true, null);
+            case INSERT -> new Outcome(returnNew ? executed.o() : null, 1, false, executed.o().get("_id"));
+            case COMMAND -> throw new IllegalStateException("a command entry is no statement's history");
+        };
+    }
+
     private Outcome remove(CollectionInfo collection, Match match) {
+        units.notePreImage(match.document());
         store.delete(collection, List.of(match.stored()));
         return new Outcome(match.document(), 1, false, null);
     }
@@ -94,6 +114,7 @@ class FindAndModifier {
         BsonDocument before = match.document();
         BsonDocument after = request.update().apply(before, request.filter().matchedPosition(before));
         if (Update.changes(before, after)) {
+            units.notePreImage(before);
             OperationShardingState.checkUpdate(collection.namespace().full(), after);
             store.replace(collection, List.of(new DocumentStore.Replacement(match.stored(),
                     Documents.encodeWithinLimit(after, "Resulting document after update is too large"))));

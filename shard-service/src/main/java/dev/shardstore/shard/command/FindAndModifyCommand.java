@@ -35,13 +35,19 @@ import org.springframework.stereotype.Component;
  * update and remove=true", "Cannot specify both upsert=true and remove=true", "Cannot specify both new=true and
  * remove=true; 'remove' always returns the deleted document"; the filter's, sort's, projection's and update's
  * errors; the update's errors when applied (ImmutableField ...), which fail the command.
+ *
+ * <p>With {@code lsid} and {@code txnNumber} it is a retryable write of one statement ({@link RetryableWrites}): a
+ * retry of one that ran returns the same {@code lastErrorObject} and {@code value} from the oplog entry and its kept
+ * pre-image, without running again.
  */
 @Component
 public class FindAndModifyCommand extends ShardCommand {
     private final FindAndModifier modifier;
+    private final RetryableWrites retryable;
 
-    public FindAndModifyCommand(CommandInvoker invoker, FindAndModifier modifier) {
+    public FindAndModifyCommand(CommandInvoker invoker, FindAndModifier modifier, RetryableWrites retryable) {
         super(invoker);
+        this.retryable = retryable;
         this.modifier = modifier;
     }
 
@@ -81,7 +87,8 @@ public class FindAndModifyCommand extends ShardCommand {
                 update == null ? null : Update.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters"), variables),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
-        FindAndModifier.Outcome outcome = modifier.run(ns, request);
+        FindAndModifier.Outcome outcome = retryable.runOne(command, () -> modifier.run(ns, request),
+                executed -> FindAndModifier.replayed(executed, returnNew));
         BsonDocument lastError = new BsonDocument("n", new BsonInt32(outcome.n()));
         if (!remove) {
             lastError.put("updatedExisting", BsonBoolean.valueOf(outcome.updatedExisting()));

@@ -3,6 +3,9 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,17 +22,21 @@ import org.springframework.stereotype.Component;
  * → {@code {n, writeErrors?: [{index, code, errmsg, ...}], ok: 1}}. A non-document entry fails the
  * whole command (TypeMismatch naming {@code documents.<i>}); per-document problems are write errors
  * (see {@link DocumentInserter}). Creates the collection implicitly. Measurements for a time-series collection go
- * into its buckets ({@link TimeseriesInserter}).
+ * into its buckets ({@link TimeseriesInserter}). With {@code lsid} and {@code txnNumber} it is a retryable write
+ * ({@link RetryableWrites}): each document is a statement of its own (its own transaction), and one that ran is
+ * answered as inserted without being written again; time-series collections refuse it (NotImplemented 238).
  */
 @Component
 public class InsertCommand extends ShardCommand {
     private final DocumentInserter inserter;
     private final TimeseriesInserter timeseriesInserter;
     private final TimeseriesCollections timeseries;
+    private final RetryableWrites retryable;
 
     public InsertCommand(CommandInvoker invoker, DocumentInserter inserter, TimeseriesInserter timeseriesInserter,
-            TimeseriesCollections timeseries) {
+            TimeseriesCollections timeseries, RetryableWrites retryable) {
         super(invoker);
+        this.retryable = retryable;
         this.inserter = inserter;
         this.timeseriesInserter = timeseriesInserter;
         this.timeseries = timeseries;
@@ -61,6 +68,18 @@ public class InsertCommand extends ShardCommand {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        if (RetryableWrites.retryable(command).isPresent()) {
+            if (buckets.isPresent()) {
+                throw new CommandException(ErrorCode.NotImplemented, "retryable writes into the time-series collection " + ns
+                        + " are not supported");
+            }
+            // one statement per document, each with its stmtId; every document is checked against the shard's chunks
+            // before any is written, as the batch path does
+            List<BsonDocument> withIds = documents.stream().map(DocumentInserter::withIdFirst).toList();
+            withIds.forEach(doc -> OperationShardingState.checkInsert(ns.full(), doc));
+            return retryable.run(command, withIds.size(), ordered, i -> inserter.insert(ns, List.of(withIds.get(i)), true).single(),
+                    executed -> new StatementOutcome(1, 0, null, null)).toReply();
+        }
         if (buckets.isPresent()) {
             TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets.get()).orElseThrow();
             return timeseriesInserter.insert(buckets.get(), options, documents, ordered).toReply();

@@ -6,6 +6,8 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.shard.storage.OplogEntry;
+import dev.shardstore.shard.storage.SessionHistory;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
@@ -22,15 +24,19 @@ import org.springframework.stereotype.Component;
  * single-document statement updates (refused with {@code multi: true}). {@code n} counts matched
  * and upserted documents. A malformed statement (not a document, {@code q} or {@code u} missing) fails
  * the command with an error naming it ({@code updates.2.q}); a statement that fails when run is a
- * write error, and an ordered batch stops there. See {@link DocumentUpdater}.
+ * write error, and an ordered batch stops there. See {@link DocumentUpdater}. With {@code lsid} and {@code txnNumber} it
+ * is a retryable write ({@link RetryableWrites}); a {@code multi: true} statement is then the write error
+ * InvalidOptions (72) "Cannot use (or request) retryable writes with multi=true", as in MongoDB.
  */
 @Component
 public class UpdateCommand extends ShardCommand {
     private final DocumentUpdater updater;
+    private final RetryableWrites retryable;
 
-    public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater) {
+    public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater, RetryableWrites retryable) {
         super(invoker);
         this.updater = updater;
+        this.retryable = retryable;
     }
 
     @Override
@@ -64,8 +70,20 @@ public class UpdateCommand extends ShardCommand {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
-        return WriteResult.ofStatements(statements.size(), ordered,
-                i -> updater.update(ns, statements.get(i), variables, "updates." + i)).toUpdateReply();
+        boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
+        return retryable.run(command, statements.size(), ordered,
+                i -> retryableWrite && statements.get(i).multi() ? RetryableWrites.refusedMulti("multi=true")
+                        : updater.update(ns, statements.get(i), variables, "updates." + i),
+                UpdateCommand::replayed).toUpdateReply();
+    }
+
+    /**
+     * The outcome of a retryable update statement that already ran, from its oplog entry: an update matched and changed
+     * one document; an insert was an upsert of the inserted document's {@code _id}.
+     */
+    private static StatementOutcome replayed(SessionHistory.ExecutedStatement executed) {
+        return executed.op() == OplogEntry.Op.INSERT ? new StatementOutcome(0, 0, executed.o().get("_id"), null)
+                : new StatementOutcome(1, 1, null, null);
     }
 
     /**

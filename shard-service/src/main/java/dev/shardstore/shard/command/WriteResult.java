@@ -45,6 +45,18 @@ final class WriteResult {
         return result;
     }
 
+    /**
+     * This result of one statement (a one-document insert) as its outcome: its counts and its first error.
+     *
+     * @throws IllegalStateException when it holds upserts (an insert never does)
+     */
+    StatementOutcome single() {
+        if (!upserted.isEmpty()) {
+            throw new IllegalStateException("an insert result has no upserts");
+        }
+        return new StatementOutcome(n, nModified, null, errors.isEmpty() ? null : errors.get(0).error());
+    }
+
     void addN(long count) {
         n += count;
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -41,13 +42,16 @@ public class WriteUnitOfWork {
     public static final String BEFORE_COMMIT = "writeUnitOfWork.beforeCommit";
 
     private static final ThreadLocal<Unit> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<RetryableStatement> STATEMENT = new ThreadLocal<>();
 
     private final TransactionTemplate tx;
     private final TransactionTemplate nested;
     private final ClusterClock clock;
     private final FailPoints failPoints;
+    private final SessionHistory history;
 
-    public WriteUnitOfWork(PlatformTransactionManager transactions, ClusterClock clock, FailPoints failPoints) {
+    public WriteUnitOfWork(PlatformTransactionManager transactions, ClusterClock clock, FailPoints failPoints, SessionHistory history) {
+        this.history = history;
         this.tx = new TransactionTemplate(transactions);
         this.nested = new TransactionTemplate(transactions);
         this.nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
@@ -86,6 +90,37 @@ public class WriteUnitOfWork {
     public <T> T savepoint(Supplier<T> body) {
         current();
         return nested.execute(status -> body.get());
+    }
+
+    /**
+     * Runs {@code body}, one statement of a retryable write, on this thread (reference: Retryable writes): every unit
+     * it commits marks its insert, update and delete oplog entries with {@code statement}'s session fields and makes the
+     * newest one the session's last write in the {@code transactions} table, in the same transaction
+     * ({@link SessionHistory#record}); a unit that rolls back records nothing.
+     *
+     * @throws IllegalStateException inside a unit or another statement: the statement must own its units
+     */
+    public <T> T asStatement(RetryableStatement statement, Supplier<T> body) {
+        if (CURRENT.get() != null || STATEMENT.get() != null) {
+            throw new IllegalStateException("a retryable statement must start outside any unit of work");
+        }
+        STATEMENT.set(statement);
+        try {
+            return body.get();
+        } finally {
+            STATEMENT.remove();
+        }
+    }
+
+    /**
+     * Keeps findAndModify's document before its change with the running retryable statement's oplog entry, so a retry
+     * can answer with it (MongoDB's retry image); nothing outside a retryable statement.
+     */
+    public void notePreImage(BsonDocument document) {
+        RetryableStatement statement = STATEMENT.get();
+        if (statement != null) {
+            statement.preImage(document);
+        }
     }
 
     /**
@@ -132,6 +167,10 @@ public class WriteUnitOfWork {
                 unit.status = status;
                 T result = body.apply(unit);
                 if (!status.isRollbackOnly()) {
+                    RetryableStatement statement = STATEMENT.get();
+                    if (statement != null && !fromMigrate) {
+                        history.record(statement, unit.reservations);
+                    }
                     failPoints.hit(BEFORE_COMMIT);
                 }
                 return result;

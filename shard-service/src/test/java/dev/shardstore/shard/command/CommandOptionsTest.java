@@ -70,11 +70,12 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | writeConcern: {w: 2} | 72
             * | writeConcern: {w: 'dc1'} | 72
             * | lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}} | ok
-            * | txnNumber: {$numberLong: '1'} | 238
+            * | lsid: {id: 1} | 14
+            * | txnNumber: {$numberLong: '1'} | 72
             * | autocommit: false | 238
             * | startTransaction: true | 238
-            * | stmtId: 0 | 238
-            * | stmtIds: [0] | 238
+            * | stmtId: 0 | 72
+            * | stmtIds: [0] | 72
             * | apiVersion: '1' | ok
             * | apiVersion: '2' | 72
             * | apiStrict: false | ok

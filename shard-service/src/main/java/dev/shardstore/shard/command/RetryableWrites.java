@@ -1,0 +1,158 @@
+package dev.shardstore.shard.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.contracts.session.StatementIds;
+import dev.shardstore.shard.session.SessionCatalog;
+import dev.shardstore.shard.storage.RetryableStatement;
+import dev.shardstore.shard.storage.SessionHistory;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
+import dev.shardstore.support.failpoint.FailPoints;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import org.bson.BsonDocument;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs the statements of {@code insert}, {@code update}, {@code delete} and {@code findAndModify}, as retryable writes
+ * when the command carries {@code lsid} and {@code txnNumber} (reference: "Retryable writes", "The logical session
+ * catalog"):
+ * <ol>
+ *   <li>the session is checked out ({@link SessionCatalog}) for the whole command;</li>
+ *   <li>a {@code txnNumber} below the session's is refused with TransactionTooOld (225); a higher one starts afresh;
+ *       the same one continues, with the history of its statements read from the oplog ({@link SessionHistory});</li>
+ *   <li>each statement, identified by its {@code stmtId} ({@link StatementIds}): one already executed is answered from
+ *       its oplog entry and not run again; one whose history may have been truncated is a write error
+ *       IncompleteTransactionHistory (217); any other runs as a {@link RetryableStatement}, so its write, its oplog
+ *       entry's session fields and the session's {@code transactions} row commit together;</li>
+ *   <li>a statement that fails writes nothing: its unit is rolled back, so no history is left and a retry runs it
+ *       again, as in MongoDB.</li>
+ * </ol>
+ * The fail point {@link #AFTER_STATEMENT} is passed after each statement that wrote, once its transaction committed and
+ * before the reply is sent.
+ */
+@Component
+class RetryableWrites {
+    /** Fail point passed after a retryable statement's transaction committed, before the command replies. */
+    static final String AFTER_STATEMENT = "retryableWrite.afterStatementCommitted";
+
+    private final SessionCatalog catalog;
+    private final SessionHistory history;
+    private final WriteUnitOfWork units;
+    private final FailPoints failPoints;
+
+    RetryableWrites(SessionCatalog catalog, SessionHistory history, WriteUnitOfWork units, FailPoints failPoints) {
+        this.catalog = catalog;
+        this.history = history;
+        this.units = units;
+        this.failPoints = failPoints;
+    }
+
+    /**
+     * The write error of a statement that changes several documents in a retryable write (MongoDB's, InvalidOptions 72):
+     * such a statement cannot be retried safely, so it is refused rather than run.
+     *
+     * @param what {@code multi=true} or {@code limit=0}
+     */
+    static StatementOutcome refusedMulti(String what) {
+        return StatementOutcome.failed(new CommandException(ErrorCode.InvalidOptions, "Cannot use (or request) retryable writes with " + what));
+    }
+
+    /** The session of {@code command} when it is a retryable write, else empty. */
+    static Optional<OperationSessionInfo> retryable(BsonDocument command) {
+        return OperationSessionInfo.of(command).filter(OperationSessionInfo::isRetryable);
+    }
+
+    /**
+     * Runs {@code count} statements of {@code command} in order (an ordered batch stops at the first failing one).
+     *
+     * @param execute runs statement {@code i}
+     * @param replay  the outcome of an executed statement, from its oplog entry
+     * @throws CommandException TransactionTooOld (225); MaxTimeMSExpired (50) when the session stays checked out
+     */
+    WriteResult run(BsonDocument command, int count, boolean ordered, IntFunction<StatementOutcome> execute,
+            Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
+        Optional<OperationSessionInfo> session = retryable(command);
+        if (session.isEmpty()) {
+            return WriteResult.ofStatements(count, ordered, execute);
+        }
+        int[] stmtIds = StatementIds.of(command, count);
+        return runInSession(session.get(), transaction -> WriteResult.ofStatements(count, ordered, i -> {
+            try {
+                return statement(session.get(), transaction, stmtIds[i], () -> execute.apply(i), replay);
+            } catch (CommandException e) {
+                if (e.code() != ErrorCode.IncompleteTransactionHistory) {
+                    throw e;
+                }
+                return StatementOutcome.failed(e); // a write error of this statement, as in MongoDB
+            }
+        }));
+    }
+
+    /**
+     * Runs one statement of {@code command} (findAndModify's one write) with {@code stmtId} from the command (0 by
+     * default), answering from history when it already ran.
+     *
+     * @param execute runs the statement; it throws for a failure
+     * @param replay  the result of the executed statement, from its oplog entry
+     * @throws CommandException TransactionTooOld (225), IncompleteTransactionHistory (217), MaxTimeMSExpired (50), or
+     *                          what {@code execute} throws
+     */
+    <T> T runOne(BsonDocument command, Supplier<T> execute, Function<SessionHistory.ExecutedStatement, T> replay) {
+        Optional<OperationSessionInfo> session = retryable(command);
+        if (session.isEmpty()) {
+            return execute.get();
+        }
+        int stmtId = StatementIds.of(command, 1)[0];
+        return runInSession(session.get(), transaction -> statement(session.get(), transaction, stmtId, execute, replay));
+    }
+
+    private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {
+        long txnNumber = info.txnNumber();
+        try (SessionCatalog.CheckedOutSession session = catalog.checkOut(info.lsid())) {
+            Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());
+            long current = Math.max(session.activeTxnNumber(), record.map(SessionHistory.TransactionRecord::txnNum).orElse(-1L));
+            if (txnNumber < current) {
+                throw new CommandException(ErrorCode.TransactionTooOld, "Cannot start transaction " + txnNumber + " on session "
+                        + info.lsid() + " because a newer transaction " + current + " has already started.");
+            }
+            session.begin(txnNumber);
+            SessionHistory.Transaction transaction = record.isPresent() && record.get().txnNum() == txnNumber
+                    ? history.load(info.lsid(), record.get()) : SessionHistory.Transaction.NEW;
+            return body.apply(new Progress(transaction));
+        }
+    }
+
+    private <T> T statement(OperationSessionInfo info, Progress progress, int stmtId, Supplier<T> execute,
+            Function<SessionHistory.ExecutedStatement, T> replay) {
+        SessionHistory.ExecutedStatement executed = progress.transaction.executed().get(stmtId);
+        if (executed != null) {
+            return replay.apply(executed);
+        }
+        if (!progress.transaction.complete()) {
+            throw new CommandException(ErrorCode.IncompleteTransactionHistory, "Incomplete history detected for transaction "
+                    + info.txnNumber() + " on session " + info.lsid() + ": statement " + stmtId + " may have run");
+        }
+        RetryableStatement statement = new RetryableStatement(info.lsid(), info.txnNumber(), stmtId, progress.lastOpTime);
+        T result = units.asStatement(statement, execute);
+        if (statement.opTime() != 0) {
+            progress.lastOpTime = statement.opTime();
+            failPoints.hit(AFTER_STATEMENT);
+        }
+        return result;
+    }
+
+    /** The transaction number's history as the command found it, and its last write so far. */
+    private static final class Progress {
+        final SessionHistory.Transaction transaction;
+        long lastOpTime;
+
+        Progress(SessionHistory.Transaction transaction) {
+            this.transaction = transaction;
+            this.lastOpTime = transaction.lastOpTime();
+        }
+    }
+}

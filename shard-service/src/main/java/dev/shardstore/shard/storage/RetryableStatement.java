@@ -1,0 +1,66 @@
+package dev.shardstore.shard.storage;
+
+import dev.shardstore.contracts.session.LogicalSessionId;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One statement of a retryable write while it runs (reference: Retryable writes): the {@link WriteUnitOfWork}s opened
+ * under {@link WriteUnitOfWork#asStatement} mark their oplog entries with these session fields and upsert the session's
+ * {@code transactions} row before they commit ({@link SessionHistory#record}). Mutable, confined to the thread that
+ * runs the statement.
+ */
+public final class RetryableStatement {
+    private final LogicalSessionId lsid;
+    private final long txnNumber;
+    private final int stmtId;
+    private long prevOpTime;
+    private long opTime;
+    private @Nullable BsonDocument preImage;
+
+    /**
+     * @param prevOpTime the session's last write of {@code txnNumber} (a Timestamp's value), 0 for none
+     */
+    public RetryableStatement(LogicalSessionId lsid, long txnNumber, int stmtId, long prevOpTime) {
+        this.lsid = Objects.requireNonNull(lsid, "lsid");
+        this.txnNumber = txnNumber;
+        this.stmtId = stmtId;
+        this.prevOpTime = prevOpTime;
+    }
+
+    public LogicalSessionId lsid() {
+        return lsid;
+    }
+
+    public long txnNumber() {
+        return txnNumber;
+    }
+
+    public int stmtId() {
+        return stmtId;
+    }
+
+    long prevOpTime() {
+        return prevOpTime;
+    }
+
+    /** The time of the oplog entry the statement wrote (a Timestamp's value), 0 while none committed. */
+    public long opTime() {
+        return opTime;
+    }
+
+    void wrote(long opTime) {
+        this.opTime = opTime;
+        this.prevOpTime = opTime;
+    }
+
+    /** findAndModify's document before its change, kept with the entry so a retry can return it. */
+    void preImage(BsonDocument document) {
+        this.preImage = document;
+    }
+
+    @Nullable BsonDocument preImage() {
+        return preImage;
+    }
+}

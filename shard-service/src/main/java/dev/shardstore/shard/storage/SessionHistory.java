@@ -1,0 +1,129 @@
+package dev.shardstore.shard.storage;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The shard's retryable-write history (reference: "The transactions table", "Retryable writes"; Flyway
+ * {@code V6__retryable_writes.sql}): the {@code transactions} table (MongoDB's {@code config.transactions}: {@code _id}
+ * = lsid, {@code txnNum}, {@code lastWriteOpTime}, {@code lastWriteDate}, {@code state}) and the session columns of
+ * the oplog ({@code lsid}, {@code txnNumber}, {@code stmtId}, {@code prevOpTime}, and findAndModify's pre-image).
+ * {@link #record} runs inside the statement's {@link WriteUnitOfWork}, so a write, its entry's session fields and the
+ * session's row commit or roll back together. Times are a Timestamp's 64-bit value; 0 means none.
+ */
+@Repository
+public class SessionHistory {
+    private final JdbcClient jdbc;
+
+    public SessionHistory(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * A session's {@code transactions} row.
+     *
+     * @param txnNum          the session's newest transaction number with a write on this shard
+     * @param lastWriteOpTime the time of its newest oplog entry
+     */
+    public record TransactionRecord(long txnNum, long lastWriteOpTime) {}
+
+    /**
+     * An executed statement as its oplog entry shows it.
+     *
+     * @param opTime   the entry's time
+     * @param op       insert, update or delete
+     * @param o        the inserted document or the post-image; null for a delete
+     * @param preImage findAndModify's document before the change; null otherwise
+     */
+    public record ExecutedStatement(long opTime, OplogEntry.Op op, @Nullable BsonDocument o, @Nullable BsonDocument preImage) {}
+
+    /**
+     * What this shard knows of one transaction number of a session.
+     *
+     * @param executed   the statements found, by stmtId
+     * @param complete   whether the chain from the row's {@code lastWriteOpTime} through every {@code prevOpTime} is whole;
+     *                   when not (oplog truncated), a statement not in {@code executed} may still have run
+     * @param lastOpTime the session's last write in this transaction number, 0 for none
+     */
+    public record Transaction(Map<Integer, ExecutedStatement> executed, boolean complete, long lastOpTime) {
+        /** A transaction number with no write yet. */
+        public static final Transaction NEW = new Transaction(Map.of(), true, 0);
+    }
+
+    /** The session's {@code transactions} row, if it has one. */
+    public Optional<TransactionRecord> find(LogicalSessionId lsid) {
+        return jdbc.sql("SELECT txn_num, last_write_op_time FROM transactions WHERE lsid = ?")
+                .param(key(lsid))
+                .query((rs, i) -> new TransactionRecord(rs.getLong(1), Oplog.tsOf(rs.getLong(2))))
+                .optional();
+    }
+
+    /** The history of {@code record}'s transaction number, read from the oplog. */
+    public Transaction load(LogicalSessionId lsid, TransactionRecord record) {
+        Map<Long, Long> previous = new HashMap<>();
+        Map<Integer, ExecutedStatement> executed = new HashMap<>();
+        jdbc.sql("SELECT ts_key, op, o, pre_image, stmt_id, prev_op_time FROM oplog WHERE lsid = ? AND txn_number = ?")
+                .param(key(lsid)).param(record.txnNum())
+                .query(rs -> {
+                    long ts = Oplog.tsOf(rs.getLong(1));
+                    byte[] o = rs.getBytes(3);
+                    byte[] pre = rs.getBytes(4);
+                    long prev = rs.getLong(6);
+                    previous.put(ts, rs.wasNull() ? 0 : Oplog.tsOf(prev));
+                    executed.put(rs.getInt(5), new ExecutedStatement(ts, OplogEntry.Op.of(rs.getString(2).charAt(0)),
+                            o == null ? null : BsonBytes.decode(o), pre == null ? null : BsonBytes.decode(pre)));
+                });
+        Set<Long> seen = new HashSet<>();
+        long at = record.lastWriteOpTime();
+        while (at != 0 && previous.containsKey(at) && seen.add(at)) {
+            at = previous.get(at);
+        }
+        return new Transaction(Map.copyOf(executed), at == 0, record.lastWriteOpTime());
+    }
+
+    /**
+     * Marks the client write entries (insert, update, delete) of {@code reservations} with {@code statement}'s session
+     * fields and, when there is one, makes it the session's last write in its {@code transactions} row. Runs inside the
+     * unit that wrote them, just before it commits.
+     */
+    void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations) {
+        byte[] lsid = key(statement.lsid());
+        byte[] preImage = statement.preImage() == null ? null : BsonBytes.encode(statement.preImage());
+        Long lastStored = null; // stored form: signed order is time order
+        for (ClusterClock.Reservation r : reservations) {
+            long prev = statement.prevOpTime();
+            List<Long> marked = jdbc.sql("UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = ?, prev_op_time = ?, pre_image = ?"
+                            + " WHERE ts_key BETWEEN ? AND ? AND op IN ('i', 'u', 'd') AND lsid IS NULL RETURNING ts_key")
+                    .param(lsid).param(statement.txnNumber()).param(statement.stmtId())
+                    .param(prev == 0 ? null : Oplog.storedTs(prev)).param(preImage)
+                    .param(Oplog.storedTs(r.first())).param(Oplog.storedTs(r.first() + r.count() - 1))
+                    .query(Long.class).list();
+            for (long stored : marked) {
+                lastStored = lastStored == null ? stored : Math.max(lastStored, stored);
+            }
+        }
+        if (lastStored == null) {
+            return; // nothing written: a no-op statement leaves no history (a retry runs it again, as in MongoDB)
+        }
+        jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
+                        + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                        + " last_write_date = excluded.last_write_date, state = NULL")
+                .param(lsid).param(statement.txnNumber()).param(lastStored).update();
+        statement.wrote(Oplog.tsOf(lastStored));
+    }
+
+    /** The stored key of a session: the BSON of {@code {id, uid?}}. */
+    private static byte[] key(LogicalSessionId lsid) {
+        return BsonBytes.encode(lsid.toBson());
+    }
+}
