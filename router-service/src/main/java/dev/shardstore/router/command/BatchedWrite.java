@@ -4,6 +4,8 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.contracts.session.StatementIds;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.StaleRoutingException;
 import dev.shardstore.router.routing.VersionedRouter;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.TreeMap;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -41,6 +44,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>Stale routing: the shards that answered keep their results; the statements of a shard that answered
  *       StaleConfig/StaleDbVersion stay pending and are retargeted after the refresh (a multi-shard statement
  *       is not resent to the shards that already applied it), through {@link VersionedRouter#run}.</li>
+ *   <li>Retryable write ({@code lsid} and {@code txnNumber}): statement {@code i} has the id {@link StatementIds} gives
+ *       it (its client index unless the client sent {@code stmtIds}/{@code stmtId}); each shard gets {@code stmtIds} with
+ *       the ids of its statements, so a retry of the command, however targeted, names each statement the same way
+ *       (reference: Retryable writes).</li>
  * </ul>
  *
  * Not thread-safe: one instance per command execution.
@@ -89,6 +96,8 @@ final class BatchedWrite {
     private final boolean reportsModified;
     private final Targeter targeter;
     private final List<Statement> statements = new ArrayList<>();
+    /** The statements' ids when the command is a retryable write (reference: Retryable writes), else null. */
+    private final int @Nullable [] stmtIds;
 
     private long n;
     private long nModified;
@@ -115,6 +124,27 @@ final class BatchedWrite {
         for (int i = 0; i < values.size(); i++) {
             statements.add(new Statement(i, values.get(i)));
         }
+        boolean retryable = OperationSessionInfo.of(command).map(OperationSessionInfo::isRetryable).orElse(false);
+        this.stmtIds = retryable ? StatementIds.of(command, values.size()) : null;
+    }
+
+    /**
+     * In a retryable write, rejects every statement that may change several documents with MongoDB's write error
+     * InvalidOptions (72) "Cannot use (or request) retryable writes with {@code what}": such a statement cannot be
+     * retried safely. Nothing outside a retryable write.
+     *
+     * @param multi whether a statement changes several documents
+     * @param what  {@code multi=true} or {@code limit=0}
+     */
+    BatchedWrite refuseMultiWhenRetryable(Predicate<BsonValue> multi, String what) {
+        if (stmtIds != null) {
+            for (Statement s : statements) {
+                if (multi.test(s.value)) {
+                    reject(s.index, ErrorCode.InvalidOptions, "Cannot use (or request) retryable writes with " + what);
+                }
+            }
+        }
+        return this;
     }
 
     /**
@@ -259,6 +289,10 @@ final class BatchedWrite {
         BsonDocument forShard = new BsonDocument();
         forShard.putAll(command); // shallow: the statements are shared, not copied
         forShard.put(batchField, new BsonArray(batch.stream().map(s -> s.value).toList()));
+        if (stmtIds != null) { // each shard gets its statements' ids by the client's indexes, as mongos sends them
+            forShard.remove(StatementIds.STMT_ID);
+            forShard.put(StatementIds.STMT_IDS, StatementIds.toBson(batch.stream().mapToInt(s -> stmtIds[s.index]).toArray()));
+        }
         return forShard;
     }
 

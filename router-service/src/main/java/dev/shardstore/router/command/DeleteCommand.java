@@ -58,6 +58,7 @@ public class DeleteCommand implements CommandHandler {
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables.parse(command.get("let"), "let"); // a bad let refuses the command here, not per statement on the shards
         return new BatchedWrite(router, db, collection, command, "deletes", statements, ordered, false, DeleteCommand::target)
+                .refuseMultiWhenRetryable(statement -> statement.asDocument().getNumber("limit").longValue() == 0, "limit=0")
                 .execute(false).orElseGet(() -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
     }
 

@@ -51,7 +51,9 @@ public class UpdateCommand implements CommandHandler {
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables.parse(command.get("let"), "let"); // a bad let refuses the command here, not per statement on the shards
         return new BatchedWrite(router, db, collection, command, "updates", statements, ordered, true, (routing, index, statement) ->
-                target(args, routing, index, statement.asDocument())).execute(true).orElseThrow();
+                target(args, routing, index, statement.asDocument()))
+                .refuseMultiWhenRetryable(statement -> args.optionalBoolean(statement.asDocument(), "multi", "multi", false), "multi=true")
+                .execute(true).orElseThrow();
     }
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {
