@@ -112,8 +112,12 @@ final class Commands {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }
         switch (component.role()) {
-            case SHARD -> command.add("--shardstore.shard.name=" + component.name());
+            case SHARD -> {
+                command.add("--shardstore.shard.name=" + component.name());
+                command.add("--shardstore.sessions.cache.session-url=" + topology.component("session").url());
+            }
             case ROUTER -> {
+                command.add("--shardstore.sessions.cache.session-url=" + topology.component("session").url());
                 command.add("--shardstore.router.name=" + component.name());
                 command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
                 command.add("--shardstore.router.balancer-url=" + topology.component("balancer").url());

@@ -10,6 +10,10 @@ import dev.shardstore.support.clock.SigningKeyCache;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.command.InternalCommandController;
+import dev.shardstore.support.session.LogicalSessionCache;
+import dev.shardstore.support.session.LogicalSessionCacheProperties;
+import java.time.Clock;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import dev.shardstore.support.health.KafkaHealthIndicator;
 import dev.shardstore.support.failpoint.FailPointCommands;
 import dev.shardstore.support.failpoint.FailPoints;
@@ -34,7 +38,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * internal command endpoint.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@EnableConfigurationProperties(ServiceSupportProperties.class)
+@EnableConfigurationProperties({ServiceSupportProperties.class, LogicalSessionCacheProperties.class})
 public class ServiceSupportAutoConfiguration {
 
     @Bean
@@ -74,6 +78,13 @@ public class ServiceSupportAutoConfiguration {
     @ConditionalOnMissingBean
     CommandClient commandClient(ServiceSupportProperties properties, ClusterTimeGossip gossip) {
         return new CommandClient(properties.peerConnectTimeout(), properties.peerRequestTimeout(), gossip);
+    }
+
+    /** The node's logical session cache, where {@code shardstore.sessions.cache.enabled} is true (routers, shards). */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "shardstore.sessions.cache.enabled", havingValue = "true")
+    LogicalSessionCache logicalSessionCache(CommandClient client, LogicalSessionCacheProperties properties) {
+        return new LogicalSessionCache(client, properties, Clock.systemUTC());
     }
 
     @Bean(name = "kafkaHealthIndicator")

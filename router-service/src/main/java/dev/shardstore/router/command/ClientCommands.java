@@ -3,7 +3,10 @@ package dev.shardstore.router.command;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.router.cursor.CursorSessions;
 import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.support.session.LogicalSessionCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
@@ -23,6 +26,10 @@ import org.springframework.stereotype.Component;
  * {@link CommandException} becomes — carries {@code $clusterTime} and {@code operationTime}. The router does not
  * write, so its operationTime is its cluster time after the command: at or above every shard's operationTime it
  * gossiped back, which is what {@code afterClusterTime} needs.
+ *
+ * <p>Sessions (reference: "How a session gets placed into the logical session cache"): a command's {@code lsid} places
+ * the session in the router's {@link LogicalSessionCache} or bumps its {@code lastUse}, and a cursor the command opens
+ * belongs to that session, so ending or expiring the session kills it.
  */
 @Component
 public class ClientCommands {
@@ -41,11 +48,16 @@ public class ClientCommands {
     private final CommandRegistry registry;
     private final MeterRegistry meters;
     private final ClusterTimeGossip gossip;
+    private final LogicalSessionCache sessions;
+    private final CursorSessions cursors;
 
-    public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip) {
+    public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
+            CursorSessions cursors) {
         this.registry = registry;
         this.meters = meters;
         this.gossip = gossip;
+        this.sessions = sessions;
+        this.cursors = cursors;
     }
 
     /**
@@ -60,7 +72,16 @@ public class ClientCommands {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
         return timed(transport, registry.knows(name) ? name : "unknown", () -> {
             gossip.received(command, ClusterTimeGossip.Sender.CLIENT);
-            return registry.run(db, command);
+            LogicalSessionId lsid = command.containsKey(LogicalSessionId.FIELD)
+                    ? LogicalSessionId.parse(command.get(LogicalSessionId.FIELD), LogicalSessionId.FIELD) : null;
+            if (lsid != null) {
+                sessions.vivify(lsid);
+            }
+            BsonDocument reply = registry.run(db, command);
+            if (lsid != null && reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
+                cursors.bindSession(reply.getDocument("cursor").getNumber("id").longValue(), lsid);
+            }
+            return reply;
         });
     }
 

@@ -3,7 +3,6 @@ package dev.shardstore.router.command;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.support.command.CommandHandler;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -22,16 +21,14 @@ import org.springframework.context.annotation.Configuration;
  * The diagnostic commands mongosh and the drivers send when they connect, answered as far as they need:
  * {@code getParameter} (only {@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
  * commands the router implements), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
- * {@code connectionStatus} (no authentication: no users), {@code startSession} (a new session id) and {@code endSessions}
- * (accepted and ignored: the router has no session cache yet). {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router
- * answers CommandNotFound. All but {@code endSessions} and {@code connectionStatus} run on {@code admin} only.
+ * {@code connectionStatus} (no authentication: no users); the session commands are in {@code router.session}.
+ * {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router answers CommandNotFound. All
+ * but {@code connectionStatus} run on {@code admin} only.
  */
 @Configuration
 public class DiagnosticCommands {
     /** The feature compatibility version reported: that of MongoDB 8.0 (wire version 25). */
     static final String FEATURE_COMPATIBILITY_VERSION = "8.0";
-    /** MongoDB's default {@code localLogicalSessionTimeoutMinutes}, which {@code startSession} reports. */
-    static final int LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
     private static final List<String> LOGS = List.of("global", "startupWarnings");
 
     /**
@@ -119,28 +116,6 @@ public class DiagnosticCommands {
                 authInfo.append("authenticatedUserPrivileges", new BsonArray());
             }
             return Replies.ok(new BsonDocument("authInfo", authInfo));
-        });
-    }
-
-    /**
-     * {@code {startSession: 1}} → {@code {id: {id: <UUID>}, timeoutMinutes: 30, ok: 1}}: a new logical session id
-     * (reference: Logical Sessions) for clients that do not make their own. The router keeps no session cache yet, so
-     * nothing else happens; {@code timeoutMinutes} is MongoDB's default {@code localLogicalSessionTimeoutMinutes}.
-     */
-    @Bean
-    CommandHandler startSession() {
-        return CommandHandler.of("startSession", (db, cmd) -> Replies.ok(new BsonDocument("id", LogicalSessionId.random().toBson())
-                .append("timeoutMinutes", new BsonInt32(LOGICAL_SESSION_TIMEOUT_MINUTES))));
-    }
-
-    /** {@code {endSessions: [lsid, ...]}}: accepted and ignored, because the router has no sessions yet. */
-    @Bean
-    CommandHandler endSessions() {
-        return CommandHandler.of("endSessions", (db, cmd) -> {
-            if (!cmd.isArray("endSessions")) {
-                throw new CommandException(ErrorCode.TypeMismatch, "endSessions takes an array of session ids, was " + cmd.get("endSessions"));
-            }
-            return Replies.ok();
         });
     }
 

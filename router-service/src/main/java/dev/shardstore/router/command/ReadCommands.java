@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.query.ShardedDataDistribution;
+import dev.shardstore.router.session.SessionStages;
 import dev.shardstore.router.query.ShardedExplainer;
 import dev.shardstore.router.query.ShardedReads;
 import dev.shardstore.router.routing.ConfigServer;
@@ -45,13 +46,20 @@ public class ReadCommands {
         });
     }
 
-    /** {@code aggregate} on a collection, or {@code $shardedDataDistribution} with {@code aggregate: 1} on admin. */
+    /**
+     * {@code aggregate} on a collection, {@code $shardedDataDistribution} or {@code $listLocalSessions} with
+     * {@code aggregate: 1} on admin, or {@code $listSessions} on {@code config.system.sessions}.
+     */
     @Bean
-    CommandHandler aggregate(ShardedDataDistribution distribution) {
+    CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages) {
         return CommandHandler.of("aggregate", (db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
                 return distribution.aggregate(db, cmd);
+            }
+            String sessionStage = pipeline != null && pipeline.isArray() ? SessionStages.leadingStage(pipeline.asArray()) : null;
+            if (sessionStage != null) {
+                return sessionStages.aggregate(db, cmd, sessionStage);
             }
             new CommandArgs(cmd).collectionName();
             Namespaces.checkUserDatabase(db, "aggregate");

@@ -11,6 +11,9 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.support.session.LogicalSessionCache;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -27,17 +30,20 @@ import org.springframework.stereotype.Component;
  * {@code shardstore.router.cursor-timeout} are killed, here and on the shards.
  */
 @Component
-public class RouterCursorManager {
+public class RouterCursorManager implements CursorSessions {
     private final Map<Long, RouterCursor> cursors = new ConcurrentHashMap<>();
+    /** The session of each cursor opened under one; entries of closed cursors are dropped by the reaper. */
+    private final Map<Long, LogicalSessionId> sessionsOfCursors = new ConcurrentHashMap<>();
     private final SecureRandom ids = new SecureRandom();
     private final CommandClient client;
     private final ShardRegistry shards;
     private final long timeoutNanos;
 
-    public RouterCursorManager(CommandClient client, ShardRegistry shards, RouterProperties properties) {
+    public RouterCursorManager(CommandClient client, ShardRegistry shards, RouterProperties properties, LogicalSessionCache sessions) {
         this.client = client;
         this.shards = shards;
         this.timeoutNanos = properties.cursorTimeout().toNanos();
+        sessions.onSessionsGone(this::killSessions);
     }
 
     /**
@@ -163,6 +169,33 @@ public class RouterCursorManager {
                 .append("cursorsUnknown", new BsonArray()));
     }
 
+    /** Makes cursor {@code id} (when open) belong to session {@code lsid}: {@link #killSessions} kills it. */
+    @Override
+    public void bindSession(long id, LogicalSessionId lsid) {
+        if (id != 0 && cursors.containsKey(id)) {
+            sessionsOfCursors.put(id, lsid);
+        }
+    }
+
+    /**
+     * Kills the cursors of the sessions (ended, killed or expired: reference, step 4 of the logical session cache's
+     * refresh), with their shard cursors; the number killed.
+     */
+    public int killSessions(Set<LogicalSessionId> lsids) {
+        int killed = 0;
+        for (Map.Entry<Long, LogicalSessionId> e : Map.copyOf(sessionsOfCursors).entrySet()) {
+            if (lsids.contains(e.getValue())) {
+                sessionsOfCursors.remove(e.getKey());
+                RouterCursor cursor = cursors.remove(e.getKey());
+                if (cursor != null) {
+                    cursor.kill();
+                    killed++;
+                }
+            }
+        }
+        return killed;
+    }
+
     /** How many router cursors are open. */
     public int openCursors() {
         return cursors.size();
@@ -171,6 +204,7 @@ public class RouterCursorManager {
     @Scheduled(fixedDelay = 30_000)
     public void reapIdle() {
         long now = System.nanoTime();
+        sessionsOfCursors.keySet().removeIf(id -> !cursors.containsKey(id));
         cursors.values().stream().filter(c -> now - c.lastUsedNanos() > timeoutNanos).forEach(c -> {
             if (cursors.remove(c.id(), c)) {
                 c.kill();

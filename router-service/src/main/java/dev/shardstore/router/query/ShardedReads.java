@@ -52,7 +52,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class ShardedReads {
     /** MongoDB's default first batch size of find and aggregate. */
-    static final int DEFAULT_BATCH_SIZE = 101;
+    public static final int DEFAULT_BATCH_SIZE = 101;
     private final VersionedRouter router;
     private final RouterCursorManager cursors;
 

@@ -15,6 +15,10 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.support.session.LogicalSessionCache;
+import dev.shardstore.support.session.LogicalSessionCacheProperties;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,11 +44,15 @@ class WireServerLimitsTest {
             CommandHandler.of("ping", (db, cmd) -> Replies.ok()),
             CommandHandler.of("big", (db, cmd) -> BIG)));
     private final List<Socket> sockets = new ArrayList<>();
+    /** A cache whose session service is never reached: no refresh runs within the test. */
+    private final LogicalSessionCache sessions = new LogicalSessionCache(new CommandClient(Duration.ofSeconds(1), Duration.ofSeconds(1)),
+            new LogicalSessionCacheProperties(true, "http://127.0.0.1:9", Duration.ofHours(1), Duration.ofMinutes(30)), Clock.systemUTC());
     private WireServer server;
 
     private WireServer start(int maxConnections, int maxPerClient, Duration idle) {
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", maxConnections, maxPerClient, idle),
-                new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED)), meters);
+                new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED),
+                        sessions, (id, lsid) -> { }), meters);
         server.start();
         return server;
     }
@@ -55,6 +63,7 @@ class WireServerLimitsTest {
             socket.close();
         }
         server.stop();
+        sessions.close();
     }
 
     private Socket connect(String from) throws IOException {

@@ -5,6 +5,8 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.ClusterClock;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
@@ -18,7 +20,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * What runs around every shard command: validating the database name, waiting for the writes up to the command's
+ * What runs around every shard command: validating the database name, placing the command's {@code lsid} in the
+ * shard's logical session cache, waiting for the writes up to the command's
  * {@code readConcern.afterClusterTime} ({@link ClusterClock#awaitDurable}, before any lock is taken, for at most
  * {@link #AFTER_CLUSTER_TIME_WAIT}), then {@link CollectionShardingRuntime} (the collection lock the command declared,
  * the database and shard version checks under it, the wait for a critical section, the accepted filtering metadata the
@@ -33,8 +36,11 @@ public class CommandInvoker {
     private final ShardMetrics metrics;
     private final ClusterClock clock;
     private final TimeseriesCollections timeseries;
+    private final LogicalSessionCache sessions;
 
-    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock, TimeseriesCollections timeseries) {
+    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock, TimeseriesCollections timeseries,
+            LogicalSessionCache sessions) {
+        this.sessions = sessions;
         this.runtime = runtime;
         this.metrics = metrics;
         this.clock = clock;
@@ -60,6 +66,9 @@ public class CommandInvoker {
         String outcome = "InternalError";
         try {
             DatabaseNames.validate(db);
+            if (command.containsKey(LogicalSessionId.FIELD)) {
+                sessions.vivify(LogicalSessionId.parse(command.get(LogicalSessionId.FIELD), LogicalSessionId.FIELD));
+            }
             BsonTimestamp after = ReadConcern.of(command).afterClusterTime();
             if (after != null) {
                 clock.awaitDurable(after, AFTER_CLUSTER_TIME_WAIT);

@@ -2,6 +2,8 @@ package dev.shardstore.shard.storage;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.session.LogicalSessionId;
+import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -120,6 +122,21 @@ public class SessionHistory {
                         + " last_write_date = excluded.last_write_date, state = NULL")
                 .param(lsid).param(statement.txnNumber()).param(lastStored).update();
         statement.wrote(Oplog.tsOf(lastStored));
+    }
+
+    /** The sessions whose {@code transactions} row was last written before {@code cutoff} (reap candidates). */
+    public List<LogicalSessionId> idleSince(Instant cutoff) {
+        return jdbc.sql("SELECT lsid FROM transactions WHERE last_write_date < ?").param(Timestamp.from(cutoff))
+                .query((rs, i) -> LogicalSessionId.parse(BsonBytes.decode(rs.getBytes(1)), "lsid")).list();
+    }
+
+    /**
+     * Deletes the session's {@code transactions} row if it was still last written before {@code cutoff} (a write since
+     * then keeps it); whether it was deleted. A retry of its statements is then no longer recognised, as in MongoDB once
+     * the session expired.
+     */
+    public boolean reap(LogicalSessionId lsid, Instant cutoff) {
+        return jdbc.sql("DELETE FROM transactions WHERE lsid = ? AND last_write_date < ?").param(key(lsid)).param(Timestamp.from(cutoff)).update() == 1;
     }
 
     /** The stored key of a session: the BSON of {@code {id, uid?}}. */
