@@ -85,6 +85,11 @@ public class ClientCommands {
         });
     }
 
+    /** MongoDB's {@code localLogicalSessionTimeoutMinutes} of this router, which the wire handshake advertises. */
+    public int logicalSessionTimeoutMinutes() {
+        return (int) Math.max(1, sessions.timeout().toMinutes());
+    }
+
     /**
      * Times a command a front end answers itself (the wire protocol's connection handshake, {@code hello}) under the
      * same meter as the registry's commands.

@@ -30,9 +30,10 @@ import org.bson.BsonValue;
  * 8.0's command reference, so a driver may use anything 8.0 offers and gets 8.0's answer or a clear error for what
  * is not implemented. {@code minWireVersion} is 0 as on every mongos (the floor is the driver's choice).
  *
- * <p>Left out on purpose: {@code logicalSessionTimeoutMinutes}, because the router has no sessions yet — drivers
- * that do not see it send no {@code lsid}, so they disable sessions, retryable writes and retryable reads that need
- * them; {@code topologyVersion}, so drivers poll {@code hello} (every 10 s by default) instead of streaming it.
+ * <p>{@code logicalSessionTimeoutMinutes} (the router's {@code localLogicalSessionTimeoutMinutes}) tells drivers that
+ * the router has logical sessions: they send an {@code lsid} with every command and a {@code txnNumber} with
+ * retryable writes. Left out on purpose: {@code topologyVersion}, so drivers poll {@code hello} (every 10 s by default)
+ * instead of streaming it.
  */
 final class Handshake {
     /** MongoDB 8.0's wire version. */
@@ -56,9 +57,10 @@ final class Handshake {
      *
      * @param command      the command document (its first key names the spelling)
      * @param connectionId this connection's number
+     * @param logicalSessionTimeoutMinutes how long an unused session lives, in minutes
      * @throws CommandException TypeMismatch (14) when {@code compression} is not an array of strings
      */
-    static BsonDocument reply(BsonDocument command, long connectionId) {
+    static BsonDocument reply(BsonDocument command, long connectionId, int logicalSessionTimeoutMinutes) {
         String name = command.getFirstKey();
         BsonDocument reply = new BsonDocument(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.TRUE)
                 .append("msg", new BsonString("isdbgrid"));
@@ -68,7 +70,8 @@ final class Handshake {
         reply.append("maxBsonObjectSize", new BsonInt32(BsonBytes.MAX_DOCUMENT_SIZE))
                 .append("maxMessageSizeBytes", new BsonInt32(MAX_MESSAGE_SIZE_BYTES))
                 .append("maxWriteBatchSize", new BsonInt32(MAX_WRITE_BATCH_SIZE))
-                .append("localTime", new BsonDateTime(System.currentTimeMillis()));
+                .append("localTime", new BsonDateTime(System.currentTimeMillis()))
+                .append("logicalSessionTimeoutMinutes", new BsonInt32(logicalSessionTimeoutMinutes));
         if (command.containsKey("compression")) {
             reply.append("compression", compression(command.get("compression")));
         }

@@ -205,7 +205,7 @@ final class WireConnection implements Runnable {
 
     private BsonDocument handshake(BsonDocument command) {
         String name = command.getFirstKey();
-        return commands.timed(ClientCommands.Transport.WIRE, name, () -> Handshake.reply(command, id));
+        return commands.timed(ClientCommands.Transport.WIRE, name, () -> Handshake.reply(command, id, commands.logicalSessionTimeoutMinutes()));
     }
 
     private static int nextRequestId() {

@@ -289,7 +289,7 @@ class WireCodecTest {
 
     @Test
     void theHandshakeAnswersAsAMongosOfWireVersion25() {
-        BsonDocument hello = Handshake.reply(ExtendedJson.parse("{hello: 1, helloOk: true, compression: ['lz4', 'zstd', 'snappy', 'zstd']}"), 12);
+        BsonDocument hello = Handshake.reply(ExtendedJson.parse("{hello: 1, helloOk: true, compression: ['lz4', 'zstd', 'snappy', 'zstd']}"), 12, 30);
         assertThat(hello.getBoolean("isWritablePrimary").getValue()).isTrue();
         assertThat(hello.containsKey("ismaster")).isFalse();
         assertThat(hello.getString("msg").getValue()).isEqualTo("isdbgrid");
@@ -302,17 +302,17 @@ class WireCodecTest {
         assertThat(hello.getInt32("minWireVersion").getValue()).isZero();
         assertThat(hello.getInt32("maxWireVersion").getValue()).isEqualTo(25);
         assertThat(hello.getArray("compression")).containsExactly(new BsonString("zstd"), new BsonString("snappy"));
-        assertThat(hello.containsKey("logicalSessionTimeoutMinutes")).as("no sessions yet").isFalse();
+        assertThat(hello.getInt32("logicalSessionTimeoutMinutes").getValue()).as("sessions: drivers send lsid and txnNumber").isEqualTo(30);
         assertThat(hello.getNumber("ok").doubleValue()).isEqualTo(1.0);
 
-        BsonDocument legacy = Handshake.reply(ExtendedJson.parse("{isMaster: 1}"), 13);
+        BsonDocument legacy = Handshake.reply(ExtendedJson.parse("{isMaster: 1}"), 13, 30);
         assertThat(legacy.getBoolean("ismaster").getValue()).isTrue();
         assertThat(legacy.containsKey("isWritablePrimary")).isFalse();
         assertThat(legacy.containsKey("helloOk")).isFalse();
         assertThat(legacy.containsKey("compression")).isFalse();
-        assertThat(Handshake.reply(ExtendedJson.parse("{ismaster: 1}"), 14).getBoolean("ismaster").getValue()).isTrue();
+        assertThat(Handshake.reply(ExtendedJson.parse("{ismaster: 1}"), 14, 30).getBoolean("ismaster").getValue()).isTrue();
 
-        assertCode(() -> Handshake.reply(ExtendedJson.parse("{hello: 1, compression: 'zstd'}"), 15), ErrorCode.TypeMismatch, "compression");
+        assertCode(() -> Handshake.reply(ExtendedJson.parse("{hello: 1, compression: 'zstd'}"), 15, 30), ErrorCode.TypeMismatch, "compression");
     }
 
     @Test
