@@ -99,27 +99,24 @@ public class SessionHistory {
     void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations) {
         byte[] lsid = key(statement.lsid());
         byte[] preImage = statement.preImage() == null ? null : BsonBytes.encode(statement.preImage());
-        Long lastStored = null; // stored form: signed order is time order
         for (ClusterClock.Reservation r : reservations) {
             long prev = statement.prevOpTime();
-            List<Long> marked = jdbc.sql("UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = ?, prev_op_time = ?, pre_image = ?"
-                            + " WHERE ts_key BETWEEN ? AND ? AND op IN ('i', 'u', 'd') AND lsid IS NULL RETURNING ts_key")
+            // one round trip: mark the entries, then point the session's row at the newest (no row when none was marked:
+            // a no-op statement leaves no history and a retry runs it again, as in MongoDB)
+            jdbc.sql("WITH marked AS (UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = ?, prev_op_time = ?, pre_image = ?"
+                            + " WHERE ts_key BETWEEN ? AND ? AND op IN ('i', 'u', 'd') AND lsid IS NULL RETURNING ts_key),"
+                            + " newest AS (SELECT max(ts_key) AS ts FROM marked)"
+                            + " INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date)"
+                            + " SELECT ?, ?, ts, now() FROM newest WHERE ts IS NOT NULL"
+                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                            + " last_write_date = excluded.last_write_date, state = NULL RETURNING last_write_op_time")
                     .param(lsid).param(statement.txnNumber()).param(statement.stmtId())
                     .param(prev == 0 ? null : Oplog.storedTs(prev)).param(preImage)
                     .param(Oplog.storedTs(r.first())).param(Oplog.storedTs(r.first() + r.count() - 1))
-                    .query(Long.class).list();
-            for (long stored : marked) {
-                lastStored = lastStored == null ? stored : Math.max(lastStored, stored);
-            }
+                    .param(lsid).param(statement.txnNumber())
+                    .query(Long.class).optional()
+                    .ifPresent(stored -> statement.wrote(Oplog.tsOf(stored)));
         }
-        if (lastStored == null) {
-            return; // nothing written: a no-op statement leaves no history (a retry runs it again, as in MongoDB)
-        }
-        jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
-                        + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
-                        + " last_write_date = excluded.last_write_date, state = NULL")
-                .param(lsid).param(statement.txnNumber()).param(lastStored).update();
-        statement.wrote(Oplog.tsOf(lastStored));
     }
 
     /** The stored key of a session: the BSON of {@code {id, uid?}}. */
