@@ -9,6 +9,7 @@ import dev.shardstore.shard.storage.RetryableStatement;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPoints;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -80,16 +81,53 @@ class RetryableWrites {
             return WriteResult.ofStatements(count, ordered, execute);
         }
         int[] stmtIds = StatementIds.of(command, count);
-        return runInSession(session.get(), transaction -> WriteResult.ofStatements(count, ordered, i -> {
+        return runInSession(session.get(), progress -> statements(session.get(), progress, stmtIds, ordered, execute, replay));
+    }
+
+    /**
+     * Runs the statements of a retryable {@code insert}: when none of them ran yet, first as one batch in one transaction
+     * ({@code batch}, a {@link RetryableStatement#insertBatch}), which must write every document; when it cannot (a
+     * duplicate, a rejected document, some statements already ran), one statement per document as {@link #run} does.
+     *
+     * @param batch inserts every document in one write
+     * @param one   inserts document {@code i}
+     * @throws CommandException as {@link #run}
+     */
+    WriteResult runInsert(OperationSessionInfo session, BsonDocument command, int count, boolean ordered, Supplier<WriteResult> batch,
+            IntFunction<StatementOutcome> one) {
+        int[] stmtIds = StatementIds.of(command, count);
+        Function<SessionHistory.ExecutedStatement, StatementOutcome> replay = executed -> new StatementOutcome(1, 0, null, null);
+        return runInSession(session, progress -> {
+            boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
+            if (fresh) {
+                RetryableStatement statement = RetryableStatement.insertBatch(session.lsid(), session.txnNumber(), stmtIds, progress.lastOpTime);
+                try {
+                    WriteResult result = units.asStatement(statement, batch);
+                    if (statement.opTime() != 0) { // every document written, with its statement's history
+                        progress.lastOpTime = statement.opTime();
+                        failPoints.hit(AFTER_STATEMENT);
+                        return result;
+                    }
+                } catch (SessionHistory.PartialBatchException e) {
+                    // rolled back: nothing of the batch committed; the statements run one by one below
+                }
+            }
+            return statements(session, progress, stmtIds, ordered, one, replay);
+        });
+    }
+
+    private WriteResult statements(OperationSessionInfo session, Progress progress, int[] stmtIds, boolean ordered,
+            IntFunction<StatementOutcome> execute, Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
+        return WriteResult.ofStatements(stmtIds.length, ordered, i -> {
             try {
-                return statement(session.get(), transaction, stmtIds[i], () -> execute.apply(i), replay);
+                return statement(session, progress, stmtIds[i], () -> execute.apply(i), replay);
             } catch (CommandException e) {
                 if (e.code() != ErrorCode.IncompleteTransactionHistory) {
                     throw e;
                 }
                 return StatementOutcome.failed(e); // a write error of this statement, as in MongoDB
             }
-        }));
+        });
     }
 
     /**
