@@ -62,6 +62,11 @@ class RetryableWrites {
         return StatementOutcome.failed(new CommandException(ErrorCode.InvalidOptions, "Cannot use (or request) retryable writes with " + what));
     }
 
+    /** The outcome of an insert or delete statement that already ran: its one document ({@code n: 1}). */
+    static StatementOutcome oneDocument(SessionHistory.ExecutedStatement executed) {
+        return new StatementOutcome(1, 0, null, null);
+    }
+
     /** The session of {@code command} when it is a retryable write, else empty. */
     static Optional<OperationSessionInfo> retryable(BsonDocument command) {
         return OperationSessionInfo.of(command).filter(OperationSessionInfo::isRetryable);
@@ -96,7 +101,6 @@ class RetryableWrites {
     WriteResult runInsert(OperationSessionInfo session, BsonDocument command, int count, boolean ordered, Supplier<WriteResult> batch,
             IntFunction<StatementOutcome> one) {
         int[] stmtIds = StatementIds.of(command, count);
-        Function<SessionHistory.ExecutedStatement, StatementOutcome> replay = executed -> new StatementOutcome(1, 0, null, null);
         return runInSession(session, progress -> {
             boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
             if (fresh) {
@@ -112,7 +116,7 @@ class RetryableWrites {
                     // rolled back: nothing of the batch committed; the statements run one by one below
                 }
             }
-            return statements(session, progress, stmtIds, ordered, one, replay);
+            return statements(session, progress, stmtIds, ordered, one, RetryableWrites::oneDocument);
         });
     }
 
@@ -145,7 +149,7 @@ class RetryableWrites {
             return execute.get();
         }
         int stmtId = StatementIds.of(command, 1)[0];
-        return runInSession(session.get(), transaction -> statement(session.get(), transaction, stmtId, execute, replay));
+        return runInSession(session.get(), progress -> statement(session.get(), progress, stmtId, execute, replay));
     }
 
     private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {
