@@ -71,6 +71,6 @@ public class DeleteCommand extends ShardCommand {
         return retryable.run(command, filters.size(), ordered,
                 i -> retryableWrite && !justOne.get(i) ? RetryableWrites.refusedMulti("limit=0")
                         : deleter.delete(ns, filters.get(i), justOne.get(i), hints.get(i), variables),
-                executed -> new StatementOutcome(1, 0, null, null)).toReply();
+                RetryableWrites::oneDocument).toReply();
     }
 }

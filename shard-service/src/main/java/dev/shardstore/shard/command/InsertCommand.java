@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,9 @@ import org.springframework.stereotype.Component;
  * whole command (TypeMismatch naming {@code documents.<i>}); per-document problems are write errors
  * (see {@link DocumentInserter}). Creates the collection implicitly. Measurements for a time-series collection go
  * into its buckets ({@link TimeseriesInserter}). With {@code lsid} and {@code txnNumber} it is a retryable write
- * ({@link RetryableWrites}): each document is a statement of its own (its own transaction), and one that ran is
- * answered as inserted without being written again; time-series collections refuse it (NotImplemented 238).
+ * ({@link RetryableWrites#runInsert}): each document is a statement; a fresh batch is written in one transaction when
+ * every document goes in, else document by document; one that ran is answered as inserted without being written
+ * again; time-series collections refuse it (NotImplemented 238).
  */
 @Component
 public class InsertCommand extends ShardCommand {
@@ -68,7 +70,8 @@ public class InsertCommand extends ShardCommand {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        if (RetryableWrites.retryable(command).isPresent()) {
+        Optional<OperationSessionInfo> session = RetryableWrites.retryable(command);
+        if (session.isPresent()) {
             if (buckets.isPresent()) {
                 throw new CommandException(ErrorCode.NotImplemented, "retryable writes into the time-series collection " + ns
                         + " are not supported");
@@ -77,8 +80,8 @@ public class InsertCommand extends ShardCommand {
             // before any is written, as the batch path does
             List<BsonDocument> withIds = documents.stream().map(DocumentInserter::withIdFirst).toList();
             withIds.forEach(doc -> OperationShardingState.checkInsert(ns.full(), doc));
-            return retryable.run(command, withIds.size(), ordered, i -> inserter.insert(ns, List.of(withIds.get(i)), true).single(),
-                    executed -> new StatementOutcome(1, 0, null, null)).toReply();
+            return retryable.runInsert(session.get(), command, withIds.size(), ordered, () -> inserter.insert(ns, withIds, ordered),
+                    i -> inserter.insert(ns, List.of(withIds.get(i)), true).single()).toReply();
         }
         if (buckets.isPresent()) {
             TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets.get()).orElseThrow();

@@ -9,6 +9,7 @@ import dev.shardstore.shard.storage.RetryableStatement;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPoints;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -61,6 +62,11 @@ class RetryableWrites {
         return StatementOutcome.failed(new CommandException(ErrorCode.InvalidOptions, "Cannot use (or request) retryable writes with " + what));
     }
 
+    /** The outcome of an insert or delete statement that already ran: its one document ({@code n: 1}). */
+    static StatementOutcome oneDocument(SessionHistory.ExecutedStatement executed) {
+        return new StatementOutcome(1, 0, null, null);
+    }
+
     /** The session of {@code command} when it is a retryable write, else empty. */
     static Optional<OperationSessionInfo> retryable(BsonDocument command) {
         return OperationSessionInfo.of(command).filter(OperationSessionInfo::isRetryable);
@@ -80,16 +86,52 @@ class RetryableWrites {
             return WriteResult.ofStatements(count, ordered, execute);
         }
         int[] stmtIds = StatementIds.of(command, count);
-        return runInSession(session.get(), transaction -> WriteResult.ofStatements(count, ordered, i -> {
+        return runInSession(session.get(), progress -> statements(session.get(), progress, stmtIds, ordered, execute, replay));
+    }
+
+    /**
+     * Runs the statements of a retryable {@code insert}: when none of them ran yet, first as one batch in one transaction
+     * ({@code batch}, a {@link RetryableStatement#insertBatch}), which must write every document; when it cannot (a
+     * duplicate, a rejected document, some statements already ran), one statement per document as {@link #run} does.
+     *
+     * @param batch inserts every document in one write
+     * @param one   inserts document {@code i}
+     * @throws CommandException as {@link #run}
+     */
+    WriteResult runInsert(OperationSessionInfo session, BsonDocument command, int count, boolean ordered, Supplier<WriteResult> batch,
+            IntFunction<StatementOutcome> one) {
+        int[] stmtIds = StatementIds.of(command, count);
+        return runInSession(session, progress -> {
+            boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
+            if (fresh) {
+                RetryableStatement statement = RetryableStatement.insertBatch(session.lsid(), session.txnNumber(), stmtIds, progress.lastOpTime);
+                try {
+                    WriteResult result = units.asStatement(statement, batch);
+                    if (statement.opTime() != 0) { // every document written, with its statement's history
+                        progress.lastOpTime = statement.opTime();
+                        failPoints.hit(AFTER_STATEMENT);
+                        return result;
+                    }
+                } catch (SessionHistory.PartialBatchException e) {
+                    // rolled back: nothing of the batch committed; the statements run one by one below
+                }
+            }
+            return statements(session, progress, stmtIds, ordered, one, RetryableWrites::oneDocument);
+        });
+    }
+
+    private WriteResult statements(OperationSessionInfo session, Progress progress, int[] stmtIds, boolean ordered,
+            IntFunction<StatementOutcome> execute, Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
+        return WriteResult.ofStatements(stmtIds.length, ordered, i -> {
             try {
-                return statement(session.get(), transaction, stmtIds[i], () -> execute.apply(i), replay);
+                return statement(session, progress, stmtIds[i], () -> execute.apply(i), replay);
             } catch (CommandException e) {
                 if (e.code() != ErrorCode.IncompleteTransactionHistory) {
                     throw e;
                 }
                 return StatementOutcome.failed(e); // a write error of this statement, as in MongoDB
             }
-        }));
+        });
     }
 
     /**
@@ -107,7 +149,7 @@ class RetryableWrites {
             return execute.get();
         }
         int stmtId = StatementIds.of(command, 1)[0];
-        return runInSession(session.get(), transaction -> statement(session.get(), transaction, stmtId, execute, replay));
+        return runInSession(session.get(), progress -> statement(session.get(), progress, stmtId, execute, replay));
     }
 
     private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {

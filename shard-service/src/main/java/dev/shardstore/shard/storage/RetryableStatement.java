@@ -15,6 +15,7 @@ public final class RetryableStatement {
     private final LogicalSessionId lsid;
     private final long txnNumber;
     private final int stmtId;
+    private final int @Nullable [] batch;
     private long prevOpTime;
     private long opTime;
     private @Nullable BsonDocument preImage;
@@ -26,7 +27,35 @@ public final class RetryableStatement {
         this.lsid = Objects.requireNonNull(lsid, "lsid");
         this.txnNumber = txnNumber;
         this.stmtId = stmtId;
+        this.batch = null;
         this.prevOpTime = prevOpTime;
+    }
+
+    /**
+     * The statements {@code stmtIds} of an insert run as one batch in one unit: the unit's i-th oplog entry is the
+     * document of statement {@code stmtIds[i]}, and the unit must write every one of them, or none
+     * ({@link SessionHistory.PartialBatchException}).
+     *
+     * @param prevOpTime the session's last write of {@code txnNumber} (a Timestamp's value), 0 for none
+     */
+    public static RetryableStatement insertBatch(LogicalSessionId lsid, long txnNumber, int[] stmtIds, long prevOpTime) {
+        return new RetryableStatement(lsid, txnNumber, stmtIds, prevOpTime);
+    }
+
+    private RetryableStatement(LogicalSessionId lsid, long txnNumber, int[] stmtIds, long prevOpTime) {
+        this.lsid = Objects.requireNonNull(lsid, "lsid");
+        if (stmtIds.length == 0) {
+            throw new IllegalArgumentException("a batch has at least one statement");
+        }
+        this.txnNumber = txnNumber;
+        this.stmtId = stmtIds[0];
+        this.batch = stmtIds.clone();
+        this.prevOpTime = prevOpTime;
+    }
+
+    /** The statement ids of an insert batch ({@link #insertBatch}), null for one statement. */
+    int @Nullable [] batch() {
+        return batch == null ? null : batch.clone();
     }
 
     public LogicalSessionId lsid() {

@@ -99,29 +99,73 @@ public class SessionHistory {
      * unit that wrote them, just before it commits.
      */
     void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations) {
+        if (statement.batch() != null) {
+            recordBatch(statement, reservations);
+            return;
+        }
         byte[] lsid = key(statement.lsid());
         byte[] preImage = statement.preImage() == null ? null : BsonBytes.encode(statement.preImage());
-        Long lastStored = null; // stored form: signed order is time order
         for (ClusterClock.Reservation r : reservations) {
             long prev = statement.prevOpTime();
-            List<Long> marked = jdbc.sql("UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = ?, prev_op_time = ?, pre_image = ?"
-                            + " WHERE ts_key BETWEEN ? AND ? AND op IN ('i', 'u', 'd') AND lsid IS NULL RETURNING ts_key")
+            // one round trip: mark the entries, then point the session's row at the newest (no row when none was marked:
+            // a no-op statement leaves no history and a retry runs it again, as in MongoDB)
+            jdbc.sql("WITH marked AS (UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = ?, prev_op_time = ?, pre_image = ?"
+                            + " WHERE ts_key BETWEEN ? AND ? AND op IN ('i', 'u', 'd') AND lsid IS NULL RETURNING ts_key),"
+                            + " newest AS (SELECT max(ts_key) AS ts FROM marked)"
+                            + " INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date)"
+                            + " SELECT ?, ?, ts, now() FROM newest WHERE ts IS NOT NULL"
+                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                            + " last_write_date = excluded.last_write_date, state = NULL RETURNING last_write_op_time")
                     .param(lsid).param(statement.txnNumber()).param(statement.stmtId())
                     .param(prev == 0 ? null : Oplog.storedTs(prev)).param(preImage)
                     .param(Oplog.storedTs(r.first())).param(Oplog.storedTs(r.first() + r.count() - 1))
+                    .param(lsid).param(statement.txnNumber())
+                    .query(Long.class).optional()
+                    .ifPresent(stored -> statement.wrote(Oplog.tsOf(stored)));
+        }
+    }
+
+    /**
+     * Thrown (rolling its unit back) when a unit of an insert batch ({@link RetryableStatement#insertBatch}) wrote some
+     * of the batch's documents but not all, or in more than one unit: the statement ids could not be told apart, so the
+     * caller runs the statements one by one instead. A unit that wrote none of them records nothing and commits.
+     */
+    public static final class PartialBatchException extends RuntimeException {
+        PartialBatchException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * An insert batch: the unit's one reservation holds the batch's entries in statement order, entry {@code k} at time
+     * {@code first + k} (one insert statement writes them so, {@link Oplog#changeStatement}); each gets its statement's
+     * id and the previous entry's time as {@code prevOpTime}.
+     */
+    private void recordBatch(RetryableStatement statement, List<ClusterClock.Reservation> reservations) {
+        int[] ids = statement.batch();
+        for (ClusterClock.Reservation r : reservations) {
+            long first = Oplog.storedTs(r.first());
+            long prev = statement.prevOpTime();
+            List<Long> marked = jdbc.sql("UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = (?::int[])[ts_key - ? + 1],"
+                            + " prev_op_time = CASE WHEN ts_key = ? THEN ?::bigint ELSE ts_key - 1 END"
+                            + " WHERE ts_key BETWEEN ? AND ? AND op = 'i' AND lsid IS NULL RETURNING ts_key")
+                    .param(key(statement.lsid())).param(statement.txnNumber()).param(ids).param(first)
+                    .param(first).param(prev == 0 ? null : Oplog.storedTs(prev))
+                    .param(first).param(first + r.count() - 1)
                     .query(Long.class).list();
-            for (long stored : marked) {
-                lastStored = lastStored == null ? stored : Math.max(lastStored, stored);
+            if (marked.isEmpty()) {
+                continue;
             }
+            if (marked.size() != ids.length || r.count() != ids.length || statement.opTime() != 0) {
+                throw new PartialBatchException("an insert batch of " + ids.length + " statements wrote " + marked.size() + " of them");
+            }
+            long last = first + ids.length - 1;
+            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
+                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                            + " last_write_date = excluded.last_write_date, state = NULL")
+                    .param(key(statement.lsid())).param(statement.txnNumber()).param(last).update();
+            statement.wrote(Oplog.tsOf(last));
         }
-        if (lastStored == null) {
-            return; // nothing written: a no-op statement leaves no history (a retry runs it again, as in MongoDB)
-        }
-        jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
-                        + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
-                        + " last_write_date = excluded.last_write_date, state = NULL")
-                .param(lsid).param(statement.txnNumber()).param(lastStored).update();
-        statement.wrote(Oplog.tsOf(lastStored));
     }
 
     /** The sessions whose {@code transactions} row was last written before {@code cutoff} (reap candidates). */

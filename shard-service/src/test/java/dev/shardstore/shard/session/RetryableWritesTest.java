@@ -73,6 +73,37 @@ class RetryableWritesTest extends ShardIntegrationTest {
     }
 
     @Test
+    void aBatchInsertChainsItsStatementsInOneTransaction() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        twice(retryable("{insert: 'chain', documents: [{_id: 1}, {_id: 2}, {_id: 3}], stmtIds: [7, 8, 9]}", lsid, 1));
+        List<long[]> entries = jdbc.sql("SELECT ts_key, stmt_id, coalesce(prev_op_time, 0) FROM oplog WHERE lsid = ? ORDER BY ts_key")
+                .param(dev.shardstore.contracts.bson.BsonBytes.encode(lsid.toBson()))
+                .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}).list();
+        assertThat(entries).extracting(e -> e[1]).containsExactly(7L, 8L, 9L);
+        assertThat(jdbc.sql("SELECT count(DISTINCT xmin::text) FROM oplog WHERE lsid = ?").param(dev.shardstore.contracts.bson.BsonBytes.encode(lsid.toBson()))
+                .query(Long.class).single()).as("the batch was written by one transaction").isEqualTo(1);
+        assertThat(entries.get(0)[2]).as("the first statement of the txnNumber has no previous write").isZero();
+        assertThat(entries.get(1)[2]).isEqualTo(entries.get(0)[0]);
+        assertThat(entries.get(2)[2]).isEqualTo(entries.get(1)[0]);
+        assertThat(jdbc.sql("SELECT last_write_op_time FROM transactions WHERE lsid = ?").param(dev.shardstore.contracts.bson.BsonBytes.encode(lsid.toBson()))
+                .query(Long.class).single()).isEqualTo(entries.get(2)[0]);
+    }
+
+    @Test
+    void anOrderedInsertStoppedByADuplicateIsRetriedWithTheSameReply() {
+        insertInto(DB, "stop", "{_id: 2}");
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument reply = twice(retryable("{insert: 'stop', documents: [{_id: 1}, {_id: 2}, {_id: 3}]}", lsid, 1));
+        assertThat(reply.getInt32("n").getValue()).isEqualTo(1);
+        assertThat(reply.getArray("writeErrors")).singleElement().satisfies(e -> {
+            assertThat(e.asDocument().getInt32("index").getValue()).isEqualTo(1);
+            assertThat(e.asDocument().getInt32("code").getValue()).isEqualTo(ErrorCode.DuplicateKey.code());
+        });
+        assertThat(documentsOf(DB, "stop")).containsExactly(ExtendedJson.parse("{_id: 1}"), ExtendedJson.parse("{_id: 2}"));
+        assertThat(sessionEntries(lsid)).isEqualTo(1);
+    }
+
+    @Test
     void updatesRetriedApplyOnceWithTheSameCountsAndUpsertedId() {
         LogicalSessionId lsid = LogicalSessionId.random();
         insertInto(DB, "upd", "{_id: 1, c: 0}");

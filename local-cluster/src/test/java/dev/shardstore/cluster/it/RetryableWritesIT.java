@@ -1,0 +1,214 @@
+package dev.shardstore.cluster.it;
+
+import static dev.shardstore.cluster.it.ItSupport.waitUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.cluster.router.RouterException;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Retryable writes end to end (reference: Retryable writes) on a local cluster (2 shards, 1 router, test commands on,
+ * ports offset 2700) with {@code retryit.c} sharded on {@code {x: 1}}, {@code [MinKey, 400)} on one shard and
+ * {@code [400, MaxKey)} on the other:
+ * <ol>
+ *   <li>each kind of write (insert, update with an upsert, delete, findAndModify) is sent through the router with an
+ *       {@code lsid} and {@code txnNumber}, its reply dropped, and sent again: one effect, and the same reply;</li>
+ *   <li>the shard is killed (a crash fail point: {@code Runtime.halt}, what kill -9 leaves) right after the write's
+ *       transaction committed and before it replied; restarted, the retry is answered from the history and applies
+ *       nothing twice.</li>
+ * </ol>
+ * A last method measures insert throughput with retryable writes off and on (printed, never asserted).
+ * Left for later: the retry after the document's chunk migrated (the history does not move with the chunk yet).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RetryableWritesIT {
+    private static final String DB = "retryit";
+    private static final String NS = DB + ".c";
+    private static MigrationCluster c;
+    /** The shard owning {@code [MinKey, 400)}: the database's primary. */
+    private static String lowShard;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        c = MigrationCluster.start("retryable-writes-it", 2700);
+        c.shardAndFill(DB, "c", 600, 400);
+        lowShard = c.ownerOf(NS, 400); // every chunk starts on the primary
+        c.ok("admin", "{\"moveChunk\": \"" + NS + "\", \"find\": {\"x\": 400}, \"to\": \"" + MigrationCluster.other(lowShard) + "\"}");
+        assertThat(c.ownerOf(NS, 400)).isNotEqualTo(lowShard);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    private static BsonDocument retryable(String json, LogicalSessionId lsid, long txnNumber) {
+        return ExtendedJson.parse(json).append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(txnNumber));
+    }
+
+    /** Sends {@code command} through the router, drops the reply, sends it again; checks the replies are equal. */
+    private static BsonDocument sentTwice(BsonDocument command) {
+        BsonDocument first = withoutClusterTime(c.router.run(DB, command.clone()));
+        BsonDocument second = withoutClusterTime(c.router.run(DB, command.clone()));
+        assertThat(second).as("the retry's reply to %s", command.toJson()).isEqualTo(first);
+        return second;
+    }
+
+    private static BsonDocument withoutClusterTime(BsonDocument reply) {
+        reply.remove("$clusterTime");
+        reply.remove("operationTime");
+        return reply;
+    }
+
+    private static List<BsonDocument> find(String filter) {
+        return c.ok(DB, "{\"find\": \"c\", \"filter\": " + filter + "}").getDocument("cursor").getArray("firstBatch")
+                .stream().map(BsonValue::asDocument).toList();
+    }
+
+    @Test
+    @Order(1)
+    void eachKindOfWriteRetriedHasOneEffectAndTheSameReply() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument insert = sentTwice(retryable("{\"insert\": \"c\", \"documents\": [{\"_id\": 1000, \"x\": 100}, {\"_id\": 1001, \"x\": 500}]}", lsid, 1));
+        assertThat(insert.getNumber("n").intValue()).as(insert.toJson()).isEqualTo(2);
+        assertThat(insert.containsKey("writeErrors")).as(insert.toJson()).isFalse();
+        assertThat(find("{\"_id\": {\"$in\": [1000, 1001]}}")).hasSize(2);
+
+        BsonDocument update = sentTwice(retryable("{\"update\": \"c\", \"updates\": [{\"q\": {\"x\": 10}, \"u\": {\"$inc\": {\"c\": 1}}},"
+                + " {\"q\": {\"x\": 700, \"_id\": \"up\"}, \"u\": {\"$inc\": {\"c\": 1}}, \"upsert\": true},"
+                + " {\"q\": {\"x\": 510}, \"u\": {\"$inc\": {\"c\": 1}}}]}", lsid, 2));
+        assertThat(update.getNumber("n").intValue()).as(update.toJson()).isEqualTo(3);
+        assertThat(update.getNumber("nModified").intValue()).isEqualTo(2);
+        assertThat(update.getArray("upserted").get(0).asDocument().getString("_id").getValue()).isEqualTo("up");
+        assertThat(find("{\"x\": {\"$in\": [10, 510, 700]}}")).as("each updated or upserted once")
+                .allSatisfy(doc -> assertThat(doc.getNumber("c").intValue()).isEqualTo(1)).hasSize(3);
+
+        BsonDocument delete = sentTwice(retryable("{\"delete\": \"c\", \"deletes\": [{\"q\": {\"x\": 20}, \"limit\": 1},"
+                + " {\"q\": {\"x\": 520}, \"limit\": 1}]}", lsid, 3));
+        assertThat(delete.getNumber("n").intValue()).as("the retry answers n: 2 although nothing is left to delete: %s", delete.toJson())
+                .isEqualTo(2);
+        assertThat(find("{\"x\": {\"$in\": [20, 520]}}")).isEmpty();
+
+        BsonDocument modified = sentTwice(retryable("{\"findAndModify\": \"c\", \"query\": {\"x\": 30}, \"update\": {\"$inc\": {\"c\": 1}}}", lsid, 4));
+        assertThat(modified.getDocument("value")).isEqualTo(ExtendedJson.parse("{\"_id\": 30, \"x\": 30}"));
+        assertThat(find("{\"x\": 30}")).singleElement().satisfies(doc -> assertThat(doc.getNumber("c").intValue()).isEqualTo(1));
+
+        BsonDocument tooOld = c.router.run(DB, retryable("{\"insert\": \"c\", \"documents\": [{\"_id\": 1002, \"x\": 102}]}", lsid, 1));
+        assertThat(tooOld.toJson()).as("txnNumber 1 after 4 on the shard of x: 102").contains("TransactionTooOld");
+        assertThat(find("{\"_id\": 1002}")).isEmpty();
+    }
+
+    @Test
+    @Order(2)
+    void aShardKilledAfterItsCommitAndBeforeItsReplyAppliesTheRetryOnce() throws Exception {
+        String shard = lowShard; // owns x: 50
+        BsonDocument command = retryable("{\"update\": \"c\", \"updates\": [{\"q\": {\"x\": 50}, \"u\": {\"$inc\": {\"c\": 1}}}]}",
+                LogicalSessionId.random(), 1);
+        c.failPoints.configure(shard, "retryableWrite.afterStatementCommitted", "crash");
+        BsonDocument lost = attempt(() -> c.router.run(DB, command.clone()));
+        System.out.println("[retryable-writes-it] the reply while " + shard + " crashed: " + lost.toJson());
+        waitUntil(() -> !c.running(shard), Duration.ofSeconds(120), shard + " crashed after its commit");
+        c.cluster.startService(shard);
+
+        BsonDocument retried = c.router.run(DB, command.clone());
+        assertThat(retried.getNumber("n").intValue()).as(retried.toJson()).isEqualTo(1);
+        assertThat(retried.getNumber("nModified").intValue()).as(retried.toJson()).isEqualTo(1);
+        assertThat(retried.containsKey("writeErrors")).as(retried.toJson()).isFalse();
+        assertThat(find("{\"x\": 50}")).singleElement().satisfies(doc -> assertThat(doc.getNumber("c").intValue())
+                .as("the update committed before the crash and was not applied again").isEqualTo(1));
+    }
+
+    /**
+     * Not a test but a measurement (it never fails on timing): inserts through the router, 10 documents per command over
+     * both shards from 4 client threads, with retryable writes off and on in alternating rounds of the same load;
+     * prints documents per second of each and the ratio (the issue aims at 0.8 or more).
+     */
+    @Test
+    @Order(3)
+    void benchmarkInsertThroughputWithRetryableWritesOnAndOff() throws Exception {
+        long[] docs = new long[2];
+        long[] nanos = new long[2];
+        int base = 10_000_000;
+        for (int round = 0; round < 4; round++) {
+            int mode = round % 2; // 0 off, 1 on
+            long start = System.nanoTime();
+            docs[mode] += insertLoad(base + round * 1_000_000, mode == 1);
+            nanos[mode] += System.nanoTime() - start;
+        }
+        double off = docs[0] / (nanos[0] / 1e9);
+        double on = docs[1] / (nanos[1] / 1e9);
+        System.out.printf("[retryable-writes-it] insert throughput through the router, 10 docs/command, 4 clients, 2 shards:"
+                + " retryable off %.0f docs/s, on %.0f docs/s, ratio %.2f (2 rounds each, alternating; shared 2-core machine)%n", off, on, on / off);
+    }
+
+    /** 4 threads × 100 commands of 10 documents from {@code _id: firstId} on; returns the documents inserted. */
+    private static long insertLoad(int firstId, boolean retryable) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Long>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                done.add(threads.submit(() -> {
+                    LogicalSessionId lsid = LogicalSessionId.random();
+                    long inserted = 0;
+                    for (int command = 0; command < 100; command++) {
+                        BsonArray documents = new BsonArray();
+                        for (int d = 0; d < 10; d++) {
+                            int id = firstId + (thread * 100 + command) * 10 + d;
+                            documents.add(new BsonDocument("_id", new BsonInt32(id)).append("x", new BsonInt32(id % 800)));
+                        }
+                        BsonDocument insert = new BsonDocument("insert", new BsonString("c")).append("documents", documents);
+                        if (retryable) {
+                            insert.append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(command + 1));
+                        }
+                        inserted += c.router.run(DB, insert).getNumber("n").longValue();
+                    }
+                    return inserted;
+                }));
+            }
+            long total = 0;
+            for (Future<Long> f : done) {
+                total += f.get(10, TimeUnit.MINUTES);
+            }
+            return total;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** The router's reply, or the client's error as {@code {ok: 0, errmsg}} (the router may time out on the dead shard). */
+    private static BsonDocument attempt(Supplier<BsonDocument> call) {
+        try {
+            return call.get();
+        } catch (RouterException e) {
+            return new BsonDocument("ok", new BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
+        }
+    }
+}
