@@ -4,7 +4,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.router.RouterProperties;
 import dev.shardstore.router.routing.ShardRegistry;
 import java.security.SecureRandom;
@@ -30,11 +30,11 @@ import org.springframework.stereotype.Component;
 public class RouterCursorManager {
     private final Map<Long, RouterCursor> cursors = new ConcurrentHashMap<>();
     private final SecureRandom ids = new SecureRandom();
-    private final CommandClient client;
+    private final PeerClient client;
     private final ShardRegistry shards;
     private final long timeoutNanos;
 
-    public RouterCursorManager(CommandClient client, ShardRegistry shards, RouterProperties properties) {
+    public RouterCursorManager(PeerClient client, ShardRegistry shards, RouterProperties properties) {
         this.client = client;
         this.shards = shards;
         this.timeoutNanos = properties.cursorTimeout().toNanos();
