@@ -16,6 +16,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                             service, and {@code cleanupOrphaned} for a shard: they answer only when the migration, the
  *                             coordinator or the orphans' deletion is over ({@code routing.LongRunningClient})
  * @param balancerUrl          base URL of the balancer service, where the balancer commands are forwarded
+ * @param staleRetryBackoff    the wait before the third attempt of a statement that met stale routing information: the
+ *                             second attempt runs at once (the refresh that follows a stale reply is what fixes it), each
+ *                             later one waits twice as long as the one before, ±50% at random, up to
+ *                             {@code staleRetryBackoffMax} — so routers that all met the same critical section do not
+ *                             retry in step while it is held
+ * @param staleRetryBackoffMax the longest such wait
  */
 @ConfigurationProperties("shardstore.router")
 public record RouterProperties(
@@ -24,10 +30,15 @@ public record RouterProperties(
         @DefaultValue("10m") Duration cursorTimeout,
         @DefaultValue("30s") Duration shardRegistryRefresh,
         @DefaultValue("1h") Duration migrationTimeout,
-        @DefaultValue("http://localhost:8082") String balancerUrl) {
+        @DefaultValue("http://localhost:8082") String balancerUrl,
+        @DefaultValue("10ms") Duration staleRetryBackoff,
+        @DefaultValue("1s") Duration staleRetryBackoffMax) {
     public RouterProperties {
         if (maxStaleRetries < 1) {
             throw new IllegalArgumentException("shardstore.router.max-stale-retries must be at least 1");
+        }
+        if (staleRetryBackoff.isNegative() || staleRetryBackoff.isZero() || staleRetryBackoffMax.compareTo(staleRetryBackoff) < 0) {
+            throw new IllegalArgumentException("shardstore.router.stale-retry-backoff must be positive and at most stale-retry-backoff-max");
         }
     }
 }

@@ -9,11 +9,12 @@ import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.support.clock.SigningKeyCache;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
-import dev.shardstore.support.command.InternalCommandController;
+import dev.shardstore.support.command.InternalCommandServlet;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import dev.shardstore.support.health.KafkaHealthIndicator;
 import dev.shardstore.support.failpoint.FailPointCommands;
 import dev.shardstore.support.failpoint.FailPoints;
@@ -115,7 +116,10 @@ public class ServiceSupportAutoConfiguration {
 
     @Bean
     @ConditionalOnBean(CommandHandler.class)
-    InternalCommandController internalCommandController(CommandRegistry registry, ClusterTimeGossip gossip) {
-        return new InternalCommandController(registry, gossip);
+    ServletRegistrationBean<InternalCommandServlet> internalCommandServlet(CommandRegistry registry, ClusterTimeGossip gossip) {
+        ServletRegistrationBean<InternalCommandServlet> registration =
+                new ServletRegistrationBean<>(new InternalCommandServlet(registry, gossip), InternalCommandServlet.MAPPING);
+        registration.setLoadOnStartup(1);
+        return registration;
     }
 }

@@ -2,7 +2,7 @@ package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
@@ -27,9 +27,9 @@ import org.springframework.stereotype.Component;
 public class ListDatabasesCommand implements CommandHandler {
     private final ConfigServer config;
     private final ShardRegistry shards;
-    private final CommandClient client;
+    private final PeerClient client;
 
-    public ListDatabasesCommand(ConfigServer config, ShardRegistry shards, CommandClient client) {
+    public ListDatabasesCommand(ConfigServer config, ShardRegistry shards, PeerClient client) {
         this.config = config;
         this.shards = shards;
         this.client = client;

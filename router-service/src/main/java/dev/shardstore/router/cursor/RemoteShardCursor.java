@@ -2,7 +2,7 @@ package dev.shardstore.router.cursor;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorReplies;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.router.routing.ShardRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 final class RemoteShardCursor implements ShardCursor {
     private static final Logger log = LoggerFactory.getLogger(RemoteShardCursor.class);
 
-    private final CommandClient client;
+    private final PeerClient client;
     private final ShardRegistry shards;
     private final String shardId;
     private final String db;
@@ -34,7 +34,7 @@ final class RemoteShardCursor implements ShardCursor {
      * @param collection the collection part of the cursor's namespace (as the shard's reply named it)
      * @param id         the shard's cursor id; 0 for a cursor the shard already closed
      */
-    RemoteShardCursor(CommandClient client, ShardRegistry shards, String shardId, String db, String collection, long id) {
+    RemoteShardCursor(PeerClient client, ShardRegistry shards, String shardId, String db, String collection, long id) {
         this.client = Objects.requireNonNull(client, "client");
         this.shards = Objects.requireNonNull(shards, "shards");
         this.shardId = Objects.requireNonNull(shardId, "shardId");

@@ -4,7 +4,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.router.RouterProperties;
 import dev.shardstore.router.routing.ShardRegistry;
 import java.security.SecureRandom;
@@ -35,11 +35,11 @@ public class RouterCursorManager implements CursorSessions {
     /** The session of each cursor opened under one; entries of closed cursors are dropped by the reaper. */
     private final Map<Long, LogicalSessionId> sessionsOfCursors = new ConcurrentHashMap<>();
     private final SecureRandom ids = new SecureRandom();
-    private final CommandClient client;
+    private final PeerClient client;
     private final ShardRegistry shards;
     private final long timeoutNanos;
 
-    public RouterCursorManager(CommandClient client, ShardRegistry shards, RouterProperties properties, LogicalSessionCache sessions) {
+    public RouterCursorManager(PeerClient client, ShardRegistry shards, RouterProperties properties, LogicalSessionCache sessions) {
         this.client = client;
         this.shards = shards;
         this.timeoutNanos = properties.cursorTimeout().toNanos();

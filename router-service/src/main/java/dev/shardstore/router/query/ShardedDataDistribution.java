@@ -4,7 +4,7 @@ import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.engine.aggregate.CollectionSource;
 import dev.shardstore.router.cursor.DocumentStream;
 import dev.shardstore.router.cursor.RouterCursorManager;
@@ -48,10 +48,10 @@ public class ShardedDataDistribution {
     private final ConfigServer config;
     private final VersionedRouter router;
     private final RouterCursorManager cursors;
-    private final CommandClient client;
+    private final PeerClient client;
     private final ShardRegistry shards;
 
-    public ShardedDataDistribution(ConfigServer config, VersionedRouter router, RouterCursorManager cursors, CommandClient client,
+    public ShardedDataDistribution(ConfigServer config, VersionedRouter router, RouterCursorManager cursors, PeerClient client,
             ShardRegistry shards) {
         this.config = config;
         this.router = router;

@@ -2,7 +2,7 @@ package dev.shardstore.router.routing;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.support.ServiceSupportProperties;
 import java.util.Optional;
 import org.bson.BsonDocument;
@@ -14,11 +14,11 @@ import org.springframework.stereotype.Component;
 @Component
 public class ConfigServer {
     private static final String PEER = "config";
-    private final CommandClient client;
+    private final PeerClient client;
     private final LongRunningClient longRunning;
     private final String url;
 
-    public ConfigServer(CommandClient client, LongRunningClient longRunning, ServiceSupportProperties properties) {
+    public ConfigServer(PeerClient client, LongRunningClient longRunning, ServiceSupportProperties properties) {
         this.client = client;
         this.longRunning = longRunning;
         this.url = properties.configUrl();

@@ -2,12 +2,14 @@ package dev.shardstore.router.routing;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.router.RouterProperties;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.github.resilience4j.core.IntervalFunction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
@@ -31,21 +34,26 @@ import org.springframework.stereotype.Component;
  * {@code databaseVersion}. When a shard answers {@code StaleConfig} (13388) the collection's cache entry is
  * marked stale, on {@code StaleDbVersion} (249) the database's entry is dropped, and the whole statement is
  * rerun on fresh routing information; at most {@code shardstore.router.max-stale-retries} attempts in all
- * (mongos: 10), then the last stale error goes to the client.
+ * (mongos: 10), then the last stale error goes to the client. The second attempt follows at once; later ones back
+ * off exponentially with jitter ({@code stale-retry-backoff}, Resilience4j's {@link IntervalFunction}), since a version
+ * that is still stale after a refresh means a critical section or a commit is in progress on the shard.
  *
- * <p>Meters: {@code shardstore.router.stale.retries} tagged {@code kind=database|collection}.
+ * <p>Meters: {@code shardstore.router.stale.retries} tagged {@code kind=database|collection};
+ * {@code shardstore.router.stale.backoff}, the time spent waiting between attempts.
  */
 @Component
 public class VersionedRouter {
     private final DatabaseCache databases;
     private final RoutingTableCache collections;
     private final ShardRegistry shards;
-    private final CommandClient client;
+    private final PeerClient client;
     private final int maxAttempts;
     private final Counter databaseRetries;
     private final Counter collectionRetries;
+    private final IntervalFunction backoff;
+    private final Timer backoffWaits;
 
-    public VersionedRouter(DatabaseCache databases, RoutingTableCache collections, ShardRegistry shards, CommandClient client,
+    public VersionedRouter(DatabaseCache databases, RoutingTableCache collections, ShardRegistry shards, PeerClient client,
             RouterProperties properties, MeterRegistry meters) {
         this.databases = databases;
         this.collections = collections;
@@ -54,6 +62,9 @@ public class VersionedRouter {
         this.maxAttempts = properties.maxStaleRetries();
         this.databaseRetries = retryCounter(meters, "database", "statements retried after StaleDbVersion");
         this.collectionRetries = retryCounter(meters, "collection", "statements retried after StaleConfig");
+        this.backoff = IntervalFunction.ofExponentialRandomBackoff(properties.staleRetryBackoff(), 2.0, 0.5, properties.staleRetryBackoffMax());
+        this.backoffWaits = Timer.builder("shardstore.router.stale.backoff")
+                .description("waits between two attempts of a statement that met stale routing information").register(meters);
     }
 
     private static Counter retryCounter(MeterRegistry meters, String kind, String description) {
@@ -196,6 +207,9 @@ public class VersionedRouter {
     private <T> Optional<T> retrying(String db, @Nullable String namespace, boolean createDatabase, Function<CachedDatabase, T> body) {
         StaleRoutingException last = null;
         for (int attempt = 0; attempt < maxAttempts; attempt++) {
+            if (attempt >= 2) {
+                backOff(attempt - 1);
+            }
             Optional<CachedDatabase> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
             if (database.isEmpty()) {
                 return Optional.empty();
@@ -210,6 +224,20 @@ public class VersionedRouter {
         CommandException error = last.toCommandException();
         throw new CommandException(error.code(), "routing information for " + (namespace != null ? namespace : "database '" + db + "'")
                 + " was still stale after " + maxAttempts + " attempts: " + error.getMessage(), error.extraInfo());
+    }
+
+    /** Sleeps before the backed-off retry numbered {@code retry}: 1 before the third attempt, 2 before the fourth, ... */
+    private void backOff(int retry) {
+        long millis = backoff.apply(retry);
+        long start = System.nanoTime();
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting to retry a statement on stale routing information", e);
+        } finally {
+            backoffWaits.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        }
     }
 
     private void markStale(String db, @Nullable String namespace, StaleRoutingException e) {

@@ -12,7 +12,7 @@ import dev.shardstore.router.query.PipelineSplit;
 import dev.shardstore.router.query.ShardedReads;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.router.peer.PeerClient;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -39,11 +39,11 @@ public class SessionStages {
     private static final CollectionSource NO_LOOKUP = (collection, filter) -> List.of();
 
     private final LogicalSessionCache sessions;
-    private final CommandClient client;
+    private final PeerClient client;
     private final String sessionUrl;
     private final RouterCursorManager cursors;
 
-    public SessionStages(LogicalSessionCache sessions, CommandClient client, LogicalSessionCacheProperties properties, RouterCursorManager cursors) {
+    public SessionStages(LogicalSessionCache sessions, PeerClient client, LogicalSessionCacheProperties properties, RouterCursorManager cursors) {
         this.sessions = sessions;
         this.client = client;
         this.sessionUrl = properties.sessionUrl();

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
@@ -69,6 +70,10 @@ final class FakeCluster implements AutoCloseable {
     volatile @Nullable Runnable beforeRoutingTableReply;
     /** Shards that answer StaleConfig (without vWanted) to every versioned request. */
     final Set<String> alwaysStale = ConcurrentHashMap.newKeySet();
+    /** Shards that fail every request: the stub drops the connection, which the router's transport reports as HostUnreachable. */
+    final Set<String> broken = ConcurrentHashMap.newKeySet();
+    /** Shards whose replies wait until the latch is released (a slow shard). */
+    final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
     /** Shards whose findAndModify matches a document. */
     final Set<String> findAndModifyMatches = ConcurrentHashMap.newKeySet();
 
@@ -206,6 +211,17 @@ final class FakeCluster implements AutoCloseable {
     }
 
     private BsonDocument shardReply(String shard, String db, BsonDocument cmd) {
+        if (broken.contains(shard)) {
+            throw new IllegalStateException(shard + " is broken");
+        }
+        CountDownLatch hold = held.get(shard);
+        if (hold != null) {
+            try {
+                hold.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         BsonValue receivedDb = cmd.get(InternalApi.DATABASE_VERSION_FIELD);
         DatabaseVersion dbVersion = databases.get(db);
         if (receivedDb != null && dbVersion != null && !DatabaseVersion.fromBson(receivedDb.asDocument()).equals(dbVersion)) {

@@ -109,13 +109,22 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
         CLUSTER.shardCollection("cache4.c", KEY, List.of(), List.of("sh2"));
         CLUSTER.alwaysStale.add("sh2");
         try {
+            double waitsBefore = backoffWaits();
+
             Reply reply = command("cache4", "{insert: 'c', documents: [{x: 1}]}");
 
             reply.assertError(503, 13388, "still stale after 10 attempts");
             assertThat(CLUSTER.sh2.received.stream().filter(r -> r.db().equals("cache4")).count()).isEqualTo(10);
+            assertThat(backoffWaits() - waitsBefore).as("attempts 3 to 10 wait first; the second runs at once").isEqualTo(8);
         } finally {
             CLUSTER.alwaysStale.remove("sh2");
         }
+    }
+
+    /** How many backoff waits the stale-version loop has made ({@code shardstore.router.stale.backoff}'s count). */
+    private double backoffWaits() throws Exception {
+        return get("/actuator/prometheus").lines().filter(l -> l.startsWith("shardstore_router_stale_backoff_seconds_count"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     @Test

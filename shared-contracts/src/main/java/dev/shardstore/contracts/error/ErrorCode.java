@@ -70,6 +70,8 @@ public enum ErrorCode {
     /** A cluster time further ahead of the wall clock than {@code maxAcceptableLogicalClockDriftSecs}. */
     ClusterTimeFailsRateLimiter(205, 400),
     ChunkRangeCleanupPending(200, 409),
+    /** No connection to a peer could be had in time: the router's bulkhead for that peer stayed full. */
+    NetworkInterfaceExceededTimeLimit(202, 503),
     /** A {@code $clusterTime} signed with a key id the node does not know. */
     KeyNotFound(211, 401),
     /** A retryable write's statement whose history was truncated: whether it ran cannot be told (reference: Retryable writes). */
@@ -87,6 +89,8 @@ public enum ErrorCode {
     UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
+    /** The operation was interrupted (its thread was, e.g. at shutdown) before it finished. */
+    Interrupted(11601, 503),
     StaleConfig(13388, 503),
     Location40324(40324, 400),
     /** An IDL error: a required field is missing. */
