@@ -53,6 +53,7 @@ public enum ErrorCode {
     NetworkTimeout(89, 504),
     ShutdownInProgress(91, 503),
     OperationFailed(96, 400),
+    WriteConflict(112, 409),
     ConflictingOperationInProgress(117, 409),
     NamespaceNotSharded(118, 400),
     CappedPositionLost(136, 410),
