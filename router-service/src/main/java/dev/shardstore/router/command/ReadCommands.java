@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.query.DatabaseAggregate;
 import dev.shardstore.router.query.ShardedDataDistribution;
 import dev.shardstore.router.query.ShardedExplainer;
 import dev.shardstore.router.query.ShardedReads;
@@ -45,13 +46,19 @@ public class ReadCommands {
         });
     }
 
-    /** {@code aggregate} on a collection, or {@code $shardedDataDistribution} with {@code aggregate: 1} on admin. */
+    /**
+     * {@code aggregate} on a collection, {@code $shardedDataDistribution} with {@code aggregate: 1} on admin, or another
+     * database-level {@code aggregate: 1} ({@link DatabaseAggregate}: {@code $documents}).
+     */
     @Bean
-    CommandHandler aggregate(ShardedDataDistribution distribution) {
+    CommandHandler aggregate(ShardedDataDistribution distribution, DatabaseAggregate databaseLevel) {
         return CommandHandler.of("aggregate", (db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
                 return distribution.aggregate(db, cmd);
+            }
+            if (DatabaseAggregate.isDatabaseLevel(cmd) && !cmd.containsKey("explain")) {
+                return databaseLevel.aggregate(db, cmd);
             }
             new CommandArgs(cmd).collectionName();
             Namespaces.checkUserDatabase(db, "aggregate");
