@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The read commands: {@code find}, {@code getMore}, {@code killCursors}, {@code count}, {@code distinct},
  * {@code aggregate} (with {@code $shardedDataDistribution} on admin) and {@code explain}, on sharded and unsharded
- * collections alike ({@link ShardedReads}, {@link ShardedExplainer}, {@link ShardedDataDistribution}). A database that does not exist reads as empty.
+ * collections alike, and on views ({@link ViewResolution}) ({@link ShardedReads}, {@link ShardedExplainer}, {@link ShardedDataDistribution}). A database that does not exist reads as empty.
  */
 @Configuration
 public class ReadCommands {
@@ -42,7 +42,7 @@ public class ReadCommands {
                 return config.run(db, cmd);
             }
             Namespaces.checkUserDatabase(db, "find");
-            return reads.find(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.find(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
         });
     }
 
@@ -65,7 +65,7 @@ public class ReadCommands {
             if (cmd.containsKey("explain") && new CommandArgs(cmd).optionalBoolean(cmd, "explain", "explain", false)) {
                 return explainAggregate(db, cmd);
             }
-            return reads.aggregate(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.aggregate(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
         });
     }
 
@@ -91,7 +91,7 @@ public class ReadCommands {
     CommandHandler count() {
         return CommandHandler.of("count", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "count");
-            return reads.count(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.count(db, cmd), aggregate -> reads.aggregate(db, aggregate), ViewResolution::countReply);
         });
     }
 
@@ -99,7 +99,8 @@ public class ReadCommands {
     CommandHandler distinct() {
         return CommandHandler.of("distinct", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "distinct");
-            return reads.distinct(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.distinct(db, cmd), aggregate -> reads.aggregate(db, aggregate),
+                    ViewResolution::distinctReply);
         });
     }
 
@@ -119,6 +120,12 @@ public class ReadCommands {
             throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
         }
         String collection = new CommandArgs(inner.asDocument()).collectionName();
+        return ViewResolution.orResolved(inner.asDocument(), () -> explainPlain(db, cmd, collection),
+                aggregate -> explain(db, new BsonDocument("explain", aggregate).append("verbosity", cmd.get("verbosity", new BsonString("queryPlanner")))),
+                reply -> reply);
+    }
+
+    private BsonDocument explainPlain(String db, BsonDocument cmd, String collection) {
         return explainer.explain(db, cmd).orElseGet(() -> Replies.ok(
                 new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(db + "." + collection))
                         .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))

@@ -81,6 +81,13 @@ final class FakeCluster implements AutoCloseable {
      */
     final AtomicReference<@Nullable Runnable> beforeVersionedWrite = new AtomicReference<>();
 
+    /**
+     * Views the primary holds, by namespace, as their {@code resolvedView: {ns, pipeline}}: reads of one are answered
+     * with CommandOnShardedViewNotSupportedOnMongod (169) carrying it, anything else with CommandNotSupportedOnView (166),
+     * as the real primary does.
+     */
+    final Map<String, BsonDocument> views = new ConcurrentHashMap<>();
+
     /** The document store of {@code ns} on {@code shard}, created empty: from then on that shard answers {@code ns} from it. */
     FakeShardStore store(String shard, String ns) {
         return stores.computeIfAbsent(shard + "|" + ns, k -> new FakeShardStore());
@@ -256,10 +263,18 @@ final class FakeCluster implements AutoCloseable {
                 return new StaleConfig(ns, sent, alwaysStale.contains(shard) ? null : mine, shard).toException().toReply();
             }
         }
+        BsonDocument view = views.get(ns);
+        if (view != null) {
+            return List.of("find", "aggregate", "count", "distinct", "explain").contains(cmd.getFirstKey())
+                    ? ErrorReplies.errorReply(ErrorCode.CommandOnShardedViewNotSupportedOnMongod, "Resolved views on sharded collections must be"
+                            + " executed by mongos", new BsonDocument("resolvedView", view))
+                    : ErrorReplies.errorReply(ErrorCode.CommandNotSupportedOnView, "Namespace " + ns + " is a view, not a collection", new BsonDocument());
+        }
         FakeShardStore store = stores.get(shard + "|" + ns);
-        if (store != null && List.of("find", "update", "delete", "findAndModify").contains(cmd.getFirstKey())) {
+        if (store != null && List.of("find", "aggregate", "update", "delete", "findAndModify").contains(cmd.getFirstKey())) {
             return switch (cmd.getFirstKey()) {
                 case "find" -> store.find(cmd, ns);
+                case "aggregate" -> store.aggregate(cmd, ns);
                 case "update" -> store.update(cmd.getArray("updates"));
                 case "delete" -> store.delete(cmd.getArray("deletes"));
                 default -> store.findAndModify(cmd);

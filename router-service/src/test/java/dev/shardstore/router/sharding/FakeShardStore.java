@@ -1,6 +1,7 @@
 package dev.shardstore.router.sharding;
 
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.engine.aggregate.Pipeline;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Sort;
@@ -18,7 +19,7 @@ import org.bson.BsonNull;
 import org.bson.BsonValue;
 
 /**
- * One fake shard's documents of one namespace, answering {@code find} (filter, sort, limit), {@code update},
+ * One fake shard's documents of one namespace, answering {@code find} (filter, sort, limit), {@code aggregate}, {@code update},
  * {@code delete} and {@code findAndModify} with the query engine, as a real shard would (its single writes take the
  * first match in {@code sort} order; no indexes, no orphan filtering: tests keep each document on its owner). For
  * the router's two-phase writes without the shard key, where what matters is which documents change. Synchronized:
@@ -46,6 +47,12 @@ final class FakeShardStore {
         List<BsonDocument> matching = matching(cmd.getDocument("filter", new BsonDocument()), cmd.getDocument("sort", null));
         int limit = cmd.getNumber("limit", new BsonInt32(0)).intValue();
         return Replies.cursor(true, limit > 0 ? matching.subList(0, Math.min(limit, matching.size())) : matching, 0, ns);
+    }
+
+    /** The pipeline (without {@code $lookup} sources) over the stored documents, in one batch. */
+    synchronized BsonDocument aggregate(BsonDocument cmd, String ns) {
+        Pipeline pipeline = Pipeline.parse(cmd.getArray("pipeline"), (collection, filter) -> List.of(), CommandVariables.parse(cmd.get("let"), "let"));
+        return Replies.cursor(true, pipeline.run(documents.stream().filter(pipeline.scanFilter()::matches).toList()), 0, ns);
     }
 
     synchronized BsonDocument update(BsonArray statements) {
