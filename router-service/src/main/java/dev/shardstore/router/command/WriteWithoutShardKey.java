@@ -82,7 +82,7 @@ final class WriteWithoutShardKey {
         boolean update = batchField.equals("updates");
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             BsonDocument q = statement.getDocument("q");
-            Lookup found = lookup(routing, q, statement.getDocument("sort", null), statement.get("hint"));
+            Lookup found = lookup(routing, q, sortOf(statement), statement.get("hint"));
             if (found.error() != null) {
                 return Optional.of(found.error());
             }
@@ -97,7 +97,7 @@ final class WriteWithoutShardKey {
                     pinned.put("upsert", BsonBoolean.FALSE);
                 }
             } else if (update && upsert) {
-                BsonDocument inserted = upsertDocument(q, statement.get("u"), statement.getArray("arrayFilters", new BsonArray()),
+                BsonDocument inserted = upsertDocument(q, statement.get("u"), arrayFiltersOf(statement),
                         statement.get("c"));
                 shard = routing.table().chunkFor(inserted).shard();
                 pinned.put("q", pinnedToId(q, inserted.get("_id")));
@@ -125,7 +125,7 @@ final class WriteWithoutShardKey {
     BsonDocument findAndModify(CollectionRouting routing, boolean upsert) {
         BsonDocument query = command.getDocument("query", new BsonDocument());
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Lookup found = lookup(routing, query, command.getDocument("sort", null), command.get("hint"));
+            Lookup found = lookup(routing, query, sortOf(command), command.get("hint"));
             if (found.error() != null) {
                 return found.error().reply();
             }
@@ -138,7 +138,7 @@ final class WriteWithoutShardKey {
                 pinned.put("query", pinnedToId(query, found.document().get("_id")));
                 pinned.put("upsert", BsonBoolean.FALSE);
             } else if (upsert && command.containsKey("update")) {
-                BsonDocument inserted = upsertDocument(query, command.get("update"), command.getArray("arrayFilters", new BsonArray()), null);
+                BsonDocument inserted = upsertDocument(query, command.get("update"), arrayFiltersOf(command), null);
                 shard = routing.table().chunkFor(inserted).shard();
                 pinned.put("query", pinnedToId(query, inserted.get("_id")));
             } else {
@@ -186,6 +186,25 @@ final class WriteWithoutShardKey {
             }
         }
         return best;
+    }
+
+    /**
+     * The {@code sort} of a statement or findAndModify: it picks the document, and the write phase goes without it, so a
+     * malformed one is refused here rather than dropped.
+     *
+     * @throws CommandException TypeMismatch when it is not a document
+     */
+    private static @Nullable BsonDocument sortOf(BsonDocument holder) {
+        BsonValue sort = holder.get("sort");
+        if (sort != null && !sort.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'sort' must be a document, not " + sort.getBsonType());
+        }
+        return sort == null ? null : sort.asDocument();
+    }
+
+    /** The {@code arrayFilters} an upsert's document is built with; a malformed value is left to the shard to refuse. */
+    private static BsonArray arrayFiltersOf(BsonDocument holder) {
+        return holder.isArray("arrayFilters") ? holder.getArray("arrayFilters") : new BsonArray();
     }
 
     /** {@code {$and: [q, {_id: id}]}}: the write matches only that document, and only while it still matches {@code q}. */
