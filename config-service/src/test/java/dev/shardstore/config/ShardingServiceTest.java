@@ -570,6 +570,22 @@ class ShardingServiceTest {
     }
 
     @Test
+    void refiningTheShardKeyIsRefusedWhenTheNewKeyNoLongerLeadsAUniqueIndex() {
+        shardRanged("refineuq.c", 10);
+        A.answer("listIndexes", cmd -> Replies.cursor(true, List.of(BsonDocument.parse("{v: 2, key: {_id: 1}, name: '_id_'}"),
+                BsonDocument.parse("{v: 2, key: {x: 1, y: 1}, name: 'x_1_y_1', unique: true}")), 0, "refineuq.c"));
+
+        CommandException refused = refused(new BsonDocument("_configsvrRefineCollectionShardKey", new BsonString("refineuq.c"))
+                .append("key", BsonDocument.parse("{x: 1, z: 1}")));
+        assertThat(refused.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(refused.getMessage()).contains("{\"x\": 1, \"y\": 1}", "Uniqueness can't be maintained unless shard key is a prefix");
+        assertThat(routing("refineuq.c").collection().key().pattern()).isEqualTo(BsonDocument.parse("{x: 1}"));
+
+        run(new BsonDocument("_configsvrRefineCollectionShardKey", new BsonString("refineuq.c")).append("key", BsonDocument.parse("{x: 1, y: 1}")));
+        assertThat(routing("refineuq.c").collection().key().pattern()).isEqualTo(BsonDocument.parse("{x: 1, y: 1}"));
+    }
+
+    @Test
     void dropCollectionDropsOnEveryShardAndUnshardsTheNamespace() {
         shardCollection("dropdb.c", new BsonDocument("_id", ShardKeyPattern.hashedValue()));
         UUID uuid = routing("dropdb.c").collection().uuid();

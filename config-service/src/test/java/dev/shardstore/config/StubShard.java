@@ -14,6 +14,7 @@ import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 
@@ -84,6 +85,9 @@ final class StubShard implements AutoCloseable {
             case "_shardsvrPrepareShardCollection" -> Replies.ok(new BsonDocument("empty", BsonBoolean.TRUE)
                     .append("count", new BsonInt64(0)).append("splitKeys", new BsonArray()));
             case "splitVector" -> Replies.ok(new BsonDocument("splitKeys", new BsonArray()));
+            case "listIndexes" -> Replies.cursor(true, List.of(new BsonDocument("v", new BsonInt32(2))
+                    .append("key", new BsonDocument("_id", new BsonInt32(1))).append("name", new BsonString("_id_"))), 0,
+                    "?." + command.getString("listIndexes").getValue());
             default -> Replies.ok();
         };
     }

@@ -202,6 +202,8 @@ class BadInputTest {
         assertProblem(post("/v1/databases/bad$name/command", "{\"aggregate\": \"c\", \"pipeline\": [], \"cursor\": {}}"),
                 400, 73, "InvalidNamespace");
         assertProblem(post("/v1/databases/geo/command", "{\"aggregate\": 1, \"pipeline\": [], \"cursor\": {}}"),
+                400, 73, "InvalidNamespace"); // MongoDB: {aggregate: 1} is not valid for an empty pipeline
+        assertProblem(post("/v1/databases/geo/command", "{\"aggregate\": 2, \"pipeline\": [], \"cursor\": {}}"),
                 400, 14, "TypeMismatch");
         assertProblem(post("/v1/databases/geo/collections/c/aggregate", "[{\"$match\": }]"), 400, 9, "FailedToParse");
     }

@@ -11,6 +11,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.sharding.ShardCollectionCoordinator;
 import dev.shardstore.config.sharding.SplitChunkCoordinator;
 import dev.shardstore.config.sharding.SplitChunkCoordinator.SplitAt;
+import dev.shardstore.config.sharding.UniqueIndexRule;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -203,11 +204,15 @@ public class ShardingCommands {
         });
     }
 
-    /** {@code {_configsvrRefineCollectionShardKey: "db.coll", key}} → {@code {collection: {...}, ok: 1}}. */
+    /**
+     * {@code {_configsvrRefineCollectionShardKey: "db.coll", key}} → {@code {collection: {...}, ok: 1}}; a unique index the
+     * new key does not lead is InvalidOptions ({@link UniqueIndexRule}).
+     */
     @Bean
-    CommandHandler refineCollectionShardKey(CollectionCatalog collections) {
+    CommandHandler refineCollectionShardKey(CollectionCatalog collections, UniqueIndexRule uniqueIndexes) {
         return CommandHandler.of("_configsvrRefineCollectionShardKey", (db, cmd) -> {
             ShardingArgs args = new ShardingArgs(cmd);
+            uniqueIndexes.requireCompatible(args.namespace(), args.key());
             return Replies.ok(new BsonDocument("collection", collections.refine(args.namespace().toString(), args.key()).toBson()));
         });
     }

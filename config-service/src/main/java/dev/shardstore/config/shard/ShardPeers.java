@@ -2,6 +2,7 @@ package dev.shardstore.config.shard;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.sharding.ChunkRange;
@@ -87,6 +88,26 @@ public class ShardPeers {
         }
         return new PreparedCollection(reply.getBoolean("empty").getValue(), reply.getNumber("count").longValue(),
                 documents(shardId, "_shardsvrPrepareShardCollection", reply));
+    }
+
+    /**
+     * {@code listIndexes} of {@code db.collection} on that shard: the index specifications ({@code {v, key, name,
+     * unique?, ...}}) of its first batch (MongoDB allows 64 indexes per collection, the batch holds 101); none when the
+     * collection does not exist there (NamespaceNotFound).
+     */
+    public List<BsonDocument> listIndexes(String shardId, String host, String db, String collection) {
+        BsonDocument reply = client.run(shardId, host, db, new BsonDocument("listIndexes", new BsonString(collection)));
+        if (ErrorReplies.isError(reply)) {
+            CommandException error = ErrorReplies.toException(reply);
+            if (error.code() == ErrorCode.NamespaceNotFound) {
+                return List.of();
+            }
+            throw error;
+        }
+        if (!reply.isDocument("cursor") || !reply.getDocument("cursor").isArray("firstBatch")) {
+            throw malformed(shardId, "listIndexes", reply);
+        }
+        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -48,19 +49,28 @@ import org.jspecify.annotations.Nullable;
  *       it (its client index unless the client sent {@code stmtIds}/{@code stmtId}); each shard gets {@code stmtIds} with
  *       the ids of its statements, so a retry of the command, however targeted, names each statement the same way
  *       (reference: Retryable writes).</li>
+ *   <li>A single-document statement without the shard key ({@link Target#withoutShardKey}) runs alone, after the
+ *       unordered round or as its own ordered round, through {@link WriteWithoutShardKey}.</li>
  * </ul>
  *
  * Not thread-safe: one instance per command execution.
  */
 final class BatchedWrite {
-    /** Where a statement goes under a given routing: its shards, or the write error that stops it. */
-    record Target(List<String> shards, @Nullable BsonDocument error) {
+    /**
+     * Where a statement goes under a given routing: its shards, the write error that stops it, or — a single-document
+     * write on a sharded collection whose filter does not pin the shard key — {@link WriteWithoutShardKey}'s two phases.
+     */
+    record Target(List<String> shards, @Nullable BsonDocument error, boolean twoPhase) {
         static Target to(List<String> shards) {
-            return new Target(List.copyOf(shards), null);
+            return new Target(List.copyOf(shards), null, false);
         }
 
         static Target failed(int index, ErrorCode code, String message) {
-            return new Target(List.of(), writeError(index, code, message));
+            return new Target(List.of(), writeError(index, code, message), false);
+        }
+
+        static Target withoutShardKey() {
+            return new Target(List.of(), null, true);
         }
     }
 
@@ -98,6 +108,7 @@ final class BatchedWrite {
     private final List<Statement> statements = new ArrayList<>();
     /** The statements' ids when the command is a retryable write (reference: Retryable writes), else null. */
     private final int @Nullable [] stmtIds;
+    private @Nullable WriteWithoutShardKey withoutShardKey;
 
     private long n;
     private long nModified;
@@ -190,18 +201,27 @@ final class BatchedWrite {
         pending.forEach(targetOf::apply); // a targeter that refuses the whole command does so before anything is sent
         if (!ordered) {
             List<Statement> round = new ArrayList<>();
+            List<Statement> twoPhase = new ArrayList<>();
             for (Statement s : pending) {
-                if (reached(s, targetOf.apply(s))) {
+                if (targetOf.apply(s).twoPhase()) {
+                    twoPhase.add(s);
+                } else if (reached(s, targetOf.apply(s))) {
                     round.add(s);
                 }
             }
             send(routing, round, targets);
+            twoPhase.forEach(s -> writeWithoutShardKey(routing, s));
             return;
         }
         int i = 0;
         while (i < pending.size() && !stopped) {
             Statement first = pending.get(i);
             Target target = targetOf.apply(first);
+            if (target.twoPhase()) {
+                writeWithoutShardKey(routing, first);
+                i++;
+                continue;
+            }
             if (!reached(first, target)) {
                 stopped = target.error() != null;
                 i++;
@@ -220,7 +240,7 @@ final class BatchedWrite {
 
     /** {@code target} without the shards the statement was already applied on (by an attempt before a stale reply). */
     private static Target notYetApplied(Statement s, Target target) {
-        return target.error() != null ? target : Target.to(target.shards().stream().filter(shard -> !s.appliedOn.contains(shard)).toList());
+        return target.error() != null || target.twoPhase() ? target : Target.to(target.shards().stream().filter(shard -> !s.appliedOn.contains(shard)).toList());
     }
 
     /**
@@ -268,6 +288,31 @@ final class BatchedWrite {
         if (stale != null && !stopped) {
             throw stale;
         }
+    }
+
+    /**
+     * Runs statement {@code s} alone through {@link WriteWithoutShardKey} and records its result like a shard's batch of
+     * one; a StaleRoutingException leaves it pending for the rerun on fresh routing. An error found on the router (an
+     * upsert whose document cannot be built) is that statement's write error, as the shard would have reported it.
+     */
+    private void writeWithoutShardKey(CollectionRouting routing, Statement s) {
+        if (withoutShardKey == null) {
+            withoutShardKey = new WriteWithoutShardKey(router, db, collection, command);
+        }
+        try {
+            Optional<WriteWithoutShardKey.Outcome> outcome = withoutShardKey.writeStatement(routing, batchField, s.value.asDocument(),
+                    new CommandArgs(command).optionalBoolean(s.value.asDocument(), "upsert", "upsert", false),
+                    stmtIds == null ? null : stmtIds[s.index]);
+            if (outcome.isPresent() && ErrorReplies.isError(outcome.get().reply())) {
+                failed(outcome.get().shard(), List.of(s), outcome.get().reply());
+            } else if (outcome.isPresent()) {
+                merge(outcome.get().shard(), List.of(s), outcome.get().reply());
+            }
+        } catch (CommandException e) {
+            writeErrors.add(writeError(s.index, e.code(), e.getMessage()));
+            stopped |= ordered;
+        }
+        s.done = true;
     }
 
     /**

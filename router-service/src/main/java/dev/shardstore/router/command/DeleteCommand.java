@@ -20,8 +20,8 @@ import org.springframework.stereotype.Component;
  * {@code delete}: {@code {delete: coll, deletes: [{q, limit: 0|1}], ordered?}} → {@code {n, writeErrors?, ok: 1}}.
  * A malformed statement refuses the whole command naming {@code deletes.<i>.<field>} ({@code limit} is required,
  * 0 or 1, as on the shard). Each statement is targeted by {@link QueryTargeting} ({@code limit: 0} is a
- * multi-document delete); one that cannot be refuses the whole command ({@code ShardKeyNotFound}, 400, MongoDB's
- * message) before any statement is sent. Batching,
+ * multi-document delete; a {@code limit: 1} delete whose filter pins neither the shard key nor {@code _id} runs as
+ * {@link WriteWithoutShardKey}). Batching,
  * ordering and merging: {@link BatchedWrite}. A database that does not exist has nothing to delete: {@code n: 0}.
  */
 @Component
@@ -65,6 +65,6 @@ public class DeleteCommand implements CommandHandler {
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue value) {
         BsonDocument statement = value.asDocument();
         boolean multi = statement.getNumber("limit").longValue() == 0;
-        return BatchedWrite.Target.to(QueryTargeting.shards(routing, statement.getDocument("q"), multi, false, "delete", statement));
+        return QueryTargeting.target(routing, statement.getDocument("q"), multi, false);
     }
 }

@@ -2,17 +2,13 @@ package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
-import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.routing.CollectionRouting;
-import dev.shardstore.router.routing.ShardKeyEqualities;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.Optional;
 import java.util.Set;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.springframework.stereotype.Component;
 
 /**
@@ -20,10 +16,9 @@ import org.springframework.stereotype.Component;
  * as it is ({@code {lastErrorObject, value, ok}}); a shard's error reply is thrown. Creates the database when
  * missing, like {@code update}.
  *
- * <p>Sharded collection: {@code query} must pin the shard key with equalities (mongos: "Query for sharded
- * findAndModify must contain the shard key", ShardKeyNotFound 61), and an upsert must; without the shard key
- * but with an {@code _id} equality the shards owning chunks are tried one after another until one matched
- * ({@code lastErrorObject.n > 0}), so at most one document is modified even if two shards hold that {@code _id}.
+ * <p>Sharded collection: a {@code query} that pins the shard key with equalities goes to the shard owning that key;
+ * any other (upserts included) runs as {@link WriteWithoutShardKey} (MongoDB 7.1): the one document matching first in
+ * {@code sort} order across the shards is modified on its owner, exactly one even when it moves meanwhile.
  */
 @Component
 public class FindAndModifyCommand implements CommandHandler {
@@ -51,14 +46,14 @@ public class FindAndModifyCommand implements CommandHandler {
         BsonDocument query = args.optionalDocument(command, "query", "query");
         boolean upsert = args.optionalBoolean(command, "upsert", "upsert", false);
         CommandVariables.parse(command.get("let"), "let"); // refused before any shard is asked
-        BsonDocument reply = router.run(db, collection, true, routing -> modify(routing, db, command, query, upsert)).orElseThrow();
+        BsonDocument reply = router.run(db, collection, true, routing -> modify(routing, db, collection, command, query, upsert)).orElseThrow();
         if (ErrorReplies.isError(reply)) {
             throw ErrorReplies.toException(reply);
         }
         return reply;
     }
 
-    private BsonDocument modify(CollectionRouting routing, String db, BsonDocument command, BsonDocument query, boolean upsert) {
+    private BsonDocument modify(CollectionRouting routing, String db, String collection, BsonDocument command, BsonDocument query, boolean upsert) {
         if (!routing.isSharded()) {
             return router.send(routing, routing.database().primary(), db, command);
         }
@@ -66,22 +61,6 @@ public class FindAndModifyCommand implements CommandHandler {
         if (owner.isPresent()) {
             return router.send(routing, owner.get(), db, command);
         }
-        if (upsert || !ShardKeyEqualities.hasIdEquality(query)) {
-            throw new CommandException(ErrorCode.ShardKeyNotFound, "Query for sharded findAndModify must contain the shard key: query "
-                    + query.toJson() + ", shard key pattern: " + routing.table().shardKey().pattern().toJson());
-        }
-        BsonDocument reply = null;
-        for (String shard : routing.table().shards()) {
-            reply = router.send(routing, shard, db, command);
-            if (ErrorReplies.isError(reply) || matched(reply)) {
-                return reply;
-            }
-        }
-        return reply;
-    }
-
-    private static boolean matched(BsonDocument reply) {
-        BsonDocument last = reply.getDocument("lastErrorObject", new BsonDocument());
-        return last.getNumber("n", new BsonInt32(0)).intValue() > 0;
+        return new WriteWithoutShardKey(router, db, collection, command).findAndModify(routing, upsert);
     }
 }

@@ -11,54 +11,46 @@ import java.util.Optional;
 import org.bson.BsonDocument;
 
 /**
- * Where a query-driven write (an update or delete statement, findAndModify) goes, by MongoDB's rules
- * (mongos' {@code ChunkManagerTargeter}):
+ * Where a query-driven write (an update or delete statement) goes, by MongoDB's rules (mongos'
+ * {@code ChunkManagerTargeter}, 7.1 and later):
  *
  * <ul>
  *   <li>unsharded: the primary shard;</li>
  *   <li>equality on every shard key field (the hashed field for a hashed key): the one shard owning that key;</li>
- *   <li>an upsert without that: refused, the shard to insert into is unknown;</li>
  *   <li>a multi-document write: the shards owning chunks the query's shard-key bounds intersect
  *       ({@link ShardKeyTargeter}; every shard owning chunks when the query does not bound the key);</li>
- *   <li>a single-document write with an {@code _id} equality: every shard owning chunks — {@code _id} is unique
- *       per shard only, so if two shards hold the same {@code _id} (possible when the shard key is not
- *       {@code _id}) each may write one, as in MongoDB before 7.0;</li>
- *   <li>any other single-document write: refused.</li>
+ *   <li>a single-document write (not an upsert) with an {@code _id} equality: every shard owning chunks — {@code _id}
+ *       is unique per shard only, so if two shards hold the same {@code _id} (possible when the shard key is not
+ *       {@code _id}) each may write one, as in MongoDB;</li>
+ *   <li>any other single-document write, and an upsert without the shard key: {@link WriteWithoutShardKey}'s read
+ *       then write.</li>
  * </ul>
  */
 final class QueryTargeting {
     private QueryTargeting() {}
 
-    /**
-     * The shards for a write with {@code query}.
-     *
-     * @param kind        "update" or "delete", for MongoDB's error wording
-     * @param description the statement, quoted in errors
-     * @throws CommandException ShardKeyNotFound (61) with MongoDB's message when the write cannot be targeted
-     */
-    static List<String> shards(CollectionRouting routing, BsonDocument query, boolean multi, boolean upsert, String kind, BsonDocument description) {
+    /** The target of a write statement with {@code query}. */
+    static BatchedWrite.Target target(CollectionRouting routing, BsonDocument query, boolean multi, boolean upsert) {
         if (!routing.isSharded()) {
-            return List.of(routing.database().primary());
+            return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
         RoutingTable table = routing.table();
         Optional<String> owner = owner(table, query);
         if (owner.isPresent()) {
-            return owner.map(List::of).orElseThrow();
+            return BatchedWrite.Target.to(List.of(owner.get()));
         }
-        if (upsert) {
-            throw new CommandException(ErrorCode.ShardKeyNotFound, "Failed to target upsert by query :: could not extract exact shard key"
-                    + " from " + query.toJson() + ", shard key pattern: " + table.shardKey().pattern().toJson());
+        if (multi && !upsert) {
+            return BatchedWrite.Target.to(ShardKeyTargeter.shards(table, query));
         }
         if (multi) {
-            return ShardKeyTargeter.shards(table, query);
+            throw new CommandException(ErrorCode.ShardKeyNotFound, "Failed to target upsert by query :: could not extract exact shard key"
+                    + " from " + query.toJson() + ", shard key pattern: " + table.shardKey().pattern().toJson()
+                    + " (a multi: true upsert needs the full shard key in its filter)");
         }
-        if (ShardKeyEqualities.hasIdEquality(query)) {
-            return table.shards();
+        if (!upsert && ShardKeyEqualities.hasIdEquality(query)) {
+            return BatchedWrite.Target.to(table.shards());
         }
-        throw new CommandException(ErrorCode.ShardKeyNotFound, "A single " + kind + " on a sharded collection must contain an exact match"
-                + " on _id (and have the collection default collation) or contain the shard key (and have the simple collation). "
-                + Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + " request: " + description.toJson()
-                + ", shard key pattern: " + table.shardKey().pattern().toJson());
+        return BatchedWrite.Target.withoutShardKey();
     }
 
     /** The shard owning the key {@code query} pins with equalities on every shard key field, if it does. */

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.query.DatabaseAggregate;
 import dev.shardstore.router.query.ShardedDataDistribution;
 import dev.shardstore.router.session.SessionStages;
 import dev.shardstore.router.query.ShardedExplainer;
@@ -21,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The read commands: {@code find}, {@code getMore}, {@code killCursors}, {@code count}, {@code distinct},
  * {@code aggregate} (with {@code $shardedDataDistribution} on admin) and {@code explain}, on sharded and unsharded
- * collections alike ({@link ShardedReads}, {@link ShardedExplainer}, {@link ShardedDataDistribution}). A database that does not exist reads as empty.
+ * collections alike, and on views ({@link ViewResolution}) ({@link ShardedReads}, {@link ShardedExplainer}, {@link ShardedDataDistribution}). A database that does not exist reads as empty.
  */
 @Configuration
 public class ReadCommands {
@@ -42,16 +43,17 @@ public class ReadCommands {
                 return config.run(db, cmd);
             }
             Namespaces.checkUserDatabase(db, "find");
-            return reads.find(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.find(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
         });
     }
 
     /**
      * {@code aggregate} on a collection, {@code $shardedDataDistribution} or {@code $listLocalSessions} with
-     * {@code aggregate: 1} on admin, or {@code $listSessions} on {@code config.system.sessions}.
+     * {@code aggregate: 1} on admin, {@code $listSessions} on {@code config.system.sessions}, or another
+     * database-level {@code aggregate: 1} ({@link DatabaseAggregate}: {@code $documents}).
      */
     @Bean
-    CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages) {
+    CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages, DatabaseAggregate databaseLevel) {
         return CommandHandler.of("aggregate", (db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
@@ -61,12 +63,15 @@ public class ReadCommands {
             if (sessionStage != null) {
                 return sessionStages.aggregate(db, cmd, sessionStage);
             }
+            if (DatabaseAggregate.isDatabaseLevel(cmd) && !cmd.containsKey("explain")) {
+                return databaseLevel.aggregate(db, cmd);
+            }
             new CommandArgs(cmd).collectionName();
             Namespaces.checkUserDatabase(db, "aggregate");
             if (cmd.containsKey("explain") && new CommandArgs(cmd).optionalBoolean(cmd, "explain", "explain", false)) {
                 return explainAggregate(db, cmd);
             }
-            return reads.aggregate(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.aggregate(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
         });
     }
 
@@ -92,7 +97,7 @@ public class ReadCommands {
     CommandHandler count() {
         return CommandHandler.of("count", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "count");
-            return reads.count(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.count(db, cmd), aggregate -> reads.aggregate(db, aggregate), ViewResolution::countReply);
         });
     }
 
@@ -100,7 +105,8 @@ public class ReadCommands {
     CommandHandler distinct() {
         return CommandHandler.of("distinct", (db, cmd) -> {
             Namespaces.checkUserDatabase(db, "distinct");
-            return reads.distinct(db, cmd);
+            return ViewResolution.orResolved(cmd, () -> reads.distinct(db, cmd), aggregate -> reads.aggregate(db, aggregate),
+                    ViewResolution::distinctReply);
         });
     }
 
@@ -120,6 +126,12 @@ public class ReadCommands {
             throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
         }
         String collection = new CommandArgs(inner.asDocument()).collectionName();
+        return ViewResolution.orResolved(inner.asDocument(), () -> explainPlain(db, cmd, collection),
+                aggregate -> explain(db, new BsonDocument("explain", aggregate).append("verbosity", cmd.get("verbosity", new BsonString("queryPlanner")))),
+                reply -> reply);
+    }
+
+    private BsonDocument explainPlain(String db, BsonDocument cmd, String collection) {
         return explainer.explain(db, cmd).orElseGet(() -> Replies.ok(
                 new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(db + "." + collection))
                         .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))

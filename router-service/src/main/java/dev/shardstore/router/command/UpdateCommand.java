@@ -15,8 +15,10 @@ import org.springframework.stereotype.Component;
  * {@code update}: {@code {update: coll, updates: [{q, u, upsert?, multi?, ...}], ordered?}} → {@code {n, nModified,
  * upserted?: [{index, _id}], writeErrors?, ok: 1}}. A malformed statement (not a document, {@code q} not a
  * document, {@code u} missing, {@code multi}/{@code upsert} not booleans) refuses the whole command naming
- * {@code updates.<i>.<field>}. Each statement is targeted by {@link QueryTargeting}; one that cannot be refuses the
- * whole command ({@code ShardKeyNotFound}, 400, MongoDB's message) before any statement is sent. Batching, ordering and merging: {@link BatchedWrite}. Creates
+ * {@code updates.<i>.<field>}. Each statement is targeted by {@link QueryTargeting}: a single update or upsert whose
+ * filter does not pin the shard key runs as {@link WriteWithoutShardKey}; a {@code multi: true} upsert without the
+ * shard key refuses the whole command ({@code ShardKeyNotFound}, 400) before any statement is sent. Batching, ordering
+ * and merging: {@link BatchedWrite}. Creates
  * the database when missing (an upsert may insert).
  */
 @Component
@@ -58,8 +60,7 @@ public class UpdateCommand implements CommandHandler {
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {
         String path = "updates." + index;
-        return BatchedWrite.Target.to(QueryTargeting.shards(routing, statement.getDocument("q"),
-                args.optionalBoolean(statement, "multi", path + ".multi", false),
-                args.optionalBoolean(statement, "upsert", path + ".upsert", false), "update", statement));
+        return QueryTargeting.target(routing, statement.getDocument("q"), args.optionalBoolean(statement, "multi", path + ".multi", false),
+                args.optionalBoolean(statement, "upsert", path + ".upsert", false));
     }
 }

@@ -211,8 +211,11 @@ public class ShardedReads {
         return all;
     }
 
-    /** Where a merge-side {@code $lookup} reads: a routed find of the whole foreign collection, filtered here. */
-    private CollectionSource lookupSource(String db) {
+    /**
+     * Where a {@code $lookup} run on the router (a merge part, a database-level aggregate) reads: a routed find of the
+     * whole foreign collection of {@code db}, filtered here.
+     */
+    public CollectionSource lookupSource(String db) {
         return (foreign, filter) -> readAll(db, foreign).stream().filter(filter::matches).toList();
     }
 

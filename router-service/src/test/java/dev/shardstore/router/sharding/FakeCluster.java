@@ -25,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -46,8 +47,10 @@ import org.bson.types.ObjectId;
  * says) from the catalog; the shard stubs check {@code shardVersion} against the catalog like real shards
  * (mismatch → StaleConfig with their version as {@code vWanted}) and answer writes with one document per
  * statement, a document or statement with {@code fail: true} being a DuplicateKey write error, and read commands
- * with empty results of the shapes real shards answer (an empty cursor, {@code n: 0}, no values, an EOF plan). Tests
- * change the catalog (move a chunk) behind the router's back.
+ * with empty results of the shapes real shards answer (an empty cursor, {@code n: 0}, no values, an EOF plan) —
+ * except namespaces a test stores documents of ({@link #store}), answered from them by the query engine. Tests
+ * change the catalog (move a chunk, split) behind the router's back, also between a write's read and write phases
+ * ({@link #beforeVersionedWrite}).
  */
 final class FakeCluster implements AutoCloseable {
     static final String PRIMARY = "sh1";
@@ -74,8 +77,39 @@ final class FakeCluster implements AutoCloseable {
     final Set<String> broken = ConcurrentHashMap.newKeySet();
     /** Shards whose replies wait until the latch is released (a slow shard). */
     final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
-    /** Shards whose findAndModify matches a document. */
-    final Set<String> findAndModifyMatches = ConcurrentHashMap.newKeySet();
+
+    /** Documents of namespaces a test stores (by shard and namespace): those answer reads and writes from them. */
+    private final Map<String, FakeShardStore> stores = new ConcurrentHashMap<>();
+    /**
+     * Run once by the first shard to receive a versioned update, delete or findAndModify, before its version check: a
+     * split or move of the catalog between the read and the write of a write without the shard key.
+     */
+    final AtomicReference<@Nullable Runnable> beforeVersionedWrite = new AtomicReference<>();
+
+    /**
+     * Views the primary holds, by namespace, as their {@code resolvedView: {ns, pipeline}}: reads of one are answered
+     * with CommandOnShardedViewNotSupportedOnMongod (169) carrying it, anything else with CommandNotSupportedOnView (166),
+     * as the real primary does.
+     */
+    final Map<String, BsonDocument> views = new ConcurrentHashMap<>();
+
+    /** The document store of {@code ns} on {@code shard}, created empty: from then on that shard answers {@code ns} from it. */
+    FakeShardStore store(String shard, String ns) {
+        return stores.computeIfAbsent(shard + "|" + ns, k -> new FakeShardStore());
+    }
+
+    /** Inserts {@code documents} into {@code ns} on the shards the catalog says own them. */
+    void insertOwned(String ns, List<BsonDocument> documents) {
+        documents.forEach(d -> store(collections.get(ns).chunkFor(d).shard(), ns).add(d));
+    }
+
+    /** Moves every stored document of {@code ns} to the shard owning it in the catalog now (a migration's data move). */
+    void migrateDocuments(String ns) {
+        RoutingTable table = collections.get(ns);
+        for (String shard : List.of("sh1", "sh2")) {
+            store(shard, ns).removeIf(d -> !table.chunkFor(d).shard().equals(shard)).forEach(d -> store(table.chunkFor(d).shard(), ns).add(d));
+        }
+    }
 
     StubPeer shard(String id) {
         return id.equals("sh1") ? sh1 : sh2;
@@ -228,6 +262,12 @@ final class FakeCluster implements AutoCloseable {
             return ErrorReplies.errorReply(ErrorCode.StaleDbVersion, "database version mismatch for " + db, new BsonDocument("db", new BsonString(db)));
         }
         BsonValue received = cmd.get(InternalApi.SHARD_VERSION_FIELD);
+        if (received != null && List.of("update", "delete", "findAndModify").contains(cmd.getFirstKey())) {
+            Runnable hook = beforeVersionedWrite.getAndSet(null);
+            if (hook != null) {
+                hook.run();
+            }
+        }
         // the collection is named by the command's first value (by the explained command's, for explain)
         BsonDocument named = cmd.isDocument("explain") && !cmd.getDocument("explain").isEmpty() ? cmd.getDocument("explain") : cmd;
         String ns = db + "." + (named.get(named.getFirstKey()).isString() ? named.getString(named.getFirstKey()).getValue() : "");
@@ -239,12 +279,28 @@ final class FakeCluster implements AutoCloseable {
                 return new StaleConfig(ns, sent, alwaysStale.contains(shard) ? null : mine, shard).toException().toReply();
             }
         }
+        BsonDocument view = views.get(ns);
+        if (view != null) {
+            return List.of("find", "aggregate", "count", "distinct", "explain").contains(cmd.getFirstKey())
+                    ? ErrorReplies.errorReply(ErrorCode.CommandOnShardedViewNotSupportedOnMongod, "Resolved views on sharded collections must be"
+                            + " executed by mongos", new BsonDocument("resolvedView", view))
+                    : ErrorReplies.errorReply(ErrorCode.CommandNotSupportedOnView, "Namespace " + ns + " is a view, not a collection", new BsonDocument());
+        }
+        FakeShardStore store = stores.get(shard + "|" + ns);
+        if (store != null && List.of("find", "aggregate", "update", "delete", "findAndModify").contains(cmd.getFirstKey())) {
+            return switch (cmd.getFirstKey()) {
+                case "find" -> store.find(cmd, ns);
+                case "aggregate" -> store.aggregate(cmd, ns);
+                case "update" -> store.update(cmd.getArray("updates"));
+                case "delete" -> store.delete(cmd.getArray("deletes"));
+                default -> store.findAndModify(cmd);
+            };
+        }
         return switch (cmd.getFirstKey()) {
             case "insert" -> writeReply(cmd.getArray("documents"), cmd, false);
             case "update" -> writeReply(cmd.getArray("updates"), cmd, true);
             case "delete" -> writeReply(cmd.getArray("deletes"), cmd, false);
-            case "findAndModify" -> Replies.ok(new BsonDocument("lastErrorObject",
-                    new BsonDocument("n", new BsonInt32(findAndModifyMatches.contains(shard) ? 1 : 0))).append("value", BsonNull.VALUE));
+            case "findAndModify" -> Replies.ok(new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(0))).append("value", BsonNull.VALUE));
             case "listIndexes", "find", "aggregate", "listCollections" -> Replies.cursor(true, List.of(), 0, ns);
             case "getMore" -> ErrorReplies.errorReply(ErrorCode.CursorNotFound, "cursor not found", new BsonDocument());
             case "count" -> Replies.ok(new BsonDocument("n", new BsonInt32(0)));

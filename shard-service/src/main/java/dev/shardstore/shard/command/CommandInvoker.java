@@ -10,6 +10,8 @@ import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.ClusterClock;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import dev.shardstore.shard.view.ViewCatalog;
+import java.util.Set;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import java.time.Duration;
@@ -32,19 +34,24 @@ public class CommandInvoker {
     /** How long a read waits for the writes before its afterClusterTime: they are commits already under way. */
     static final Duration AFTER_CLUSTER_TIME_WAIT = Duration.ofSeconds(30);
 
+    /** The reads a view answers, through the router, as an aggregate of its resolved pipeline. */
+    private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct", "explain");
+
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;
     private final ClusterClock clock;
     private final TimeseriesCollections timeseries;
     private final LogicalSessionCache sessions;
+    private final ViewCatalog views;
 
     public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock, TimeseriesCollections timeseries,
-            LogicalSessionCache sessions) {
+            LogicalSessionCache sessions, ViewCatalog views) {
         this.sessions = sessions;
         this.runtime = runtime;
         this.metrics = metrics;
         this.clock = clock;
         this.timeseries = timeseries;
+        this.views = views;
     }
 
     /**
@@ -55,13 +62,17 @@ public class CommandInvoker {
      *                      {@code shardVersion} is checked), or null for commands that are not about one collection;
      *                      asked once the database name is valid
      * @param servesTimeseries whether the command handles a time-series {@code namespace} itself; when not, it is refused
+     * @param servesViews      whether the command handles a view {@code namespace} itself (create, drop); when not, a read
+     *                         of a view is answered with CommandOnShardedViewNotSupportedOnMongod (169) carrying
+     *                         {@code resolvedView: {ns, pipeline}} for the router to run, anything else is refused with
+     *                         CommandNotSupportedOnView (166) — MongoDB's protocol between mongos and the primary shard
      * @throws CommandException InvalidNamespace for a bad database name, a bad readConcern, MaxTimeMSExpired when the
      *                          writes before afterClusterTime do not finish, StaleDbVersion, StaleConfig, NotImplemented
      *                          (238) for a command that does not serve time-series collections sent to one, or what
      *                          {@code body} throws
      */
     BsonDocument invoke(String name, String db, BsonDocument command, boolean checkVersions, Supplier<@Nullable Namespace> namespace,
-            CollectionAccess access, boolean servesTimeseries, Supplier<BsonDocument> body) {
+            CollectionAccess access, boolean servesTimeseries, boolean servesViews, Supplier<BsonDocument> body) {
         long start = System.nanoTime();
         String outcome = "InternalError";
         try {
@@ -81,6 +92,15 @@ public class CommandInvoker {
                 }
                 return body.get();
             };
+            if (!servesViews && target != null) {
+                Supplier<BsonDocument> inner = guarded;
+                guarded = () -> {
+                    if (views.find(target).isPresent()) {
+                        throw onView(name, target);
+                    }
+                    return inner.get();
+                };
+            }
             BsonDocument reply = runtime.run(db, target, access, command, checkVersions, guarded);
             outcome = "ok";
             return reply;
@@ -90,5 +110,14 @@ public class CommandInvoker {
         } finally {
             metrics.recordCommand(name, outcome, System.nanoTime() - start);
         }
+    }
+
+    /** The error for command {@code name} sent to the view {@code view}. */
+    private CommandException onView(String name, Namespace view) {
+        if (VIEW_READS.contains(name)) {
+            return new CommandException(ErrorCode.CommandOnShardedViewNotSupportedOnMongod, "Resolved views on sharded collections must be"
+                    + " executed by mongos", new BsonDocument("resolvedView", views.resolve(view)));
+        }
+        return new CommandException(ErrorCode.CommandNotSupportedOnView, "Namespace " + view.full() + " is a view, not a collection");
     }
 }

@@ -8,6 +8,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import dev.shardstore.shard.view.ViewCatalog;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.support.command.CommandOptions;
 import java.util.List;
@@ -22,9 +23,11 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code create}: {@code {create: <coll>, ...options}} → {@code {ok: 1}}. The options are
  * recorded and shown by listCollections. Creating an existing collection with the same options
  * succeeds (MongoDB 7.0+); with other options it is NamespaceExists (48). Options that change a
- * collection's behaviour this shard does not implement (capped, views, validation, a collation
+ * collection's behaviour this shard does not implement (capped, validation, a collation
  * other than the simple one, clustered) are refused with NotImplemented (238) naming the option before the
  * command runs ({@link CommandOptions}), as is any field MongoDB does not document.
+ *
+ * <p>With {@code viewOn} (and {@code pipeline}) it creates a read-only view ({@link ViewCatalog}).
  *
  * <p>With {@code timeseries: {timeField, metaField?, granularity? | bucketMaxSpanSeconds + bucketRoundingSeconds}}
  * and optionally {@code expireAfterSeconds} (a non-negative number of seconds) it creates a time-series collection
@@ -40,12 +43,15 @@ public class CreateCommand extends ShardCommand {
     private final CollectionCatalog catalog;
     private final TimeseriesCollections timeseries;
     private final IndexCreator indexes;
+    private final ViewCatalog views;
 
-    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog, TimeseriesCollections timeseries, IndexCreator indexes) {
+    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog, TimeseriesCollections timeseries, IndexCreator indexes,
+            ViewCatalog views) {
         super(invoker);
         this.catalog = catalog;
         this.timeseries = timeseries;
         this.indexes = indexes;
+        this.views = views;
     }
 
     @Override
@@ -64,6 +70,11 @@ public class CreateCommand extends ShardCommand {
     }
 
     @Override
+    protected boolean servesViews() {
+        return true;
+    }
+
+    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonDocument options = new BsonDocument();
@@ -72,6 +83,9 @@ public class CreateCommand extends ShardCommand {
                 options.append(field, value);
             }
         });
+        if (options.containsKey("viewOn") || options.containsKey("pipeline")) {
+            return createView(ns, options);
+        }
         if (options.containsKey("timeseries")) {
             return createTimeseries(ns, options);
         }
@@ -84,6 +98,30 @@ public class CreateCommand extends ShardCommand {
         }
         CollectionCatalog.Creation creation = catalog.create(ns, options);
         if (!creation.created() && !creation.collection().options().equals(options)) {
+            throw exists(ns, "with different options: " + creation.collection().options().toJson());
+        }
+        return Replies.ok();
+    }
+
+    /**
+     * A view ({@link ViewCatalog}): a catalog entry with options {@code {viewOn, pipeline}}; created again with the same
+     * definition it is a no-op, with another NamespaceExists, as for collections.
+     */
+    private BsonDocument createView(Namespace ns, BsonDocument options) {
+        if (!options.containsKey("viewOn")) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'pipeline' requires 'viewOn' also be specified");
+        }
+        for (String other : List.of("timeseries", "expireAfterSeconds")) {
+            if (options.containsKey(other)) {
+                throw new CommandException(ErrorCode.InvalidOptions, "'create." + other + "' cannot be combined with 'viewOn'");
+            }
+        }
+        BsonDocument definition = views.validateNew(ns, options);
+        if (timeseries.buckets(ns).isPresent()) {
+            throw exists(ns, "as a time-series collection");
+        }
+        CollectionCatalog.Creation creation = catalog.create(ns, definition);
+        if (!creation.created() && !creation.collection().options().equals(definition)) {
             throw exists(ns, "with different options: " + creation.collection().options().toJson());
         }
         return Replies.ok();

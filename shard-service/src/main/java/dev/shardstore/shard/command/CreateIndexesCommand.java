@@ -17,7 +17,9 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.versioning.CollectionAccess;
+import dev.shardstore.shard.versioning.CollectionShardingState;
 import org.springframework.stereotype.Component;
 
 /**
@@ -28,7 +30,8 @@ import org.springframework.stereotype.Component;
  * NotImplemented. Re-creating an identical index is a no-op ({@code note:
  * "all indexes already exist"}); the same name with another key is IndexKeySpecsConflict (86), the same
  * name or key with other options IndexOptionsConflict (85). The command's indexes are built in one
- * transaction with the collection held exclusively: if one fails, none is left.
+ * transaction with the collection held exclusively: if one fails, none is left. On a sharded collection a unique
+ * index the shard key does not lead is CannotCreateIndex (67), MongoDB's rule ({@link #requireUniqueIndexesCompatible}).
  */
 @Component
 public class CreateIndexesCommand extends ShardCommand {
@@ -37,13 +40,15 @@ public class CreateIndexesCommand extends ShardCommand {
     private final CollectionCatalog catalog;
     private final IndexCatalog indexes;
     private final IndexCreator creator;
+    private final CollectionShardingState sharding;
 
     public CreateIndexesCommand(CommandInvoker invoker, CollectionCatalog catalog, IndexCatalog indexes,
-            IndexCreator creator) {
+            IndexCreator creator, CollectionShardingState sharding) {
         super(invoker);
         this.catalog = catalog;
         this.indexes = indexes;
         this.creator = creator;
+        this.sharding = sharding;
     }
 
     @Override
@@ -68,6 +73,7 @@ public class CreateIndexesCommand extends ShardCommand {
         for (int i = 0; i < raw.asArray().size(); i++) {
             specs.add(validate(args.document(raw.asArray().get(i), "indexes." + i)));
         }
+        requireUniqueIndexesCompatible(ns, specs);
         CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
         CollectionInfo c = creation.collection();
         int before = indexes.list(c).size() + 1;
@@ -79,6 +85,28 @@ public class CreateIndexesCommand extends ShardCommand {
             reply.append("note", new BsonString("all indexes already exist"));
         }
         return Replies.ok(reply);
+    }
+
+    /**
+     * On a sharded collection a unique index must be one the shard key can enforce
+     * ({@link ShardKeyPattern#isUniqueIndexCompatible}): each shard checks uniqueness among its own documents only.
+     * Checked under the exclusive collection lock against the shard's filtering metadata, so a concurrent
+     * shardCollection (which holds the collection in its critical section) is either before or after it.
+     *
+     * @throws CommandException CannotCreateIndex (67) with MongoDB's message naming the index key and the shard key
+     */
+    private void requireUniqueIndexesCompatible(Namespace ns, List<BsonDocument> specs) {
+        if (specs.stream().noneMatch(spec -> spec.containsKey("unique"))) {
+            return; // nothing to check: no metadata load
+        }
+        sharding.get(ns.full()).table().map(table -> table.shardKey()).ifPresent(key -> {
+            for (BsonDocument spec : specs) {
+                if (spec.containsKey("unique") && !key.isUniqueIndexCompatible(spec.getDocument("key"))) {
+                    throw new CommandException(ErrorCode.CannotCreateIndex, "cannot create unique index over " + spec.getDocument("key").toJson()
+                            + " with shard key pattern " + key.pattern().toJson());
+                }
+            }
+        });
     }
 
     /**

@@ -40,6 +40,12 @@ public class DropCommand extends ShardCommand {
         return true;
     }
 
+    /** A view is dropped like a collection: its catalog entry goes. */
+    @Override
+    protected boolean servesViews() {
+        return true;
+    }
+
     @Override
     protected CollectionAccess access() {
         return CollectionAccess.EXCLUSIVE;

@@ -20,13 +20,15 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.UuidRepresentation;
+import dev.shardstore.shard.view.ViewCatalog;
 import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code listCollections}: {@code {listCollections: 1, filter?, nameOnly?, cursor?: {batchSize}}}
  * → a cursor (namespace {@code <db>.$cmd.listCollections}) of
  * {@code {name, type: "collection", options, info: {readOnly: false, uuid}, idIndex}} entries by name,
- * or {@code {name, type}} with {@code nameOnly}. The filter applies to the full entries. A time-series collection is
+ * or {@code {name, type}} with {@code nameOnly}. A view is {@code {name, type: "view", options: {viewOn, pipeline}, info:
+ * {readOnly: true}}}. The filter applies to the full entries. A time-series collection is
  * listed as {@code {name, type: "timeseries", options: {timeseries, expireAfterSeconds?}, info: {readOnly: false}}}
  * next to its buckets collection {@code system.buckets.<name>}, as MongoDB lists both.
  */
@@ -83,6 +85,12 @@ public class ListCollectionsCommand extends ShardCommand {
     }
 
     private static BsonDocument entry(CollectionInfo collection) {
+        if (ViewCatalog.isView(collection.options())) {
+            return new BsonDocument("name", new BsonString(collection.namespace().collection()))
+                    .append("type", new BsonString("view"))
+                    .append("options", collection.options().clone())
+                    .append("info", new BsonDocument("readOnly", BsonBoolean.TRUE));
+        }
         return new BsonDocument("name", new BsonString(collection.namespace().collection()))
                 .append("type", new BsonString("collection"))
                 .append("options", collection.options().clone())

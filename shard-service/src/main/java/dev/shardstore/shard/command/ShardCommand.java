@@ -22,7 +22,7 @@ public abstract class ShardCommand implements CommandHandler {
     @Override
     public final BsonDocument run(String db, BsonDocument command) {
         return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(), servesTimeseries(),
-                () -> execute(db, command));
+                servesViews(), () -> execute(db, command));
     }
 
     /**
@@ -47,6 +47,15 @@ public abstract class ShardCommand implements CommandHandler {
      * with NotImplemented (238) rather than answered as if the namespace were an empty collection.
      */
     protected boolean servesTimeseries() {
+        return false;
+    }
+
+    /**
+     * Whether the command knows views (MongoDB's {@code create} with {@code viewOn}; {@link dev.shardstore.shard.view.ViewCatalog}).
+     * False by default: a read of a view is answered with its resolved pipeline for the router to run, anything else
+     * is CommandNotSupportedOnView (166) — a view is read-only.
+     */
+    protected boolean servesViews() {
         return false;
     }
 

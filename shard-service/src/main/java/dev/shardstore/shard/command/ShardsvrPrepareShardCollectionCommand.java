@@ -14,6 +14,8 @@ import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
 import org.bson.BsonArray;
@@ -39,7 +41,8 @@ import org.springframework.stereotype.Component;
  *       ({@link SplitPoints#bySize}, walking that index) cut the documents, in shard key order, into chunks of
  *       about {@code maxChunkSizeBytes}, counting each document as the collection's average document size.</li>
  * </ul>
- * Other errors: InvalidOptions for a unique hashed key; BadValue for a malformed key; the index build's errors.
+ * Other errors: InvalidOptions for a unique hashed key, and for a unique index of the collection that the key does not
+ * lead (MongoDB's message: uniqueness can't be maintained unless the shard key is a prefix); BadValue for a malformed key; the index build's errors.
  *
  * <p>A successful prepare leaves the collection in its critical section, phase 2 (versioned reads and writes wait;
  * {@link CollectionShardingRuntime}), until the config service's {@code _shardsvrRefreshCollection} after the commit,
@@ -55,17 +58,19 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     private final CollectionShardingRuntime runtime;
     private final CollectionCatalog catalog;
     private final IndexCreator creator;
+    private final IndexCatalog indexes;
     private final DocumentStore store;
     private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
     private final Duration criticalSectionTimeout;
 
     public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionShardingRuntime runtime, CollectionCatalog catalog,
-            IndexCreator creator, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan, ShardProperties properties) {
+            IndexCreator creator, IndexCatalog indexes, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan, ShardProperties properties) {
         super(invoker);
         this.runtime = runtime;
         this.catalog = catalog;
         this.creator = creator;
+        this.indexes = indexes;
         this.store = store;
         this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
@@ -110,6 +115,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
 
     private BsonDocument prepare(Namespace ns, ShardKeyPattern key, boolean unique, long maxChunkSizeBytes) {
         CollectionInfo c = catalog.create(ns, new BsonDocument()).collection();
+        requireUniqueIndexesCompatible(c, key);
         long count = store.count(c);
         List<BsonDocument> splitKeys = List.of();
         if (count == 0) {
@@ -122,6 +128,23 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
         return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
                 .append("count", new BsonInt64(count))
                 .append("splitKeys", new BsonArray(splitKeys)));
+    }
+
+    /**
+     * Every unique index of the collection must be one {@code key} can enforce
+     * ({@link ShardKeyPattern#isUniqueIndexCompatible}), whether the collection is empty or not (reference:
+     * MongoDB's shardCollection requirements).
+     *
+     * @throws CommandException InvalidOptions (72) with MongoDB's message naming the index key and the proposed key
+     */
+    private void requireUniqueIndexesCompatible(CollectionInfo c, ShardKeyPattern key) {
+        for (IndexSpec index : indexes.list(c)) {
+            if (index.unique() && !key.isUniqueIndexCompatible(index.key())) {
+                throw new CommandException(ErrorCode.InvalidOptions, "can't shard collection '" + c.namespace() + "' with unique index on "
+                        + index.key().toJson() + " and proposed shard key " + key.pattern().toJson()
+                        + ". Uniqueness can't be maintained unless shard key is a prefix");
+            }
+        }
     }
 
     /**

@@ -173,8 +173,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             create | capped: true | 238
             create | size: 1000 | 238
             create | max: 10 | 238
-            create | viewOn: 'c' | 238
-            create | pipeline: [] | 238
+            create | viewOn: 'c' | ok
+            create | pipeline: [] | 72
             create | timeseries: {timeField: 't'} | ok
             create | expireAfterSeconds: 10 | 72
             create | clusteredIndex: {key: {_id: 1}, unique: true} | 238

@@ -99,6 +99,25 @@ public record ShardKeyPattern(BsonDocument pattern) {
         return pattern.values().iterator().next().isString();
     }
 
+    /**
+     * Whether a unique index on {@code indexKey} can be enforced cluster-wide under this shard key (MongoDB's
+     * {@code ShardKeyPattern::isUniqueIndexCompatible}): true when the index's first field is {@code _id} (the
+     * {@code _id} index and its extensions are taken as unique by the application, as MongoDB does) or when this
+     * pattern's field names are, in order, the first field names of the index — whatever their directions or
+     * hashing, since equal values of the key fields put two documents on the same shard. So {@code {_id: "hashed"}}
+     * does not back a unique {@code {x: 1}}, while {@code {x: "hashed"}} backs a unique {@code {x: 1, y: 1}}.
+     * Reference: Sharding, unique indexes on sharded collections.
+     *
+     * @param indexKey a unique index's key pattern, e.g. {@code {x: 1, y: -1}}
+     */
+    public boolean isUniqueIndexCompatible(BsonDocument indexKey) {
+        List<String> indexFields = List.copyOf(indexKey.keySet());
+        if (!indexFields.isEmpty() && indexFields.get(0).equals("_id")) {
+            return true;
+        }
+        return indexFields.size() >= size() && indexFields.subList(0, size()).equals(fields());
+    }
+
     /** The ascending ordering of the key's components. */
     public Ordering ordering() {
         return Ordering.allAscending(pattern.size());

@@ -72,6 +72,21 @@ class ShardKeyPatternTest {
                 .hasMessageContaining("'" + field + "'");
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "{_id: 'hashed'} | {x: 1}           | false",
+            "{_id: 'hashed'} | {_id: 1, x: 1}   | true",
+            "{x: 1}          | {_id: 1}         | true",
+            "{x: 1}          | {x: -1, y: 1}    | true",
+            "{x: 'hashed'}   | {x: 1}           | true",
+            "{x: 1, y: 1}    | {x: 1}           | false",
+            "{x: 1, y: 1}    | {y: 1, x: 1}     | false",
+            "{x: 1, y: 1}    | {x: 1, y: 1, z: 1} | true",
+            "{'a.b': 1}      | {a: 1}           | false"})
+    void aUniqueIndexIsEnforceableOnlyWhenTheShardKeyFieldsLeadIt(String key, String index, boolean compatible) {
+        assertThat(pattern(key).isUniqueIndexCompatible(ExtendedJson.parse(index))).isEqualTo(compatible);
+    }
+
     @Test
     void rejectsAnEmptyPatternAndTwoHashedFieldsNamingKey() {
         assertThatThrownBy(() -> pattern("{}"))
