@@ -40,7 +40,13 @@ final class MigrationCluster implements AutoCloseable {
 
     /** Starts the cluster with its ports offset by {@code portOffset}. */
     static MigrationCluster start(String name, int portOffset) throws IOException {
+        return start(name, portOffset, List.of());
+    }
+
+    /** Starts the cluster with its ports offset by {@code portOffset} and {@code moreJvmOptions} for every service. */
+    static MigrationCluster start(String name, int portOffset, List<String> moreJvmOptions) throws IOException {
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
+        jvm.addAll(moreJvmOptions);
         jvm.add("-Dshardstore.test-commands.enabled=true");
         jvm.add("-Dshardstore.shard.migration.orphan-cleanup-delay=2s");
         jvm.add("-Dshardstore.shard.migration.recovery-retry-interval=1s");
