@@ -107,7 +107,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      * Creates {@code database} on the server whose {@code postgres} database is at {@code adminUrl}, unless it exists.
      * Shared with the Testcontainers backend: one rule for names, races and errors.
      */
-    static void createDatabaseAt(String adminUrl, String database) {
+    public static void createDatabaseAt(String adminUrl, String database) {
         requireValidName(database);
         try (Connection connection = DriverManager.getConnection(adminUrl, USERNAME, PASSWORD)) {
             if (exists(connection, database)) {

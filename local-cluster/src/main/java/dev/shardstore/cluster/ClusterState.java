@@ -31,6 +31,11 @@ record ClusterState(int shards, int routers, int portOffset, Map<String, Process
         return new ClusterState(shards, routers, portOffset, copy);
     }
 
+    /** This state planned with {@code n} shards (a shard added to the running cluster). */
+    public ClusterState withShards(int n) {
+        return new ClusterState(n, routers, portOffset, processes);
+    }
+
     /** The recorded processes that still run. */
     public List<ProcessRecord> runningProcesses() {
         return processes.values().stream().filter(ProcessRecord::running).toList();

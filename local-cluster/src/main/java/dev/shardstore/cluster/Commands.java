@@ -127,6 +127,35 @@ final class Commands {
         return command;
     }
 
+    /**
+     * The command line of a shard added to a running cluster: {@code template}, a recorded shard's command, with the new
+     * shard's port, database and name (its JVM options and peers stay, so a test's {@code -D} options carry over).
+     *
+     * @throws IllegalStateException when {@code template} lacks one of the three arguments (it is not a shard's command)
+     */
+    static List<String> forAddedShard(List<String> template, Component shard) {
+        List<String> command = new ArrayList<>(template);
+        replace(command, "--server.port=", String.valueOf(shard.port()));
+        replace(command, "--shardstore.shard.name=", shard.name());
+        int url = indexOf(command, "--spring.datasource.url=");
+        String jdbc = command.get(url);
+        command.set(url, jdbc.substring(0, jdbc.lastIndexOf('/') + 1) + shard.database().orElseThrow());
+        return command;
+    }
+
+    private static void replace(List<String> command, String prefix, String value) {
+        command.set(indexOf(command, prefix), prefix + value);
+    }
+
+    private static int indexOf(List<String> command, String prefix) {
+        for (int i = 0; i < command.size(); i++) {
+            if (command.get(i).startsWith(prefix)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("not a shard's command line (no " + prefix + "...): " + command);
+    }
+
     private int postgresPort() {
         return topology.component("postgres").port();
     }

@@ -1,6 +1,7 @@
 package dev.shardstore.cluster;
 
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.infra.EmbeddedPostgresServer;
 import dev.shardstore.infra.Ports;
 import dev.shardstore.infra.Postmaster;
 import java.io.IOException;
@@ -42,7 +43,6 @@ public final class LocalCluster implements AutoCloseable {
 
     private final ClusterHome home;
     private final StateStore store;
-    private final Topology topology;
     private final Duration startTimeout;
     private final Consumer<String> out;
     private ClusterState state;
@@ -50,7 +50,6 @@ public final class LocalCluster implements AutoCloseable {
     private LocalCluster(ClusterHome home, ClusterState state, Duration startTimeout, Consumer<String> out) {
         this.home = home;
         this.store = new StateStore(home);
-        this.topology = state.topology();
         this.state = state;
         this.startTimeout = startTimeout;
         this.out = out;
@@ -108,9 +107,42 @@ public final class LocalCluster implements AutoCloseable {
         return new StateStore(clusterHome).load().map(s -> new LocalCluster(clusterHome, s, DEFAULT_START_TIMEOUT, out));
     }
 
-    /** The planned components. */
-    public Topology topology() {
-        return topology;
+    /** The planned components (with the shards {@link #addShard} added). */
+    public synchronized Topology topology() {
+        return state.topology();
+    }
+
+    /**
+     * Adds a shard to the running cluster, as an operator grows a sharded cluster: creates the next shard's database
+     * ({@code shard<N+1>}), starts its process with the command line of the cluster's first shard (same JVM options and
+     * peers; its own name, port and database), waits until it is ready, and registers it through router1
+     * ({@code addShard}). The balancer then moves chunks to it.
+     *
+     * @return the new shard's component ({@code shard4} on port 8104 + offset after three shards)
+     * @throws IllegalStateException    when no shard process was ever recorded (the cluster was never started)
+     * @throws Ports.PortInUseException when the new shard's port is taken
+     * @throws StartupException         when it does not become ready within the start timeout
+     */
+    public synchronized Component addShard() {
+        ClusterState grown = state.withShards(state.shards() + 1);
+        Component shard = grown.topology().component("shard" + grown.shards());
+        Component template = topology().component("shard1");
+        ProcessRecord recorded = state.processes().get(template.name());
+        if (recorded == null) {
+            throw new IllegalStateException("shard1 was never started in this cluster; start the cluster first");
+        }
+        requirePortsFree(shard);
+        EmbeddedPostgresServer.createDatabaseAt(jdbcUrl("postgres"), shard.database().orElseThrow());
+        state = grown;
+        store.save(state);
+        long begin = System.nanoTime();
+        ProcessRecord record = ProcessControl.spawn(shard.name(), shard.port(), Commands.forAddedShard(recorded.command(), shard),
+                home.log(shard.name()), false);
+        record(record);
+        new Readiness(home).await(shard, record, begin + startTimeout.toNanos(), startTimeout);
+        out.accept(readyLine(shard, begin));
+        registerShards();
+        return shard;
     }
 
     /** The state directory. */
@@ -125,7 +157,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Router {@code i}'s URL, 1-based: {@code routerUrl(1)} is router1, {@code http://localhost:8080} + offset. */
     public String routerUrl(int i) {
-        return topology.router(i).url();
+        return topology().router(i).url();
     }
 
     /**
@@ -133,27 +165,27 @@ public final class LocalCluster implements AutoCloseable {
      * {@code mongodb://localhost:27017} + offset, for mongosh and the drivers.
      */
     public String connectionString(int i) {
-        return topology.router(i).connectionString();
+        return topology().router(i).connectionString();
     }
 
     /** The URL of a service by component name, e.g. {@code url("shard2")}. */
     public String url(String component) {
-        return topology.component(component).url();
+        return topology().component(component).url();
     }
 
     /** The JDBC URL of one of the cluster's databases (user {@code postgres}, password {@code postgres}). */
     public String jdbcUrl(String database) {
-        return "jdbc:postgresql://localhost:" + topology.component("postgres").port() + "/" + database;
+        return "jdbc:postgresql://localhost:" + topology().component("postgres").port() + "/" + database;
     }
 
     /** The Kafka broker's bootstrap servers, e.g. {@code localhost:29092}. */
     public String kafkaBootstrapServers() {
-        return "localhost:" + topology.component("kafka").port();
+        return "localhost:" + topology().component("kafka").port();
     }
 
     /** Each component with its pid, whether it runs and its health. Probes services over HTTP. */
     public synchronized List<ComponentStatus> status() {
-        return topology.components().stream().map(c -> {
+        return topology().components().stream().map(c -> {
             ProcessRecord record = state.processes().get(c.name());
             boolean running = record != null && record.running();
             return new ComponentStatus(c, record == null ? OptionalLong.empty() : OptionalLong.of(record.pid()), running,
@@ -169,7 +201,7 @@ public final class LocalCluster implements AutoCloseable {
      * @throws IllegalArgumentException for an unknown name
      */
     public synchronized void killService(String name) {
-        Component component = topology.component(name);
+        Component component = topology().component(name);
         Optional.ofNullable(state.processes().get(name)).ifPresent(ProcessControl::kill);
         if (component.role() == Role.POSTGRES) {
             Postmaster.find(home.postgresData()).ifPresent(ProcessControl::killTree);
@@ -185,7 +217,7 @@ public final class LocalCluster implements AutoCloseable {
      * @throws IllegalStateException    when it does not run
      */
     public synchronized void stopService(String name) {
-        topology.component(name);
+        topology().component(name);
         ProcessRecord record = state.processes().get(name);
         if (record == null || !record.running()) {
             throw new IllegalStateException(name + " is not running");
@@ -204,7 +236,7 @@ public final class LocalCluster implements AutoCloseable {
      * @throws StartupException      when it exits or is not ready within the start timeout
      */
     public synchronized void startService(String name) {
-        Component component = topology.component(name);
+        Component component = topology().component(name);
         ProcessRecord previous = state.processes().get(name);
         if (previous == null) {
             throw new IllegalStateException(name + " was never started in this cluster; start the cluster first");
@@ -229,7 +261,7 @@ public final class LocalCluster implements AutoCloseable {
      */
     public synchronized void stop() {
         List<ProcessRecord> services = new ArrayList<>();
-        topology.services().reversed().forEach(c -> Optional.ofNullable(state.processes().get(c.name())).ifPresent(services::add));
+        topology().services().reversed().forEach(c -> Optional.ofNullable(state.processes().get(c.name())).ifPresent(services::add));
         stopGroup(services);
         Optional.ofNullable(state.processes().get("kafka")).ifPresent(r -> stopGroup(List.of(r)));
         Optional.ofNullable(state.processes().get("postgres")).ifPresent(r -> stopGroup(List.of(r)));
@@ -270,7 +302,7 @@ public final class LocalCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare Kafka's temporary directory " + home.kafkaTmp(), e);
         }
-        topology.components().stream().filter(c -> !c.role().isService()).forEach(this::deleteReadyFile);
+        topology().components().stream().filter(c -> !c.role().isService()).forEach(this::deleteReadyFile);
     }
 
     private void startPhase(Commands commands, List<Component> components) {
@@ -290,7 +322,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private void registerShards() {
         RouterClient router = new RouterClient(routerUrl(1), Duration.ofSeconds(30));
-        List<String> added = new ShardRegistrar(router).register(topology.withRole(Role.SHARD));
+        List<String> added = new ShardRegistrar(router).register(topology().withRole(Role.SHARD));
         out.accept(added.isEmpty() ? "shards already registered" : "registered " + String.join(", ", added) + " through router1");
     }
 

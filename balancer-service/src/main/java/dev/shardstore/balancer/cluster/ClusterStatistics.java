@@ -1,7 +1,6 @@
 package dev.shardstore.balancer.cluster;
 
-import dev.shardstore.balancer.policy.ActiveWindow;
-import dev.shardstore.balancer.policy.BalancerSettings;
+import dev.shardstore.contracts.balancer.BalancerSettings;
 import dev.shardstore.balancer.policy.ClusterSnapshot;
 import dev.shardstore.balancer.policy.CollectionState;
 import dev.shardstore.balancer.policy.ShardState;
@@ -13,6 +12,7 @@ import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.ServiceSupportProperties;
+import java.time.Instant;
 import java.time.LocalTime;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,19 +55,28 @@ public class ClusterStatistics {
         BalancerSettings settings = settings();
         List<BsonDocument> shardDocs = find("shards", new BsonDocument());
         List<ShardState> shards = shardDocs.stream().map(ClusterStatistics::shard).toList();
-        Map<String, String> hosts = new HashMap<>();
-        shardDocs.forEach(doc -> hosts.put(doc.getString("_id").getValue(), doc.getString("host").getValue()));
+        Map<String, String> hosts = hostsOf(shardDocs);
         List<CollectionState> collections = find("collections", new BsonDocument()).stream().map(ShardedCollection::fromBson)
                 .map(collection -> collection(collection, hosts, settings)).toList();
-        return new ClusterSnapshot(shards, collections, settings, LocalTime.now());
+        return new ClusterSnapshot(shards, collections, settings, LocalTime.now(), Instant.now());
     }
 
     /** One collection's state, for {@code balancerCollectionStatus}; empty when it is not sharded. */
     public Optional<CollectionState> collection(String namespace, BalancerSettings settings) {
-        Map<String, String> hosts = new HashMap<>();
-        find("shards", new BsonDocument()).forEach(doc -> hosts.put(doc.getString("_id").getValue(), doc.getString("host").getValue()));
+        Map<String, String> hosts = hosts();
         return find("collections", new BsonDocument("_id", new BsonString(namespace))).stream().findFirst()
                 .map(ShardedCollection::fromBson).map(c -> collection(c, hosts, settings));
+    }
+
+    /** Each shard's host URL by shard id ({@code config.shards}). */
+    public Map<String, String> hosts() {
+        return hostsOf(find("shards", new BsonDocument()));
+    }
+
+    private static Map<String, String> hostsOf(List<BsonDocument> shardDocs) {
+        Map<String, String> hosts = new HashMap<>();
+        shardDocs.forEach(doc -> hosts.put(doc.getString("_id").getValue(), doc.getString("host").getValue()));
+        return hosts;
     }
 
     /** Every {@code config.shards} entry. */
@@ -76,47 +85,44 @@ public class ClusterStatistics {
     }
 
     /**
-     * The balancer settings from {@code config.settings} ({@code balancer}, {@code chunksize}); MongoDB's defaults for
-     * whatever is unset. A stored value the policy cannot read is reported, never silently replaced.
+     * The balancer settings from {@code config.settings} ({@code balancer}, {@code chunksize}, {@code automerge}) by
+     * {@link BalancerSettings#fromDocuments}; MongoDB's defaults for whatever is unset. A stored value the policy cannot
+     * read is reported, never silently replaced.
      *
      * @throws CommandException BadValue naming the malformed setting
      */
     public BalancerSettings settings() {
-        BsonDocument balancer = new BsonDocument();
-        BsonDocument chunksize = new BsonDocument();
+        Map<String, BsonDocument> documents = new HashMap<>();
         for (BsonDocument doc : find("settings", new BsonDocument())) {
-            switch (doc.getString("_id").getValue()) {
-                case "balancer" -> balancer = doc;
-                case "chunksize" -> chunksize = doc;
-                default -> { }
-            }
+            documents.put(doc.getString("_id").getValue(), doc);
         }
-        BalancerSettings defaults = BalancerSettings.DEFAULTS;
         try {
-            BalancerSettings.Mode mode = balancer.isString("mode") ? BalancerSettings.Mode.parse(balancer.getString("mode").getValue())
-                    : balancer.getBoolean("stopped", org.bson.BsonBoolean.FALSE).getValue() ? BalancerSettings.Mode.OFF : defaults.mode();
-            ActiveWindow window = balancer.isDocument("activeWindow")
-                    ? ActiveWindow.parse(string(balancer.getDocument("activeWindow"), "start"), string(balancer.getDocument("activeWindow"), "stop"))
-                    : null;
-            long chunkSize = chunksize.isNumber("value") ? (long) (chunksize.getNumber("value").doubleValue() * 1024 * 1024)
-                    : defaults.chunkSizeBytes();
-            BalancerSettings.Policy policy = balancer.isString("policy") ? BalancerSettings.Policy.parse(balancer.getString("policy").getValue())
-                    : defaults.policy();
-            return new BalancerSettings(mode, window, balancer.getBoolean("attemptToBalanceJumboChunks", org.bson.BsonBoolean.FALSE).getValue(),
-                    chunkSize, policy);
+            return BalancerSettings.fromDocuments(documents.getOrDefault("balancer", new BsonDocument()),
+                    documents.getOrDefault("chunksize", new BsonDocument()), documents.getOrDefault("automerge", new BsonDocument()));
         } catch (IllegalArgumentException e) {
             throw new CommandException(ErrorCode.BadValue, "config.settings: " + e.getMessage(), e);
         }
     }
 
     private CollectionState collection(ShardedCollection collection, Map<String, String> hosts, BalancerSettings settings) {
-        List<Chunk> chunks = find("chunks", new BsonDocument("uuid", new BsonBinary(collection.uuid()))).stream().map(Chunk::fromBson).toList();
+        List<BsonDocument> chunkDocs = find("chunks", new BsonDocument("uuid", new BsonBinary(collection.uuid())));
+        List<Chunk> chunks = chunkDocs.stream().map(Chunk::fromBson).toList();
+        Map<ChunkRange, Instant> onShardSince = new HashMap<>();
+        for (BsonDocument doc : chunkDocs) {
+            // history is newest first: its first entry placed the chunk on its current shard
+            if (doc.isArray("history") && !doc.getArray("history").isEmpty()) {
+                onShardSince.put(new ChunkRange(doc.getDocument("min"), doc.getDocument("max")),
+                        Instant.ofEpochSecond(Integer.toUnsignedLong(doc.getArray("history").get(0).asDocument().getTimestamp("validAfter").getTime())));
+            }
+        }
         List<ZoneRange> zones = find("tags", new BsonDocument("ns", new BsonString(collection.namespace()))).stream()
                 .map(doc -> new ZoneRange(doc.getString("tag").getValue(), new ChunkRange(doc.getDocument("min"), doc.getDocument("max"))))
                 .toList();
         Map<String, Long> sizes = new HashMap<>();
         hosts.forEach((shard, host) -> dataSize(shard, host, collection.namespace()).ifPresent(size -> sizes.put(shard, size)));
-        return new CollectionState(collection.namespace(), chunks, sizes, settings.chunkSizeBytes(), collection.noBalance(), zones);
+        long maxChunkSize = collection.maxChunkSizeBytes() != null ? collection.maxChunkSizeBytes() : settings.chunkSizeBytes();
+        return new CollectionState(collection.namespace(), chunks, sizes, maxChunkSize, collection.noBalance(), zones, collection.key(),
+                !Boolean.FALSE.equals(collection.enableAutoMerger()), onShardSince);
     }
 
     /** The shard's owned bytes of {@code namespace}, empty when it does not answer (the round goes on without it). */
@@ -140,12 +146,5 @@ public class ClusterStatistics {
             doc.getArray("tags").forEach(tag -> zones.add(tag.asString().getValue()));
         }
         return new ShardState(doc.getString("_id").getValue(), doc.getInt32("state", new org.bson.BsonInt32(1)).getValue() == DRAINING, zones);
-    }
-
-    private static String string(BsonDocument doc, String field) {
-        if (!doc.isString(field)) {
-            throw new IllegalArgumentException("activeWindow." + field + " must be a \"HH:mm\" string");
-        }
-        return doc.getString(field).getValue();
     }
 }

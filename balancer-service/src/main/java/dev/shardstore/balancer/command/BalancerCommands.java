@@ -3,7 +3,7 @@ package dev.shardstore.balancer.command;
 import dev.shardstore.balancer.BalancerProperties;
 import dev.shardstore.balancer.cluster.ClusterStatistics;
 import dev.shardstore.balancer.policy.BalancerPolicy;
-import dev.shardstore.balancer.policy.BalancerSettings;
+import dev.shardstore.contracts.balancer.BalancerSettings;
 import dev.shardstore.balancer.policy.CollectionState;
 import dev.shardstore.balancer.policy.MigrationReason;
 import dev.shardstore.balancer.round.Balancer;
@@ -73,9 +73,11 @@ public class BalancerCommands {
     }
 
     /**
-     * {@code {balancerCollectionStatus: "db.coll"}} → {@code {balancerCompliant, firstComplianceViolation?, ok: 1}}: whether
-     * the balancer would leave the collection as it is; the violation is {@code draining}, {@code zoneViolation} or
-     * {@code chunksImbalance} ({@link BalancerPolicy#firstComplianceViolation}). NamespaceNotSharded (118) when it is not
+     * {@code {balancerCollectionStatus: "db.coll"}} → {@code {chunkSize, balancerCompliant, firstComplianceViolation?, ok: 1}}
+     * (MongoDB's shape): the collection's maximum chunk size in MiB (its {@code configureCollectionBalancing chunkSize}, else
+     * the cluster's {@code chunksize}) and whether the balancer would leave the collection as it is; the violation is
+     * {@code draining}, {@code zoneViolation} or {@code chunksImbalance} ({@link BalancerPolicy#firstComplianceViolation};
+     * {@code defragmentingChunks} never appears: this balancer does not defragment). NamespaceNotSharded (118) when it is not
      * sharded; InvalidNamespace when the name is not {@code db.coll}.
      */
     @Bean
@@ -86,7 +88,8 @@ public class BalancerCommands {
             CollectionState collection = statistics.collection(ns, settings)
                     .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotSharded, "Collection " + ns + " is not sharded"));
             Optional<MigrationReason> violation = new BalancerPolicy().firstComplianceViolation(collection, statistics.shards(), settings);
-            BsonDocument reply = new BsonDocument("balancerCompliant", BsonBoolean.valueOf(violation.isEmpty()));
+            BsonDocument reply = new BsonDocument("chunkSize", new org.bson.BsonDouble(collection.maxChunkSizeBytes() / (1024.0 * 1024)))
+                    .append("balancerCompliant", BsonBoolean.valueOf(violation.isEmpty()));
             violation.ifPresent(v -> reply.append("firstComplianceViolation", new BsonString(v.value())));
             return Replies.ok(reply);
         });

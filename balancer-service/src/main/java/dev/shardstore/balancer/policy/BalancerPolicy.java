@@ -1,6 +1,10 @@
 package dev.shardstore.balancer.policy;
 
+import dev.shardstore.contracts.balancer.BalancerSettings;
+import dev.shardstore.contracts.balancer.ActiveWindow;
+
 import dev.shardstore.contracts.sharding.Chunk;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -10,12 +14,29 @@ import java.util.Optional;
  * round"). Per round: nothing while the balancer is off or outside its {@code activeWindow}; then per collection (skipping
  * {@code noBalance} ones) the deciders in the reference's order: zone-boundary splits (a collection with splits moves
  * nothing else this round), draining shards, zone violations, imbalance within each zone by the configured
- * {@link LoadMeasure}. All collections share one {@link Round}, so a shard takes part in at most one migration per round.
- * Thread-safe (stateless).
+ * {@link LoadMeasure}; then the auto-merger ({@link AutoMergeDecider}) on the shards no migration takes. All collections share one {@link Round}, so a shard takes part in at most one migration per round.
+ * Thread-safe (immutable).
  */
 public final class BalancerPolicy {
     static final String MODE = "balancerMode";
     static final String COLLECTION = "collectionBalancing";
+    /** MongoDB's default {@code minSnapshotHistoryWindowInSeconds}. */
+    public static final Duration DEFAULT_SNAPSHOT_HISTORY_WINDOW = Duration.ofMinutes(5);
+
+    private final Duration snapshotHistoryWindow;
+
+    /** A policy whose auto-merger waits {@link #DEFAULT_SNAPSHOT_HISTORY_WINDOW}. */
+    public BalancerPolicy() {
+        this(DEFAULT_SNAPSHOT_HISTORY_WINDOW);
+    }
+
+    /** @param snapshotHistoryWindow how long chunks must be settled on their shard before the auto-merger joins them */
+    public BalancerPolicy(Duration snapshotHistoryWindow) {
+        if (snapshotHistoryWindow.isNegative()) {
+            throw new IllegalArgumentException("snapshotHistoryWindow must not be negative, was " + snapshotHistoryWindow);
+        }
+        this.snapshotHistoryWindow = snapshotHistoryWindow;
+    }
 
     /** The next round's decisions for {@code snapshot}. */
     public RoundPlan plan(ClusterSnapshot snapshot) {
@@ -30,6 +51,7 @@ public final class BalancerPolicy {
         }
         Round round = Round.of(snapshot.shards());
         List<Decider> moves = moveDeciders(settings);
+        Decider merger = new AutoMergeDecider(snapshot.now(), snapshotHistoryWindow);
         List<Decision> decisions = new ArrayList<>();
         for (CollectionState collection : snapshot.collections()) {
             if (collection.noBalance()) {
@@ -45,6 +67,7 @@ public final class BalancerPolicy {
             for (Decider decider : moves) {
                 decisions.addAll(decider.decide(distribution, round));
             }
+            decisions.addAll(merger.decide(distribution, round));
         }
         return new RoundPlan(decisions);
     }

@@ -2,10 +2,14 @@ package dev.shardstore.balancer.policy;
 
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One sharded collection as a balancer round sees it: its chunks from {@code config.chunks}, its zone ranges from
@@ -18,10 +22,22 @@ import java.util.Objects;
  * @param maxChunkSizeBytes the collection's {@code chunkSize} (configureCollectionBalancing) or the cluster's, positive
  * @param noBalance         whether balancing is disabled for the collection ({@code configureCollectionBalancing})
  * @param zones             the collection's zone ranges (copied, sorted by {@code min}; must not overlap)
+ * @param key               the shard key pattern (what {@code splitVector} walks for the auto-merger), null when unknown
+ * @param enableAutoMerger  the collection's {@code enableAutoMerger} (configureCollectionBalancing; default true)
+ * @param onCurrentShardSince per chunk range, since when the chunk has been on its shard (the cluster time of its history's
+ *                            newest entry, MongoDB's {@code onCurrentShardSince}); a chunk missing here is never merged
  */
 public record CollectionState(String namespace, List<Chunk> chunks, Map<String, Long> dataSizeBytes, long maxChunkSizeBytes,
-        boolean noBalance, List<ZoneRange> zones) {
+        boolean noBalance, List<ZoneRange> zones, @Nullable ShardKeyPattern key, boolean enableAutoMerger,
+        Map<ChunkRange, Instant> onCurrentShardSince) {
+    /** A collection without a key pattern or chunk history: everything but the auto-merger applies to it. */
+    public CollectionState(String namespace, List<Chunk> chunks, Map<String, Long> dataSizeBytes, long maxChunkSizeBytes,
+            boolean noBalance, List<ZoneRange> zones) {
+        this(namespace, chunks, dataSizeBytes, maxChunkSizeBytes, noBalance, zones, null, true, Map.of());
+    }
+
     public CollectionState {
+        onCurrentShardSince = Map.copyOf(Objects.requireNonNull(onCurrentShardSince, "onCurrentShardSince"));
         Objects.requireNonNull(namespace, "namespace");
         chunks = Objects.requireNonNull(chunks, "chunks").stream()
                 .sorted(Comparator.comparing(c -> c.range().min(), BsonOrder::compare)).toList();

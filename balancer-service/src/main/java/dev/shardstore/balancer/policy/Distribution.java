@@ -1,5 +1,7 @@
 package dev.shardstore.balancer.policy;
 
+import dev.shardstore.contracts.balancer.BalancerSettings;
+
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.sharding.Chunk;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.shardstore.balancer.policy;
 
+import dev.shardstore.contracts.balancer.BalancerSettings;
+
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -22,6 +22,12 @@ public record RoundPlan(List<Decision> decisions) {
                 .map(BalancerAction.Split.class::cast).toList();
     }
 
+    /** The auto-merger's merges, on shards no migration of this round takes. */
+    public List<BalancerAction.Merge> merges() {
+        return decisions.stream().map(Decision::action).filter(BalancerAction.Merge.class::isInstance)
+                .map(BalancerAction.Merge.class::cast).toList();
+    }
+
     /** The migrations, on pairwise disjoint shards, so they may all run at once. */
     public List<BalancerAction.Migration> migrations() {
         return decisions.stream().map(Decision::action).filter(BalancerAction.Migration.class::isInstance)

@@ -9,6 +9,8 @@ import dev.shardstore.balancer.policy.RoundPlan;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.support.ServiceSupportProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -28,6 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,20 +42,21 @@ import org.springframework.stereotype.Component;
 /**
  * The balancer thread (reference: "Auto-balancing"): a round every {@code round-interval} after the previous one ends.
  * A round reads a {@link ClusterSnapshot}, asks the {@link BalancerPolicy}, runs the zone-boundary splits one after the
- * other through the config service ({@code _configsvrSplitChunk}), then every migration at once (they are on disjoint
+ * other through the config service ({@code _configsvrSplitChunk}), then the auto-merger's merges one after the other
+ * ({@code splitVector} on the owning shard, {@code _configsvrCommitChunksMerge}), then every migration at once (they are on disjoint
  * shards) through {@code _configsvrMoveRange}, and is over when all of them answered. Nothing is persisted here: a balancer
  * killed mid-round leaves each migration to the migration protocol's own recovery on its donor, and the next round starts
  * from the catalog as it then is. Rounds never overlap ({@code balancerStop} waits for the one in progress, as MongoDB's).
  *
  * <p>Meters: {@code shardstore.balancer.rounds}, {@code shardstore.balancer.moves{outcome}},
- * {@code shardstore.balancer.splits{outcome}}, {@code shardstore.balancer.round.failures}, {@code shardstore.balancer.jumbo.marked}.
+ * {@code shardstore.balancer.splits{outcome}}, {@code shardstore.balancer.merges{outcome}}, {@code shardstore.balancer.round.failures}, {@code shardstore.balancer.jumbo.marked}.
  */
 @Component
 public class Balancer {
     private static final Logger log = LoggerFactory.getLogger(Balancer.class);
     private static final String CONFIG = "config";
     private final ClusterStatistics statistics;
-    private final BalancerPolicy policy = new BalancerPolicy();
+    private final BalancerPolicy policy;
     private final CommandClient longRunning;
     private final String configUrl;
     private final BalancerProperties properties;
@@ -65,6 +70,7 @@ public class Balancer {
 
     public Balancer(ClusterStatistics statistics, ServiceSupportProperties support, BalancerProperties properties, MeterRegistry meters) {
         this.statistics = statistics;
+        this.policy = new BalancerPolicy(properties.snapshotHistoryWindow());
         this.longRunning = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout());
         this.configUrl = support.configUrl();
         this.properties = properties;
@@ -114,8 +120,21 @@ public class Balancer {
         return inRound.get();
     }
 
-    /** Rounds run since this balancer started ({@code balancerStatus.numBalancerRounds}). */
+    /**
+     * Rounds the cluster's balancers have run ({@code balancerStatus.numBalancerRounds}), counted on the config service so
+     * that the count survives a restart of this service.
+     *
+     * @throws CommandException HostUnreachable / NetworkTimeout when the config service does not answer
+     */
     public long numRounds() {
+        long count = longRunning.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrBalancerRound", new org.bson.BsonInt32(1)))
+                .getNumber("numBalancerRounds").longValue();
+        rounds.accumulateAndGet(count, Math::max);
+        return count;
+    }
+
+    /** The number of the last round this process started or saw counted (for the actuator endpoint; no remote call). */
+    public long lastRoundNumber() {
         return rounds.get();
     }
 
@@ -133,18 +152,24 @@ public class Balancer {
     }
 
     private RoundReport round() {
-        long number = rounds.incrementAndGet();
         Instant started = Instant.now();
         long start = System.nanoTime();
+        long number = rounds.get() + 1;
         RoundPlan plan = new RoundPlan(List.of());
         List<MigrationOutcome> outcomes = new ArrayList<>();
         String error = null;
         try {
-            plan = policy.plan(statistics.snapshot());
+            number = startRound();
+            ClusterSnapshot snapshot = statistics.snapshot();
+            plan = policy.plan(snapshot);
+            boolean waitForDelete = snapshot.settings().waitForDelete();
             for (BalancerAction.Split split : plan.splits()) {
                 outcomes.add(split(split));
             }
-            List<Future<MigrationOutcome>> running = plan.migrations().stream().map(m -> migrations.submit(() -> move(m))).toList();
+            for (BalancerAction.Merge merge : plan.merges()) {
+                outcomes.add(merge(merge));
+            }
+            List<Future<MigrationOutcome>> running = plan.migrations().stream().map(m -> migrations.submit(() -> move(m, waitForDelete))).toList();
             for (Future<MigrationOutcome> migration : running) {
                 outcomes.add(migration.get());
             }
@@ -169,6 +194,14 @@ public class Balancer {
         return report;
     }
 
+    /** Counts the round on the config service ({@code _configsvrBalancerRound start}); its number. */
+    private long startRound() {
+        long number = longRunning.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrBalancerRound", new org.bson.BsonInt32(1))
+                .append("start", BsonBoolean.TRUE)).getNumber("numBalancerRounds").longValue();
+        rounds.accumulateAndGet(number, Math::max);
+        return number;
+    }
+
     private MigrationOutcome split(BalancerAction.Split split) {
         return timed(split, "shardstore.balancer.splits", () -> {
             for (BsonDocument point : split.splitPoints()) {
@@ -177,13 +210,41 @@ public class Balancer {
         });
     }
 
-    private MigrationOutcome move(BalancerAction.Migration migration) {
+    /**
+     * The auto-merger's merge of a run of settled chunks: the owning shard's {@code splitVector} over the run with the
+     * collection's maximum chunk size gives the points that cut it into chunk-sized pieces, and each group of chunks between
+     * two of them becomes one chunk through {@code _configsvrCommitChunksMerge} (which refuses unless the chunks still
+     * exactly cover the range on that shard).
+     */
+    private MigrationOutcome merge(BalancerAction.Merge merge) {
+        return timed(merge, "shardstore.balancer.merges", () -> {
+            String host = statistics.hosts().get(merge.shard());
+            if (host == null) {
+                throw new CommandException(ErrorCode.ShardNotFound, "shard " + merge.shard() + " is no longer registered");
+            }
+            ChunkRange run = merge.range();
+            BsonDocument splitVector = new BsonDocument("splitVector", new BsonString(merge.namespace()))
+                    .append("keyPattern", merge.keyPattern().pattern()).append("min", run.min()).append("max", run.max())
+                    .append("maxChunkSizeBytes", new BsonInt64(merge.maxChunkSizeBytes()));
+            List<BsonDocument> splitKeys = longRunning.runChecked(merge.shard(), host, Namespace.parse(merge.namespace()).db(), splitVector)
+                    .getArray("splitKeys").stream().map(org.bson.BsonValue::asDocument).toList();
+            for (ChunkRange group : merge.groupsWithin(splitKeys)) {
+                config(new BsonDocument("_configsvrCommitChunksMerge", new BsonString(merge.namespace()))
+                        .append("collEpoch", new BsonObjectId(merge.epoch())).append("collTimestamp", merge.timestamp())
+                        .append("chunkRange", group.toBson()).append("shard", new BsonString(merge.shard())));
+            }
+        });
+    }
+
+    /** @param waitForDelete the {@code _waitForDelete} setting: the move answers once the donor deleted the moved range */
+    private MigrationOutcome move(BalancerAction.Migration migration, boolean waitForDelete) {
         return timed(migration, "shardstore.balancer.moves", () -> {
             BsonDocument command = new BsonDocument("_configsvrMoveRange", new BsonString(migration.namespace()))
                     .append("toShard", new BsonString(migration.to())).append("min", migration.chunk().min());
             if (migration.wholeChunk()) {
                 command.append("max", migration.chunk().max());
             }
+            command.append("waitForDelete", BsonBoolean.valueOf(waitForDelete));
             try {
                 config(command.append("forceJumbo", BsonBoolean.valueOf(migration.forceJumbo())));
             } catch (CommandException e) {

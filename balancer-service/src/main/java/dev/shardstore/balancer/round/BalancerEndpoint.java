@@ -6,7 +6,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.stereotype.Component;
 
 /**
- * {@code /actuator/balancer}: {@code {inBalancerRound, numBalancerRounds, rounds: [...]}} with the last rounds newest first
+ * {@code /actuator/balancer}: {@code {inBalancerRound, numBalancerRounds (the last round number this process knows), rounds: [...]}} with the last rounds newest first
  * (duration, decisions with their reasons, the migrations started and their outcome), as relaxed Extended JSON.
  */
 @Component
@@ -20,7 +20,7 @@ public class BalancerEndpoint {
 
     @ReadOperation
     public Map<String, Object> rounds() {
-        return Map.of("inBalancerRound", balancer.inRound(), "numBalancerRounds", balancer.numRounds(),
+        return Map.of("inBalancerRound", balancer.inRound(), "numBalancerRounds", balancer.lastRoundNumber(),
                 "rounds", org.bson.Document.parse(new org.bson.BsonDocument("r", balancer.recentRounds())
                         .toJson(org.bson.json.JsonWriterSettings.builder().outputMode(org.bson.json.JsonMode.RELAXED).build())).get("r"));
     }

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * One finished balancer round, as {@code /actuator/balancer} shows it and {@code config.actionlog}'s {@code balancer.round}
  * entry summarises it.
  *
- * @param number   the round's number since this balancer started (1-based)
+ * @param number   the round's number in the cluster (counted by the config service, 1-based; survives restarts)
  * @param started  when it started
  * @param millis   how long it took, in milliseconds
  * @param plan     the decisions (empty when the snapshot could not be read)

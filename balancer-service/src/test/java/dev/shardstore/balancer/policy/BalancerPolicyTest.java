@@ -1,5 +1,8 @@
 package dev.shardstore.balancer.policy;
 
+import dev.shardstore.contracts.balancer.BalancerSettings;
+import dev.shardstore.contracts.balancer.ActiveWindow;
+
 import static dev.shardstore.balancer.policy.Snapshots.MB;
 import static dev.shardstore.balancer.policy.Snapshots.NS;
 import static dev.shardstore.balancer.policy.Snapshots.chunkCount;
@@ -240,7 +243,7 @@ class BalancerPolicyTest {
 
     @Test
     void attemptToBalanceJumboChunksForcesTheMove() {
-        BalancerSettings force = new BalancerSettings(BalancerSettings.Mode.FULL, null, true, 128 * MB, BalancerSettings.Policy.CHUNK_COUNT);
+        BalancerSettings force = new BalancerSettings(BalancerSettings.Mode.FULL, null, true, 128 * MB, BalancerSettings.Policy.CHUNK_COUNT, true, false);
         assertThat(policy.plan(snapshot(shards("a", "b"), force, collection(spread("a", 3)))).migrations())
                 .singleElement().satisfies(m -> assertThat(m.forceJumbo()).isTrue());
     }
@@ -248,17 +251,17 @@ class BalancerPolicyTest {
     @Test
     void offModeAndActiveWindowStopTheRound() {
         CollectionState imbalanced = collection(spread("a", 4));
-        BalancerSettings off = new BalancerSettings(BalancerSettings.Mode.OFF, null, false, 128 * MB, BalancerSettings.Policy.CHUNK_COUNT);
+        BalancerSettings off = new BalancerSettings(BalancerSettings.Mode.OFF, null, false, 128 * MB, BalancerSettings.Policy.CHUNK_COUNT, true, false);
         assertThat(policy.plan(snapshot(shards("a", "b"), off, imbalanced)).decisions()).singleElement()
                 .satisfies(d -> assertThat(d.reason()).contains("off"));
 
         BalancerSettings night = new BalancerSettings(BalancerSettings.Mode.FULL, ActiveWindow.parse("1:00", "02:00"), false, 128 * MB,
-                BalancerSettings.Policy.CHUNK_COUNT);
+                BalancerSettings.Policy.CHUNK_COUNT, true, false);
         assertThat(policy.plan(snapshot(shards("a", "b"), night, imbalanced)).decisions()).singleElement()
                 .satisfies(d -> assertThat(d.reason()).contains("activeWindow 01:00–02:00"));
 
         BalancerSettings wrapping = new BalancerSettings(BalancerSettings.Mode.FULL, ActiveWindow.parse("23:00", "13:00"), false, 128 * MB,
-                BalancerSettings.Policy.CHUNK_COUNT);
+                BalancerSettings.Policy.CHUNK_COUNT, true, false);
         assertThat(policy.plan(snapshot(shards("a", "b"), wrapping, imbalanced)).migrations()).hasSize(1);
         assertThat(wrapping.activeWindow().contains(LocalTime.of(13, 0))).isFalse();
         assertThat(wrapping.activeWindow().contains(LocalTime.of(23, 0))).isTrue();

@@ -1,5 +1,7 @@
 package dev.shardstore.balancer.policy;
 
+import dev.shardstore.contracts.balancer.BalancerSettings;
+
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.version.ChunkVersion;
@@ -23,6 +25,8 @@ final class Snapshots {
     static final String NS = "test.coll";
     static final long MB = 1024 * 1024;
     private static final ObjectId EPOCH = new ObjectId();
+    /** The snapshots' {@code now}. */
+    static final java.time.Instant NOW = java.time.Instant.parse("2026-01-01T12:00:00Z");
 
     private Snapshots() {
     }
@@ -98,11 +102,11 @@ final class Snapshots {
     }
 
     static BalancerSettings chunkCount() {
-        return new BalancerSettings(BalancerSettings.Mode.FULL, null, false, 128 * MB, BalancerSettings.Policy.CHUNK_COUNT);
+        return new BalancerSettings(BalancerSettings.Mode.FULL, null, false, 128 * MB, BalancerSettings.Policy.CHUNK_COUNT, true, false);
     }
 
     static ClusterSnapshot snapshot(List<ShardState> shards, BalancerSettings settings, CollectionState... collections) {
-        return new ClusterSnapshot(shards, List.of(collections), settings, LocalTime.NOON);
+        return new ClusterSnapshot(shards, List.of(collections), settings, LocalTime.NOON, NOW);
     }
 
     static ShardState inZones(String id, String... zones) {

@@ -172,6 +172,24 @@ public class CollectionCatalog {
     }
 
     /**
+     * Sets the balancing settings of {@code namespace} ({@code configureCollectionBalancing}, an update of
+     * {@code config.collections}' {@code noBalance}); a null argument keeps the current value. Only the balancer reads them:
+     * no chunk version changes.
+     *
+     * @param maxChunkSizeBytes positive bytes, or 0 to fall back to the cluster's {@code chunksize}
+     * @return the collection afterwards
+     * @throws CommandException NamespaceNotSharded (118) when the collection is not sharded
+     */
+    public ShardedCollection configureBalancing(String namespace, @Nullable Long maxChunkSizeBytes, @Nullable Boolean enableAutoMerger,
+            @Nullable Boolean noBalance) {
+        return tx.execute(status -> {
+            CollectionEntity entity = collections.findForUpdate(namespace).orElseThrow(() -> notSharded(namespace));
+            entity.configureBalancing(maxChunkSizeBytes, enableAutoMerger, noBalance);
+            return entity.toCollection();
+        });
+    }
+
+    /**
      * Removes the collection instance {@code uuid} of {@code namespace} and its chunks, publishing
      * {@code ROUTING_CHANGED} with no collection version.
      *

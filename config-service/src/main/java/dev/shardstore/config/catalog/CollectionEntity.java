@@ -42,6 +42,12 @@ public class CollectionEntity {
     @Column(name = "no_balance", nullable = false)
     private boolean noBalance;
 
+    @Column(name = "max_chunk_size_bytes")
+    private Long maxChunkSizeBytes;
+
+    @Column(name = "enable_auto_merger")
+    private Boolean enableAutoMerger;
+
     protected CollectionEntity() {}
 
     public CollectionEntity(ShardedCollection collection) {
@@ -49,6 +55,8 @@ public class CollectionEntity {
         this.uuid = collection.uuid();
         this.unique = collection.unique();
         this.noBalance = collection.noBalance();
+        this.maxChunkSizeBytes = collection.maxChunkSizeBytes();
+        this.enableAutoMerger = collection.enableAutoMerger();
         setEpoch(collection.key(), collection.epoch(), collection.timestamp());
     }
 
@@ -59,7 +67,25 @@ public class CollectionEntity {
     public ShardedCollection toCollection() {
         return new ShardedCollection(namespace, uuid, new ObjectId(epoch),
                 new BsonTimestamp((int) timestampSecs, (int) timestampInc), new ShardKeyPattern(BsonBytes.decode(keyPattern)),
-                unique, noBalance);
+                unique, noBalance, maxChunkSizeBytes, enableAutoMerger);
+    }
+
+    /**
+     * The collection's balancing settings ({@code configureCollectionBalancing}, {@code noBalance}); a null argument keeps
+     * the current value.
+     *
+     * @param maxChunkSizeBytes positive bytes, or 0 to fall back to the cluster's {@code chunksize}
+     */
+    public void configureBalancing(Long maxChunkSizeBytes, Boolean enableAutoMerger, Boolean noBalance) {
+        if (maxChunkSizeBytes != null) {
+            this.maxChunkSizeBytes = maxChunkSizeBytes == 0 ? null : maxChunkSizeBytes;
+        }
+        if (enableAutoMerger != null) {
+            this.enableAutoMerger = enableAutoMerger;
+        }
+        if (noBalance != null) {
+            this.noBalance = noBalance;
+        }
     }
 
     /** refineCollectionShardKey: the extended key under a new epoch and timestamp. */

@@ -1,5 +1,6 @@
 package dev.shardstore.config.settings;
 
+import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -39,6 +40,56 @@ public class SettingsCommands {
             CommandArgs args = new CommandArgs(cmd);
             actionLog.record(args.requiredString("server"), args.requiredString("_configsvrLogAction"),
                     args.document(args.required(cmd, "details", "details"), "details"));
+            return Replies.ok();
+        });
+    }
+
+    /**
+     * {@code {_configsvrBalancerRound: 1, start?: bool}} → {@code {numBalancerRounds, ok: 1}}: with {@code start: true} a
+     * balancer round starting now is counted and its number returned; without, the count so far ({@link BalancerRounds}).
+     */
+    @Bean
+    CommandHandler balancerRound(BalancerRounds rounds) {
+        return CommandHandler.of("_configsvrBalancerRound", (db, cmd) -> {
+            CommandArgs args = new CommandArgs(cmd);
+            long number = args.optionalBoolean(cmd, "start", "start", false) ? rounds.next() : rounds.count();
+            return Replies.ok(new BsonDocument("numBalancerRounds", new org.bson.BsonInt64(number)));
+        });
+    }
+
+    /**
+     * {@code {_configsvrConfigureCollectionBalancing: "db.coll", chunkSize?: MiB, enableAutoMerger?: bool,
+     * defragmentCollection?: bool}} → {@code {ok: 1}}: the router's {@code configureCollectionBalancing} (MongoDB's shape).
+     * {@code chunkSize} (1..1024 MiB, or 0 for the cluster's {@code chunksize} again) becomes the collection's
+     * {@code maxChunkSizeBytes}, which the balancer uses for it; {@code enableAutoMerger} lets the auto-merger join its
+     * chunks or not. Errors: NamespaceNotSharded (118); BadValue naming {@code chunkSize} out of range; TypeMismatch naming a
+     * field of the wrong type; NotImplemented naming {@code defragmentCollection: true} (this balancer does not defragment).
+     */
+    @Bean
+    CommandHandler configureCollectionBalancing(CollectionCatalog collections) {
+        String name = "_configsvrConfigureCollectionBalancing";
+        return CommandHandler.of(name, (db, cmd) -> {
+            CommandArgs args = new CommandArgs(cmd);
+            String ns = Namespace.parse(args.requiredString(name)).full();
+            if (args.optionalBoolean(cmd, "defragmentCollection", "defragmentCollection", false)) {
+                throw new CommandException(ErrorCode.NotImplemented, "'defragmentCollection' is not supported: this balancer does not"
+                        + " defragment collections (the auto-merger joins small contiguous chunks instead)");
+            }
+            Long chunkSizeBytes = null;
+            if (cmd.containsKey("chunkSize")) {
+                BsonValue chunkSize = cmd.get("chunkSize");
+                if (!chunkSize.isNumber()) {
+                    throw new CommandException(ErrorCode.TypeMismatch, "'chunkSize' must be a number of MiB");
+                }
+                double mib = chunkSize.asNumber().doubleValue();
+                if (mib != 0 && (mib < 1 || mib > 1024)) {
+                    throw new CommandException(ErrorCode.BadValue, "'chunkSize' must be between 1 and 1024 MiB, or 0 for the cluster's"
+                            + " chunksize, not " + mib);
+                }
+                chunkSizeBytes = (long) (mib * 1024 * 1024);
+            }
+            Boolean autoMerger = cmd.containsKey("enableAutoMerger") ? args.optionalBoolean(cmd, "enableAutoMerger", "enableAutoMerger", true) : null;
+            collections.configureBalancing(ns, chunkSizeBytes, autoMerger, null);
             return Replies.ok();
         });
     }

@@ -127,7 +127,7 @@ public class MoveRangeCoordinator {
         ShardEntity donor = shards.findById(chunk.shard()).orElseThrow(() -> new CommandException(ErrorCode.ShardNotFound,
                 "shard " + chunk.shard() + " owning chunk " + chunk.range() + " of " + namespace + " is not registered"));
         BsonDocument reply = peers.moveRange(donor.id(), donor.host(), namespace, chunk.range(), chunk.lastmod(), collection.epoch(),
-                collection.timestamp(), recipient.id(), waitForDelete, forceJumbo, settings.maxChunkSizeBytes());
+                collection.timestamp(), recipient.id(), waitForDelete, forceJumbo, settings.maxChunkSizeBytes(collection));
         return new Outcome(true, chunk.range(), donor.id(), recipient.id(), reply);
     }
 
@@ -188,7 +188,7 @@ public class MoveRangeCoordinator {
             ShardEntity owner = shards.findById(chunk.shard()).orElseThrow();
             // MongoDB's moveRange without max moves about half a chunk: the first point of a cut at half the max size
             List<BsonDocument> points = peers.splitVector(owner.id(), owner.host(), collection.namespace(), key,
-                    new ChunkRange(range.min(), chunk.range().max()), settings.maxChunkSizeBytes() / 2);
+                    new ChunkRange(range.min(), chunk.range().max()), settings.maxChunkSizeBytes(collection) / 2);
             max = points.stream().filter(p -> Arrays.compareUnsigned(key.encode(p), min) > 0).findFirst().orElse(null);
         }
         List<BsonDocument> points = new ArrayList<>();

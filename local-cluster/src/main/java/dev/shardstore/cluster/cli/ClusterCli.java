@@ -9,13 +9,13 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code ./cluster} command line: {@code up}, {@code down}, {@code status}, {@code logs},
- * {@code load}, {@code demo}, {@code move} (moveChunk with progress), {@code ycsb} (the YCSB benchmark), and {@code stop}/{@code start}/{@code kill} of one component. Expected failures (a missing file, a port in use, a component that
+ * {@code load}, {@code demo}, {@code move} (moveChunk with progress), {@code balance} and {@code add-shard} (the balancer at work), {@code ycsb} (the YCSB benchmark), and {@code stop}/{@code start}/{@code kill} of one component. Expected failures (a missing file, a port in use, a component that
  * does not start, an unreachable router) print one {@code error:} message and exit with status 1;
  * anything else prints its stack trace.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Runs a local shardstore cluster: embedded PostgreSQL, an embedded Kafka broker and every service, each as its own process.",
-        subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class, LogsCommand.class, LoadCommand.class,
+        subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class, LogsCommand.class, LoadCommand.class, AddShardCommand.class,
                 DemoCommand.class, MoveCommand.class, YcsbCommand.class, BalanceCommand.class, ComponentCommands.Stop.class, ComponentCommands.Start.class, ComponentCommands.Kill.class,
                 CommandLine.HelpCommand.class})
 public final class ClusterCli {

@@ -22,6 +22,16 @@ final class HomeOption {
         return attach(out).filter(LocalCluster::isRunning);
     }
 
+    /**
+     * The running cluster recorded in the home, its progress lines on stderr.
+     *
+     * @throws IllegalStateException when none runs (naming the home and {@code ./cluster up})
+     */
+    LocalCluster requireRunning() {
+        return running(new PrintWriter(System.err, true))
+                .orElseThrow(() -> new IllegalStateException("no running cluster in " + dir() + "; start one with ./cluster up"));
+    }
+
     /** The cluster recorded in the home; its progress lines go to {@code out}. */
     Optional<LocalCluster> attach(PrintWriter out) {
         return LocalCluster.attach(dir(), line -> {

@@ -65,8 +65,7 @@ final class MoveCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        LocalCluster cluster = home.running(new PrintWriter(System.err, true))
-                .orElseThrow(() -> new IllegalStateException("no running cluster in " + home.dir() + "; start one with ./cluster up"));
+        LocalCluster cluster = home.requireRunning();
         BsonDocument command = moveChunk();
         RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofHours(1));
         CommandClient shards = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(10));

@@ -171,7 +171,8 @@ public final class MigrationBenchmark {
                 sections.get(sections.size() - 1), sections.getFirst(), sections);
     }
 
-    private static void write(RouterClient router, int seed, AtomicBoolean stop, AtomicLong writes) {
+    /** Inserts one flight at a time at random dates of the sample's range until {@code stop}, counting {@code writes}. */
+    static void write(RouterClient router, int seed, AtomicBoolean stop, AtomicLong writes) {
         Random random = new Random(seed);
         int n = 0;
         while (!stop.get()) {

@@ -3,7 +3,6 @@ package dev.shardstore.cluster.it;
 import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.load.BulkLoader;
@@ -14,10 +13,8 @@ import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.cluster.load.Namespace;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -54,10 +51,7 @@ class BalancerIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
-        jvm.add("-Dshardstore.balancer.round-interval=1s");
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-balancer-it-"))
-                .withShards(3).withRouters(1).withPortOffset(2200).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+        cluster = ItSupport.startWithFastBalancer("balancer", 3, 2200);
         router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(5));
     }
 

@@ -2,7 +2,13 @@ package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -17,6 +23,17 @@ final class ItSupport {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private ItSupport() {}
+
+    /**
+     * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset} and a balancer
+     * round every second, in a fresh temporary home named after {@code name}; its lines are printed with {@code [cluster]}.
+     */
+    static LocalCluster startWithFastBalancer(String name, int shards, int portOffset) throws IOException {
+        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
+        jvm.add("-Dshardstore.balancer.round-interval=1s");
+        return LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-" + name + "-it-"))
+                .withShards(shards).withRouters(1).withPortOffset(portOffset).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+    }
 
     /** The body of a GET of {@code url} (an Actuator endpoint, usually). */
     static String get(String url) {

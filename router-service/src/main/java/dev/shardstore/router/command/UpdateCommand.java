@@ -3,6 +3,7 @@ package dev.shardstore.router.command;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.router.routing.CollectionRouting;
+import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.ArrayList;
@@ -17,16 +18,19 @@ import org.springframework.stereotype.Component;
  * document, {@code u} missing, {@code multi}/{@code upsert} not booleans) refuses the whole command naming
  * {@code updates.<i>.<field>}. Each statement is targeted by {@link QueryTargeting}: a single update or upsert whose
  * filter does not pin the shard key runs as {@link WriteWithoutShardKey}; a {@code multi: true} upsert without the
- * shard key refuses the whole command ({@code ShardKeyNotFound}, 400) before any statement is sent. Batching, ordering
- * and merging: {@link BatchedWrite}. Creates
+ * shard key refuses the whole command ({@code ShardKeyNotFound}, 400) before any statement is sent. On the {@code config}
+ * database the command goes to the config service as it is (its {@code update} there changes {@code config.settings} and
+ * {@code config.collections}' {@code noBalance}, and refuses the rest). Batching, ordering and merging: {@link BatchedWrite}. Creates
  * the database when missing (an upsert may insert).
  */
 @Component
 public class UpdateCommand implements CommandHandler {
     private final VersionedRouter router;
+    private final ConfigServer config;
 
-    public UpdateCommand(VersionedRouter router) {
+    public UpdateCommand(VersionedRouter router, ConfigServer config) {
         this.router = router;
+        this.config = config;
     }
 
     @Override
@@ -36,6 +40,10 @@ public class UpdateCommand implements CommandHandler {
 
     @Override
     public BsonDocument run(String db, BsonDocument command) {
+        if ("config".equals(db)) {
+            // config.settings and config.collections' noBalance, as mongos forwards them to the config server
+            return config.run(db, command);
+        }
         Namespaces.checkUserDatabase(db, "update");
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();

@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * MongoDB's zone commands and {@code clearJumboFlag: "db.coll", find | bounds} on {@code admin}, forwarded to the config service under its {@code _configsvr} names (as mongos
+ * MongoDB's zone commands, {@code clearJumboFlag: "db.coll", find | bounds} and {@code configureCollectionBalancing} on
+ * {@code admin}, forwarded to the config service under its {@code _configsvr} names (as mongos
  * does): {@code addShardToZone: "<shard>", zone}, {@code removeShardFromZone: "<shard>", zone} and
  * {@code updateZoneKeyRange: "db.coll", min, max, zone: "<zone>" | null} → {@code {ok: 1}}. Errors: IllegalOperation off
  * {@code admin}; TypeMismatch naming the first field when it is not a string; from the config service ShardNotFound (70),
@@ -37,6 +38,15 @@ public class ZoneAdminCommands {
     @Bean
     CommandHandler clearJumboFlag(ConfigServer config) {
         return forwarded(config, "clearJumboFlag", "_configsvrClearJumboFlag");
+    }
+
+    /**
+     * {@code {configureCollectionBalancing: "db.coll", chunkSize?: MiB, enableAutoMerger?: bool, defragmentCollection?: bool}}
+     * → {@code {ok: 1}}, validated and stored by the config service ({@code _configsvrConfigureCollectionBalancing}).
+     */
+    @Bean
+    CommandHandler configureCollectionBalancing(ConfigServer config) {
+        return forwarded(config, "configureCollectionBalancing", "_configsvrConfigureCollectionBalancing");
     }
 
     private static CommandHandler forwarded(ConfigServer config, String name, String internalName) {

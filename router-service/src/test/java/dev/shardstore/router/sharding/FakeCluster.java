@@ -42,7 +42,7 @@ import org.bson.types.ObjectId;
 
 /**
  * A config service and two shards ({@code sh1}, {@code sh2}) as real HTTP peers over an in-memory catalog, for
- * driving the router: the config stub answers database lookups, {@code listShards} and
+ * driving the router: the config stub answers database lookups, {@code listShards}, {@code update} on the config database (nothing matched) and
  * {@code _configsvrGetRoutingTable} (incremental with {@code sinceVersion} of the current epoch, as the protocol
  * says) from the catalog; the shard stubs check {@code shardVersion} against the catalog like real shards
  * (mismatch → StaleConfig with their version as {@code vWanted}) and answer writes with one document per
@@ -217,6 +217,8 @@ final class FakeCluster implements AutoCloseable {
                         .append("primary", new BsonString(PRIMARY))));
                 yield Replies.ok(new BsonDocument("databases", list));
             }
+            // the config service's update of config.settings / config.collections, matching nothing in this empty catalog
+            case "update" -> Replies.ok(new BsonDocument("n", new BsonInt32(0)).append("nModified", new BsonInt32(0)));
             case "find" -> cmd.get("find").equals(new BsonString("system.keys"))
                     ? Replies.cursor(true, List.of(SIGNING_KEY.toBson()), 0, "admin.system.keys")
                     : Replies.cursor(true, List.of(), 0, "config." + (cmd.isString("find") ? cmd.getString("find").getValue() : "?"));

@@ -5,15 +5,19 @@ import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.UuidRepresentation;
 import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A sharded collection's entry in {@code config.collections}. BSON shape (MongoDB's): {@code {_id: "db.coll",
- * lastmodEpoch: ObjectId, timestamp: Timestamp, uuid: UUID, key: {...}, unique: bool, noBalance: bool}}.
+ * lastmodEpoch: ObjectId, timestamp: Timestamp, uuid: UUID, key: {...}, unique: bool, noBalance: bool,
+ * maxChunkSizeBytes?: long, enableAutoMerger?: bool}} (the last two only when {@code configureCollectionBalancing} set
+ * them).
  *
  * @param namespace {@code db.coll}
  * @param uuid      the collection instance's id
@@ -22,10 +26,22 @@ import org.bson.types.ObjectId;
  * @param key       the shard key pattern
  * @param unique    whether the shard key index is unique
  * @param noBalance whether the balancer leaves this collection alone
+ * @param maxChunkSizeBytes the collection's own maximum chunk size ({@code configureCollectionBalancing chunkSize}),
+ *                          positive; null for the cluster's {@code chunksize} setting
+ * @param enableAutoMerger  whether the auto-merger may join this collection's chunks; null for the default (true)
  */
 public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
-        boolean unique, boolean noBalance) {
+        boolean unique, boolean noBalance, @Nullable Long maxChunkSizeBytes, @Nullable Boolean enableAutoMerger) {
+    /** A collection with no balancing settings of its own. */
+    public ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
+            boolean unique, boolean noBalance) {
+        this(namespace, uuid, epoch, timestamp, key, unique, noBalance, null, null);
+    }
+
     public ShardedCollection {
+        if (maxChunkSizeBytes != null && maxChunkSizeBytes <= 0) {
+            throw new IllegalArgumentException("maxChunkSizeBytes must be positive, was " + maxChunkSizeBytes);
+        }
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(uuid, "uuid");
         Objects.requireNonNull(epoch, "epoch");
@@ -45,13 +61,20 @@ public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, Bso
     }
 
     public BsonDocument toBson() {
-        return new BsonDocument("_id", new BsonString(namespace))
+        BsonDocument doc = new BsonDocument("_id", new BsonString(namespace))
                 .append("lastmodEpoch", new BsonObjectId(epoch))
                 .append("timestamp", timestamp)
                 .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
                 .append("key", key.pattern())
                 .append("unique", BsonBoolean.valueOf(unique))
                 .append("noBalance", BsonBoolean.valueOf(noBalance));
+        if (maxChunkSizeBytes != null) {
+            doc.append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes));
+        }
+        if (enableAutoMerger != null) {
+            doc.append("enableAutoMerger", BsonBoolean.valueOf(enableAutoMerger));
+        }
+        return doc;
     }
 
     /**
@@ -64,7 +87,9 @@ public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, Bso
             return new ShardedCollection(doc.getString("_id").getValue(), doc.getBinary("uuid").asUuid(UuidRepresentation.STANDARD),
                     doc.getObjectId("lastmodEpoch").getValue(), doc.getTimestamp("timestamp"),
                     new ShardKeyPattern(doc.getDocument("key")), doc.getBoolean("unique", BsonBoolean.FALSE).getValue(),
-                    doc.getBoolean("noBalance", BsonBoolean.FALSE).getValue());
+                    doc.getBoolean("noBalance", BsonBoolean.FALSE).getValue(),
+                    doc.isNumber("maxChunkSizeBytes") ? doc.getNumber("maxChunkSizeBytes").longValue() : null,
+                    doc.isBoolean("enableAutoMerger") ? doc.getBoolean("enableAutoMerger").getValue() : null);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("malformed config.collections entry " + doc.toJson() + ": " + e.getMessage(), e);
         }

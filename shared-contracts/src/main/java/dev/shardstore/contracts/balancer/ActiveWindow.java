@@ -1,4 +1,4 @@
-package dev.shardstore.balancer.policy;
+package dev.shardstore.contracts.balancer;
 
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
