@@ -3,7 +3,6 @@ package dev.shardstore.cluster.it;
 import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.load.BulkLoader;
@@ -14,13 +13,10 @@ import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.cluster.load.Namespace;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -54,10 +50,7 @@ class BalancerIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
-        jvm.add("-Dshardstore.balancer.round-interval=1s");
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-balancer-it-"))
-                .withShards(3).withRouters(1).withPortOffset(2200).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+        cluster = ItSupport.startThreeShardsWithFastBalancer("balancer", 2200);
         router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(5));
     }
 
@@ -73,16 +66,11 @@ class BalancerIT {
     }
 
     private static List<BsonDocument> chunks() {
-        BsonValue uuid = ok("config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + NS + "\"}}")
-                .getDocument("cursor").getArray("firstBatch").get(0).asDocument().get("uuid");
-        return router.run("config", new BsonDocument("find", new BsonString("chunks")).append("filter", new BsonDocument("uuid", uuid)))
-                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+        return ItSupport.chunks(router, NS);
     }
 
     private static Map<String, Long> chunksPerShard() {
-        Map<String, Long> perShard = new TreeMap<>();
-        chunks().forEach(c -> perShard.merge(c.getString("shard").getValue(), 1L, Long::sum));
-        return perShard;
+        return ItSupport.chunksPerShard(router, NS);
     }
 
     private static BsonDocument collectionStatus() {
@@ -147,11 +135,7 @@ class BalancerIT {
     }
 
     private static Map<String, Long> countsByCountry() {
-        Map<String, Long> actual = new TreeMap<>();
-        ok("geo", "{\"aggregate\": \"cities\", \"pipeline\": [{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}}], \"cursor\": {\"batchSize\": 1000}}")
-                .getDocument("cursor").getArray("firstBatch")
-                .forEach(v -> actual.put(v.asDocument().getString("_id").getValue(), v.asDocument().getNumber("n").longValue()));
-        return actual;
+        return ItSupport.countsByCountry(router, "geo", "cities");
     }
 
     @Test

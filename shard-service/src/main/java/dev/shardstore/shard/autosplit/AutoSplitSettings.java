@@ -1,6 +1,7 @@
 package dev.shardstore.shard.autosplit;
 
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -158,6 +159,6 @@ public class AutoSplitSettings {
     }
 
     private static CommandException malformed(String what, String value) {
-        return new CommandException(dev.shardstore.contracts.error.ErrorCode.BadValue, what + " is malformed: " + value);
+        return new CommandException(ErrorCode.BadValue, what + " is malformed: " + value);
     }
 }

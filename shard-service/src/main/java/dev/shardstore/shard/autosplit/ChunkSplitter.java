@@ -25,6 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
@@ -51,7 +52,7 @@ import org.springframework.stereotype.Component;
  *       monotonic inserts;</li>
  *   <li>commits the split on the config service ({@code _configsvrCommitChunkSplit}, which also writes the
  *       {@code split} / {@code multi-split} changelog entries), refreshes the filtering metadata, and for a top chunk
- *       asks {@link TopChunkMover} to move it away.</li>
+ *       asks {@link TopChunkMover} to move it away (in the background: the task does not wait for the migration).</li>
  * </ol>
  * At most one task per chunk runs (the tracker's split lock), and never two of overlapping ranges of one collection (a
  * task started from an older routing table could otherwise overlap a piece of a newer one). Every task ends with one
@@ -112,7 +113,7 @@ public class ChunkSplitter {
         }
     }
 
-    /** The ranges being split now, as {@code {ns, min, max}} documents (for the {@code shardingState} endpoint). */
+    /** The ranges being split now, as {@code {ns, range: {min, max}}} documents (for the {@code shardingState} endpoint). */
     public synchronized List<BsonDocument> inProgress() {
         return inFlight.stream().map(f -> new BsonDocument("ns", new BsonString(f.namespace())).append("range", f.range().toBson())).toList();
     }
@@ -121,8 +122,16 @@ public class ChunkSplitter {
         ShardKeyPattern key = sharding.known(ns.full()).flatMap(CollectionFilteringInfo::table).map(RoutingTable::shardKey).orElse(null);
         InFlight flight = key == null ? null : new InFlight(ns.full(), chunk.range(), key.encode(chunk.range().min()), key.encode(chunk.range().max()));
         AutoSplitOutcome outcome;
+        boolean entered = false;
         try {
-            outcome = flight == null || !enter(flight) ? AutoSplitOutcome.STALE : split(ns, chunk);
+            entered = flight != null && enter(flight);
+            if (!entered) {
+                log.info("auto-split of chunk {} of {} abandoned: {}", chunk.range(), ns, flight == null
+                        ? "the collection is no longer sharded here" : "an overlapping range is being split");
+                outcome = AutoSplitOutcome.STALE;
+            } else {
+                outcome = split(ns, chunk);
+            }
         } catch (CommandException e) {
             if (STALE.contains(e.code())) {
                 log.info("auto-split of chunk {} of {} abandoned, the chunk changed meanwhile: {}", chunk.range(), ns, e.getMessage());
@@ -136,7 +145,7 @@ public class ChunkSplitter {
             log.warn("auto-split of chunk {} of {} failed", chunk.range(), ns, e);
             outcome = AutoSplitOutcome.FAILED;
         } finally {
-            if (flight != null) {
+            if (entered) {
                 leave(flight);
             }
             writes.finishSplit();
@@ -169,7 +178,12 @@ public class ChunkSplitter {
         byte[] min = key.encode(requested.range().min());
         byte[] max = key.encode(requested.range().max());
         Chunk chunk = table.findChunk(min);
-        if (!chunk.range().equals(requested.range()) || !chunk.shard().equals(peers.self()) || migrating(ns, key, min, max)) {
+        if (!chunk.range().equals(requested.range()) || !chunk.shard().equals(peers.self())) {
+            log.info("auto-split of chunk {} of {} abandoned: it is no longer a chunk of this shard", requested.range(), ns);
+            return AutoSplitOutcome.STALE;
+        }
+        if (migrating(ns, key, min, max)) {
+            log.info("auto-split of chunk {} of {} abandoned: a migration of an overlapping range is running", requested.range(), ns);
             return AutoSplitOutcome.STALE;
         }
         long maxChunkSize = effective.maxChunkSizeBytes();
@@ -240,7 +254,7 @@ public class ChunkSplitter {
 
     private void markJumbo(Namespace ns, Chunk chunk, long count, long averageSize) {
         peers.onConfig(new BsonDocument("_configsvrSetJumboFlag", new BsonString(ns.full())).append("min", chunk.range().min())
-                .append("jumbo", org.bson.BsonBoolean.TRUE));
+                .append("jumbo", BsonBoolean.TRUE));
         log.info("auto-split: chunk {} of {} ({} documents of about {} bytes) is over the maximum chunk size but holds a single shard key"
                 + " value; marked jumbo", chunk.range(), ns, count, averageSize);
     }

@@ -39,8 +39,4 @@ final class ChunkWrites {
     void finishSplit() {
         splitting.set(false);
     }
-
-    boolean splitting() {
-        return splitting.get();
-    }
 }

@@ -9,6 +9,7 @@ import dev.shardstore.shard.storage.CommittedWritesObserver;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingState;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,7 +51,7 @@ public class ChunkWritesTracker implements CommittedWritesObserver {
     public void committed(List<WrittenDocument> written) {
         Map<Namespace, List<WrittenDocument>> byNamespace = new LinkedHashMap<>();
         for (WrittenDocument w : written) {
-            byNamespace.computeIfAbsent(w.namespace(), k -> new java.util.ArrayList<>()).add(w);
+            byNamespace.computeIfAbsent(w.namespace(), k -> new ArrayList<>()).add(w);
         }
         byNamespace.forEach(this::count);
     }

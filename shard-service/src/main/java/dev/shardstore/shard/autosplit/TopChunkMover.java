@@ -10,7 +10,9 @@ import dev.shardstore.shard.versioning.CollectionShardingState;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -32,8 +34,8 @@ import org.springframework.stereotype.Component;
  *       (ties by name);</li>
  *   <li>a collection with zone ranges ({@code config.tags}) is left to the balancer, which knows where each range may go.</li>
  * </ul>
- * Best effort: any refusal (a migration already running on either shard, the chunk changed) or failure is logged, never
- * thrown; the balancer evens out what this leaves.
+ * Best effort, in the background: any refusal (a migration already running on either shard, the chunk changed) or failure
+ * is logged, never thrown; the balancer evens out what this leaves.
  */
 @Component
 public class TopChunkMover {
@@ -44,6 +46,7 @@ public class TopChunkMover {
     private final ConfigCatalogReader config;
     private final CollectionShardingState sharding;
     private final MigrationPeers peers;
+    private final Set<String> moving = ConcurrentHashMap.newKeySet();
 
     public TopChunkMover(ConfigCatalogReader config, CollectionShardingState sharding, MigrationPeers peers) {
         this.config = config;
@@ -51,8 +54,27 @@ public class TopChunkMover {
         this.peers = peers;
     }
 
-    /** Moves chunk {@code top} of {@code ns} away when another shard is less loaded (see the class comment). */
+    /**
+     * Starts moving chunk {@code top} of {@code ns} away, on a thread of its own, when another shard is less loaded (see the
+     * class comment): a migration can wait behind the balancer's for a long time, and the auto-split task that asks must not
+     * hold its thread or its range meanwhile. At most one such move per collection at a time; a request while one runs is
+     * dropped (the balancer evens out the rest).
+     */
     void moveAway(Namespace ns, ChunkRange top) {
+        if (!moving.add(ns.full())) {
+            log.info("auto-split: the new top chunk {} of {} stays on this shard for now: a top chunk move of it is running", top, ns);
+            return;
+        }
+        Thread.ofVirtual().name("autosplit-topchunk").start(() -> {
+            try {
+                move(ns, top);
+            } finally {
+                moving.remove(ns.full());
+            }
+        });
+    }
+
+    private void move(Namespace ns, ChunkRange top) {
         try {
             recipient(ns).ifPresent(to -> {
                 BsonDocument reply = peers.onConfig(new BsonDocument("_configsvrMoveRange", new BsonString(ns.full()))
