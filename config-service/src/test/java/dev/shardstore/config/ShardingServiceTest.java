@@ -498,6 +498,30 @@ class ShardingServiceTest {
     }
 
     @Test
+    void splitCommitsWriteMongoDBsSplitAndMultiSplitChangelogEntries() {
+        Routing r = shardRanged("splitlogdb.c", 100);
+        ShardedCollection c = r.collection();
+        Chunk low = r.chunks().getFirst(); // [MinKey, 100) at 1|0
+        run(split(c, low, x(50)));
+        List<BsonDocument> entries = findConfig("changelog", new BsonDocument("ns", new BsonString("splitlogdb.c")));
+        assertThat(entries).extracting(e -> e.getString("what").getValue()).containsExactly("split");
+        BsonDocument details = entries.getFirst().getDocument("details");
+        assertThat(details.getDocument("before").getDocument("max")).isEqualTo(x(100));
+        assertThat(details.getDocument("before").getDocument("lastmod")).isEqualTo(low.lastmod().toBson());
+        assertThat(details.getDocument("left").getDocument("max")).isEqualTo(x(50));
+        assertThat(details.getDocument("right").getDocument("min")).isEqualTo(x(50));
+        assertThat(details.getString("owningShard").getValue()).isEqualTo(low.shard());
+
+        Chunk upper = chunkAt(routing("splitlogdb.c"), x(50)); // [50, 100)
+        run(split(c, upper, x(60), x(70)));
+        List<BsonDocument> multi = findConfig("changelog", new BsonDocument("ns", new BsonString("splitlogdb.c"))).stream()
+                .filter(e -> e.getString("what").getValue().equals("multi-split")).toList();
+        assertThat(multi).hasSize(3).allSatisfy(e -> assertThat(e.getDocument("details").getInt32("of").getValue()).isEqualTo(3));
+        assertThat(multi).extracting(e -> e.getDocument("details").getDocument("chunk").getDocument("min"))
+                .containsExactlyInAnyOrder(x(50), x(60), x(70));
+    }
+
+    @Test
     void concurrentSplitsOfOneChunkCommitExactlyOnce() throws Exception {
         Routing r = shardRanged("racedb.c", 100);
         ShardedCollection c = r.collection();

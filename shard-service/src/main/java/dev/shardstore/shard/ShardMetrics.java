@@ -21,7 +21,9 @@ import org.springframework.stereotype.Component;
  *       {@code prepare clone catchup commit total});</li>
  *   <li>{@code shardstore.shard.migrations} — finished migrations, tags {@code role} and {@code outcome}
  *       ({@code committed}, {@code aborted}, {@code failed});</li>
- *   <li>{@code shardstore.shard.range.deletions} — orphaned documents deleted by the range deleter.</li>
+ *   <li>{@code shardstore.shard.range.deletions} — orphaned documents deleted by the range deleter;</li>
+ *   <li>{@code shardstore.shard.autosplits} — finished auto-split tasks, tag {@code outcome} ({@code split}, {@code jumbo},
+ *       {@code tooSmall}, {@code stale}, {@code disabled}, {@code failed}).</li>
  * </ul>
  */
 @Component
@@ -42,6 +44,9 @@ public class ShardMetrics {
     public static final String MIGRATIONS = "shardstore.shard.migrations";
     /** Counter name; Prometheus shows {@code shardstore_shard_range_deletions_total}. */
     public static final String RANGE_DELETIONS = "shardstore.shard.range.deletions";
+
+    /** Counter name; Prometheus shows {@code shardstore_shard_autosplits_total}. */
+    public static final String AUTOSPLITS = "shardstore.shard.autosplits";
 
     private final MeterRegistry registry;
     private final Counter staleDbVersion;
@@ -117,5 +122,10 @@ public class ShardMetrics {
     /** Counts one load of a collection's filtering metadata from the config service. */
     public void collectionRefresh() {
         collectionRefreshes.increment();
+    }
+
+    /** Counts one finished auto-split task with its outcome (see the class comment). */
+    public void autosplit(String outcome) {
+        Counter.builder(AUTOSPLITS).description("Finished auto-split tasks").tag("outcome", outcome).register(registry).increment();
     }
 }

@@ -11,6 +11,7 @@ import dev.shardstore.shard.versioning.CriticalSection;
 import dev.shardstore.shard.versioning.DatabaseShardingState;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
+import dev.shardstore.shard.autosplit.ChunkSplitter;
 import tools.jackson.databind.json.JsonMapper;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,7 +28,7 @@ import org.springframework.stereotype.Component;
  * timestamp: {t, i}} | null}}, collections: {<db.coll>: {sharded, stale, shardVersion?: "major|minor||epoch||t|i",
  * routingTable?: <RoutingTable.summary() as relaxed Extended JSON>}}, criticalSections: [{namespace: <db.coll> | <db> (a database's section),
  * phase: "CATCH_UP" | "COMMIT", blocks: "Writes" | "ReadsAndWrites", reason: {...}, expiresAt: <ISO-8601> | null}],
- * openCursors}}.
+ * openCursors, autoSplitsInProgress: [{ns, range: {min, max}}]}} (the chunks {@link ChunkSplitter} is splitting now).
  */
 @Component
 @Endpoint(id = "shardingState")
@@ -41,9 +42,11 @@ public class ShardingStateEndpoint {
     private final CursorManager cursors;
     private final ClusterClock clock;
     private final JsonMapper json;
+    private final ChunkSplitter splitter;
 
     public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CollectionShardingState collections,
-            CollectionShardingRuntime runtime, CursorManager cursors, ClusterClock clock, JsonMapper json) {
+            CollectionShardingRuntime runtime, CursorManager cursors, ClusterClock clock, JsonMapper json, ChunkSplitter splitter) {
+        this.splitter = splitter;
         this.properties = properties;
         this.databases = databases;
         this.collections = collections;
@@ -67,6 +70,7 @@ public class ShardingStateEndpoint {
         state.put("collections", perCollection);
         state.put("criticalSections", runtime.criticalSections().stream().map(this::describe).toList());
         state.put("openCursors", cursors.openCount());
+        state.put("autoSplitsInProgress", splitter.inProgress().stream().map(d -> json.readValue(d.toJson(RELAXED), Map.class)).toList());
         return state;
     }
 

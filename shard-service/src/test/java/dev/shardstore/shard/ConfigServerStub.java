@@ -32,7 +32,11 @@ import org.bson.BsonString;
  * {@code _configsvrGetRoutingTable} in BSON from in-memory tables, counting the lookups per database and
  * recording the routing table requests per namespace; for chunk migrations also {@code listShards} (the shards a test
  * registered), {@code _configsvrCommitChunkMigration} and {@code _configsvrEnsureChunkVersionIsGreaterThan} with the
- * config service's version rules on those tables, and {@code _configsvrLogChange} (recorded). One per test JVM.
+ * config service's version rules on those tables, and {@code _configsvrLogChange} (recorded). For auto-split also
+ * {@code _configsvrCommitChunkSplit} (the config service's checks and version rules; refusals counted),
+ * {@code _configsvrSetJumboFlag}, {@code _configsvrMoveRange} (recorded, not run: answers {@code moved: false}) and
+ * {@code find} on the {@code config} database for {@code settings}, {@code collections} (with per-collection extra fields),
+ * {@code shards} (the registered ones) and {@code tags} (none). One per test JVM.
  */
 public final class ConfigServerStub {
     private static final ConfigServerStub INSTANCE = start();
@@ -44,6 +48,11 @@ public final class ConfigServerStub {
     private final Map<String, List<Optional<ChunkVersion>>> routingRequests = new ConcurrentHashMap<>();
     private final Map<String, String> shards = new ConcurrentHashMap<>();
     private final List<BsonDocument> changelog = new CopyOnWriteArrayList<>();
+    private final Map<String, BsonDocument> settings = new ConcurrentHashMap<>();
+    private final Map<String, BsonDocument> collectionFields = new ConcurrentHashMap<>();
+    private final List<BsonDocument> moveRanges = new CopyOnWriteArrayList<>();
+    private final List<BsonDocument> splitCommits = new CopyOnWriteArrayList<>();
+    private final AtomicInteger refusedSplits = new AtomicInteger();
     private volatile Duration delay = Duration.ZERO;
     private volatile boolean failRoutingTables;
     private volatile java.util.function.@org.jspecify.annotations.Nullable UnaryOperator<BsonDocument> commitOverride;
@@ -60,9 +69,10 @@ public final class ConfigServerStub {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             ConfigServerStub stub = new ConfigServerStub(server);
-            server.createContext("/internal/v1/databases/admin/command", exchange -> {
+            server.createContext("/internal/v1/databases/", exchange -> {
                 BsonDocument command = BsonBytes.decode(exchange.getRequestBody().readAllBytes());
-                byte[] reply = BsonBytes.encode(stub.answer(command));
+                boolean config = exchange.getRequestURI().getPath().equals("/internal/v1/databases/config/command");
+                byte[] reply = BsonBytes.encode(config ? stub.find(command) : stub.answer(command));
                 exchange.getResponseHeaders().add("Content-Type", "application/bson");
                 exchange.sendResponseHeaders(200, reply.length);
                 try (OutputStream out = exchange.getResponseBody()) {
@@ -97,6 +107,16 @@ public final class ConfigServerStub {
             case "_configsvrLogChange" -> {
                 changelog.add(command.clone());
                 return new BsonDocument("ok", new BsonDouble(1));
+            }
+            case "_configsvrCommitChunkSplit" -> {
+                return commitSplit(command);
+            }
+            case "_configsvrSetJumboFlag" -> {
+                return setJumbo(command);
+            }
+            case "_configsvrMoveRange" -> {
+                moveRanges.add(command.clone());
+                return new BsonDocument("ok", new BsonDouble(1)).append("moved", BsonBoolean.FALSE);
             }
             default -> { }
         }
@@ -167,6 +187,107 @@ public final class ConfigServerStub {
         }
         tables.put(ns, new Table(table.collection(), updated));
         return new BsonDocument("ok", new BsonDouble(1));
+    }
+
+    /** {@code find} on the config database (equality on {@code _id} or {@code ns} only, which is what shards ask). */
+    private BsonDocument find(BsonDocument command) {
+        BsonDocument filter = command.getDocument("filter", new BsonDocument());
+        List<BsonDocument> all = switch (command.getString("find").getValue()) {
+            case "settings" -> settings.entrySet().stream().map(e -> {
+                BsonDocument doc = new BsonDocument("_id", new BsonString(e.getKey()));
+                doc.putAll(e.getValue());
+                return doc;
+            }).toList();
+            case "collections" -> tables.values().stream().map(t -> {
+                BsonDocument doc = t.collection().toBson();
+                doc.putAll(collectionFields.getOrDefault(t.collection().namespace(), new BsonDocument()));
+                return doc;
+            }).toList();
+            case "shards" -> shards.entrySet().stream().map(e -> new BsonDocument("_id", new BsonString(e.getKey()))
+                    .append("host", new BsonString(e.getValue())).append("state", new org.bson.BsonInt32(1))).toList();
+            default -> List.of();
+        };
+        BsonArray batch = new BsonArray();
+        all.stream().filter(doc -> filter.entrySet().stream().allMatch(f -> f.getValue().equals(doc.get(f.getKey())))).forEach(batch::add);
+        return new BsonDocument("ok", new BsonDouble(1)).append("cursor", new BsonDocument("id", new org.bson.BsonInt64(0))
+                .append("ns", new BsonString("config." + command.getString("find").getValue())).append("firstBatch", batch));
+    }
+
+    /**
+     * {@code _configsvrCommitChunkSplit} with the config service's rules: {@code [min, max)} must be exactly a chunk of
+     * {@code shard} (BadValue otherwise, counted in {@link #refusedSplits}); the pieces get {@code base.major|base.minor + i},
+     * base being the collection version, or {@code (cv.major + 1)|0} when the shard version is the collection version.
+     */
+    private synchronized BsonDocument commitSplit(BsonDocument command) {
+        String ns = command.getString("_configsvrCommitChunkSplit").getValue();
+        Table table = tables.get(ns);
+        String shard = command.getString("shard").getValue();
+        BsonDocument min = command.getDocument("min");
+        BsonDocument max = command.getDocument("max");
+        Chunk chunk = table == null ? null : table.chunks().stream().filter(c -> c.range().min().equals(min) && c.range().max().equals(max)
+                && c.shard().equals(shard)).findFirst().orElse(null);
+        if (chunk == null || !command.getObjectId("collEpoch").getValue().equals(table.collection().epoch())) {
+            refusedSplits.incrementAndGet();
+            return ErrorReplies.errorReply(ErrorCode.BadValue, "min/max is not a chunk of " + shard + " of " + ns, new BsonDocument());
+        }
+        List<BsonDocument> bounds = new java.util.ArrayList<>();
+        bounds.add(min);
+        command.getArray("splitPoints").forEach(p -> bounds.add(p.asDocument()));
+        bounds.add(max);
+        ChunkVersion cv = collectionVersion(table);
+        ChunkVersion shardVersion = table.chunks().stream().filter(c -> c.shard().equals(shard)).map(Chunk::lastmod).max(ChunkVersion::compareTo).orElseThrow();
+        ChunkVersion base = shardVersion.equals(cv) ? new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp()) : cv;
+        List<Chunk> updated = new java.util.ArrayList<>(table.chunks());
+        updated.remove(chunk);
+        for (int i = 0; i + 1 < bounds.size(); i++) {
+            updated.add(new Chunk(new dev.shardstore.contracts.sharding.ChunkRange(bounds.get(i), bounds.get(i + 1)), shard,
+                    new ChunkVersion(base.major(), base.minor() + i + 1, base.epoch(), base.timestamp())));
+        }
+        updated.sort((a, b) -> dev.shardstore.contracts.bson.BsonOrder.compare(a.range().min(), b.range().min()));
+        tables.put(ns, new Table(table.collection(), updated));
+        splitCommits.add(command.clone());
+        return new BsonDocument("ok", new BsonDouble(1));
+    }
+
+    /** {@code _configsvrSetJumboFlag}: sets the flag of the chunk starting at {@code min} (no version change). */
+    private synchronized BsonDocument setJumbo(BsonDocument command) {
+        String ns = command.getString("_configsvrSetJumboFlag").getValue();
+        Table table = tables.get(ns);
+        BsonDocument min = command.getDocument("min");
+        boolean jumbo = command.getBoolean("jumbo", BsonBoolean.TRUE).getValue();
+        List<Chunk> updated = table.chunks().stream().map(c -> c.range().min().equals(min)
+                ? new Chunk(c.range(), c.shard(), c.lastmod(), jumbo) : c).toList();
+        tables.put(ns, new Table(table.collection(), updated));
+        return new BsonDocument("ok", new BsonDouble(1)).append("jumbo", BsonBoolean.valueOf(jumbo));
+    }
+
+    /** Sets (or with null removes) the {@code config.settings} document {@code id} (fields without {@code _id}). */
+    public void putSetting(String id, @org.jspecify.annotations.Nullable BsonDocument fields) {
+        if (fields == null) {
+            settings.remove(id);
+        } else {
+            settings.put(id, fields.clone());
+        }
+    }
+
+    /** Adds {@code fields} (e.g. {@code maxChunkSizeBytes}) to {@code ns}'s {@code config.collections} entry. */
+    public void putCollectionFields(String ns, BsonDocument fields) {
+        collectionFields.put(ns, fields.clone());
+    }
+
+    /** The {@code _configsvrMoveRange} commands received, in order. */
+    public List<BsonDocument> moveRanges() {
+        return List.copyOf(moveRanges);
+    }
+
+    /** The {@code _configsvrCommitChunkSplit} commands committed, in order. */
+    public List<BsonDocument> splitCommits() {
+        return List.copyOf(splitCommits);
+    }
+
+    /** How many {@code _configsvrCommitChunkSplit} commands were refused. */
+    public int refusedSplits() {
+        return refusedSplits.get();
     }
 
     /** {@code _configsvrEnsureChunkVersionIsGreaterThan}: a chunk still at or below {@code version} gets {@code (cv.major + 1)|0}. */

@@ -50,6 +50,8 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
         registry.add("shardstore.shard.sort-memory-limit", () -> "2MB");
         // tests run the time-series TTL monitor themselves: a scheduled pass would race their assertions
         registry.add("shardstore.shard.ttl-monitor-interval", () -> "1h");
+        // auto-split tests change config.settings on the stub and expect the shard to follow soon
+        registry.add("shardstore.shard.autosplit.settings-refresh-interval", () -> "200ms");
         MIGRATION_SETTINGS.forEach((name, value) -> registry.add(name, () -> value));
     }
 

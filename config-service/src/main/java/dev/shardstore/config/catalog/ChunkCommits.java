@@ -1,6 +1,7 @@
 package dev.shardstore.config.catalog;
 
 import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.outbox.Outbox;
 import dev.shardstore.contracts.event.CatalogEvent;
 import dev.shardstore.contracts.sharding.StaleConfig;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.types.ObjectId;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -44,9 +47,11 @@ public class ChunkCommits {
     private final TransactionTemplate tx;
     private final ApplicationEventPublisher events;
     private final FailPoints failPoints;
+    private final Changelog changelog;
 
     public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, LogicalClock clock,
-            TransactionTemplate tx, ApplicationEventPublisher events, FailPoints failPoints) {
+            TransactionTemplate tx, ApplicationEventPublisher events, FailPoints failPoints, Changelog changelog) {
+        this.changelog = changelog;
         this.guard = guard;
         this.chunks = chunks;
         this.shards = shards;
@@ -59,7 +64,8 @@ public class ChunkCommits {
 
     /**
      * Splits the chunk {@code [min, max)} of {@code shard} at {@code splitPoints} (ascending, strictly inside the
-     * range). The pieces keep the chunk's history; versions per {@link VersionRules#split}.
+     * range). The pieces keep the chunk's history; versions per {@link VersionRules#split}. In the same transaction,
+     * {@code config.changelog} gets MongoDB's entries ({@link #logSplit}).
      *
      * @throws CommandException StaleEpoch/StaleConfig (see {@link CommitGuard}); BadValue naming {@code min},
      *                          {@code max} or {@code splitPoints.i} for a malformed or misplaced bound, or naming the
@@ -99,11 +105,39 @@ public class ChunkCommits {
                 pieces.add(chunk.reshaped(new ObjectId(), new ChunkRange(bounds.get(i), bounds.get(i + 1)), versions.get(i)));
             }
             chunks.insert(key, pieces);
+            logSplit(namespace, shard, chunk, bounds, versions);
             ChunkVersion latest = versions.getLast();
             outbox.appendRoutingChanged(namespace, latest.epoch(), latest, List.of(shard));
             events.publishEvent(new RoutingChangeCommitted(namespace, List.of(shard)));
             return new CommitResult(latest, latest);
         });
+    }
+
+    /**
+     * MongoDB's changelog of a split commit ({@code commitSplitChunk}): one {@code split} entry {@code {before, left, right,
+     * owningShard}} for two pieces, else one {@code multi-split} entry per piece {@code {before, number, of, chunk,
+     * owningShard}}; each chunk as {@code {min, max, lastmod}}.
+     */
+    private void logSplit(String namespace, String shard, CatalogChunk before, List<BsonDocument> bounds, List<ChunkVersion> versions) {
+        BsonDocument beforeDoc = chunkDoc(before.range().min(), before.range().max(), before.lastmod());
+        BsonString owner = new BsonString(shard);
+        if (versions.size() == 2) {
+            changelog.record(CommitGuard.CONFIG_SHARD_ID, shard, "split", namespace, new BsonDocument("before", beforeDoc)
+                    .append("left", chunkDoc(bounds.get(0), bounds.get(1), versions.get(0)))
+                    .append("right", chunkDoc(bounds.get(1), bounds.get(2), versions.get(1)))
+                    .append("owningShard", owner));
+            return;
+        }
+        for (int i = 0; i < versions.size(); i++) {
+            changelog.record(CommitGuard.CONFIG_SHARD_ID, shard, "multi-split", namespace, new BsonDocument("before", beforeDoc)
+                    .append("number", new BsonInt32(i + 1)).append("of", new BsonInt32(versions.size()))
+                    .append("chunk", chunkDoc(bounds.get(i), bounds.get(i + 1), versions.get(i)))
+                    .append("owningShard", owner));
+        }
+    }
+
+    private static BsonDocument chunkDoc(BsonDocument min, BsonDocument max, ChunkVersion lastmod) {
+        return new BsonDocument("min", min).append("max", max).append("lastmod", lastmod.toBson());
     }
 
     /**

@@ -20,8 +20,9 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@code config.settings} (table {@code settings}, MongoDB's): the {@code balancer}, {@code chunksize} and {@code automerge}
- * documents. The balancer service reads them every round; {@code chunksize} (MB) is also the maximum chunk size the config
+ * {@code config.settings} (table {@code settings}, MongoDB's): the {@code balancer}, {@code chunksize}, {@code automerge}
+ * and {@code autosplit} ({@code enabled}, read by the shards' auto-splitters) documents. The balancer service reads them
+ * every round; {@code chunksize} (MB) is also the maximum chunk size the config
  * service's shardCollection and moveRange use, falling back to {@code shardstore.sharding.max-chunk-size} when unset.
  */
 @Repository
@@ -36,7 +37,8 @@ public class ClusterSettings {
                     "policy", List.of(org.bson.BsonType.STRING),
                     "_waitForDelete", List.of(org.bson.BsonType.BOOLEAN)),
             "chunksize", Map.of("value", List.of(org.bson.BsonType.INT32, org.bson.BsonType.INT64, org.bson.BsonType.DOUBLE)),
-            "automerge", Map.of("enabled", List.of(org.bson.BsonType.BOOLEAN)));
+            "automerge", Map.of("enabled", List.of(org.bson.BsonType.BOOLEAN)),
+            "autosplit", Map.of("enabled", List.of(org.bson.BsonType.BOOLEAN)));
 
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;

@@ -68,6 +68,18 @@ class SettingsCommandsTest {
     }
 
     @Test
+    void autosplitEnabledIsASettingAsMongoDBsShellWritesIt() {
+        run(new BsonDocument("_configsvrSetSettings", new BsonString("autosplit")).append("set", new BsonDocument("enabled", BsonBoolean.FALSE)));
+        BsonDocument autosplit = find("settings").getDocument("cursor").getArray("firstBatch").stream().map(v -> v.asDocument())
+                .filter(d -> d.getString("_id").getValue().equals("autosplit")).findFirst().orElseThrow();
+        assertThat(autosplit.getBoolean("enabled").getValue()).isFalse();
+        assertThatThrownBy(() -> run(new BsonDocument("_configsvrSetSettings", new BsonString("autosplit"))
+                .append("set", new BsonDocument("enabled", new BsonString("no")))))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.getMessage()).contains("'enabled'"));
+        run(new BsonDocument("_configsvrSetSettings", new BsonString("autosplit")).append("set", new BsonDocument("enabled", BsonBoolean.TRUE)));
+    }
+
+    @Test
     void unknownDocumentsAndFieldsAreNamed() {
         assertThatThrownBy(() -> run(new BsonDocument("_configsvrSetSettings", new BsonString("balancr"))
                 .append("set", new BsonDocument("mode", new BsonString("off")))))

@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -67,16 +66,11 @@ class BalancerIT {
     }
 
     private static List<BsonDocument> chunks() {
-        BsonValue uuid = ok("config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + NS + "\"}}")
-                .getDocument("cursor").getArray("firstBatch").get(0).asDocument().get("uuid");
-        return router.run("config", new BsonDocument("find", new BsonString("chunks")).append("filter", new BsonDocument("uuid", uuid)))
-                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+        return ItSupport.chunks(router, NS);
     }
 
     private static Map<String, Long> chunksPerShard() {
-        Map<String, Long> perShard = new TreeMap<>();
-        chunks().forEach(c -> perShard.merge(c.getString("shard").getValue(), 1L, Long::sum));
-        return perShard;
+        return ItSupport.chunksPerShard(router, NS);
     }
 
     private static BsonDocument collectionStatus() {
@@ -141,11 +135,7 @@ class BalancerIT {
     }
 
     private static Map<String, Long> countsByCountry() {
-        Map<String, Long> actual = new TreeMap<>();
-        ok("geo", "{\"aggregate\": \"cities\", \"pipeline\": [{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}}], \"cursor\": {\"batchSize\": 1000}}")
-                .getDocument("cursor").getArray("firstBatch")
-                .forEach(v -> actual.put(v.asDocument().getString("_id").getValue(), v.asDocument().getNumber("n").longValue()));
-        return actual;
+        return ItSupport.countsByCountry(router, "geo", "cities");
     }
 
     @Test

@@ -16,21 +16,33 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 
-/** What every end-to-end class needs besides its cluster: plain GETs (Actuator) and waiting for a condition. */
+/**
+ * What every end-to-end class needs besides its cluster: plain GETs (Actuator), waiting for a condition, and reading a
+ * sharded collection's chunks and per-country counts through a router.
+ */
 final class ItSupport {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private ItSupport() {}
 
     /**
-     * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset} and a balancer
-     * round every second, in a fresh temporary home named after {@code name}; its lines are printed with {@code [cluster]}.
+     * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset}, a balancer
+     * round every second and {@code jvmOptions} added to every service's, in a fresh temporary home named after
+     * {@code name}; its lines are printed with {@code [cluster]}.
      */
-    static LocalCluster startWithFastBalancer(String name, int shards, int portOffset) throws IOException {
+    static LocalCluster startWithFastBalancer(String name, int shards, int portOffset, String... jvmOptions) throws IOException {
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         jvm.add("-Dshardstore.balancer.round-interval=1s");
+        jvm.addAll(List.of(jvmOptions));
         return LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-" + name + "-it-"))
                 .withShards(shards).withRouters(1).withPortOffset(portOffset).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
     }
@@ -75,5 +87,41 @@ final class ItSupport {
             }
             Thread.sleep(200);
         }
+    }
+
+    /** Runs {@code json} on {@code db} through {@code router} and returns its reply, failing with it unless it is ok. */
+    static BsonDocument ok(RouterClient router, String db, String json) {
+        return RouterClient.requireOk(json, router.run(db, dev.shardstore.contracts.bson.ExtendedJson.parse(json)));
+    }
+
+    /** The {@code config.chunks} entries of sharded collection {@code ns}, read through {@code router}. */
+    static List<BsonDocument> chunks(RouterClient router, String ns) {
+        BsonValue uuid = firstBatch(router, "collections", new BsonDocument("_id", new BsonString(ns))).getFirst().get("uuid");
+        return firstBatch(router, "chunks", new BsonDocument("uuid", uuid));
+    }
+
+    /** The number of chunks of {@code ns} per shard, by shard name. */
+    static Map<String, Long> chunksPerShard(RouterClient router, String ns) {
+        Map<String, Long> perShard = new TreeMap<>();
+        chunks(router, ns).forEach(c -> perShard.merge(c.getString("shard").getValue(), 1L, Long::sum));
+        return perShard;
+    }
+
+    /** The documents of {@code config.<collection>} matching {@code filter}, read through {@code router}. */
+    static List<BsonDocument> firstBatch(RouterClient router, String collection, BsonDocument filter) {
+        BsonDocument command = new BsonDocument("find", new BsonString(collection)).append("filter", filter);
+        return RouterClient.requireOk(command.toJson(), router.run("config", command))
+                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    /** The number of documents per {@code country} of {@code db.coll}, by an aggregation through {@code router}. */
+    static Map<String, Long> countsByCountry(RouterClient router, String db, String coll) {
+        Map<String, Long> actual = new TreeMap<>();
+        String json = "{\"aggregate\": \"" + coll + "\", \"pipeline\": [{\"$group\": {\"_id\": \"$country\", \"n\": {\"$sum\": 1}}}],"
+                + " \"cursor\": {\"batchSize\": 1000}}";
+        RouterClient.requireOk(json, router.run(db, dev.shardstore.contracts.bson.ExtendedJson.parse(json)))
+                .getDocument("cursor").getArray("firstBatch")
+                .forEach(v -> actual.put(v.asDocument().getString("_id").getValue(), v.asDocument().getNumber("n").longValue()));
+        return actual;
     }
 }

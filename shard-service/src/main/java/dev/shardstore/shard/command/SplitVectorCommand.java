@@ -6,9 +6,6 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
-import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -31,16 +28,11 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class SplitVectorCommand extends ShardCommand {
-    private final CollectionCatalog catalog;
-    private final ShardKeyIndex shardKeyIndex;
-    private final ShardKeyScan scan;
+    private final SplitVector splitVector;
 
-    public SplitVectorCommand(CommandInvoker invoker, CollectionCatalog catalog, ShardKeyIndex shardKeyIndex,
-            ShardKeyScan scan) {
+    public SplitVectorCommand(CommandInvoker invoker, SplitVector splitVector) {
         super(invoker);
-        this.catalog = catalog;
-        this.shardKeyIndex = shardKeyIndex;
-        this.scan = scan;
+        this.splitVector = splitVector;
     }
 
     @Override
@@ -72,16 +64,8 @@ public class SplitVectorCommand extends ShardCommand {
                     "splitVector needs the desired chunk size ('maxChunkSizeBytes') or 'force: true'");
         }
         long maxChunkSizeBytes = ShardsvrPrepareShardCollectionCommand.maxChunkSizeBytes(args, command);
-        CollectionInfo c = catalog.find(ns)
-                .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns not found: " + ns));
-        IndexWalk.Source index = shardKeyIndex.find(c, key, false).orElseThrow(() -> {
-            scan.requireNoArrays(c, key);
-            return new CommandException(ErrorCode.IndexNotFound, "couldn't find index over splitting key "
-                    + key.pattern().toJson() + " of " + ns + " (not sparse, partial or multikey)");
-        });
-        SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, low, high);
-        List<BsonDocument> splitKeys = force ? SplitPoints.median(range)
-                : SplitPoints.bySize(range, shardKeyIndex.averageObjectSize(c), maxChunkSizeBytes);
+        SplitVector.KeyRange range = splitVector.range(ns, key, low, high);
+        List<BsonDocument> splitKeys = force ? range.median() : range.bySize(range.averageObjectSize(), maxChunkSizeBytes);
         return Replies.ok(new BsonDocument("splitKeys", new BsonArray(splitKeys)));
     }
 }

@@ -161,6 +161,10 @@ public class DocumentStore {
                 .query((rs, i) -> rs.getLong(1))
                 .list()
                 .forEach(ts -> changed.set((int) (ts - storedFirst)));
+        if (op != 'd' && pattern != null) {
+            changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(
+                    new CommittedWritesObserver.WrittenDocument(c.namespace(), shardKeys[i], docs[i].length)));
+        }
         return changed;
     }
 

@@ -3,9 +3,12 @@ package dev.shardstore.shard.storage;
 import dev.shardstore.support.failpoint.FailPoints;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -32,6 +35,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the outer one ends); {@link #savepoint} runs a part that can fail alone. The fail point {@link #BEFORE_COMMIT} is
  * passed after the body and before the commit, for tests that hold a transaction open with its times reserved
  * (pause) or fail it there (error).
+ *
+ * <p>A unit also collects the client inserts and updates of sharded documents its body made ({@link #recordWritten})
+ * and, once its transaction has committed, hands them to the {@link CommittedWritesObserver}s (the auto-splitter's
+ * chunk write tracker), so that only committed bytes are counted; a rolled-back savepoint drops its part.
  */
 @Component
 public class WriteUnitOfWork {
@@ -43,6 +50,9 @@ public class WriteUnitOfWork {
 
     private static final ThreadLocal<Unit> CURRENT = new ThreadLocal<>();
     private static final ThreadLocal<RetryableStatement> STATEMENT = new ThreadLocal<>();
+    private static final Logger log = LoggerFactory.getLogger(WriteUnitOfWork.class);
+
+    private final List<CommittedWritesObserver> observers = new CopyOnWriteArrayList<>();
 
     private final TransactionTemplate tx;
     private final TransactionTemplate nested;
@@ -88,8 +98,32 @@ public class WriteUnitOfWork {
      * @throws IllegalStateException outside a unit
      */
     public <T> T savepoint(Supplier<T> body) {
-        current();
-        return nested.execute(status -> body.get());
+        Unit unit = current();
+        int mark = unit.written.size();
+        try {
+            return nested.execute(status -> body.get());
+        } catch (RuntimeException e) {
+            unit.written.subList(mark, unit.written.size()).clear(); // undone with the savepoint
+            throw e;
+        }
+    }
+
+    /** Registers {@code observer} to hear of every later unit's committed client writes (see the class comment). */
+    public void observeCommittedWrites(CommittedWritesObserver observer) {
+        observers.add(observer);
+    }
+
+    /**
+     * Notes a client insert or update of a sharded collection's document in the current unit, reported to the observers
+     * if the unit commits; ignored in a {@code fromMigrate} unit or when nobody observes.
+     *
+     * @throws IllegalStateException outside a unit
+     */
+    void recordWritten(CommittedWritesObserver.WrittenDocument written) {
+        Unit unit = current();
+        if (!unit.fromMigrate && !observers.isEmpty()) {
+            unit.written.add(written);
+        }
     }
 
     /**
@@ -162,10 +196,11 @@ public class WriteUnitOfWork {
         }
         Unit unit = new Unit(fromMigrate);
         CURRENT.set(unit);
+        T result;
         try {
-            return tx.execute(status -> {
+            result = tx.execute(status -> {
                 unit.status = status;
-                T result = body.apply(unit);
+                T value = body.apply(unit);
                 if (!status.isRollbackOnly()) {
                     RetryableStatement statement = STATEMENT.get();
                     if (statement != null && !fromMigrate) {
@@ -173,11 +208,26 @@ public class WriteUnitOfWork {
                     }
                     failPoints.hit(BEFORE_COMMIT);
                 }
-                return result;
+                return value;
             });
         } finally {
             CURRENT.remove();
             unit.reservations.forEach(ClusterClock.Reservation::release);
+        }
+        // the template returned without a throw and without rollback-only: the transaction committed
+        if (!unit.written.isEmpty() && !unit.status.isRollbackOnly()) {
+            notifyCommitted(unit.written);
+        }
+        return result;
+    }
+
+    private void notifyCommitted(List<CommittedWritesObserver.WrittenDocument> written) {
+        for (CommittedWritesObserver observer : observers) {
+            try {
+                observer.committed(written);
+            } catch (RuntimeException e) {
+                log.warn("a committed-writes observer failed (the write itself is committed): {}", e.toString());
+            }
         }
     }
 
@@ -191,6 +241,7 @@ public class WriteUnitOfWork {
     private static final class Unit implements Work {
         private final boolean fromMigrate;
         private final List<ClusterClock.Reservation> reservations = new ArrayList<>();
+        private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
         private TransactionStatus status;
 
         Unit(boolean fromMigrate) {
