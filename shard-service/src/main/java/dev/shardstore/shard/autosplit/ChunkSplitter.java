@@ -55,7 +55,8 @@ import org.springframework.stereotype.Component;
  *       asks {@link TopChunkMover} to move it away (in the background: the task does not wait for the migration).</li>
  * </ol>
  * At most one task per chunk runs (the tracker's split lock), and never two of overlapping ranges of one collection (a
- * task started from an older routing table could otherwise overlap a piece of a newer one). Every task ends with one
+ * task started from an older routing table could otherwise overlap a piece of a newer one). An abandoned task ({@code stale})
+ * logs at debug only: it is the normal fate of a chunk that is being migrated while written to, and the next writes retry. Every task ends with one
  * count of {@code shardstore.shard.autosplits{outcome}} and releases the chunk's split lock; the tracker has already
  * started counting afresh.
  */
@@ -126,7 +127,7 @@ public class ChunkSplitter {
         try {
             entered = flight != null && enter(flight);
             if (!entered) {
-                log.info("auto-split of chunk {} of {} abandoned: {}", chunk.range(), ns, flight == null
+                log.debug("auto-split of chunk {} of {} abandoned: {}", chunk.range(), ns, flight == null
                         ? "the collection is no longer sharded here" : "an overlapping range is being split");
                 outcome = AutoSplitOutcome.STALE;
             } else {
@@ -134,7 +135,7 @@ public class ChunkSplitter {
             }
         } catch (CommandException e) {
             if (STALE.contains(e.code())) {
-                log.info("auto-split of chunk {} of {} abandoned, the chunk changed meanwhile: {}", chunk.range(), ns, e.getMessage());
+                log.debug("auto-split of chunk {} of {} abandoned, the chunk changed meanwhile: {}", chunk.range(), ns, e.getMessage());
                 sharding.markStale(ns.full());
                 outcome = AutoSplitOutcome.STALE;
             } else {
@@ -179,11 +180,11 @@ public class ChunkSplitter {
         byte[] max = key.encode(requested.range().max());
         Chunk chunk = table.findChunk(min);
         if (!chunk.range().equals(requested.range()) || !chunk.shard().equals(peers.self())) {
-            log.info("auto-split of chunk {} of {} abandoned: it is no longer a chunk of this shard", requested.range(), ns);
+            log.debug("auto-split of chunk {} of {} abandoned: it is no longer a chunk of this shard", requested.range(), ns);
             return AutoSplitOutcome.STALE;
         }
         if (migrating(ns, key, min, max)) {
-            log.info("auto-split of chunk {} of {} abandoned: a migration of an overlapping range is running", requested.range(), ns);
+            log.debug("auto-split of chunk {} of {} abandoned: a migration of an overlapping range is running", requested.range(), ns);
             return AutoSplitOutcome.STALE;
         }
         long maxChunkSize = effective.maxChunkSizeBytes();
