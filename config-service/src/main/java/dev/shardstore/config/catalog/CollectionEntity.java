@@ -3,6 +3,7 @@ package dev.shardstore.config.catalog;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -13,7 +14,8 @@ import org.bson.types.ObjectId;
 
 /**
  * A row of {@code config.collections}; {@link #toCollection()} gives the contract's {@link ShardedCollection}. The
- * key pattern is stored as BSON, the epoch as its hex string, the timestamp as (seconds, increment).
+ * key pattern is stored as BSON, the epoch as its hex string, the timestamp as (seconds, increment), the
+ * {@code timeseriesFields} of a time-series buckets collection as BSON (null otherwise).
  */
 @Entity
 @Table(name = "collections")
@@ -42,6 +44,9 @@ public class CollectionEntity {
     @Column(name = "no_balance", nullable = false)
     private boolean noBalance;
 
+    @Column(name = "timeseries_fields")
+    private byte[] timeseriesFields;
+
     protected CollectionEntity() {}
 
     public CollectionEntity(ShardedCollection collection) {
@@ -49,6 +54,7 @@ public class CollectionEntity {
         this.uuid = collection.uuid();
         this.unique = collection.unique();
         this.noBalance = collection.noBalance();
+        this.timeseriesFields = collection.isTimeseries() ? BsonBytes.encode(collection.timeseriesFields().toDocument()) : null;
         setEpoch(collection.key(), collection.epoch(), collection.timestamp());
     }
 
@@ -59,7 +65,8 @@ public class CollectionEntity {
     public ShardedCollection toCollection() {
         return new ShardedCollection(namespace, uuid, new ObjectId(epoch),
                 new BsonTimestamp((int) timestampSecs, (int) timestampInc), new ShardKeyPattern(BsonBytes.decode(keyPattern)),
-                unique, noBalance);
+                unique, noBalance, timeseriesFields == null ? null
+                        : TimeseriesOptions.parse(BsonBytes.decode(timeseriesFields), "timeseriesFields"));
     }
 
     /** refineCollectionShardKey: the extended key under a new epoch and timestamp. */

@@ -10,13 +10,33 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
 
-/** What every end-to-end class needs besides its cluster: plain GETs (Actuator) and waiting for a condition. */
+/** What every end-to-end class needs besides its cluster: plain GETs (Actuator), draining a cursor and waiting for a condition. */
 final class ItSupport {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private ItSupport() {}
+
+    /** Every document of the cursor {@code reply} opened on {@code db.collection}, through getMores to {@code router}. */
+    static List<BsonDocument> drain(RouterClient router, String db, String collection, BsonDocument reply) {
+        List<BsonDocument> out = new ArrayList<>();
+        BsonDocument cursor = reply.getDocument("cursor");
+        cursor.getArray("firstBatch").forEach(v -> out.add(v.asDocument()));
+        long id = cursor.getNumber("id").longValue();
+        while (id != 0) {
+            cursor = RouterClient.requireOk("getMore", router.run(db, new BsonDocument("getMore", new BsonInt64(id))
+                    .append("collection", new BsonString(collection)))).getDocument("cursor");
+            cursor.getArray("nextBatch").forEach(v -> out.add(v.asDocument()));
+            id = cursor.getNumber("id").longValue();
+        }
+        return out;
+    }
 
     /** The body of a GET of {@code url} (an Actuator endpoint, usually). */
     static String get(String url) {

@@ -23,7 +23,8 @@ import org.bson.BsonDocument;
  *   <li>a single-document write with an {@code _id} equality: every shard owning chunks — {@code _id} is unique
  *       per shard only, so if two shards hold the same {@code _id} (possible when the shard key is not
  *       {@code _id}) each may write one, as in MongoDB before 7.0;</li>
- *   <li>any other single-document write: refused.</li>
+ *   <li>any other single-document write: refused;</li>
+ *   <li>on a sharded time-series collection: refused (NotImplemented) for now.</li>
  * </ul>
  */
 final class QueryTargeting {
@@ -40,6 +41,7 @@ final class QueryTargeting {
         if (!routing.isSharded()) {
             return List.of(routing.database().primary());
         }
+        requireNotTimeseries(routing, kind);
         RoutingTable table = routing.table();
         Optional<String> owner = owner(table, query);
         if (owner.isPresent()) {
@@ -59,6 +61,19 @@ final class QueryTargeting {
                 + " on _id (and have the collection default collation) or contain the shard key (and have the simple collation). "
                 + Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + " request: " + description.toJson()
                 + ", shard key pattern: " + table.shardKey().pattern().toJson());
+    }
+
+    /**
+     * Refuses a query-driven write on a sharded time-series collection, which the shards do not serve yet (updates
+     * and deletes that unpack and repack buckets; issue 13).
+     *
+     * @throws CommandException NotImplemented (238) naming the write and the collection
+     */
+    static void requireNotTimeseries(CollectionRouting routing, String kind) {
+        if (routing.isSharded() && routing.table().collection().isTimeseries()) {
+            throw new CommandException(ErrorCode.NotImplemented, kind + " on the sharded time-series collection " + routing.namespace()
+                    + " is not implemented");
+        }
     }
 
     /** The shard owning the key {@code query} pins with equalities on every shard key field, if it does. */

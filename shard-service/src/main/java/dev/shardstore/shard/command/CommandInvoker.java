@@ -48,7 +48,8 @@ public class CommandInvoker {
      * @param namespace     the collection the command is about (locked per {@code access}, and whose
      *                      {@code shardVersion} is checked), or null for commands that are not about one collection;
      *                      asked once the database name is valid
-     * @param servesTimeseries whether the command handles a time-series {@code namespace} itself; when not, it is refused
+     * @param servesTimeseries whether the command handles a time-series {@code namespace} itself (its buckets collection
+     *                      is then the one locked and whose {@code shardVersion} is checked); when not, it is refused
      * @throws CommandException InvalidNamespace for a bad database name, a bad readConcern, MaxTimeMSExpired when the
      *                          writes before afterClusterTime do not finish, StaleDbVersion, StaleConfig, NotImplemented
      *                          (238) for a command that does not serve time-series collections sent to one, or what
@@ -72,7 +73,11 @@ public class CommandInvoker {
                 }
                 return body.get();
             };
-            BsonDocument reply = runtime.run(db, target, access, command, checkVersions, guarded);
+            // A time-series collection is versioned, locked and filtered as its buckets collection, which is what
+            // config.collections shards (reference: sharded-timeseries "CRUD operations")
+            Namespace versioned = servesTimeseries && target != null && timeseries.buckets(target).isPresent()
+                    ? TimeseriesCollections.bucketsOf(target) : target;
+            BsonDocument reply = runtime.run(db, versioned, access, command, checkVersions, guarded);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.sharding;
 
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import java.util.Objects;
 import java.util.UUID;
 import org.bson.BsonBinary;
@@ -10,10 +11,12 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.UuidRepresentation;
 import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A sharded collection's entry in {@code config.collections}. BSON shape (MongoDB's): {@code {_id: "db.coll",
- * lastmodEpoch: ObjectId, timestamp: Timestamp, uuid: UUID, key: {...}, unique: bool, noBalance: bool}}.
+ * lastmodEpoch: ObjectId, timestamp: Timestamp, uuid: UUID, key: {...}, unique: bool, noBalance: bool,
+ * timeseriesFields?: {...}}}.
  *
  * @param namespace {@code db.coll}
  * @param uuid      the collection instance's id
@@ -22,9 +25,18 @@ import org.bson.types.ObjectId;
  * @param key       the shard key pattern
  * @param unique    whether the shard key index is unique
  * @param noBalance whether the balancer leaves this collection alone
+ * @param timeseriesFields for the buckets collection {@code db.system.buckets.<coll>} of a sharded time-series collection,
+ *                  its options (reference: sharded-timeseries "Sharding metadata": the config service's copy is the
+ *                  source of truth of the granularity); null for any other collection
  */
 public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
-        boolean unique, boolean noBalance) {
+        boolean unique, boolean noBalance, @Nullable TimeseriesOptions timeseriesFields) {
+    /** A collection that is not the buckets collection of a time-series collection. */
+    public ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
+            boolean unique, boolean noBalance) {
+        this(namespace, uuid, epoch, timestamp, key, unique, noBalance, null);
+    }
+
     public ShardedCollection {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(uuid, "uuid");
@@ -45,13 +57,22 @@ public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, Bso
     }
 
     public BsonDocument toBson() {
-        return new BsonDocument("_id", new BsonString(namespace))
+        BsonDocument doc = new BsonDocument("_id", new BsonString(namespace))
                 .append("lastmodEpoch", new BsonObjectId(epoch))
                 .append("timestamp", timestamp)
                 .append("uuid", new BsonBinary(uuid, UuidRepresentation.STANDARD))
                 .append("key", key.pattern())
                 .append("unique", BsonBoolean.valueOf(unique))
                 .append("noBalance", BsonBoolean.valueOf(noBalance));
+        if (timeseriesFields != null) {
+            doc.append("timeseriesFields", timeseriesFields.toDocument());
+        }
+        return doc;
+    }
+
+    /** Whether this is the buckets collection of a sharded time-series collection. */
+    public boolean isTimeseries() {
+        return timeseriesFields != null;
     }
 
     /**
@@ -64,7 +85,8 @@ public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, Bso
             return new ShardedCollection(doc.getString("_id").getValue(), doc.getBinary("uuid").asUuid(UuidRepresentation.STANDARD),
                     doc.getObjectId("lastmodEpoch").getValue(), doc.getTimestamp("timestamp"),
                     new ShardKeyPattern(doc.getDocument("key")), doc.getBoolean("unique", BsonBoolean.FALSE).getValue(),
-                    doc.getBoolean("noBalance", BsonBoolean.FALSE).getValue());
+                    doc.getBoolean("noBalance", BsonBoolean.FALSE).getValue(),
+                    doc.containsKey("timeseriesFields") ? TimeseriesOptions.parse(doc.get("timeseriesFields"), "timeseriesFields") : null);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("malformed config.collections entry " + doc.toJson() + ": " + e.getMessage(), e);
         }
