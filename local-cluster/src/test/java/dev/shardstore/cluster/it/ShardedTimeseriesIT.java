@@ -41,9 +41,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       shards own buckets: every measurement is returned exactly once by find, per-meta {@code $avg}/{@code $max}
  *       equal the file's, count (all, one meta) is right, a query on one meta value targets its owning shard only
  *       (explain, with the unpack stage),
- *       each shard holds only its meta's buckets, and the buckets are far fewer than the measurements;</li>
+ *       each shard holds only its meta's buckets, the buckets are far fewer than the measurements, and
+ *       {@code $shardedDataDistribution} lists the buckets namespace on both shards;</li>
  *   <li>a collection sharded on the time field, split in time: every measurement once, and a query on the first year
  *       targets only the shard owning the early buckets;</li>
+ *   <li>the same measurements as one document each in a plain sharded collection take more storage and a one-day
+ *       query examines more documents ({@code $shardedDataDistribution}, explain executionStats);</li>
  *   <li>the shard key rules (time field last and ascending only; meta field, its subfields and the time field only)
  *       refused through the router naming the field, and updates/deletes still refused (NotImplemented).</li>
  * </ul>
@@ -130,6 +133,11 @@ class ShardedTimeseriesIT {
             buckets += onShard.size();
         }
         assertThat(buckets).as("buckets for %d measurements", measurements.size()).isLessThan(measurements.size() / 10);
+        BsonDocument distribution = ok("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": [{\"$shardedDataDistribution\": {}},"
+                + " {\"$match\": {\"ns\": \"tsit.system.buckets.byMeta\"}}]}").getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+        assertThat(distribution.getArray("shards")).hasSize(2);
+        assertThat(distribution.getArray("shards").stream().mapToLong(x -> x.asDocument().getNumber("numOwnedDocuments").longValue()).sum())
+                .isEqualTo(buckets);
     }
 
     @Test
@@ -154,6 +162,47 @@ class ShardedTimeseriesIT {
             assertThat(bucket.getDocument("control").getDocument("min").getDateTime("ts").getValue())
                     .isGreaterThanOrEqualTo(LocalDate.of(2014, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
         }
+    }
+
+    /**
+     * The same measurements as a time-series collection and as a plain collection of one document each, both sharded
+     * on the location: the buckets take less storage, and a one-location, one-day query examines far fewer documents
+     * (buckets). Figures are printed for docs/benchmarks.md; the machine is shared, so the wall times are indicative.
+     */
+    @Test
+    void bucketsTakeLessStorageAndFewerExaminedDocumentsThanOneDocumentPerMeasurement() {
+        shardHourly("compared", "{\"location\": 1}");
+        ok("admin", "{\"shardCollection\": \"tsit.plain\", \"key\": {\"location\": 1}}");
+        long tsNanos = insertAll("compared");
+        long plainNanos = insertAll("plain");
+
+        String oneDay = "{\"location\": \"Seattle\", \"ts\": {\"$gte\": {\"$date\": \"2014-06-01T00:00:00Z\"},"
+                + " \"$lt\": {\"$date\": \"2014-06-02T00:00:00Z\"}}}";
+        assertThat(find("compared", oneDay)).hasSize(1);
+        assertThat(find("plain", oneDay)).hasSize(1);
+        long tsExamined = examined("compared", oneDay);
+        long plainExamined = examined("plain", oneDay);
+        long tsBytes = ownedBytes("tsit.system.buckets.compared");
+        long plainBytes = ownedBytes("tsit.plain");
+        System.out.printf("ShardedTimeseriesIT comparison: %d measurements; storage %d bytes (buckets) vs %d (documents);"
+                        + " one-day one-location query examined %d vs %d; insert %.0f vs %.0f measurements/s%n", measurements.size(),
+                tsBytes, plainBytes, tsExamined, plainExamined, measurements.size() / (tsNanos / 1e9), measurements.size() / (plainNanos / 1e9));
+
+        assertThat(tsBytes).isLessThan(plainBytes);
+        assertThat(tsExamined).isLessThan(plainExamined);
+    }
+
+    private static long examined(String coll, String filter) {
+        return ok(DB, "{\"explain\": {\"find\": \"" + coll + "\", \"filter\": " + filter + "}, \"verbosity\": \"executionStats\"}")
+                .getDocument("executionStats").getNumber("totalDocsExamined").longValue();
+    }
+
+    private static long ownedBytes(String ns) {
+        BsonArray entries = ok("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": [{\"$shardedDataDistribution\": {}},"
+                + " {\"$match\": {\"ns\": \"" + ns + "\"}}]}").getDocument("cursor").getArray("firstBatch");
+        assertThat(entries).as(ns + " in $shardedDataDistribution").hasSize(1);
+        return entries.get(0).asDocument().getArray("shards").stream()
+                .mapToLong(s -> s.asDocument().getNumber("ownedSizeBytes").longValue()).sum();
     }
 
     @Test
@@ -203,7 +252,9 @@ class ShardedTimeseriesIT {
         return m.getString("location").getValue() + "@" + m.getDateTime("ts").getValue();
     }
 
-    private static void insertAll(String coll) {
+    /** Inserts the file's measurements in batches of 500; the nanoseconds it took. */
+    private static long insertAll(String coll) {
+        long start = System.nanoTime();
         for (int from = 0; from < measurements.size(); from += 500) {
             BsonArray batch = new BsonArray(measurements.subList(from, Math.min(measurements.size(), from + 500)).stream()
                     .map(BsonDocument::clone).map(BsonValue.class::cast).toList());
@@ -211,6 +262,7 @@ class ShardedTimeseriesIT {
                     new BsonDocument("insert", new BsonString(coll)).append("documents", batch)));
             assertThat(reply.getNumber("n").intValue()).as(reply.toJson()).isEqualTo(batch.size());
         }
+        return System.nanoTime() - start;
     }
 
     private static List<BsonDocument> find(String coll, String filter) {
