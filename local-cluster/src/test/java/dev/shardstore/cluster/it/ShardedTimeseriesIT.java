@@ -48,7 +48,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <li>the same measurements as one document each in a plain sharded collection take more storage and a one-day
  *       query examines more documents ({@code $shardedDataDistribution}, explain executionStats);</li>
  *   <li>the shard key rules (time field last and ascending only; meta field, its subfields and the time field only)
- *       refused through the router naming the field, and updates/deletes still refused (NotImplemented).</li>
+ *       refused through the router naming the field, updates/deletes still refused (NotImplemented), and drop of the
+ *       time-series namespace dropping the sharded buckets collection everywhere.</li>
  * </ul>
  */
 class ShardedTimeseriesIT {
@@ -222,6 +223,15 @@ class ShardedTimeseriesIT {
         BsonDocument delete = router.run(DB, ExtendedJson.parse("{\"delete\": \"writes\", \"deletes\": [{\"q\": {\"location\": \"A\"}, \"limit\": 0}]}"));
         assertThat(delete.toJson()).contains("NotImplemented");
         assertThat(find("writes", "{}")).hasSize(1).allSatisfy(m -> assertThat(m.getNumber("v").intValue()).isEqualTo(1));
+
+        // dropping the time-series namespace drops the sharded buckets collection: catalog entry and buckets gone
+        ok(DB, "{\"drop\": \"writes\"}");
+        assertThat(ok("config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"tsit.system.buckets.writes\"}}")
+                .getDocument("cursor").getArray("firstBatch")).isEmpty();
+        assertThat(find("writes", "{}")).isEmpty();
+        for (String shard : List.of("shard1", "shard2")) {
+            assertThat(shardFind(shard, "system.buckets.writes")).as(shard).isEmpty();
+        }
     }
 
     private static void assertRefused(String command, String codeName, String named) {
