@@ -288,6 +288,47 @@ class ShardingServiceTest {
     }
 
     @Test
+    void aTimeseriesNamespaceIsShardedAsItsBucketsCollectionWithTheTranslatedKeyAndTimeseriesFields() {
+        BsonDocument fields = BsonDocument.parse("{timeField: 't', metaField: 'm', granularity: 'hours', bucketMaxSpanSeconds: 2592000}");
+        A.answer("_shardsvrPrepareShardCollection", cmd -> Replies.ok(new BsonDocument("empty", BsonBoolean.TRUE)
+                .append("count", new BsonInt64(0)).append("splitKeys", new BsonArray()).append("timeseriesFields", fields)));
+        BsonDocument given = BsonDocument.parse("{timeField: 't', metaField: 'm', granularity: 'hours'}");
+        BsonDocument command = new BsonDocument("_configsvrShardCollection", new BsonString("tsdb.weather"))
+                .append("key", BsonDocument.parse("{m: 'hashed'}")).append("numInitialChunks", new BsonInt32(3)).append("timeseries", given);
+
+        BsonDocument reply = run(command);
+
+        assertThat(reply.getString("collectionsharded").getValue()).isEqualTo("tsdb.system.buckets.weather");
+        Routing r = routing("tsdb.system.buckets.weather");
+        assertThat(r.collection().key().pattern()).isEqualTo(BsonDocument.parse("{meta: 'hashed'}"));
+        assertThat(r.collection().timeseriesFields().toDocument()).isEqualTo(fields);
+        assertThat(r.chunks()).extracting(Chunk::shard).containsExactly("shA", "shB", "shC");
+        assertThat(routing("tsdb.weather").collection()).as("the time-series namespace itself has no entry").isNull();
+        // the primary got the options as given and the key on the time-series namespace; the others the stored options
+        BsonDocument onPrimary = A.received("_shardsvrPrepareShardCollection").getFirst();
+        assertThat(onPrimary.getString("_shardsvrPrepareShardCollection").getValue()).isEqualTo("weather");
+        assertThat(onPrimary.getDocument("key")).isEqualTo(BsonDocument.parse("{m: 'hashed'}"));
+        assertThat(onPrimary.getDocument("timeseries")).isEqualTo(given);
+        for (StubShard s : List.of(B, C)) {
+            assertThat(s.received("_shardsvrPrepareShardCollection")).singleElement()
+                    .satisfies(c -> assertThat(c.getDocument("timeseries")).isEqualTo(fields));
+        }
+        for (StubShard s : List.of(A, B, C)) {
+            assertThat(s.received("_shardsvrRefreshCollection")).extracting(c -> c.getString("_shardsvrRefreshCollection").getValue())
+                    .containsExactly("tsdb.system.buckets.weather");
+        }
+
+        // again: the same key is a no-op, another key AlreadyInitialized, other options InvalidOptions naming them
+        command.remove("numInitialChunks");
+        assertThat(run(command).getBinary("collectionUUID")).isEqualTo(reply.getBinary("collectionUUID"));
+        assertThat(A.received("_shardsvrPrepareShardCollection")).hasSize(1);
+        assertThat(refused(command.clone().append("key", BsonDocument.parse("{m: 1}"))).code()).isEqualTo(ErrorCode.AlreadyInitialized);
+        CommandException otherOptions = refused(command.clone().append("timeseries", BsonDocument.parse("{timeField: 't'}")));
+        assertThat(otherOptions.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(otherOptions.getMessage()).contains("timeseries");
+    }
+
+    @Test
     void invalidShardCollectionArgumentsAreClientErrorsNamingTheField() {
         for (BsonDocument bad : List.of(new BsonDocument(), new BsonDocument("x", new BsonInt32(-1)),
                 new BsonDocument("x", new BsonString("text")))) {

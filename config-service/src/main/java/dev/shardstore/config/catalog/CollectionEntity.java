@@ -3,6 +3,7 @@ package dev.shardstore.config.catalog;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -13,7 +14,8 @@ import org.bson.types.ObjectId;
 
 /**
  * A row of {@code config.collections}; {@link #toCollection()} gives the contract's {@link ShardedCollection}. The
- * key pattern is stored as BSON, the epoch as its hex string, the timestamp as (seconds, increment).
+ * key pattern is stored as BSON, the epoch as its hex string, the timestamp as (seconds, increment), the
+ * {@code timeseriesFields} of a time-series buckets collection as BSON (null otherwise).
  */
 @Entity
 @Table(name = "collections")
@@ -48,6 +50,9 @@ public class CollectionEntity {
     @Column(name = "enable_auto_merger")
     private Boolean enableAutoMerger;
 
+    @Column(name = "timeseries_fields")
+    private byte[] timeseriesFields;
+
     protected CollectionEntity() {}
 
     public CollectionEntity(ShardedCollection collection) {
@@ -57,6 +62,7 @@ public class CollectionEntity {
         this.noBalance = collection.noBalance();
         this.maxChunkSizeBytes = collection.maxChunkSizeBytes();
         this.enableAutoMerger = collection.enableAutoMerger();
+        this.timeseriesFields = collection.isTimeseries() ? BsonBytes.encode(collection.timeseriesFields().toDocument()) : null;
         setEpoch(collection.key(), collection.epoch(), collection.timestamp());
     }
 
@@ -67,7 +73,8 @@ public class CollectionEntity {
     public ShardedCollection toCollection() {
         return new ShardedCollection(namespace, uuid, new ObjectId(epoch),
                 new BsonTimestamp((int) timestampSecs, (int) timestampInc), new ShardKeyPattern(BsonBytes.decode(keyPattern)),
-                unique, noBalance, maxChunkSizeBytes, enableAutoMerger);
+                unique, noBalance, maxChunkSizeBytes, enableAutoMerger, timeseriesFields == null ? null
+                        : TimeseriesOptions.parse(BsonBytes.decode(timeseriesFields), "timeseriesFields"));
     }
 
     /**

@@ -38,7 +38,7 @@ import org.springframework.context.annotation.Configuration;
 public class ShardingCommands {
 
     /**
-     * {@code {_configsvrShardCollection: "db.coll", key, unique?, numInitialChunks?}} →
+     * {@code {_configsvrShardCollection: "db.coll", key, unique?, numInitialChunks?, timeseries?}} →
      * {@code {collectionsharded: "db.coll", collectionUUID: UUID, ok: 1}}.
      */
     @Bean
@@ -47,7 +47,8 @@ public class ShardingCommands {
             ShardingArgs args = new ShardingArgs(cmd);
             CommandArgs plain = new CommandArgs(cmd);
             ShardedCollection sharded = coordinator.shardCollection(args.namespace(), args.key(),
-                    plain.optionalBoolean(cmd, "unique", "unique", false), plain.optionalNonNegative("numInitialChunks", 0));
+                    plain.optionalBoolean(cmd, "unique", "unique", false), plain.optionalNonNegative("numInitialChunks", 0),
+                    cmd.containsKey("timeseries") ? plain.document(cmd.get("timeseries"), "timeseries") : null);
             return Replies.ok(new BsonDocument("collectionsharded", new BsonString(sharded.namespace()))
                     .append("collectionUUID", new BsonBinary(sharded.uuid(), UuidRepresentation.STANDARD)));
         });

@@ -7,6 +7,7 @@ import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.config.sharding.ShardingProperties;
@@ -74,11 +75,14 @@ public class ShardPeers {
      *                          HostUnreachable/NetworkTimeout, or InternalError for a malformed answer
      */
     public PreparedCollection prepareShardCollection(String shardId, String host, String db, String collection, ShardKeyPattern key,
-            boolean unique, long maxChunkSizeBytes, @Nullable DatabaseVersion version) {
+            boolean unique, long maxChunkSizeBytes, @Nullable DatabaseVersion version, @Nullable BsonDocument timeseries) {
         BsonDocument command = new BsonDocument("_shardsvrPrepareShardCollection", new BsonString(collection))
                 .append("key", key.pattern())
                 .append("unique", BsonBoolean.valueOf(unique))
                 .append("maxChunkSizeBytes", new BsonInt64(maxChunkSizeBytes));
+        if (timeseries != null) {
+            command.append("timeseries", timeseries);
+        }
         if (version != null) {
             command.append(InternalApi.DATABASE_VERSION_FIELD, version.toBson());
         }
@@ -87,7 +91,8 @@ public class ShardPeers {
             throw malformed(shardId, "_shardsvrPrepareShardCollection", reply);
         }
         return new PreparedCollection(reply.getBoolean("empty").getValue(), reply.getNumber("count").longValue(),
-                documents(shardId, "_shardsvrPrepareShardCollection", reply));
+                documents(shardId, "_shardsvrPrepareShardCollection", reply), reply.containsKey("timeseriesFields")
+                        ? TimeseriesOptions.parse(reply.get("timeseriesFields"), "timeseriesFields") : null);
     }
 
     /**

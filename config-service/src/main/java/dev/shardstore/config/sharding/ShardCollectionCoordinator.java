@@ -18,19 +18,30 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.timeseries.BucketsNamespace;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.contracts.timeseries.TimeseriesShardKey;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Service;
 
 /**
  * {@code _configsvrShardCollection} (docs/sharding-protocol.md): creates the database if needed, has the primary
  * shard prepare the collection, computes the initial chunks ({@link InitialChunks}), registers collection, chunks and
  * {@code ROUTING_CHANGED} event in one transaction, then asks the owning shards and the primary to refresh.
+ *
+ * <p>A time-series namespace (reference: sharded-timeseries "shardCollection command" and "Sharding metadata"):
+ * when {@code timeseries} options are given, or the primary shard holds {@code db.coll} as a time-series collection,
+ * the primary checks and translates the key ({@link TimeseriesShardKey}) and prepares the buckets collection
+ * {@code db.system.buckets.coll}; what is registered is the buckets namespace with the translated key and
+ * {@code timeseriesFields}, and the other shards that receive chunks are prepared with the same options.
  */
 @Service
 public class ShardCollectionCoordinator {
@@ -59,20 +70,30 @@ public class ShardCollectionCoordinator {
      * Shards {@code namespace} on {@code key}. Sharding it again with the same key and unique flag is a no-op success.
      *
      * @param numInitialChunks the requested number of initial chunks, 0 for the default
-     * @return the sharded collection
+     * @param timeseries       the {@code timeseries} option of the command (the collection is then created as a
+     *                         time-series collection if missing), or null
+     * @return the sharded collection (for a time-series namespace, its buckets collection)
      * @throws CommandException AlreadyInitialized (23) when sharded with another key; InvalidOptions naming
      *                          {@code unique} for a unique hashed key or {@code numInitialChunks} when it does not
-     *                          apply or is too large; InvalidNamespace for admin/config/local; ShardNotFound when no
+     *                          apply or is too large, or naming the field of a time-series key the reference refuses
+     *                          (or {@code timeseries} when the options differ from the sharded collection's);
+     *                          InvalidNamespace for admin/config/local; ShardNotFound when no
      *                          shard is registered; the primary shard's error when it cannot prepare the collection;
      *                          ConflictingOperationInProgress (117) while a dropCollection of the namespace is unfinished
      *                          (checked first, and again when the collection is registered)
      */
-    public ShardedCollection shardCollection(Namespace namespace, ShardKeyPattern key, boolean unique, long numInitialChunks) {
+    public ShardedCollection shardCollection(Namespace namespace, ShardKeyPattern key, boolean unique, long numInitialChunks,
+            @Nullable BsonDocument timeseries) {
         coordinators.requireNone(namespace.toString(), "shardCollection");
         Optional<ShardedCollection> existing = collections.find(namespace.toString());
         if (existing.isPresent()) {
             CollectionCatalog.requireSameKey(existing.get(), key, unique);
             return existing.get();
+        }
+        Optional<ShardedCollection> existingTimeseries = BucketsNamespace.candidate(namespace)
+                .flatMap(buckets -> collections.find(buckets.toString())).filter(ShardedCollection::isTimeseries);
+        if (existingTimeseries.isPresent()) {
+            return requireSameTimeseries(existingTimeseries.get(), key, unique, timeseries);
         }
         if (unique && key.isHashed()) {
             throw new CommandException(ErrorCode.InvalidOptions, "'unique' cannot be true for the hashed shard key " + key.pattern().toJson());
@@ -81,6 +102,7 @@ public class ShardCollectionCoordinator {
         if (registered.isEmpty()) {
             throw new CommandException(ErrorCode.ShardNotFound, "no shards are registered: run addShard first");
         }
+        // a time-series key translates to a key hashed exactly when it is, so the given key answers this
         InitialChunks.checkRequested(key, numInitialChunks, registered.size());
         DatabaseEntity database = databases.getOrCreate(namespace.db());
         ShardEntity primary = registered.stream().filter(s -> s.id().equals(database.primaryShard())).findFirst()
@@ -89,15 +111,23 @@ public class ShardCollectionCoordinator {
         // Each prepare leaves the collection in its critical section on that shard until the refresh after the commit
         // (or, if anything below fails, the refresh in the catch): no write lands under routing about to change.
         Set<String> prepared = new LinkedHashSet<>();
+        String registeredNamespace = namespace.toString();
         try {
             prepared.add(primary.id());
             PreparedCollection onPrimary = peers.prepareShardCollection(primary.id(), primary.host(), namespace.db(), namespace.collection(),
-                    key, unique, settings.maxChunkSizeBytes(), database.version());
+                    key, unique, settings.maxChunkSizeBytes(), database.version(), timeseries);
+            TimeseriesOptions timeseriesFields = onPrimary.timeseriesFields();
+            ShardKeyPattern registeredKey = key;
+            if (timeseriesFields != null) {
+                registeredNamespace = BucketsNamespace.of(namespace).toString();
+                registeredKey = TimeseriesShardKey.translate(timeseriesFields, key.pattern()).bucketsKey();
+            }
 
             ObjectId epoch = new ObjectId();
             BsonTimestamp timestamp = clock.tick(1);
-            ShardedCollection collection = new ShardedCollection(namespace.toString(), UUID.randomUUID(), epoch, timestamp, key, unique, false);
-            List<Chunk> initial = InitialChunks.compute(key, numInitialChunks,
+            ShardedCollection collection = new ShardedCollection(registeredNamespace, UUID.randomUUID(), epoch, timestamp, registeredKey,
+                    unique, false, timeseriesFields);
+            List<Chunk> initial = InitialChunks.compute(registeredKey, numInitialChunks,
                     // a draining shard (removeShard) is given no initial chunk
                     registered.stream().filter(s -> !s.draining()).map(ShardEntity::id).toList(),
                     primary.id(), onPrimary.empty(), onPrimary.splitKeys(), epoch, timestamp);
@@ -108,16 +138,30 @@ public class ShardCollectionCoordinator {
                 if (!owner.id().equals(primary.id()) && initial.stream().anyMatch(c -> c.shard().equals(owner.id()))) {
                     prepared.add(owner.id());
                     peers.prepareShardCollection(owner.id(), owner.host(), namespace.db(), namespace.collection(), key, unique,
-                            settings.maxChunkSizeBytes(), null);
+                            settings.maxChunkSizeBytes(), null, timeseriesFields == null ? null : timeseriesFields.toDocument());
                 }
             }
             ShardedCollection registeredCollection = collections.create(collection, initial.stream()
                     .map(c -> CatalogChunk.placed(collection.uuid(), c.range(), c.shard(), c.lastmod(), timestamp)).toList());
-            refresher.refresh(namespace.toString(), prepared);
+            refresher.refresh(registeredNamespace, prepared);
             return registeredCollection;
         } catch (RuntimeException e) {
-            refresher.refresh(namespace.toString(), prepared); // releases their critical sections; they reload "unsharded"
+            refresher.refresh(registeredNamespace, prepared); // releases their critical sections; they reload "unsharded"
             throw e;
         }
+    }
+
+    /**
+     * shardCollection again on a sharded time-series collection: a no-op success when the key translates to the
+     * registered one and the options, if given, are the registered ones.
+     */
+    private static ShardedCollection requireSameTimeseries(ShardedCollection existing, ShardKeyPattern key, boolean unique,
+            @Nullable BsonDocument timeseries) {
+        if (timeseries != null && !TimeseriesOptions.parse(timeseries, "timeseries").equals(existing.timeseriesFields())) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'timeseries' " + timeseries.toJson() + " differs from the options "
+                    + existing.timeseriesFields().toDocument().toJson() + " of the sharded time-series collection " + existing.namespace());
+        }
+        CollectionCatalog.requireSameKey(existing, TimeseriesShardKey.translate(existing.timeseriesFields(), key.pattern()).bucketsKey(), unique);
+        return existing;
     }
 }

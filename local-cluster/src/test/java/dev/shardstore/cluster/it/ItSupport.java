@@ -22,12 +22,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * What every end-to-end class needs besides its cluster: plain GETs (Actuator), waiting for a condition, and reading a
- * sharded collection's chunks and per-country counts through a router.
+ * What every end-to-end class needs besides its cluster: plain GETs (Actuator), draining a cursor, waiting for a
+ * condition, and reading a sharded collection's chunks and per-country counts through a router.
  */
 final class ItSupport {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -45,6 +46,21 @@ final class ItSupport {
         jvm.addAll(List.of(jvmOptions));
         return LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-" + name + "-it-"))
                 .withShards(shards).withRouters(1).withPortOffset(portOffset).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+    }
+
+    /** Every document of the cursor {@code reply} opened on {@code db.collection}, through getMores to {@code router}. */
+    static List<BsonDocument> drain(RouterClient router, String db, String collection, BsonDocument reply) {
+        List<BsonDocument> out = new ArrayList<>();
+        BsonDocument cursor = reply.getDocument("cursor");
+        cursor.getArray("firstBatch").forEach(v -> out.add(v.asDocument()));
+        long id = cursor.getNumber("id").longValue();
+        while (id != 0) {
+            cursor = RouterClient.requireOk("getMore", router.run(db, new BsonDocument("getMore", new BsonInt64(id))
+                    .append("collection", new BsonString(collection)))).getDocument("cursor");
+            cursor.getArray("nextBatch").forEach(v -> out.add(v.asDocument()));
+            id = cursor.getNumber("id").longValue();
+        }
+        return out;
     }
 
     /** The body of a GET of {@code url} (an Actuator endpoint, usually). */

@@ -36,7 +36,6 @@ import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.Document;
@@ -112,17 +111,7 @@ class WireProtocolIT {
 
     /** Every document of a REST cursor reply, through REST getMores. */
     private static List<BsonDocument> restDrain(String db, String collection, BsonDocument reply) {
-        List<BsonDocument> out = new ArrayList<>();
-        BsonDocument cursor = reply.getDocument("cursor");
-        cursor.getArray("firstBatch").forEach(v -> out.add(v.asDocument()));
-        long id = cursor.getNumber("id").longValue();
-        while (id != 0) {
-            cursor = RouterClient.requireOk("getMore", rest.run(db, new BsonDocument("getMore", new BsonInt64(id))
-                    .append("collection", new BsonString(collection)))).getDocument("cursor");
-            cursor.getArray("nextBatch").forEach(v -> out.add(v.asDocument()));
-            id = cursor.getNumber("id").longValue();
-        }
-        return out;
+        return ItSupport.drain(rest, db, collection, reply);
     }
 
     private static List<BsonDocument> restFind(String json) {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.TreeSet;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDateTime;
 import org.bson.BsonDouble;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -17,7 +18,8 @@ import org.bson.BsonValue;
  * Index bounds derived from a filter, as MongoDB's planner derives them for the predicates it can use:
  * per key field, equality ({@code {a: v}}, {@code $eq}) and {@code $in} give points, {@code $gt $gte $lt
  * $lte} give a range within the value's type bracket (numbers: {@code [-inf.0, inf.0]}, strings:
- * {@code ["", {})}; other types: {@code [MinKey, MaxKey]}, looser than MongoDB but never too tight),
+ * {@code ["", {})}, dates: {@code [Date(min long), Date(max long)]}; other types: {@code [MinKey, MaxKey]}, looser
+ * than MongoDB but never too tight),
  * all AND-ed at the top level or in {@code $and}. Anything else ({@code $or}, {@code $ne}, {@code
  * $regex}, arrays as values, ...) leaves the field unbounded. The filter is still applied to every
  * fetched document, so bounds only need to contain every match.
@@ -243,6 +245,10 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
             min = new BsonString("");
             max = new BsonDocument();
             maxInclusive = false;
+        } else if (v.isDateTime()) {
+            // MongoDB's date bracket; time-series bucket bounds (control.min/max) and shard keys on them need it
+            min = new BsonDateTime(Long.MIN_VALUE);
+            max = new BsonDateTime(Long.MAX_VALUE);
         } else {
             return null;
         }

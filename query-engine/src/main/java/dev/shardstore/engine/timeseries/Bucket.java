@@ -60,6 +60,17 @@ public final class Bucket {
         return new Bucket(options, doc, 0, 0);
     }
 
+    /**
+     * The document a router targets an insert of {@code measurement} by (reference: sharded-timeseries "CRUD
+     * operations"): the new bucket it would open, {@code {_id, control: {min: {<t>: time rounded down}}, meta?}},
+     * whose shard key (meta and {@code control.min.<t>}) says which shard owns the measurement's bucket.
+     *
+     * @throws CommandException BadValue naming the time field when it is missing or not a date
+     */
+    public static BsonDocument routingDocument(TimeseriesOptions options, BsonDocument measurement) {
+        return open(options, options.metaField() == null ? null : measurement.get(options.metaField()), timeOf(options, measurement)).doc;
+    }
+
     /** A stored bucket, to add measurements to (the document is copied). */
     public static Bucket reopen(TimeseriesOptions options, BsonDocument stored) {
         BsonDocument doc = stored.clone();

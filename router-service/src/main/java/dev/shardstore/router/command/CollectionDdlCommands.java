@@ -38,7 +38,10 @@ public class CollectionDdlCommands {
         this.cursors = cursors;
     }
 
-    /** {@code drop}: a missing database answers ok, as MongoDB does for a missing collection. */
+    /**
+     * {@code drop}: a missing database answers ok, as MongoDB does for a missing collection. Dropping a sharded
+     * time-series collection drops its sharded buckets collection (reference: sharded-timeseries "DDL operations").
+     */
     @Bean
     CommandHandler drop(ConfigServer config, RoutingTableCache collections) {
         return CommandHandler.of("drop", (db, cmd) -> {
@@ -49,10 +52,12 @@ public class CollectionDdlCommands {
                 if (!routing.isSharded()) {
                     return checked(router.send(routing, routing.database().primary(), db, cmd));
                 }
+                // a sharded time-series collection is registered as its buckets collection, which is what is dropped
+                String sharded = routing.table().namespace();
                 try {
-                    config.runLongRunning("admin", new BsonDocument("_configsvrDropCollection", new BsonString(ns)));
+                    config.runLongRunning("admin", new BsonDocument("_configsvrDropCollection", new BsonString(sharded)));
                 } finally {
-                    collections.markStale(ns);
+                    collections.markStale(sharded);
                 }
                 return Replies.ok(new BsonDocument("ns", new BsonString(ns)));
             }).orElseGet(Replies::ok);

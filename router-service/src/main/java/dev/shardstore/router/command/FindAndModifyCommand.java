@@ -57,6 +57,7 @@ public class FindAndModifyCommand implements CommandHandler {
         if (!routing.isSharded()) {
             return router.send(routing, routing.database().primary(), db, command);
         }
+        QueryTargeting.requireNotTimeseries(routing, "findAndModify");
         Optional<String> owner = QueryTargeting.owner(routing.table(), query);
         if (owner.isPresent()) {
             return router.send(routing, owner.get(), db, command);

@@ -4,6 +4,8 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.timeseries.Bucket;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
@@ -25,6 +27,11 @@ import org.springframework.stereotype.Component;
  * without {@code _id} gets an ObjectId placed first, here rather than on the shard, so routing by
  * {@code _id} sees it. A document over 16 MiB becomes a {@code BSONObjectTooLarge} (10334) write
  * error at its index.
+ *
+ * <p>On a sharded time-series collection (its buckets collection is sharded) each measurement goes to the shard
+ * owning the shard key of the bucket it would open: its meta value and its time rounded down to
+ * {@code bucketRoundingSeconds}, as {@code control.min.<timeField>} will be ({@link Bucket#routingDocument}); a
+ * measurement without a date time field is a BadValue write error at its index.
  *
  * <p>On a sharded collection each document goes to the shard owning its shard key's chunk; a document whose
  * shard key cannot be extracted (an array value) is a {@code ShardKeyNotFound} (61) write error at its index.
@@ -66,8 +73,11 @@ public class InsertCommand implements CommandHandler {
         if (!routing.isSharded()) {
             return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
+        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
         try {
-            return BatchedWrite.Target.to(List.of(routing.table().chunkFor(statement.asDocument()).shard()));
+            // a measurement goes where the bucket it would open belongs (its meta and rounded time)
+            BsonDocument keySource = timeseries == null ? statement.asDocument() : Bucket.routingDocument(timeseries, statement.asDocument());
+            return BatchedWrite.Target.to(List.of(routing.table().chunkFor(keySource).shard()));
         } catch (CommandException e) {
             return BatchedWrite.Target.failed(index, e.code(), "document at index " + index + ": " + e.getMessage());
         }

@@ -23,7 +23,9 @@ import org.bson.BsonDocument;
  *       is unique per shard only, so if two shards hold the same {@code _id} (possible when the shard key is not
  *       {@code _id}) each may write one, as in MongoDB;</li>
  *   <li>any other single-document write, and an upsert without the shard key: {@link WriteWithoutShardKey}'s read
- *       then write.</li>
+ *       then write;</li>
+ *   <li>on a sharded time-series collection: refused (NotImplemented) for now ({@link #requireNotTimeseries}, which the
+ *       commands call first).</li>
  * </ul>
  */
 final class QueryTargeting {
@@ -51,6 +53,19 @@ final class QueryTargeting {
             return BatchedWrite.Target.to(table.shards());
         }
         return BatchedWrite.Target.withoutShardKey();
+    }
+
+    /**
+     * Refuses a query-driven write on a sharded time-series collection, which the shards do not serve yet (updates
+     * and deletes that unpack and repack buckets; issue 13).
+     *
+     * @throws CommandException NotImplemented (238) naming the write and the collection
+     */
+    static void requireNotTimeseries(CollectionRouting routing, String kind) {
+        if (routing.isSharded() && routing.table().collection().isTimeseries()) {
+            throw new CommandException(ErrorCode.NotImplemented, kind + " on the sharded time-series collection " + routing.namespace()
+                    + " is not implemented");
+        }
     }
 
     /** The shard owning the key {@code query} pins with equalities on every shard key field, if it does. */

@@ -5,6 +5,8 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.DatabaseNames;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.timeseries.BucketsNamespace;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.router.routing.ConfigServer;
@@ -40,7 +42,7 @@ public class ShardingAdminCommands {
     }
 
     /**
-     * {@code {shardCollection: "db.coll", key: {...}, unique?: bool, numInitialChunks?: n}} → MongoDB's
+     * {@code {shardCollection: "db.coll", key: {...}, unique?: bool, numInitialChunks?: n, timeseries?: {...}}} → MongoDB's
      * {@code {collectionsharded: "db.coll", collectionUUID, ok: 1}}.
      */
     @Bean
@@ -57,7 +59,11 @@ public class ShardingAdminCommands {
             if (cmd.containsKey("numInitialChunks")) {
                 forward.append("numInitialChunks", new BsonInt64(args.optionalNonNegative("numInitialChunks", 0)));
             }
-            BsonDocument reply = changing(ns, () -> config.runLongRunning("admin", forward));
+            if (cmd.containsKey("timeseries")) {
+                forward.append("timeseries", args.document(cmd.get("timeseries"), "timeseries"));
+            }
+            // a time-series namespace is registered as its buckets collection: both entries may change
+            BsonDocument reply = changing(ns, () -> changing(bucketsOf(ns), () -> config.runLongRunning("admin", forward)));
             return Replies.ok(new BsonDocument("collectionsharded", new BsonString(ns))
                     .append("collectionUUID", reply.get("collectionUUID")));
         });
@@ -124,6 +130,12 @@ public class ShardingAdminCommands {
     }
 
     /** Runs a config change of {@code ns}, then marks this router's entry stale whatever the outcome. */
+    /** {@code db.system.buckets.coll} for {@code "db.coll"} (itself for a system collection, which has none). */
+    private static String bucketsOf(String ns) {
+        Namespace namespace = Namespace.parse(ns);
+        return BucketsNamespace.candidate(namespace).orElse(namespace).toString();
+    }
+
     private BsonDocument changing(String ns, Supplier<BsonDocument> change) {
         try {
             return change.get();

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * {queryPlanner: {mongosPlannerVersion: 1,
  *                 winningPlan: {stage: SINGLE_SHARD | SHARD_MERGE | SHARD_MERGE_SORT | SHARD_WRITE,
  *                               shards: [{shardName, connectionString, namespace, parsedQuery, winningPlan,
- *                                         rejectedPlans, ...the shard's other queryPlanner fields}]}},
+ *                                         rejectedPlans, ...the shard's other queryPlanner fields, serverInfo?,
+ *                                         stages? (a time-series read: the pipeline over the buckets)}]}},
  *  executionStats: {nReturned, executionTimeMillis, totalKeysExamined, totalDocsExamined,     (verbosity above
  *                   executionStages: {stage, nReturned, executionTimeMillis, totalKeysExamined, queryPlanner)
  *                                     totalDocsExamined, totalChildMillis,
@@ -84,8 +85,10 @@ public final class ShardedExplain {
                     .append("connectionString", new BsonString(shard.connectionString()));
             BsonDocument shardPlanner = shard.reply().getDocument("queryPlanner", new BsonDocument());
             shardPlanner.forEach(planner::append);
-            if (shard.reply().containsKey("serverInfo")) {
-                planner.append("serverInfo", shard.reply().get("serverInfo"));
+            for (String field : List.of("serverInfo", "stages")) { // stages: a time-series read's pipeline, with its unpack
+                if (shard.reply().containsKey(field)) {
+                    planner.append(field, shard.reply().get(field));
+                }
             }
             planners.add(planner);
             BsonDocument stats = shard.reply().getDocument("executionStats", null);

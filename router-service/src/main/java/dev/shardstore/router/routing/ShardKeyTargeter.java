@@ -10,6 +10,8 @@ import dev.shardstore.engine.bounds.Interval;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.timeseries.BucketPredicates;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -83,10 +85,18 @@ public final class ShardKeyTargeter {
 
     /**
      * The shards a statement on {@code routing}'s collection with {@code filter} must reach: {@link #shards(RoutingTable,
-     * BsonDocument)} when it is sharded, else the primary shard.
+     * BsonDocument)} when it is sharded, else the primary shard. On a sharded time-series collection the filter (on
+     * measurements) is first turned into its bucket-level predicate ({@link BucketPredicates}; reference:
+     * sharded-timeseries "CRUD operations").
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter) {
-        return routing.isSharded() ? shards(routing.table(), filter) : List.of(routing.database().primary());
+        if (!routing.isSharded()) {
+            return List.of(routing.database().primary());
+        }
+        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
+        // a time-series filter is on measurements; the chunks are on buckets: target by the bucket-level predicate
+        // (meta → meta, time → control.min/max), which is {} (broadcast) when it narrows nothing
+        return shards(routing.table(), timeseries == null || filter == null ? filter : BucketPredicates.of(timeseries, filter));
     }
 
     /** The hashes of the hashed field's points, or null when its bounds are not all points. */

@@ -4,7 +4,10 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.sharding.StaleConfig;
+import dev.shardstore.contracts.timeseries.BucketsNamespace;
 import dev.shardstore.router.RouterProperties;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -86,7 +89,20 @@ public class VersionedRouter {
     public <T> Optional<T> run(String db, String collection, boolean createDatabase, Function<CollectionRouting, T> body) {
         String namespace = db + "." + collection;
         return retrying(db, namespace, createDatabase,
-                database -> body.apply(new CollectionRouting(namespace, database, collections.get(namespace).orElse(null))));
+                database -> body.apply(new CollectionRouting(namespace, database, table(db, collection))));
+    }
+
+    /**
+     * The routing table of {@code db.collection}, or, when it has none, that of its buckets collection if that is a
+     * sharded time-series collection's (reference: sharded-timeseries "CRUD operations": the router looks for the
+     * buckets collection's routing table); null when neither is sharded.
+     */
+    private @Nullable RoutingTable table(String db, String collection) {
+        Namespace namespace = new Namespace(db, collection);
+        return collections.get(namespace.toString())
+                .or(() -> BucketsNamespace.candidate(namespace).flatMap(buckets -> collections.get(buckets.toString()))
+                        .filter(table -> table.collection().isTimeseries()))
+                .orElse(null);
     }
 
     /**

@@ -61,7 +61,8 @@ public class CommandInvoker {
      * @param namespace     the collection the command is about (locked per {@code access}, and whose
      *                      {@code shardVersion} is checked), or null for commands that are not about one collection;
      *                      asked once the database name is valid
-     * @param servesTimeseries whether the command handles a time-series {@code namespace} itself; when not, it is refused
+     * @param servesTimeseries whether the command handles a time-series {@code namespace} itself (its buckets collection
+     *                      is then the one locked and whose {@code shardVersion} is checked); when not, it is refused
      * @param servesViews      whether the command handles a view {@code namespace} itself (create, drop); when not, a read
      *                         of a view is answered with CommandOnShardedViewNotSupportedOnMongod (169) carrying
      *                         {@code resolvedView: {ns, pipeline}} for the router to run, anything else is refused with
@@ -101,7 +102,11 @@ public class CommandInvoker {
                     return inner.get();
                 };
             }
-            BsonDocument reply = runtime.run(db, target, access, command, checkVersions, guarded);
+            // A time-series collection is versioned, locked and filtered as its buckets collection, which is what
+            // config.collections shards (reference: sharded-timeseries "CRUD operations")
+            Namespace versioned = servesTimeseries && target != null && timeseries.buckets(target).isPresent()
+                    ? TimeseriesCollections.bucketsOf(target) : target;
+            BsonDocument reply = runtime.run(db, versioned, access, command, checkVersions, guarded);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

@@ -8,6 +8,14 @@ import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.engine.timeseries.TimeseriesRewrite;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonArray;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import dev.shardstore.shard.versioning.CollectionAccess;
@@ -15,17 +23,29 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code count}: {@code {count: <coll>, query?, skip?, limit? (0 = none)}} → {@code {n, ok: 1}},
- * the number of matching documents after {@code skip}, at most {@code limit}; 0 for a missing collection.
+ * the number of matching documents after {@code skip}, at most {@code limit}; 0 for a missing collection. On a
+ * time-series collection it counts the measurements: the find pipeline over its buckets
+ * ({@link TimeseriesRewrite#find}, unpacking only {@code _id} and the filter's fields) followed by {@code $count}.
  */
 @Component
 public class CountCommand extends ShardCommand {
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
+    private final TimeseriesCollections timeseries;
+    private final PipelineRunner pipelines;
 
-    public CountCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries) {
+    public CountCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries,
+            PipelineRunner pipelines) {
         super(invoker);
         this.catalog = catalog;
         this.queries = queries;
+        this.timeseries = timeseries;
+        this.pipelines = pipelines;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -46,7 +66,17 @@ public class CountCommand extends ShardCommand {
         Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet()); // count has no let
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
-        long n = catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        long n = buckets.isPresent() ? countMeasurements(buckets.get(), filterSpec, skip, limit)
+                : catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
+    }
+
+    private long countMeasurements(CollectionInfo buckets, BsonDocument filterSpec, long skip, long limit) {
+        BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets).orElseThrow(), filterSpec, null,
+                new BsonDocument("_id", new BsonInt32(1)), skip, limit);
+        pipeline.add(new BsonDocument("$count", new BsonString("n")));
+        List<BsonDocument> counted = pipelines.run(buckets.namespace(), pipeline, CommandVariables.withoutLet(), null);
+        return counted.isEmpty() ? 0 : counted.getFirst().getNumber("n").longValue();
     }
 }

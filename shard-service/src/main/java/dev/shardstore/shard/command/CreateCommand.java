@@ -13,9 +13,7 @@ import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.support.command.CommandOptions;
 import java.util.List;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonInt64;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
@@ -42,15 +40,15 @@ import org.springframework.stereotype.Component;
 public class CreateCommand extends ShardCommand {
     private final CollectionCatalog catalog;
     private final TimeseriesCollections timeseries;
-    private final IndexCreator indexes;
+    private final TimeseriesCreator creator;
     private final ViewCatalog views;
 
-    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog, TimeseriesCollections timeseries, IndexCreator indexes,
+    public CreateCommand(CommandInvoker invoker, CollectionCatalog catalog, TimeseriesCollections timeseries, TimeseriesCreator creator,
             ViewCatalog views) {
         super(invoker);
         this.catalog = catalog;
         this.timeseries = timeseries;
-        this.indexes = indexes;
+        this.creator = creator;
         this.views = views;
     }
 
@@ -133,27 +131,7 @@ public class CreateCommand extends ShardCommand {
         if (options.containsKey("expireAfterSeconds")) {
             options.put("expireAfterSeconds", new BsonInt64(expireAfterSeconds(options.get("expireAfterSeconds"))));
         }
-        if (ns.collection().startsWith("system.")) {
-            throw new CommandException(ErrorCode.InvalidNamespace, "a time-series collection cannot be named '" + ns.collection() + "'");
-        }
-        if (catalog.find(ns).isPresent()) {
-            throw exists(ns, "as a collection that is not time-series");
-        }
-        CollectionCatalog.Creation creation = catalog.create(TimeseriesCollections.bucketsOf(ns), options);
-        if (!creation.created() && !creation.collection().options().equals(options)) {
-            throw exists(ns, "with different options: " + creation.collection().options().toJson());
-        }
-        if (creation.created()) {
-            String t = parsed.timeField();
-            BsonDocument key = new BsonDocument();
-            if (parsed.metaField() != null) {
-                key.append("meta", new BsonInt32(1));
-            }
-            key.append("control.min." + t, new BsonInt32(1)).append("control.max." + t, new BsonInt32(1));
-            String name = (parsed.metaField() != null ? parsed.metaField() + "_1_" : "") + t + "_1";
-            indexes.createAll(creation.collection(), List.of(CreateIndexesCommand.validate(
-                    new BsonDocument("key", key).append("name", new BsonString(name)))));
-        }
+        creator.create(ns, parsed, options);
         return Replies.ok();
     }
 
@@ -170,6 +148,6 @@ public class CreateCommand extends ShardCommand {
     }
 
     private static CommandException exists(Namespace ns, String how) {
-        return new CommandException(ErrorCode.NamespaceExists, "Collection " + ns.full() + " already exists " + how);
+        return TimeseriesCreator.exists(ns, how);
     }
 }

@@ -5,7 +5,12 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.contracts.timeseries.TimeseriesShardKey;
 import dev.shardstore.shard.ShardProperties;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CriticalSectionPhase;
@@ -14,15 +19,15 @@ import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
-import dev.shardstore.shard.storage.IndexCatalog;
-import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.shard.storage.IndexWalk;
 import java.util.List;
+import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
@@ -44,6 +49,15 @@ import org.springframework.stereotype.Component;
  * Other errors: InvalidOptions for a unique hashed key, and for a unique index of the collection that the key does not
  * lead (MongoDB's message: uniqueness can't be maintained unless the shard key is a prefix); BadValue for a malformed key; the index build's errors.
  *
+ * <p>On a time-series namespace — {@code timeseries} options given, or the collection is already one here — the
+ * key is the one given on the time-series namespace (reference: sharded-timeseries "shardCollection command"): it
+ * is checked and translated ({@link TimeseriesShardKey}), the time-series collection is created with the options
+ * when missing (given options that differ from an existing collection's are InvalidOptions naming
+ * {@code timeseries}), and the buckets collection {@code system.buckets.<coll>} is prepared as above on the
+ * translated key, its index being the reference's ({@code {control.min.t: 1, control.max.t: 1}} for a time key),
+ * named as MongoDB names an index on the given key. The reply adds {@code timeseriesFields} (the options). A
+ * unique key is InvalidOptions: time-series collections have no unique indexes.
+ *
  * <p>A successful prepare leaves the collection in its critical section, phase 2 (versioned reads and writes wait;
  * {@link CollectionShardingRuntime}), until the config service's {@code _shardsvrRefreshCollection} after the commit,
  * or {@code critical-section-timeout} when that never comes (the shardCollection coordinator is not persisted). The
@@ -58,19 +72,24 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     private final CollectionShardingRuntime runtime;
     private final CollectionCatalog catalog;
     private final IndexCreator creator;
-    private final IndexCatalog indexes;
     private final DocumentStore store;
     private final ShardKeyIndex shardKeyIndex;
     private final ShardKeyScan scan;
     private final Duration criticalSectionTimeout;
+    private final TimeseriesCollections timeseries;
+    private final TimeseriesCreator timeseriesCreator;
+    private final IndexCatalog indexes;
 
     public ShardsvrPrepareShardCollectionCommand(CommandInvoker invoker, CollectionShardingRuntime runtime, CollectionCatalog catalog,
-            IndexCreator creator, IndexCatalog indexes, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan, ShardProperties properties) {
+            IndexCreator creator, IndexCatalog indexes, DocumentStore store, ShardKeyIndex shardKeyIndex, ShardKeyScan scan,
+            ShardProperties properties, TimeseriesCollections timeseries, TimeseriesCreator timeseriesCreator) {
         super(invoker);
+        this.timeseries = timeseries;
+        this.timeseriesCreator = timeseriesCreator;
+        this.indexes = indexes;
         this.runtime = runtime;
         this.catalog = catalog;
         this.creator = creator;
-        this.indexes = indexes;
         this.store = store;
         this.shardKeyIndex = shardKeyIndex;
         this.scan = scan;
@@ -85,6 +104,11 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     @Override
     protected CollectionAccess access() {
         return CollectionAccess.EXCLUSIVE;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     /** The reason of the critical section a prepare enters, which {@code _shardsvrRefreshCollection} exits. */
@@ -103,22 +127,51 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
             throw new CommandException(ErrorCode.InvalidOptions, "hashed shard keys cannot be declared unique: 'key' "
                     + key.pattern().toJson() + " with 'unique: true'");
         }
+        BsonValue timeseriesSpec = command.get("timeseries");
+        Optional<TimeseriesOptions> existing = timeseries.options(ns);
+        if (timeseriesSpec == null && existing.isEmpty()) {
+            return inCriticalSection(ns, () -> prepare(catalog.create(ns, new BsonDocument()).collection(), key, null, unique, maxChunkSizeBytes));
+        }
+        if (unique) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'unique' cannot be true for the time-series collection " + ns);
+        }
+        TimeseriesOptions options = timeseriesSpec == null ? existing.orElseThrow() : TimeseriesOptions.parse(timeseriesSpec, "timeseries");
+        if (existing.isPresent() && !existing.get().equals(options)) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'timeseries' " + options.toDocument().toJson() + " differs from the options "
+                    + existing.get().toDocument().toJson() + " of the existing time-series collection " + ns);
+        }
+        TimeseriesShardKey translated = TimeseriesShardKey.translate(options, key.pattern());
+        BsonDocument reply = inCriticalSection(TimeseriesCollections.bucketsOf(ns), () -> prepare(
+                timeseriesCreator.create(ns, options, new BsonDocument("timeseries", options.toDocument())),
+                translated.bucketsKey(), translated, false, maxChunkSizeBytes));
+        return reply.append("timeseriesFields", options.toDocument());
+    }
+
+    /** Runs {@code prepare} with {@code ns} entered into its critical section, which stays entered unless it fails. */
+    private BsonDocument inCriticalSection(Namespace ns, java.util.function.Supplier<BsonDocument> prepare) {
         BsonDocument reason = criticalSectionReason(ns);
         runtime.enterCriticalSection(ns, CriticalSectionPhase.COMMIT, reason, criticalSectionTimeout);
         try {
-            return prepare(ns, key, unique, maxChunkSizeBytes);
+            return prepare.get();
         } catch (RuntimeException e) {
             runtime.exitCriticalSection(ns, reason); // nothing will be committed: versioned commands need not wait
             throw e;
         }
     }
 
-    private BsonDocument prepare(Namespace ns, ShardKeyPattern key, boolean unique, long maxChunkSizeBytes) {
-        CollectionInfo c = catalog.create(ns, new BsonDocument()).collection();
+    /**
+     * Prepares {@code c} for sharding on {@code key}.
+     *
+     * @param timeseriesKey the translated key when {@code c} is a time-series buckets collection, else null
+     */
+    private BsonDocument prepare(CollectionInfo c, ShardKeyPattern key, TimeseriesShardKey timeseriesKey, boolean unique,
+            long maxChunkSizeBytes) {
         requireUniqueIndexesCompatible(c, key);
         long count = store.count(c);
         List<BsonDocument> splitKeys = List.of();
-        if (count == 0) {
+        if (count == 0 && timeseriesKey != null) {
+            createTimeseriesShardKeyIndex(c, timeseriesKey);
+        } else if (count == 0) {
             createShardKeyIndex(c, key, unique);
         } else {
             IndexWalk.Source index = requireShardKeyIndex(c, key, unique);
@@ -128,23 +181,6 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
         return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
                 .append("count", new BsonInt64(count))
                 .append("splitKeys", new BsonArray(splitKeys)));
-    }
-
-    /**
-     * Every unique index of the collection must be one {@code key} can enforce
-     * ({@link ShardKeyPattern#isUniqueIndexCompatible}), whether the collection is empty or not (reference:
-     * MongoDB's shardCollection requirements).
-     *
-     * @throws CommandException InvalidOptions (72) with MongoDB's message naming the index key and the proposed key
-     */
-    private void requireUniqueIndexesCompatible(CollectionInfo c, ShardKeyPattern key) {
-        for (IndexSpec index : indexes.list(c)) {
-            if (index.unique() && !key.isUniqueIndexCompatible(index.key())) {
-                throw new CommandException(ErrorCode.InvalidOptions, "can't shard collection '" + c.namespace() + "' with unique index on "
-                        + index.key().toJson() + " and proposed shard key " + key.pattern().toJson()
-                        + ". Uniqueness can't be maintained unless shard key is a prefix");
-            }
-        }
     }
 
     /**
@@ -161,6 +197,17 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
             throw new CommandException(ErrorCode.BadValue, "'maxChunkSizeBytes' must be positive");
         }
         return value;
+    }
+
+    /**
+     * The reference's index backing a time-series shard key, unless an index on that key exists (the one create
+     * made serves {@code {m: 1, t: 1}}); named as MongoDB names an index on the key given on the time-series namespace.
+     */
+    private void createTimeseriesShardKeyIndex(CollectionInfo c, TimeseriesShardKey key) {
+        String name = CreateIndexesCommand.validate(new BsonDocument("key", key.viewKey())).getString("name").getValue();
+        if (shardKeyIndex.find(c, key.bucketsKey(), false).isEmpty()) {
+            creator.createAll(c, List.of(CreateIndexesCommand.validate(new BsonDocument("key", key.index()).append("name", new BsonString(name)))));
+        }
     }
 
     private void createShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
@@ -187,5 +234,22 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
                     + "shard key before sharding the collection " + c.namespace() + ": " + (unique ? "a unique index " : "an index ")
                     + key.pattern().toJson() + " (not sparse, partial or multikey)");
         });
+    }
+
+    /**
+     * Every unique index of the collection must be one {@code key} can enforce
+     * ({@link ShardKeyPattern#isUniqueIndexCompatible}), whether the collection is empty or not (reference:
+     * MongoDB's shardCollection requirements).
+     *
+     * @throws CommandException InvalidOptions (72) with MongoDB's message naming the index key and the proposed key
+     */
+    private void requireUniqueIndexesCompatible(CollectionInfo c, ShardKeyPattern key) {
+        for (IndexSpec index : indexes.list(c)) {
+            if (index.unique() && !key.isUniqueIndexCompatible(index.key())) {
+                throw new CommandException(ErrorCode.InvalidOptions, "can't shard collection '" + c.namespace() + "' with unique index on "
+                        + index.key().toJson() + " and proposed shard key " + key.pattern().toJson()
+                        + ". Uniqueness can't be maintained unless shard key is a prefix");
+            }
+        }
     }
 }

@@ -151,7 +151,7 @@ public class BucketCatalog {
 
     /**
      * Writes the placements: new buckets inserted, stored ones read locked, extended and replaced. False (nothing
-     * must be kept) when a stored bucket is gone or no longer has room.
+     * must be kept) when a stored bucket is gone, no longer has room or is no longer owned by this shard.
      */
     private boolean write(CollectionInfo buckets, TimeseriesOptions options, Map<BsonValue, Placement> placements) {
         List<byte[]> storedIds = new ArrayList<>();
@@ -172,7 +172,11 @@ public class BucketCatalog {
             if (!p.isNew() && before == null) {
                 return false;
             }
-            Bucket bucket = p.isNew() ? p.fresh() : Bucket.reopen(options, before.decode());
+            BsonDocument stored = p.isNew() ? null : before.decode();
+            if (stored != null && !OperationShardingState.visible(buckets.namespace().full()).test(stored)) {
+                return false; // an open bucket that became an orphan here (its chunk moved): never add to it
+            }
+            Bucket bucket = p.isNew() ? p.fresh() : Bucket.reopen(options, stored);
             for (BsonDocument m : p.measurements()) {
                 int size = BsonBytes.encode(m).length;
                 if (!p.isNew() && !bucket.fits(Bucket.timeOf(options, m), size)) {

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.timeseries;
 
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.timeseries.BucketsNamespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -17,7 +18,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class TimeseriesCollections {
     /** The prefix of a buckets collection's name. */
-    public static final String BUCKETS_PREFIX = "system.buckets.";
+    public static final String BUCKETS_PREFIX = BucketsNamespace.PREFIX;
 
     private final CollectionCatalog catalog;
 
@@ -27,7 +28,7 @@ public class TimeseriesCollections {
 
     /** {@code db.system.buckets.<coll>} for the time-series namespace {@code db.<coll>}. */
     public static Namespace bucketsOf(Namespace view) {
-        return new Namespace(view.db(), BUCKETS_PREFIX + view.collection());
+        return BucketsNamespace.of(view);
     }
 
     /** The time-series collection whose buckets {@code buckets} holds, empty for any other collection. */

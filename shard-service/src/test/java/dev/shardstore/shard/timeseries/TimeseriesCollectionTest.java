@@ -246,13 +246,28 @@ class TimeseriesCollectionTest extends ShardIntegrationTest {
     void commandsThatDoNotServeTimeseriesAreRefusedAndDropRemovesTheBuckets() {
         assertOk(run(DB, "{create: 'gone', timeseries: {timeField: 't'}}"));
         insert("gone", List.of(measurement(0, "a", 1)));
-        BsonDocument count = run(DB, "{count: 'gone'}");
-        assertThat(count.getNumber("code").intValue()).isEqualTo(238);
-        assertThat(count.getString("errmsg").getValue()).contains("time-series");
+        BsonDocument distinct = run(DB, "{distinct: 'gone', key: 'v'}");
+        assertThat(distinct.getNumber("code").intValue()).isEqualTo(238);
+        assertThat(distinct.getString("errmsg").getValue()).contains("time-series");
 
         assertOk(run(DB, "{drop: 'gone'}"));
         assertThat(names()).doesNotContain("gone", "system.buckets.gone");
         assertOk(run(DB, "{create: 'gone'}"));
+    }
+
+    @Test
+    void countCountsTheMatchingMeasurementsWithSkipAndLimit() {
+        assertOk(run(DB, "{create: 'counted', timeseries: {timeField: 't', metaField: 'm'}}"));
+        List<BsonDocument> measurements = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            measurements.add(measurement(i * MINUTE, "s" + (i % 3), i));
+        }
+        insert("counted", measurements);
+
+        assertThat(run(DB, "{count: 'counted'}").getNumber("n").intValue()).isEqualTo(30);
+        assertThat(run(DB, "{count: 'counted', query: {v: {$gte: 10}}}").getNumber("n").intValue()).isEqualTo(20);
+        assertThat(run(DB, "{count: 'counted', query: {m: {id: 's1'}}, skip: 2, limit: 5}").getNumber("n").intValue()).isEqualTo(5);
+        assertThat(run(DB, "{count: 'counted', query: {v: {$gt: 100}}}").getNumber("n").intValue()).isZero();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.sharding;
 
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import java.util.Objects;
 import java.util.UUID;
 import org.bson.BsonBinary;
@@ -16,8 +17,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A sharded collection's entry in {@code config.collections}. BSON shape (MongoDB's): {@code {_id: "db.coll",
  * lastmodEpoch: ObjectId, timestamp: Timestamp, uuid: UUID, key: {...}, unique: bool, noBalance: bool,
- * maxChunkSizeBytes?: long, enableAutoMerger?: bool}} (the last two only when {@code configureCollectionBalancing} set
- * them).
+ * maxChunkSizeBytes?: long, enableAutoMerger?: bool, timeseriesFields?: {...}}} ({@code maxChunkSizeBytes} and
+ * {@code enableAutoMerger} only when {@code configureCollectionBalancing} set them).
  *
  * @param namespace {@code db.coll}
  * @param uuid      the collection instance's id
@@ -29,13 +30,23 @@ import org.jspecify.annotations.Nullable;
  * @param maxChunkSizeBytes the collection's own maximum chunk size ({@code configureCollectionBalancing chunkSize}),
  *                          positive; null for the cluster's {@code chunksize} setting
  * @param enableAutoMerger  whether the auto-merger may join this collection's chunks; null for the default (true)
+ * @param timeseriesFields  for the buckets collection {@code db.system.buckets.<coll>} of a sharded time-series
+ *                          collection, its options (reference: sharded-timeseries "Sharding metadata": the config
+ *                          service's copy is the source of truth of the granularity); null for any other collection
  */
 public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
-        boolean unique, boolean noBalance, @Nullable Long maxChunkSizeBytes, @Nullable Boolean enableAutoMerger) {
-    /** A collection with no balancing settings of its own. */
+        boolean unique, boolean noBalance, @Nullable Long maxChunkSizeBytes, @Nullable Boolean enableAutoMerger,
+        @Nullable TimeseriesOptions timeseriesFields) {
+    /** A collection with no balancing settings of its own that is not a time-series buckets collection. */
     public ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
             boolean unique, boolean noBalance) {
-        this(namespace, uuid, epoch, timestamp, key, unique, noBalance, null, null);
+        this(namespace, uuid, epoch, timestamp, key, unique, noBalance, null, null, null);
+    }
+
+    /** The buckets collection of a sharded time-series collection, with no balancing settings of its own. */
+    public ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,
+            boolean unique, boolean noBalance, @Nullable TimeseriesOptions timeseriesFields) {
+        this(namespace, uuid, epoch, timestamp, key, unique, noBalance, null, null, timeseriesFields);
     }
 
     public ShardedCollection {
@@ -74,7 +85,15 @@ public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, Bso
         if (enableAutoMerger != null) {
             doc.append("enableAutoMerger", BsonBoolean.valueOf(enableAutoMerger));
         }
+        if (timeseriesFields != null) {
+            doc.append("timeseriesFields", timeseriesFields.toDocument());
+        }
         return doc;
+    }
+
+    /** Whether this is the buckets collection of a sharded time-series collection. */
+    public boolean isTimeseries() {
+        return timeseriesFields != null;
     }
 
     /**
@@ -89,7 +108,8 @@ public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, Bso
                     new ShardKeyPattern(doc.getDocument("key")), doc.getBoolean("unique", BsonBoolean.FALSE).getValue(),
                     doc.getBoolean("noBalance", BsonBoolean.FALSE).getValue(),
                     doc.isNumber("maxChunkSizeBytes") ? doc.getNumber("maxChunkSizeBytes").longValue() : null,
-                    doc.isBoolean("enableAutoMerger") ? doc.getBoolean("enableAutoMerger").getValue() : null);
+                    doc.isBoolean("enableAutoMerger") ? doc.getBoolean("enableAutoMerger").getValue() : null,
+                    doc.containsKey("timeseriesFields") ? TimeseriesOptions.parse(doc.get("timeseriesFields"), "timeseriesFields") : null);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("malformed config.collections entry " + doc.toJson() + ": " + e.getMessage(), e);
         }

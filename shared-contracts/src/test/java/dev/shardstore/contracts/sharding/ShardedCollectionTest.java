@@ -8,6 +8,8 @@ import dev.shardstore.contracts.bson.ExtendedJson;
 import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonBinarySubType;
+import dev.shardstore.contracts.timeseries.Granularity;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -38,6 +40,21 @@ class ShardedCollectionTest {
         assertThat(ShardedCollection.fromBson(new RawBsonDocument(BsonBytes.encode(bson)))).isEqualTo(coll);
         assertThat(coll.database()).isEqualTo("shop");
         assertThat(coll.collection()).isEqualTo("orders");
+    }
+
+    @Test
+    void aTimeseriesBucketsCollectionCarriesItsTimeseriesFields() {
+        TimeseriesOptions options = TimeseriesOptions.of("t", "m", Granularity.HOURS);
+        ShardedCollection coll = new ShardedCollection("db.system.buckets.weather", UUID.randomUUID(), new ObjectId(),
+                new BsonTimestamp(1, 1), ShardKeyPattern.of(ExtendedJson.parse("{meta: 1}")), false, false, options);
+
+        BsonDocument bson = coll.toBson();
+
+        assertThat(bson.getDocument("timeseriesFields")).isEqualTo(ExtendedJson.parse(
+                "{timeField: 't', metaField: 'm', granularity: 'hours', bucketMaxSpanSeconds: 2592000}"));
+        assertThat(ShardedCollection.fromBson(bson)).isEqualTo(coll);
+        assertThat(coll.isTimeseries()).isTrue();
+        assertThat(sample().isTimeseries()).isFalse();
     }
 
     @Test

@@ -1,0 +1,344 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.bson.BsonArray;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Sharded time-series collections end to end (issue 13; reference: sharded-timeseries) on a local cluster of separate
+ * processes (2 shards, 1 router, ports offset by 1800), loading the bundled Seattle/New York weather measurements
+ * ({@code data/weather.csv}, see data/README.md for its source) through the router:
+ * <ul>
+ *   <li>a collection sharded on the meta field, split at {@code {meta: "Seattle"}} with that chunk moved so both
+ *       shards own buckets: every measurement is returned exactly once by find, per-meta {@code $avg}/{@code $max}
+ *       equal the file's, count (all, one meta) is right, a query on one meta value targets its owning shard only
+ *       (explain, with the unpack stage),
+ *       each shard holds only its meta's buckets, the buckets are far fewer than the measurements, and
+ *       {@code $shardedDataDistribution} lists the buckets namespace on both shards;</li>
+ *   <li>a collection sharded on the time field, split in time: every measurement once, and a query on the first year
+ *       targets only the shard owning the early buckets;</li>
+ *   <li>the same measurements as one document each in a plain sharded collection take more storage and a one-day
+ *       query examines more documents ({@code $shardedDataDistribution}, explain executionStats);</li>
+ *   <li>the shard key rules (time field last and ascending only; meta field, its subfields and the time field only)
+ *       refused through the router naming the field, updates/deletes still refused (NotImplemented), and drop of the
+ *       time-series namespace dropping the sharded buckets collection everywhere.</li>
+ * </ul>
+ */
+class ShardedTimeseriesIT {
+    private static final String DB = "tsit";
+    private static final long CLASS_START = System.nanoTime();
+    private static LocalCluster cluster;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
+    private static RouterClient router;
+    private static List<BsonDocument> measurements;
+
+    @BeforeAll
+    static void startCluster() throws IOException {
+        measurements = weather(RepoLayout.detect().root().resolve("data/weather.csv"));
+        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
+                .withHome(Files.createTempDirectory("shardstore-ts-it-")).withShards(2).withRouters(1).withPortOffset(1800)
+                .withServiceJvmOptions(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS), line -> System.out.println("[cluster] " + line));
+        router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.stop();
+        }
+        System.out.printf("ShardedTimeseriesIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
+    }
+
+    @Test
+    void aCollectionShardedOnTheMetaFieldSpreadsItsBucketsAndAnswersExactly() {
+        BsonDocument entry = shardHourly("byMeta", "{\"location\": 1}");
+        assertThat(entry.getDocument("key")).isEqualTo(BsonDocument.parse("{meta: 1}"));
+        assertThat(entry.getDocument("timeseriesFields")).isEqualTo(BsonDocument.parse(
+                "{timeField: 'ts', metaField: 'location', granularity: 'hours', bucketMaxSpanSeconds: 2592000}"));
+        ok("admin", "{\"split\": \"tsit.system.buckets.byMeta\", \"middle\": {\"meta\": \"Seattle\"}}");
+        String seattleOwner = ownerOf(entry, "Seattle");
+        String otherShard = seattleOwner.equals("shard1") ? "shard2" : "shard1";
+        ok("admin", "{\"moveChunk\": \"tsit.system.buckets.byMeta\", \"find\": {\"meta\": \"Seattle\"}, \"to\": \"" + otherShard + "\"}");
+        assertThat(ownerOf(entry, "Seattle")).isEqualTo(otherShard);
+        assertThat(ownerOf(entry, "New York")).isEqualTo(seattleOwner);
+
+        insertAll("byMeta");
+
+        assertEveryMeasurementOnce("byMeta");
+        Map<String, double[]> expected = new TreeMap<>();
+        for (BsonDocument m : measurements) {
+            double[] f = expected.computeIfAbsent(m.getString("location").getValue(), k -> new double[] {0, 0, Double.NEGATIVE_INFINITY});
+            f[0] += m.getDouble("temp_max").getValue();
+            f[1]++;
+            f[2] = Math.max(f[2], m.getDouble("wind").getValue());
+        }
+        List<BsonDocument> groups = aggregate("byMeta", "[{\"$group\": {\"_id\": \"$location\", \"avgMax\": {\"$avg\": \"$temp_max\"},"
+                + " \"maxWind\": {\"$max\": \"$wind\"}, \"n\": {\"$sum\": 1}}}, {\"$sort\": {\"_id\": 1}}]");
+        assertThat(groups).extracting(g -> g.getString("_id").getValue()).containsExactlyElementsOf(expected.keySet());
+        for (BsonDocument g : groups) {
+            double[] f = expected.get(g.getString("_id").getValue());
+            assertThat(g.getNumber("n").longValue()).isEqualTo((long) f[1]);
+            assertThat(g.getNumber("avgMax").doubleValue()).as(g.toJson()).isCloseTo(f[0] / f[1], within(1e-9));
+            assertThat(g.getNumber("maxWind").doubleValue()).as(g.toJson()).isEqualTo(f[2]);
+        }
+
+        BsonDocument explain = ok(DB, "{\"explain\": {\"find\": \"byMeta\", \"filter\": {\"location\": \"Seattle\"}}}");
+        assertThat(explain.getDocument("queryPlanner").getDocument("winningPlan").getString("stage").getValue()).isEqualTo("SINGLE_SHARD");
+        BsonArray shards = explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards");
+        assertThat(shards).hasSize(1);
+        assertThat(shards.get(0).asDocument().getString("shardName").getValue()).isEqualTo(otherShard);
+        assertThat(explain.toJson()).contains("$_internalUnpackBucket");
+        assertThat(find("byMeta", "{\"location\": \"Seattle\", \"ts\": {\"$gte\": {\"$date\": \"2013-01-01T00:00:00Z\"},"
+                + " \"$lt\": {\"$date\": \"2014-01-01T00:00:00Z\"}}}")).hasSize(365);
+        assertThat(ok(DB, "{\"count\": \"byMeta\"}").getNumber("n").intValue()).isEqualTo(measurements.size());
+        assertThat(ok(DB, "{\"count\": \"byMeta\", \"query\": {\"location\": \"Seattle\"}}").getNumber("n").intValue())
+                .isEqualTo((int) measurements.stream().filter(m -> m.getString("location").getValue().equals("Seattle")).count());
+        BsonDocument broadcast = ok(DB, "{\"explain\": {\"find\": \"byMeta\", \"filter\": {\"wind\": {\"$gt\": 5}}}}");
+        assertThat(broadcast.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards")).hasSize(2);
+
+        // each shard holds the buckets of its meta value only, and a bucket holds many measurements
+        long buckets = 0;
+        for (String shard : List.of("shard1", "shard2")) {
+            List<BsonDocument> onShard = shardFind(shard, "system.buckets.byMeta");
+            String meta = shard.equals(otherShard) ? "Seattle" : "New York";
+            assertThat(onShard).as(shard).isNotEmpty().allSatisfy(b -> assertThat(b.getString("meta").getValue()).isEqualTo(meta));
+            buckets += onShard.size();
+        }
+        assertThat(buckets).as("buckets for %d measurements", measurements.size()).isLessThan(measurements.size() / 10);
+        BsonDocument distribution = ok("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": [{\"$shardedDataDistribution\": {}},"
+                + " {\"$match\": {\"ns\": \"tsit.system.buckets.byMeta\"}}]}").getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+        assertThat(distribution.getArray("shards")).hasSize(2);
+        assertThat(distribution.getArray("shards").stream().mapToLong(x -> x.asDocument().getNumber("numOwnedDocuments").longValue()).sum())
+                .isEqualTo(buckets);
+    }
+
+    @Test
+    void aCollectionShardedOnTheTimeFieldTargetsByBucketTime() {
+        BsonDocument entry = shardHourly("byTime", "{\"ts\": 1}");
+        assertThat(entry.getDocument("key")).isEqualTo(BsonDocument.parse("{'control.min.ts': 1}"));
+        String split = "{\"control.min.ts\": {\"$date\": \"2014-01-01T00:00:00Z\"}}";
+        ok("admin", "{\"split\": \"tsit.system.buckets.byTime\", \"middle\": " + split + "}");
+        String early = chunks(entry).stream().filter(c -> c.getDocument("min").get("control.min.ts").getBsonType() == BsonType.MIN_KEY).findFirst().orElseThrow()
+                .getString("shard").getValue();
+        String late = early.equals("shard1") ? "shard2" : "shard1";
+        ok("admin", "{\"moveChunk\": \"tsit.system.buckets.byTime\", \"find\": " + split + ", \"to\": \"" + late + "\"}");
+
+        insertAll("byTime");
+
+        assertEveryMeasurementOnce("byTime");
+        BsonDocument explain = ok(DB, "{\"explain\": {\"find\": \"byTime\", \"filter\": {\"ts\": {\"$gte\": {\"$date\": \"2012-03-01T00:00:00Z\"},"
+                + " \"$lt\": {\"$date\": \"2013-01-01T00:00:00Z\"}}}}}");
+        BsonArray shards = explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards");
+        assertThat(shards).extracting(s -> s.asDocument().getString("shardName").getValue()).containsExactly(early);
+        for (BsonDocument bucket : shardFind(late, "system.buckets.byTime")) {
+            assertThat(bucket.getDocument("control").getDocument("min").getDateTime("ts").getValue())
+                    .isGreaterThanOrEqualTo(LocalDate.of(2014, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
+        }
+    }
+
+    /**
+     * The same measurements as a time-series collection and as a plain collection of one document each, both sharded
+     * on the location: the buckets take less storage, and a one-location, one-day query examines far fewer documents
+     * (buckets). Figures are printed for docs/benchmarks.md; the machine is shared, so the wall times are indicative.
+     */
+    @Test
+    void bucketsTakeLessStorageAndFewerExaminedDocumentsThanOneDocumentPerMeasurement() {
+        shardHourly("compared", "{\"location\": 1}");
+        ok("admin", "{\"shardCollection\": \"tsit.plain\", \"key\": {\"location\": 1}}");
+        long tsNanos = insertAll("compared");
+        long plainNanos = insertAll("plain");
+
+        String oneDay = "{\"location\": \"Seattle\", \"ts\": {\"$gte\": {\"$date\": \"2014-06-01T00:00:00Z\"},"
+                + " \"$lt\": {\"$date\": \"2014-06-02T00:00:00Z\"}}}";
+        assertThat(find("compared", oneDay)).hasSize(1);
+        assertThat(find("plain", oneDay)).hasSize(1);
+        long tsExamined = examined("compared", oneDay);
+        long plainExamined = examined("plain", oneDay);
+        long tsBytes = ownedBytes("tsit.system.buckets.compared");
+        long plainBytes = ownedBytes("tsit.plain");
+        System.out.printf("ShardedTimeseriesIT comparison: %d measurements; storage %d bytes (buckets) vs %d (documents);"
+                        + " one-day one-location query examined %d vs %d; insert %.0f vs %.0f measurements/s%n", measurements.size(),
+                tsBytes, plainBytes, tsExamined, plainExamined, measurements.size() / (tsNanos / 1e9), measurements.size() / (plainNanos / 1e9));
+
+        assertThat(tsBytes).isLessThan(plainBytes);
+        assertThat(tsExamined).isLessThan(plainExamined);
+    }
+
+    private static long examined(String coll, String filter) {
+        return ok(DB, "{\"explain\": {\"find\": \"" + coll + "\", \"filter\": " + filter + "}, \"verbosity\": \"executionStats\"}")
+                .getDocument("executionStats").getNumber("totalDocsExamined").longValue();
+    }
+
+    private static long ownedBytes(String ns) {
+        BsonArray entries = ok("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": [{\"$shardedDataDistribution\": {}},"
+                + " {\"$match\": {\"ns\": \"" + ns + "\"}}]}").getDocument("cursor").getArray("firstBatch");
+        assertThat(entries).as(ns + " in $shardedDataDistribution").hasSize(1);
+        return entries.get(0).asDocument().getArray("shards").stream()
+                .mapToLong(s -> s.asDocument().getNumber("ownedSizeBytes").longValue()).sum();
+    }
+
+    @Test
+    void theShardKeyRulesAndUnbuiltWritesAreRefusedNamingTheField() {
+        String options = ", \"timeseries\": {\"timeField\": \"ts\", \"metaField\": \"location\"}}";
+        assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"wind\": 1}" + options, "InvalidOptions", "key.wind");
+        assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"ts\": 1, \"location\": 1}" + options, "InvalidOptions", "key.ts");
+        assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"ts\": \"hashed\"}" + options, "InvalidOptions", "key.ts");
+        assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"ts\": -1}" + options, "BadValue", "'ts'");
+        assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"location\": 1}, \"unique\": true" + options, "InvalidOptions", "unique");
+
+        ok("admin", "{\"shardCollection\": \"tsit.writes\", \"key\": {\"location\": 1}" + options);
+        ok(DB, "{\"insert\": \"writes\", \"documents\": [{\"ts\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"location\": \"A\", \"v\": 1}]}");
+        BsonDocument update = router.run(DB, ExtendedJson.parse("{\"update\": \"writes\", \"updates\": [{\"q\": {\"location\": \"A\"},"
+                + " \"u\": {\"$set\": {\"v\": 2}}, \"multi\": true}]}"));
+        assertThat(update.toJson()).contains("NotImplemented");
+        BsonDocument delete = router.run(DB, ExtendedJson.parse("{\"delete\": \"writes\", \"deletes\": [{\"q\": {\"location\": \"A\"}, \"limit\": 0}]}"));
+        assertThat(delete.toJson()).contains("NotImplemented");
+        assertThat(find("writes", "{}")).hasSize(1).allSatisfy(m -> assertThat(m.getNumber("v").intValue()).isEqualTo(1));
+
+        // dropping the time-series namespace drops the sharded buckets collection: catalog entry and buckets gone
+        ok(DB, "{\"drop\": \"writes\"}");
+        assertThat(ok("config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"tsit.system.buckets.writes\"}}")
+                .getDocument("cursor").getArray("firstBatch")).isEmpty();
+        assertThat(find("writes", "{}")).isEmpty();
+        for (String shard : List.of("shard1", "shard2")) {
+            assertThat(shardFind(shard, "system.buckets.writes")).as(shard).isEmpty();
+        }
+    }
+
+    private static void assertRefused(String command, String codeName, String named) {
+        BsonDocument reply = router.run("admin", ExtendedJson.parse(command));
+        assertThat(RouterClient.isOk(reply)).as(command).isFalse();
+        assertThat(reply.getString("codeName").getValue()).as(reply.toJson()).isEqualTo(codeName);
+        assertThat(reply.getString("errmsg").getValue()).as(reply.toJson()).contains(named);
+    }
+
+    /** Every measurement of the file is returned exactly once, with its values. */
+    private static void assertEveryMeasurementOnce(String coll) {
+        Map<String, BsonDocument> byKey = new HashMap<>();
+        for (BsonDocument m : find(coll, "{}")) {
+            BsonDocument previous = byKey.put(key(m), m);
+            assertThat(previous).as("returned twice: %s", m.toJson()).isNull();
+        }
+        assertThat(byKey).hasSize(measurements.size());
+        for (BsonDocument expected : measurements) {
+            BsonDocument found = byKey.get(key(expected));
+            assertThat(found).as(expected.toJson()).isNotNull();
+            for (String field : List.of("precipitation", "temp_max", "temp_min", "wind", "weather")) {
+                assertThat(found.get(field)).as("%s of %s", field, expected.toJson()).isEqualTo(expected.get(field));
+            }
+        }
+    }
+
+    private static String key(BsonDocument m) {
+        return m.getString("location").getValue() + "@" + m.getDateTime("ts").getValue();
+    }
+
+    /** Inserts the file's measurements in batches of 500; the nanoseconds it took. */
+    private static long insertAll(String coll) {
+        long start = System.nanoTime();
+        for (int from = 0; from < measurements.size(); from += 500) {
+            BsonArray batch = new BsonArray(measurements.subList(from, Math.min(measurements.size(), from + 500)).stream()
+                    .map(BsonDocument::clone).map(BsonValue.class::cast).toList());
+            BsonDocument reply = RouterClient.requireOk("insert into " + coll, router.run(DB,
+                    new BsonDocument("insert", new BsonString(coll)).append("documents", batch)));
+            assertThat(reply.getNumber("n").intValue()).as(reply.toJson()).isEqualTo(batch.size());
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static List<BsonDocument> find(String coll, String filter) {
+        return ItSupport.drain(router, DB, coll, ok(DB, "{\"find\": \"" + coll + "\", \"filter\": " + filter + ", \"batchSize\": 1000}"));
+    }
+
+    private static List<BsonDocument> aggregate(String coll, String pipeline) {
+        return ItSupport.drain(router, DB, coll, ok(DB, "{\"aggregate\": \"" + coll + "\", \"pipeline\": " + pipeline + ", \"cursor\": {}}"));
+    }
+
+    /** Every document of {@code coll} on {@code shard} itself (unversioned: orphans included). */
+    private static List<BsonDocument> shardFind(String shard, String coll) {
+        BsonDocument reply = new dev.shardstore.contracts.http.CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60))
+                .runChecked(shard, cluster.url(shard), DB, new BsonDocument("find", new BsonString(coll))
+                        .append("batchSize", new BsonInt32(100_000)));
+        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    /** shardCollection of {@code tsit.<coll>} on {@code key}, as a time-series collection of the file's measurements; its catalog entry. */
+    private static BsonDocument shardHourly(String coll, String key) {
+        ok("admin", "{\"shardCollection\": \"tsit." + coll + "\", \"key\": " + key
+                + ", \"timeseries\": {\"timeField\": \"ts\", \"metaField\": \"location\", \"granularity\": \"hours\"}}");
+        return catalogEntry("tsit.system.buckets." + coll);
+    }
+
+    private static BsonDocument catalogEntry(String ns) {
+        return ok("config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + ns + "\"}}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+    }
+
+    private static List<BsonDocument> chunks(BsonDocument entry) {
+        return RouterClient.requireOk("config.chunks", router.run("config", new BsonDocument("find", new BsonString("chunks"))
+                        .append("filter", new BsonDocument("uuid", entry.get("uuid")))))
+                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    /** The shard owning the chunk holding the buckets of {@code meta} (chunks in key order: the last starting at or before it). */
+    private static String ownerOf(BsonDocument entry, String meta) {
+        String owner = null;
+        for (BsonDocument chunk : chunks(entry)) {
+            BsonValue min = chunk.getDocument("min").get("meta");
+            if (min.getBsonType() == BsonType.MIN_KEY || min.isString() && min.asString().getValue().compareTo(meta) <= 0) {
+                owner = chunk.getString("shard").getValue();
+            }
+        }
+        return owner;
+    }
+
+    private static BsonDocument ok(String db, String json) {
+        return RouterClient.requireOk(json.length() > 200 ? json.substring(0, 200) : json, router.run(db, ExtendedJson.parse(json)));
+    }
+
+    /** The file's rows as measurements {@code {ts: date, location, precipitation, temp_max, temp_min, wind, weather}}. */
+    private static List<BsonDocument> weather(Path file) throws IOException {
+        List<String> lines = Files.readAllLines(file);
+        List<BsonDocument> rows = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",");
+            rows.add(new BsonDocument("ts", new BsonDateTime(LocalDate.parse(f[1]).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli()))
+                    .append("location", new BsonString(f[0]))
+                    .append("precipitation", new BsonDouble(Double.parseDouble(f[2])))
+                    .append("temp_max", new BsonDouble(Double.parseDouble(f[3])))
+                    .append("temp_min", new BsonDouble(Double.parseDouble(f[4])))
+                    .append("wind", new BsonDouble(Double.parseDouble(f[5])))
+                    .append("weather", new BsonString(f[6])));
+        }
+        return rows;
+    }
+}
