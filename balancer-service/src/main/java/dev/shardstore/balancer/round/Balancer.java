@@ -188,7 +188,7 @@ public class Balancer {
             meters.counter("shardstore.balancer.round.failures").increment();
             log.warn("balancer round {} failed: {}", number, report.error());
         }
-        if (!plan.migrations().isEmpty() || !plan.splits().isEmpty() || report.error() != null) {
+        if (!plan.migrations().isEmpty() || !plan.splits().isEmpty() || !plan.merges().isEmpty() || report.error() != null) {
             logAction(report);
         }
         return report;

@@ -59,7 +59,8 @@ class AddShardIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = ItSupport.startWithFastBalancer("addshard", 3, 3300);
+        // chunks count as settled for the auto-merger after 15 s instead of MongoDB's 300 s
+        cluster = ItSupport.startWithFastBalancer("addshard", 3, 3300, "-Dshardstore.balancer.snapshot-history-window=15s");
         router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(5));
     }
 
@@ -184,6 +185,34 @@ class AddShardIT {
         BsonDocument refused = router.run("admin", ExtendedJson.parse("{\"configureCollectionBalancing\": \"adda.items\", \"defragmentCollection\": true}"));
         assertThat(refused.getNumber("code").intValue()).isEqualTo(238);
         assertThat(refused.getString("errmsg").getValue()).contains("defragmentCollection");
+    }
+
+    @Test
+    @Order(5)
+    void theAutoMergerJoinsSmallSettledChunksOfOneShard() throws Exception {
+        // cut a chunk of 1,600+ keys on the primary into 16 pieces of 0.1 MB or more: they keep its placement history
+        // (settled long ago), so the auto-merger joins them again, as far as 1 MB chunks allow (only pieces between two
+        // splitVector points merge, so pieces much smaller than a chunk are needed for a merge to be certain)
+        String primary = primary("addb");
+        BsonValue uuid = find("collections", "{\"_id\": \"addb.items\"}").getFirst().get("uuid");
+        BsonDocument chunk = router.run("config", new BsonDocument("find", new BsonString("chunks")).append("filter", new BsonDocument("uuid", uuid)))
+                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument)
+                .filter(c -> c.getString("shard").getValue().equals(primary) && c.getDocument("min").isNumber("k")
+                        && (c.getDocument("max").isNumber("k") ? c.getDocument("max").getNumber("k").intValue() : DOCUMENTS)
+                        - c.getDocument("min").getNumber("k").intValue() >= 1_600)
+                .findFirst().orElseThrow(() -> new AssertionError("no chunk of 1,600+ keys on the primary " + primary));
+        ok("admin", "{\"balancerStop\": 1}"); // no round merges a piece before the count below is taken
+        int low = chunk.getDocument("min").getNumber("k").intValue();
+        int high = chunk.getDocument("max").isNumber("k") ? chunk.getDocument("max").getNumber("k").intValue() : DOCUMENTS;
+        for (int i = 1; i < 16; i++) {
+            ok("admin", "{\"split\": \"addb.items\", \"middle\": {\"k\": " + (low + (high - low) * i / 16) + "}}");
+        }
+        long afterSplit = chunksPerShard("addb.items").get(primary);
+        ok("admin", "{\"balancerStart\": 1}");
+        waitUntil(() -> chunksPerShard("addb.items").get(primary) < afterSplit, Duration.ofMinutes(3), "merges on " + primary);
+        assertThat(ItSupport.get(cluster.url("balancer") + "/actuator/balancer")).contains("mergeChunks");
+        assertEveryDocumentOnce("addb.items", List.of("shard1", "shard2", "shard3", "shard4"));
+        assertThat(compliant("addb.items")).isTrue();
     }
 
     /** {@value #DOCUMENTS} documents of about 1 KB with {@code k} = 0..N-1, in batches of 500. */

@@ -36,9 +36,10 @@ final class ItSupport {
     private ItSupport() {}
 
     /**
-     * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset}, a balancer
-     * round every second and {@code jvmOptions} added to every service's, in a fresh temporary home named after
-     * {@code name}; its lines are printed with {@code [cluster]}.
+     * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset} and a balancer
+     * round every second, in a fresh temporary home named after {@code name}; its lines are printed with {@code [cluster]}.
+     *
+     * @param jvmOptions further options for every service, e.g. {@code -Dshardstore.balancer.snapshot-history-window=15s}
      */
     static LocalCluster startWithFastBalancer(String name, int shards, int portOffset, String... jvmOptions) throws IOException {
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
