@@ -6,7 +6,12 @@ import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.shard.ShardProperties;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.springframework.stereotype.Component;
@@ -19,8 +24,8 @@ import org.springframework.stereotype.Component;
  *
  * <p>Runtime state per session: the highest {@code txnNumber} started here (which can be above the one in the
  * {@code transactions} table when a transaction number wrote nothing), the last checkout time and the number of
- * waiters — what a later logical session cache needs to reap idle sessions. Entries are not reaped yet (the session
- * cache and its reap are a later part of the sessions work); each is a few dozen bytes. Thread-safe.
+ * waiters. {@link #reap} removes the entries of sessions that are gone from the sessions collection and were not checked
+ * out since a cutoff (reference: the logical session cache's reap, steps 1 and 2). Thread-safe.
  */
 @Component
 public class SessionCatalog {
@@ -48,18 +53,61 @@ public class SessionCatalog {
      *                          thread is interrupted while waiting
      */
     public CheckedOutSession checkOut(LogicalSessionId lsid, Duration timeout) {
-        RuntimeSession session = sessions.computeIfAbsent(lsid, k -> new RuntimeSession());
-        try {
-            if (!session.lock.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new CommandException(ErrorCode.MaxTimeMSExpired, "session " + lsid + " is checked out by another operation;"
-                        + " it was not checked in within " + timeout.toMillis() + " ms");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            RuntimeSession session = sessions.computeIfAbsent(lsid, k -> new RuntimeSession());
+            try {
+                if (!session.lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    throw new CommandException(ErrorCode.MaxTimeMSExpired, "session " + lsid + " is checked out by another operation;"
+                            + " it was not checked in within " + timeout.toMillis() + " ms");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CommandException(ErrorCode.MaxTimeMSExpired, "interrupted while waiting to check out session " + lsid, e);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommandException(ErrorCode.MaxTimeMSExpired, "interrupted while waiting to check out session " + lsid, e);
+            if (sessions.get(lsid) != session) { // reaped while this command waited: check out the entry that replaced it
+                session.lock.unlock();
+                continue;
+            }
+            session.lastCheckOut = Instant.now();
+            return new CheckedOutSession(lsid, session);
         }
-        session.lastCheckOut = Instant.now();
-        return new CheckedOutSession(lsid, session);
+    }
+
+    /**
+     * Removes the entries of sessions last checked out before {@code cutoff} that nobody holds or waits for and that
+     * {@code stillStored} does not name (ended or expired); the number removed. An entry is removed while its lock is
+     * held, and a command that was waiting for it checks out the new entry instead, so two commands of one session are
+     * never let through at once.
+     */
+    public int reap(Instant cutoff, Function<Collection<LogicalSessionId>, Set<LogicalSessionId>> stillStored) {
+        List<LogicalSessionId> idle = sessions.entrySet().stream()
+                .filter(e -> e.getValue().lastCheckOut.isBefore(cutoff) && !e.getValue().lock.isLocked() && !e.getValue().lock.hasQueuedThreads())
+                .map(Map.Entry::getKey).toList();
+        if (idle.isEmpty()) {
+            return 0;
+        }
+        Set<LogicalSessionId> alive = stillStored.apply(idle);
+        int removed = 0;
+        for (LogicalSessionId lsid : idle) {
+            RuntimeSession session = sessions.get(lsid);
+            if (alive.contains(lsid) || session == null || !session.lock.tryLock()) {
+                continue;
+            }
+            try {
+                if (session.lastCheckOut.isBefore(cutoff) && !session.lock.hasQueuedThreads() && sessions.remove(lsid, session)) {
+                    removed++;
+                }
+            } finally {
+                session.lock.unlock();
+            }
+        }
+        return removed;
+    }
+
+    /** Sessions with an entry. */
+    public int size() {
+        return sessions.size();
     }
 
     /** How many commands wait to check out {@code lsid} (a diagnostic, and what a reap must not remove). */

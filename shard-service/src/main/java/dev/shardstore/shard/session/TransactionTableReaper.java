@@ -12,24 +12,28 @@ import org.springframework.stereotype.Component;
 
 /**
  * The shard's part of the logical session cache's reap (reference: "Periodic cleanup of the session catalog and
- * transactions table", steps 3 and 4): after each refresh, the {@code transactions} rows last written more than
- * {@code localLogicalSessionTimeoutMinutes} ago whose session is no longer in the sessions collection (expired or ended)
- * are deleted. A row written again meanwhile is kept.
+ * transactions table"): after each refresh, the session catalog's entries not checked out for
+ * {@code localLogicalSessionTimeoutMinutes} (steps 1 and 2), and the {@code transactions} rows last written longer ago
+ * (steps 3 and 4), are removed when their session is no longer in the sessions collection (expired or ended). A row
+ * written again meanwhile, or an entry checked out meanwhile, is kept.
  */
 @Component
 public class TransactionTableReaper implements LogicalSessionCache.Reaper {
     private static final Logger log = LoggerFactory.getLogger(TransactionTableReaper.class);
 
     private final SessionHistory history;
+    private final SessionCatalog catalog;
 
-    public TransactionTableReaper(SessionHistory history, LogicalSessionCache sessions) {
+    public TransactionTableReaper(SessionHistory history, SessionCatalog catalog, LogicalSessionCache sessions) {
         this.history = history;
+        this.catalog = catalog;
         sessions.addReaper(this);
     }
 
     @Override
     public void reap(LogicalSessionCache cache) {
         Instant cutoff = Instant.now().minus(cache.timeout());
+        catalog.reap(cutoff, cache::stillStored);
         List<LogicalSessionId> idle = history.idleSince(cutoff);
         if (idle.isEmpty()) {
             return;

@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -30,13 +31,16 @@ import org.springframework.beans.factory.annotation.Autowired;
  * table"): a row last written longer ago than the session timeout is deleted when its session is gone from the sessions
  * collection, and kept when the session is still there or the row is recent. A retry of a reaped session's statement is
  * then no longer recognised and runs again (here: a duplicate key), while the live session's retry is still answered
- * from history. The session service is a stub that knows one session.
+ * from history. The session catalog's entries of gone sessions go too, unless a command holds them. The session service
+ * is a stub that knows one session.
  */
 class TransactionTableReaperTest extends ShardIntegrationTest {
     private static final String DB = "reap";
 
     @Autowired
     SessionHistory history;
+    @Autowired
+    SessionCatalog catalog;
 
     private static BsonDocument insert(int id, LogicalSessionId lsid) {
         return ExtendedJson.parse("{insert: 'c', documents: [{_id: " + id + "}]}").append("lsid", lsid.toBson())
@@ -74,7 +78,15 @@ class TransactionTableReaperTest extends ShardIntegrationTest {
         try (CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(10));
                 LogicalSessionCache cache = new LogicalSessionCache(client, new LogicalSessionCacheProperties(true,
                         "http://127.0.0.1:" + sessionService.getAddress().getPort(), Duration.ofHours(1), Duration.ofMinutes(30)), Clock.systemUTC())) {
-            new TransactionTableReaper(history, cache).reap(cache);
+            new TransactionTableReaper(history, catalog, cache).reap(cache);
+            // the session catalog: an entry held by a command survives a reap; once free, a gone session's entry goes
+            Instant later = Instant.now().plusSeconds(1);
+            try (SessionCatalog.CheckedOutSession held = catalog.checkOut(gone)) {
+                catalog.reap(later, cache::stillStored);
+                assertThat(catalog.size()).as("the stored session's entry and the held one").isEqualTo(2);
+            }
+            assertThat(catalog.reap(later, cache::stillStored)).isEqualTo(1);
+            assertThat(catalog.size()).isEqualTo(1);
         } finally {
             sessionService.stop(0);
         }
