@@ -72,13 +72,15 @@ public class InsertCommand extends ShardCommand {
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         Optional<OperationSessionInfo> session = RetryableWrites.retryable(command);
         if (session.isPresent()) {
-            if (buckets.isPresent()) {
-                throw new CommandException(ErrorCode.NotImplemented, "retryable writes into the time-series collection " + ns
-                        + " are not supported");
-            }
-            // one statement per document, each with its stmtId; every document is checked against the shard's chunks
-            // before any is written, as the batch path does
+            // one statement per document, each with its stmtId
             List<BsonDocument> withIds = documents.stream().map(DocumentInserter::withIdFirst).toList();
+            if (buckets.isPresent()) { // the bucket catalog checks ownership of each bucket it writes
+                TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets.get()).orElseThrow();
+                return retryable.runInsert(session.get(), command, withIds.size(), ordered,
+                        () -> timeseriesInserter.insert(buckets.get(), options, withIds, ordered),
+                        i -> timeseriesInserter.insert(buckets.get(), options, List.of(withIds.get(i)), true).single()).toReply();
+            }
+            // every document is checked against the shard's chunks before any is written, as the batch path does
             withIds.forEach(doc -> OperationShardingState.checkInsert(ns.full(), doc));
             return retryable.runInsert(session.get(), command, withIds.size(), ordered, () -> inserter.insert(ns, withIds, ordered),
                     i -> inserter.insert(ns, List.of(withIds.get(i)), true).single()).toReply();

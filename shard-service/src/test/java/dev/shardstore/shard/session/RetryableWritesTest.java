@@ -104,6 +104,21 @@ class RetryableWritesTest extends ShardIntegrationTest {
     }
 
     @Test
+    void measurementsRetriedIntoATimeseriesCollectionAreStoredOnce() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        assertThat(run(DB, "{create: 'ts', timeseries: {timeField: 't', metaField: 'm'}}").getNumber("ok").intValue()).isEqualTo(1);
+        BsonDocument reply = twice(retryable("{insert: 'ts', documents: [{_id: 1, t: {$date: '2026-11-26T10:00:00Z'}, m: 'a', v: 1},"
+                + " {_id: 2, t: {$date: '2026-11-26T10:01:00Z'}, m: 'a', v: 2}, {_id: 3, t: {$date: '2026-11-26T10:02:00Z'}, m: 'b', v: 3}]}",
+                lsid, 1));
+        assertThat(reply.getInt32("n").getValue()).isEqualTo(3);
+        assertThat(reply.containsKey("writeErrors")).as(reply.toJson()).isFalse();
+        BsonDocument found = run(DB, "{find: 'ts', sort: {_id: 1}}");
+        assertThat(found.getDocument("cursor").getArray("firstBatch")).extracting(v -> v.asDocument().getInt32("_id").getValue())
+                .containsExactly(1, 2, 3);
+        assertThat(hasTransactionRow(lsid)).isTrue();
+    }
+
+    @Test
     void updatesRetriedApplyOnceWithTheSameCountsAndUpsertedId() {
         LogicalSessionId lsid = LogicalSessionId.random();
         insertInto(DB, "upd", "{_id: 1, c: 0}");
