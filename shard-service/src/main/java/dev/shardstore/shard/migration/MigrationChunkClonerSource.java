@@ -4,10 +4,12 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.OplogEntry;
+import dev.shardstore.shard.storage.MigratedSessionHistory;
 import dev.shardstore.shard.storage.OplogReader;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.support.failpoint.FailPoints;
+import java.util.List;
 import java.util.UUID;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
@@ -48,11 +50,13 @@ public class MigrationChunkClonerSource {
     private final CollectionShardingRuntime runtime;
     private final ChunkRangeReader reader;
     private final OplogReader oplog;
+    private final MigratedSessionHistory sessionHistory;
     private final FailPoints failPoints;
     private final int cloneBatchDocuments;
 
     public MigrationChunkClonerSource(ActiveMigrationsRegistry registry, CollectionShardingRuntime runtime, ChunkRangeReader reader,
-            OplogReader oplog, FailPoints failPoints, MigrationProperties properties) {
+            OplogReader oplog, MigratedSessionHistory sessionHistory, FailPoints failPoints, MigrationProperties properties) {
+        this.sessionHistory = sessionHistory;
         this.registry = registry;
         this.runtime = runtime;
         this.reader = reader;
@@ -132,6 +136,19 @@ public class MigrationChunkClonerSource {
         }
         donation.progress.transferred(entries.size());
         return new BsonDocument("entries", entries).append("resumeAfter", resumeAfter).append("more", BsonBoolean.valueOf(more));
+    }
+
+    /**
+     * {@code _getNextSessionMods}: {@code {entries: [...], more: bool}}, the retryable-write history of the range's
+     * documents after {@code after} ({@link MigratedSessionHistory#read}); the recipient asks once the donor blocks writes.
+     *
+     * @param after the value of the last entry's {@code ts} the recipient wrote, 0 at first
+     * @throws CommandException OperationFailed (96) as {@link #nextCloneBatch}
+     */
+    BsonDocument nextSessionMods(UUID id, long after) {
+        DonorSession session = donation(id).session;
+        List<BsonDocument> entries = sessionHistory.read(session.collection().uuid(), session.range(), after, MODS_BATCH_ENTRIES);
+        return new BsonDocument("entries", new BsonArray(entries)).append("more", BsonBoolean.valueOf(entries.size() == MODS_BATCH_ENTRIES));
     }
 
     private ActiveMigrationsRegistry.Donation donation(UUID id) {

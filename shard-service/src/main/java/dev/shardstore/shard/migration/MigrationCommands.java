@@ -119,6 +119,21 @@ public class MigrationCommands {
     }
 
     /**
+     * {@code {_getNextSessionMods: "db.coll", migrationId, after: long}} → the range's retryable-write history after
+     * {@code after} ({@link MigrationChunkClonerSource#nextSessionMods}).
+     */
+    @Bean
+    ShardCommand getNextSessionMods(CommandInvoker invoker, MigrationChunkClonerSource cloner) {
+        return command(invoker, "_getNextSessionMods", (ns, cmd) -> {
+            BsonValue after = new CommandArgs(cmd).required(cmd, "after", "after");
+            if (!after.isInt64()) {
+                throw new CommandException(ErrorCode.TypeMismatch, "'after' must be a long");
+            }
+            return Replies.ok(cloner.nextSessionMods(migrationId(new CommandArgs(cmd)), after.asInt64().getValue()));
+        });
+    }
+
+    /**
      * MongoDB's {@code {cleanupOrphaned: "db.coll"}} → {@code {ok: 1}} once this shard has no orphaned range of the
      * collection left ({@link RangeDeleter#awaitNoOrphans}); ExceededTimeLimit after a day.
      */

@@ -14,6 +14,7 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.OplogReader;
 import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.storage.MigratedSessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CollectionShardingState;
@@ -87,6 +88,7 @@ public class MigrationDestinationManager {
     private final CollectionShardingState state;
     private final DocumentStore store;
     private final WriteUnitOfWork units;
+    private final MigratedSessionHistory sessionHistory;
     private final RangeDeletionStore tasks;
     private final RangeDeleter rangeDeleter;
     private final FailPoints failPoints;
@@ -102,8 +104,9 @@ public class MigrationDestinationManager {
 
     public MigrationDestinationManager(ActiveMigrationsRegistry registry, MigrationPeers peers, CollectionCatalog catalog,
             IndexCreator indexCreator, CollectionShardingRuntime runtime, CollectionShardingState state, DocumentStore store,
-            WriteUnitOfWork units, RangeDeletionStore tasks, RangeDeleter rangeDeleter, FailPoints failPoints, ShardMetrics metrics,
-            MigrationProperties properties) {
+            WriteUnitOfWork units, MigratedSessionHistory sessionHistory, RangeDeletionStore tasks, RangeDeleter rangeDeleter,
+            FailPoints failPoints, ShardMetrics metrics, MigrationProperties properties) {
+        this.sessionHistory = sessionHistory;
         this.registry = registry;
         this.peers = peers;
         this.catalog = catalog;
@@ -254,7 +257,9 @@ public class MigrationDestinationManager {
                     }
                 }
             }
-            phaseDone("catchup", last);
+            last = phaseDone("catchup", last);
+            migrateSessionHistory(receipt, collection);
+            phaseDone("sessions", last);
             receipt.state(DONE);
             metrics.migrationPhase("recipient", "total", System.nanoTime() - begin);
             metrics.migrationFinished("recipient", "done");
@@ -270,6 +275,32 @@ public class MigrationDestinationManager {
         } finally {
             receipt.finished.complete(null);
             registry.unregister(receipt);
+        }
+    }
+
+    /**
+     * Pulls the range's retryable-write history from the donor ({@code _getNextSessionMods}) and writes it as this
+     * shard's, once every change is applied and the donor blocks writes, so no later retryable write of the range is
+     * missed; a statement resent after the commit, answered here, is recognised (reference: Retryable writes).
+     */
+    private void migrateSessionHistory(RecipientMigration receipt, CollectionInfo collection) {
+        StartRequest request = receipt.request;
+        long after = 0;
+        boolean more = true;
+        while (more) {
+            BsonDocument page = peers.nextSessionMods(request.donor(), request.id(), request.namespace(), after);
+            List<BsonDocument> entries = page.getArray("entries").stream().map(BsonValue::asDocument).toList();
+            if (!entries.isEmpty()) {
+                synchronized (receipt) {
+                    if (receipt.fenced) {
+                        throw new CommandException(ErrorCode.OperationFailed, "migration " + request.id() + " was aborted by its donor");
+                    }
+                    runtime.shared(collection.namespace(), () -> units.writeFromMigrate(work ->
+                            sessionHistory.write(collection.namespace().full(), collection.uuid(), entries)));
+                }
+                after = entries.get(entries.size() - 1).getTimestamp("ts").getValue();
+            }
+            more = page.getBoolean("more").getValue();
         }
     }
 

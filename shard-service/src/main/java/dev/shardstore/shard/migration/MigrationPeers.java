@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
@@ -160,6 +161,11 @@ public class MigrationPeers {
     /** The donor's {@code _transferMods}: the range's oplog entries after {@code after}. */
     BsonDocument transferMods(String donor, UUID id, Namespace ns, BsonTimestamp after) {
         return onShard(donor, "admin", migrationCommand("_transferMods", ns, id).append("after", after));
+    }
+
+    /** The donor's {@code _getNextSessionMods}: the range's retryable-write history after {@code after}. */
+    BsonDocument nextSessionMods(String donor, UUID id, Namespace ns, long after) {
+        return onShard(donor, "admin", migrationCommand("_getNextSessionMods", ns, id).append("after", new BsonInt64(after)));
     }
 
     /** The donor's options of {@code ns} ({@code listCollections}), empty when it has none. */

@@ -1,0 +1,130 @@
+package dev.shardstore.shard.storage;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.bson.BsonBinary;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * Retryable-write history that moves with its chunk (reference: "Retryable writes", MongoDB's session migration with
+ * {@code _getNextSessionMods}): the donor hands out the session entries of the documents in the moving range, the
+ * recipient writes them as its own, so a statement resent after the migration, answered by the recipient, is still
+ * recognised and not applied twice.
+ *
+ * <p>Donor side, {@link #read}: oplog entries of the collection with a session whose shard key is in the range and whose
+ * transaction number is the session's current one (older numbers can no longer be retried: TransactionTooOld), in time
+ * order. Entry shape: {@code {ts, op, o2, shardKey: BinData, o?, preImage?, lsid, txnNumber, stmtId}}.
+ *
+ * <p>Recipient side, {@link #write}: each entry becomes an oplog entry of this shard ({@code fromMigrate}, so no later
+ * migration transfers it as a change) chained to the session's previous entry here, and the session's
+ * {@code transactions} row moves to it. An entry of an older transaction number than this shard's row, or of a
+ * statement this shard already has, is skipped, so importing twice changes nothing. Runs inside a
+ * {@link WriteUnitOfWork#writeFromMigrate} unit.
+ */
+@Repository
+public class MigratedSessionHistory {
+    private final JdbcClient jdbc;
+    private final WriteUnitOfWork units;
+    private final SessionHistory history;
+
+    public MigratedSessionHistory(JdbcClient jdbc, WriteUnitOfWork units, SessionHistory history) {
+        this.jdbc = jdbc;
+        this.units = units;
+        this.history = history;
+    }
+
+    /** A page of the range's session entries after {@code after} (a Timestamp's value; 0 for the start), oldest first. */
+    public List<BsonDocument> read(UUID ui, OplogReader.KeyRange range, long after, int limit) {
+        return jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.shard_key, o.o, o.pre_image, o.lsid, o.txn_number, o.stmt_id FROM oplog o"
+                        + " JOIN transactions t ON t.lsid = o.lsid AND t.txn_num = o.txn_number"
+                        + " WHERE o.ui = ? AND o.op IN ('i', 'u', 'd') AND o.shard_key >= ? AND o.shard_key < ? AND o.ts_key > ?"
+                        + " ORDER BY o.ts_key LIMIT ?")
+                .param(ui).param(range.min()).param(range.max()).param(Oplog.storedTs(after)).param(limit)
+                .query((rs, n) -> {
+                    BsonDocument entry = new BsonDocument("ts", new BsonTimestamp(Oplog.tsOf(rs.getLong(1))))
+                            .append("op", new BsonString(rs.getString(2)))
+                            .append("o2", BsonBytes.decode(rs.getBytes(3)))
+                            .append("shardKey", new BsonBinary(rs.getBytes(4)));
+                    optional(rs.getBytes(5)).ifPresent(o -> entry.append("o", o));
+                    optional(rs.getBytes(6)).ifPresent(pre -> entry.append("preImage", pre));
+                    return entry.append("lsid", BsonBytes.decode(rs.getBytes(7)))
+                            .append("txnNumber", new BsonInt64(rs.getLong(8)))
+                            .append("stmtId", new BsonInt32(rs.getInt(9)));
+                }).list();
+    }
+
+    /**
+     * Writes {@code entries} ({@link #read}'s shape) as this shard's history of collection {@code ui} ({@code ns}).
+     *
+     * @return how many were written (the others were older or already here)
+     * @throws CommandException BadValue naming the field of a malformed entry
+     */
+    public int write(String ns, UUID ui, List<BsonDocument> entries) {
+        int written = 0;
+        for (BsonDocument entry : entries) {
+            LogicalSessionId lsid = LogicalSessionId.parse(entry.get("lsid"), "lsid");
+            long txnNumber = number(entry, "txnNumber");
+            int stmtId = (int) number(entry, "stmtId");
+            Optional<SessionHistory.TransactionRecord> row = history.find(lsid);
+            if (row.isPresent() && (row.get().txnNum() > txnNumber || row.get().txnNum() == txnNumber && hasStatement(lsid, txnNumber, stmtId))) {
+                continue;
+            }
+            long prev = row.isPresent() && row.get().txnNum() == txnNumber ? row.get().lastWriteOpTime() : 0;
+            long stored = Oplog.storedTs(units.reserve(1).first());
+            byte[] key = BsonBytes.encode(lsid.toBson());
+            jdbc.sql("INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, from_migrate, o, lsid, txn_number, stmt_id, prev_op_time, pre_image)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, true, ?, ?, ?, ?, ?, ?)")
+                    .param(stored).param(op(entry)).param(ns).param(ui).param(BsonBytes.encode(entry.getDocument("o2")))
+                    .param(entry.getBinary("shardKey").getData()).param(bytesOf(entry.get("o"))).param(key).param(txnNumber).param(stmtId)
+                    .param(prev == 0 ? null : Oplog.storedTs(prev)).param(bytesOf(entry.get("preImage")))
+                    .update();
+            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
+                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                            + " last_write_date = excluded.last_write_date, state = NULL")
+                    .param(key).param(txnNumber).param(stored).update();
+            written++;
+        }
+        return written;
+    }
+
+    private boolean hasStatement(LogicalSessionId lsid, long txnNumber, int stmtId) {
+        return jdbc.sql("SELECT count(*) FROM oplog WHERE lsid = ? AND txn_number = ? AND stmt_id = ?")
+                .param(BsonBytes.encode(lsid.toBson())).param(txnNumber).param(stmtId).query(Long.class).single() > 0;
+    }
+
+    private static String op(BsonDocument entry) {
+        String op = entry.isString("op") ? entry.getString("op").getValue() : "";
+        if (!op.equals("i") && !op.equals("u") && !op.equals("d")) {
+            throw new CommandException(ErrorCode.BadValue, "a migrated session entry's 'op' must be i, u or d, not '" + op + "'");
+        }
+        return op;
+    }
+
+    private static long number(BsonDocument entry, String field) {
+        if (!entry.isNumber(field)) {
+            throw new CommandException(ErrorCode.BadValue, "a migrated session entry needs a numeric '" + field + "'");
+        }
+        return entry.getNumber(field).longValue();
+    }
+
+    private static byte @Nullable [] bytesOf(@Nullable BsonValue value) {
+        return value == null || !value.isDocument() ? null : BsonBytes.encode(value.asDocument());
+    }
+
+    private static Optional<BsonDocument> optional(byte @Nullable [] bytes) {
+        return Optional.ofNullable(bytes).map(BsonBytes::decode);
+    }
+}
