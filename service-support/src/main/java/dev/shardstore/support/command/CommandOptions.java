@@ -80,7 +80,7 @@ public final class CommandOptions {
             conditional("writeConcern", "every acknowledged write is committed and durable on its shard's PostgreSQL, which"
                     + " satisfies w: 0, 1 or majority and j; w above 1 or a tag cannot be satisfied without replicas",
                     CommandOptions::writeConcern),
-            conditional("lsid", "the session: with txnNumber a retryable write; alone it changes nothing (no transaction)",
+            conditional("lsid", "the session: placed in the node's logical session cache (its cursors die with it); with txnNumber a retryable write",
                     (path, value) -> LogicalSessionId.parse(value, path)),
             conditional("txnNumber", "retryable writes: insert, update (multi: false), delete (limit: 1) and findAndModify"
                     + " with lsid; transactions are not implemented", CommandOptions::txnNumber),
