@@ -13,6 +13,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.ConnectException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,7 +28,9 @@ import org.springframework.stereotype.Component;
  *
  * <ul>
  *   <li><b>Circuit breaker.</b> A transport failure (HostUnreachable, NetworkTimeout) is a failed call, and a call slower
- *       than {@code slow-call-threshold} a slow one; every other outcome, error replies included ({@code ok: 0},
+ *       than {@code slow-call-threshold} a slow one — except a refused connection, which is not counted at all: it fails
+ *       at once without holding a thread, and a peer that restarts (a shard after a crash) must be served as soon as it
+ *       listens, not after the open state; every other outcome, error replies included ({@code ok: 0},
  *       StaleConfig, write errors), is a success, since the peer answered. When the failure or slow-call rate over the
  *       last calls passes its threshold the breaker opens: calls to that peer fail at once with HostUnreachable (6)
  *       naming it, without touching the network, for {@code open-duration}; then a few probes go through and close it
@@ -120,7 +123,12 @@ public class PeerClient {
             breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             return reply;
         } catch (CommandException e) {
-            if (e.code() == ErrorCode.HostUnreachable || e.code() == ErrorCode.NetworkTimeout) {
+            if (e.getCause() instanceof ConnectException) {
+                // refused: nothing listens, the call cost no thread and no wait; a restarted peer is used as soon as it
+                // listens again instead of after the open state
+                lastFailures.put(peerName, e.getMessage());
+                breaker.releasePermission();
+            } else if (e.code() == ErrorCode.HostUnreachable || e.code() == ErrorCode.NetworkTimeout) {
                 lastFailures.put(peerName, e.getMessage());
                 breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
             } else {
