@@ -67,12 +67,7 @@ public class DatabaseAggregate {
         if (!stage.equals("$documents")) {
             throw new CommandException(ErrorCode.InvalidNamespace, "{aggregate: 1} is not valid for '" + stage + "'; a collection is required.");
         }
-        if (!command.containsKey("cursor")) {
-            throw new CommandException(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
-        }
-        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
-        int batchSize = cursor.containsKey("batchSize") ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(cursor.get("batchSize"), "cursor.batchSize"))
-                : ShardedReads.DEFAULT_BATCH_SIZE;
+        int batchSize = ShardedReads.aggregateBatchSize(args, command);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         List<BsonDocument> input = documents(first.get("$documents"), variables);
         BsonArray rest = new BsonArray(pipeline.subList(1, pipeline.size()));

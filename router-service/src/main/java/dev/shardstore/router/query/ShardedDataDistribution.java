@@ -89,13 +89,7 @@ public class ShardedDataDistribution {
         if (uses(rest)) {
             throw new CommandException(ErrorCode.BadValue, STAGE + " is only valid as the first stage in a pipeline");
         }
-        if (!command.containsKey("cursor")) {
-            throw new CommandException(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
-        }
-        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
-        int batchSize = cursor.containsKey("batchSize")
-                ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(cursor.get("batchSize"), "cursor.batchSize"))
-                : ShardedReads.DEFAULT_BATCH_SIZE;
+        int batchSize = ShardedReads.aggregateBatchSize(args, command);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         PipelineSplit.run(rest, List.of(), NO_LOOKUP, variables); // the rest's parse errors before any shard is asked
         List<BsonDocument> distributions = new ArrayList<>();

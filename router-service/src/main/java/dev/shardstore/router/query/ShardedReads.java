@@ -148,11 +148,7 @@ public class ShardedReads {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonArray pipeline = args.requiredArray("pipeline");
-        if (!command.containsKey("cursor")) {
-            throw new CommandException(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
-        }
-        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
-        int batchSize = cursor.containsKey("batchSize") ? intOf(args.nonNegative(cursor.get("batchSize"), "cursor.batchSize")) : DEFAULT_BATCH_SIZE;
+        int batchSize = aggregateBatchSize(args, command);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
         PipelineSplit.validate(pipeline, variables);
         return router.run(db, collection, false, routing -> {
@@ -243,6 +239,20 @@ public class ShardedReads {
 
     private static long sum(long a, long b) {
         return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
+    }
+
+    /**
+     * An {@code aggregate}'s first batch size: {@code cursor.batchSize}, else {@link #DEFAULT_BATCH_SIZE}.
+     *
+     * @throws CommandException FailedToParse when {@code cursor} is missing (MongoDB requires it, explain aside);
+     *                          TypeMismatch/BadValue naming {@code cursor} or {@code cursor.batchSize}
+     */
+    public static int aggregateBatchSize(CommandArgs args, BsonDocument command) {
+        if (!command.containsKey("cursor")) {
+            throw new CommandException(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
+        }
+        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
+        return cursor.containsKey("batchSize") ? intOf(args.nonNegative(cursor.get("batchSize"), "cursor.batchSize")) : DEFAULT_BATCH_SIZE;
     }
 
     private static int intOf(long n) {

@@ -82,10 +82,7 @@ public class SessionStages {
         if (rest.stream().anyMatch(s -> s.isDocument() && !s.asDocument().isEmpty() && leadingStage(new BsonArray(List.of(s))) != null)) {
             throw new CommandException(ErrorCode.BadValue, stage + " is only valid as the first stage in a pipeline");
         }
-        BsonDocument cursor = args.optionalDocument(command, "cursor", "cursor");
-        int batchSize = cursor.containsKey("batchSize")
-                ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(cursor.get("batchSize"), "cursor.batchSize"))
-                : ShardedReads.DEFAULT_BATCH_SIZE;
+        int batchSize = ShardedReads.aggregateBatchSize(args, command);
         List<BsonDocument> records = !anyUser ? List.of() : local
                 ? sessions.localSessions().stream().map(SessionsApi.SessionRecord::toBson).toList()
                 : SessionsApi.records(client.runChecked("sessions", sessionUrl, "config", new BsonDocument(SessionsApi.LIST, new BsonInt32(1))),
