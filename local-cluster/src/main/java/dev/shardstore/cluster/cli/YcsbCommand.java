@@ -1,8 +1,10 @@
 package dev.shardstore.cluster.cli;
 
 import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.ycsb.CommandBinding;
 import dev.shardstore.cluster.ycsb.PostgresBinding;
 import dev.shardstore.cluster.ycsb.RouterBinding;
+import dev.shardstore.cluster.ycsb.WireBinding;
 import dev.shardstore.cluster.ycsb.YcsbResult;
 import dev.shardstore.cluster.ycsb.YcsbRunner;
 import dev.shardstore.cluster.ycsb.YcsbSetup;
@@ -21,9 +23,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ycsb --workload a|b|c|e|f}: YCSB against the router's REST API and/or the direct-PostgreSQL
- * baseline on shard1's database, same threads and records, printing throughput and p50/p95/p99 per
- * operation type and, for {@code --target both}, the router/PostgreSQL ratio (docs/benchmarks.md).
+ * {@code ycsb --workload a|b|c|e|f}: YCSB against the router (its REST API and/or its wire protocol) and/or the
+ * direct-PostgreSQL baseline on shard1's database, same threads and records, printing throughput and p50/p95/p99 per
+ * operation type and, when the baseline ran too, each router target's ratio to it (docs/benchmarks.md).
  */
 @Command(name = "ycsb", mixinStandardHelpOptions = true,
         description = "Run a YCSB workload through the router and/or straight against one shard's PostgreSQL database, and compare.")
@@ -43,7 +45,7 @@ final class YcsbCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "8", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
     int threads;
 
-    @Option(names = "--target", defaultValue = "both", description = "router, postgres or both (default: ${DEFAULT-VALUE})")
+    @Option(names = "--target", defaultValue = "both", description = "router (REST), wire (MongoDB wire protocol, Java driver), postgres, both (router and postgres) or all (default: ${DEFAULT-VALUE})")
     String target;
 
     @Option(names = "--field-count", defaultValue = "10", description = "fields per record, YCSB's fieldcount (default: ${DEFAULT-VALUE})")
@@ -57,6 +59,9 @@ final class YcsbCommand implements Callable<Integer> {
 
     @Option(names = "--router", paramLabel = "URL", description = "router URL (default: router1 of the recorded cluster)")
     String router;
+
+    @Option(names = "--wire", paramLabel = "URI", description = "router connection string for --target wire (default: router1 of the recorded cluster)")
+    String wire;
 
     @Option(names = "--jdbc", paramLabel = "URL", description = "baseline database (default: shard1's database of the recorded cluster)")
     String jdbc;
@@ -74,6 +79,7 @@ final class YcsbCommand implements Callable<Integer> {
         }
         Optional<LocalCluster> cluster = home.attach(new PrintWriter(System.err, true));
         String routerUrl = router != null ? router : cluster.map(c -> c.routerUrl(1)).orElse("http://localhost:8080");
+        String wireUri = wire != null ? wire : cluster.map(c -> c.connectionString(1)).orElse("mongodb://localhost:27017");
         String jdbcUrl = jdbc != null ? jdbc : cluster.map(c -> c.jdbcUrl("shard1")).orElse("jdbc:postgresql://localhost:25432/shard1");
 
         Map<String, String> properties = new LinkedHashMap<>(mix.properties());
@@ -82,14 +88,15 @@ final class YcsbCommand implements Callable<Integer> {
         properties.put("fieldcount", Integer.toString(fieldCount));
         properties.put("fieldlength", Integer.toString(fieldLength));
         properties.put(RouterBinding.ROUTER_PROPERTY, routerUrl);
+        properties.put(WireBinding.WIRE_PROPERTY, wireUri);
         properties.put(PostgresBinding.JDBC_PROPERTY, jdbcUrl);
         YcsbRunner runner = new YcsbRunner(home.dir().resolve("ycsb"), properties);
 
         Map<YcsbTarget, YcsbResult> results = new LinkedHashMap<>();
         for (YcsbTarget t : targets) {
             if (!skipLoad) {
-                if (t == YcsbTarget.ROUTER) {
-                    YcsbSetup.router(routerUrl, RouterBinding.DEFAULT_DATABASE, "usertable");
+                if (t.throughRouter()) {
+                    YcsbSetup.router(routerUrl, CommandBinding.DEFAULT_DATABASE, "usertable");
                 } else {
                     YcsbSetup.postgres(jdbcUrl, "usertable");
                 }
@@ -111,17 +118,21 @@ final class YcsbCommand implements Callable<Integer> {
                     r.throughput() * o.count() / total(r), o.p50Us() / 1000, o.p95Us() / 1000, o.p99Us() / 1000, o.errors()));
             out.printf("%-9s %-18s %10s %,12.0f%n", t.name(), "OVERALL", "", r.throughput());
         });
-        YcsbResult router = results.get(YcsbTarget.ROUTER);
         YcsbResult postgres = results.get(YcsbTarget.POSTGRES);
-        if (router != null && postgres != null && postgres.throughput() > 0) {
-            out.printf("ratio router/postgres: throughput %.3f", router.throughput() / postgres.throughput());
-            router.operations().forEach((op, o) -> {
-                YcsbResult.Operation base = postgres.operations().get(op);
-                if (base != null && o.p50Us() > 0) {
-                    out.printf(", %s p50 %.3f", op, base.p50Us() / o.p50Us());
+        if (postgres != null && postgres.throughput() > 0) {
+            results.forEach((t, router) -> {
+                if (!t.throughRouter()) {
+                    return;
                 }
+                out.printf("ratio %s/postgres: throughput %.3f", t.name(), router.throughput() / postgres.throughput());
+                router.operations().forEach((op, o) -> {
+                    YcsbResult.Operation base = postgres.operations().get(op);
+                    if (base != null && o.p50Us() > 0) {
+                        out.printf(", %s p50 %.3f", op, base.p50Us() / o.p50Us());
+                    }
+                });
+                out.println(" (1.0 = as fast as PostgreSQL alone)");
             });
-            out.println(" (1.0 = as fast as PostgreSQL alone)");
         }
         out.flush();
     }

@@ -3,122 +3,27 @@ package dev.shardstore.cluster.ycsb;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.cluster.router.RouterException;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
-import java.util.Vector;
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import site.ycsb.ByteIterator;
-import site.ycsb.DB;
 import site.ycsb.DBException;
-import site.ycsb.Status;
 
 /**
- * YCSB binding for a router's REST command API (DESIGN.md §6): each YCSB operation is one command
- * ({@code find} by {@code _id}, a range {@code find} sorted on {@code _id} for scans, {@code insert},
- * {@code update} with {@code $set}, {@code delete}) sent as Extended JSON to
- * {@code POST /v1/databases/{db}/command}. Properties: {@code shardstore.router} (URL) and
- * {@code shardstore.db}; YCSB's {@code table} is the collection. A command that answers {@code ok: 0},
- * a write error, or a transport failure is {@link Status#ERROR}; a read that finds nothing is
- * {@link Status#NOT_FOUND}.
+ * YCSB binding for a router's REST command API (DESIGN.md §6): {@link CommandBinding}'s commands as Extended JSON to
+ * {@code POST /v1/databases/{db}/command}. Property {@code shardstore.router}: the router's URL.
  */
-public final class RouterBinding extends DB {
+public final class RouterBinding extends CommandBinding {
     /** Property naming the router's base URL, e.g. {@code http://localhost:8780}. */
     public static final String ROUTER_PROPERTY = "shardstore.router";
-    /** Property naming the database that holds YCSB's table. */
-    public static final String DATABASE_PROPERTY = "shardstore.db";
-    /** The database used when {@link #DATABASE_PROPERTY} is not set. */
-    public static final String DEFAULT_DATABASE = "ycsb";
 
     private RouterClient router;
-    private String db;
 
     @Override
     public void init() throws DBException {
-        Properties p = getProperties();
-        String url = p.getProperty(ROUTER_PROPERTY);
-        if (url == null) {
-            throw new DBException("property " + ROUTER_PROPERTY + " (the router URL) is required");
-        }
-        router = new RouterClient(url, Duration.ofSeconds(30));
-        db = p.getProperty(DATABASE_PROPERTY, DEFAULT_DATABASE);
+        super.init();
+        router = new RouterClient(required(ROUTER_PROPERTY, "the router URL"), Duration.ofSeconds(30));
     }
 
     @Override
-    public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-        BsonDocument find = new BsonDocument("find", new BsonString(table))
-                .append("filter", new BsonDocument("_id", new BsonString(key)))
-                .append("limit", new BsonInt32(1))
-                .append("singleBatch", BsonBoolean.TRUE);
-        BsonArray batch = firstBatch(find);
-        if (batch == null) {
-            return Status.ERROR;
-        }
-        if (batch.isEmpty()) {
-            return Status.NOT_FOUND;
-        }
-        YcsbRecords.read(batch.get(0).asDocument(), fields, result);
-        return Status.OK;
-    }
-
-    @Override
-    public Status scan(String table, String startkey, int recordcount, Set<String> fields,
-                       Vector<HashMap<String, ByteIterator>> result) {
-        BsonDocument find = new BsonDocument("find", new BsonString(table))
-                .append("filter", new BsonDocument("_id", new BsonDocument("$gte", new BsonString(startkey))))
-                .append("sort", new BsonDocument("_id", new BsonInt32(1)))
-                .append("limit", new BsonInt32(recordcount))
-                .append("batchSize", new BsonInt32(recordcount))
-                .append("singleBatch", BsonBoolean.TRUE);
-        BsonArray batch = firstBatch(find);
-        if (batch == null) {
-            return Status.ERROR;
-        }
-        for (BsonValue doc : batch) {
-            result.add(YcsbRecords.row(doc.asDocument(), fields));
-        }
-        return Status.OK;
-    }
-
-    @Override
-    public Status update(String table, String key, Map<String, ByteIterator> values) {
-        BsonDocument statement = new BsonDocument("q", new BsonDocument("_id", new BsonString(key)))
-                .append("u", new BsonDocument("$set", YcsbRecords.fields(values, new BsonDocument())));
-        return write(new BsonDocument("update", new BsonString(table)).append("updates", new BsonArray(List.of(statement))));
-    }
-
-    @Override
-    public Status insert(String table, String key, Map<String, ByteIterator> values) {
-        return write(new BsonDocument("insert", new BsonString(table))
-                .append("documents", new BsonArray(List.of(YcsbRecords.document(key, values)))));
-    }
-
-    @Override
-    public Status delete(String table, String key) {
-        BsonDocument statement = new BsonDocument("q", new BsonDocument("_id", new BsonString(key))).append("limit", new BsonInt32(1));
-        return write(new BsonDocument("delete", new BsonString(table)).append("deletes", new BsonArray(List.of(statement))));
-    }
-
-    /** The reply's {@code cursor.firstBatch}, or null when the command failed. */
-    private BsonArray firstBatch(BsonDocument find) {
-        BsonDocument reply = run(find);
-        return reply == null ? null : reply.getDocument("cursor").getArray("firstBatch");
-    }
-
-    private Status write(BsonDocument command) {
-        BsonDocument reply = run(command);
-        return reply == null || reply.containsKey("writeErrors") ? Status.ERROR : Status.OK;
-    }
-
-    /** The reply of {@code command}, or null when it failed (YCSB counts failures; it has no place for messages). */
-    private BsonDocument run(BsonDocument command) {
+    protected BsonDocument send(String db, BsonDocument command) {
         try {
             BsonDocument reply = router.run(db, command);
             return RouterClient.isOk(reply) ? reply : null;

@@ -1,6 +1,5 @@
 package dev.shardstore.router.wire;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -29,8 +28,15 @@ public enum OpCode {
         return code;
     }
 
+    private static final OpCode[] ALL = values();
+
     /** The opcode numbered {@code code}, or empty for an opcode this router does not speak. */
     public static Optional<OpCode> of(int code) {
-        return Arrays.stream(values()).filter(op -> op.code == code).findFirst();
+        for (OpCode op : ALL) {
+            if (op.code == code) {
+                return Optional.of(op);
+            }
+        }
+        return Optional.empty();
     }
 }

@@ -25,8 +25,11 @@ import org.springframework.stereotype.Component;
 /**
  * The router's MongoDB wire-protocol listener (DESIGN.md §6): mongosh and the official drivers connect to
  * {@code shardstore.router.wire.port} (27017) and run the same commands, through the same registry and cursors, as
- * the REST front end. Plain JDK sockets: one platform thread accepts, and each connection gets a virtual thread
- * ({@link WireConnection}) that blocks on its socket cheaply.
+ * the REST front end. Plain JDK sockets: one platform thread accepts, and each connection gets its own platform
+ * thread ({@link WireConnection}), as mongos serves a connection: a driver keeps few connections busy, and on a
+ * virtual thread every wait for the client's next message or for a shard's reply unmounted and remounted the thread
+ * through the scheduler and the poller — a third of the router's CPU per routed point read, against a quarter less
+ * CPU per read on platform threads (docs/benchmarks.md, issue 10). The connection limits below bound the threads.
  *
  * <p>Limits ({@link WireProperties}): beyond {@code max-connections} open connections, or
  * {@code max-connections-per-client} from one address, a new connection is closed at once, as mongos does beyond
@@ -132,7 +135,7 @@ public class WireServer implements SmartLifecycle {
             release.run();
         });
         connections.put(id, connection);
-        Thread.ofVirtual().name("wire-conn-" + id).start(connection);
+        Thread.ofPlatform().daemon().name("wire-conn-" + id).start(connection);
     }
 
     /** Counts one more connection from {@code address}, unless it already holds the most it may. */

@@ -36,6 +36,9 @@ public final class BsonHasher {
     private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
     private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
+    /** Cloned per hash: {@code MessageDigest.getInstance} walks the security providers, a clone copies 100 bytes. */
+    private static final MessageDigest MD5_PROTOTYPE = newMd5();
+
     private BsonHasher() {}
 
     /** The hash of {@code value} with the default seed. */
@@ -149,6 +152,14 @@ public final class BsonHasher {
     }
 
     private static MessageDigest md5() {
+        try {
+            return (MessageDigest) MD5_PROTOTYPE.clone();
+        } catch (CloneNotSupportedException e) {
+            return newMd5(); // a provider whose MD5 cannot be cloned: the slower way
+        }
+    }
+
+    private static MessageDigest newMd5() {
         try {
             return MessageDigest.getInstance("MD5");
         } catch (NoSuchAlgorithmException e) {

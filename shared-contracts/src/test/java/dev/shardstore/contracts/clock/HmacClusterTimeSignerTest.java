@@ -53,6 +53,23 @@ class HmacClusterTimeSignerTest {
     }
 
     @Test
+    void theRememberedHashIsUsedOnlyForTheSameKeyBytesAndTime() {
+        keys.add(key(1, 1000));
+        BsonTimestamp time = new BsonTimestamp(500, 1);
+        BsonDocument first = signer.sign(time);
+        first.getBinary("hash").getData()[0] ^= 1; // a caller scribbling on its copy cannot change later signatures
+        BsonDocument again = signer.sign(time);
+        signer.verify(time, again);
+        assertThat(again.getBinary("hash").getData()).isNotEqualTo(first.getBinary("hash").getData());
+
+        byte[] otherSecret = new byte[SigningKey.LENGTH];
+        otherSecret[1] = 7;
+        keys.set(0, new SigningKey(1, otherSecret, new BsonTimestamp(1000, 0))); // same id, other bytes
+        assertRefused(() -> signer.verify(time, again), ErrorCode.TimeProofMismatch);
+        assertThat(signer.sign(time).getBinary("hash").getData()).isNotEqualTo(again.getBinary("hash").getData());
+    }
+
+    @Test
     void withoutAValidKeyItSignsWithTheDummySignature() {
         assertThat(signer.sign(new BsonTimestamp(5, 1))).isEqualTo(ClusterTimeSigner.UNSIGNED.sign(new BsonTimestamp(5, 1)));
         assertRefused(() -> signer.verify(new BsonTimestamp(5, 1), ClusterTimeSigner.UNSIGNED.sign(new BsonTimestamp(5, 1))),

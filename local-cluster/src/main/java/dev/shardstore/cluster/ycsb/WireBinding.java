@@ -1,0 +1,61 @@
+package dev.shardstore.cluster.ycsb;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
+import site.ycsb.DBException;
+
+/**
+ * YCSB binding for a router's MongoDB wire protocol: {@link CommandBinding}'s commands through the official Java
+ * driver's {@code runCommand} (OP_MSG over a pooled connection), the path drivers and mongosh take. Property
+ * {@code shardstore.wire}: the router's connection string, e.g. {@code mongodb://localhost:27017}. YCSB creates one
+ * binding per client thread; they share one {@link MongoClient} (its pool holds one connection per thread in use),
+ * closed with the last binding.
+ */
+public final class WireBinding extends CommandBinding {
+    /** Property naming the router's connection string. */
+    public static final String WIRE_PROPERTY = "shardstore.wire";
+
+    private static final Object LOCK = new Object();
+    private static final AtomicInteger OPEN = new AtomicInteger();
+    private static MongoClient client;
+
+    @Override
+    public void init() throws DBException {
+        super.init();
+        String uri = required(WIRE_PROPERTY, "the router's mongodb:// connection string");
+        synchronized (LOCK) {
+            if (client == null) {
+                client = MongoClients.create(MongoClientSettings.builder()
+                        .applyConnectionString(new ConnectionString(uri))
+                        .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS))
+                        .build());
+            }
+            OPEN.incrementAndGet();
+        }
+    }
+
+    @Override
+    protected BsonDocument send(String db, BsonDocument command) {
+        try {
+            return client.getDatabase(db).runCommand(command, BsonDocument.class);
+        } catch (MongoException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void cleanup() {
+        synchronized (LOCK) {
+            if (OPEN.decrementAndGet() == 0 && client != null) {
+                client.close();
+                client = null;
+            }
+        }
+    }
+}
