@@ -9,7 +9,9 @@ import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.support.clock.SigningKeyCache;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.support.command.InternalCommandPort;
 import dev.shardstore.support.command.InternalCommandServlet;
+import dev.shardstore.support.command.InternalCommands;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import java.time.Clock;
@@ -114,11 +116,24 @@ public class ServiceSupportAutoConfiguration {
         return new CommandRegistry(all);
     }
 
+    /** Runs peer commands for both transports: the HTTP servlet and the OP_MSG command port. */
     @Bean
     @ConditionalOnBean(CommandHandler.class)
-    ServletRegistrationBean<InternalCommandServlet> internalCommandServlet(CommandRegistry registry, ClusterTimeGossip gossip) {
+    InternalCommands internalCommands(CommandRegistry registry, ClusterTimeGossip gossip) {
+        return new InternalCommands(registry, gossip);
+    }
+
+    @Bean
+    @ConditionalOnBean(CommandHandler.class)
+    InternalCommandPort internalCommandPort(InternalCommands commands, ServiceSupportProperties properties) {
+        return new InternalCommandPort(commands, properties.commandPort());
+    }
+
+    @Bean
+    @ConditionalOnBean(CommandHandler.class)
+    ServletRegistrationBean<InternalCommandServlet> internalCommandServlet(InternalCommands commands, InternalCommandPort commandPort) {
         ServletRegistrationBean<InternalCommandServlet> registration =
-                new ServletRegistrationBean<>(new InternalCommandServlet(registry, gossip), InternalCommandServlet.MAPPING);
+                new ServletRegistrationBean<>(new InternalCommandServlet(commands, commandPort), InternalCommandServlet.MAPPING);
         registration.setLoadOnStartup(1);
         return registration;
     }

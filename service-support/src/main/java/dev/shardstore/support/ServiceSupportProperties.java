@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param testCommands        {@code shardstore.test-commands.*}
  * @param maxAcceptableLogicalClockDriftSecs how far (seconds) ahead of the wall clock gossip may move the
  *                            process's cluster time; MongoDB's parameter of that name, default one year
+ * @param commandPort         {@code shardstore.command-port.*}: the wire-protocol port for service-to-service commands
  */
 @ConfigurationProperties("shardstore")
 public record ServiceSupportProperties(
@@ -22,7 +23,8 @@ public record ServiceSupportProperties(
         @DefaultValue("30s") Duration peerRequestTimeout,
         @DefaultValue("3s") Duration kafkaHealthTimeout,
         @DefaultValue TestCommands testCommands,
-        @DefaultValue("31536000") long maxAcceptableLogicalClockDriftSecs) {
+        @DefaultValue("31536000") long maxAcceptableLogicalClockDriftSecs,
+        @DefaultValue CommandPort commandPort) {
 
     /**
      * {@code shardstore.test-commands.*}.
@@ -31,4 +33,12 @@ public record ServiceSupportProperties(
      *                registered, as MongoDB's {@code enableTestCommands}; off by default, on in fault tests
      */
     public record TestCommands(@DefaultValue("false") boolean enabled) {}
+
+    /**
+     * {@code shardstore.command-port.*} ({@link dev.shardstore.support.command.InternalCommandPort}).
+     *
+     * @param enabled whether the service takes peer commands as OP_MSG on a port of its own besides HTTP
+     * @param port    that port; -1 (default) for the HTTP port + 20000, 0 for any free port
+     */
+    public record CommandPort(@DefaultValue("true") boolean enabled, @DefaultValue("-1") int port) {}
 }

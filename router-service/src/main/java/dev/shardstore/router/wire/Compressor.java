@@ -1,5 +1,7 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.MalformedMessageException;
+
 import com.github.luben.zstd.Zstd;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

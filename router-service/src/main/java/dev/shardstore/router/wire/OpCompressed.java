@@ -1,5 +1,10 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.OpCode;
+import dev.shardstore.contracts.wire.MalformedMessageException;
+import dev.shardstore.contracts.wire.Messages;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.bson.io.BasicOutputBuffer;

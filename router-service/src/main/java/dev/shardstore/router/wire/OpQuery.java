@@ -1,5 +1,10 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.OpMsg;
+import dev.shardstore.contracts.wire.BsonFrames;
+import dev.shardstore.contracts.wire.OpCode;
+
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.nio.ByteBuffer;

@@ -1,5 +1,9 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.BsonFrames;
+import dev.shardstore.contracts.wire.OpCode;
+import dev.shardstore.contracts.wire.Messages;
+
 import org.bson.BsonDocument;
 import org.bson.io.BasicOutputBuffer;
 

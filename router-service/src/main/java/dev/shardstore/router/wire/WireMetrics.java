@@ -1,5 +1,7 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.OpCode;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

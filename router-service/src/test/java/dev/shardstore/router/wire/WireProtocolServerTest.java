@@ -1,5 +1,10 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.OpMsg;
+import dev.shardstore.contracts.wire.OpCode;
+import dev.shardstore.contracts.wire.MalformedMessageException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 

@@ -1,5 +1,8 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.OpMsg;
+
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.LogicalClock;

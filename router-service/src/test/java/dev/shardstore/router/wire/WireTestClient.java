@@ -1,5 +1,11 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.OpMsg;
+import dev.shardstore.contracts.wire.BsonFrames;
+import dev.shardstore.contracts.wire.OpCode;
+import dev.shardstore.contracts.wire.Messages;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

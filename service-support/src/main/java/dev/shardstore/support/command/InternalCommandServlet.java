@@ -2,20 +2,17 @@ package dev.shardstore.support.command;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.BsonLimits;
-import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.http.InternalApi;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.function.IntSupplier;
 import org.bson.BsonDocument;
 import org.bson.BsonSerializationException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The service-to-service command endpoint of {@link InternalApi}: {@code POST /internal/v1/databases/{db}/command},
@@ -30,21 +27,24 @@ import org.slf4j.LoggerFactory;
  * routed point read in the issue-10 profile (docs/benchmarks.md). The service's filters (request id, observation) still
  * run.
  *
- * <p>Cluster time: the peer's {@code $clusterTime} moves this process's clock before the command runs, and every
- * reply, success or error, carries {@code $clusterTime} and {@code operationTime} ({@link ClusterTimeGossip}).
+ * <p>Commands run through {@link InternalCommands} (cluster time gossip, error replies), as over the wire protocol;
+ * while this process's {@link InternalCommandListener} listens, every reply names its port in
+ * {@link InternalApi#COMMAND_PORT_HEADER}, so the peer's client moves to it.
  */
 public final class InternalCommandServlet extends HttpServlet {
     /** The servlet mapping: every path below the databases prefix of {@link InternalApi#COMMAND_PATH}. */
     public static final String MAPPING = "/internal/v1/databases/*";
     private static final String COMMAND_SUFFIX = "/command";
-    private static final Logger log = LoggerFactory.getLogger(InternalCommandServlet.class);
 
-    private final transient CommandRegistry registry;
-    private final transient ClusterTimeGossip gossip;
+    private final transient InternalCommands commands;
+    private final transient IntSupplier commandPort;
 
-    public InternalCommandServlet(CommandRegistry registry, ClusterTimeGossip gossip) {
-        this.registry = registry;
-        this.gossip = gossip;
+    /**
+     * @param commandPort the port of this process's wire-protocol command listener, or -1 while none listens
+     */
+    public InternalCommandServlet(InternalCommands commands, IntSupplier commandPort) {
+        this.commands = commands;
+        this.commandPort = commandPort;
     }
 
     @Override
@@ -60,8 +60,12 @@ public final class InternalCommandServlet extends HttpServlet {
             return;
         }
         String db = path.substring(1, path.length() - COMMAND_SUFFIX.length());
-        byte[] reply = BsonBytes.encode(stamped(answer(db, request.getInputStream().readAllBytes())));
+        byte[] reply = BsonBytes.encode(answer(db, request.getInputStream().readAllBytes()));
         response.setStatus(HttpServletResponse.SC_OK);
+        int port = commandPort.getAsInt();
+        if (port > 0) {
+            response.setHeader(InternalApi.COMMAND_PORT_HEADER, Integer.toString(port));
+        }
         response.setContentType(InternalApi.MEDIA_TYPE_BSON);
         response.setContentLength(reply.length);
         response.getOutputStream().write(reply);
@@ -73,24 +77,11 @@ public final class InternalCommandServlet extends HttpServlet {
             BsonLimits.checkDepth(ByteBuffer.wrap(body), BsonLimits.MAX_DEPTH, "BSON body");
             command = BsonBytes.decodeShallow(body);
         } catch (CommandException e) {
-            return e.toReply();
+            return commands.refused(e);
         } catch (BsonSerializationException | IndexOutOfBoundsException e) {
-            return ErrorReplies.errorReply(ErrorCode.FailedToParse, "unreadable command body: malformed BSON body: " + e.getMessage(),
-                    new BsonDocument());
+            return commands.refused(new CommandException(ErrorCode.FailedToParse, "unreadable command body: malformed BSON body: "
+                    + e.getMessage()));
         }
-        try {
-            gossip.received(command, ClusterTimeGossip.Sender.PEER);
-            return registry.run(db, command);
-        } catch (CommandException e) {
-            return e.toReply();
-        } catch (RuntimeException e) {
-            log.error("command {} on {} failed unexpectedly", command.isEmpty() ? "{}" : command.getFirstKey(), db, e);
-            return ErrorReplies.errorReply(ErrorCode.InternalError, e.toString(), new BsonDocument());
-        }
-    }
-
-    /** The process's cluster time is also the command's operationTime: it is at or above every write it saw or made. */
-    private BsonDocument stamped(BsonDocument reply) {
-        return gossip.stamp(reply, gossip.clock().clusterTime());
+        return commands.run(db, command);
     }
 }

@@ -5,13 +5,17 @@ import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.wire.MalformedMessageException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.URI;
 import java.net.SocketTimeoutException;
 import java.nio.BufferUnderflowException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.function.Supplier;
@@ -24,6 +28,7 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
@@ -52,6 +57,12 @@ import org.jspecify.annotations.Nullable;
  * {@code HostUnreachable} naming the peer. A failed exchange never returns its connection to the pool.
  * Thread-safe; {@link #close} releases the pooled connections.
  *
+ * <p>Wire protocol: a peer whose HTTP replies name a command port ({@link InternalApi#COMMAND_PORT_HEADER}) gets its
+ * later commands there as OP_MSG messages over pooled connections ({@link WireCommandChannel}), which costs both sides
+ * far less CPU per command than HTTP. Failures map to the same codes as over HTTP; a refused command port sends that
+ * command over HTTP (it was never sent), and after any transport failure the peer's commands go over HTTP again until
+ * a reply names the port anew — so a peer restarted without its listener, or on another port, is still reached.
+ *
  * <p>Inside the cluster every request carries the process's cluster time and every reply's moves its clock
  * ({@link ClusterTimeGossip}, the only gossip hook of the transport).
  */
@@ -73,6 +84,9 @@ public final class CommandClient implements AutoCloseable {
     private final CloseableHttpClient http;
     private final Duration requestTimeout;
     private final @Nullable ClusterTimeGossip gossip;
+    private final Duration connectTimeout;
+    /** The wire channel of each peer (by base URL) that named its command port. */
+    private final Map<String, WireCommandChannel> channels = new ConcurrentHashMap<>();
 
     /**
      * A client outside the cluster's time line (a command-line tool): it gossips no cluster time.
@@ -93,6 +107,7 @@ public final class CommandClient implements AutoCloseable {
     public CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip) {
         this.gossip = gossip;
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+        this.connectTimeout = connectTimeout;
         Timeout connect = Timeout.of(Objects.requireNonNull(connectTimeout, "connectTimeout"));
         Timeout silence = Timeout.of(requestTimeout);
         this.pool = PoolingHttpClientConnectionManagerBuilder.create()
@@ -127,18 +142,71 @@ public final class CommandClient implements AutoCloseable {
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
         BsonDocument sent = gossip == null ? command : gossip.outgoing(command);
-        byte[] bytes = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), command.getFirstKey(), BsonBytes.encode(sent)), peerName);
-        BsonDocument reply;
-        try {
-            reply = BsonBytes.decode(bytes);
-        } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
-            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply to "
-                    + command.getFirstKey() + " (" + bytes.length + " bytes that are not one BSON document)", e);
+        // a command that names another database in $db goes over HTTP, where the path's database and the field both reach
+        // the peer, which refuses the mismatch; OP_MSG has room for one database only
+        WireCommandChannel channel = sent.containsKey("$db") ? null : channels.get(baseUrl);
+        BsonDocument reply = channel == null ? null : blocking(() -> overWire(channel, peerName, baseUrl, db, sent), peerName);
+        if (reply == null) {
+            reply = overHttp(peerName, baseUrl, db, sent);
         }
         if (gossip != null) {
             gossip.fromReply(reply);
         }
         return reply;
+    }
+
+    private BsonDocument overHttp(String peerName, String baseUrl, String db, BsonDocument sent) {
+        byte[] bytes = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), sent.getFirstKey(), BsonBytes.encode(sent)), peerName);
+        try {
+            return BsonBytes.decode(bytes);
+        } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
+            throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply to "
+                    + sent.getFirstKey() + " (" + bytes.length + " bytes that are not one BSON document)", e);
+        }
+    }
+
+    /**
+     * One exchange over the peer's wire channel; any transport failure drops the channel (HTTP until re-learned).
+     *
+     * @return the reply, or null when the command port refused the connection: the command was not sent, so it goes
+     *         over HTTP instead (a peer whose listener is gone still answers)
+     */
+    private @Nullable BsonDocument overWire(WireCommandChannel channel, String peerName, String baseUrl, String db, BsonDocument sent) {
+        String commandName = sent.getFirstKey();
+        String peer = peerName + " at " + baseUrl + " (command port " + channel.address() + ")";
+        try {
+            return channel.exchange(db, sent);
+        } catch (IOException | MalformedMessageException e) {
+            if (channels.remove(baseUrl, channel)) {
+                channel.close();
+            }
+            if (e instanceof ConnectException) {
+                return null;
+            }
+            throw switch (e) {
+                case SocketTimeoutException silent -> new CommandException(ErrorCode.NetworkTimeout,
+                        peer + " did not answer " + commandName + " within " + requestTimeout.toMillis() + " ms", silent);
+                case MalformedMessageException malformed -> new CommandException(ErrorCode.HostUnreachable,
+                        peer + " sent an unreadable reply to " + commandName + ": " + malformed.getMessage(), malformed);
+                default -> new CommandException(ErrorCode.HostUnreachable, peer + " is unreachable: " + e, e);
+            };
+        }
+    }
+
+    /** Starts sending {@code baseUrl}'s commands over the wire protocol when its HTTP reply names a command port. */
+    private void learnCommandPort(String baseUrl, @Nullable Header header) {
+        if (header == null || channels.containsKey(baseUrl)) {
+            return;
+        }
+        try {
+            int port = Integer.parseInt(header.getValue().trim());
+            String host = URI.create(baseUrl).getHost();
+            if (port > 0 && port < 65536 && host != null) {
+                channels.computeIfAbsent(baseUrl, url -> new WireCommandChannel(host, port, connectTimeout, requestTimeout));
+            }
+        } catch (IllegalArgumentException ignored) {
+            // a header we cannot read: keep using HTTP, which works
+        }
     }
 
     /**
@@ -158,11 +226,11 @@ public final class CommandClient implements AutoCloseable {
      * waits on its socket instead of starving the pool's other tasks — the JDK client's {@code send}, which
      * waits on a future, got that for free.
      */
-    private static byte[] blocking(Supplier<byte[]> call, String peerName) {
+    private static <T> T blocking(Supplier<T> call, String peerName) {
         if (!(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
             return call.get();
         }
-        BlockingCall blocker = new BlockingCall(call);
+        BlockingCall<T> blocker = new BlockingCall<>(call);
         try {
             ForkJoinPool.managedBlock(blocker);
         } catch (InterruptedException e) {
@@ -173,11 +241,11 @@ public final class CommandClient implements AutoCloseable {
     }
 
     /** One exchange as a {@link ForkJoinPool.ManagedBlocker}. */
-    private static final class BlockingCall implements ForkJoinPool.ManagedBlocker {
-        private final Supplier<byte[]> call;
-        private byte @Nullable [] result;
+    private static final class BlockingCall<T> implements ForkJoinPool.ManagedBlocker {
+        private final Supplier<T> call;
+        private @Nullable T result;
 
-        BlockingCall(Supplier<byte[]> call) {
+        BlockingCall(Supplier<T> call) {
             this.call = call;
         }
 
@@ -205,6 +273,7 @@ public final class CommandClient implements AutoCloseable {
                     throw new CommandException(ErrorCode.HostUnreachable,
                             peerName + " at " + baseUrl + " answered HTTP " + response.getCode() + " to " + commandName);
                 }
+                learnCommandPort(baseUrl, response.getFirstHeader(InternalApi.COMMAND_PORT_HEADER));
                 byte[] bytes = response.getEntity() == null ? null : EntityUtils.toByteArray(response.getEntity());
                 if (bytes == null || bytes.length == 0) {
                     throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an empty reply to " + commandName);
@@ -234,9 +303,16 @@ public final class CommandClient implements AutoCloseable {
         return pool.getTotalStats().getLeased();
     }
 
+    /** Wire connections open to {@code baseUrl}'s command port, lent out or idle; -1 without a channel (for tests). */
+    int wireConnections(String baseUrl) {
+        WireCommandChannel channel = channels.get(baseUrl);
+        return channel == null ? -1 : channel.openConnections();
+    }
+
     /** Closes every pooled connection; calls after this fail. */
     @Override
     public void close() {
+        channels.values().forEach(WireCommandChannel::close);
         http.close(CloseMode.GRACEFUL);
     }
 }

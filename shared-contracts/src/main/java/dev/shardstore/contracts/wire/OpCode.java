@@ -1,11 +1,11 @@
-package dev.shardstore.router.wire;
+package dev.shardstore.contracts.wire;
 
 import java.util.Optional;
 
 /**
- * The wire protocol's operation codes this router reads or writes (MongoDB's "Wire Protocol" page). The legacy
+ * The wire protocol's operation codes the cluster reads or writes (the router's client-facing listener and the internal command transport) (MongoDB's "Wire Protocol" page). The legacy
  * CRUD opcodes (OP_INSERT 2002, OP_UPDATE 2001, OP_GET_MORE 2005, OP_DELETE 2006, OP_KILL_CURSORS 2007) were removed
- * in MongoDB 6.0; like MongoDB 6.0+ the router treats them as unknown and closes the connection.
+ * in MongoDB 6.0; like MongoDB 6.0+ the cluster treats them as unknown and closes the connection.
  */
 public enum OpCode {
     /** Reply to an OP_QUERY; written only, for the legacy handshake. */
@@ -30,7 +30,7 @@ public enum OpCode {
 
     private static final OpCode[] ALL = values();
 
-    /** The opcode numbered {@code code}, or empty for an opcode this router does not speak. */
+    /** The opcode numbered {@code code}, or empty for an opcode the cluster does not speak. */
     public static Optional<OpCode> of(int code) {
         for (OpCode op : ALL) {
             if (op.code == code) {

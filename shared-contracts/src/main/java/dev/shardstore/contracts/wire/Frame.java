@@ -1,4 +1,4 @@
-package dev.shardstore.router.wire;
+package dev.shardstore.contracts.wire;
 
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.shardstore.router.wire;
+package dev.shardstore.contracts.wire;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -23,9 +23,9 @@ import org.bson.io.BasicOutputBuffer;
  * cannot overflow the stack) to check its structure and its nesting depth, then decoded with
  * {@link BsonDocumentCodec}. The depth limit is MongoDB's {@code BSONDepth} default for incoming documents, 200.
  */
-final class BsonFrames {
+public final class BsonFrames {
     /** MongoDB's default maximum nesting depth of an incoming BSON document. */
-    static final int MAX_DEPTH = 200;
+    public static final int MAX_DEPTH = 200;
     /** The smallest BSON document: its int32 length and the terminating NUL. */
     private static final int MIN_DOCUMENT_SIZE = 5;
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
@@ -38,7 +38,7 @@ final class BsonFrames {
      * @throws CommandException InvalidBSON (22) when the declared size does not fit the remaining bytes, the bytes
      *                          are not a valid document, or it nests deeper than {@link #MAX_DEPTH}
      */
-    static BsonDocument read(ByteBuffer in) {
+    public static BsonDocument read(ByteBuffer in) {
         if (in.remaining() < MIN_DOCUMENT_SIZE) {
             throw invalid("a document needs at least " + MIN_DOCUMENT_SIZE + " bytes, " + in.remaining() + " remain");
         }
@@ -105,7 +105,7 @@ final class BsonFrames {
     }
 
     /** Appends {@code document}'s BSON to {@code out}. */
-    static void write(BsonDocument document, BasicOutputBuffer out) {
+    public static void write(BsonDocument document, BasicOutputBuffer out) {
         try (BsonBinaryWriter writer = new BsonBinaryWriter(out)) {
             CODEC.encode(writer, document, EncoderContext.builder().build());
         }

@@ -1,4 +1,4 @@
-package dev.shardstore.router.wire;
+package dev.shardstore.contracts.wire;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -147,7 +147,7 @@ public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>
     }
 
     /** Reads a NUL-terminated UTF-8 string. */
-    static String cString(ByteBuffer in) {
+    public static String cString(ByteBuffer in) {
         int start = in.position();
         for (int i = start; i < in.limit(); i++) {
             if (in.get(i) == 0) {

@@ -1,13 +1,13 @@
-package dev.shardstore.router.wire;
+package dev.shardstore.contracts.wire;
 
 import org.bson.io.BasicOutputBuffer;
 
 /** Writing the standard message header: the length is patched in once the body is written. */
-final class Messages {
+public final class Messages {
     private Messages() {}
 
     /** Writes a header with a placeholder length; call {@link #patchLength} when the message is complete. */
-    static void writeHeader(BasicOutputBuffer out, int requestId, int responseTo, OpCode opCode) {
+    public static void writeHeader(BasicOutputBuffer out, int requestId, int responseTo, OpCode opCode) {
         out.writeInt32(0);
         out.writeInt32(requestId);
         out.writeInt32(responseTo);
@@ -15,7 +15,7 @@ final class Messages {
     }
 
     /** Sets {@code messageLength} to the buffer's size. */
-    static void patchLength(BasicOutputBuffer out) {
+    public static void patchLength(BasicOutputBuffer out) {
         out.writeInt32(0, out.getPosition());
     }
 }

@@ -1,7 +1,7 @@
-package dev.shardstore.router.wire;
+package dev.shardstore.contracts.wire;
 
 /**
- * A frame the router cannot read past: a length that lies or exceeds {@code maxMessageSizeBytes}, an unknown
+ * A frame a node cannot read past: a length that lies or exceeds {@code maxMessageSizeBytes}, an unknown
  * opcode, a truncated frame, or a compressed payload that does not decompress to its announced size. The stream
  * can no longer be trusted to be in step, so the connection is closed without a reply (what mongod does for
  * framing errors).

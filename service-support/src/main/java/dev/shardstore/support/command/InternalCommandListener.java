@@ -1,0 +1,209 @@
+package dev.shardstore.support.command;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.MalformedMessageException;
+import dev.shardstore.contracts.wire.OpCode;
+import dev.shardstore.contracts.wire.OpMsg;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service-to-service command port: the commands of {@link InternalApi} as MongoDB wire-protocol OP_MSG messages
+ * (the command with {@code $db} in the body; the reply as the body of the answering OP_MSG), as mongos talks to mongod.
+ * Peers learn the port from {@link InternalApi#COMMAND_PORT_HEADER} on HTTP replies; HTTP keeps working beside it.
+ *
+ * <p>Threads: one platform thread accepts, and each connection gets its own platform thread that reads a message,
+ * runs it ({@link InternalCommands}) and writes the reply — no HTTP parsing, filters or scheduler hand-offs per command
+ * (Tomcat, its filters and virtual-thread scheduling were over half of a shard's CPU per routed point read in the
+ * issue-10 profile; docs/benchmarks.md). A peer multiplexes nothing: it keeps a pool of connections, one command in
+ * flight on each.
+ *
+ * <p>Failures: a frame that cannot be read in step (a length that lies or exceeds {@link #MAX_MESSAGE_SIZE}, an
+ * unknown opcode, a stream that ends inside a message) closes the connection without a reply, as mongod does; an
+ * OP_MSG whose sections or documents are invalid, or that lacks {@code $db}, gets an error reply and the connection
+ * stays usable. A connection silent for {@link #IDLE_TIMEOUT_MILLIS} is closed (its peer checks idle connections
+ * before reuse). Beyond {@link #MAX_CONNECTIONS} open connections a new one is closed at once.
+ */
+public final class InternalCommandListener implements AutoCloseable {
+    /** The largest message accepted: MongoDB's {@code maxMessageSizeBytes}. */
+    static final int MAX_MESSAGE_SIZE = 48_000_000;
+    /** Open connections at most; the peers' pools stay far below. */
+    static final int MAX_CONNECTIONS = 4096;
+    /** A connection silent this long (10 minutes) is closed. */
+    static final int IDLE_TIMEOUT_MILLIS = 600_000;
+    private static final Logger log = LoggerFactory.getLogger(InternalCommandListener.class);
+
+    private final InternalCommands commands;
+    private final ServerSocket server;
+    private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private final AtomicInteger replyIds = new AtomicInteger();
+    private volatile boolean closed;
+
+    /** An open connection and whether a command is running on it (not waiting for the next message). */
+    private record Connection(Socket socket, AtomicBoolean busy) {}
+
+    private InternalCommandListener(InternalCommands commands, ServerSocket server) {
+        this.commands = commands;
+        this.server = server;
+    }
+
+    /**
+     * Listens on {@code port} (0: any free port) and starts accepting.
+     *
+     * @return the listener, or empty when the port cannot be bound (logged; the service stays reachable over HTTP)
+     */
+    public static Optional<InternalCommandListener> start(InternalCommands commands, int port) {
+        ServerSocket server = null;
+        try {
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(port));
+        } catch (IOException e) {
+            log.warn("the command port {} cannot be bound ({}); peers reach this service over HTTP only", port, e.toString());
+            closeQuietly(server);
+            return Optional.empty();
+        }
+        InternalCommandListener listener = new InternalCommandListener(commands, server);
+        Thread.ofPlatform().daemon().name("command-acceptor").start(listener::acceptLoop);
+        log.info("service-to-service commands also on port {} (OP_MSG)", server.getLocalPort());
+        return Optional.of(listener);
+    }
+
+    /** The port listened on. */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket socket;
+            try {
+                socket = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    log.warn("accepting a command connection failed: {}", e.toString());
+                }
+                continue;
+            }
+            if (connections.size() >= MAX_CONNECTIONS) {
+                closeQuietly(socket);
+                continue;
+            }
+            long id = connectionIds.incrementAndGet();
+            Connection connection = new Connection(socket, new AtomicBoolean());
+            connections.put(id, connection);
+            Thread.ofPlatform().daemon().name("command-conn-" + id).start(() -> serve(id, connection));
+        }
+    }
+
+    private void serve(long id, Connection connection) {
+        Socket socket = connection.socket();
+        try (socket) {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+            for (Optional<Frame> frame = Frame.read(in, MAX_MESSAGE_SIZE); frame.isPresent() && !closed;
+                    frame = Frame.read(in, MAX_MESSAGE_SIZE)) {
+                connection.busy().set(true);
+                try {
+                    out.write(answer(frame.get()));
+                    out.flush();
+                } finally {
+                    connection.busy().set(false);
+                }
+            }
+        } catch (MalformedMessageException e) {
+            log.debug("command connection {} closed: {}", id, e.getMessage());
+        } catch (SocketTimeoutException e) {
+            log.debug("command connection {} idle for {} ms: closed", id, IDLE_TIMEOUT_MILLIS);
+        } catch (IOException e) {
+            log.debug("command connection {} failed: {}", id, e.toString());
+        } finally {
+            connections.remove(id);
+        }
+    }
+
+    /** The encoded reply to one message; a frame that is not an OP_MSG ends the connection. */
+    private byte[] answer(Frame frame) {
+        if (frame.opCode() != OpCode.OP_MSG) {
+            throw new MalformedMessageException("only OP_MSG is served on the command port, not " + frame.opCode());
+        }
+        BsonDocument reply;
+        try {
+            BsonDocument command = OpMsg.parse(frame).command();
+            if (!command.isString("$db")) {
+                throw new CommandException(ErrorCode.FailedToParse, "the command's $db field is missing or not a string");
+            }
+            String db = command.getString("$db").getValue();
+            command.remove("$db"); // the document was parsed for this message alone
+            reply = commands.run(db, command);
+        } catch (CommandException e) {
+            reply = commands.refused(e);
+        }
+        return OpMsg.of(reply).encode(replyIds.incrementAndGet(), frame.requestId());
+    }
+
+    /**
+     * Stops accepting, closes the connections waiting for a message, lets the commands running on the others finish and
+     * send their replies for up to {@code grace}, then closes every connection (as the HTTP server's graceful
+     * shutdown lets requests in flight finish).
+     */
+    public void close(Duration grace) {
+        closed = true;
+        closeQuietly(server);
+        long deadline = System.nanoTime() + grace.toNanos();
+        do {
+            connections.values().stream().filter(c -> !c.busy().get()).forEach(c -> closeQuietly(c.socket()));
+            if (connections.values().stream().noneMatch(c -> c.busy().get())) {
+                break;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        } while (System.nanoTime() < deadline);
+        connections.values().forEach(c -> closeQuietly(c.socket()));
+    }
+
+    /** {@link #close(Duration)} without waiting for running commands. */
+    @Override
+    public void close() {
+        close(Duration.ZERO);
+    }
+
+    private static void closeQuietly(@Nullable AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // already closed or broken: nothing to do
+        }
+    }
+}
