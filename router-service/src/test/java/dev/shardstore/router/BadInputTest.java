@@ -69,10 +69,13 @@ class BadInputTest {
             });
         }
 
-        /** A servlet filter that fails (before any controller) when asked to. */
+        /**
+         * A servlet filter that fails (before any controller, and before the command endpoint's own filter, which runs
+         * last) when asked to.
+         */
         @Bean
         FilterRegistrationBean<OncePerRequestFilter> failingFilter() {
-            return new FilterRegistrationBean<>(new OncePerRequestFilter() {
+            FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>(new OncePerRequestFilter() {
                 @Override
                 protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
                         throws ServletException, IOException {
@@ -82,6 +85,8 @@ class BadInputTest {
                     chain.doFilter(request, response);
                 }
             });
+            registration.setOrder(0);
+            return registration;
         }
     }
 

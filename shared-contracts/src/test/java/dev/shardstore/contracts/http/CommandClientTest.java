@@ -125,9 +125,10 @@ class CommandClientTest {
     }
 
     @Test
-    void aClosedPortIsHostUnreachable() throws IOException {
+    void aClosedPortIsHostUnreachable() throws Exception {
         String url = peer.url();
         peer.close();
+        awaitRefused(peer.server.getLocalPort());
 
         assertThatThrownBy(() -> client.run("shard1", url, "db", PING))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.HostUnreachable))
@@ -193,6 +194,21 @@ class CommandClientTest {
         out.write(body);
         out.flush();
         return true;
+    }
+
+    /**
+     * Waits until a closed port refuses connections: closing a server socket that a thread is blocked accepting on
+     * completes asynchronously, and a connection made meanwhile is accepted and then dropped.
+     */
+    static void awaitRefused(int port) throws InterruptedException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try (Socket probe = new Socket("localhost", port)) {
+                Thread.sleep(50);
+            } catch (IOException refused) {
+                return;
+            }
+        }
+        throw new AssertionError("port " + port + " still accepts connections after close");
     }
 
     /** What the peer sends for one request; true keeps the connection open for the next one. */

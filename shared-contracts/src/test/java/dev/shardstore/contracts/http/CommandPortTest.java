@@ -147,7 +147,7 @@ class CommandPortTest {
     void aRefusedCommandPortSendsTheCommandOverHttpInstead() throws Exception {
         assertThat(run().getString("via").getValue()).isEqualTo("http");
         wire.close();
-        wire.awaitRefused();
+        CommandClientTest.awaitRefused(wire.port());
 
         assertThat(run().getString("via").getValue()).as("never sent on the wire: HTTP serves it").isEqualTo("http");
         assertThat(http.requestPaths).hasSize(2);
@@ -206,18 +206,6 @@ class CommandPortTest {
 
         int port() {
             return server.getLocalPort();
-        }
-
-        /** Waits until the closed port refuses connections (closing a socket blocked in accept completes asynchronously). */
-        void awaitRefused() throws InterruptedException {
-            for (int attempt = 0; attempt < 100; attempt++) {
-                try (Socket probe = new Socket("localhost", port())) {
-                    Thread.sleep(50);
-                } catch (IOException refused) {
-                    return;
-                }
-            }
-            throw new AssertionError("port " + port() + " still accepts connections after close");
         }
 
         void dropConnections() throws IOException {
