@@ -101,11 +101,7 @@ public class PeerClient {
 
     /** Like {@link #run} but turns an error reply into a thrown {@link CommandException}. */
     public BsonDocument runChecked(String peerName, String baseUrl, String db, BsonDocument command) {
-        BsonDocument reply = run(peerName, baseUrl, db, command);
-        if (ErrorReplies.isError(reply)) {
-            throw ErrorReplies.toException(reply);
-        }
-        return reply;
+        return ErrorReplies.requireOk(run(peerName, baseUrl, db, command));
     }
 
     private BsonDocument throughBreaker(CircuitBreaker breaker, String peerName, String baseUrl, String db, BsonDocument command) {

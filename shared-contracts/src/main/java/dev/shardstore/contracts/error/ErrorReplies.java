@@ -37,6 +37,18 @@ public final class ErrorReplies {
     }
 
     /**
+     * {@code reply} itself when it is not an error reply.
+     *
+     * @throws CommandException the error the reply describes ({@link #toException})
+     */
+    public static BsonDocument requireOk(BsonDocument reply) {
+        if (isError(reply)) {
+            throw toException(reply);
+        }
+        return reply;
+    }
+
+    /**
      * Rebuilds the exception a peer's error reply describes, keeping its extra fields.
      *
      * @throws IllegalArgumentException if the reply is not an error reply
