@@ -14,6 +14,7 @@ import java.util.Optional;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -28,17 +29,17 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Repository
 public class ClusterSettings {
     /** The documents MongoDB keeps in {@code config.settings}, with the fields each may hold and their BSON types. */
-    static final Map<String, Map<String, List<org.bson.BsonType>>> FIELDS = Map.of(
+    static final Map<String, Map<String, List<BsonType>>> FIELDS = Map.of(
             "balancer", Map.of(
-                    "mode", List.of(org.bson.BsonType.STRING),
-                    "stopped", List.of(org.bson.BsonType.BOOLEAN),
-                    "activeWindow", List.of(org.bson.BsonType.DOCUMENT, org.bson.BsonType.NULL),
-                    "attemptToBalanceJumboChunks", List.of(org.bson.BsonType.BOOLEAN),
-                    "policy", List.of(org.bson.BsonType.STRING),
-                    "_waitForDelete", List.of(org.bson.BsonType.BOOLEAN)),
-            "chunksize", Map.of("value", List.of(org.bson.BsonType.INT32, org.bson.BsonType.INT64, org.bson.BsonType.DOUBLE)),
-            "automerge", Map.of("enabled", List.of(org.bson.BsonType.BOOLEAN)),
-            "autosplit", Map.of("enabled", List.of(org.bson.BsonType.BOOLEAN)));
+                    "mode", List.of(BsonType.STRING),
+                    "stopped", List.of(BsonType.BOOLEAN),
+                    "activeWindow", List.of(BsonType.DOCUMENT, BsonType.NULL),
+                    "attemptToBalanceJumboChunks", List.of(BsonType.BOOLEAN),
+                    "policy", List.of(BsonType.STRING),
+                    "_waitForDelete", List.of(BsonType.BOOLEAN)),
+            "chunksize", Map.of("value", List.of(BsonType.INT32, BsonType.INT64, BsonType.DOUBLE)),
+            "automerge", Map.of("enabled", List.of(BsonType.BOOLEAN)),
+            "autosplit", Map.of("enabled", List.of(BsonType.BOOLEAN)));
 
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
@@ -89,7 +90,7 @@ public class ClusterSettings {
      *                          secondaries to wait for)
      */
     public Updated update(String id, BsonDocument set, Set<String> unset, boolean upsert) {
-        Map<String, List<org.bson.BsonType>> allowed = FIELDS.get(id);
+        Map<String, List<BsonType>> allowed = FIELDS.get(id);
         if (allowed == null) {
             throw new CommandException(ErrorCode.BadValue, "config.settings has no document '" + id + "'; known: " + FIELDS.keySet());
         }
@@ -104,7 +105,7 @@ public class ClusterSettings {
                 throw new CommandException(ErrorCode.NotImplemented, "config.settings '" + id + "' field '_secondaryThrottle' is not"
                         + " supported: each shard is a single node, there are no secondaries to wait for");
             }
-            List<org.bson.BsonType> types = allowed.get(field);
+            List<BsonType> types = allowed.get(field);
             BsonValue value = fields.get(field);
             if (types == null || value != null && !types.contains(value.getBsonType())) {
                 throw new CommandException(ErrorCode.BadValue, "config.settings '" + id + "' field '" + field + "' "
