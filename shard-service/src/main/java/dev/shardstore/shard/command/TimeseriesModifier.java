@@ -16,6 +16,8 @@ import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.timeseries.BucketCatalog;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -119,9 +121,10 @@ class TimeseriesModifier {
         Tally tally = new Tally();
         matches.forEach(buckets, bucketSpec, bucketFilter, null, false, page -> {
             try {
-                Tally pageTally = rewrite(buckets, options, unpacker, filter, justOne && tally.matched == 0 ? 1 : Long.MAX_VALUE, change, page);
+                Tally pageTally = rewrite(buckets, options, unpacker, filter, justOne ? 1 : Long.MAX_VALUE, change, page, tally.created);
                 tally.matched += pageTally.matched;
                 tally.modified += pageTally.modified;
+                tally.created.addAll(pageTally.created);
                 return !(justOne && tally.matched > 0);
             } catch (CommandException e) {
                 tally.error = e; // this page wrote nothing; the pages before it are committed
@@ -134,14 +137,21 @@ class TimeseriesModifier {
         return tally;
     }
 
-    /** Applies the change to one locked page of buckets, up to {@code limit} measurements, and writes the result. */
+    /**
+     * Applies the change to one locked page of buckets, up to {@code limit} measurements, and writes the result. The
+     * buckets this statement created ({@code created}) hold measurements it already changed: the scan may meet them
+     * again, and they are left alone so that no measurement is changed twice.
+     */
     private Tally rewrite(CollectionInfo buckets, TimeseriesOptions options, BucketUnpacker unpacker, Filter filter, long limit,
-            BiFunction<BsonDocument, Filter, @Nullable BsonDocument> change, List<Match> page) {
+            BiFunction<BsonDocument, Filter, @Nullable BsonDocument> change, List<Match> page, Set<BsonValue> created) {
         Tally tally = new Tally();
         List<StoredDocument> emptied = new ArrayList<>();
         List<DocumentStore.Replacement> rewritten = new ArrayList<>();
         List<BsonDocument> moved = new ArrayList<>();
         for (Match bucket : page) {
+            if (created.contains(bucket.document().get("_id"))) {
+                continue;
+            }
             List<BsonDocument> kept = new ArrayList<>();
             boolean changed = false;
             for (BsonDocument measurement : unpacker.unpack(bucket.document())) {
@@ -172,10 +182,11 @@ class TimeseriesModifier {
                 rewritten.add(new DocumentStore.Replacement(bucket.stored(), Documents.encodeWithinLimit(repacked, "time-series bucket too large")));
             }
         }
-        List<StoredDocument> fresh = freshBuckets(buckets, options, moved);
+        List<BsonDocument> fresh = freshBuckets(buckets, options, moved);
         store.delete(buckets, emptied);
         store.replace(buckets, rewritten);
-        store.insert(buckets, fresh);
+        store.insert(buckets, fresh.stream().map(StoredDocument::of).toList());
+        fresh.forEach(b -> tally.created.add(b.get("_id")));
         return tally;
     }
 
@@ -192,7 +203,7 @@ class TimeseriesModifier {
      *
      * @throws CommandException WouldChangeOwningShard (283) when this shard would not own such a bucket
      */
-    private static List<StoredDocument> freshBuckets(CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> moved) {
+    private static List<BsonDocument> freshBuckets(CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> moved) {
         Map<BsonDocument, Bucket> open = new LinkedHashMap<>();
         List<Bucket> filled = new ArrayList<>();
         for (BsonDocument measurement : moved) {
@@ -208,17 +219,18 @@ class TimeseriesModifier {
             }
             bucket.add(measurement, size);
         }
-        List<StoredDocument> stored = new ArrayList<>(filled.size());
+        List<BsonDocument> docs = new ArrayList<>(filled.size());
         for (Bucket bucket : filled) {
             BsonDocument doc = bucket.toDocument();
             OperationShardingState.checkUpdate(buckets.namespace().full(), doc);
-            stored.add(StoredDocument.of(doc));
+            docs.add(doc);
         }
-        return stored;
+        return docs;
     }
 
-    /** Counts of a statement (or one page of it) and the error that stopped it. */
+    /** Counts of a statement (or one page of it), the new buckets it wrote and the error that stopped it. */
     private static final class Tally {
+        final Set<BsonValue> created = new HashSet<>();
         long matched;
         long modified;
         @Nullable CommandException error;

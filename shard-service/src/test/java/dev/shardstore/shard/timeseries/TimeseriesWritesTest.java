@@ -98,6 +98,26 @@ class TimeseriesWritesTest extends ShardIntegrationTest {
     }
 
     @Test
+    void aMultiUpdateMovingMeasurementsChangesEachOnceEvenWhenTheScanMeetsTheirNewBuckets() {
+        create("halloween");
+        List<BsonDocument> all = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            all.add(m(i * 3_600_000L, "s" + (i % 20), i));
+        }
+        insert("halloween", all);
+        BsonDocument reply = run(DB, "{update: 'halloween', updates: [{q: {}, u: {$set: {'m.id': 'z'}, $inc: {v: 1000}}, multi: true}]}");
+        assertThat(reply.getInt32("n").getValue()).as(reply.toJson()).isEqualTo(40);
+        assertThat(reply.getInt32("nModified").getValue()).isEqualTo(40);
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            expected.add(1000 + i);
+        }
+        assertThat(values("halloween")).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(documentsOf(DB, "system.buckets.halloween"))
+                .allSatisfy(b -> assertThat(b.getDocument("meta").getString("id").getValue()).isEqualTo("z"));
+    }
+
+    @Test
     void upsertInsertsAMeasurementWhenNothingMatches() {
         create("ups");
         BsonDocument reply = run(DB, "{update: 'ups', updates: [{q: {'m': {id: 'z'}, t: {$date: 5000}}, u: {$set: {v: 9}}, upsert: true}]}");
