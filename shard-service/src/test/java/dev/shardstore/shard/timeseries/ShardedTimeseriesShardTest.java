@@ -134,6 +134,31 @@ class ShardedTimeseriesShardTest extends ShardIntegrationTest {
         assertThat(batch(run(DB, "{find: 'owned'}"))).extracting(m -> m.getNumber("v").intValue()).containsExactlyInAnyOrder(0, 1, 2);
     }
 
+    @Test
+    void versionedUpdatesAndDeletesLeaveOrphanBucketsAloneAndKeepMeasurementsOnTheShard() {
+        assertOk(run(DB, "{create: 'writes', " + OPTIONS + "}"));
+        ShardedCollection buckets = collection(DB + ".system.buckets.writes", "{meta: 1}");
+        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
+                chunk(buckets, "{meta: {$minKey: 1}}", "{meta: 'M'}", SHARD_NAME, 1, 0),
+                chunk(buckets, "{meta: 'M'}", "{meta: {$maxKey: 1}}", "other", 1, 1)));
+        ChunkVersion v = version(buckets, 1, 0);
+        // an orphan bucket of meta Z (the other shard's chunk), left unversioned
+        assertOk(run(DB, "{insert: 'writes', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'Z', v: 0}]}"));
+        assertOk(run(DB, versioned("{insert: 'writes', documents: [{t: {$date: '2024-01-01T00:00:01Z'}, m: 'A', v: 1},"
+                + " {t: {$date: '2024-01-01T00:00:02Z'}, m: 'B', v: 2}]}", v)));
+
+        BsonDocument updated = run(DB, versioned("{update: 'writes', updates: [{q: {}, u: {$inc: {v: 10}}, multi: true}]}", v));
+        assertThat(updated.getNumber("n").intValue()).as(updated.toJson()).isEqualTo(2);
+        BsonDocument moved = run(DB, versioned("{update: 'writes', updates: [{q: {m: 'A'}, u: {$set: {m: 'Y'}}}]}", v));
+        assertThat(moved.getArray("writeErrors").get(0).asDocument().getNumber("code").intValue()).as("WouldChangeOwningShard: " + moved.toJson())
+                .isEqualTo(283);
+        BsonDocument deleted = run(DB, versioned("{delete: 'writes', deletes: [{q: {v: {$gte: 0}}, limit: 0}]}", v));
+        assertThat(deleted.getNumber("n").intValue()).as(deleted.toJson()).isEqualTo(2);
+
+        assertThat(batch(run(DB, "{find: 'writes'}"))).as("only the orphan is left, untouched")
+                .extracting(m -> m.getNumber("v").intValue()).containsExactly(0);
+    }
+
     private List<BsonDocument> batch(BsonDocument reply) {
         assertOk(reply);
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
