@@ -102,14 +102,8 @@ class ShardedTimeseriesShardTest extends ShardIntegrationTest {
 
     @Test
     void versionedReadsAndInsertsSeeOnlyTheBucketsThisShardOwns() {
-        assertOk(run(DB, "{create: 'owned', " + OPTIONS + "}"));
-        ShardedCollection buckets = collection(DB + ".system.buckets.owned", "{meta: 1}");
-        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
-                chunk(buckets, "{meta: {$minKey: 1}}", "{meta: 'M'}", SHARD_NAME, 1, 0),
-                chunk(buckets, "{meta: 'M'}", "{meta: {$maxKey: 1}}", "other", 1, 1)));
+        ShardedCollection buckets = shardedBelowMWithAnOrphan("owned");
         ChunkVersion v = version(buckets, 1, 0);
-        // an orphan bucket (meta Z belongs to the other shard), as a migration or an unversioned write leaves one
-        assertOk(run(DB, "{insert: 'owned', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'Z', v: 0}]}"));
 
         assertOk(run(DB, versioned("{insert: 'owned', documents: [{t: {$date: '2024-01-01T00:00:01Z'}, m: 'A', v: 1},"
                 + " {t: {$date: '2024-01-01T00:00:02Z'}, m: 'A', v: 2}]}", v)));
@@ -136,14 +130,8 @@ class ShardedTimeseriesShardTest extends ShardIntegrationTest {
 
     @Test
     void versionedUpdatesAndDeletesLeaveOrphanBucketsAloneAndKeepMeasurementsOnTheShard() {
-        assertOk(run(DB, "{create: 'writes', " + OPTIONS + "}"));
-        ShardedCollection buckets = collection(DB + ".system.buckets.writes", "{meta: 1}");
-        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
-                chunk(buckets, "{meta: {$minKey: 1}}", "{meta: 'M'}", SHARD_NAME, 1, 0),
-                chunk(buckets, "{meta: 'M'}", "{meta: {$maxKey: 1}}", "other", 1, 1)));
+        ShardedCollection buckets = shardedBelowMWithAnOrphan("writes");
         ChunkVersion v = version(buckets, 1, 0);
-        // an orphan bucket of meta Z (the other shard's chunk), left unversioned
-        assertOk(run(DB, "{insert: 'writes', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'Z', v: 0}]}"));
         assertOk(run(DB, versioned("{insert: 'writes', documents: [{t: {$date: '2024-01-01T00:00:01Z'}, m: 'A', v: 1},"
                 + " {t: {$date: '2024-01-01T00:00:02Z'}, m: 'B', v: 2}]}", v)));
 
@@ -157,6 +145,21 @@ class ShardedTimeseriesShardTest extends ShardIntegrationTest {
 
         assertThat(batch(run(DB, "{find: 'writes'}"))).as("only the orphan is left, untouched")
                 .extracting(m -> m.getNumber("v").intValue()).containsExactly(0);
+    }
+
+    /**
+     * The time-series collection {@code coll}, its buckets sharded on {@code {meta: 1}} with the metas below 'M' on this
+     * shard (version 1|0) and the others on "other", holding one orphan bucket of meta Z ({@code v: 0}), as a migration
+     * or an unversioned write leaves one.
+     */
+    private ShardedCollection shardedBelowMWithAnOrphan(String coll) {
+        assertOk(run(DB, "{create: '" + coll + "', " + OPTIONS + "}"));
+        ShardedCollection buckets = collection(DB + ".system.buckets." + coll, "{meta: 1}");
+        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
+                chunk(buckets, "{meta: {$minKey: 1}}", "{meta: 'M'}", SHARD_NAME, 1, 0),
+                chunk(buckets, "{meta: 'M'}", "{meta: {$maxKey: 1}}", "other", 1, 1)));
+        assertOk(run(DB, "{insert: '" + coll + "', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'Z', v: 0}]}"));
+        return buckets;
     }
 
     private List<BsonDocument> batch(BsonDocument reply) {
