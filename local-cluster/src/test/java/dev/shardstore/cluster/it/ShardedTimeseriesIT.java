@@ -43,8 +43,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       (explain, with the unpack stage),
  *       each shard holds only its meta's buckets, the buckets are far fewer than the measurements, and
  *       {@code $shardedDataDistribution} lists the buckets namespace on both shards;</li>
- *   <li>a collection sharded on the time field, split in time: every measurement once, and a query on the first year
- *       targets only the shard owning the early buckets;</li>
+ *   <li>a collection sharded on the time field, split in time: every measurement once, a query on the first year
+ *       targets only the shard owning the early buckets, and a delete of that year and an update of the last one
+ *       change exactly their measurements;</li>
  *   <li>the same measurements as one document each in a plain sharded collection take more storage and a one-day
  *       query examines more documents ({@code $shardedDataDistribution}, explain executionStats);</li>
  *   <li>updates and deletes through the router on a collection sharded on the meta field with a chunk on each shard:
@@ -167,6 +168,19 @@ class ShardedTimeseriesIT {
             assertThat(bucket.getDocument("control").getDocument("min").getDateTime("ts").getValue())
                     .isGreaterThanOrEqualTo(LocalDate.of(2014, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
         }
+
+        // writes by time: a delete of the first year (targeted to the early shard) and an update of the last (both)
+        long year2013 = LocalDate.of(2013, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli();
+        long year2015 = LocalDate.of(2015, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli();
+        long early2012 = measurements.stream().filter(m -> m.getDateTime("ts").getValue() < year2013).count();
+        long from2015 = measurements.stream().filter(m -> m.getDateTime("ts").getValue() >= year2015).count();
+        assertThat(write("{\"delete\": \"byTime\", \"deletes\": [{\"q\": {\"ts\": {\"$lt\": {\"$date\": \"2013-01-01T00:00:00Z\"}}}, \"limit\": 0}]}"))
+                .isEqualTo(early2012);
+        assertThat(write("{\"update\": \"byTime\", \"updates\": [{\"q\": {\"ts\": {\"$gte\": {\"$date\": \"2015-01-01T00:00:00Z\"}}},"
+                + " \"u\": {\"$set\": {\"late\": true}}, \"multi\": true}]}")).isEqualTo(from2015);
+        assertThat(ok(DB, "{\"count\": \"byTime\"}").getNumber("n").longValue()).isEqualTo(measurements.size() - early2012);
+        assertThat(ok(DB, "{\"count\": \"byTime\", \"query\": {\"late\": true}}").getNumber("n").longValue()).isEqualTo(from2015);
+        assertThat(find("byTime", "{\"ts\": {\"$lt\": {\"$date\": \"2013-01-01T00:00:00Z\"}}}")).isEmpty();
     }
 
     /**
@@ -304,10 +318,10 @@ class ShardedTimeseriesIT {
     }
 
     /** Runs an update or delete through the router; its {@code n}, after checking it has no write errors. */
-    private static int write(String json) {
+    private static long write(String json) {
         BsonDocument reply = ok(DB, json);
         assertThat(reply.containsKey("writeErrors")).as(reply.toJson()).isFalse();
-        return reply.getNumber("n").intValue();
+        return reply.getNumber("n").longValue();
     }
 
     private static void assertRefused(String command, String codeName, String named) {
