@@ -43,12 +43,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       (explain, with the unpack stage),
  *       each shard holds only its meta's buckets, the buckets are far fewer than the measurements, and
  *       {@code $shardedDataDistribution} lists the buckets namespace on both shards;</li>
- *   <li>a collection sharded on the time field, split in time: every measurement once, and a query on the first year
- *       targets only the shard owning the early buckets;</li>
+ *   <li>a collection sharded on the time field, split in time: every measurement once, a query on the first year
+ *       targets only the shard owning the early buckets, and a delete of that year and an update of the last one
+ *       change exactly their measurements;</li>
  *   <li>the same measurements as one document each in a plain sharded collection take more storage and a one-day
  *       query examines more documents ({@code $shardedDataDistribution}, explain executionStats);</li>
+ *   <li>updates and deletes through the router on a collection sharded on the meta field with a chunk on each shard:
+ *       targeted by the meta, broadcast when the filter does not name it (by time or another field), single-measurement
+ *       ones without the meta changing exactly one measurement, a meta change moving a measurement to a new bucket,
+ *       an upsert; afterwards every expected measurement is there exactly once, each shard holding only its metas;</li>
  *   <li>the shard key rules (time field last and ascending only; meta field, its subfields and the time field only)
- *       refused through the router naming the field, updates/deletes still refused (NotImplemented), and drop of the
+ *       refused through the router naming the field, findAndModify refused (NotImplemented), and drop of the
  *       time-series namespace dropping the sharded buckets collection everywhere.</li>
  * </ul>
  */
@@ -163,6 +168,19 @@ class ShardedTimeseriesIT {
             assertThat(bucket.getDocument("control").getDocument("min").getDateTime("ts").getValue())
                     .isGreaterThanOrEqualTo(LocalDate.of(2014, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
         }
+
+        // writes by time: a delete of the first year (targeted to the early shard) and an update of the last (both)
+        long year2013 = LocalDate.of(2013, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli();
+        long year2015 = LocalDate.of(2015, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli();
+        long early2012 = measurements.stream().filter(m -> m.getDateTime("ts").getValue() < year2013).count();
+        long from2015 = measurements.stream().filter(m -> m.getDateTime("ts").getValue() >= year2015).count();
+        assertThat(write("{\"delete\": \"byTime\", \"deletes\": [{\"q\": {\"ts\": {\"$lt\": {\"$date\": \"2013-01-01T00:00:00Z\"}}}, \"limit\": 0}]}"))
+                .isEqualTo(early2012);
+        assertThat(write("{\"update\": \"byTime\", \"updates\": [{\"q\": {\"ts\": {\"$gte\": {\"$date\": \"2015-01-01T00:00:00Z\"}}},"
+                + " \"u\": {\"$set\": {\"late\": true}}, \"multi\": true}]}")).isEqualTo(from2015);
+        assertThat(ok(DB, "{\"count\": \"byTime\"}").getNumber("n").longValue()).isEqualTo(measurements.size() - early2012);
+        assertThat(ok(DB, "{\"count\": \"byTime\", \"query\": {\"late\": true}}").getNumber("n").longValue()).isEqualTo(from2015);
+        assertThat(find("byTime", "{\"ts\": {\"$lt\": {\"$date\": \"2013-01-01T00:00:00Z\"}}}")).isEmpty();
     }
 
     /**
@@ -207,7 +225,7 @@ class ShardedTimeseriesIT {
     }
 
     @Test
-    void theShardKeyRulesAndUnbuiltWritesAreRefusedNamingTheField() {
+    void theShardKeyRulesAndFindAndModifyAreRefusedNamingTheField() {
         String options = ", \"timeseries\": {\"timeField\": \"ts\", \"metaField\": \"location\"}}";
         assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"wind\": 1}" + options, "InvalidOptions", "key.wind");
         assertRefused("{\"shardCollection\": \"tsit.refused\", \"key\": {\"ts\": 1, \"location\": 1}" + options, "InvalidOptions", "key.ts");
@@ -217,11 +235,9 @@ class ShardedTimeseriesIT {
 
         ok("admin", "{\"shardCollection\": \"tsit.writes\", \"key\": {\"location\": 1}" + options);
         ok(DB, "{\"insert\": \"writes\", \"documents\": [{\"ts\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"location\": \"A\", \"v\": 1}]}");
-        BsonDocument update = router.run(DB, ExtendedJson.parse("{\"update\": \"writes\", \"updates\": [{\"q\": {\"location\": \"A\"},"
-                + " \"u\": {\"$set\": {\"v\": 2}}, \"multi\": true}]}"));
-        assertThat(update.toJson()).contains("NotImplemented");
-        BsonDocument delete = router.run(DB, ExtendedJson.parse("{\"delete\": \"writes\", \"deletes\": [{\"q\": {\"location\": \"A\"}, \"limit\": 0}]}"));
-        assertThat(delete.toJson()).contains("NotImplemented");
+        BsonDocument findAndModify = router.run(DB, ExtendedJson.parse("{\"findAndModify\": \"writes\", \"query\": {\"location\": \"A\"},"
+                + " \"update\": {\"$set\": {\"v\": 2}}}"));
+        assertThat(findAndModify.toJson()).contains("NotImplemented");
         assertThat(find("writes", "{}")).hasSize(1).allSatisfy(m -> assertThat(m.getNumber("v").intValue()).isEqualTo(1));
 
         // dropping the time-series namespace drops the sharded buckets collection: catalog entry and buckets gone
@@ -232,6 +248,80 @@ class ShardedTimeseriesIT {
         for (String shard : List.of("shard1", "shard2")) {
             assertThat(shardFind(shard, "system.buckets.writes")).as(shard).isEmpty();
         }
+    }
+
+    /**
+     * Updates and deletes of measurements through the router, on metas A and B (one shard) and Z (the other), ten days
+     * each with {@code d} the day: each write's {@code n} and the data afterwards against a model kept here.
+     */
+    @Test
+    void updatesAndDeletesTargetOrBroadcastAndChangeExactlyTheMatchingMeasurements() {
+        BsonDocument entry = shardHourly("crud", "{\"location\": 1}");
+        ok("admin", "{\"split\": \"tsit.system.buckets.crud\", \"middle\": {\"meta\": \"M\"}}");
+        String low = ownerOf(entry, "A");
+        String high = low.equals("shard1") ? "shard2" : "shard1";
+        ok("admin", "{\"moveChunk\": \"tsit.system.buckets.crud\", \"find\": {\"meta\": \"Z\"}, \"to\": \"" + high + "\"}");
+        Map<String, BsonDocument> model = new TreeMap<>();
+        BsonArray docs = new BsonArray();
+        for (String location : List.of("A", "B", "Z")) {
+            for (int d = 1; d <= 10; d++) {
+                BsonDocument m = new BsonDocument("ts", new BsonDateTime(LocalDate.of(2024, 1, d).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli()))
+                        .append("location", new BsonString(location)).append("d", new BsonInt32(d)).append("v", new BsonInt32(0));
+                model.put(location + d, m);
+                docs.add(m.clone());
+            }
+        }
+        ok(DB, new BsonDocument("insert", new BsonString("crud")).append("documents", docs).toJson());
+
+        // targeted by the meta: the A measurements only
+        assertThat(write("{\"update\": \"crud\", \"updates\": [{\"q\": {\"location\": \"A\"}, \"u\": {\"$set\": {\"v\": 1}}, \"multi\": true}]}"))
+                .isEqualTo(10);
+        model.forEach((k, m) -> m.put("v", new BsonInt32(k.startsWith("A") ? 1 : 0)));
+        // broadcast: no meta in the filter, so both shards update their matches
+        assertThat(write("{\"update\": \"crud\", \"updates\": [{\"q\": {\"d\": {\"$gte\": 8}}, \"u\": {\"$inc\": {\"v\": 10}}, \"multi\": true}]}"))
+                .isEqualTo(9);
+        model.values().stream().filter(m -> m.getInt32("d").getValue() >= 8).forEach(m -> m.put("v", new BsonInt32(m.getInt32("v").getValue() + 10)));
+        // a single-measurement update without the meta: exactly one of the three day-3 measurements
+        assertThat(write("{\"update\": \"crud\", \"updates\": [{\"q\": {\"d\": 3}, \"u\": {\"$set\": {\"x\": 1}}}]}")).isEqualTo(1);
+        List<BsonDocument> marked = find("crud", "{\"x\": 1}");
+        assertThat(marked).hasSize(1);
+        model.get(marked.get(0).getString("location").getValue() + 3).put("x", new BsonInt32(1));
+        // a delete by time (broadcast with a meta shard key) and a single one without the meta
+        assertThat(write("{\"delete\": \"crud\", \"deletes\": [{\"q\": {\"ts\": {\"$gte\": {\"$date\": \"2024-01-10T00:00:00Z\"}}}, \"limit\": 0}]}"))
+                .isEqualTo(3);
+        model.keySet().removeIf(k -> k.endsWith("10"));
+        assertThat(write("{\"delete\": \"crud\", \"deletes\": [{\"q\": {\"d\": 1, \"v\": 0}, \"limit\": 1}]}")).isEqualTo(1);
+        List<BsonDocument> dayOne = find("crud", "{\"d\": 1}");
+        assertThat(dayOne).hasSize(2);
+        model.keySet().removeIf(k -> k.endsWith("1") && dayOne.stream().noneMatch(m -> (m.getString("location").getValue() + 1).equals(k)));
+        // a meta change within the shard moves the measurement into a bucket of its new meta
+        assertThat(write("{\"update\": \"crud\", \"updates\": [{\"q\": {\"location\": \"A\", \"d\": 2}, \"u\": {\"$set\": {\"location\": \"C\"}}}]}"))
+                .isEqualTo(1);
+        model.put("C2", model.remove("A2").append("location", new BsonString("C")));
+        // an upsert of a new measurement goes to the shard owning the bucket it opens
+        BsonDocument upsert = ok(DB, "{\"update\": \"crud\", \"updates\": [{\"q\": {\"location\": \"Y\", \"d\": 5, \"ts\": {\"$date\": \"2024-01-05T00:00:00Z\"}},"
+                + " \"u\": {\"$set\": {\"v\": 7}}, \"upsert\": true}]}");
+        assertThat(upsert.getArray("upserted")).as(upsert.toJson()).hasSize(1);
+        model.put("Y5", new BsonDocument("ts", new BsonDateTime(LocalDate.of(2024, 1, 5).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli()))
+                .append("location", new BsonString("Y")).append("d", new BsonInt32(5)).append("v", new BsonInt32(7)));
+
+        Map<String, BsonDocument> found = new TreeMap<>();
+        for (BsonDocument m : find("crud", "{}")) {
+            m.remove("_id");
+            assertThat(found.put(m.getString("location").getValue() + m.getInt32("d").getValue(), m)).as("twice: %s", m.toJson()).isNull();
+        }
+        assertThat(found).isEqualTo(model);
+        for (String shard : List.of(low, high)) {
+            assertThat(shardFind(shard, "system.buckets.crud")).as(shard).isNotEmpty()
+                    .allSatisfy(b -> assertThat(b.getString("meta").getValue().compareTo("M") < 0).isEqualTo(shard.equals(low)));
+        }
+    }
+
+    /** Runs an update or delete through the router; its {@code n}, after checking it has no write errors. */
+    private static long write(String json) {
+        BsonDocument reply = ok(DB, json);
+        assertThat(reply.containsKey("writeErrors")).as(reply.toJson()).isFalse();
+        return reply.getNumber("n").longValue();
     }
 
     private static void assertRefused(String command, String codeName, String named) {

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import java.util.Date;
+import java.util.List;
 import java.util.Map;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -49,10 +50,15 @@ public final class Bucket {
      */
     public static Bucket open(TimeseriesOptions options, @Nullable BsonValue meta, long timeMillis) {
         long min = options.roundDown(timeMillis);
+        return empty(options, new BsonObjectId(new ObjectId(new Date(min))), new BsonDateTime(min), meta);
+    }
+
+    /** A bucket with no measurements: {@code {_id, control: {version: 1, min: {<t>: minTime}, max: {}}, meta?, data: {}}}. */
+    private static Bucket empty(TimeseriesOptions options, BsonValue id, BsonValue minTime, @Nullable BsonValue meta) {
         BsonDocument control = new BsonDocument("version", new BsonInt32(1))
-                .append("min", new BsonDocument(options.timeField(), new BsonDateTime(min)))
+                .append("min", new BsonDocument(options.timeField(), minTime))
                 .append("max", new BsonDocument());
-        BsonDocument doc = new BsonDocument("_id", new BsonObjectId(new ObjectId(new Date(min)))).append("control", control);
+        BsonDocument doc = new BsonDocument("_id", id).append("control", control);
         if (meta != null) {
             doc.append("meta", meta);
         }
@@ -77,6 +83,22 @@ public final class Bucket {
         BsonValue times = doc.getDocument("data").get(options.timeField());
         int count = times == null ? 0 : times.asDocument().size();
         return new Bucket(options, doc, count, BsonBytes.encode(doc.getDocument("data")).length);
+    }
+
+    /**
+     * The stored bucket {@code stored} holding exactly {@code measurements} instead of its own (what an update or
+     * delete of some of its measurements leaves): same {@code _id}, {@code meta} and rounded
+     * {@code control.min.<timeField>} (which its shard key and chunk depend on), {@code data} and every other
+     * {@code control.min}/{@code control.max} entry recomputed from the measurements. The caller removes a bucket
+     * left with no measurements instead, and only passes measurements of the bucket's meta within its time span.
+     */
+    public static Bucket repack(TimeseriesOptions options, BsonDocument stored, List<BsonDocument> measurements) {
+        Bucket bucket = empty(options, stored.get("_id"), stored.getDocument("control").getDocument("min").get(options.timeField()),
+                stored.get("meta"));
+        for (BsonDocument measurement : measurements) {
+            bucket.add(measurement, BsonBytes.encode(measurement).length);
+        }
+        return bucket;
     }
 
     /** The bucket's {@code _id}. */

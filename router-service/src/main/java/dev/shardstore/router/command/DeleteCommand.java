@@ -65,7 +65,6 @@ public class DeleteCommand implements CommandHandler {
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue value) {
         BsonDocument statement = value.asDocument();
         boolean multi = statement.getNumber("limit").longValue() == 0;
-        QueryTargeting.requireNotTimeseries(routing, "delete");
         return QueryTargeting.target(routing, statement.getDocument("q"), multi, false);
     }
 }

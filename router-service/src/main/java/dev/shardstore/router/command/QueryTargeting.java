@@ -3,6 +3,8 @@ package dev.shardstore.router.command;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.timeseries.BucketPredicates;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.ShardKeyEqualities;
 import dev.shardstore.router.routing.ShardKeyTargeter;
@@ -24,8 +26,12 @@ import org.bson.BsonDocument;
  *       {@code _id}) each may write one, as in MongoDB;</li>
  *   <li>any other single-document write, and an upsert without the shard key: {@link WriteWithoutShardKey}'s read
  *       then write;</li>
- *   <li>on a sharded time-series collection: refused (NotImplemented) for now ({@link #requireNotTimeseries}, which the
- *       commands call first).</li>
+ *   <li>on a sharded time-series collection the rules above apply to the statement's bucket-level predicate
+ *       ({@link BucketPredicates}: meta field → {@code meta}, time field → {@code control.min/max}; reference:
+ *       sharded-timeseries "CRUD operations"), which is {@code {}} (every shard owning chunks) when it narrows
+ *       nothing; the {@code _id} equality shortcut does not apply (a measurement's {@code _id} is not unique on a
+ *       shard), so a single-measurement write without the meta pinned goes through {@link WriteWithoutShardKey}.
+ *       {@code findAndModify} there is refused ({@link #requireNotTimeseries}).</li>
  * </ul>
  */
 final class QueryTargeting {
@@ -37,27 +43,31 @@ final class QueryTargeting {
             return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
         RoutingTable table = routing.table();
-        Optional<String> owner = owner(table, query);
+        TimeseriesOptions timeseries = table.collection().timeseriesFields();
+        // a time-series filter is on measurements, the shard key on their buckets: route by the bucket-level predicate
+        BsonDocument routingQuery = timeseries == null ? query : BucketPredicates.of(timeseries, query);
+        Optional<String> owner = owner(table, routingQuery);
         if (owner.isPresent()) {
             return BatchedWrite.Target.to(List.of(owner.get()));
         }
         if (multi && !upsert) {
-            return BatchedWrite.Target.to(ShardKeyTargeter.shards(table, query));
+            return BatchedWrite.Target.to(ShardKeyTargeter.shards(table, routingQuery));
         }
         if (multi) {
             throw new CommandException(ErrorCode.ShardKeyNotFound, "Failed to target upsert by query :: could not extract exact shard key"
                     + " from " + query.toJson() + ", shard key pattern: " + table.shardKey().pattern().toJson()
                     + " (a multi: true upsert needs the full shard key in its filter)");
         }
-        if (!upsert && ShardKeyEqualities.hasIdEquality(query)) {
+        // a measurement's _id is not unique even on one shard: a time-series write goes the read-then-write way
+        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query)) {
             return BatchedWrite.Target.to(table.shards());
         }
         return BatchedWrite.Target.withoutShardKey();
     }
 
     /**
-     * Refuses a query-driven write on a sharded time-series collection, which the shards do not serve yet (updates
-     * and deletes that unpack and repack buckets; issue 13).
+     * Refuses a {@code findAndModify} on a sharded time-series collection, which the shards do not serve (only
+     * {@code update} and {@code delete} unpack and repack buckets).
      *
      * @throws CommandException NotImplemented (238) naming the write and the collection
      */

@@ -68,7 +68,6 @@ public class UpdateCommand implements CommandHandler {
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {
         String path = "updates." + index;
-        QueryTargeting.requireNotTimeseries(routing, "update");
         return QueryTargeting.target(routing, statement.getDocument("q"), args.optionalBoolean(statement, "multi", path + ".multi", false),
                 args.optionalBoolean(statement, "upsert", path + ".upsert", false));
     }

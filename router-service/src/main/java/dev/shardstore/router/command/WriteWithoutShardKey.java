@@ -5,6 +5,8 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.session.StatementIds;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.timeseries.Bucket;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Sort;
@@ -103,7 +105,7 @@ final class WriteWithoutShardKey {
             } else if (update && upsert) {
                 BsonDocument inserted = upsertDocument(q, statement.get("u"), arrayFiltersOf(statement),
                         statement.get("c"));
-                shard = routing.table().chunkFor(inserted).shard();
+                shard = ownerOf(routing, inserted);
                 pinned.put("q", pinnedToId(q, inserted.get("_id")));
             } else {
                 return Optional.empty();
@@ -147,7 +149,7 @@ final class WriteWithoutShardKey {
                 pinned.put("upsert", BsonBoolean.FALSE);
             } else if (upsert && command.containsKey("update")) {
                 BsonDocument inserted = upsertDocument(query, command.get("update"), arrayFiltersOf(command), null);
-                shard = routing.table().chunkFor(inserted).shard();
+                shard = ownerOf(routing, inserted);
                 pinned.put("query", pinnedToId(query, inserted.get("_id")));
             } else {
                 return Replies.ok(new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(0))
@@ -178,7 +180,7 @@ final class WriteWithoutShardKey {
         if (hint != null) {
             find.append("hint", hint);
         }
-        List<String> targets = ShardKeyTargeter.shards(routing.table(), filter);
+        List<String> targets = ShardKeyTargeter.shards(routing, filter);
         Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> find);
         Comparator<BsonDocument> order = sort != null && !sort.isEmpty() ? Sort.parse(sort).comparator() : (a, b) -> 0;
         Lookup best = new Lookup(null, null, null);
@@ -213,6 +215,15 @@ final class WriteWithoutShardKey {
     /** The {@code arrayFilters} an upsert's document is built with; a malformed value is left to the shard to refuse. */
     private static BsonArray arrayFiltersOf(BsonDocument holder) {
         return holder.isArray("arrayFilters") ? holder.getArray("arrayFilters") : new BsonArray();
+    }
+
+    /**
+     * The shard owning the document an upsert inserts: on a time-series collection, the owner of the new bucket the
+     * measurement would open ({@link Bucket#routingDocument}), as inserts are routed.
+     */
+    private static String ownerOf(CollectionRouting routing, BsonDocument inserted) {
+        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
+        return routing.table().chunkFor(timeseries == null ? inserted : Bucket.routingDocument(timeseries, inserted)).shard();
     }
 
     /** {@code {$and: [q, {_id: id}]}}: the write matches only that document, and only while it still matches {@code q}. */

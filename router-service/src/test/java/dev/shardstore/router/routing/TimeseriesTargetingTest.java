@@ -24,13 +24,17 @@ import org.junit.jupiter.api.Test;
  * Targeting on a sharded time-series collection (reference: sharded-timeseries "CRUD operations"): a measurement filter
  * targets through its bucket-level predicate, and an insert through the bucket it would open.
  */
-class TimeseriesTargetingTest {
+public class TimeseriesTargetingTest {
     private static final ObjectId EPOCH = new ObjectId();
     private static final BsonTimestamp TS = new BsonTimestamp(1, 1);
-    private static final TimeseriesOptions HOURS = TimeseriesOptions.of("ts", "loc", Granularity.HOURS);
+    /** The collection's options: time field {@code ts}, meta field {@code loc}, granularity hours. */
+    public static final TimeseriesOptions HOURS = TimeseriesOptions.of("ts", "loc", Granularity.HOURS);
 
-    /** Buckets of {@code key} split at {@code split}: the lower chunk on s0, the upper on s1. */
-    private static CollectionRouting routing(String key, String split) {
+    /**
+     * Buckets of {@code key} split at {@code split}: the lower chunk on s0, the upper on s1 (also the routing of the
+     * command package's time-series write targeting tests).
+     */
+    public static CollectionRouting routing(String key, String split) {
         ShardKeyPattern pattern = ShardKeyPattern.of(ExtendedJson.parse(key));
         ShardedCollection buckets = new ShardedCollection("db.system.buckets.w", UUID.randomUUID(), EPOCH, TS, pattern, false, false, HOURS);
         BsonDocument middle = ExtendedJson.parse(split);

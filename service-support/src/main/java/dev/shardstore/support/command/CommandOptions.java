@@ -174,11 +174,14 @@ public final class CommandOptions {
 
         ENTRIES.put("update", options(COLLATION,
                 implemented("q", "$expr included"), implemented("u", "replacement, operators or pipeline"), implemented("c", "pipeline constants"),
-                implemented("upsert", ""), implemented("multi", ""), implemented("arrayFilters", ""), implemented("hint", ""),
-                implemented("sort", "single-document statements (MongoDB 8.0); refused with multi: true"),
+                implemented("upsert", ""), implemented("multi", ""), implemented("arrayFilters", ""),
+                implemented("hint", "refused (NotImplemented) on time-series collections"),
+                implemented("sort", "single-document statements (MongoDB 8.0); refused with multi: true and (NotImplemented) on"
+                        + " time-series collections"),
                 accepted("upsertSupplied", "internal to MongoDB's time series updates; never set by clients")));
         ENTRIES.put("delete", options(COLLATION,
-                implemented("q", "$expr included"), implemented("limit", "0 or 1"), implemented("hint", "")));
+                implemented("q", "$expr included"), implemented("limit", "0 or 1"),
+                implemented("hint", "refused (NotImplemented) on time-series collections")));
         ENTRIES.put("createIndexes", options(
                 implemented("key", "ascending, descending, one hashed field"), implemented("name", ""), implemented("unique", ""),
                 implemented("sparse", ""), implemented("partialFilterExpression", ""), accepted("v", "index version"),

@@ -8,6 +8,10 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import dev.shardstore.shard.versioning.CollectionAccess;
@@ -23,16 +27,27 @@ import org.springframework.stereotype.Component;
  * and {@code txnNumber} it is a retryable write ({@link RetryableWrites}): a statement that ran is answered as having
  * deleted its one document; a {@code limit: 0} statement is the write error InvalidOptions (72) "Cannot use (or
  * request) retryable writes with limit=0", as in MongoDB.
+ * On a time-series collection each statement works on measurements ({@link TimeseriesModifier}).
  */
 @Component
 public class DeleteCommand extends ShardCommand {
     private final DocumentDeleter deleter;
     private final RetryableWrites retryable;
+    private final TimeseriesModifier modifier;
+    private final TimeseriesCollections timeseries;
 
-    public DeleteCommand(CommandInvoker invoker, DocumentDeleter deleter, RetryableWrites retryable) {
+    public DeleteCommand(CommandInvoker invoker, DocumentDeleter deleter, RetryableWrites retryable, TimeseriesModifier modifier,
+            TimeseriesCollections timeseries) {
         super(invoker);
+        this.modifier = modifier;
+        this.timeseries = timeseries;
         this.deleter = deleter;
         this.retryable = retryable;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -68,8 +83,11 @@ public class DeleteCommand extends ShardCommand {
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        TimeseriesOptions options = buckets.flatMap(TimeseriesCollections::optionsOf).orElse(null);
         return retryable.run(command, filters.size(), ordered,
                 i -> retryableWrite && !justOne.get(i) ? RetryableWrites.refusedMulti("limit=0")
+                        : buckets.isPresent() ? modifier.delete(buckets.get(), options, filters.get(i), justOne.get(i), hints.get(i), variables)
                         : deleter.delete(ns, filters.get(i), justOne.get(i), hints.get(i), variables),
                 RetryableWrites::oneDocument).toReply();
     }

@@ -57,16 +57,7 @@ class DocumentUpdater {
     StatementOutcome update(Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
         try {
             Filter filter = Filter.parse(statement.q(), variables);
-            if (statement.c() != null && !statement.u().isArray()) {
-                throw new CommandException(ErrorCode.FailedToParse, "'" + path + ".c' is only allowed with a pipeline-style update");
-            }
-            Update update = Update.parse(statement.u(), statement.arrayFilters(), variables.withConstants(statement.c(), path + ".c"));
-            if (statement.multi() && update.isReplacement()) {
-                throw new CommandException(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
-            }
-            if (statement.multi() && statement.sort() != null) {
-                throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".sort' cannot be combined with multi: true");
-            }
+            Update update = parse(statement, variables, path);
             Sort sort = statement.sort() == null || statement.sort().isEmpty() ? null : Sort.parse(statement.sort());
             Optional<CollectionInfo> collection = statement.upsert()
                     ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
@@ -78,6 +69,27 @@ class DocumentUpdater {
         } catch (CommandException e) {
             return StatementOutcome.failed(e);
         }
+    }
+
+    /**
+     * The update of {@code statement} ({@code u} with its {@code arrayFilters} and constants {@code c}), checked against
+     * the statement's other options.
+     *
+     * @throws CommandException FailedToParse for {@code c} without a pipeline or a multi replacement; InvalidOptions for
+     *                          {@code sort} with {@code multi: true}; what {@link Update#parse} throws
+     */
+    static Update parse(UpdateStatement statement, CommandVariables variables, String path) {
+        if (statement.c() != null && !statement.u().isArray()) {
+            throw new CommandException(ErrorCode.FailedToParse, "'" + path + ".c' is only allowed with a pipeline-style update");
+        }
+        Update update = Update.parse(statement.u(), statement.arrayFilters(), variables.withConstants(statement.c(), path + ".c"));
+        if (statement.multi() && update.isReplacement()) {
+            throw new CommandException(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
+        }
+        if (statement.multi() && statement.sort() != null) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".sort' cannot be combined with multi: true");
+        }
+        return update;
     }
 
     private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, @Nullable Sort sort, Update update,

@@ -10,6 +10,10 @@ import dev.shardstore.shard.storage.OplogEntry;
 import dev.shardstore.shard.storage.SessionHistory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -27,16 +31,27 @@ import org.springframework.stereotype.Component;
  * write error, and an ordered batch stops there. See {@link DocumentUpdater}. With {@code lsid} and {@code txnNumber} it
  * is a retryable write ({@link RetryableWrites}); a {@code multi: true} statement is then the write error
  * InvalidOptions (72) "Cannot use (or request) retryable writes with multi=true", as in MongoDB.
+ * On a time-series collection each statement works on measurements ({@link TimeseriesModifier}).
  */
 @Component
 public class UpdateCommand extends ShardCommand {
     private final DocumentUpdater updater;
     private final RetryableWrites retryable;
+    private final TimeseriesModifier modifier;
+    private final TimeseriesCollections timeseries;
 
-    public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater, RetryableWrites retryable) {
+    public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater, RetryableWrites retryable, TimeseriesModifier modifier,
+            TimeseriesCollections timeseries) {
         super(invoker);
+        this.modifier = modifier;
+        this.timeseries = timeseries;
         this.updater = updater;
         this.retryable = retryable;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -71,8 +86,11 @@ public class UpdateCommand extends ShardCommand {
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        TimeseriesOptions options = buckets.flatMap(TimeseriesCollections::optionsOf).orElse(null);
         return retryable.run(command, statements.size(), ordered,
                 i -> retryableWrite && statements.get(i).multi() ? RetryableWrites.refusedMulti("multi=true")
+                        : buckets.isPresent() ? modifier.update(buckets.get(), options, statements.get(i), variables, "updates." + i)
                         : updater.update(ns, statements.get(i), variables, "updates." + i),
                 UpdateCommand::replayed).toUpdateReply();
     }

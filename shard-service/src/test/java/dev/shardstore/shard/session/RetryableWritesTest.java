@@ -119,6 +119,20 @@ class RetryableWritesTest extends ShardIntegrationTest {
     }
 
     @Test
+    void singleMeasurementUpdatesAndDeletesRetriedApplyOnce() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        assertThat(run(DB, "{create: 'tsw', timeseries: {timeField: 't', metaField: 'm'}}").getNumber("ok").intValue()).isEqualTo(1);
+        run(DB, "{insert: 'tsw', documents: [{_id: 1, t: {$date: '2026-11-26T10:00:00Z'}, m: 'a', v: 1},"
+                + " {_id: 2, t: {$date: '2026-11-26T10:01:00Z'}, m: 'a', v: 2}]}");
+        BsonDocument reply = twice(retryable("{update: 'tsw', updates: [{q: {_id: 1}, u: {$inc: {v: 10}}}]}", lsid, 1));
+        assertThat(reply.getInt32("nModified").getValue()).as(reply.toJson()).isEqualTo(1);
+        reply = twice(retryable("{delete: 'tsw', deletes: [{q: {m: 'a'}, limit: 1}]}", lsid, 2));
+        assertThat(reply.getInt32("n").getValue()).as(reply.toJson()).isEqualTo(1);
+        BsonDocument found = run(DB, "{find: 'tsw'}");
+        assertThat(found.getDocument("cursor").getArray("firstBatch")).as("v 11 once, one of the two deleted once").hasSize(1);
+    }
+
+    @Test
     void updatesRetriedApplyOnceWithTheSameCountsAndUpsertedId() {
         LogicalSessionId lsid = LogicalSessionId.random();
         insertInto(DB, "upd", "{_id: 1, c: 0}");

@@ -102,14 +102,8 @@ class ShardedTimeseriesShardTest extends ShardIntegrationTest {
 
     @Test
     void versionedReadsAndInsertsSeeOnlyTheBucketsThisShardOwns() {
-        assertOk(run(DB, "{create: 'owned', " + OPTIONS + "}"));
-        ShardedCollection buckets = collection(DB + ".system.buckets.owned", "{meta: 1}");
-        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
-                chunk(buckets, "{meta: {$minKey: 1}}", "{meta: 'M'}", SHARD_NAME, 1, 0),
-                chunk(buckets, "{meta: 'M'}", "{meta: {$maxKey: 1}}", "other", 1, 1)));
+        ShardedCollection buckets = shardedBelowMWithAnOrphan("owned");
         ChunkVersion v = version(buckets, 1, 0);
-        // an orphan bucket (meta Z belongs to the other shard), as a migration or an unversioned write leaves one
-        assertOk(run(DB, "{insert: 'owned', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'Z', v: 0}]}"));
 
         assertOk(run(DB, versioned("{insert: 'owned', documents: [{t: {$date: '2024-01-01T00:00:01Z'}, m: 'A', v: 1},"
                 + " {t: {$date: '2024-01-01T00:00:02Z'}, m: 'A', v: 2}]}", v)));
@@ -132,6 +126,40 @@ class ShardedTimeseriesShardTest extends ShardIntegrationTest {
                 version(buckets, 2, 1)));
         assertThat(afterMove.toJson()).contains("StaleConfig");
         assertThat(batch(run(DB, "{find: 'owned'}"))).extracting(m -> m.getNumber("v").intValue()).containsExactlyInAnyOrder(0, 1, 2);
+    }
+
+    @Test
+    void versionedUpdatesAndDeletesLeaveOrphanBucketsAloneAndKeepMeasurementsOnTheShard() {
+        ShardedCollection buckets = shardedBelowMWithAnOrphan("writes");
+        ChunkVersion v = version(buckets, 1, 0);
+        assertOk(run(DB, versioned("{insert: 'writes', documents: [{t: {$date: '2024-01-01T00:00:01Z'}, m: 'A', v: 1},"
+                + " {t: {$date: '2024-01-01T00:00:02Z'}, m: 'B', v: 2}]}", v)));
+
+        BsonDocument updated = run(DB, versioned("{update: 'writes', updates: [{q: {}, u: {$inc: {v: 10}}, multi: true}]}", v));
+        assertThat(updated.getNumber("n").intValue()).as(updated.toJson()).isEqualTo(2);
+        BsonDocument moved = run(DB, versioned("{update: 'writes', updates: [{q: {m: 'A'}, u: {$set: {m: 'Y'}}}]}", v));
+        assertThat(moved.getArray("writeErrors").get(0).asDocument().getNumber("code").intValue()).as("WouldChangeOwningShard: " + moved.toJson())
+                .isEqualTo(283);
+        BsonDocument deleted = run(DB, versioned("{delete: 'writes', deletes: [{q: {v: {$gte: 0}}, limit: 0}]}", v));
+        assertThat(deleted.getNumber("n").intValue()).as(deleted.toJson()).isEqualTo(2);
+
+        assertThat(batch(run(DB, "{find: 'writes'}"))).as("only the orphan is left, untouched")
+                .extracting(m -> m.getNumber("v").intValue()).containsExactly(0);
+    }
+
+    /**
+     * The time-series collection {@code coll}, its buckets sharded on {@code {meta: 1}} with the metas below 'M' on this
+     * shard (version 1|0) and the others on "other", holding one orphan bucket of meta Z ({@code v: 0}), as a migration
+     * or an unversioned write leaves one.
+     */
+    private ShardedCollection shardedBelowMWithAnOrphan(String coll) {
+        assertOk(run(DB, "{create: '" + coll + "', " + OPTIONS + "}"));
+        ShardedCollection buckets = collection(DB + ".system.buckets." + coll, "{meta: 1}");
+        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
+                chunk(buckets, "{meta: {$minKey: 1}}", "{meta: 'M'}", SHARD_NAME, 1, 0),
+                chunk(buckets, "{meta: 'M'}", "{meta: {$maxKey: 1}}", "other", 1, 1)));
+        assertOk(run(DB, "{insert: '" + coll + "', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'Z', v: 0}]}"));
+        return buckets;
     }
 
     private List<BsonDocument> batch(BsonDocument reply) {
