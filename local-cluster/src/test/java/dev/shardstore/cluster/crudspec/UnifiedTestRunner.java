@@ -234,19 +234,30 @@ final class UnifiedTestRunner {
                     if (options.containsKey("readPreference")) db = db.withReadPreference(readPreference(options.getDocument("readPreference")));
                     entities.put(id, db);
                 }
-                case "collection" -> {
-                    MongoDatabase db = (MongoDatabase) entities.get(body.getString("database").getValue());
-                    MongoCollection<BsonDocument> coll = db.getCollection(body.getString("collectionName").getValue(), BsonDocument.class);
-                    BsonDocument options = body.getDocument("collectionOptions", new BsonDocument());
-                    if (options.containsKey("writeConcern")) coll = coll.withWriteConcern(writeConcern(options.getDocument("writeConcern")));
-                    if (options.containsKey("readConcern")) coll = coll.withReadConcern(readConcern(options.getDocument("readConcern")));
-                    if (options.containsKey("readPreference")) coll = coll.withReadPreference(readPreference(options.getDocument("readPreference")));
-                    entities.put(id, coll);
-                }
+                case "collection" -> entities.put(id, collectionEntity(entities, body));
                 default -> throw new CrudOperations.Unsupported("entity " + kind);
             }
         }
         return entities;
+    }
+
+    /**
+     * A collection entity with its options; an option the driver cannot express (a made-up read concern level)
+     * gives an {@link CrudOperations.Unsupported} placeholder, so that only the operations on this entity are a
+     * runner gap and not the file's other tests.
+     */
+    private static Object collectionEntity(Map<String, Object> entities, BsonDocument body) {
+        MongoDatabase db = (MongoDatabase) entities.get(body.getString("database").getValue());
+        MongoCollection<BsonDocument> coll = db.getCollection(body.getString("collectionName").getValue(), BsonDocument.class);
+        BsonDocument options = body.getDocument("collectionOptions", new BsonDocument());
+        try {
+            if (options.containsKey("writeConcern")) coll = coll.withWriteConcern(writeConcern(options.getDocument("writeConcern")));
+            if (options.containsKey("readConcern")) coll = coll.withReadConcern(readConcern(options.getDocument("readConcern")));
+            if (options.containsKey("readPreference")) coll = coll.withReadPreference(readPreference(options.getDocument("readPreference")));
+            return coll;
+        } catch (IllegalArgumentException e) {
+            return new CrudOperations.Unsupported("collection " + body.getString("id").getValue() + " options: " + e.getMessage());
+        }
     }
 
     private static WriteConcern writeConcern(BsonDocument d) {
@@ -273,7 +284,9 @@ final class UnifiedTestRunner {
         Object target = entities.get(object);
         BsonValue result;
         try {
-            if (target instanceof MongoCollection<?> coll) {
+            if (target instanceof CrudOperations.Unsupported gap) {
+                throw gap;
+            } else if (target instanceof MongoCollection<?> coll) {
                 result = CrudOperations.onCollection((MongoCollection<BsonDocument>) coll, name, args);
             } else if (target instanceof MongoDatabase db) {
                 result = CrudOperations.onDatabase(db, name, args);
