@@ -180,6 +180,8 @@ final class UnifiedTestRunner {
                     .orElseGet(() -> new Result(file, description, Status.PASS, ""));
         } catch (CrudOperations.Unsupported e) {
             return new Result(file, description, Status.RUNNER_GAP, e.getMessage());
+        } catch (CrudOperations.NotForThisDriver e) {
+            return new Result(file, description, Status.NOT_APPLICABLE, e.getMessage());
         } catch (RuntimeException e) {
             return new Result(file, description, Status.FAIL, "setup/unexpected: " + oneLine(e));
         } finally {
@@ -293,7 +295,7 @@ final class UnifiedTestRunner {
             } else {
                 throw new CrudOperations.Unsupported("operation " + name + " on " + object);
             }
-        } catch (CrudOperations.Unsupported e) {
+        } catch (CrudOperations.Unsupported | CrudOperations.NotForThisDriver e) {
             throw e;
         } catch (RuntimeException e) {
             if (op.getBoolean("ignoreResultAndError", org.bson.BsonBoolean.FALSE).getValue()) {
