@@ -69,6 +69,33 @@ public class ShardingAdminCommands {
         });
     }
 
+    /**
+     * {@code {enableSharding: "<db>"}} → {@code {ok: 1}}: creates the database in the catalog when it does not
+     * exist yet (its primary shard chosen as for any new database); a no-op otherwise, since every database may
+     * hold sharded collections (MongoDB 6.0+: shardCollection no longer needs it). {@code primaryShard} is
+     * refused with InvalidOptions: place the database with {@code movePrimary} afterwards.
+     *
+     * @throws CommandException IllegalOperation off {@code admin} or for {@code admin}/{@code config}/{@code local};
+     *                          TypeMismatch/InvalidNamespace naming {@code enableSharding} for a bad name
+     */
+    @Bean
+    CommandHandler enableSharding() {
+        return CommandHandler.of("enableSharding", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "enableSharding");
+            BsonValue value = cmd.get("enableSharding");
+            if (!value.isString()) {
+                throw new CommandException(ErrorCode.TypeMismatch, "'enableSharding' must be a database name string");
+            }
+            String name = shardableDatabase(value.asString().getValue(), "enableSharding");
+            if (cmd.containsKey("primaryShard")) {
+                throw new CommandException(ErrorCode.InvalidOptions,
+                        "'enableSharding.primaryShard' is not supported: the database gets the usual primary; move it with movePrimary");
+            }
+            config.createDatabase(name);
+            return Replies.ok(new BsonDocument());
+        });
+    }
+
     /** {@code {split: "db.coll", middle | find | bounds}}: exactly one of the three (mongos' rule). */
     @Bean
     CommandHandler split() {
@@ -160,7 +187,17 @@ public class ShardingAdminCommands {
         if (dot <= 0 || dot == ns.length() - 1) {
             throw new CommandException(ErrorCode.InvalidNamespace, "'" + field + "' must be \"db.collection\", was '" + ns + "'");
         }
-        String db = ns.substring(0, dot);
+        shardableDatabase(ns.substring(0, dot), field);
+        return ns;
+    }
+
+    /**
+     * {@code db} when it is a valid user database name, which may hold sharded collections.
+     *
+     * @throws CommandException InvalidNamespace naming {@code field} for a bad name; IllegalOperation for
+     *                          {@code admin}, {@code config} and {@code local}
+     */
+    private static String shardableDatabase(String db, String field) {
         try {
             DatabaseNames.validate(db);
         } catch (CommandException e) {
@@ -169,7 +206,7 @@ public class ShardingAdminCommands {
         if (List.of("admin", "config", "local").contains(db)) {
             throw new CommandException(ErrorCode.IllegalOperation, "'" + field + "': the '" + db + "' database cannot have sharded collections");
         }
-        return ns;
+        return db;
     }
 
     /** {@code bounds}: an array of two documents {@code [min, max]}. */

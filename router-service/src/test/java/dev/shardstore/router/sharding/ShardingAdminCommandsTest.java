@@ -52,6 +52,22 @@ class ShardingAdminCommandsTest extends RouterAgainstFakeCluster {
     }
 
     @Test
+    void enableShardingCreatesTheDatabaseAndRefusesWhatItCannotDo() throws Exception {
+        command("admin", "{enableSharding: 'a9'}").assertOk();
+        command("admin", "{enableSharding: 'a9'}").assertOk();
+        assertThat(CLUSTER.config.received("_configsvrCreateDatabase").stream()
+                .filter(c -> c.getString("_configsvrCreateDatabase").getValue().equals("a9"))).hasSize(2);
+
+        command("admin", "{enableSharding: 5}").assertError(400, 14, "enableSharding");
+        command("admin", "{enableSharding: 'bad$db'}").assertError(400, 73, "enableSharding");
+        command("admin", "{enableSharding: 'config'}").assertError(400, 20, "enableSharding");
+        command("admin", "{enableSharding: 'a10', primaryShard: 'sh2'}").assertError(400, 72, "primaryShard");
+        command("a10", "{enableSharding: 'a10'}").assertError(400, 20, "admin");
+        assertThat(CLUSTER.config.received("_configsvrCreateDatabase").stream()
+                .filter(c -> c.getString("_configsvrCreateDatabase").getValue().equals("a10"))).isEmpty();
+    }
+
+    @Test
     void splitTakesExactlyOneOfMiddleFindAndBounds() throws Exception {
         command("admin", "{split: 'a3.c', middle: {x: 10}}").assertOk();
         assertThat(toConfig("_configsvrSplitChunk", "a3.c")).singleElement()

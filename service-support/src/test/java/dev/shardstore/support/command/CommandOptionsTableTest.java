@@ -49,6 +49,15 @@ class CommandOptionsTableTest {
         CommandOptions.check("db", ExtendedJson.parse(command));
     }
 
+    /** Drivers send {@code capped: false} with every createCollection; only a capped collection is refused. */
+    @Test
+    void createTakesCappedFalseAndRefusesCappedTrue() {
+        CommandOptions.check("db", ExtendedJson.parse("{create: 'c', capped: false}"));
+        assertThatThrownBy(() -> CommandOptions.check("db", ExtendedJson.parse("{create: 'c', capped: true, size: 4096}")))
+                .isInstanceOf(CommandException.class).hasMessageContaining("create.capped")
+                .satisfies(e -> assertThat(((CommandException) e).code().code()).isEqualTo(238));
+    }
+
     @Test
     void theDocumentationShowsTheTable() throws IOException {
         assertThat(Files.readString(DOC)).as("docs/command-options.md: regenerate the tables from CommandOptions.table()")

@@ -1,0 +1,490 @@
+package dev.shardstore.cluster.crudspec;
+
+import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.AggregateIterable;
+import com.mongodb.client.FindIterable;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.CountOptions;
+import com.mongodb.client.model.CreateCollectionOptions;
+import com.mongodb.client.model.DeleteManyModel;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.DeleteOptions;
+import com.mongodb.client.model.EstimatedDocumentCountOptions;
+import com.mongodb.client.model.FindOneAndDeleteOptions;
+import com.mongodb.client.model.FindOneAndReplaceOptions;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.InsertManyOptions;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.InsertOneOptions;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.result.DeleteResult;
+import com.mongodb.client.result.InsertManyResult;
+import com.mongodb.client.result.InsertOneResult;
+import com.mongodb.client.result.UpdateResult;
+import com.mongodb.client.model.Collation;
+import com.mongodb.client.model.CollationAlternate;
+import com.mongodb.client.model.CollationCaseFirst;
+import com.mongodb.client.model.CollationMaxVariable;
+import com.mongodb.client.model.CollationStrength;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+
+/**
+ * The unified format's collection and database CRUD operations on the MongoDB Java sync driver: each takes the
+ * operation's {@code arguments} document and returns its result as BSON in the shapes the CRUD specification
+ * names (InsertOneResult {@code {insertedId}}, UpdateResult {@code {matchedCount, modifiedCount, upsertedCount,
+ * upsertedId}}, BulkWriteResult, ...; an unacknowledged write answers {@code {acknowledged: false}}), or throws
+ * what the driver threw. An argument the runner does not know throws {@link Unsupported}, so a test is never
+ * run with an option silently dropped.
+ */
+final class CrudOperations {
+    /** An operation or argument outside this runner: the test is reported as a runner gap, not as a server failure. */
+    static final class Unsupported extends RuntimeException {
+        Unsupported(String what) {
+            super(what);
+        }
+    }
+
+    /** A test the CRUD specification tells drivers like this one to skip: not applicable, not a failure. */
+    static final class NotForThisDriver extends RuntimeException {
+        NotForThisDriver(String why) {
+            super(why);
+        }
+    }
+
+    private CrudOperations() {
+    }
+
+    static BsonValue onCollection(MongoCollection<BsonDocument> coll, String name, BsonDocument args) {
+        if (name.startsWith("findOneAnd") && !coll.getWriteConcern().isAcknowledged()) {
+            throw new NotForThisDriver("the Java driver ignores an unacknowledged write concern for " + name
+                    + " (the CRUD spec asks such drivers to skip these tests)");
+        }
+        Args a = new Args(args);
+        BsonValue result = switch (name) {
+            case "find", "findOne" -> find(coll, a, name.equals("findOne"));
+            case "aggregate" -> aggregate(coll.aggregate(pipeline(a)), a);
+            case "countDocuments" -> countDocuments(coll, a);
+            case "estimatedDocumentCount" -> estimatedCount(coll, a);
+            case "distinct" -> distinct(coll, a);
+            case "insertOne" -> insertOne(coll, a);
+            case "insertMany" -> insertMany(coll, a);
+            case "deleteOne", "deleteMany" -> delete(coll, a, name.equals("deleteOne"));
+            case "updateOne", "updateMany" -> update(coll, a, name.equals("updateOne"));
+            case "replaceOne" -> replaceOne(coll, a);
+            case "findOneAndUpdate" -> findOneAndUpdate(coll, a);
+            case "findOneAndReplace" -> findOneAndReplace(coll, a);
+            case "findOneAndDelete" -> findOneAndDelete(coll, a);
+            case "bulkWrite" -> bulkWrite(coll, a);
+            case "createIndex" -> createIndex(coll, a);
+            case "dropIndex" -> {
+                coll.dropIndex(a.string("name"));
+                yield null;
+            }
+            case "listIndexes" -> new BsonArray(new ArrayList<>(coll.listIndexes(BsonDocument.class).into(new ArrayList<>())));
+            default -> throw new Unsupported("collection operation " + name);
+        };
+        a.requireAllUsed(name);
+        return result;
+    }
+
+    static BsonValue onDatabase(MongoDatabase db, String name, BsonDocument args) {
+        Args a = new Args(args);
+        BsonValue result = switch (name) {
+            case "aggregate" -> aggregate(db.aggregate(pipeline(a), BsonDocument.class), a);
+            case "dropCollection" -> {
+                db.getCollection(a.string("collection")).drop();
+                yield null;
+            }
+            case "createCollection" -> {
+                CreateCollectionOptions options = new CreateCollectionOptions();
+                String coll = a.string("collection");
+                db.createCollection(coll, options);
+                yield null;
+            }
+            case "runCommand" -> {
+                a.take("commandName");
+                yield db.runCommand(a.doc("command"), BsonDocument.class);
+            }
+            default -> throw new Unsupported("database operation " + name);
+        };
+        a.requireAllUsed(name);
+        return result;
+    }
+
+    private static List<BsonDocument> pipeline(Args a) {
+        return a.array("pipeline").stream().map(BsonValue::asDocument).toList();
+    }
+
+    private static BsonValue find(MongoCollection<BsonDocument> coll, Args a, boolean one) {
+        FindIterable<BsonDocument> it = coll.find(a.docOr("filter", new BsonDocument()));
+        if (a.has("sort")) it.sort(a.doc("sort"));
+        if (a.has("projection")) it.projection(a.doc("projection"));
+        if (a.has("skip")) it.skip(a.integer("skip"));
+        if (a.has("limit")) it.limit(a.integer("limit"));
+        if (a.has("batchSize")) it.batchSize(a.integer("batchSize"));
+        if (a.has("comment")) it.comment(a.take("comment"));
+        if (a.has("let")) it.let(a.doc("let"));
+        if (a.has("collation")) it.collation(collation(a.doc("collation")));
+        if (a.has("allowDiskUse")) it.allowDiskUse(a.bool("allowDiskUse"));
+        if (a.has("maxTimeMS")) it.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
+        if (a.has("min")) it.min(a.doc("min"));
+        if (a.has("max")) it.max(a.doc("max"));
+        if (a.has("returnKey")) it.returnKey(a.bool("returnKey"));
+        if (a.has("showRecordId")) it.showRecordId(a.bool("showRecordId"));
+        if (a.has("hint")) hint(a, it::hint, it::hintString);
+        if (one) {
+            BsonDocument first = it.first();
+            return first;
+        }
+        return new BsonArray(new ArrayList<>(it.into(new ArrayList<>())));
+    }
+
+    private static BsonValue aggregate(AggregateIterable<BsonDocument> it, Args a) {
+        if (a.has("batchSize")) it.batchSize(a.integer("batchSize"));
+        if (a.has("allowDiskUse")) it.allowDiskUse(a.bool("allowDiskUse"));
+        if (a.has("comment")) it.comment(a.take("comment"));
+        if (a.has("let")) it.let(a.doc("let"));
+        if (a.has("collation")) it.collation(collation(a.doc("collation")));
+        if (a.has("maxTimeMS")) it.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
+        if (a.has("bypassDocumentValidation")) it.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        if (a.has("hint")) hint(a, it::hint, it::hintString);
+        return new BsonArray(new ArrayList<>(it.into(new ArrayList<>())));
+    }
+
+    private static BsonValue countDocuments(MongoCollection<BsonDocument> coll, Args a) {
+        CountOptions o = new CountOptions();
+        if (a.has("skip")) o.skip(a.integer("skip"));
+        if (a.has("limit")) o.limit(a.integer("limit"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("collation")) o.collation(collation(a.doc("collation")));
+        if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
+        if (a.has("hint")) hint(a, o::hint, o::hintString);
+        return new BsonInt64(coll.countDocuments(a.doc("filter"), o));
+    }
+
+    private static BsonValue estimatedCount(MongoCollection<BsonDocument> coll, Args a) {
+        EstimatedDocumentCountOptions o = new EstimatedDocumentCountOptions();
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
+        return new BsonInt64(coll.estimatedDocumentCount(o));
+    }
+
+    private static BsonValue distinct(MongoCollection<BsonDocument> coll, Args a) {
+        var it = coll.distinct(a.string("fieldName"), a.doc("filter"), BsonValue.class);
+        if (a.has("comment")) it.comment(a.take("comment"));
+        if (a.has("collation")) it.collation(collation(a.doc("collation")));
+        if (a.has("hint")) hint(a, it::hint, it::hintString);
+        return new BsonArray(new ArrayList<>(it.into(new ArrayList<>())));
+    }
+
+    private static BsonValue insertOne(MongoCollection<BsonDocument> coll, Args a) {
+        InsertOneOptions o = new InsertOneOptions();
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        InsertOneResult r = coll.insertOne(a.doc("document"), o);
+        if (!r.wasAcknowledged()) return unacknowledged();
+        return new BsonDocument("insertedId", r.getInsertedId());
+    }
+
+    private static BsonValue insertMany(MongoCollection<BsonDocument> coll, Args a) {
+        InsertManyOptions o = new InsertManyOptions();
+        if (a.has("ordered")) o.ordered(a.bool("ordered"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        List<BsonDocument> docs = a.array("documents").stream().map(BsonValue::asDocument).toList();
+        InsertManyResult r = coll.insertMany(docs, o);
+        if (!r.wasAcknowledged()) return unacknowledged();
+        BsonDocument ids = new BsonDocument();
+        r.getInsertedIds().forEach((i, id) -> ids.append(String.valueOf(i), id));
+        return new BsonDocument("insertedIds", ids);
+    }
+
+    private static BsonValue delete(MongoCollection<BsonDocument> coll, Args a, boolean one) {
+        DeleteOptions o = new DeleteOptions();
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("collation")) o.collation(collation(a.doc("collation")));
+        if (a.has("hint")) hint(a, o::hint, o::hintString);
+        DeleteResult r = one ? coll.deleteOne(a.doc("filter"), o) : coll.deleteMany(a.doc("filter"), o);
+        if (!r.wasAcknowledged()) return unacknowledged();
+        return new BsonDocument("deletedCount", new BsonInt64(r.getDeletedCount()));
+    }
+
+    private static UpdateOptions updateOptions(Args a) {
+        UpdateOptions o = new UpdateOptions();
+        if (a.has("upsert")) o.upsert(a.bool("upsert"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("collation")) o.collation(collation(a.doc("collation")));
+        if (a.has("arrayFilters")) o.arrayFilters(a.array("arrayFilters").stream().map(v -> (Bson) v.asDocument()).toList());
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        if (a.has("sort")) o.sort(a.doc("sort"));
+        if (a.has("hint")) hint(a, o::hint, o::hintString);
+        return o;
+    }
+
+    private static BsonValue update(MongoCollection<BsonDocument> coll, Args a, boolean one) {
+        BsonDocument filter = a.doc("filter");
+        BsonValue update = a.take("update");
+        UpdateOptions o = updateOptions(a);
+        UpdateResult r;
+        if (update.isArray()) {
+            List<BsonDocument> pipeline = update.asArray().stream().map(BsonValue::asDocument).toList();
+            r = one ? coll.updateOne(filter, pipeline, o) : coll.updateMany(filter, pipeline, o);
+        } else {
+            r = one ? coll.updateOne(filter, update.asDocument(), o) : coll.updateMany(filter, update.asDocument(), o);
+        }
+        return updateResult(r);
+    }
+
+    private static BsonValue replaceOne(MongoCollection<BsonDocument> coll, Args a) {
+        BsonDocument filter = a.doc("filter");
+        BsonDocument replacement = a.doc("replacement");
+        ReplaceOptions o = new ReplaceOptions();
+        if (a.has("upsert")) o.upsert(a.bool("upsert"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("collation")) o.collation(collation(a.doc("collation")));
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        if (a.has("sort")) o.sort(a.doc("sort"));
+        if (a.has("hint")) hint(a, o::hint, o::hintString);
+        return updateResult(coll.replaceOne(filter, replacement, o));
+    }
+
+    private static BsonValue updateResult(UpdateResult r) {
+        if (!r.wasAcknowledged()) return unacknowledged();
+        BsonDocument d = new BsonDocument("matchedCount", new BsonInt64(r.getMatchedCount()))
+                .append("modifiedCount", new BsonInt64(r.getModifiedCount()))
+                .append("upsertedCount", new BsonInt64(r.getUpsertedId() == null ? 0 : 1));
+        if (r.getUpsertedId() != null) d.append("upsertedId", r.getUpsertedId());
+        return d;
+    }
+
+    private static BsonValue findOneAndUpdate(MongoCollection<BsonDocument> coll, Args a) {
+        BsonDocument filter = a.doc("filter");
+        BsonValue update = a.take("update");
+        FindOneAndUpdateOptions o = findAndModifyOptions(a);
+        if (a.has("arrayFilters")) o.arrayFilters(a.array("arrayFilters").stream().map(v -> (Bson) v.asDocument()).toList());
+        if (update.isArray()) {
+            return coll.findOneAndUpdate(filter, update.asArray().stream().map(BsonValue::asDocument).toList(), o);
+        }
+        return coll.findOneAndUpdate(filter, update.asDocument(), o);
+    }
+
+    private static BsonValue findOneAndReplace(MongoCollection<BsonDocument> coll, Args a) {
+        BsonDocument filter = a.doc("filter");
+        BsonDocument replacement = a.doc("replacement");
+        // the replace options are the update options without arrayFilters (left unread, so refused)
+        FindOneAndUpdateOptions u = findAndModifyOptions(a);
+        FindOneAndReplaceOptions o = new FindOneAndReplaceOptions().upsert(u.isUpsert()).sort(u.getSort())
+                .projection(u.getProjection()).returnDocument(u.getReturnDocument()).comment(u.getComment())
+                .let(u.getLet()).collation(u.getCollation()).bypassDocumentValidation(u.getBypassDocumentValidation())
+                .maxTime(u.getMaxTime(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS).hint(u.getHint()).hintString(u.getHintString());
+        return coll.findOneAndReplace(filter, replacement, o);
+    }
+
+    /** The options findOneAndUpdate and findOneAndReplace share. */
+    private static FindOneAndUpdateOptions findAndModifyOptions(Args a) {
+        FindOneAndUpdateOptions o = new FindOneAndUpdateOptions();
+        if (a.has("upsert")) o.upsert(a.bool("upsert"));
+        if (a.has("sort")) o.sort(a.doc("sort"));
+        if (a.has("projection")) o.projection(a.doc("projection"));
+        if (a.has("returnDocument")) o.returnDocument(returnDocument(a));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("collation")) o.collation(collation(a.doc("collation")));
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
+        if (a.has("hint")) hint(a, o::hint, o::hintString);
+        return o;
+    }
+
+    private static BsonValue findOneAndDelete(MongoCollection<BsonDocument> coll, Args a) {
+        BsonDocument filter = a.doc("filter");
+        FindOneAndDeleteOptions o = new FindOneAndDeleteOptions();
+        if (a.has("sort")) o.sort(a.doc("sort"));
+        if (a.has("projection")) o.projection(a.doc("projection"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("collation")) o.collation(collation(a.doc("collation")));
+        if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
+        if (a.has("hint")) hint(a, o::hint, o::hintString);
+        return coll.findOneAndDelete(filter, o);
+    }
+
+    private static ReturnDocument returnDocument(Args a) {
+        return a.string("returnDocument").equalsIgnoreCase("after") ? ReturnDocument.AFTER : ReturnDocument.BEFORE;
+    }
+
+    private static BsonValue bulkWrite(MongoCollection<BsonDocument> coll, Args a) {
+        List<WriteModel<BsonDocument>> models = new ArrayList<>();
+        for (BsonValue request : a.array("requests")) {
+            models.add(writeModel(request.asDocument()));
+        }
+        BulkWriteOptions o = new BulkWriteOptions();
+        if (a.has("ordered")) o.ordered(a.bool("ordered"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        return bulkResult(coll.bulkWrite(models, o));
+    }
+
+    /** A BulkWriteResult in the CRUD specification's shape; also the partial result of a bulk write error. */
+    static BsonDocument bulkResult(BulkWriteResult r) {
+        if (!r.wasAcknowledged()) return unacknowledged();
+        BsonDocument inserted = new BsonDocument();
+        r.getInserts().forEach(i -> inserted.append(String.valueOf(i.getIndex()), i.getId()));
+        BsonDocument upserted = new BsonDocument();
+        r.getUpserts().forEach(u -> upserted.append(String.valueOf(u.getIndex()), u.getId()));
+        return new BsonDocument("deletedCount", new BsonInt64(r.getDeletedCount()))
+                .append("insertedCount", new BsonInt64(r.getInsertedCount()))
+                .append("insertedIds", inserted)
+                .append("matchedCount", new BsonInt64(r.getMatchedCount()))
+                .append("modifiedCount", new BsonInt64(r.getModifiedCount()))
+                .append("upsertedCount", new BsonInt64(r.getUpserts().size()))
+                .append("upsertedIds", upserted);
+    }
+
+    private static WriteModel<BsonDocument> writeModel(BsonDocument request) {
+        String kind = request.getFirstKey();
+        Args m = new Args(request.getDocument(kind));
+        WriteModel<BsonDocument> model = switch (kind) {
+            case "insertOne" -> new InsertOneModel<>(m.doc("document"));
+            case "deleteOne", "deleteMany" -> {
+                BsonDocument filter = m.doc("filter");
+                DeleteOptions o = new DeleteOptions();
+                if (m.has("collation")) o.collation(collation(m.doc("collation")));
+                if (m.has("hint")) hint(m, o::hint, o::hintString);
+                yield kind.equals("deleteOne") ? new DeleteOneModel<>(filter, o) : new DeleteManyModel<>(filter, o);
+            }
+            case "updateOne", "updateMany" -> {
+                BsonDocument filter = m.doc("filter");
+                BsonValue update = m.take("update");
+                UpdateOptions o = updateOptions(m);
+                if (update.isArray()) {
+                    List<BsonDocument> p = update.asArray().stream().map(BsonValue::asDocument).toList();
+                    yield kind.equals("updateOne") ? new UpdateOneModel<>(filter, p, o) : new UpdateManyModel<>(filter, p, o);
+                }
+                yield kind.equals("updateOne") ? new UpdateOneModel<>(filter, update.asDocument(), o)
+                        : new UpdateManyModel<>(filter, update.asDocument(), o);
+            }
+            case "replaceOne" -> {
+                BsonDocument filter = m.doc("filter");
+                BsonDocument replacement = m.doc("replacement");
+                ReplaceOptions o = new ReplaceOptions();
+                if (m.has("upsert")) o.upsert(m.bool("upsert"));
+                if (m.has("collation")) o.collation(collation(m.doc("collation")));
+                if (m.has("sort")) o.sort(m.doc("sort"));
+                if (m.has("hint")) hint(m, o::hint, o::hintString);
+                yield new ReplaceOneModel<>(filter, replacement, o);
+            }
+            default -> throw new Unsupported("bulkWrite request " + kind);
+        };
+        m.requireAllUsed("bulkWrite " + kind);
+        return model;
+    }
+
+    private static BsonValue createIndex(MongoCollection<BsonDocument> coll, Args a) {
+        IndexOptions o = new IndexOptions();
+        if (a.has("name")) o.name(a.string("name"));
+        if (a.has("unique")) o.unique(a.bool("unique"));
+        if (a.has("sparse")) o.sparse(a.bool("sparse"));
+        return new BsonString(coll.createIndex(a.doc("keys"), o));
+    }
+
+    private static Collation collation(BsonDocument d) {
+        Collation.Builder b = Collation.builder().locale(d.getString("locale").getValue());
+        if (d.containsKey("strength")) b.collationStrength(CollationStrength.fromInt(d.getNumber("strength").intValue()));
+        if (d.containsKey("caseLevel")) b.caseLevel(d.getBoolean("caseLevel").getValue());
+        if (d.containsKey("caseFirst")) b.collationCaseFirst(CollationCaseFirst.fromString(d.getString("caseFirst").getValue()));
+        if (d.containsKey("numericOrdering")) b.numericOrdering(d.getBoolean("numericOrdering").getValue());
+        if (d.containsKey("alternate")) b.collationAlternate(CollationAlternate.fromString(d.getString("alternate").getValue()));
+        if (d.containsKey("maxVariable")) b.collationMaxVariable(CollationMaxVariable.fromString(d.getString("maxVariable").getValue()));
+        if (d.containsKey("backwards")) b.backwards(d.getBoolean("backwards").getValue());
+        return b.build();
+    }
+
+    private static void hint(Args a, java.util.function.Consumer<Bson> byDoc, java.util.function.Consumer<String> byName) {
+        BsonValue hint = a.take("hint");
+        if (hint.isString()) {
+            byName.accept(hint.asString().getValue());
+        } else {
+            byDoc.accept(hint.asDocument());
+        }
+    }
+
+    private static BsonDocument unacknowledged() {
+        return new BsonDocument("acknowledged", BsonBoolean.FALSE);
+    }
+
+    /** An operation's arguments, tracking which were read so that an unknown one is refused. */
+    private static final class Args {
+        private final BsonDocument args;
+        private final java.util.Set<String> used = new java.util.HashSet<>();
+
+        Args(BsonDocument args) {
+            this.args = args;
+        }
+
+        boolean has(String key) {
+            return args.containsKey(key);
+        }
+
+        BsonValue take(String key) {
+            used.add(key);
+            BsonValue v = args.get(key);
+            if (v == null) throw new Unsupported("missing argument " + key);
+            return v;
+        }
+
+        BsonDocument doc(String key) {
+            return take(key).asDocument();
+        }
+
+        BsonDocument docOr(String key, BsonDocument fallback) {
+            return has(key) ? doc(key) : fallback;
+        }
+
+        List<BsonValue> array(String key) {
+            return take(key).asArray().getValues();
+        }
+
+        String string(String key) {
+            return take(key).asString().getValue();
+        }
+
+        int integer(String key) {
+            return take(key).asNumber().intValue();
+        }
+
+        boolean bool(String key) {
+            return take(key).asBoolean().getValue();
+        }
+
+        void requireAllUsed(String operation) {
+            for (String key : args.keySet()) {
+                if (!used.contains(key)) {
+                    throw new Unsupported(operation + " argument " + key);
+                }
+            }
+        }
+    }
+}
