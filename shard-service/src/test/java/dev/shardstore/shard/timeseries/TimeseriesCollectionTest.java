@@ -239,7 +239,10 @@ class TimeseriesCollectionTest extends ShardIntegrationTest {
         assertThat(all).extracting(d -> d.getInt32("v").getValue()).doesNotHaveDuplicates().hasSize(threads * perThread);
         List<BsonDocument> buckets = documentsOf(DB, "system.buckets.concurrent");
         assertThat(buckets).allSatisfy(b -> assertThat(b.getDocument("data").getDocument("v").size()).isLessThanOrEqualTo(1000));
-        assertThat(buckets).hasSizeLessThanOrEqualTo(4);
+        // 3 full buckets at least; how many more depends on the interleaving: a writer whose batch is older than the
+        // open bucket's start opens another (out-of-order times, as in MongoDB). Batches must still share buckets
+        // rather than get one each (48).
+        assertThat(buckets).hasSizeGreaterThanOrEqualTo(3).hasSizeLessThanOrEqualTo(12);
     }
 
     @Test
