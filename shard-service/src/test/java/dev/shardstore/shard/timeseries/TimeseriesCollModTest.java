@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.timeseries.Granularity;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.shard.ConfigServerStub;
 import dev.shardstore.shard.ShardIntegrationTest;
+import dev.shardstore.shard.TestRouting;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,6 +116,26 @@ class TimeseriesCollModTest extends ShardIntegrationTest {
         BsonDocument reply = run(DB, command);
         assertThat(code(reply)).isEqualTo(code);
         assertThat(reply.getString("errmsg").getValue()).contains(named);
+    }
+
+    @Test
+    void aVersionedCommandBucketsByTheRoutingTablesTimeseriesFieldsBeforeTheLocalCollModArrives() {
+        assertOk(run(DB, "{create: 'sharded', timeseries: {timeField: 't', metaField: 'm'}}"));
+        ShardedCollection local = TestRouting.collection(DB + ".system.buckets.sharded", "{meta: 1}");
+        ShardedCollection buckets = new ShardedCollection(local.namespace(), local.uuid(), local.epoch(), local.timestamp(), local.key(),
+                false, false, TimeseriesOptions.of("t", "m", Granularity.HOURS));
+        ConfigServerStub.instance().putRoutingTable(buckets, List.of(
+                TestRouting.chunk(buckets, "{meta: {$minKey: 1}}", "{meta: {$maxKey: 1}}", SHARD_NAME, 1, 0)));
+        ChunkVersion v = TestRouting.version(buckets, 1, 0);
+
+        assertOk(run(DB, TestRouting.versioned("{insert: 'sharded', documents: [{t: {$date: '2024-01-01T10:37:00Z'}, m: 'a', v: 1}]}", v)));
+        assertThat(bucketMins("sharded")).as("rounded to the day, as config.collections says").containsExactly(
+                java.time.Instant.parse("2024-01-01T00:00:00Z").toEpochMilli());
+        // unversioned (no routing table), the local options (seconds) still apply until the collMod reaches the shard
+        insert("sharded", List.of(measurement(java.time.Instant.parse("2024-03-01T10:37:00Z").toEpochMilli(), "b", 2)));
+        assertThat(bucketMins("sharded")).contains(java.time.Instant.parse("2024-03-01T10:37:00Z").toEpochMilli());
+        assertThat(values(run(DB, TestRouting.versioned("{find: 'sharded', filter: {t: {$gte: {$date: '2024-01-01T10:00:00Z'}}}}", v))))
+                .containsExactlyInAnyOrder(1, 2);
     }
 
     @Test
