@@ -203,16 +203,13 @@ class TimeseriesGranularityIT {
 
     /** The shard owning the lowest chunk of {@code ns} (the one from MinKey, below the split point). */
     private static String lowestOwner(String ns) {
-        BsonDocument filter = new BsonDocument("uuid", catalogEntry(ns).get("uuid"));
-        return RouterClient.requireOk("config.chunks", router.run("config", new BsonDocument("find", new BsonString("chunks"))
-                        .append("filter", filter))).getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument)
+        return ItSupport.chunks(router, ns).stream()
                 .filter(c -> c.getDocument("min").values().iterator().next().getBsonType() == BsonType.MIN_KEY)
                 .map(c -> c.getString("shard").getValue()).findFirst().orElseThrow();
     }
 
     private static BsonDocument catalogEntry(String ns) {
-        return ok("config", "{find: 'collections', filter: {_id: '" + ns + "'}}").getDocument("cursor").getArray("firstBatch")
-                .get(0).asDocument();
+        return ItSupport.firstBatch(router, "collections", new BsonDocument("_id", new BsonString(ns))).getFirst();
     }
 
     private static void assertRefused(String command, String codeName, String named) {
@@ -223,6 +220,6 @@ class TimeseriesGranularityIT {
     }
 
     private static BsonDocument ok(String db, String json) {
-        return RouterClient.requireOk(json, router.run(db, ExtendedJson.parse(json)));
+        return ItSupport.ok(router, db, json);
     }
 }
