@@ -14,6 +14,8 @@ import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.timeseries.Granularity;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.support.failpoint.FailPointAction;
@@ -326,6 +328,51 @@ class ShardingServiceTest {
         CommandException otherOptions = refused(command.clone().append("timeseries", BsonDocument.parse("{timeField: 't'}")));
         assertThat(otherOptions.code()).isEqualTo(ErrorCode.InvalidOptions);
         assertThat(otherOptions.getMessage()).contains("timeseries");
+    }
+
+    @Test
+    void collModOfATimeseriesBucketingUpdatesTimeseriesFieldsAndBumpsEveryOwningShardsVersion() {
+        BsonDocument fields = BsonDocument.parse("{timeField: 't', metaField: 'm', granularity: 'seconds', bucketMaxSpanSeconds: 3600}");
+        A.answer("_shardsvrPrepareShardCollection", cmd -> Replies.ok(new BsonDocument("empty", BsonBoolean.TRUE)
+                .append("count", new BsonInt64(0)).append("splitKeys", new BsonArray()).append("timeseriesFields", fields)));
+        run(new BsonDocument("_configsvrShardCollection", new BsonString("tsmod.weather")).append("key", BsonDocument.parse("{m: 'hashed'}"))
+                .append("numInitialChunks", new BsonInt32(3)).append("timeseries", BsonDocument.parse("{timeField: 't', metaField: 'm'}")));
+        String buckets = "tsmod.system.buckets.weather";
+        Routing before = routing(buckets);
+        ChunkVersion versionBefore = before.table().collectionVersion();
+
+        BsonDocument reply = run(new BsonDocument("_configsvrCollMod", new BsonString(buckets))
+                .append("timeseries", BsonDocument.parse("{granularity: 'hours'}")));
+
+        assertThat(ShardedCollection.fromBson(reply.getDocument("collection")).timeseriesFields().granularity()).isEqualTo(Granularity.HOURS);
+        Routing after = routing(buckets);
+        assertThat(after.collection().timeseriesFields()).isEqualTo(TimeseriesOptions.of("t", "m", Granularity.HOURS));
+        assertThat(after.collection().epoch()).isEqualTo(before.collection().epoch());
+        // one chunk per owning shard got a new major version: every shard's version moved past the old collection version
+        Routing incremental = routing(buckets, versionBefore);
+        assertThat(incremental.full()).isFalse();
+        assertThat(incremental.chunks()).extracting(Chunk::shard).containsExactlyInAnyOrder("shA", "shB", "shC");
+        assertThat(incremental.chunks()).allSatisfy(c -> assertThat(c.lastmod().major()).isGreaterThan(versionBefore.major()));
+        assertThat(after.chunks()).extracting(c -> c.range()).isEqualTo(before.chunks().stream().map(c -> c.range()).toList());
+
+        // a retried collMod changes nothing; a finer granularity or smaller custom bucketing is refused and changes nothing
+        ChunkVersion versionAfter = after.table().collectionVersion();
+        run(new BsonDocument("_configsvrCollMod", new BsonString(buckets)).append("timeseries", BsonDocument.parse("{granularity: 'hours'}")));
+        CommandException finer = refused(new BsonDocument("_configsvrCollMod", new BsonString(buckets))
+                .append("timeseries", BsonDocument.parse("{granularity: 'minutes'}")));
+        assertThat(finer.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(finer.getMessage()).contains("collMod.timeseries.granularity");
+        CommandException smaller = refused(new BsonDocument("_configsvrCollMod", new BsonString(buckets))
+                .append("timeseries", BsonDocument.parse("{bucketMaxSpanSeconds: 3600, bucketRoundingSeconds: 3600}")));
+        assertThat(smaller.code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(routing(buckets).table().collectionVersion()).isEqualTo(versionAfter);
+        assertThat(routing(buckets).collection().timeseriesFields().granularity()).isEqualTo(Granularity.HOURS);
+
+        shardRanged("tsmod.plain", 10);
+        assertThat(refused(new BsonDocument("_configsvrCollMod", new BsonString("tsmod.plain"))
+                .append("timeseries", BsonDocument.parse("{granularity: 'hours'}"))).code()).isEqualTo(ErrorCode.InvalidOptions);
+        assertThat(refused(new BsonDocument("_configsvrCollMod", new BsonString("tsmod.never"))
+                .append("timeseries", BsonDocument.parse("{granularity: 'hours'}"))).code()).isEqualTo(ErrorCode.NamespaceNotSharded);
     }
 
     @Test

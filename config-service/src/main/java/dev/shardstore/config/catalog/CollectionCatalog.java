@@ -7,8 +7,11 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.UUID;
 import org.bson.BsonDocument;
@@ -167,6 +170,48 @@ public class CollectionCatalog {
                 latest = latest == null || refined.lastmod().compareTo(latest) > 0 ? refined.lastmod() : latest;
             }
             outbox.appendRoutingChanged(namespace, epoch, latest, chunks.shards(current.uuid()));
+            return entity.toCollection();
+        });
+    }
+
+    /**
+     * collMod of a sharded time-series collection's bucketing ({@code timeseries: {granularity} | {bucketMaxSpanSeconds,
+     * bucketRoundingSeconds}}, see {@link TimeseriesOptions#modifiedBy}) on its buckets namespace: {@code config.collections}'
+     * {@code timeseriesFields} is the source of truth of the bucketing (reference: sharded-timeseries "Sharding
+     * metadata"). As MongoDB does, one chunk per owning shard gets a new major version in the same transaction, so
+     * every shard and router holding the old routing table meets a newer version, refreshes and so reads the new
+     * bucketing before it rounds {@code control.min.<timeField>} or builds a bucket predicate again. A modification
+     * that changes nothing (a retried collMod) changes no version.
+     *
+     * @return the collection afterwards
+     * @throws CommandException NamespaceNotSharded (118); InvalidOptions (72) when the collection is not time-series,
+     *                          or the modification's errors; ConflictingOperationInProgress (117) while a
+     *                          dropCollection of the namespace is unfinished
+     */
+    public ShardedCollection modifyTimeseries(String namespace, BsonValue modification) {
+        return tx.execute(status -> {
+            CollectionEntity entity = collections.findForUpdate(namespace).orElseThrow(() -> notSharded(namespace));
+            coordinators.requireNone(namespace, "collMod");
+            ShardedCollection current = entity.toCollection();
+            if (!current.isTimeseries()) {
+                throw new CommandException(ErrorCode.InvalidOptions, "collMod 'timeseries' on " + namespace + ", which is not a time-series collection");
+            }
+            TimeseriesOptions modified = current.timeseriesFields().modifiedBy(modification, "collMod.timeseries");
+            if (modified.equals(current.timeseriesFields())) {
+                return current;
+            }
+            entity.setTimeseriesFields(modified);
+            Map<String, CatalogChunk> newestPerShard = new TreeMap<>();
+            for (CatalogChunk c : chunks.all(current.uuid())) {
+                newestPerShard.merge(c.shard(), c, (a, b) -> a.lastmod().compareTo(b.lastmod()) >= 0 ? a : b);
+            }
+            ChunkVersion version = chunks.collectionVersion(current.uuid()).orElseThrow();
+            for (CatalogChunk newest : newestPerShard.values()) {
+                version = VersionRules.migratedChunk(version);
+                chunks.update(current.key(), newest.withVersion(version));
+            }
+            List<String> owners = List.copyOf(newestPerShard.keySet());
+            outbox.appendRoutingChanged(namespace, current.epoch(), version, owners);
             return entity.toCollection();
         });
     }

@@ -95,6 +95,11 @@ public class CollectionEntity {
         }
     }
 
+    /** collMod of a time-series collection: its new {@code timeseriesFields}. */
+    public void setTimeseriesFields(TimeseriesOptions options) {
+        this.timeseriesFields = BsonBytes.encode(options.toDocument());
+    }
+
     /** refineCollectionShardKey: the extended key under a new epoch and timestamp. */
     public void refine(ShardKeyPattern key, ObjectId newEpoch, BsonTimestamp newTimestamp) {
         setEpoch(key, newEpoch, newTimestamp);

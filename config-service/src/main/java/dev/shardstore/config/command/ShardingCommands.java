@@ -219,6 +219,23 @@ public class ShardingCommands {
     }
 
     /**
+     * {@code {_configsvrCollMod: "db.system.buckets.coll", timeseries: {...}}} → {@code {collection: {...}, ok: 1}}:
+     * the bucketing change of a sharded time-series collection, on its buckets namespace
+     * ({@link CollectionCatalog#modifyTimeseries}).
+     */
+    @Bean
+    CommandHandler collMod(CollectionCatalog collections) {
+        return CommandHandler.of("_configsvrCollMod", (db, cmd) -> {
+            ShardingArgs args = new ShardingArgs(cmd);
+            if (!cmd.containsKey("timeseries")) {
+                throw new CommandException(ErrorCode.FailedToParse, "_configsvrCollMod requires 'timeseries'");
+            }
+            return Replies.ok(new BsonDocument("collection",
+                    collections.modifyTimeseries(args.namespace().toString(), cmd.get("timeseries")).toBson()));
+        });
+    }
+
+    /**
      * {@code {_configsvrDropCollection: "db.coll"}} → {@code {ns: "db.coll", dropped: bool, ok: 1}}; {@code dropped} says
      * whether a sharded collection left the catalog (an unsharded one is still dropped on every shard).
      */

@@ -105,7 +105,7 @@ public class CollectionDdlCommands {
     }
 
     /** The shards owning chunks plus the primary (which keeps the collection's indexes even without chunks). */
-    private static List<String> indexHolders(CollectionRouting routing) {
+    static List<String> indexHolders(CollectionRouting routing) {
         List<String> shards = new ArrayList<>(routing.allShards());
         if (!shards.contains(routing.database().primary())) {
             shards.add(routing.database().primary());
@@ -125,7 +125,7 @@ public class CollectionDdlCommands {
         return Replies.ok(new BsonDocument("raw", raw));
     }
 
-    private static BsonDocument checked(BsonDocument reply) {
+    static BsonDocument checked(BsonDocument reply) {
         if (ErrorReplies.isError(reply)) {
             throw ErrorReplies.toException(reply);
         }

@@ -283,7 +283,7 @@ public class RoutingTableCache {
                     return load(null); // a partial answer for another epoch is useless: start over
                 }
                 try {
-                    RoutingTable next = base.withChanges(chunks);
+                    RoutingTable next = base.withChanges(chunks).withCollection(sharded);
                     incremental.incrementAndGet();
                     incrementalRefreshes.increment();
                     return next;

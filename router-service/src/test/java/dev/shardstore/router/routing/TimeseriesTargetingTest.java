@@ -35,8 +35,12 @@ public class TimeseriesTargetingTest {
      * command package's time-series write targeting tests).
      */
     public static CollectionRouting routing(String key, String split) {
+        return routing(key, split, HOURS);
+    }
+
+    private static CollectionRouting routing(String key, String split, TimeseriesOptions options) {
         ShardKeyPattern pattern = ShardKeyPattern.of(ExtendedJson.parse(key));
-        ShardedCollection buckets = new ShardedCollection("db.system.buckets.w", UUID.randomUUID(), EPOCH, TS, pattern, false, false, HOURS);
+        ShardedCollection buckets = new ShardedCollection("db.system.buckets.w", UUID.randomUUID(), EPOCH, TS, pattern, false, false, options);
         BsonDocument middle = ExtendedJson.parse(split);
         RoutingTable table = RoutingTable.of(buckets, List.of(
                 new Chunk(new ChunkRange(pattern.globalMin(), middle), "s0", new ChunkVersion(1, 0, EPOCH, TS)),
@@ -68,6 +72,26 @@ public class TimeseriesTargetingTest {
         // a bucket opened up to bucketMaxSpanSeconds (30 days) before may hold it
         assertThat(targets(byTime, "{ts: {$gte: {$date: '2014-01-10T00:00:00Z'}}}")).containsExactly("s0", "s1");
         assertThat(targets(byTime, "{ts: {$date: '2013-06-01T00:00:00Z'}}")).containsExactly("s0");
+    }
+
+    @Test
+    void afterAGranularityChangeInsertsAndTimePredicatesRouteByTheCurrentBucketing() {
+        TimeseriesOptions seconds = TimeseriesOptions.of("ts", "loc", Granularity.SECONDS);
+        String key = "{'control.min.ts': 1}";
+        String split = "{'control.min.ts': {$date: '2014-01-01T06:00:00Z'}}";
+        CollectionRouting before = routing(key, split, seconds);
+        CollectionRouting after = routing(key, split, seconds.modifiedBy(ExtendedJson.parse("{granularity: 'hours'}"), "collMod.timeseries"));
+        BsonDocument measurement = ExtendedJson.parse("{ts: {$date: '2014-01-01T10:37:00Z'}, loc: 'Seattle'}");
+
+        // rounded to the minute the bucket starts at 10:37 (upper chunk); rounded to the day at 00:00 (lower chunk)
+        assertThat(before.table().chunkFor(Bucket.routingDocument(before.table().collection().timeseriesFields(), measurement)).shard())
+                .isEqualTo("s1");
+        assertThat(after.table().chunkFor(Bucket.routingDocument(after.table().collection().timeseriesFields(), measurement)).shard())
+                .isEqualTo("s0");
+        // an hour-long bucket holding 10:00 starts after 09:00; a 30-day one may start before the split
+        String fromTen = "{ts: {$gte: {$date: '2014-01-01T10:00:00Z'}}}";
+        assertThat(targets(before, fromTen)).containsExactly("s1");
+        assertThat(targets(after, fromTen)).containsExactly("s0", "s1");
     }
 
     @Test

@@ -17,7 +17,7 @@ import org.bson.BsonValue;
 
 /**
  * The one table of the options MongoDB documents for the commands this cluster serves — find, aggregate, count,
- * distinct, insert, update, delete, findAndModify, createIndexes, create, explain, with the fields of update and
+ * distinct, insert, update, delete, findAndModify, createIndexes, create, collMod, explain, with the fields of update and
  * delete statements and of index specifications — and what the cluster does with each: an option MongoDB gives
  * meaning to is implemented or refused with an error naming it, never silently ignored. {@link CommandRegistry}
  * checks every command it runs against it, on the router and on the shards alike; docs/command-options.md is the
@@ -170,6 +170,19 @@ public final class CommandOptions {
                 refused("validationAction", "schema validation is not implemented"),
                 refused("changeStreamPreAndPostImages", "change streams are not implemented"),
                 refused("encryptedFields", "queryable encryption is not implemented")));
+        COMMANDS.put("collMod", options(
+                implemented("timeseries", "time-series only: granularity (coarser only) or bucketMaxSpanSeconds = bucketRoundingSeconds"
+                        + " (not decreasing); sharded: config.collections' timeseriesFields first, then every owning shard"),
+                implemented("expireAfterSeconds", "time-series only: seconds or \"off\"; TTL of clustered collections is not implemented"),
+                refused("index", "index modification (hidden, expireAfterSeconds, prepareUnique, unique) is not implemented"),
+                refused("validator", "schema validation is not implemented"), refused("validationLevel", "schema validation is not implemented"),
+                refused("validationAction", "schema validation is not implemented"),
+                refused("viewOn", "changing a view's definition is not implemented"),
+                refused("pipeline", "changing a view's definition is not implemented"),
+                refused("cappedSize", "capped collections are not implemented"), refused("cappedMax", "capped collections are not implemented"),
+                refused("changeStreamPreAndPostImages", "change streams are not implemented"),
+                refused("timeseriesBucketsMayHaveMixedSchemaData", "buckets are always read as possibly mixed-schema"),
+                refused("dryRun", "unique index conversion is not implemented")));
         COMMANDS.put("explain", options(implemented("explain", "the explained command, checked as that command"),
                 implemented("verbosity", "queryPlanner, executionStats, allPlansExecution")));
 

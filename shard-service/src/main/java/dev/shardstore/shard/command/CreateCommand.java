@@ -129,20 +129,20 @@ public class CreateCommand extends ShardCommand {
         TimeseriesOptions parsed = TimeseriesOptions.parse(options.get("timeseries"), "create.timeseries");
         options.put("timeseries", parsed.toDocument());
         if (options.containsKey("expireAfterSeconds")) {
-            options.put("expireAfterSeconds", new BsonInt64(expireAfterSeconds(options.get("expireAfterSeconds"))));
+            options.put("expireAfterSeconds", new BsonInt64(expireAfterSeconds(options.get("expireAfterSeconds"), "create.expireAfterSeconds")));
         }
         creator.create(ns, parsed, options);
         return Replies.ok();
     }
 
-    /** {@code create.expireAfterSeconds} as whole seconds. */
-    static long expireAfterSeconds(BsonValue value) {
+    /** {@code expireAfterSeconds} (of create or collMod, named {@code path} in errors) as whole seconds. */
+    static long expireAfterSeconds(BsonValue value, String path) {
         if (!value.isNumber()) {
-            throw new CommandException(ErrorCode.InvalidOptions, "'create.expireAfterSeconds' must be a number, not " + value.getBsonType());
+            throw new CommandException(ErrorCode.InvalidOptions, "'" + path + "' must be a number, not " + value.getBsonType());
         }
         double seconds = value.asNumber().doubleValue();
         if (seconds < 0 || Double.isNaN(seconds)) {
-            throw new CommandException(ErrorCode.InvalidOptions, "'create.expireAfterSeconds' cannot be less than 0, not " + value);
+            throw new CommandException(ErrorCode.InvalidOptions, "'" + path + "' cannot be less than 0, not " + value);
         }
         return (long) seconds;
     }

@@ -12,7 +12,10 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
-import java.util.List;
+import java.util.Optional;
+import dev.shardstore.engine.timeseries.TimeseriesRewrite;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import org.bson.BsonInt32;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -24,7 +27,9 @@ import org.springframework.stereotype.Component;
  * ok: 1}}, the distinct values of {@code key} among the documents matching {@code query} (an array field
  * contributes its elements; see {@link DistinctValues}), in BSON order; empty for a missing collection.
  * Errors: TypeMismatch (14) when {@code key} is not a string or {@code query} not a document; FailedToParse (9)
- * when {@code key} is absent; the filter's BadValue.
+ * when {@code key} is absent; the filter's BadValue. On a time-series collection the values are those of its
+ * measurements: the find pipeline over its buckets ({@link TimeseriesRewrite#find}, unpacking only the key's top-level
+ * field and the filter's fields).
  */
 @Component
 public class DistinctCommand extends ShardCommand {
@@ -32,11 +37,21 @@ public class DistinctCommand extends ShardCommand {
 
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
+    private final TimeseriesCollections timeseries;
+    private final PipelineRunner pipelines;
 
-    public DistinctCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries) {
+    public DistinctCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries,
+            PipelineRunner pipelines) {
         super(invoker);
         this.catalog = catalog;
         this.queries = queries;
+        this.timeseries = timeseries;
+        this.pipelines = pipelines;
+    }
+
+    @Override
+    protected boolean servesTimeseries() {
+        return true;
     }
 
     @Override
@@ -56,7 +71,15 @@ public class DistinctCommand extends ShardCommand {
         DistinctValues distinct = new DistinctValues(args.requiredString("key"));
         BsonDocument query = args.optionalDocument(command, "query", "query");
         Filter filter = Filter.parse(query, CommandVariables.withoutLet()); // distinct has no let
-        catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, command.get("hint"), distinct));
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        if (buckets.isPresent()) {
+            String key = args.requiredString("key");
+            BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), query, null,
+                    new BsonDocument(key, new BsonInt32(1)), 0, 0);
+            pipelines.run(buckets.get().namespace(), pipeline, CommandVariables.withoutLet(), null).forEach(distinct::add);
+        } else {
+            catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, command.get("hint"), distinct));
+        }
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.jspecify.annotations.Nullable;
+import dev.shardstore.shard.timeseries.BucketCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -39,16 +40,19 @@ public class MigrationCoordinator {
     private final CollectionShardingState state;
     private final MigrationPeers peers;
     private final RangeDeleter rangeDeleter;
+    private final BucketCatalog bucketCatalog;
     private final Duration retryInterval;
 
     public MigrationCoordinator(MigrationCoordinatorStore coordinators, RangeDeletionStore tasks, CollectionShardingRuntime runtime,
-            CollectionShardingState state, MigrationPeers peers, RangeDeleter rangeDeleter, MigrationProperties properties) {
+            CollectionShardingState state, MigrationPeers peers, RangeDeleter rangeDeleter, BucketCatalog bucketCatalog,
+            MigrationProperties properties) {
         this.coordinators = coordinators;
         this.tasks = tasks;
         this.runtime = runtime;
         this.state = state;
         this.peers = peers;
         this.rangeDeleter = rangeDeleter;
+        this.bucketCatalog = bucketCatalog;
         this.retryInterval = properties.recoveryRetryInterval();
     }
 
@@ -105,6 +109,7 @@ public class MigrationCoordinator {
             refreshQuietly(ns);
         }
         if (decided.decision() == MigrationDecision.COMMITTED) {
+            bucketCatalog.clear(ns); // a time-series collection's open buckets in the moved range are orphans now
             peers.recvChunkDecision(decided.recipient(), decided.id(), ns, MigrationDecision.COMMITTED);
             tasks.markReady(decided.id(), donorCleanup);
         } else {

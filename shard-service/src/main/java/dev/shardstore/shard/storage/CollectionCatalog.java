@@ -115,6 +115,28 @@ public class CollectionCatalog {
         return dropped;
     }
 
+    /**
+     * Replaces the options of the collection ({@code collMod}): rewrites the catalog row and appends
+     * {@code {collMod: <name>, ...changes}} to the oplog, in one transaction. The caller holds the namespace exclusively.
+     *
+     * @param options the collection's options afterwards
+     * @param changes what the oplog entry records as changed (the collMod's option fields)
+     * @return the collection with its new options
+     */
+    public CollectionInfo modify(CollectionInfo collection, BsonDocument options, BsonDocument changes) {
+        Namespace ns = collection.namespace();
+        CollectionInfo modified = new CollectionInfo(ns, collection.uuid(), collection.table(), options);
+        units.write(work -> {
+            jdbc.sql("UPDATE collections SET options = ? WHERE namespace = ? AND uuid = ?")
+                    .param(BsonBytes.encode(options)).param(ns.full()).param(collection.uuid()).update();
+            BsonDocument command = new BsonDocument("collMod", new BsonString(ns.collection()));
+            command.putAll(changes);
+            return oplog.appendCommand(ns.db(), collection.uuid(), command);
+        });
+        cache.put(ns, modified);
+        return modified;
+    }
+
     /** Records the end of a {@code dropDatabase} in the oplog ({@code {dropDatabase: 1}}), after its collections were dropped. */
     public void recordDatabaseDropped(String db) {
         units.write(work -> oplog.appendCommand(db, null, new BsonDocument("dropDatabase", new BsonInt32(1))));

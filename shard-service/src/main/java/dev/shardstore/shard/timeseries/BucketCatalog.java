@@ -2,6 +2,7 @@ package dev.shardstore.shard.timeseries;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.keystring.KeyString;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.timeseries.Bucket;
@@ -66,7 +67,7 @@ public class BucketCatalog {
      *                                                         another shard (the router then retries the batch)
      */
     public void insert(CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> measurements) {
-        Collection collection = collections.computeIfAbsent(buckets.uuid(), uuid -> new Collection());
+        Collection collection = collections.computeIfAbsent(buckets.uuid(), uuid -> new Collection(buckets.namespace()));
         collection.lock.lock();
         try {
             for (int attempt = 0; ; attempt++) {
@@ -94,12 +95,31 @@ public class BucketCatalog {
     public void clear(UUID uuid) {
         Collection collection = collections.get(uuid);
         if (collection != null) {
-            collection.lock.lock();
-            try {
-                collection.open.clear();
-            } finally {
-                collection.lock.unlock();
-            }
+            collection.clear();
+        }
+    }
+
+    /**
+     * Forgets the open buckets of the buckets collection {@code buckets}, whatever its instance: called when a chunk of it
+     * left this shard (a committed migration), after which an open bucket may be an orphan here (reference:
+     * sharded-timeseries "Orphan buckets and the bucket catalog": the catalog is cleared after a migration succeeded).
+     * A write racing with this still never extends an orphan: {@link #insert} checks ownership under the row lock.
+     */
+    public void clear(Namespace buckets) {
+        collections.values().stream().filter(c -> c.namespace.equals(buckets)).forEach(Collection::clear);
+    }
+
+    /** Whether the catalog holds an open bucket of the buckets collection {@code uuid} (what tests observe). */
+    public boolean hasOpenBuckets(UUID uuid) {
+        Collection collection = collections.get(uuid);
+        if (collection == null) {
+            return false;
+        }
+        collection.lock.lock();
+        try {
+            return !collection.open.isEmpty();
+        } finally {
+            collection.lock.unlock();
         }
     }
 
@@ -203,8 +223,22 @@ public class BucketCatalog {
 
     /** The open buckets of one buckets collection, by meta key, and the lock placement runs under. */
     private static final class Collection {
+        final Namespace namespace;
         final ReentrantLock lock = new ReentrantLock();
         final Map<ByteBuffer, OpenBucket> open = new HashMap<>();
+
+        Collection(Namespace namespace) {
+            this.namespace = namespace;
+        }
+
+        void clear() {
+            lock.lock();
+            try {
+                open.clear();
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     /** What the catalog remembers of an open bucket: enough to decide whether a measurement fits. */

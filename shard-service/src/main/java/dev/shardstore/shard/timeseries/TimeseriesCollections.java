@@ -5,6 +5,7 @@ import dev.shardstore.contracts.timeseries.BucketsNamespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.versioning.OperationShardingState;
 import java.util.Optional;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -31,11 +32,21 @@ public class TimeseriesCollections {
         return BucketsNamespace.of(view);
     }
 
-    /** The time-series collection whose buckets {@code buckets} holds, empty for any other collection. */
+    /**
+     * The options of the time-series collection whose buckets {@code buckets} holds, empty for any other collection.
+     * When the current command is versioned on the sharded buckets collection, the {@code timeseriesFields} of its
+     * routing table (checked against the router's version, refreshed from the config service) win over the local
+     * options: the config service's are the source of truth of the bucketing (reference: sharded-timeseries "Sharding
+     * metadata"), and a collMod may not have reached this shard's local options yet.
+     */
     public static Optional<TimeseriesOptions> optionsOf(CollectionInfo buckets) {
         BsonValue spec = buckets.options().get("timeseries");
-        return buckets.namespace().collection().startsWith(BUCKETS_PREFIX) && spec != null
-                ? Optional.of(TimeseriesOptions.parse(spec, "timeseries")) : Optional.empty();
+        if (!buckets.namespace().collection().startsWith(BUCKETS_PREFIX) || spec == null) {
+            return Optional.empty();
+        }
+        TimeseriesOptions sharded = OperationShardingState.filterFor(buckets.namespace().full())
+                .map(filter -> filter.table().collection().timeseriesFields()).orElse(null);
+        return Optional.of(sharded != null ? sharded : TimeseriesOptions.parse(spec, "timeseries"));
     }
 
     /**

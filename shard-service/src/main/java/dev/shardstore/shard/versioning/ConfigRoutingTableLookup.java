@@ -51,7 +51,7 @@ public class ConfigRoutingTableLookup {
                 }
                 if (!reply.getBoolean("full").getValue() && collection.epoch().equals(known.collection().epoch())
                         && collection.timestamp().equals(known.collection().timestamp())) {
-                    return new CollectionFilteringInfo(known.withChanges(chunksOf(reply)));
+                    return new CollectionFilteringInfo(known.withChanges(chunksOf(reply)).withCollection(collection));
                 }
                 if (reply.getBoolean("full").getValue()) {
                     return new CollectionFilteringInfo(RoutingTable.of(collection, chunksOf(reply)));

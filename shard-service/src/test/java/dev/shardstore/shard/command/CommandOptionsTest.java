@@ -42,6 +42,7 @@ class CommandOptionsTest extends ShardIntegrationTest {
             Map.entry("findAndModify", "{findAndModify: 'c', query: {_id: 'none'}, update: {$set: {a: 1}}, %s}"),
             Map.entry("createIndexes", "{createIndexes: 'c', indexes: [{key: {b: 1}, name: 'b_1'}], %s}"),
             Map.entry("create", "{create: 'new%d', %s}"),
+            Map.entry("collMod", "{collMod: 'c', %s}"),
             Map.entry("explain", "{explain: {find: 'c'}, %s}"),
             Map.entry("update.updates", "{update: 'c', updates: [{q: {_id: 'none'}, u: {$set: {a: 1}}, %s}]}"),
             Map.entry("delete.deletes", "{delete: 'c', deletes: [{q: {_id: 'none'}, limit: 1, %s}]}"),
@@ -184,6 +185,20 @@ class CommandOptionsTest extends ShardIntegrationTest {
             create | changeStreamPreAndPostImages: {enabled: true} | 238
             create | encryptedFields: {} | 238
             create | bogus: 1 | 40415
+            collMod | timeseries: {granularity: 'hours'} | 72
+            collMod | expireAfterSeconds: 10 | 72
+            collMod | index: {name: 'a_1', hidden: true} | 238
+            collMod | validator: {a: {$exists: true}} | 238
+            collMod | validationLevel: 'strict' | 238
+            collMod | validationAction: 'error' | 238
+            collMod | viewOn: 'c' | 238
+            collMod | pipeline: [] | 238
+            collMod | cappedSize: 1000 | 238
+            collMod | cappedMax: 10 | 238
+            collMod | changeStreamPreAndPostImages: {enabled: true} | 238
+            collMod | timeseriesBucketsMayHaveMixedSchemaData: true | 238
+            collMod | dryRun: true | 238
+            collMod | bogus: 1 | 40415
             explain | explain: {count: 'c'} | ok
             explain | verbosity: 'queryPlanner' | ok
             explain | explain: {find: 'c', collation: {locale: 'fr'}} | 238 find.collation

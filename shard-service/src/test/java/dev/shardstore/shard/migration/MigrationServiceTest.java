@@ -14,7 +14,10 @@ import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.shard.ConfigServerStub;
 import dev.shardstore.shard.OtherShard;
 import dev.shardstore.shard.ShardIntegrationTest;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.OplogReader;
+import dev.shardstore.shard.timeseries.BucketCatalog;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPointAction;
 import dev.shardstore.support.failpoint.FailPoints;
@@ -22,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
@@ -63,6 +67,12 @@ class MigrationServiceTest extends ShardIntegrationTest {
 
     @Autowired
     RangeDeleter donorRangeDeleter;
+
+    @Autowired
+    CollectionCatalog collectionCatalog;
+
+    @Autowired
+    BucketCatalog bucketCatalog;
 
     private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
@@ -279,6 +289,29 @@ class MigrationServiceTest extends ShardIntegrationTest {
         failPoints.configure(RangeDeleter.BEFORE_RANGE_DELETION, null, 0);
         donorRangeDeleter.awaitNoOrphans(dev.shardstore.contracts.namespace.Namespace.parse(ns), Duration.ofSeconds(30));
         assertThat(inRange(documents(url(), "cursor"), 50, 100)).isEmpty();
+    }
+
+    @Test
+    void aCommittedMigrationClearsTheDonorsOpenTimeseriesBuckets() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> donorTasks.list().isEmpty() && donorCoordinators.list().isEmpty());
+        write("{create: 'tsmoved', timeseries: {timeField: 't', metaField: 'm'}}");
+        write("{insert: 'tsmoved', documents: [{t: {$date: '2024-01-01T00:00:00Z'}, m: 'a', v: 1}]}");
+        Namespace bucketsNs = new Namespace("mig", "system.buckets.tsmoved");
+        UUID uuid = collectionCatalog.find(bucketsNs).orElseThrow().uuid();
+        assertThat(bucketCatalog.hasOpenBuckets(uuid)).isTrue();
+        ShardedCollection sharded = collection(bucketsNs.full(), "{meta: 1}");
+        ConfigServerStub.instance().putRoutingTable(sharded, List.of(
+                chunk(sharded, "{meta: {$minKey: 1}}", "{meta: 'm'}", SHARD_NAME, 1, 0),
+                chunk(sharded, "{meta: 'm'}", "{meta: {$maxKey: 1}}", SHARD_NAME, 1, 1)));
+        Chunk moving = ConfigServerStub.instance().chunks(bucketsNs.full()).getFirst();
+
+        BsonDocument moved = run("admin", new BsonDocument("_shardsvrMoveRange", new BsonString(bucketsNs.full()))
+                .append("min", moving.range().min()).append("max", moving.range().max()).append("chunkVersion", moving.lastmod().toBson())
+                .append("fromShard", new BsonString(SHARD_NAME)).append("toShard", new BsonString(RECIPIENT))
+                .append("maxChunkSizeBytes", new org.bson.BsonInt64(128L * 1024 * 1024)));
+
+        assertThat(ErrorReplies.isError(moved)).as(moved.toJson()).isFalse();
+        assertThat(bucketCatalog.hasOpenBuckets(uuid)).as("the open bucket of a is an orphan here now").isFalse();
     }
 
     /** One getMore of {@code batchSize} on {@code mig.cursor}; how many documents it returned (0 once exhausted). */

@@ -249,9 +249,9 @@ class TimeseriesCollectionTest extends ShardIntegrationTest {
     void commandsThatDoNotServeTimeseriesAreRefusedAndDropRemovesTheBuckets() {
         assertOk(run(DB, "{create: 'gone', timeseries: {timeField: 't'}}"));
         insert("gone", List.of(measurement(0, "a", 1)));
-        BsonDocument distinct = run(DB, "{distinct: 'gone', key: 'v'}");
-        assertThat(distinct.getNumber("code").intValue()).isEqualTo(238);
-        assertThat(distinct.getString("errmsg").getValue()).contains("time-series");
+        BsonDocument refused = run(DB, "{createIndexes: 'gone', indexes: [{key: {v: 1}, name: 'v_1'}]}");
+        assertThat(refused.getNumber("code").intValue()).isEqualTo(238);
+        assertThat(refused.getString("errmsg").getValue()).contains("time-series");
 
         assertOk(run(DB, "{drop: 'gone'}"));
         assertThat(names()).doesNotContain("gone", "system.buckets.gone");

@@ -95,6 +95,25 @@ public final class RoutingTable {
     }
 
     /**
+     * This table's chunks under {@code current}, the collection entry an incremental refresh read with them: the
+     * entry's own fields can change without a new epoch ({@code collMod}'s {@code timeseriesFields}, balancing
+     * settings), and routers and shards must use the current ones (reference: sharded-timeseries "Sharding metadata").
+     *
+     * @throws IllegalArgumentException when {@code current} is another collection, epoch, timestamp or shard key (the
+     *                                  caller must then do a full refresh)
+     */
+    public RoutingTable withCollection(ShardedCollection current) {
+        if (current.equals(collection)) {
+            return this;
+        }
+        if (!current.uuid().equals(collection.uuid()) || !current.epoch().equals(collection.epoch())
+                || !current.timestamp().equals(collection.timestamp()) || !current.key().equals(collection.key())) {
+            throw new IllegalArgumentException("collection entry of " + current.namespace() + " is of another instance, epoch or key");
+        }
+        return new RoutingTable(current, chunks, mins, prefixes, shardVersions);
+    }
+
+    /**
      * This table with {@code changed} chunks (all newer than {@link #collectionVersion}, same epoch) replacing
      * the chunks they overlap: the result of a split, merge or migration commit.
      *

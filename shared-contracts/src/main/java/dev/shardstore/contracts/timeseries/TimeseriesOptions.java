@@ -30,6 +30,7 @@ public record TimeseriesOptions(String timeField, @Nullable String metaField, @N
     public static final int MAX_BUCKETING_SECONDS = 31_536_000;
     private static final Set<String> FIELDS = Set.of("timeField", "metaField", "granularity", "bucketMaxSpanSeconds",
             "bucketRoundingSeconds");
+    private static final Set<String> MODIFIABLE = Set.of("granularity", "bucketMaxSpanSeconds", "bucketRoundingSeconds");
 
     /**
      * @throws IllegalArgumentException for options {@link #parse} would refuse
@@ -129,6 +130,70 @@ public record TimeseriesOptions(String timeField, @Nullable String metaField, @N
     /** The same options with bucketing by {@code granularity} ({@code collMod}). */
     public TimeseriesOptions withGranularity(Granularity newGranularity) {
         return of(timeField, metaField, newGranularity);
+    }
+
+    /**
+     * These options after {@code collMod}'s {@code timeseries: {granularity?, bucketMaxSpanSeconds?,
+     * bucketRoundingSeconds?}} (MongoDB manual, "collMod": time-series options). Bucketing only ever gets coarser, so
+     * every bucket written before the change still spans at most the new {@code bucketMaxSpanSeconds}: the bucket
+     * predicates built from the new options keep finding old measurements (reference: sharded-timeseries "Sharding
+     * metadata"). A granularity moves to a coarser one only ({@code seconds} → {@code minutes} → {@code hours}); custom
+     * bucketing needs both parameters, equal, neither below the current ones; a granularity after custom bucketing
+     * needs its span and rounding not below the current ones.
+     *
+     * @param value the {@code timeseries} value of the command
+     * @param path  the option as errors name it, {@code collMod.timeseries}
+     * @return the new options (equal to these when nothing changes)
+     * @throws CommandException TypeMismatch (14) for a non-document or wrongly typed field; Location40415 for
+     *                          {@code timeField}/{@code metaField} or an unknown field (they cannot change);
+     *                          BadValue (2) for an unknown granularity; InvalidOptions (72) for a finer granularity,
+     *                          granularity with custom parameters, only one or unequal custom parameters, or
+     *                          parameters below the current ones
+     */
+    public TimeseriesOptions modifiedBy(BsonValue value, String path) {
+        if (!value.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "BSON field '" + path + "' is the wrong type '"
+                    + value.getBsonType() + "', expected type 'object'");
+        }
+        BsonDocument spec = value.asDocument();
+        for (String field : spec.keySet()) {
+            if (!MODIFIABLE.contains(field)) {
+                throw new CommandException(ErrorCode.Location40415, "BSON field '" + path + "." + field + "' is an unknown field.");
+            }
+        }
+        if (spec.containsKey("granularity")) {
+            Granularity target = granularity(spec.get("granularity"), path + ".granularity");
+            if (spec.containsKey("bucketMaxSpanSeconds") || spec.containsKey("bucketRoundingSeconds")) {
+                throw new CommandException(ErrorCode.InvalidOptions, "Cannot set '" + path + ".granularity' together with '" + path
+                        + ".bucketMaxSpanSeconds' or '" + path + ".bucketRoundingSeconds'");
+            }
+            if (granularity != null ? target.compareTo(granularity) < 0
+                    : target.bucketMaxSpanSeconds() < bucketMaxSpanSeconds || target.bucketRoundingSeconds() < bucketRoundingSeconds) {
+                throw new CommandException(ErrorCode.InvalidOptions, "Invalid transition for " + path + ".granularity: from '"
+                        + (granularity != null ? granularity.value() : "custom bucketing " + bucketMaxSpanSeconds + "s") + "' to '"
+                        + target.value() + "'; it can only become coarser ('seconds' to 'minutes' or 'hours', 'minutes' to 'hours')");
+            }
+            return withGranularity(target);
+        }
+        if (spec.isEmpty()) {
+            return this;
+        }
+        if (!spec.containsKey("bucketMaxSpanSeconds") || !spec.containsKey("bucketRoundingSeconds")) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".bucketMaxSpanSeconds' and '" + path
+                    + ".bucketRoundingSeconds' must be set together");
+        }
+        int span = seconds(spec.get("bucketMaxSpanSeconds"), path + ".bucketMaxSpanSeconds");
+        int rounding = seconds(spec.get("bucketRoundingSeconds"), path + ".bucketRoundingSeconds");
+        if (span != rounding) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'" + path + ".bucketRoundingSeconds' (" + rounding + ") and '"
+                    + path + ".bucketMaxSpanSeconds' (" + span + ") must be equal");
+        }
+        if (span < bucketMaxSpanSeconds || rounding < bucketRoundingSeconds) {
+            throw new CommandException(ErrorCode.InvalidOptions, "Invalid transition for " + path + ".bucketMaxSpanSeconds and "
+                    + path + ".bucketRoundingSeconds: they cannot be decreased (now " + bucketMaxSpanSeconds + " and "
+                    + bucketRoundingSeconds + ", given " + span + ")");
+        }
+        return new TimeseriesOptions(timeField, metaField, null, span, rounding);
     }
 
     /** {@code millis} rounded down to a multiple of {@link #bucketRoundingSeconds}: a bucket's lower time bound. */

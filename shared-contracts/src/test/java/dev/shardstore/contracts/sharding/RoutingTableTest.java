@@ -12,6 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.timeseries.Granularity;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -68,6 +70,24 @@ class RoutingTableTest {
             assertThat(incremental.shardVersion(shard)).as(shard).isEqualTo(rebuilt.shardVersion(shard));
         }
         return incremental;
+    }
+
+    @Test
+    void withCollectionTakesTheCurrentEntryOfTheSameInstanceAndRefusesAnother() {
+        RoutingTable table = RoutingTable.of(COLL, List.of(C3, C1, C0, C2));
+        ShardedCollection modified = new ShardedCollection(COLL.namespace(), COLL.uuid(), COLL.epoch(), COLL.timestamp(), COLL.key(),
+                false, false, TimeseriesOptions.of("t", null, Granularity.HOURS));
+
+        RoutingTable current = table.withCollection(modified);
+
+        assertThat(current.collection()).isEqualTo(modified);
+        assertThat(current.chunks()).isEqualTo(table.chunks());
+        assertThat(current.collectionVersion()).isEqualTo(table.collectionVersion());
+        assertThat(current.chunkFor(x(5))).isEqualTo(table.chunkFor(x(5)));
+        assertThat(table.withCollection(COLL)).isSameAs(table);
+        ShardedCollection otherEpoch = new ShardedCollection(COLL.namespace(), COLL.uuid(), new ObjectId(), COLL.timestamp(), COLL.key(),
+                false, false);
+        assertThatThrownBy(() -> table.withCollection(otherEpoch)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
