@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.util.Collections;
@@ -65,10 +66,18 @@ public final class Filter {
      *     {@code $and $or $nor} (BadValue (2) inside {@code $elemMatch}); the expressions' parse errors
      */
     public static Filter parse(BsonDocument filter, CommandVariables variables) {
+        return parse(filter, variables, Collation.SIMPLE);
+    }
+
+    /**
+     * As {@link #parse(BsonDocument, CommandVariables)}, comparing strings with the command's {@code collation}
+     * ({@code $eq $ne $gt $gte $lt $lte $in $nin $all $elemMatch}; not {@code $regex}), as MongoDB does.
+     */
+    public static Filter parse(BsonDocument filter, CommandVariables variables, Collation collation) {
         if (filter == null) {
             return MATCH_ALL;
         }
-        return new Filter(FilterParser.forCommand(variables).parse(filter.clone()));
+        return new Filter(FilterParser.forCommand(variables, collation).parse(filter.clone()));
     }
 
     /**
