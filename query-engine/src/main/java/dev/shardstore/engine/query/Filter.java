@@ -32,9 +32,15 @@ public final class Filter {
 
     private final Matcher matcher;
     private final Map<String, BsonValue> equalities;
+    private final Collation collation;
 
     private Filter(Matcher matcher) {
+        this(matcher, Collation.SIMPLE);
+    }
+
+    private Filter(Matcher matcher, Collation collation) {
         this.matcher = matcher;
+        this.collation = collation;
         Map<String, BsonValue> found = new LinkedHashMap<>();
         matcher.collectEqualities(found);
         this.equalities = Collections.unmodifiableMap(found);
@@ -77,15 +83,23 @@ public final class Filter {
         if (filter == null) {
             return MATCH_ALL;
         }
-        return new Filter(FilterParser.forCommand(variables, collation).parse(filter.clone()));
+        return new Filter(FilterParser.forCommand(variables, collation).parse(filter.clone()), collation);
     }
 
     /**
      * The filter matching what both match; its {@link #equalities()} are {@code first}'s, then {@code second}'s
-     * (findAndModify re-checks a query on one locked {@code _id} with it).
+     * (findAndModify re-checks a query on one locked {@code _id} with it); its {@link #collation()} is {@code first}'s.
      */
     public static Filter and(Filter first, Filter second) {
-        return new Filter(new Logical.AllOf(List.of(first.matcher, second.matcher)));
+        return new Filter(new Logical.AllOf(List.of(first.matcher, second.matcher)), first.collation);
+    }
+
+    /**
+     * The collation its string comparisons use: a planner may use an index's string bounds or an {@code _id} lookup
+     * only when they order strings the same way (reference: MongoDB manual, "Collation", "Collation and Index Use").
+     */
+    public Collation collation() {
+        return collation;
     }
 
     /** The filter that matches every document ({@code {}}). */

@@ -76,10 +76,11 @@ public final class Sort {
 
     /**
      * Whether the first key is {@code _id} ascending: documents in ascending {@code _id} order are then in this sort's
-     * order whatever the later keys (an {@code _id} is unique and never an array, so its sort key is itself).
+     * order whatever the later keys (an {@code _id} is unique and never an array, so its sort key is itself). Never
+     * under a collation other than the simple one: the {@code _id} order is binary.
      */
     public boolean leadsWithAscendingId() {
-        return !keys.isEmpty() && keys.getFirst().ascending && keys.getFirst().path.equals(List.of("_id"));
+        return collation.isSimple() && !keys.isEmpty() && keys.getFirst().ascending && keys.getFirst().path.equals(List.of("_id"));
     }
 
     private static boolean direction(String path, BsonValue value) {

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
@@ -53,9 +54,10 @@ public class DistinctCommand extends ShardCommand {
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
-        DistinctValues distinct = new DistinctValues(args.requiredString("key"));
+        Collation collation = Collation.parse("distinct.collation", command.get("collation"));
+        DistinctValues distinct = new DistinctValues(args.requiredString("key"), collation);
         BsonDocument query = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(query, CommandVariables.withoutLet()); // distinct has no let
+        Filter filter = Filter.parse(query, CommandVariables.withoutLet(), collation); // distinct has no let
         catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, command.get("hint"), distinct));
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }

@@ -55,7 +55,10 @@ public class QueryPlanner {
      * @param hint       the {@code hint} argument, or null
      */
     public Plan plan(CollectionInfo c, BsonDocument filterSpec, Filter filter, BsonValue hint) {
-        BsonDocument spec = filterSpec == null ? new BsonDocument() : filterSpec;
+        // Index keys order strings in binary: under another collation a filter comparing strings gets no bounds
+        // (every index scan is then unbounded, so the collection is scanned), as MongoDB uses no index whose
+        // collation differs from the query's for string predicates (reference: "Collation and Index Use").
+        BsonDocument spec = filterSpec == null || filter.collation().affects(filterSpec) ? new BsonDocument() : filterSpec;
         Optional<byte[]> idKey = MatchingScan.idKey(filter);
         if (Plan.isHint(hint)) {
             if (!hint.isString() && !hint.isDocument()) {

@@ -87,7 +87,7 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         }
         if (locale.equals(SIMPLE_LOCALE)) {
             if (spec.keySet().stream().anyMatch(field -> !field.equals("locale") && !field.equals("version"))) {
-                throw new CommandException(ErrorCode.BadValue, "If locale is 'simple', then the collation must not contain"
+                throw new CommandException(ErrorCode.BadValue, path + ": If locale is 'simple', then the collation must not contain"
                         + " any other fields: " + spec.toJson());
             }
             return SIMPLE;
@@ -110,6 +110,24 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         return collator == null ? BsonOrder.compareStrings(a, b) : collator.compare(a, b);
     }
 
+    /**
+     * Whether comparing {@code value} under this collation can differ from comparing it in binary order: this is not
+     * the simple collation and {@code value} is, or holds at any depth, a String or Symbol. Binary-ordered structures
+     * (index keys, {@code _id} lookups, chunk ranges) serve such a value only under the simple collation.
+     */
+    public boolean affects(BsonValue value) {
+        return collator != null && holdsString(value);
+    }
+
+    private static boolean holdsString(BsonValue value) {
+        return switch (value.getBsonType()) {
+            case STRING, SYMBOL -> true;
+            case DOCUMENT -> value.asDocument().values().stream().anyMatch(Collation::holdsString);
+            case ARRAY -> value.asArray().stream().anyMatch(Collation::holdsString);
+            default -> false;
+        };
+    }
+
     /** The resolved spec, every field spelled out ({@code {locale: "simple"}} alone for the simple collation). A copy. */
     public BsonDocument toDocument() {
         return spec.clone();
@@ -118,7 +136,7 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
     private static Collation icu(String path, BsonDocument spec, String locale) {
         ULocale uLocale = new ULocale(locale);
         if (locale.isEmpty() || !LOCALES.contains(uLocale.getBaseName()) && !locale.equals("root")) {
-            throw new CommandException(ErrorCode.BadValue, "Field 'locale' is invalid with value: " + locale);
+            throw new CommandException(ErrorCode.BadValue, path + ": Field 'locale' is invalid with value: " + locale);
         }
         RuleBasedCollator collator = (RuleBasedCollator) Collator.getInstance(uLocale);
         Integer strength = strength(path, spec);
@@ -185,7 +203,7 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         }
         double d = value.asNumber().doubleValue();
         if (d != Math.rint(d) || d < 1 || d > 5) {
-            throw new CommandException(ErrorCode.BadValue, "Field 'strength' must be an integer 1 through 5. Got: " + value.asNumber().doubleValue());
+            throw new CommandException(ErrorCode.BadValue, path + ": Field 'strength' must be an integer 1 through 5. Got: " + d);
         }
         return (int) d;
     }
@@ -204,7 +222,7 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
     private static @Nullable String choice(String path, BsonDocument spec, String field, String allowed, String... values) {
         String value = string(path, spec, field, null);
         if (value != null && !Arrays.asList(values).contains(value)) {
-            throw new CommandException(ErrorCode.BadValue, "Field '" + field + "' must be " + allowed + ". Got: " + value);
+            throw new CommandException(ErrorCode.BadValue, path + ": Field '" + field + "' must be " + allowed + ". Got: " + value);
         }
         return value;
     }
