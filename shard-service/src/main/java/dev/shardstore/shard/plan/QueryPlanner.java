@@ -120,7 +120,9 @@ public class QueryPlanner {
             }
             BsonValue equal = filter.equalities().get(hashed);
             // a sparse index left out the documents a null equality also matches (missing field)
-            if (equal != null && !equal.isArray() && !equal.isRegularExpression() && !(equal.isNull() && index.sparse())) {
+            // a hash is of the binary value: a string equal under a non-simple collation may hash anywhere
+            if (equal != null && !equal.isArray() && !equal.isRegularExpression() && !(equal.isNull() && index.sparse())
+                    && !filter.collation().affects(equal)) {
                 seen.append(hashed, new BsonInt64(BsonHasher.hash64(equal)));
             }
         }

@@ -224,6 +224,10 @@ class FindCommandTest extends ShardIntegrationTest {
         BsonDocument collated = run(DB, "{explain: {find: 'words', filter: {w: 'apple'}, collation: " + caseless + "}}");
         assertThat(collated.getDocument("queryPlanner").getDocument("winningPlan").toJson()).doesNotContain("w_1").contains("COLLSCAN");
         assertError(run(DB, "{find: 'words', collation: {locale: 'xx_YY'}}"), 2);
+
+        // a hashed index holds the hash of the binary string: no point lookup on it under the collation either
+        run(DB, "{createIndexes: 'words', indexes: [{key: {w: 'hashed'}, name: 'w_hashed'}]}");
+        assertThat(batch(run(DB, "{find: 'words', filter: {w: 'aPPle'}, hint: 'w_hashed', collation: " + caseless + "}"))).hasSize(3);
     }
 
     private void insert(String collection, String... documents) {
