@@ -205,6 +205,38 @@ class ClusterEndToEndIT {
         assertThat(geo.getDocument("version").getNumber("lastMod").intValue()).isEqualTo(1);
     }
 
+    /**
+     * MongoDB manual, "Collation": a case-insensitive find, count, distinct and sort through the router, on a collection
+     * sharded by a hashed string key (the router must send a collated equality to every shard: "Alpha" and "ALPHA" hash
+     * to different chunks) and on an unsharded one.
+     */
+    @Test
+    @Order(6)
+    void caseInsensitiveQueriesThroughTheRouterOnShardedAndUnshardedCollections() {
+        ok(router1, "admin", "{\"shardCollection\": \"words.sharded\", \"key\": {\"name\": \"hashed\"}, \"numInitialChunks\": 6}");
+        String docs = "[{\"_id\": 1, \"name\": \"alpha\"}, {\"_id\": 2, \"name\": \"Alpha\"}, {\"_id\": 3, \"name\": \"ALPHA\"},"
+                + " {\"_id\": 4, \"name\": \"beta\"}, {\"_id\": 5, \"name\": \"Gamma\"}, {\"_id\": 6, \"name\": \"alphä\"}]";
+        String caseless = "{\"locale\": \"en\", \"strength\": 2}";
+        for (String coll : List.of("sharded", "plain")) {
+            ok(router1, "words", "{\"insert\": \"" + coll + "\", \"documents\": " + docs + "}");
+            BsonArray found = ok(router1, "words", "{\"find\": \"" + coll + "\", \"filter\": {\"name\": \"ALPHA\"}, \"sort\": {\"_id\": 1},"
+                    + " \"collation\": " + caseless + "}").getDocument("cursor").getArray("firstBatch");
+            assertThat(found).as(coll).extracting(d -> d.asDocument().getNumber("_id").intValue()).containsExactly(1, 2, 3);
+            assertThat(count(router2, "words", "{\"count\": \"" + coll + "\", \"query\": {\"name\": \"alpha\"}, \"collation\": "
+                    + "{\"locale\": \"en\", \"strength\": 1}}")).as(coll).isEqualTo(4);
+            assertThat(count(router2, "words", "{\"count\": \"" + coll + "\", \"query\": {\"name\": \"alpha\"}}")).as(coll).isEqualTo(1);
+            BsonArray distinct = ok(router1, "words", "{\"distinct\": \"" + coll + "\", \"key\": \"name\", \"collation\": " + caseless + "}")
+                    .getArray("values");
+            assertThat(distinct).as(coll).hasSize(4);
+            BsonArray sorted = ok(router2, "words", "{\"find\": \"" + coll + "\", \"sort\": {\"name\": -1, \"_id\": 1}, \"collation\": "
+                    + caseless + "}").getDocument("cursor").getArray("firstBatch");
+            assertThat(sorted).as(coll).extracting(d -> d.asDocument().getNumber("_id").intValue()).containsExactly(5, 4, 6, 1, 2, 3);
+        }
+        BsonDocument refused = router1.run("admin", cmd("{\"shardCollection\": \"words.other\", \"key\": {\"name\": 1}, \"collation\": "
+                + caseless + "}"));
+        assertThat(refused.getNumber("code").intValue()).isEqualTo(2);
+    }
+
     @Test
     @Order(6)
     void aDatabaseDroppedThroughOneRouterAndRecreatedThroughTheOtherIsSeenByBoth() {

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -19,7 +20,7 @@ final class AllOperator {
     private AllOperator() {}
 
     /** @throws CommandException as listed on the class */
-    static Matcher parse(String path, BsonValue argument) {
+    static Matcher parse(String path, BsonValue argument, Collation collation) {
         if (!argument.isArray()) {
             throw new CommandException(ErrorCode.BadValue, "$all needs an array");
         }
@@ -32,21 +33,21 @@ final class AllOperator {
         }
         List<Matcher> matchers = new ArrayList<>();
         for (BsonValue element : argument.asArray()) {
-            matchers.add(matcher(path, element));
+            matchers.add(matcher(path, element, collation));
         }
         return Logical.allOf(matchers);
     }
 
-    private static Matcher matcher(String path, BsonValue element) {
+    private static Matcher matcher(String path, BsonValue element, Collation collation) {
         if (isElemMatch(element)) {
-            return PathMatcher.wholeArray(path, ElemMatch.parse(element.asDocument().get("$elemMatch")));
+            return PathMatcher.wholeArray(path, ElemMatch.parse(element.asDocument().get("$elemMatch"), collation));
         }
         if (FieldOperators.isOperatorDocument(element)) {
             throw new CommandException(ErrorCode.BadValue, "no $ expressions in $all");
         }
         return new PathMatcher(path, element.isRegularExpression()
                 ? RegexPredicate.of(element.asRegularExpression())
-                : new Comparison(Comparison.Operator.EQ, element));
+                : new Comparison(Comparison.Operator.EQ, element, collation));
     }
 
     private static boolean isElemMatch(BsonValue element) {

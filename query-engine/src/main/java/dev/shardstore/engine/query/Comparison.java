@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonType;
@@ -17,10 +18,14 @@ import org.bson.BsonValue;
  *   <li>NaN equals NaN; otherwise NaN is neither greater nor less than anything.</li>
  * </ul>
  *
+ * Strings (also inside arrays and documents) compare under the query's collation ({@link BsonOrder#compare(BsonValue,
+ * BsonValue, Collation)}).
+ *
  * @param operator the comparison
  * @param operand the right-hand side; never undefined
+ * @param collation the query's collation
  */
-record Comparison(Operator operator, BsonValue operand) implements ValuePredicate {
+record Comparison(Operator operator, BsonValue operand, Collation collation) implements ValuePredicate {
     /** The comparison operators and their outcome for a given {@code compare(value, operand)}. */
     enum Operator {
         EQ, GT, GTE, LT, LTE;
@@ -60,7 +65,7 @@ record Comparison(Operator operator, BsonValue operand) implements ValuePredicat
         if (operator != Operator.EQ && (isNaN(value) || isNaN(operand))) {
             return operator.includesEquality() && isNaN(value) && isNaN(operand);
         }
-        return operator.holds(BsonOrder.compare(value, operand));
+        return operator.holds(BsonOrder.compare(value, operand, collation));
     }
 
     private boolean crossBracket(int valueRank, int operandRank) {

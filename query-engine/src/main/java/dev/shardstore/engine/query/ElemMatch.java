@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Set;
@@ -36,14 +37,14 @@ record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredi
     private static final Set<String> PATHLESS = Set.of("$and", "$or", "$nor", "$expr");
 
     /** @throws CommandException as listed on the class */
-    static ElemMatch parse(BsonValue argument) {
+    static ElemMatch parse(BsonValue argument, Collation collation) {
         if (!argument.isDocument()) {
             throw new CommandException(ErrorCode.BadValue, "$elemMatch needs an Object");
         }
         BsonDocument conditions = argument.asDocument();
         return isOperatorForm(conditions)
-                ? new ElemMatch(FieldOperators.parseOperatorDocument(ELEMENT, conditions), true)
-                : new ElemMatch(FilterParser.ELEMENT.parse(conditions), false);
+                ? new ElemMatch(FieldOperators.parseOperatorDocument(ELEMENT, conditions, collation), true)
+                : new ElemMatch(FilterParser.element(collation).parse(conditions), false);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ final class FieldOperators {
     /** Parses one operator's argument for a path; {@code siblings} is the whole operator document. */
     @FunctionalInterface
     private interface OperatorParser {
-        Matcher parse(String path, BsonValue argument, BsonDocument siblings);
+        Matcher parse(String path, BsonValue argument, BsonDocument siblings, Collation collation);
     }
 
     private static final Set<String> DBREF_FIELDS = Set.of("$ref", "$id", "$db");
@@ -36,18 +37,18 @@ final class FieldOperators {
             Map.entry("$gte", comparison(Comparison.Operator.GTE)),
             Map.entry("$lt", comparison(Comparison.Operator.LT)),
             Map.entry("$lte", comparison(Comparison.Operator.LTE)),
-            Map.entry("$ne", (path, arg, siblings) ->
-                    new Logical.Not(new PathMatcher(path, new Comparison(Comparison.Operator.EQ, arg)))),
-            Map.entry("$in", (path, arg, siblings) -> new PathMatcher(path, new InSet("$in", arg))),
-            Map.entry("$nin", (path, arg, siblings) -> new Logical.Not(new PathMatcher(path, new InSet("$nin", arg)))),
+            Map.entry("$ne", (path, arg, siblings, collation) ->
+                    new Logical.Not(new PathMatcher(path, new Comparison(Comparison.Operator.EQ, arg, collation)))),
+            Map.entry("$in", (path, arg, siblings, collation) -> new PathMatcher(path, new InSet("$in", arg, collation))),
+            Map.entry("$nin", (path, arg, siblings, collation) -> new Logical.Not(new PathMatcher(path, new InSet("$nin", arg, collation)))),
             Map.entry("$exists", FieldOperators::exists),
             Map.entry("$not", FieldOperators::not),
             Map.entry("$regex", FieldOperators::regex),
-            Map.entry("$type", (path, arg, siblings) -> new PathMatcher(path, TypePredicate.parse(arg))),
-            Map.entry("$mod", (path, arg, siblings) -> new PathMatcher(path, ModPredicate.parse(arg))),
-            Map.entry("$size", (path, arg, siblings) -> PathMatcher.wholeArray(path, SizePredicate.parse(arg))),
-            Map.entry("$elemMatch", (path, arg, siblings) -> PathMatcher.wholeArray(path, ElemMatch.parse(arg))),
-            Map.entry("$all", (path, arg, siblings) -> AllOperator.parse(path, arg)));
+            Map.entry("$type", (path, arg, siblings, collation) -> new PathMatcher(path, TypePredicate.parse(arg))),
+            Map.entry("$mod", (path, arg, siblings, collation) -> new PathMatcher(path, ModPredicate.parse(arg))),
+            Map.entry("$size", (path, arg, siblings, collation) -> PathMatcher.wholeArray(path, SizePredicate.parse(arg))),
+            Map.entry("$elemMatch", (path, arg, siblings, collation) -> PathMatcher.wholeArray(path, ElemMatch.parse(arg, collation))),
+            Map.entry("$all", (path, arg, siblings, collation) -> AllOperator.parse(path, arg, collation)));
 
     private FieldOperators() {}
 
@@ -63,8 +64,11 @@ final class FieldOperators {
         return first.startsWith("$") && !DBREF_FIELDS.contains(first);
     }
 
-    /** The AND of every operator in {@code operators}, applied to {@code path}. */
-    static Matcher parseOperatorDocument(String path, BsonDocument operators) {
+    /**
+     * The AND of every operator in {@code operators}, applied to {@code path}; string comparisons ({@code $eq $ne
+     * $gt $gte $lt $lte $in $nin $all}) use {@code collation}, {@code $regex} does not (MongoDB manual, "Collation").
+     */
+    static Matcher parseOperatorDocument(String path, BsonDocument operators, Collation collation) {
         List<Matcher> matchers = new ArrayList<>();
         for (Map.Entry<String, BsonValue> entry : operators.entrySet()) {
             String name = entry.getKey();
@@ -78,21 +82,21 @@ final class FieldOperators {
             if (parser == null) {
                 throw new CommandException(ErrorCode.BadValue, "unknown operator: " + name);
             }
-            matchers.add(parser.parse(path, entry.getValue(), operators));
+            matchers.add(parser.parse(path, entry.getValue(), operators, collation));
         }
         return Logical.allOf(matchers);
     }
 
     private static OperatorParser comparison(Comparison.Operator operator) {
-        return (path, arg, siblings) -> new PathMatcher(path, new Comparison(operator, arg));
+        return (path, arg, siblings, collation) -> new PathMatcher(path, new Comparison(operator, arg, collation));
     }
 
-    private static Matcher exists(String path, BsonValue argument, BsonDocument siblings) {
+    private static Matcher exists(String path, BsonValue argument, BsonDocument siblings, Collation collation) {
         Matcher exists = new PathMatcher(path, value -> value != null);
         return isTrue(argument) ? exists : new Logical.Not(exists);
     }
 
-    private static Matcher not(String path, BsonValue argument, BsonDocument siblings) {
+    private static Matcher not(String path, BsonValue argument, BsonDocument siblings, Collation collation) {
         if (argument.isRegularExpression()) {
             return new Logical.Not(new PathMatcher(path, RegexPredicate.of(argument.asRegularExpression())));
         }
@@ -102,10 +106,10 @@ final class FieldOperators {
         if (argument.asDocument().isEmpty()) {
             throw new CommandException(ErrorCode.BadValue, "$not cannot be empty");
         }
-        return new Logical.Not(parseOperatorDocument(path, argument.asDocument()));
+        return new Logical.Not(parseOperatorDocument(path, argument.asDocument(), collation));
     }
 
-    private static Matcher regex(String path, BsonValue argument, BsonDocument siblings) {
+    private static Matcher regex(String path, BsonValue argument, BsonDocument siblings, Collation collation) {
         BsonValue optionsValue = siblings.get("$options");
         if (optionsValue != null && !optionsValue.isString()) {
             throw new CommandException(ErrorCode.BadValue, "$options has to be a string");

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.util.Collections;
@@ -31,9 +32,15 @@ public final class Filter {
 
     private final Matcher matcher;
     private final Map<String, BsonValue> equalities;
+    private final Collation collation;
 
     private Filter(Matcher matcher) {
+        this(matcher, Collation.SIMPLE);
+    }
+
+    private Filter(Matcher matcher, Collation collation) {
         this.matcher = matcher;
+        this.collation = collation;
         Map<String, BsonValue> found = new LinkedHashMap<>();
         matcher.collectEqualities(found);
         this.equalities = Collections.unmodifiableMap(found);
@@ -65,18 +72,34 @@ public final class Filter {
      *     {@code $and $or $nor} (BadValue (2) inside {@code $elemMatch}); the expressions' parse errors
      */
     public static Filter parse(BsonDocument filter, CommandVariables variables) {
+        return parse(filter, variables, Collation.SIMPLE);
+    }
+
+    /**
+     * As {@link #parse(BsonDocument, CommandVariables)}, comparing strings with the command's {@code collation}
+     * ({@code $eq $ne $gt $gte $lt $lte $in $nin $all $elemMatch}; not {@code $regex}), as MongoDB does.
+     */
+    public static Filter parse(BsonDocument filter, CommandVariables variables, Collation collation) {
         if (filter == null) {
             return MATCH_ALL;
         }
-        return new Filter(FilterParser.forCommand(variables).parse(filter.clone()));
+        return new Filter(FilterParser.forCommand(variables, collation).parse(filter.clone()), collation);
     }
 
     /**
      * The filter matching what both match; its {@link #equalities()} are {@code first}'s, then {@code second}'s
-     * (findAndModify re-checks a query on one locked {@code _id} with it).
+     * (findAndModify re-checks a query on one locked {@code _id} with it); its {@link #collation()} is {@code first}'s.
      */
     public static Filter and(Filter first, Filter second) {
-        return new Filter(new Logical.AllOf(List.of(first.matcher, second.matcher)));
+        return new Filter(new Logical.AllOf(List.of(first.matcher, second.matcher)), first.collation);
+    }
+
+    /**
+     * The collation its string comparisons use: a planner may use an index's string bounds or an {@code _id} lookup
+     * only when they order strings the same way (reference: MongoDB manual, "Collation", "Collation and Index Use").
+     */
+    public Collation collation() {
+        return collation;
     }
 
     /** The filter that matches every document ({@code {}}). */

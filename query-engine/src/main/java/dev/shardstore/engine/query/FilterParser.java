@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -30,22 +31,27 @@ final class FilterParser {
             "$or", Logical.AnyOf::new,
             "$nor", Logical.NoneOf::new);
 
-    /** The parser of filters that are not a command's query. */
-    static final FilterParser WITHOUT_EXPR = new FilterParser(null, false);
-    /** The parser of {@code $elemMatch}'s document form: a filter over an array element. */
-    static final FilterParser ELEMENT = new FilterParser(null, true);
+    /** The parser of filters that are not a command's query (they compare strings with the simple collation). */
+    static final FilterParser WITHOUT_EXPR = new FilterParser(null, false, Collation.SIMPLE);
 
     private final @Nullable CommandVariables variables;
     private final boolean element;
+    private final Collation collation;
 
-    private FilterParser(@Nullable CommandVariables variables, boolean element) {
+    private FilterParser(@Nullable CommandVariables variables, boolean element, Collation collation) {
         this.variables = variables;
         this.element = element;
+        this.collation = collation;
     }
 
-    /** The parser of a command's filter, whose {@code $expr} sees {@code variables}. */
-    static FilterParser forCommand(CommandVariables variables) {
-        return new FilterParser(variables, false);
+    /** The parser of a command's filter, whose {@code $expr} sees {@code variables} and whose strings compare with {@code collation}. */
+    static FilterParser forCommand(CommandVariables variables, Collation collation) {
+        return new FilterParser(variables, false, collation);
+    }
+
+    /** The parser of {@code $elemMatch}'s document form: a filter over an array element, under the query's collation. */
+    static FilterParser element(Collation collation) {
+        return new FilterParser(null, true, collation);
     }
 
     /** @throws CommandException BadValue for an unknown operator or a malformed argument; {@code $expr} as above */
@@ -75,14 +81,14 @@ final class FilterParser {
         return new ExprMatcher(ExprCondition.parse(argument, variables));
     }
 
-    private static Matcher parseField(String path, BsonValue value) {
+    private Matcher parseField(String path, BsonValue value) {
         if (FieldOperators.isOperatorDocument(value)) {
-            return FieldOperators.parseOperatorDocument(path, value.asDocument());
+            return FieldOperators.parseOperatorDocument(path, value.asDocument(), collation);
         }
         if (value.isRegularExpression()) {
             return new PathMatcher(path, RegexPredicate.of(value.asRegularExpression()));
         }
-        return new PathMatcher(path, new Comparison(Comparison.Operator.EQ, value));
+        return new PathMatcher(path, new Comparison(Comparison.Operator.EQ, value, collation));
     }
 
     private Matcher parseLogical(String operator, BsonValue argument) {

@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -17,16 +18,18 @@ import org.bson.BsonValue;
  * the list also matches a missing or undefined value. {@code $nin} is its negation at the path level.
  */
 final class InSet implements ValuePredicate {
-    private final NavigableSet<BsonValue> equalities = new TreeSet<>(BsonOrder.COMPARATOR);
+    private final NavigableSet<BsonValue> equalities;
     private final List<RegexPredicate> regexes = new ArrayList<>();
     private final boolean hasNull;
 
     /**
      * @param operator {@code $in} or {@code $nin}, for messages
+     * @param collation the query's collation: strings equal under it match
      * @throws CommandException BadValue when the argument is not an array ("$in needs an array"), or holds
      *     undefined or an operator document ("cannot nest $ under $in")
      */
-    InSet(String operator, BsonValue argument) {
+    InSet(String operator, BsonValue argument, Collation collation) {
+        equalities = new TreeSet<>((a, b) -> BsonOrder.compare(a, b, collation));
         if (!argument.isArray()) {
             throw new CommandException(ErrorCode.BadValue, operator + " needs an array");
         }

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.List;
@@ -24,7 +25,7 @@ record ProjectionElemMatch(String field, ElemMatch conditions) {
         if (path.contains(".")) {
             throw new CommandException(ErrorCode.BadValue, "Cannot use $elemMatch projection on a nested field: " + path);
         }
-        return new ProjectionElemMatch(path, ElemMatch.parse(argument));
+        return new ProjectionElemMatch(path, ElemMatch.parse(argument, Collation.SIMPLE));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -26,9 +27,11 @@ import org.bson.BsonValue;
  */
 public final class Sort {
     private final List<Key> keys;
+    private final Collation collation;
 
-    private Sort(List<Key> keys) {
+    private Sort(List<Key> keys, Collation collation) {
         this.keys = keys;
+        this.collation = collation;
     }
 
     /**
@@ -37,6 +40,16 @@ public final class Sort {
      * @throws CommandException BadValue (2) as listed on the class
      */
     public static Sort parse(BsonDocument spec) {
+        return parse(spec, Collation.SIMPLE);
+    }
+
+    /**
+     * Parses a sort specification whose string keys (also inside arrays and documents) order under {@code collation},
+     * as a command's {@code collation} makes MongoDB sort.
+     *
+     * @throws CommandException BadValue (2) as listed on the class
+     */
+    public static Sort parse(BsonDocument spec, Collation collation) {
         List<Key> keys = new ArrayList<>();
         for (Map.Entry<String, BsonValue> entry : spec.entrySet()) {
             String path = entry.getKey();
@@ -45,14 +58,14 @@ public final class Sort {
             }
             keys.add(new Key(Paths.split(path), direction(path, entry.getValue())));
         }
-        return new Sort(List.copyOf(keys));
+        return new Sort(List.copyOf(keys), collation);
     }
 
     /** The order of documents under this sort; documents with equal keys compare as equal. */
     public Comparator<BsonDocument> comparator() {
         return (a, b) -> {
             for (Key key : keys) {
-                int c = BsonOrder.compare(key.of(a), key.of(b));
+                int c = BsonOrder.compare(key.of(a, collation), key.of(b, collation), collation);
                 if (c != 0) {
                     return key.ascending ? c : -c;
                 }
@@ -63,10 +76,11 @@ public final class Sort {
 
     /**
      * Whether the first key is {@code _id} ascending: documents in ascending {@code _id} order are then in this sort's
-     * order whatever the later keys (an {@code _id} is unique and never an array, so its sort key is itself).
+     * order whatever the later keys (an {@code _id} is unique and never an array, so its sort key is itself). Never
+     * under a collation other than the simple one: the {@code _id} order is binary.
      */
     public boolean leadsWithAscendingId() {
-        return !keys.isEmpty() && keys.getFirst().ascending && keys.getFirst().path.equals(List.of("_id"));
+        return collation.isSimple() && !keys.isEmpty() && keys.getFirst().ascending && keys.getFirst().path.equals(List.of("_id"));
     }
 
     private static boolean direction(String path, BsonValue value) {
@@ -82,11 +96,11 @@ public final class Sort {
 
     private record Key(List<String> path, boolean ascending) {
         /** This key's sort value in {@code doc}: the extreme value reached for this direction, or null. */
-        BsonValue of(BsonDocument doc) {
+        BsonValue of(BsonDocument doc, Collation collation) {
             BsonValue extreme = null;
             for (BsonValue value : Paths.resolve(doc, path, Paths.Mode.SORT_KEY)) {
                 BsonValue candidate = value == null ? BsonNull.VALUE : value;
-                int c = extreme == null ? 0 : BsonOrder.compare(candidate, extreme);
+                int c = extreme == null ? 0 : BsonOrder.compare(candidate, extreme, collation);
                 if (extreme == null || (ascending ? c < 0 : c > 0)) {
                     extreme = candidate;
                 }

@@ -2,6 +2,7 @@ package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.DatabaseNames;
@@ -42,7 +43,8 @@ public class ShardingAdminCommands {
     }
 
     /**
-     * {@code {shardCollection: "db.coll", key: {...}, unique?: bool, numInitialChunks?: n, timeseries?: {...}}} → MongoDB's
+     * {@code {shardCollection: "db.coll", key: {...}, unique?: bool, numInitialChunks?: n, timeseries?: {...}, collation?: {locale:
+     * "simple"}}} → MongoDB's
      * {@code {collectionsharded: "db.coll", collectionUUID, ok: 1}}.
      */
     @Bean
@@ -53,6 +55,11 @@ public class ShardingAdminCommands {
             String ns = namespace(cmd, "shardCollection");
             BsonDocument key = args.document(args.required(cmd, "key", "key"), "key");
             ShardKeyPattern.of(key); // BadValue naming 'key' when it is not a shard key pattern
+            // chunks are ranges in binary order: MongoDB's shard key index must have the simple collation
+            if (!Collation.parse("shardCollection.collation", cmd.get("collation")).isSimple()) {
+                throw new CommandException(ErrorCode.BadValue, "shardCollection.collation: the collation for shardCollection must be"
+                        + " {locale: 'simple'}, but found: " + cmd.get("collation").asDocument().toJson());
+            }
             BsonDocument forward = new BsonDocument("_configsvrShardCollection", new BsonString(ns))
                     .append("key", key)
                     .append("unique", BsonBoolean.valueOf(args.optionalBoolean(cmd, "unique", "unique", false)));

@@ -1,6 +1,7 @@
 package dev.shardstore.router.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.ErrorReplies;
 import java.util.Collection;
 import java.util.List;
@@ -71,11 +72,12 @@ public final class ShardResults {
     /**
      * The union of shards' {@code distinct} replies ({@code {values: [...]}}): values equal in BSON order
      * ({@code 1}, {@code 1.0}) count once, the one from the first shard (in reply order) kept; listed in BSON
-     * order, as the engine's distinct lists one shard's values.
+     * order, as the engine's distinct lists one shard's values. Under a non-simple {@code collation} (the command's),
+     * values equal under it count once (MongoDB: "a" and "A" are one value at strength 2).
      */
-    public static BsonDocument distinct(Map<String, BsonDocument> replies) {
+    public static BsonDocument distinct(Map<String, BsonDocument> replies, Collation collation) {
         throwFirstError(replies.values());
-        TreeSet<BsonValue> values = new TreeSet<>(BsonOrder.COMPARATOR);
+        TreeSet<BsonValue> values = new TreeSet<>((a, b) -> BsonOrder.compare(a, b, collation));
         for (BsonDocument reply : replies.values()) {
             values.addAll(reply.getArray("values").getValues());
         }

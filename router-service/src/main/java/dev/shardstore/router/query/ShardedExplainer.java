@@ -2,6 +2,7 @@ package dev.shardstore.router.query;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -44,8 +45,9 @@ public class ShardedExplainer {
         String kind = explained.getFirstKey();
         String collection = new CommandArgs(explained).collectionName();
         BsonDocument filter = targetingFilter(kind, explained);
+        Collation collation = Collation.parse(kind + ".collation", explained.get("collation"));
         return router.run(db, collection, false, routing -> {
-            List<String> targets = ShardKeyTargeter.shards(routing, filter);
+            List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (!routing.isSharded()) {
                 BsonDocument reply = router.send(routing, targets.getFirst(), db, command);
                 ShardResults.throwFirstError(List.of(reply));

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -77,12 +78,13 @@ public class ShardedReads {
         long limit = args.optionalNonNegative("limit", 0);
         int batchSize = intOf(args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE));
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
-        Sort sort = Sort.parse(sortSpec);
+        Collation collation = Collation.parse("find.collation", command.get("collation")); // goes to the shards as sent
+        Sort sort = Sort.parse(sortSpec, collation);
         boolean projectHere = !sortSpec.isEmpty() && !projectionSpec.isEmpty();
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
         Projection projection = projectHere ? Projection.parse(projectionSpec) : null;
         return router.run(db, collection, false, routing -> {
-            List<String> targets = ShardKeyTargeter.shards(routing, filter);
+            List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (targets.size() == 1) {
                 return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
             }
@@ -100,7 +102,7 @@ public class ShardedReads {
             DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
                     sortSpec.isEmpty() ? null : sort.comparator(), skip, limit);
             if (projection != null) {
-                Filter matcher = Filter.parse(filter, variables); // positional projections ("a.$") need the filter
+                Filter matcher = Filter.parse(filter, variables, collation); // positional projections ("a.$") need the filter
                 stream = stream.map(doc -> projection.apply(doc, matcher));
             }
             return cursors.open(db, collection, stream, batchSize, singleBatch);
@@ -114,8 +116,9 @@ public class ShardedReads {
         BsonDocument query = args.optionalDocument(command, "query", "query");
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
+        Collation collation = Collation.parse("count.collation", command.get("collation"));
         return router.run(db, collection, false, routing -> {
-            List<String> targets = ShardKeyTargeter.shards(routing, query);
+            List<String> targets = ShardKeyTargeter.shards(routing, query, collation);
             if (targets.size() == 1) {
                 return successful(router.send(routing, targets.getFirst(), db, command));
             }
@@ -129,12 +132,13 @@ public class ShardedReads {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonDocument query = args.optionalDocument(command, "query", "query");
+        Collation collation = Collation.parse("distinct.collation", command.get("collation"));
         return router.run(db, collection, false, routing -> {
-            List<String> targets = ShardKeyTargeter.shards(routing, query);
+            List<String> targets = ShardKeyTargeter.shards(routing, query, collation);
             if (targets.size() == 1) {
                 return successful(router.send(routing, targets.getFirst(), db, command));
             }
-            return ShardResults.distinct(router.sendAll(routing, targets, db, shard -> command));
+            return ShardResults.distinct(router.sendAll(routing, targets, db, shard -> command), collation);
         }).orElseGet(() -> Replies.ok(new BsonDocument("values", new BsonArray())));
     }
 

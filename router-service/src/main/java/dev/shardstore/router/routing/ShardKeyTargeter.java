@@ -1,5 +1,6 @@
 package dev.shardstore.router.routing;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.hash.BsonHasher;
 import dev.shardstore.contracts.keystring.Ordering;
 import dev.shardstore.contracts.sharding.Chunk;
@@ -97,6 +98,16 @@ public final class ShardKeyTargeter {
         // a time-series filter is on measurements; the chunks are on buckets: target by the bucket-level predicate
         // (meta → meta, time → control.min/max), which is {} (broadcast) when it narrows nothing
         return shards(routing.table(), timeseries == null || filter == null ? filter : BucketPredicates.of(timeseries, filter));
+    }
+
+    /**
+     * As {@link #shards(CollectionRouting, BsonDocument)} for a query under {@code collation}: chunks are ranges in
+     * binary (simple collation) order and hashes are of the binary value, so a filter comparing strings under another
+     * collation narrows nothing and the query goes to every shard owning a chunk, as mongos broadcasts it
+     * (reference: "Routing"; MongoDB manual, "Collation": shard key queries with a non-simple collation).
+     */
+    public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter, Collation collation) {
+        return shards(routing, filter != null && collation.affects(filter) ? null : filter);
     }
 
     /** The hashes of the hashed field's points, or null when its bounds are not all points. */

@@ -3,6 +3,7 @@ package dev.shardstore.router.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -83,7 +84,7 @@ class ShardResultsTest {
                 }
                 replies.put("s" + s, new BsonDocument("values", new BsonArray(shard.values())).append("ok", new BsonInt32(1)));
             }
-            BsonArray merged = ShardResults.distinct(replies).getArray("values");
+            BsonArray merged = ShardResults.distinct(replies, Collation.SIMPLE).getArray("values");
             assertThat(merged.getValues()).isEqualTo(whole.values());
             for (int i = 0; i < merged.size(); i++) {
                 assertThat(merged.get(i).getBsonType()).as("the first shard's representative is kept").isEqualTo(whole.values().get(i).getBsonType());

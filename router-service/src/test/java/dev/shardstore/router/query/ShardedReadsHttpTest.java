@@ -388,7 +388,7 @@ class ShardedReadsHttpTest {
     void badLetAndRefusedOptionsAreRefusedBeforeAnyShardIsAsked() throws Exception {
         assertThat(refusal("db", "{find: 'c', let: {Upper: 1}}")).isEqualTo(ErrorCode.BadValue.code());
         for (String notImplemented : List.of("{aggregate: 'c', pipeline: [{$set: {a: '$$CLUSTER_TIME'}}], cursor: {}}",
-                "{find: 'c', collation: {locale: 'fr'}}")) {
+                "{aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'fr'}}")) {
             HttpResponse<String> response = post("db", ExtendedJson.parse(notImplemented));
             assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
             assertThat(ExtendedJson.parse(response.body()).getInt32("code").getValue()).isEqualTo(ErrorCode.NotImplemented.code());

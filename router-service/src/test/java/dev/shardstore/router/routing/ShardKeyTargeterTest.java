@@ -2,7 +2,9 @@ package dev.shardstore.router.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.contracts.hash.BsonHasher;
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ChunkRange;
@@ -54,6 +56,27 @@ class ShardKeyTargeterTest {
     }
 
     private final RoutingTable ranged = table("{x: 1}", "{x: 0}", "{x: 100}", "{x: 'm'}");
+
+    /**
+     * Chunks are ranges in binary order: under a non-simple collation a string comparison on the shard key narrows
+     * nothing (every shard), while one on numbers still targets (reference: "Routing"; MongoDB manual, "Collation").
+     */
+    @Test
+    void aNonSimpleCollationBroadcastsStringConditionsOnTheShardKey() {
+        RoutingTable words = table("{x: 1}", "{x: 'g'}", "{x: 'p'}");
+        CollectionRouting routing = new CollectionRouting("db.c", new CachedDatabase("db", "s0", new DatabaseVersion(UUID.randomUUID(), 1, TS)), words);
+        Collation caseless = Collation.parse("find.collation", ExtendedJson.parse("{locale: 'en', strength: 2}"));
+        BsonDocument equality = ExtendedJson.parse("{x: 'hello'}");
+
+        assertThat(ShardKeyTargeter.shards(routing, equality, Collation.SIMPLE)).containsExactly("s1");
+        assertThat(ShardKeyTargeter.shards(routing, equality, caseless)).containsExactly("s0", "s1", "s2");
+        assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{x: {$in: ['a', 'z']}}"), caseless)).containsExactly("s0", "s1", "s2");
+        assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{x: 5}"), caseless)).containsExactly("s0");
+        RoutingTable hashed = table("{x: 'hashed'}", "{x: 0}");
+        CollectionRouting hashedRouting = new CollectionRouting("db.c", routing.database(), hashed);
+        assertThat(ShardKeyTargeter.shards(hashedRouting, equality, Collation.SIMPLE)).hasSize(1);
+        assertThat(ShardKeyTargeter.shards(hashedRouting, equality, caseless)).containsExactly("s0", "s1");
+    }
 
     @Test
     void equalityTargetsTheOwningChunk() {

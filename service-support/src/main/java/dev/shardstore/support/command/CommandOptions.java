@@ -1,5 +1,6 @@
 package dev.shardstore.support.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -66,7 +67,7 @@ public final class CommandOptions {
 
     private static final ValueCheck ANY = (path, value) -> { };
     private static final String SIMPLE_COLLATION_ONLY = "only the simple collation ({locale: \"simple\"}) is supported "
-            + "until ICU collation is implemented";
+            + "here: ICU collation is implemented for find, count and distinct only";
 
     /** The generic arguments every command of the table takes (MongoDB's {@code generic_argument.idl}). */
     private static final Map<String, Option> GENERIC = options(
@@ -103,6 +104,12 @@ public final class CommandOptions {
             implemented("shardVersion", "internal: the router's shard version, checked by the shard"));
 
     private static final Map<String, Option> COLLATION = options(conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation));
+    /** The reads that compare strings under any collation (filter, sort, distinct values; reference: MongoDB manual, "Collation"). */
+    private static final Map<String, Option> ICU_COLLATION = options(conditional("collation", "ICU collation (locale, strength,"
+            + " caseLevel, caseFirst, numericOrdering, alternate, maxVariable, normalization, backwards) on filter string"
+            + " comparisons (not $regex), sort and distinct; a query comparing strings under a non-simple collation scans the"
+            + " collection (no index has a collation) and is sent to every shard of a sharded collection; refused on"
+            + " time-series collections", (path, value) -> Collation.parse(path, value)));
 
     private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
     private static final Map<String, Map<String, Option>> ENTRIES = new LinkedHashMap<>();
@@ -110,7 +117,7 @@ public final class CommandOptions {
     private static final Map<String, String> ENTRY_FIELDS = Map.of("update", "updates", "delete", "deletes", "createIndexes", "indexes");
 
     static {
-        COMMANDS.put("find", options(COLLATION,
+        COMMANDS.put("find", options(ICU_COLLATION,
                 implemented("filter", "query filter, $expr included"), implemented("sort", ""), implemented("projection", ""),
                 implemented("hint", "index name, key pattern or {$natural: 1}"), implemented("skip", ""), implemented("limit", ""),
                 implemented("batchSize", ""), implemented("singleBatch", ""), implemented("let", "variables for $expr"),
@@ -134,9 +141,9 @@ public final class CommandOptions {
                 implemented("hint", "for the leading $match's scan"),
                 conditional("allowDiskUse", "the pipeline runs in memory without a cap: true and false both mean that", ANY),
                 accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
-        COMMANDS.put("count", options(COLLATION,
+        COMMANDS.put("count", options(ICU_COLLATION,
                 implemented("query", "$expr included"), implemented("limit", ""), implemented("skip", ""), implemented("hint", "")));
-        COMMANDS.put("distinct", options(COLLATION,
+        COMMANDS.put("distinct", options(ICU_COLLATION,
                 implemented("key", ""), implemented("query", "$expr included"), implemented("hint", "")));
         COMMANDS.put("insert", options(
                 implemented("documents", ""), implemented("ordered", ""),
@@ -295,12 +302,11 @@ public final class CommandOptions {
 
     // --- the value checks -------------------------------------------------------------------------------------
 
+    /** A valid collation spec (its IDL/BadValue errors first, as MongoDB), then only the simple one. */
     private static void simpleCollation(String path, BsonValue value) {
-        if (value.isDocument() && value.asDocument().size() == 1 && value.asDocument().get("locale") instanceof BsonString locale
-                && locale.getValue().equals("simple")) {
-            return;
+        if (!Collation.parse(path, value).isSimple()) {
+            throw notImplemented(path, value, SIMPLE_COLLATION_ONLY);
         }
-        throw notImplemented(path, value, SIMPLE_COLLATION_ONLY);
     }
 
     /** The commands a {@code txnNumber} makes retryable (reference: Retryable writes). */

@@ -25,7 +25,12 @@ class CommandOptionsTableTest {
             {find: 'c', foo: 1}                                            | 40415 | BSON field 'find.foo' is an unknown field.
             {update: 'c', updates: [{q: {}, u: {}, foo: 1}]}                | 40415 | BSON field 'update.updates.foo' is an unknown field.
             {update: 'c', updates: [{q: {}, u: {}, collation: {locale: 'fr'}}]} | 238 | option 'update.updates.0.collation' {"locale": "fr"} is not supported: only the simple collation
-            {find: 'c', collation: {locale: 'simple', strength: 1}}        | 238   | option 'find.collation'
+            {find: 'c', collation: {locale: 'simple', strength: 1}}        | 2     | If locale is 'simple', then the collation must not contain any other fields
+            {find: 'c', collation: {locale: 'xx_YY'}}                      | 2     | Field 'locale' is invalid with value: xx_YY
+            {count: 'c', collation: {locale: 'en', strength: 9}}           | 2     | Field 'strength' must be an integer 1 through 5
+            {distinct: 'c', key: 'a', collation: {locale: 'en', foo: 1}}   | 40415 | BSON field 'distinct.collation.foo' is an unknown field.
+            {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'xx'}} | 2 | Field 'locale' is invalid with value: xx
+            {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'en'}} | 238 | option 'aggregate.collation'
             {find: 'c', writeConcern: {w: 1, foo: 1}}                      | 40415 | BSON field 'find.writeConcern.foo' is an unknown field.
             {find: 'c', $db: 'other'}                                      | 72    | option 'find.$db' names "other" but the command was sent to database db
             {explain: {count: 'c', bar: 1}}                                | 40415 | BSON field 'count.bar'
@@ -42,6 +47,8 @@ class CommandOptionsTableTest {
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             {find: 'c', filter: {}, collation: {locale: 'simple'}, $db: 'db', comment: 'x', lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}
             {listCollections: 1, anything: 1}
+            {find: 'c', collation: {locale: 'fr', strength: 1, caseLevel: true, caseFirst: 'upper', numericOrdering: true, alternate: 'shifted', maxVariable: 'space', normalization: true, backwards: true}}
+            {count: 'c', collation: {locale: 'en_US', strength: 2}}
             {insert: 'c', documents: [], writeConcern: {w: 'majority', j: true, wtimeout: 5}, ordered: false}
             {delete: 'c', deletes: [{q: {}, limit: 0, hint: 'a_1', collation: {locale: 'simple'}}], let: {x: 1}}
             """)

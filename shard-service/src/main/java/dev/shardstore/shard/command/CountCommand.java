@@ -1,6 +1,7 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -63,10 +64,12 @@ public class CountCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet()); // count has no let
+        Collation collation = Collation.parse("count.collation", command.get("collation"));
+        Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet(), collation); // count has no let
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        TimeseriesCollections.refuseCollation(buckets, "count", collation);
         long n = buckets.isPresent() ? countMeasurements(buckets.get(), filterSpec, skip, limit)
                 : catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
@@ -68,10 +69,12 @@ public class DistinctCommand extends ShardCommand {
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
-        DistinctValues distinct = new DistinctValues(args.requiredString("key"));
+        Collation collation = Collation.parse("distinct.collation", command.get("collation"));
+        DistinctValues distinct = new DistinctValues(args.requiredString("key"), collation);
         BsonDocument query = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(query, CommandVariables.withoutLet()); // distinct has no let
+        Filter filter = Filter.parse(query, CommandVariables.withoutLet(), collation); // distinct has no let
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        TimeseriesCollections.refuseCollation(buckets, "distinct", collation);
         if (buckets.isPresent()) {
             String key = args.requiredString("key");
             BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), query, null,

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -119,7 +120,9 @@ public class ExplainCommand extends ShardCommand {
             }
             default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
         }
-        Filter filter = Filter.parse(filterSpec, CommandVariables.parse(explained.get("let"), "explain.let"));
+        // the plan a query under a non-simple collation gets (no string bounds), as the command itself would run it
+        Collation collation = Collation.parse(kind + ".collation", explained.get("collation"));
+        Filter filter = Filter.parse(filterSpec, CommandVariables.parse(explained.get("let"), "explain.let"), collation);
         BsonValue hint = explained.get("hint");
         boolean stats = !verbosity.equals("queryPlanner");
         Optional<CollectionInfo> c = catalog.find(ns);

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -75,11 +76,12 @@ public class FindCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "filter", "filter");
-        Filter filter = Filter.parse(filterSpec, CommandVariables.parse(command.get("let"), "let"));
+        Collation collation = Collation.parse("find.collation", command.get("collation"));
+        Filter filter = Filter.parse(filterSpec, CommandVariables.parse(command.get("let"), "let"), collation);
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
         FindQuery query = new FindQuery(filter,
-                sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
+                sortSpec.isEmpty() ? null : Sort.parse(sortSpec, collation),
                 projectionSpec.isEmpty() ? null : Projection.parse(projectionSpec),
                 args.optionalNonNegative("skip", 0),
                 args.optionalNonNegative("limit", 0),
@@ -87,6 +89,7 @@ public class FindCommand extends ShardCommand {
         long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        TimeseriesCollections.refuseCollation(buckets, "find", collation);
         Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
         if (collection.isEmpty()) {
             return Replies.cursor(true, List.of(), 0, ns.full());

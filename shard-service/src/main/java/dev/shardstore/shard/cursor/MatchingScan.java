@@ -111,11 +111,13 @@ public final class MatchingScan {
     /**
      * The KeyString of the filter's {@code _id} equality, when it has one: such a filter can only match
      * the document with that {@code _id} (no document's {@code _id} is an array, so implicit array
-     * traversal cannot widen the match).
+     * traversal cannot widen the match). None for an {@code _id} holding strings under a non-simple collation: other
+     * {@code _id}s may equal it there.
      */
     public static Optional<byte[]> idKey(Filter filter) {
         BsonValue id = filter.equalities().get("_id");
-        return id == null || id.isArray() || id.isRegularExpression() ? Optional.empty() : Optional.of(KeyString.encode(id));
+        return id == null || id.isArray() || id.isRegularExpression() || filter.collation().affects(id)
+                ? Optional.empty() : Optional.of(KeyString.encode(id));
     }
 
     /** The next matching document, without consuming it; empty when there is none. */

@@ -55,7 +55,10 @@ public class QueryPlanner {
      * @param hint       the {@code hint} argument, or null
      */
     public Plan plan(CollectionInfo c, BsonDocument filterSpec, Filter filter, BsonValue hint) {
-        BsonDocument spec = filterSpec == null ? new BsonDocument() : filterSpec;
+        // Index keys order strings in binary: under another collation a filter comparing strings gets no bounds
+        // (every index scan is then unbounded, so the collection is scanned), as MongoDB uses no index whose
+        // collation differs from the query's for string predicates (reference: "Collation and Index Use").
+        BsonDocument spec = filterSpec == null || filter.collation().affects(filterSpec) ? new BsonDocument() : filterSpec;
         Optional<byte[]> idKey = MatchingScan.idKey(filter);
         if (Plan.isHint(hint)) {
             if (!hint.isString() && !hint.isDocument()) {
@@ -117,7 +120,9 @@ public class QueryPlanner {
             }
             BsonValue equal = filter.equalities().get(hashed);
             // a sparse index left out the documents a null equality also matches (missing field)
-            if (equal != null && !equal.isArray() && !equal.isRegularExpression() && !(equal.isNull() && index.sparse())) {
+            // a hash is of the binary value: a string equal under a non-simple collation may hash anywhere
+            if (equal != null && !equal.isArray() && !equal.isRegularExpression() && !(equal.isNull() && index.sparse())
+                    && !filter.collation().affects(equal)) {
                 seen.append(hashed, new BsonInt64(BsonHasher.hash64(equal)));
             }
         }

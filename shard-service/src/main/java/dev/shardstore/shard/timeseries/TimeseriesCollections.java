@@ -1,5 +1,8 @@
 package dev.shardstore.shard.timeseries;
 
+import dev.shardstore.contracts.bson.Collation;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.timeseries.BucketsNamespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
@@ -63,5 +66,18 @@ public class TimeseriesCollections {
     /** The options of the time-series collection {@code view}, empty when it is not one. */
     public Optional<TimeseriesOptions> options(Namespace view) {
         return buckets(view).flatMap(TimeseriesCollections::optionsOf);
+    }
+
+    /**
+     * Refuses a collation other than simple on a time-series read: its queries run as pipelines over the buckets,
+     * which do not compare strings under a collation yet.
+     *
+     * @throws CommandException NotImplemented (238) naming {@code <command>.collation}
+     */
+    public static void refuseCollation(Optional<CollectionInfo> buckets, String command, Collation collation) {
+        if (buckets.isPresent() && !collation.isSimple()) {
+            throw new CommandException(ErrorCode.NotImplemented, "BSON field '" + command + ".collation': a collation other than"
+                    + " simple on a time-series collection is not implemented");
+        }
     }
 }

@@ -88,7 +88,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | databaseVersion: 5 | 14
             * | shardVersion: 5 | 14
             find | collation: {locale: 'simple'} | ok
-            find | collation: {locale: 'fr', strength: 1} | 238
+            find | collation: {locale: 'fr', strength: 1} | ok
+            find | collation: {locale: 'xx_YY'} | 2
             find | filter: {a: 1} | ok
             find | sort: {a: 1} | ok
             find | projection: {a: 1} | ok
@@ -123,14 +124,14 @@ class CommandOptionsTest extends ShardIntegrationTest {
             aggregate | bypassDocumentValidation: true | ok
             aggregate | bogus: 1 | 40415
             count | collation: {locale: 'simple'} | ok
-            count | collation: {locale: 'de'} | 238
+            count | collation: {locale: 'de'} | ok
             count | query: {a: 1} | ok
             count | limit: 1 | ok
             count | skip: 1 | ok
             count | hint: {_id: 1} | ok
             count | bogus: 1 | 40415
             distinct | collation: {locale: 'simple'} | ok
-            distinct | collation: {locale: 'de'} | 238
+            distinct | collation: {locale: 'de'} | ok
             distinct | key: 'b' | ok
             distinct | query: {a: 1} | ok
             distinct | hint: {_id: 1} | ok
@@ -201,7 +202,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             collMod | bogus: 1 | 40415
             explain | explain: {count: 'c'} | ok
             explain | verbosity: 'queryPlanner' | ok
-            explain | explain: {find: 'c', collation: {locale: 'fr'}} | 238 find.collation
+            explain | explain: {find: 'c', collation: {locale: 'fr'}} | ok
+            explain | explain: {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'fr'}} | 238 aggregate.collation
             explain | bogus: 1 | 40415
             update.updates | collation: {locale: 'simple'} | ok
             update.updates | collation: {locale: 'fr'} | 238
@@ -298,12 +300,12 @@ class CommandOptionsTest extends ShardIntegrationTest {
     }
 
     @Test
-    void aSimpleCollationAnswersAsNone() {
+    void aSimpleCollationAnswersAsNoneAndACaselessOneMatchesBoth() {
         insertInto(DB, "coll", "{_id: 1, s: 'a'}", "{_id: 2, s: 'A'}");
         BsonDocument simple = run(DB, "{find: 'coll', filter: {s: 'a'}, collation: {locale: 'simple'}}");
         assertThat(simple.getDocument("cursor").getArray("firstBatch")).containsExactly(ExtendedJson.parse("{_id: 1, s: 'a'}"));
-        BsonDocument insensitive = run(DB, "{find: 'coll', filter: {s: 'a'}, collation: {locale: 'en', strength: 2}}");
-        assertThat(insensitive.getNumber("code").intValue()).isEqualTo(238);
-        assertThat(insensitive.getString("errmsg").getValue()).contains("find.collation").contains("simple collation");
+        BsonDocument insensitive = run(DB, "{find: 'coll', filter: {s: 'a'}, sort: {_id: 1}, collation: {locale: 'en', strength: 2}}");
+        assertThat(insensitive.getDocument("cursor").getArray("firstBatch"))
+                .containsExactly(ExtendedJson.parse("{_id: 1, s: 'a'}"), ExtendedJson.parse("{_id: 2, s: 'A'}"));
     }
 }

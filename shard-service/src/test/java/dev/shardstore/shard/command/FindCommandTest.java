@@ -192,6 +192,44 @@ class FindCommandTest extends ShardIntegrationTest {
         assertError(run(DB, "{getMore: {$numberLong: '77'}}"), 9);
     }
 
+    /**
+     * MongoDB manual, "Collation": filter, sort, count and distinct compare strings under the command's collation; a
+     * string {@code _id} lookup and string index bounds are binary, so such a query scans the collection (explain).
+     */
+    @Test
+    void findCountAndDistinctCompareStringsUnderTheCollation() {
+        insert("words", "{_id: 'a', w: 'apple', n: '10'}", "{_id: 'B', w: 'Apple', n: '9'}", "{_id: 'c', w: 'APPLE', n: '100'}",
+                "{_id: 'D', w: 'äpple', n: '2'}", "{_id: 'e', w: 'banana', n: '1'}");
+        run(DB, "{createIndexes: 'words', indexes: [{key: {w: 1}, name: 'w_1'}]}");
+        String caseless = "{locale: 'en', strength: 2}";
+
+        assertThat(batch(run(DB, "{find: 'words', filter: {w: 'aPPle'}}"))).isEmpty();
+        List<BsonDocument> found = batch(run(DB, "{find: 'words', filter: {w: 'aPPle'}, sort: {_id: 1}, collation: " + caseless + "}"));
+        assertThat(found).extracting(d -> d.getString("_id").getValue()).containsExactly("a", "B", "c");
+        assertThat(batch(run(DB, "{find: 'words', filter: {_id: 'b'}, collation: " + caseless + "}")))
+                .extracting(d -> d.getString("_id").getValue()).containsExactly("B");
+        assertThat(batch(run(DB, "{find: 'words', filter: {w: {$regex: '^apple$'}}, collation: {locale: 'en', strength: 1}}")))
+                .extracting(d -> d.getString("_id").getValue()).containsExactly("a");
+        assertThat(batch(run(DB, "{find: 'words', sort: {n: 1}, collation: {locale: 'en', numericOrdering: true}}")))
+                .extracting(d -> d.getString("n").getValue()).containsExactly("1", "2", "9", "10", "100");
+        assertThat(run(DB, "{count: 'words', query: {w: 'APPLE'}, collation: {locale: 'en', strength: 1}}").getNumber("n").intValue())
+                .isEqualTo(4);
+        // one value per group equal under the collation: the first met in the scan (_id order: 'B' sorts before 'a')
+        assertThat(run(DB, "{distinct: 'words', key: 'w', collation: " + caseless + "}").getArray("values"))
+                .extracting(v -> v.asString().getValue()).containsExactly("Apple", "äpple", "banana");
+        assertThat(run(DB, "{distinct: 'words', key: 'w'}").getArray("values")).hasSize(5);
+
+        BsonDocument binary = run(DB, "{explain: {find: 'words', filter: {w: 'apple'}}}");
+        assertThat(binary.getDocument("queryPlanner").getDocument("winningPlan").toJson()).contains("w_1");
+        BsonDocument collated = run(DB, "{explain: {find: 'words', filter: {w: 'apple'}, collation: " + caseless + "}}");
+        assertThat(collated.getDocument("queryPlanner").getDocument("winningPlan").toJson()).doesNotContain("w_1").contains("COLLSCAN");
+        assertError(run(DB, "{find: 'words', collation: {locale: 'xx_YY'}}"), 2);
+
+        // a hashed index holds the hash of the binary string: no point lookup on it under the collation either
+        run(DB, "{createIndexes: 'words', indexes: [{key: {w: 'hashed'}, name: 'w_hashed'}]}");
+        assertThat(batch(run(DB, "{find: 'words', filter: {w: 'aPPle'}, hint: 'w_hashed', collation: " + caseless + "}"))).hasSize(3);
+    }
+
     private void insert(String collection, String... documents) {
         BsonArray array = new BsonArray();
         for (String document : documents) {

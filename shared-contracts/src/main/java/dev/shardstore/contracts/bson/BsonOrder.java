@@ -64,8 +64,17 @@ public final class BsonOrder {
         };
     }
 
-    /** Negative, zero or positive as {@code a} sorts before, with or after {@code b}. */
+    /** Negative, zero or positive as {@code a} sorts before, with or after {@code b} (the simple collation). */
     public static int compare(BsonValue a, BsonValue b) {
+        return compare(a, b, Collation.SIMPLE);
+    }
+
+    /**
+     * The order under {@code collation}: as {@link #compare(BsonValue, BsonValue)}, except that String and Symbol
+     * values compare with {@link Collation#compareStrings}, also inside documents and arrays, as MongoDB compares
+     * collation keys; field names, regular expressions and code stay binary (MongoDB manual, "Collation").
+     */
+    public static int compare(BsonValue a, BsonValue b, Collation collation) {
         int rankA = typeRank(a.getBsonType());
         int rankB = typeRank(b.getBsonType());
         if (rankA != rankB) {
@@ -74,9 +83,9 @@ public final class BsonOrder {
         return switch (a.getBsonType()) {
             case MIN_KEY, MAX_KEY, NULL, UNDEFINED, END_OF_DOCUMENT -> 0;
             case INT32, INT64, DOUBLE, DECIMAL128 -> compareNumbers(a, b);
-            case STRING, SYMBOL -> compareStrings(stringOf(a), stringOf(b));
-            case DOCUMENT -> compareDocuments(a.asDocument(), b.asDocument());
-            case ARRAY -> compareArrays(a.asArray().getValues(), b.asArray().getValues());
+            case STRING, SYMBOL -> collation.compareStrings(stringOf(a), stringOf(b));
+            case DOCUMENT -> compareDocuments(a.asDocument(), b.asDocument(), collation);
+            case ARRAY -> compareArrays(a.asArray().getValues(), b.asArray().getValues(), collation);
             case BINARY -> compareBinary(a.asBinary(), b.asBinary());
             case OBJECT_ID -> a.asObjectId().getValue().compareTo(b.asObjectId().getValue());
             case BOOLEAN -> Boolean.compare(a.asBoolean().getValue(), b.asBoolean().getValue());
@@ -85,7 +94,7 @@ public final class BsonOrder {
             case REGULAR_EXPRESSION -> compareRegex(a.asRegularExpression(), b.asRegularExpression());
             case DB_POINTER -> compareDbPointer(a.asDBPointer(), b.asDBPointer());
             case JAVASCRIPT -> compareStrings(a.asJavaScript().getCode(), b.asJavaScript().getCode());
-            case JAVASCRIPT_WITH_SCOPE -> compareCodeWithScope(a.asJavaScriptWithScope(), b.asJavaScriptWithScope());
+            case JAVASCRIPT_WITH_SCOPE -> compareCodeWithScope(a.asJavaScriptWithScope(), b.asJavaScriptWithScope(), collation);
         };
     }
 
@@ -211,7 +220,7 @@ public final class BsonOrder {
         return v.isString() ? v.asString().getValue() : v.asSymbol().getSymbol();
     }
 
-    private static int compareDocuments(BsonDocument a, BsonDocument b) {
+    private static int compareDocuments(BsonDocument a, BsonDocument b, Collation collation) {
         Iterator<Map.Entry<String, BsonValue>> ia = a.entrySet().iterator();
         Iterator<Map.Entry<String, BsonValue>> ib = b.entrySet().iterator();
         while (ia.hasNext() && ib.hasNext()) {
@@ -222,7 +231,7 @@ public final class BsonOrder {
                 c = compareStrings(ea.getKey(), eb.getKey());
             }
             if (c == 0) {
-                c = compare(ea.getValue(), eb.getValue());
+                c = compare(ea.getValue(), eb.getValue(), collation);
             }
             if (c != 0) {
                 return c;
@@ -231,10 +240,10 @@ public final class BsonOrder {
         return Boolean.compare(ia.hasNext(), ib.hasNext());
     }
 
-    private static int compareArrays(List<BsonValue> a, List<BsonValue> b) {
+    private static int compareArrays(List<BsonValue> a, List<BsonValue> b, Collation collation) {
         int n = Math.min(a.size(), b.size());
         for (int i = 0; i < n; i++) {
-            int c = compare(a.get(i), b.get(i));
+            int c = compare(a.get(i), b.get(i), collation);
             if (c != 0) {
                 return c;
             }
@@ -264,8 +273,8 @@ public final class BsonOrder {
         return c != 0 ? c : a.getId().compareTo(b.getId());
     }
 
-    private static int compareCodeWithScope(BsonJavaScriptWithScope a, BsonJavaScriptWithScope b) {
+    private static int compareCodeWithScope(BsonJavaScriptWithScope a, BsonJavaScriptWithScope b, Collation collation) {
         int c = compareStrings(a.getCode(), b.getCode());
-        return c != 0 ? c : compareDocuments(a.getScope(), b.getScope());
+        return c != 0 ? c : compareDocuments(a.getScope(), b.getScope(), collation);
     }
 }
