@@ -48,7 +48,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * split and merge through one router seen incrementally by the other, and a router whose event consumer is stopped
  * corrected by StaleConfig alone; then faults: a shard killed under a sharded write load (its documents are write
  * errors, every acknowledged one is readable after the restart) and the config service killed (routers keep serving
- * from their cached routing tables; catalog changes fail clearly until it is back).
+ * from their cached routing tables; catalog changes fail clearly until it is back); last, {@code $out} and {@code $merge}
+ * (issue 15): {@code $out} replacing an unsharded target under a concurrent reader, every {@code $merge} mode into an
+ * unsharded and a sharded target, and the refusals.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedCollectionsIT {
@@ -353,10 +355,12 @@ class ShardedCollectionsIT {
                 .noneMatch(name -> name.startsWith("tmp.agg_out."));
 
         // from a sharded source (split on the shards, merged by the router) into another database's collection
-        ok(routerA, "geo", "{\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"MC\"}}, "
-                + "{\"$out\": {\"db\": \"agg\", \"coll\": \"monaco\"}}], \"cursor\": {}}");
-        assertThat(ok(routerA, "agg", "{\"count\": \"monaco\"}").getNumber("n").longValue())
-                .isEqualTo(CitiesFile.countsByCountry(CITIES).get("MC"));
+        long zealand = firstBatch(ok(routerA, "geo", "{\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"NZ\"}}],"
+                + " \"cursor\": {\"batchSize\": 100000}}")).size();
+        assertThat(zealand).as("the source's NZ documents").isEqualTo(CitiesFile.countsByCountry(CITIES).get("NZ"));
+        ok(routerA, "geo", "{\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"NZ\"}}, "
+                + "{\"$out\": {\"db\": \"agg\", \"coll\": \"zealand\"}}], \"cursor\": {}}");
+        assertThat(ok(routerA, "agg", "{\"count\": \"zealand\"}").getNumber("n").longValue()).isEqualTo(zealand);
     }
 
     @Test
@@ -432,6 +436,17 @@ class ShardedCollectionsIT {
                 "{\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$facet\": {\"f\": [{\"$merge\": \"x\"}]}}], \"cursor\": {}}"))
                 .getNumber("code").intValue()).isEqualTo(40600);
         assertThat(firstBatch(ok(routerA, "agg", "{\"find\": \"mergeRange\", \"sort\": {\"_id\": 1}}"))).hasSize(3);
+
+        // explain shows the writing stage last in the router's part, for an unsharded and a sharded source
+        assertThat(lastMergerStage(ok(routerA, "agg", "{\"explain\": {\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$match\": {}},"
+                + " {\"$merge\": {\"into\": \"mergeRange\"}}], \"cursor\": {}}}"))).isEqualTo("$merge");
+        assertThat(lastMergerStage(ok(routerA, "geo", "{\"explain\": {\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"MC\"}},"
+                + " {\"$out\": {\"db\": \"agg\", \"coll\": \"x\"}}], \"cursor\": {}}}"))).isEqualTo("$out");
+    }
+
+    private static String lastMergerStage(BsonDocument explain) {
+        BsonArray merger = explain.getDocument("splitPipeline").getArray("mergerPart");
+        return merger.get(merger.size() - 1).asDocument().getFirstKey();
     }
 
     /** Empties {@code agg.<target>} (keeping its sharding) and puts {@code _id} 1, 2, 3 with {@code a: "old"} in it. */

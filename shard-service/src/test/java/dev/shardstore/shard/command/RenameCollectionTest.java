@@ -38,6 +38,15 @@ class RenameCollectionTest extends ShardIntegrationTest {
     }
 
     @Test
+    void renamesOntoANameThatDoesNotExistYet() {
+        insert("ren4", "tmp.agg_out.y", 0, 4);
+        assertThat(run("ren4", "{_shardsvrRenameCollection: 'tmp.agg_out.y', to: 'fresh', dropTarget: true}")).isEqualTo(ok());
+        assertThat(ids("ren4", "fresh")).containsExactly(0, 1, 2, 3);
+        assertThat(run("ren4", "{count: 'fresh'}").getNumber("n").intValue()).isEqualTo(4);
+        assertThat(ids("ren4", "tmp.agg_out.y")).isEmpty();
+    }
+
+    @Test
     void refusesAMissingSourceAndARenameWithoutDropTarget() {
         insert("ren2", "target", 0, 2);
         assertError(run("ren2", "{_shardsvrRenameCollection: 'nothere', to: 'target', dropTarget: true}"), 26);
