@@ -48,7 +48,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * split and merge through one router seen incrementally by the other, and a router whose event consumer is stopped
  * corrected by StaleConfig alone; then faults: a shard killed under a sharded write load (its documents are write
  * errors, every acknowledged one is readable after the restart) and the config service killed (routers keep serving
- * from their cached routing tables; catalog changes fail clearly until it is back).
+ * from their cached routing tables; catalog changes fail clearly until it is back); last, {@code $out} and {@code $merge}
+ * (issue 15): {@code $out} replacing an unsharded target under a concurrent reader, every {@code $merge} mode into an
+ * unsharded and a sharded target, and the refusals.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedCollectionsIT {
@@ -317,6 +319,163 @@ class ShardedCollectionsIT {
         waitUntil(() -> RouterClient.isOk(routerA.run("admin", ExtendedJson.parse("{\"split\": \"geo.byId\", \"middle\": {\"_id\": 12345}}"))),
                 Duration.ofSeconds(60), "a split once the config service is back");
         assertThat(count(routerB, "byId", "{\"name\": {\"$regex\": \"^Offline-\"}}")).isEqualTo(3);
+    }
+
+    @Test
+    @Order(11)
+    void outReplacesAnUnshardedTargetWholeWhileAReaderSeesOldOrNewNeverAMix() throws Exception {
+        ok(routerA, "agg", "{\"insert\": \"outSource\", \"documents\": " + numbered(0, 40, "src") + "}");
+        ok(routerA, "agg", "{\"insert\": \"outTarget\", \"documents\": " + numbered(100, 25, "old") + "}");
+        ok(routerA, "agg", "{\"createIndexes\": \"outTarget\", \"indexes\": [{\"key\": {\"v\": 1}, \"name\": \"v_1\"}]}");
+        AtomicBoolean done = new AtomicBoolean();
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        Thread reader = Thread.ofVirtual().start(() -> {
+            while (!done.get()) {
+                seen.add(ok(routerB, "agg", "{\"count\": \"outTarget\"}").getNumber("n").longValue());
+            }
+        });
+        try {
+            for (int round = 0; round < 4; round++) {
+                String limit = round % 2 == 0 ? "" : "{\"$limit\": 25}, ";
+                BsonDocument reply = ok(routerA, "agg", "{\"aggregate\": \"outSource\", \"pipeline\": [{\"$sort\": {\"_id\": 1}}, " + limit
+                        + "{\"$out\": \"outTarget\"}], \"cursor\": {}}");
+                assertThat(firstBatch(reply)).isEmpty();
+                assertThat(reply.getDocument("cursor").getNumber("id").longValue()).isZero();
+            }
+        } finally {
+            done.set(true);
+            reader.join();
+        }
+        assertThat(seen).as("counts a reader saw during four replacements").isNotEmpty().isSubsetOf(25L, 40L);
+        assertThat(firstBatch(ok(routerA, "agg", "{\"find\": \"outTarget\", \"sort\": {\"_id\": 1}, \"batchSize\": 100}")))
+                .extracting(d -> d.getInt32("_id").getValue()).containsExactlyElementsOf(range(0, 25));
+        assertThat(firstBatch(ok(routerA, "agg", "{\"listIndexes\": \"outTarget\"}"))).extracting(d -> d.getString("name").getValue())
+                .containsExactlyInAnyOrder("_id_", "v_1");
+        assertThat(firstBatch(ok(routerA, "agg", "{\"listCollections\": 1, \"nameOnly\": true}"))).extracting(d -> d.getString("name").getValue())
+                .noneMatch(name -> name.startsWith("tmp.agg_out."));
+
+        // from a sharded source (split on the shards, merged by the router) into another database's collection
+        long zealand = firstBatch(ok(routerA, "geo", "{\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"NZ\"}}],"
+                + " \"cursor\": {\"batchSize\": 100000}}")).size();
+        assertThat(zealand).as("the source's NZ documents").isEqualTo(CitiesFile.countsByCountry(CITIES).get("NZ"));
+        ok(routerA, "geo", "{\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"NZ\"}}, "
+                + "{\"$out\": {\"db\": \"agg\", \"coll\": \"zealand\"}}], \"cursor\": {}}");
+        assertThat(ok(routerA, "agg", "{\"count\": \"zealand\"}").getNumber("n").longValue()).isEqualTo(zealand);
+    }
+
+    @Test
+    @Order(12)
+    void mergeEveryModeIntoAnUnshardedAndAShardedTargetGivesMongoDbsResult() {
+        ok(routerA, "admin", "{\"shardCollection\": \"agg.mergeSharded\", \"key\": {\"_id\": \"hashed\"}}");
+        ok(routerA, "agg", "{\"insert\": \"mergeSource\", \"documents\": [{\"_id\": 2, \"b\": \"new\"}, {\"_id\": 3, \"b\": \"new\"},"
+                + " {\"_id\": 4, \"b\": \"new\"}]}");
+        String old1 = "{\"_id\": 1, \"a\": \"old\"}";
+        String old2 = "{\"_id\": 2, \"a\": \"old\"}";
+        String old3 = "{\"_id\": 3, \"a\": \"old\"}";
+        String new2 = "{\"_id\": 2, \"b\": \"new\"}";
+        String new3 = "{\"_id\": 3, \"b\": \"new\"}";
+        String new4 = "{\"_id\": 4, \"b\": \"new\"}";
+        Map<String, List<String>> expected = new java.util.LinkedHashMap<>();
+        expected.put("\"replace\", \"whenNotMatched\": \"insert\"", List.of(old1, new2, new3, new4));
+        expected.put("\"replace\", \"whenNotMatched\": \"discard\"", List.of(old1, new2, new3));
+        expected.put("\"merge\", \"whenNotMatched\": \"insert\"", List.of(old1, "{\"_id\": 2, \"a\": \"old\", \"b\": \"new\"}",
+                "{\"_id\": 3, \"a\": \"old\", \"b\": \"new\"}", new4));
+        expected.put("\"merge\", \"whenNotMatched\": \"discard\"", List.of(old1, "{\"_id\": 2, \"a\": \"old\", \"b\": \"new\"}",
+                "{\"_id\": 3, \"a\": \"old\", \"b\": \"new\"}"));
+        expected.put("\"keepExisting\", \"whenNotMatched\": \"insert\"", List.of(old1, old2, old3, new4));
+        expected.put("[{\"$set\": {\"c\": \"$$new.b\"}}], \"whenNotMatched\": \"insert\"", List.of(old1,
+                "{\"_id\": 2, \"a\": \"old\", \"c\": \"new\"}", "{\"_id\": 3, \"a\": \"old\", \"c\": \"new\"}", new4));
+        expected.put("[{\"$set\": {\"c\": \"$$x\"}}], \"let\": {\"x\": {\"$concat\": [\"$b\", \"!\"]}}, \"whenNotMatched\": \"discard\"",
+                List.of(old1, "{\"_id\": 2, \"a\": \"old\", \"c\": \"new!\"}", "{\"_id\": 3, \"a\": \"old\", \"c\": \"new!\"}"));
+        Map<String, Integer> failing = Map.of(
+                "\"replace\", \"whenNotMatched\": \"fail\"", 13113,
+                "\"merge\", \"whenNotMatched\": \"fail\"", 13113,
+                "[{\"$set\": {\"c\": 1}}], \"whenNotMatched\": \"fail\"", 13113,
+                "\"fail\", \"whenNotMatched\": \"insert\"", 11000);
+        for (String target : List.of("mergeUnsharded", "mergeSharded")) {
+            for (Map.Entry<String, List<String>> mode : expected.entrySet()) {
+                resetMergeTarget(target);
+                ok(routerA, "agg", mergeInto(target, mode.getKey()));
+                assertThat(firstBatch(ok(routerB, "agg", "{\"find\": \"" + target + "\", \"sort\": {\"_id\": 1}}")))
+                        .as("%s whenMatched %s", target, mode.getKey())
+                        .containsExactlyElementsOf(mode.getValue().stream().map(ExtendedJson::parse).toList());
+            }
+            for (Map.Entry<String, Integer> mode : failing.entrySet()) {
+                resetMergeTarget(target);
+                BsonDocument reply = routerA.run("agg", ExtendedJson.parse(mergeInto(target, mode.getKey())));
+                assertThat(describe(reply)).as("%s whenMatched %s", target, mode.getKey()).isNotEmpty();
+                assertThat(reply.getNumber("code").intValue()).as("%s whenMatched %s", target, mode.getKey()).isEqualTo(mode.getValue());
+            }
+        }
+        assertThat(routerA.run("agg", ExtendedJson.parse(
+                "{\"aggregate\": \"mergeSource\", \"pipeline\": [{\"$merge\": {\"into\": \"mergeUnsharded\", \"on\": \"b\"}}], \"cursor\": {}}"))
+                .getNumber("code").intValue()).as("on without a unique index").isEqualTo(51183);
+    }
+
+    @Test
+    @Order(13)
+    void mergeIntoARangeShardedTargetMatchesOnShardKeyAndIdAndOutIntoAShardedCollectionIsRefused() {
+        ok(routerA, "admin", "{\"shardCollection\": \"agg.mergeRange\", \"key\": {\"k\": 1}}");
+        ok(routerA, "admin", "{\"split\": \"agg.mergeRange\", \"middle\": {\"k\": 50}}");
+        ok(routerA, "agg", "{\"insert\": \"mergeRange\", \"documents\": [{\"_id\": 1, \"k\": 10, \"v\": 0}, {\"_id\": 2, \"k\": 90, \"v\": 0}]}");
+        ok(routerA, "agg", "{\"insert\": \"rangeSource\", \"documents\": [{\"_id\": 1, \"k\": 10, \"v\": 1}, {\"_id\": 2, \"k\": 90, \"v\": 1},"
+                + " {\"_id\": 3, \"k\": 60, \"v\": 1}]}");
+        ok(routerA, "agg", "{\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$merge\": {\"into\": \"mergeRange\", \"whenMatched\": \"replace\"}}],"
+                + " \"cursor\": {}}");
+        assertThat(firstBatch(ok(routerB, "agg", "{\"find\": \"mergeRange\", \"sort\": {\"_id\": 1}}"))).containsExactly(
+                ExtendedJson.parse("{\"_id\": 1, \"k\": 10, \"v\": 1}"), ExtendedJson.parse("{\"_id\": 2, \"k\": 90, \"v\": 1}"),
+                ExtendedJson.parse("{\"_id\": 3, \"k\": 60, \"v\": 1}"));
+
+        assertThat(routerA.run("agg", ExtendedJson.parse(
+                "{\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$out\": \"mergeRange\"}], \"cursor\": {}}")).getNumber("code").intValue())
+                .isEqualTo(28769);
+        assertThat(routerA.run("agg", ExtendedJson.parse(
+                "{\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$out\": \"x\"}, {\"$match\": {}}], \"cursor\": {}}")).getNumber("code").intValue())
+                .isEqualTo(40601);
+        assertThat(routerA.run("agg", ExtendedJson.parse(
+                "{\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$facet\": {\"f\": [{\"$merge\": \"x\"}]}}], \"cursor\": {}}"))
+                .getNumber("code").intValue()).isEqualTo(40600);
+        assertThat(firstBatch(ok(routerA, "agg", "{\"find\": \"mergeRange\", \"sort\": {\"_id\": 1}}"))).hasSize(3);
+
+        // explain shows the writing stage last in the router's part, for an unsharded and a sharded source
+        assertThat(lastMergerStage(ok(routerA, "agg", "{\"explain\": {\"aggregate\": \"rangeSource\", \"pipeline\": [{\"$match\": {}},"
+                + " {\"$merge\": {\"into\": \"mergeRange\"}}], \"cursor\": {}}}"))).isEqualTo("$merge");
+        assertThat(lastMergerStage(ok(routerA, "geo", "{\"explain\": {\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"MC\"}},"
+                + " {\"$out\": {\"db\": \"agg\", \"coll\": \"x\"}}], \"cursor\": {}}}"))).isEqualTo("$out");
+    }
+
+    private static String lastMergerStage(BsonDocument explain) {
+        BsonArray merger = explain.getDocument("splitPipeline").getArray("mergerPart");
+        return merger.get(merger.size() - 1).asDocument().getFirstKey();
+    }
+
+    /** Empties {@code agg.<target>} (keeping its sharding) and puts {@code _id} 1, 2, 3 with {@code a: "old"} in it. */
+    private static void resetMergeTarget(String target) {
+        ok(routerA, "agg", "{\"delete\": \"" + target + "\", \"deletes\": [{\"q\": {}, \"limit\": 0}]}");
+        ok(routerA, "agg", "{\"insert\": \"" + target + "\", \"documents\": [{\"_id\": 1, \"a\": \"old\"}, {\"_id\": 2, \"a\": \"old\"},"
+                + " {\"_id\": 3, \"a\": \"old\"}]}");
+    }
+
+    private static String mergeInto(String target, String whenMatchedAndRest) {
+        return "{\"aggregate\": \"mergeSource\", \"pipeline\": [{\"$merge\": {\"into\": \"" + target + "\", \"whenMatched\": "
+                + whenMatchedAndRest + "}}], \"cursor\": {}}";
+    }
+
+    /** {@code count} documents {@code {_id: from + i, v: i, tag}} as a JSON array. */
+    private static String numbered(int from, int count, String tag) {
+        List<String> docs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            docs.add("{\"_id\": " + (from + i) + ", \"v\": " + i + ", \"tag\": \"" + tag + "\"}");
+        }
+        return "[" + String.join(", ", docs) + "]";
+    }
+
+    private static List<Integer> range(int from, int count) {
+        List<Integer> ids = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            ids.add(i);
+        }
+        return ids;
     }
 
     // --- helpers ---------------------------------------------------------------------------------------------

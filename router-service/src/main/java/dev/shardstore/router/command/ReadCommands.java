@@ -5,7 +5,9 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
+import dev.shardstore.router.query.AggregateOutput;
 import dev.shardstore.router.query.DatabaseAggregate;
+import dev.shardstore.router.query.OutputStage;
 import dev.shardstore.router.query.ShardedDataDistribution;
 import dev.shardstore.router.session.SessionStages;
 import dev.shardstore.router.query.ShardedExplainer;
@@ -53,7 +55,8 @@ public class ReadCommands {
      * database-level {@code aggregate: 1} ({@link DatabaseAggregate}: {@code $documents}).
      */
     @Bean
-    CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages, DatabaseAggregate databaseLevel) {
+    CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages, DatabaseAggregate databaseLevel,
+            AggregateOutput output) {
         return CommandHandler.of("aggregate", (db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
@@ -70,6 +73,14 @@ public class ReadCommands {
             Namespaces.checkUserDatabase(db, "aggregate");
             if (cmd.containsKey("explain") && new CommandArgs(cmd).optionalBoolean(cmd, "explain", "explain", false)) {
                 return explainAggregate(db, cmd);
+            }
+            if (pipeline != null && pipeline.isArray()) {
+                OutputStage.checkPlacement(pipeline.asArray());
+                if (OutputStage.endsWithOutput(pipeline.asArray())) {
+                    // $out/$merge: read (a view resolved as below), then write through the router
+                    return output.aggregate(db, cmd, read -> ViewResolution.orResolved(read, () -> reads.aggregate(db, read),
+                            aggregate -> reads.aggregate(db, aggregate), reply -> reply));
+                }
             }
             return ViewResolution.orResolved(cmd, () -> reads.aggregate(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
         });

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.springframework.stereotype.Component;
 
 /**
@@ -43,6 +44,9 @@ public class ShardedExplainer {
     public Optional<BsonDocument> explain(String db, BsonDocument command) {
         BsonDocument explained = command.getDocument("explain");
         String kind = explained.getFirstKey();
+        if (kind.equals("aggregate") && explained.isArray("pipeline") && OutputStage.endsWithOutput(explained.getArray("pipeline"))) {
+            return explainWithOutput(db, command);
+        }
         String collection = new CommandArgs(explained).collectionName();
         BsonDocument filter = targetingFilter(kind, explained);
         Collation collation = Collation.parse(kind + ".collation", explained.get("collation"));
@@ -64,6 +68,29 @@ public class ShardedExplainer {
             boolean sorted = kind.equals("find") && explained.isDocument("sort") && !explained.getDocument("sort").isEmpty();
             return ShardedExplain.query(ShardedExplain.mergeStage(kind, targets.size(), sorted), explains,
                     (System.nanoTime() - start) / 1_000_000);
+        });
+    }
+
+    /**
+     * An aggregate ending with {@code $out}/{@code $merge} ({@link AggregateOutput}): the explain of the pipeline before
+     * that stage, whose {@code mergerPart} ends with the stage, since the router writes the result ({@code mergeType:
+     * "mongos"}; for a pipeline the shards run whole, {@code shardsPart} is that pipeline).
+     */
+    private Optional<BsonDocument> explainWithOutput(String db, BsonDocument command) {
+        BsonArray pipeline = command.getDocument("explain").getArray("pipeline");
+        OutputStage.checkPlacement(pipeline);
+        BsonDocument stage = pipeline.get(pipeline.size() - 1).asDocument();
+        BsonDocument reading = command.clone();
+        reading.getDocument("explain").put("pipeline", OutputStage.without(pipeline));
+        return explain(db, reading).map(reply -> {
+            if (reply.isDocument("splitPipeline")) {
+                reply.getDocument("splitPipeline").getArray("mergerPart").add(stage);
+            } else {
+                BsonArray merger = new BsonArray(List.of(new BsonDocument("$mergeCursors", new BsonDocument()), stage));
+                reply.put("mergeType", new BsonString("mongos"));
+                reply.put("splitPipeline", new BsonDocument("shardsPart", OutputStage.without(pipeline)).append("mergerPart", merger));
+            }
+            return reply;
         });
     }
 

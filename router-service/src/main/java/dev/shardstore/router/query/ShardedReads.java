@@ -221,7 +221,17 @@ public class ShardedReads {
 
     /** Every document of {@code db.collection}, read through a router cursor to its end. */
     private List<BsonDocument> readAll(String db, String collection) {
-        BsonDocument cursor = find(db, new BsonDocument("find", new BsonString(collection))).getDocument("cursor");
+        return drain(db, find(db, new BsonDocument("find", new BsonString(collection))));
+    }
+
+    /**
+     * Every document of a router cursor: the first batch of {@code reply} ({@code {cursor: {firstBatch, id, ns}}}) and
+     * the getMores of that cursor (on the collection its {@code ns} names) to its end.
+     */
+    public List<BsonDocument> drain(String db, BsonDocument reply) {
+        BsonDocument cursor = reply.getDocument("cursor");
+        String ns = cursor.getString("ns").getValue();
+        String collection = ns.substring(ns.indexOf('.') + 1);
         List<BsonDocument> all = new ArrayList<>();
         cursor.getArray("firstBatch").forEach(v -> all.add(v.asDocument()));
         long id = cursor.getNumber("id").longValue();

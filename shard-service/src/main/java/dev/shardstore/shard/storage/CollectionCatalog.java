@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -135,6 +136,42 @@ public class CollectionCatalog {
         });
         cache.put(ns, modified);
         return modified;
+    }
+
+    /**
+     * Renames {@code from} to {@code to} (same database), dropping {@code to} first when it exists, in one
+     * transaction: the target's catalog row, table and index tables go, the source's row takes the target's name
+     * (its table, uuid and indexes stay), and one {@code {renameCollection: "db.from", to: "db.to", dropTarget}} oplog
+     * entry records it. A reader holding either lock sees the old target or the new one, never neither (MongoDB's
+     * {@code renameCollection} with {@code dropTarget: true}, which {@code $out} ends with). The caller holds both
+     * namespaces exclusively.
+     *
+     * @return the renamed collection under its new name; empty when {@code from} does not exist
+     */
+    public Optional<CollectionInfo> renameDroppingTarget(Namespace from, Namespace to) {
+        if (!from.db().equals(to.db())) {
+            throw new IllegalArgumentException("rename across databases: " + from.full() + " -> " + to.full());
+        }
+        Optional<CollectionInfo> renamed = units.write(work -> {
+            Optional<CollectionInfo> source = jdbc.sql("SELECT " + COLUMNS + " FROM collections WHERE namespace = ? FOR UPDATE")
+                    .param(from.full()).query(ROW).optional();
+            if (source.isEmpty()) {
+                return Optional.<CollectionInfo>empty();
+            }
+            jdbc.sql("DELETE FROM collections WHERE namespace = ? RETURNING " + COLUMNS).param(to.full()).query(ROW).optional()
+                    .ifPresent(target -> {
+                        indexes.dropAll(target);
+                        jdbc.sql("DROP TABLE " + target.table()).update();
+                    });
+            jdbc.sql("UPDATE collections SET namespace = ?, name = ? WHERE namespace = ?")
+                    .param(to.full()).param(to.collection()).param(from.full()).update();
+            oplog.appendCommand(from.db(), source.get().uuid(), new BsonDocument("renameCollection", new BsonString(from.full()))
+                    .append("to", new BsonString(to.full())).append("dropTarget", BsonBoolean.TRUE));
+            return Optional.of(new CollectionInfo(to, source.get().uuid(), source.get().table(), source.get().options()));
+        });
+        cache.remove(from);
+        cache.remove(to);
+        return renamed;
     }
 
     /** Records the end of a {@code dropDatabase} in the oplog ({@code {dropDatabase: 1}}), after its collections were dropped. */

@@ -96,13 +96,29 @@ public enum ErrorCode {
     DuplicateKey(11000, 409),
     /** The operation was interrupted (its thread was, e.g. at shutdown) before it finished. */
     Interrupted(11601, 503),
+    /** {@code $merge} with {@code whenNotMatched: "fail"} met a document with no match in the target. */
+    MergeStageNoMatchingDocument(13113, 409),
     StaleConfig(13388, 503),
+    /** {@code $out} to a sharded collection. */
+    Location28769(28769, 400),
     Location40324(40324, 400),
     /** An IDL error: a required field is missing. */
     Location40414(40414, 400),
     Location40415(40415, 400),
     /** An OP_MSG command without its {@code $db} field. */
-    Location40571(40571, 400);
+    Location40571(40571, 400),
+    /** {@code $out}/{@code $merge} inside a {@code $facet}. */
+    Location40600(40600, 400),
+    /** {@code $out}/{@code $merge} not the last stage. */
+    Location40601(40601, 400),
+    /** {@code $out}/{@code $merge} inside a {@code $lookup}'s pipeline. */
+    Location51047(51047, 400),
+    /** A {@code $merge} document whose {@code on} field is missing, null or an array. */
+    Location51132(51132, 400),
+    /** An unsupported {@code $merge} whenMatched/whenNotMatched combination. */
+    Location51181(51181, 400),
+    /** {@code $merge}'s {@code on} fields have no unique index. */
+    Location51183(51183, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));
