@@ -32,8 +32,11 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         RepoLayout repo = RepoLayout.detect();
         Path cities = repo.root().resolve("data").resolve("cities.json.gz");
-        if (!Files.isRegularFile(cities)) {
-            throw new IllegalStateException("the demo data set is missing: " + cities);
+        Path weather = repo.root().resolve("data").resolve("weather.csv");
+        for (Path data : new Path[] {cities, weather}) {
+            if (!Files.isRegularFile(data)) {
+                throw new IllegalStateException("the demo data set is missing: " + data);
+            }
         }
         Optional<LocalCluster> existing = home.running(out);
         LocalCluster cluster;
@@ -47,7 +50,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.flush();
         RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(2));
-        new Demo(router, cluster.connectionString(1), cities, new ProgressBarListener(), new PrintStream(System.out, true)).run();
+        new Demo(router, cluster.connectionString(1), cities, weather, new ProgressBarListener(), new PrintStream(System.out, true)).run();
         System.out.println();
         System.out.println("the cluster keeps running: ./cluster status, ./cluster down");
         return 0;

@@ -17,8 +17,9 @@ import org.bson.BsonValue;
  * The guided tour behind {@code ./cluster demo}: shards {@code geo.cities} on a hashed {@code _id} (so the
  * empty collection starts with chunks on every shard), loads the bundled GeoNames cities through a router,
  * prints the chunk and data distribution, and runs a few queries — a targeted one and scatter-gather ones,
- * with the shards each explain names — printing each command and its answer — and ends with the router's MongoDB
- * connection string, for mongosh and the drivers.
+ * with the shards each explain names — printing each command and its answer —, then does the same for a sharded
+ * time-series collection of the bundled weather ({@link WeatherTour}), and ends with the router's MongoDB connection
+ * string, for mongosh and the drivers.
  * Every step is one method here, run in order by {@link #run}; repeatable, since it drops the
  * collection first.
  */
@@ -32,18 +33,21 @@ public final class Demo {
     private final RouterClient router;
     private final String connectionString;
     private final Path citiesFile;
+    private final Path weatherFile;
     private final LoadListener loadListener;
     private final PrintStream out;
 
     /**
      * @param connectionString the same router's {@code mongodb://} connection string (its wire-protocol listener)
      * @param citiesFile       {@code data/cities.json.gz}
+     * @param weatherFile      {@code data/weather.csv}
      * @param loadListener     shows the load's progress
      */
-    public Demo(RouterClient router, String connectionString, Path citiesFile, LoadListener loadListener, PrintStream out) {
+    public Demo(RouterClient router, String connectionString, Path citiesFile, Path weatherFile, LoadListener loadListener, PrintStream out) {
         this.router = router;
         this.connectionString = connectionString;
         this.citiesFile = citiesFile;
+        this.weatherFile = weatherFile;
         this.loadListener = loadListener;
         this.out = out;
     }
@@ -63,6 +67,22 @@ public final class Demo {
         firstFrenchCitiesByName();
         BsonValue parisId = citiesNamedParis();
         explainTargetedAndScatterGather(parisId);
+        new WeatherTour(router, weatherFile, new WeatherTour.Steps() {
+            @Override
+            public void step(String title) {
+                Demo.this.step(title);
+            }
+
+            @Override
+            public BsonDocument run(String db, String json) {
+                return Demo.this.run(db, json);
+            }
+
+            @Override
+            public void print(String line) {
+                out.println(line);
+            }
+        }).run();
         printConnectionString();
     }
 

@@ -1,0 +1,165 @@
+package dev.shardstore.cluster.demo;
+
+import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * The time-series part of {@code ./cluster demo}: shards {@code geo.weather} as a time-series collection (meta field
+ * {@code location}, time field {@code date}, key {@code {location: 1, date: 1}}), inserts the bundled daily weather of
+ * Seattle and New York 2012–2015 ({@code data/weather.csv}, vega-datasets; see data/README.md) through the router
+ * after putting each city's chunk of the buckets on its own shard, and shows what a time-series collection is for: far fewer stored buckets than measurements, where they went
+ * ({@code $shardedDataDistribution} of the buckets namespace), a per-city aggregate computed from unpacked buckets, and
+ * a range query on one city that one shard answers.
+ */
+final class WeatherTour {
+    private static final String DB = "geo";
+    private static final String COLLECTION = "weather";
+    private static final int BATCH = 500;
+
+    private final RouterClient router;
+    private final Path weatherFile;
+    private final Steps steps;
+
+    /** The demo's way to print a titled step and the commands it runs. */
+    interface Steps {
+        void step(String title);
+
+        BsonDocument run(String db, String json);
+
+        void print(String line);
+    }
+
+    WeatherTour(RouterClient router, Path weatherFile, Steps steps) {
+        this.router = router;
+        this.weatherFile = weatherFile;
+        this.steps = steps;
+    }
+
+    void run() {
+        steps.step("A sharded time-series collection: daily weather of Seattle and New York, 2012-2015");
+        BsonDocument dropped = steps.run(DB, "{\"drop\": \"" + COLLECTION + "\"}");
+        if (!RouterClient.isOk(dropped) && !"NamespaceNotFound".equals(dropped.getString("codeName", new BsonString("")).getValue())) {
+            RouterClient.requireOk("drop", dropped);
+        }
+        RouterClient.requireOk("shardCollection", steps.run("admin", "{\"shardCollection\": \"" + DB + "." + COLLECTION + "\", "
+                + "\"key\": {\"location\": 1, \"date\": 1}, \"timeseries\": {\"timeField\": \"date\", \"metaField\": \"location\", "
+                + "\"granularity\": \"hours\"}}"));
+        spreadCities();
+        int inserted = insertMeasurements();
+        steps.print(String.format("   %,d measurements inserted from %s", inserted, weatherFile.getFileName()));
+
+        steps.step("Stored as buckets: one document per city and time span, not one per measurement");
+        long buckets = count("system.buckets." + COLLECTION);
+        long measurements = count(COLLECTION);
+        steps.print(String.format("   %,d measurements in %,d buckets (system.buckets.%s)", measurements, buckets, COLLECTION));
+        BsonArray shards = firstBatch(RouterClient.requireOk("aggregate", steps.run("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": ["
+                + "{\"$shardedDataDistribution\": {}}, {\"$match\": {\"ns\": \"" + DB + ".system.buckets." + COLLECTION + "\"}}]}")));
+        if (!shards.isEmpty()) {
+            for (BsonValue shard : shards.getFirst().asDocument().getArray("shards")) {
+                BsonDocument s = shard.asDocument();
+                steps.print(String.format("   %-10s %,6d buckets %,10d bytes", s.getString("shardName").getValue(),
+                        s.getNumber("numOwnedDocuments").longValue(), s.getNumber("ownedSizeBytes").longValue()));
+            }
+        }
+
+        steps.step("Per city: the average and the highest maximum temperature (the buckets are unpacked on the shards)");
+        printDocuments(steps.run(DB, "{\"aggregate\": \"" + COLLECTION + "\", \"cursor\": {}, \"pipeline\": [{\"$group\": "
+                + "{\"_id\": \"$location\", \"days\": {\"$sum\": 1}, \"avgTempMax\": {\"$avg\": \"$temp_max\"}, "
+                + "\"highest\": {\"$max\": \"$temp_max\"}}}, {\"$sort\": {\"_id\": 1}}]}"));
+
+        steps.step("One city, one week: the meta value and the time range target the shard that owns them");
+        String week = "{\"location\": \"Seattle\", \"date\": {\"$gte\": {\"$date\": \"2014-07-01T00:00:00Z\"}, "
+                + "\"$lt\": {\"$date\": \"2014-07-08T00:00:00Z\"}}}";
+        BsonDocument explain = RouterClient.requireOk("explain", steps.run(DB, "{\"explain\": {\"find\": \"" + COLLECTION
+                + "\", \"filter\": " + week + "}}"));
+        BsonArray explained = explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards", new BsonArray());
+        steps.print("   shards asked: " + explained.stream().map(s -> s.asDocument().getString("shardName").getValue()).toList());
+        printDocuments(steps.run(DB, "{\"find\": \"" + COLLECTION + "\", \"filter\": " + week + ", \"sort\": {\"date\": 1}, "
+                + "\"projection\": {\"_id\": 0, \"date\": 1, \"temp_max\": 1, \"weather\": 1}}"));
+    }
+
+    /**
+     * Splits the empty buckets collection between the two cities (the key's meta part) and moves Seattle's half off the
+     * database's primary shard, so each city lives on its own shard.
+     */
+    private void spreadCities() {
+        String buckets = DB + ".system.buckets." + COLLECTION;
+        String seattle = "{\"meta\": \"Seattle\", \"control.min.date\": {\"$minKey\": 1}}";
+        RouterClient.requireOk("split", steps.run("admin", "{\"split\": \"" + buckets + "\", \"middle\": " + seattle + "}"));
+        String primary = firstBatch(RouterClient.requireOk("find", router.run("config", ExtendedJson.parse(
+                "{\"find\": \"databases\", \"filter\": {\"_id\": \"" + DB + "\"}}")))).getFirst().asDocument().getString("primary").getValue();
+        String other = RouterClient.requireOk("listShards", router.run("admin", ExtendedJson.parse("{\"listShards\": 1}"))).getArray("shards")
+                .stream().map(s -> s.asDocument().getString("_id").getValue()).filter(id -> !id.equals(primary)).findFirst().orElse(primary);
+        if (!other.equals(primary)) {
+            RouterClient.requireOk("moveChunk", steps.run("admin", "{\"moveChunk\": \"" + buckets + "\", \"find\": " + seattle
+                    + ", \"to\": \"" + other + "\"}"));
+        }
+    }
+
+    /** Inserts every row of the file through the router; returns how many the router acknowledged. */
+    private int insertMeasurements() {
+        List<BsonDocument> rows = readRows();
+        int inserted = 0;
+        for (int from = 0; from < rows.size(); from += BATCH) {
+            BsonDocument insert = new BsonDocument("insert", new BsonString(COLLECTION))
+                    .append("documents", new BsonArray(rows.subList(from, Math.min(rows.size(), from + BATCH))));
+            inserted += RouterClient.requireOk("insert", router.run(DB, insert)).getNumber("n").intValue();
+        }
+        return inserted;
+    }
+
+    /** The CSV rows as measurements: {@code date} a UTC midnight, the numbers as doubles. */
+    private List<BsonDocument> readRows() {
+        try {
+            List<String> lines = Files.readAllLines(weatherFile, StandardCharsets.UTF_8);
+            List<BsonDocument> rows = new ArrayList<>();
+            for (String line : lines.subList(1, lines.size())) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] f = line.split(",", -1);
+                rows.add(new BsonDocument("location", new BsonString(f[0]))
+                        .append("date", new BsonDateTime(LocalDate.parse(f[1]).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli()))
+                        .append("precipitation", new BsonDouble(Double.parseDouble(f[2])))
+                        .append("temp_max", new BsonDouble(Double.parseDouble(f[3])))
+                        .append("temp_min", new BsonDouble(Double.parseDouble(f[4])))
+                        .append("wind", new BsonDouble(Double.parseDouble(f[5])))
+                        .append("weather", new BsonString(f[6])));
+            }
+            return rows;
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + weatherFile, e);
+        }
+    }
+
+    private long count(String collection) {
+        return RouterClient.requireOk("count", router.run(DB, new BsonDocument("count", new BsonString(collection)))).getNumber("n").longValue();
+    }
+
+    private void printDocuments(BsonDocument reply) {
+        RouterClient.requireOk("query", reply);
+        for (BsonValue doc : firstBatch(reply)) {
+            steps.print("     " + ExtendedJson.toJson(doc.asDocument()));
+        }
+    }
+
+    private static BsonArray firstBatch(BsonDocument reply) {
+        return reply.getDocument("cursor", new BsonDocument()).getArray("firstBatch", new BsonArray());
+    }
+}
