@@ -2,20 +2,10 @@ package dev.shardstore.cluster.demo;
 
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonDouble;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
@@ -114,7 +104,7 @@ final class WeatherTour {
 
     /** Inserts every row of the file through the router; returns how many the router acknowledged. */
     private int insertMeasurements() {
-        List<BsonDocument> rows = readRows();
+        List<BsonDocument> rows = WeatherCsv.measurements(weatherFile, "date");
         int inserted = 0;
         for (int from = 0; from < rows.size(); from += BATCH) {
             BsonDocument insert = new BsonDocument("insert", new BsonString(COLLECTION))
@@ -122,30 +112,6 @@ final class WeatherTour {
             inserted += RouterClient.requireOk("insert", router.run(DB, insert)).getNumber("n").intValue();
         }
         return inserted;
-    }
-
-    /** The CSV rows as measurements: {@code date} a UTC midnight, the numbers as doubles. */
-    private List<BsonDocument> readRows() {
-        try {
-            List<String> lines = Files.readAllLines(weatherFile, StandardCharsets.UTF_8);
-            List<BsonDocument> rows = new ArrayList<>();
-            for (String line : lines.subList(1, lines.size())) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                String[] f = line.split(",", -1);
-                rows.add(new BsonDocument("location", new BsonString(f[0]))
-                        .append("date", new BsonDateTime(LocalDate.parse(f[1]).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli()))
-                        .append("precipitation", new BsonDouble(Double.parseDouble(f[2])))
-                        .append("temp_max", new BsonDouble(Double.parseDouble(f[3])))
-                        .append("temp_min", new BsonDouble(Double.parseDouble(f[4])))
-                        .append("wind", new BsonDouble(Double.parseDouble(f[5])))
-                        .append("weather", new BsonString(f[6])));
-            }
-            return rows;
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading " + weatherFile, e);
-        }
     }
 
     private long count(String collection) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
+import dev.shardstore.cluster.demo.WeatherCsv;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +22,6 @@ import java.util.TreeMap;
 import org.bson.BsonArray;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonType;
@@ -68,7 +67,7 @@ class ShardedTimeseriesIT {
 
     @BeforeAll
     static void startCluster() throws IOException {
-        measurements = weather(RepoLayout.detect().root().resolve("data/weather.csv"));
+        measurements = WeatherCsv.measurements(RepoLayout.detect().root().resolve("data/weather.csv"), "ts");
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
                 .withHome(Files.createTempDirectory("shardstore-ts-it-")).withShards(2).withRouters(1).withPortOffset(1800)
                 .withServiceJvmOptions(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS), line -> System.out.println("[cluster] " + line));
@@ -413,22 +412,5 @@ class ShardedTimeseriesIT {
 
     private static BsonDocument ok(String db, String json) {
         return RouterClient.requireOk(json.length() > 200 ? json.substring(0, 200) : json, router.run(db, ExtendedJson.parse(json)));
-    }
-
-    /** The file's rows as measurements {@code {ts: date, location, precipitation, temp_max, temp_min, wind, weather}}. */
-    private static List<BsonDocument> weather(Path file) throws IOException {
-        List<String> lines = Files.readAllLines(file);
-        List<BsonDocument> rows = new ArrayList<>();
-        for (String line : lines.subList(1, lines.size())) {
-            String[] f = line.split(",");
-            rows.add(new BsonDocument("ts", new BsonDateTime(LocalDate.parse(f[1]).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli()))
-                    .append("location", new BsonString(f[0]))
-                    .append("precipitation", new BsonDouble(Double.parseDouble(f[2])))
-                    .append("temp_max", new BsonDouble(Double.parseDouble(f[3])))
-                    .append("temp_min", new BsonDouble(Double.parseDouble(f[4])))
-                    .append("wind", new BsonDouble(Double.parseDouble(f[5])))
-                    .append("weather", new BsonString(f[6])));
-        }
-        return rows;
     }
 }
