@@ -1,6 +1,7 @@
 package dev.shardstore.router.wire;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ final class Handshake {
     static final int MAX_WIRE_VERSION = 25;
     static final int MIN_WIRE_VERSION = 0;
     /** The largest message a client may send and the router reads ({@code maxMessageSizeBytes}). */
-    static final int MAX_MESSAGE_SIZE_BYTES = 48_000_000;
+    static final int MAX_MESSAGE_SIZE_BYTES = BsonLimits.MAX_MESSAGE_SIZE;
     /** The most statements a client should put in one write command. */
     static final int MAX_WRITE_BATCH_SIZE = 100_000;
     private static final Set<String> NAMES = Set.of("hello", "isMaster", "ismaster");

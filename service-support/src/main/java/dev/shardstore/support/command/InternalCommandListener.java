@@ -1,5 +1,6 @@
 package dev.shardstore.support.command;
 
+import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.InternalApi;
@@ -39,15 +40,13 @@ import org.slf4j.LoggerFactory;
  * issue-10 profile; docs/benchmarks.md). A peer multiplexes nothing: it keeps a pool of connections, one command in
  * flight on each.
  *
- * <p>Failures: a frame that cannot be read in step (a length that lies or exceeds {@link #MAX_MESSAGE_SIZE}, an
+ * <p>Failures: a frame that cannot be read in step (a length that lies or exceeds {@link BsonLimits#MAX_MESSAGE_SIZE}, an
  * unknown opcode, a stream that ends inside a message) closes the connection without a reply, as mongod does; an
  * OP_MSG whose sections or documents are invalid, or that lacks {@code $db}, gets an error reply and the connection
  * stays usable. A connection silent for {@link #IDLE_TIMEOUT_MILLIS} is closed (its peer checks idle connections
  * before reuse). Beyond {@link #MAX_CONNECTIONS} open connections a new one is closed at once.
  */
 public final class InternalCommandListener implements AutoCloseable {
-    /** The largest message accepted: MongoDB's {@code maxMessageSizeBytes}. */
-    static final int MAX_MESSAGE_SIZE = 48_000_000;
     /** Open connections at most; the peers' pools stay far below. */
     static final int MAX_CONNECTIONS = 4096;
     /** A connection silent this long (10 minutes) is closed. */
@@ -125,8 +124,8 @@ public final class InternalCommandListener implements AutoCloseable {
             socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
             InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
-            for (Optional<Frame> frame = Frame.read(in, MAX_MESSAGE_SIZE); frame.isPresent() && !closed;
-                    frame = Frame.read(in, MAX_MESSAGE_SIZE)) {
+            for (Optional<Frame> frame = Frame.read(in, BsonLimits.MAX_MESSAGE_SIZE); frame.isPresent() && !closed;
+                    frame = Frame.read(in, BsonLimits.MAX_MESSAGE_SIZE)) {
                 connection.busy().set(true);
                 try {
                     out.write(answer(frame.get()));

@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.http;
 
+import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.wire.Frame;
 import dev.shardstore.contracts.wire.MalformedMessageException;
 import dev.shardstore.contracts.wire.OpMsg;
@@ -35,8 +36,6 @@ import org.bson.BsonString;
 final class WireCommandChannel implements AutoCloseable {
     /** A connection idle longer than this (1 s) is checked before reuse. */
     static final long CHECK_AFTER_IDLE_NANOS = 1_000_000_000L;
-    /** The largest reply accepted: MongoDB's {@code maxMessageSizeBytes}. */
-    static final int MAX_MESSAGE_SIZE = 48_000_000;
 
     private final InetSocketAddress address;
     private final int connectTimeoutMillis;
@@ -94,7 +93,7 @@ final class WireCommandChannel implements AutoCloseable {
             body.put("$db", new BsonString(db));
             connection.out.write(OpMsg.of(body).encode(requestId, 0));
             connection.out.flush();
-            Frame frame = Frame.read(connection.in, MAX_MESSAGE_SIZE)
+            Frame frame = Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
                     .orElseThrow(() -> new EOFException("the peer closed the connection before replying"));
             if (frame.responseTo() != requestId) {
                 throw new MalformedMessageException("the reply answers request " + frame.responseTo() + ", not " + requestId);
