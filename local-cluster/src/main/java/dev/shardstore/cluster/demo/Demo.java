@@ -67,22 +67,7 @@ public final class Demo {
         firstFrenchCitiesByName();
         BsonValue parisId = citiesNamedParis();
         explainTargetedAndScatterGather(parisId);
-        new WeatherTour(router, weatherFile, new WeatherTour.Steps() {
-            @Override
-            public void step(String title) {
-                Demo.this.step(title);
-            }
-
-            @Override
-            public BsonDocument run(String db, String json) {
-                return Demo.this.run(db, json);
-            }
-
-            @Override
-            public void print(String line) {
-                out.println(line);
-            }
-        }).run();
+        new WeatherTour(router, weatherFile, this).run();
         printConnectionString();
     }
 
@@ -94,7 +79,12 @@ public final class Demo {
 
     private void dropCities() {
         step("Start from an empty collection");
-        BsonDocument reply = command("{\"drop\": \"cities\"}");
+        drop(CITIES.database(), CITIES.collection());
+    }
+
+    /** Drops {@code db.collection}, printing the command and its reply; a collection that does not exist is fine. */
+    void drop(String db, String collection) {
+        BsonDocument reply = run(db, "{\"drop\": \"" + collection + "\"}");
         printReply(reply);
         if (!RouterClient.isOk(reply) && !"NamespaceNotFound".equals(codeName(reply))) {
             RouterClient.requireOk("drop", reply);
@@ -120,12 +110,20 @@ public final class Demo {
 
     private void printDataDistribution() {
         step("Where the documents went ($shardedDataDistribution)");
-        BsonArray shards = firstBatch(RouterClient.requireOk("aggregate", run("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": ["
-                + "{\"$shardedDataDistribution\": {}}, {\"$match\": {\"ns\": \"" + CITIES + "\"}}]}"))).getFirst().asDocument().getArray("shards");
-        for (BsonValue shard : shards) {
+        printDataDistribution(CITIES.toString(), "documents");
+    }
+
+    /** Prints each shard's owned documents of {@code ns} (naming them {@code unit}) and bytes, from {@code $shardedDataDistribution}. */
+    void printDataDistribution(String ns, String unit) {
+        BsonArray collections = firstBatch(RouterClient.requireOk("aggregate", run("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": ["
+                + "{\"$shardedDataDistribution\": {}}, {\"$match\": {\"ns\": \"" + ns + "\"}}]}")));
+        if (collections.isEmpty()) {
+            return;
+        }
+        for (BsonValue shard : collections.getFirst().asDocument().getArray("shards")) {
             BsonDocument s = shard.asDocument();
-            out.printf("   %-10s %,9d documents %,12d bytes%n", s.getString("shardName").getValue(),
-                    s.getNumber("numOwnedDocuments").longValue(), s.getNumber("ownedSizeBytes").longValue());
+            out.printf("   %-10s %,9d %s %,12d bytes%n", s.getString("shardName").getValue(),
+                    s.getNumber("numOwnedDocuments").longValue(), unit, s.getNumber("ownedSizeBytes").longValue());
         }
     }
 
@@ -158,7 +156,8 @@ public final class Demo {
         return lastmod.getNumber("major").intValue() + "|" + lastmod.getNumber("minor").intValue();
     }
 
-    private static BsonArray firstBatch(BsonDocument reply) {
+    /** A command reply's {@code cursor.firstBatch}, empty when it has none. */
+    static BsonArray firstBatch(BsonDocument reply) {
         return reply.getDocument("cursor", new BsonDocument()).getArray("firstBatch", new BsonArray());
     }
 
@@ -191,7 +190,8 @@ public final class Demo {
                 .findFirst().orElseThrow(() -> new IllegalStateException("Paris, FR is not in the sample")).get("_id");
     }
 
-    private void step(String title) {
+    /** Prints a step's title. */
+    void step(String title) {
         out.println();
         out.println("== " + title);
     }
@@ -201,9 +201,15 @@ public final class Demo {
         return run(CITIES.database(), json);
     }
 
-    private BsonDocument run(String db, String json) {
+    /** Prints a command on {@code db}, runs it and returns the reply. */
+    BsonDocument run(String db, String json) {
         out.println("   " + db + "> " + json);
         return router.run(db, ExtendedJson.parse(json));
+    }
+
+    /** Prints one line of output. */
+    void print(String line) {
+        out.println(line);
     }
 
     private void printReply(BsonDocument reply) {

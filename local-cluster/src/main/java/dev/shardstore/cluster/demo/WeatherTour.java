@@ -24,18 +24,10 @@ final class WeatherTour {
 
     private final RouterClient router;
     private final Path weatherFile;
-    private final Steps steps;
+    private final Demo steps;
 
-    /** The demo's way to print a titled step and the commands it runs. */
-    interface Steps {
-        void step(String title);
-
-        BsonDocument run(String db, String json);
-
-        void print(String line);
-    }
-
-    WeatherTour(RouterClient router, Path weatherFile, Steps steps) {
+    /** @param steps the demo this tour is part of: it prints the titles, commands and replies */
+    WeatherTour(RouterClient router, Path weatherFile, Demo steps) {
         this.router = router;
         this.weatherFile = weatherFile;
         this.steps = steps;
@@ -43,10 +35,7 @@ final class WeatherTour {
 
     void run() {
         steps.step("A sharded time-series collection: daily weather of Seattle and New York, 2012-2015");
-        BsonDocument dropped = steps.run(DB, "{\"drop\": \"" + COLLECTION + "\"}");
-        if (!RouterClient.isOk(dropped) && !"NamespaceNotFound".equals(dropped.getString("codeName", new BsonString("")).getValue())) {
-            RouterClient.requireOk("drop", dropped);
-        }
+        steps.drop(DB, COLLECTION);
         RouterClient.requireOk("shardCollection", steps.run("admin", "{\"shardCollection\": \"" + DB + "." + COLLECTION + "\", "
                 + "\"key\": {\"location\": 1, \"date\": 1}, \"timeseries\": {\"timeField\": \"date\", \"metaField\": \"location\", "
                 + "\"granularity\": \"hours\"}}"));
@@ -58,15 +47,7 @@ final class WeatherTour {
         long buckets = count("system.buckets." + COLLECTION);
         long measurements = count(COLLECTION);
         steps.print(String.format("   %,d measurements in %,d buckets (system.buckets.%s)", measurements, buckets, COLLECTION));
-        BsonArray shards = firstBatch(RouterClient.requireOk("aggregate", steps.run("admin", "{\"aggregate\": 1, \"cursor\": {}, \"pipeline\": ["
-                + "{\"$shardedDataDistribution\": {}}, {\"$match\": {\"ns\": \"" + DB + ".system.buckets." + COLLECTION + "\"}}]}")));
-        if (!shards.isEmpty()) {
-            for (BsonValue shard : shards.getFirst().asDocument().getArray("shards")) {
-                BsonDocument s = shard.asDocument();
-                steps.print(String.format("   %-10s %,6d buckets %,10d bytes", s.getString("shardName").getValue(),
-                        s.getNumber("numOwnedDocuments").longValue(), s.getNumber("ownedSizeBytes").longValue()));
-            }
-        }
+        steps.printDataDistribution(DB + ".system.buckets." + COLLECTION, "buckets");
 
         steps.step("Per city: the average and the highest maximum temperature (the buckets are unpacked on the shards)");
         printDocuments(steps.run(DB, "{\"aggregate\": \"" + COLLECTION + "\", \"cursor\": {}, \"pipeline\": [{\"$group\": "
@@ -92,7 +73,7 @@ final class WeatherTour {
         String buckets = DB + ".system.buckets." + COLLECTION;
         String seattle = "{\"meta\": \"Seattle\", \"control.min.date\": {\"$minKey\": 1}}";
         RouterClient.requireOk("split", steps.run("admin", "{\"split\": \"" + buckets + "\", \"middle\": " + seattle + "}"));
-        String primary = firstBatch(RouterClient.requireOk("find", router.run("config", ExtendedJson.parse(
+        String primary = Demo.firstBatch(RouterClient.requireOk("find", router.run("config", ExtendedJson.parse(
                 "{\"find\": \"databases\", \"filter\": {\"_id\": \"" + DB + "\"}}")))).getFirst().asDocument().getString("primary").getValue();
         String other = RouterClient.requireOk("listShards", router.run("admin", ExtendedJson.parse("{\"listShards\": 1}"))).getArray("shards")
                 .stream().map(s -> s.asDocument().getString("_id").getValue()).filter(id -> !id.equals(primary)).findFirst().orElse(primary);
@@ -120,12 +101,8 @@ final class WeatherTour {
 
     private void printDocuments(BsonDocument reply) {
         RouterClient.requireOk("query", reply);
-        for (BsonValue doc : firstBatch(reply)) {
+        for (BsonValue doc : Demo.firstBatch(reply)) {
             steps.print("     " + ExtendedJson.toJson(doc.asDocument()));
         }
-    }
-
-    private static BsonArray firstBatch(BsonDocument reply) {
-        return reply.getDocument("cursor", new BsonDocument()).getArray("firstBatch", new BsonArray());
     }
 }

@@ -14,8 +14,6 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -54,7 +52,6 @@ public final class CommandEndpointFilter extends OncePerRequestFilter {
     public static final String PATTERN = "/v1/databases/{db}/command";
     private static final String PREFIX = "/v1/databases/";
     private static final String SUFFIX = "/command";
-    private static final Logger log = LoggerFactory.getLogger(ProblemResponses.class);
 
     private final ClientCommands commands;
 
@@ -79,12 +76,7 @@ public final class CommandEndpointFilter extends OncePerRequestFilter {
             reply = ExtendedJson.toJson(commands.run(ClientCommands.Transport.REST, db, ExtendedJson.parse(body)))
                     .getBytes(StandardCharsets.UTF_8);
         } catch (RuntimeException | Error thrown) {
-            Problems.Problem problem = Problems.of(thrown);
-            String requestId = RequestIdFilter.of(request);
-            if (problem.unexpected()) {
-                log.error("request {} {} {} failed unexpectedly", requestId, request.getMethod(), request.getRequestURI(), thrown);
-            }
-            Problems.write(response, problem, requestId);
+            Problems.write(response, ProblemResponses.problem(thrown, request), RequestIdFilter.of(request));
             return;
         }
         response.setStatus(HttpServletResponse.SC_OK);

@@ -23,11 +23,18 @@ public class ProblemResponses {
 
     @ExceptionHandler(Throwable.class)
     ResponseEntity<String> failed(Throwable thrown, HttpServletRequest request) {
+        return Problems.response(problem(thrown, request), RequestIdFilter.of(request));
+    }
+
+    /**
+     * The problem for a failure of a client request, logged with the request id when it is unexpected (for the
+     * controllers, through this advice, and for {@link CommandEndpointFilter}, which answers without them).
+     */
+    static Problems.Problem problem(Throwable thrown, HttpServletRequest request) {
         Problems.Problem problem = Problems.of(thrown);
-        String requestId = RequestIdFilter.of(request);
         if (problem.unexpected()) {
-            log.error("request {} {} {} failed unexpectedly", requestId, request.getMethod(), request.getRequestURI(), thrown);
+            log.error("request {} {} {} failed unexpectedly", RequestIdFilter.of(request), request.getMethod(), request.getRequestURI(), thrown);
         }
-        return Problems.response(problem, requestId);
+        return problem;
     }
 }
