@@ -3,7 +3,15 @@ package dev.shardstore.cluster.crudspec;
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.AggregateIterable;
 import com.mongodb.client.FindIterable;
+import com.mongodb.MongoNamespace;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
+import com.mongodb.client.model.bulk.ClientBulkWriteResult;
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import com.mongodb.client.model.bulk.ClientReplaceOneOptions;
+import com.mongodb.client.model.bulk.ClientUpdateManyOptions;
+import com.mongodb.client.model.bulk.ClientUpdateOneOptions;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.CountOptions;
@@ -42,6 +50,7 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
+import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
@@ -103,6 +112,85 @@ final class CrudOperations {
         };
         a.requireAllUsed(name);
         return result;
+    }
+
+    /** MongoClient-level operations: {@code clientBulkWrite} (the bulkWrite command). */
+    static BsonValue onClient(MongoClient client, String name, BsonDocument args) {
+        if (!name.equals("clientBulkWrite")) {
+            throw new Unsupported("client operation " + name);
+        }
+        Args a = new Args(args);
+        List<ClientNamespacedWriteModel> models = new ArrayList<>();
+        for (BsonValue model : a.array("models")) {
+            models.add(clientModel(model.asDocument()));
+        }
+        ClientBulkWriteOptions o = ClientBulkWriteOptions.clientBulkWriteOptions();
+        if (a.has("ordered")) o.ordered(a.bool("ordered"));
+        if (a.has("verboseResults")) o.verboseResults(a.bool("verboseResults"));
+        if (a.has("comment")) o.comment(a.take("comment"));
+        if (a.has("let")) o.let(a.doc("let"));
+        if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        a.requireAllUsed(name);
+        return clientBulkResult(client.bulkWrite(models, o));
+    }
+
+    private static ClientNamespacedWriteModel clientModel(BsonDocument model) {
+        String kind = model.getFirstKey();
+        Args m = new Args(model.getDocument(kind));
+        MongoNamespace ns = new MongoNamespace(m.string("namespace"));
+        ClientNamespacedWriteModel out = switch (kind) {
+            case "insertOne" -> ClientNamespacedWriteModel.insertOne(ns, m.doc("document"));
+            case "deleteOne" -> ClientNamespacedWriteModel.deleteOne(ns, m.doc("filter"));
+            case "deleteMany" -> ClientNamespacedWriteModel.deleteMany(ns, m.doc("filter"));
+            case "replaceOne" -> {
+                BsonDocument filter = m.doc("filter");
+                BsonDocument replacement = m.doc("replacement");
+                ClientReplaceOneOptions o = ClientReplaceOneOptions.clientReplaceOneOptions();
+                if (m.has("upsert")) o.upsert(m.bool("upsert"));
+                yield ClientNamespacedWriteModel.replaceOne(ns, filter, replacement, o);
+            }
+            case "updateOne", "updateMany" -> {
+                BsonDocument filter = m.doc("filter");
+                BsonValue update = m.take("update");
+                boolean upsert = m.has("upsert") && m.bool("upsert");
+                if (update.isArray()) {
+                    List<BsonDocument> p = update.asArray().stream().map(BsonValue::asDocument).toList();
+                    yield kind.equals("updateOne")
+                            ? ClientNamespacedWriteModel.updateOne(ns, filter, p, ClientUpdateOneOptions.clientUpdateOneOptions().upsert(upsert))
+                            : ClientNamespacedWriteModel.updateMany(ns, filter, p, ClientUpdateManyOptions.clientUpdateManyOptions().upsert(upsert));
+                }
+                yield kind.equals("updateOne")
+                        ? ClientNamespacedWriteModel.updateOne(ns, filter, update.asDocument(), ClientUpdateOneOptions.clientUpdateOneOptions().upsert(upsert))
+                        : ClientNamespacedWriteModel.updateMany(ns, filter, update.asDocument(), ClientUpdateManyOptions.clientUpdateManyOptions().upsert(upsert));
+            }
+            default -> throw new Unsupported("clientBulkWrite model " + kind);
+        };
+        m.requireAllUsed("clientBulkWrite " + kind);
+        return out;
+    }
+
+    /** A client bulk write's result in the unified format's shape (verbose maps only when the driver has them). */
+    static BsonDocument clientBulkResult(ClientBulkWriteResult r) {
+        if (!r.isAcknowledged()) return unacknowledged();
+        BsonDocument out = new BsonDocument("insertedCount", new BsonInt64(r.getInsertedCount()))
+                .append("upsertedCount", new BsonInt64(r.getUpsertedCount()))
+                .append("matchedCount", new BsonInt64(r.getMatchedCount()))
+                .append("modifiedCount", new BsonInt64(r.getModifiedCount()))
+                .append("deletedCount", new BsonInt64(r.getDeletedCount()));
+        BsonDocument inserts = new BsonDocument();
+        BsonDocument updates = new BsonDocument();
+        BsonDocument deletes = new BsonDocument();
+        r.getVerboseResults().ifPresent(v -> {
+            v.getInsertResults().forEach((i, ir) -> inserts.append(String.valueOf(i), new BsonDocument("insertedId", ir.getInsertedId().orElse(BsonNull.VALUE))));
+            v.getUpdateResults().forEach((i, ur) -> {
+                BsonDocument u = new BsonDocument("matchedCount", new BsonInt64(ur.getMatchedCount()))
+                        .append("modifiedCount", new BsonInt64(ur.getModifiedCount()));
+                ur.getUpsertedId().ifPresent(id -> u.append("upsertedId", id));
+                updates.append(String.valueOf(i), u);
+            });
+            v.getDeleteResults().forEach((i, dr) -> deletes.append(String.valueOf(i), new BsonDocument("deletedCount", new BsonInt64(dr.getDeletedCount()))));
+        });
+        return out.append("insertResults", inserts).append("updateResults", updates).append("deleteResults", deletes);
     }
 
     static BsonValue onDatabase(MongoDatabase db, String name, BsonDocument args) {

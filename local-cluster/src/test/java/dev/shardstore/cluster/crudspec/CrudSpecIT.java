@@ -61,9 +61,8 @@ class CrudSpecIT {
                 int pass = totals.getOrDefault(UnifiedTestRunner.Status.PASS, 0);
                 int fail = totals.getOrDefault(UnifiedTestRunner.Status.FAIL, 0);
                 applicable += pass + fail;
-                report.append(String.format("TOTAL %s: applicable %d, pass %d, fail %d; not applicable %d, clientBulkWrite %d, runner gap %d%n",
+                report.append(String.format("TOTAL %s: applicable %d, pass %d, fail %d; not applicable %d, runner gap %d%n",
                         mode, pass + fail, pass, fail, totals.getOrDefault(UnifiedTestRunner.Status.NOT_APPLICABLE, 0),
-                        totals.getOrDefault(UnifiedTestRunner.Status.CLIENT_BULK_WRITE, 0),
                         totals.getOrDefault(UnifiedTestRunner.Status.RUNNER_GAP, 0)));
             }
         } finally {

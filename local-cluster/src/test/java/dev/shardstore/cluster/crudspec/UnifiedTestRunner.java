@@ -46,7 +46,7 @@ import org.bson.BsonValue;
  */
 final class UnifiedTestRunner {
     /** How a test came out. */
-    enum Status { PASS, FAIL, NOT_APPLICABLE, CLIENT_BULK_WRITE, RUNNER_GAP }
+    enum Status { PASS, FAIL, NOT_APPLICABLE, RUNNER_GAP }
 
     /** One test's verdict; {@code reason} is empty for a pass. */
     record Result(String file, String test, Status status, String reason) {
@@ -91,19 +91,11 @@ final class UnifiedTestRunner {
             }
             if (gate.isPresent()) {
                 results.add(new Result(name, description, Status.NOT_APPLICABLE, gate.get()));
-            } else if (usesClientBulkWrite(test)) {
-                results.add(new Result(name, description, Status.CLIENT_BULK_WRITE,
-                        "clientBulkWrite: the router has no bulkWrite command"));
             } else {
                 results.add(runTest(name, spec, test));
             }
         }
         return results;
-    }
-
-    private static boolean usesClientBulkWrite(BsonDocument test) {
-        return test.getArray("operations").stream()
-                .anyMatch(op -> op.asDocument().getString("name").getValue().equals("clientBulkWrite"));
     }
 
     /** Empty when one of the alternatives fits a sharded 8.0 cluster without auth, CSFLE or serverless; else why not. */
@@ -292,6 +284,8 @@ final class UnifiedTestRunner {
                 result = CrudOperations.onCollection((MongoCollection<BsonDocument>) coll, name, args);
             } else if (target instanceof MongoDatabase db) {
                 result = CrudOperations.onDatabase(db, name, args);
+            } else if (target instanceof MongoClient client) {
+                result = CrudOperations.onClient(client, name, args);
             } else {
                 throw new CrudOperations.Unsupported("operation " + name + " on " + object);
             }

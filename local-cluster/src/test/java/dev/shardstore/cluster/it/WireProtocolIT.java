@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoNamespace;
+import com.mongodb.ClientBulkWriteException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -17,6 +19,10 @@ import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.model.bulk.ClientBulkWriteOptions;
+import com.mongodb.client.model.bulk.ClientBulkWriteResult;
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import com.mongodb.client.model.bulk.ClientUpdateOneOptions;
 import com.mongodb.client.result.DeleteResult;
 import com.mongodb.client.result.UpdateResult;
 import dev.shardstore.cluster.ClusterOptions;
@@ -257,6 +263,51 @@ class WireProtocolIT {
                     assertThat(e.getWriteResult().getInsertedCount()).as("unordered: the others are written").isEqualTo(2);
                 });
         assertThat(cities.countDocuments(Filters.in("_id", 20_000, 20_001))).isEqualTo(2);
+    }
+
+    @Test
+    @Order(5)
+    void clientBulkWriteWritesToSeveralCollectionsInOneCommand() {
+        MongoNamespace sharded = new MongoNamespace("wire", "bw_sharded");
+        MongoNamespace plain = new MongoNamespace("wire", "bw_plain");
+        client.getDatabase("admin").runCommand(new Document("shardCollection", sharded.getFullName()).append("key", new Document("_id", "hashed")));
+        List<ClientNamespacedWriteModel> models = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            models.add(ClientNamespacedWriteModel.insertOne(sharded, new Document("_id", i).append("v", i)));
+        }
+        models.add(ClientNamespacedWriteModel.insertOne(plain, new Document("_id", "a")));
+        models.add(ClientNamespacedWriteModel.updateOne(sharded, Filters.eq("_id", 3), Updates.set("v", 300)));
+        models.add(ClientNamespacedWriteModel.updateOne(plain, Filters.eq("_id", "b"), Updates.set("n", 1),
+                ClientUpdateOneOptions.clientUpdateOneOptions().upsert(true)));
+        models.add(ClientNamespacedWriteModel.deleteOne(sharded, Filters.eq("_id", 19)));
+
+        // retryable (the driver sends lsid + txnNumber): every op keeps its own statement id across the runs
+        ClientBulkWriteResult result = client.bulkWrite(models, ClientBulkWriteOptions.clientBulkWriteOptions().verboseResults(true));
+
+        assertThat(result.getInsertedCount()).isEqualTo(21);
+        assertThat(result.getMatchedCount()).isEqualTo(1);
+        assertThat(result.getModifiedCount()).isEqualTo(1);
+        assertThat(result.getUpsertedCount()).isEqualTo(1);
+        assertThat(result.getDeletedCount()).isEqualTo(1);
+        ClientBulkWriteResult.VerboseResults verbose = result.getVerboseResults().orElseThrow();
+        assertThat(verbose.getInsertResults()).hasSize(21);
+        assertThat(verbose.getUpdateResults().get(22).getUpsertedId()).contains(new BsonString("b"));
+        assertThat(verbose.getDeleteResults().get(23).getDeletedCount()).isEqualTo(1);
+        MongoCollection<BsonDocument> shardedDocs = client.getDatabase("wire").getCollection("bw_sharded", BsonDocument.class);
+        assertThat(shardedDocs.countDocuments()).isEqualTo(19);
+        assertThat(shardedDocs.find(Filters.eq("_id", 3)).first().getInt32("v").getValue()).isEqualTo(300);
+        assertThat(client.getDatabase("wire").getCollection("bw_plain").countDocuments()).isEqualTo(2);
+
+        // an ordered bulk write stops at the duplicate; what came before it stays written and is reported
+        List<ClientNamespacedWriteModel> withDuplicate = List.of(ClientNamespacedWriteModel.insertOne(plain, new Document("_id", "c")),
+                ClientNamespacedWriteModel.insertOne(sharded, new Document("_id", 5)),
+                ClientNamespacedWriteModel.insertOne(plain, new Document("_id", "d")));
+        assertThatThrownBy(() -> client.bulkWrite(withDuplicate)).isInstanceOfSatisfying(ClientBulkWriteException.class, e -> {
+            assertThat(e.getWriteErrors()).containsOnlyKeys(1);
+            assertThat(e.getWriteErrors().get(1).getCode()).isEqualTo(11000);
+            assertThat(e.getPartialResult().orElseThrow().getInsertedCount()).isEqualTo(1);
+        });
+        assertThat(client.getDatabase("wire").getCollection("bw_plain").countDocuments(Filters.in("_id", "c", "d"))).isEqualTo(1);
     }
 
     @Test

@@ -153,6 +153,14 @@ public final class CommandOptions {
                 accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
         COMMANDS.put("delete", options(
                 implemented("deletes", "statements, see below"), implemented("ordered", ""), implemented("let", "variables for $expr")));
+        COMMANDS.put("bulkWrite", options(
+                implemented("ops", "insert, update and delete ops; an op's fields are checked as the fields of the insert document,"
+                        + " update statement (filter = q, updateMods = u, constants = c) or delete statement (multi = limit 0) it becomes"),
+                implemented("nsInfo", "ns; collectionUUID and encryptionInformation are refused (NotImplemented), isTimeseriesNamespace"
+                        + " only false"),
+                implemented("ordered", ""), implemented("errorsOnly", ""), implemented("cursor", "batchSize"),
+                implemented("let", "variables for the update and delete ops"),
+                accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
         COMMANDS.put("findAndModify", options(COLLATION,
                 implemented("query", "$expr included"), implemented("sort", ""), implemented("remove", ""),
                 implemented("update", "replacement, operators or pipeline"), implemented("new", ""), implemented("fields", ""),
@@ -268,6 +276,19 @@ public final class CommandOptions {
         }
     }
 
+    /**
+     * Checks one field of an {@code update} or {@code delete} statement given elsewhere than in that command — a
+     * {@code bulkWrite} op — against the statement table.
+     *
+     * @param command {@code update} or {@code delete}
+     * @param field   the statement field ({@code q}, {@code collation}, ...)
+     * @param path    the field as errors name it, e.g. {@code bulkWrite.ops.3.collation}
+     * @throws CommandException 40415 for a field the statement does not have; the field's own refusal
+     */
+    public static void checkStatementField(String command, String field, String path, BsonValue value) {
+        find(ENTRIES.get(command), null, field, path).check(path, value);
+    }
+
     /** Whether {@code field} is one of MongoDB's generic command arguments ({@code comment}, {@code lsid}, ...). */
     public static boolean isGeneric(String field) {
         return GENERIC.containsKey(field);
@@ -310,11 +331,11 @@ public final class CommandOptions {
     }
 
     /** The commands a {@code txnNumber} makes retryable (reference: Retryable writes). */
-    private static final Set<String> RETRYABLE_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
+    private static final Set<String> RETRYABLE_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify", "bulkWrite");
 
     private static void retryableWriteOnly(String path, BsonValue value) {
         if (!RETRYABLE_WRITES.contains(path.substring(0, path.indexOf('.')))) {
-            throw invalid(path, "is allowed only on retryable writes (insert, update, delete, findAndModify); transactions are not"
+            throw invalid(path, "is allowed only on retryable writes (insert, update, delete, findAndModify, bulkWrite); transactions are not"
                     + " implemented");
         }
     }
