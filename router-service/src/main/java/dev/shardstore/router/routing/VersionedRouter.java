@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import dev.shardstore.support.command.OperationDeadline;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -226,6 +227,7 @@ public class VersionedRouter {
             if (attempt >= 2) {
                 backOff(attempt - 1);
             }
+            OperationDeadline.check(); // the client's maxTimeMS bounds the retries too
             Optional<CachedDatabase> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
             if (database.isEmpty()) {
                 return Optional.empty();

@@ -138,6 +138,23 @@ class BulkWriteTest extends RouterAgainstFakeCluster {
     }
 
     @Test
+    void everyDocumentedOptionIsTaken() throws Exception {
+        BsonDocument command = dev.shardstore.contracts.bson.ExtendedJson.parse("""
+                {bulkWrite: 1, nsInfo: [{ns: 'bw7.u'}], ops: [{update: 0, filter: {_id: 1}, updateMods: {$set: {v: '$$x'}}}],
+                 ordered: false, errorsOnly: false, cursor: {batchSize: 10}, let: {x: 1}, bypassDocumentValidation: true}""");
+        assertThat(command.keySet()).as("this command walks the whole bulkWrite row of CommandOptions")
+                .containsAll(dev.shardstore.support.command.CommandOptions.table().get("bulkWrite").keySet());
+
+        Reply reply = command("admin", command.toJson());
+
+        reply.assertOk();
+        BsonDocument sent = sent(CLUSTER.sh1, "bw7", "update").getFirst();
+        assertThat(sent.getDocument("let")).isEqualTo(BsonDocument.parse("{x: 1}"));
+        assertThat(sent.getBoolean("bypassDocumentValidation").getValue()).isTrue();
+        assertThat(sent.getBoolean("ordered").getValue()).isFalse();
+    }
+
+    @Test
     void malformedOrRefusedOpsRefuseTheWholeCommandBeforeAnythingIsWritten() throws Exception {
         String ops = "ops: [{insert: 0, document: {_id: 1}}, ";
         command("bw6", "{bulkWrite: 1, nsInfo: [{ns: 'bw6.u'}], ops: [{insert: 0, document: {_id: 1}}]}")

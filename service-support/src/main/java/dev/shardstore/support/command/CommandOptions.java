@@ -73,7 +73,10 @@ public final class CommandOptions {
     private static final Map<String, Option> GENERIC = options(
             implemented("$db", "the database; must name the database the command is sent to"),
             accepted("comment", "no profiler or log consumes it"),
-            conditional("maxTimeMS", "0 (no limit) is accepted; a time limit is not implemented", CommandOptions::noTimeLimit),
+            new Option("maxTimeMS", Treatment.IMPLEMENTED, "a whole number of ms, 0 = none: past it the command fails with MaxTimeMSExpired (50), checked by"
+                    + " the router between routing attempts and by each shard while it scans documents (the router forwards it);"
+                    + " a cursor's getMores spend what is left of it; refused on getMore itself (no awaitData cursors)",
+                    OperationDeadline::millis),
             conditional("readConcern", "local, available and majority read the shard primary's committed data, which is"
                     + " what each is on single-node shards; afterClusterTime waits for every write up to that time;"
                     + " snapshot (with transactions), linearizable and atClusterTime are not implemented",
@@ -344,15 +347,6 @@ public final class CommandOptions {
         retryableWriteOnly(path, value);
         if (!(value.isInt64() || value.isInt32())) {
             throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a long, not " + json(value));
-        }
-    }
-
-    private static void noTimeLimit(String path, BsonValue value) {
-        if (!value.isNumber() || value.asNumber().doubleValue() < 0) {
-            throw new CommandException(ErrorCode.BadValue, "'" + path + "' must be a non-negative number, not " + json(value));
-        }
-        if (value.asNumber().doubleValue() != 0) {
-            throw notImplemented(path, value, "operation time limits are not implemented; 0 (no limit) is accepted");
         }
     }
 

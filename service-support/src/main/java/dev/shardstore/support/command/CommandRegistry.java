@@ -8,11 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 
 /**
  * Dispatches a command document to the {@link CommandHandler} named by its first key. One registry
- * serves every front end of a service (DESIGN.md §6).
+ * serves every front end of a service (DESIGN.md §6). The handler runs under the command's {@code maxTimeMS}
+ * ({@link OperationDeadline}).
  */
 public final class CommandRegistry {
     private final Map<String, CommandHandler> handlers = new HashMap<>();
@@ -39,8 +41,9 @@ public final class CommandRegistry {
      * Runs {@code command} on {@code db}.
      *
      * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
-     *                          for an unknown command name, an option {@link CommandOptions} refuses, or whatever the
-     *                          handler throws
+     *                          for an unknown command name, an option {@link CommandOptions} refuses, a bad
+     *                          {@code maxTimeMS} ({@link OperationDeadline#millisOf}), or whatever the handler throws —
+     *                          MaxTimeMSExpired (50) when it runs past its {@code maxTimeMS}
      */
     public BsonDocument run(String db, BsonDocument command) {
         if (command.isEmpty()) {
@@ -52,7 +55,9 @@ public final class CommandRegistry {
             throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
         }
         CommandOptions.check(db, command);
-        return handler.run(db, command);
+        long maxTimeMs = OperationDeadline.millisOf(command);
+        return maxTimeMs == 0 ? handler.run(db, command)
+                : OperationDeadline.within(TimeUnit.MILLISECONDS.toNanos(maxTimeMs), () -> handler.run(db, command));
     }
 
     /** Every name and alias a handler serves, sorted. */

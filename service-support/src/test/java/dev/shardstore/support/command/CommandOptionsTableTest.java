@@ -35,7 +35,7 @@ class CommandOptionsTableTest {
             {find: 'c', $db: 'other'}                                      | 72    | option 'find.$db' names "other" but the command was sent to database db
             {explain: {count: 'c', bar: 1}}                                | 40415 | BSON field 'count.bar'
             {createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a', x: 1}]} | 197  | The field 'x' is not valid for an index specification
-            {findandmodify: 'c', remove: true, maxTimeMS: -1}              | 2     | 'findandmodify.maxTimeMS' must be a non-negative number
+            {findandmodify: 'c', remove: true, maxTimeMS: -1}              | 2     | 'findandmodify.maxTimeMS' must be a whole number
             """)
     void refusesNamingTheField(String command, int code, String message) {
         assertThatThrownBy(() -> CommandOptions.check("db", ExtendedJson.parse(command)))

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.command.OperationDeadline;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.shard.cursor.MatchingScan;
 import dev.shardstore.engine.query.Filter;
@@ -59,6 +60,7 @@ class LockedMatches {
         int rows = FIRST_PAGE_ROWS;
         boolean goOn = true;
         while (goOn) {
+            OperationDeadline.check(); // maxTimeMS: the pages written so far stay written, as in MongoDB
             List<byte[]> ids = new ArrayList<>();
             for (Optional<Match> m = scan.peek(); m.isPresent() && ids.size() < rows; m = scan.peek()) {
                 ids.add(m.get().stored().id());
@@ -110,6 +112,7 @@ class LockedMatches {
         byte[] position = START;
         int rows = FIRST_PAGE_ROWS;
         while (position != null) {
+            OperationDeadline.check(); // maxTimeMS: the pages written so far stay written, as in MongoDB
             byte[] after = position;
             int pageRows = rows;
             position = units.write(work -> {

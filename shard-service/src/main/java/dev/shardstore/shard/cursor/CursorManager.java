@@ -1,5 +1,6 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.support.command.OperationDeadline;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardProperties;
@@ -61,7 +62,8 @@ public class CursorManager {
 
     /**
      * The next batch of cursor {@code id}. An exhausted cursor is closed and reported with id 0; a
-     * cursor whose batch fails is closed.
+     * cursor whose batch fails is closed — also when it runs out of the {@code maxTimeMS} of the command that opened
+     * it, which its getMores spend together (MaxTimeMSExpired, 50).
      *
      * @param ns the namespace the getMore names
      * @throws CommandException CursorNotFound (43) for an unknown, killed, timed-out or foreign cursor
@@ -77,10 +79,14 @@ public class CursorManager {
             if (open.get(id) != entry) {
                 throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " was killed");
             }
-            Batch batch = entry.collection == null
+            long start = System.nanoTime();
+            Batch batch = OperationDeadline.within(entry.budgetNanos, () -> entry.collection == null
                     ? entry.cursor.next(maxDocuments)
-                    : runtime.shared(entry.collection, () -> entry.cursor.next(maxDocuments));
+                    : runtime.shared(entry.collection, () -> entry.cursor.next(maxDocuments)));
             entry.lastUsedNanos = System.nanoTime();
+            if (entry.budgetNanos != OperationDeadline.NONE) { // maxTimeMS is cumulative over a cursor's getMores
+                entry.budgetNanos = Math.max(0, entry.budgetNanos - (entry.lastUsedNanos - start));
+            }
             if (batch.exhausted()) {
                 open.remove(id, entry);
             }
@@ -174,6 +180,8 @@ public class CursorManager {
         final @Nullable OwnershipFilter filter;
         final ReentrantLock lock = new ReentrantLock();
         volatile long lastUsedNanos = System.nanoTime();
+        /** What is left of the opening command's maxTimeMS for the getMores, or OperationDeadline.NONE; under {@link #lock}. */
+        long budgetNanos = OperationDeadline.remainingNanos();
 
         OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter) {
             this.ns = ns;

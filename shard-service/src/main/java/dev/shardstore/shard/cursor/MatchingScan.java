@@ -1,5 +1,6 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.support.command.OperationDeadline;
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -35,6 +36,8 @@ import org.bson.BsonValue;
 public final class MatchingScan {
     /** Most rows one page read returns. */
     public static final int MAX_PAGE_ROWS = 1000;
+    /** Documents examined between two checks of the command's maxTimeMS within a page (the check reads the clock). */
+    private static final int DEADLINE_CHECK_INTERVAL = 64;
     /** Most document bytes one page read returns (beyond its first row). */
     public static final long MAX_PAGE_BYTES = 16L * 1024 * 1024;
     private static final byte[] START = new byte[0];
@@ -129,7 +132,9 @@ public final class MatchingScan {
                     advancePast(row);
                     continue;
                 }
-                docsExamined++;
+                if (++docsExamined % DEADLINE_CHECK_INTERVAL == 0) {
+                    OperationDeadline.check();
+                }
                 Match candidate = new Match(row, row.decode());
                 if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
                     current = candidate;
@@ -181,6 +186,7 @@ public final class MatchingScan {
     }
 
     private void load() {
+        OperationDeadline.check(); // the command's maxTimeMS, before each round trip
         index = 0;
         if (ranges != null) {
             loadRangePage();

@@ -58,7 +58,7 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | $db: 'other' | 72
             * | comment: 'why' | ok
             * | maxTimeMS: 0 | ok
-            * | maxTimeMS: 100 | 238
+            * | maxTimeMS: 100 | ok
             * | readConcern: {level: 'majority'} | ok
             * | readConcern: {level: 'snapshot'} | 238
             * | readConcern: {afterClusterTime: {$timestamp: {t: 1, i: 1}}} | ok
@@ -296,6 +296,7 @@ class CommandOptionsTest extends ShardIntegrationTest {
         rows().filter(r -> !r.option().equals("bogus")).forEach(r -> walked.add(r.command() + " " + r.option()));
         Set<String> documented = new LinkedHashSet<>();
         CommandOptions.table().forEach((command, options) -> options.keySet().forEach(o -> documented.add(command + " " + o)));
+        documented.removeIf(option -> option.startsWith("bulkWrite ")); // a router command: the router's BulkWriteTest walks it
         assertThat(walked).containsExactlyInAnyOrderElementsOf(documented);
     }
 
