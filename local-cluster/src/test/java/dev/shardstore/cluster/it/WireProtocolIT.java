@@ -266,7 +266,7 @@ class WireProtocolIT {
     }
 
     @Test
-    @Order(5)
+    @Order(9)
     void clientBulkWriteWritesToSeveralCollectionsInOneCommand() {
         MongoNamespace sharded = new MongoNamespace("wire", "bw_sharded");
         MongoNamespace plain = new MongoNamespace("wire", "bw_plain");
