@@ -24,8 +24,8 @@ import org.bson.BsonValue;
  * {@link Accumulators accumulator}. {@code _id} may be any expression, including an object expression for a
  * compound key ({@code {_id: {y: {$year: "$d"}, m: "$m"}}}); missing counts as null and keys are grouped by BSON
  * equality (so 1 and 1.0 are one group, keeping the first value seen), strings by equality under the command's
- * collation (at strength 2, "a" and "A" are one group whose {@code _id} is the first seen, as in MongoDB). Groups come out in BSON order of their
- * keys (MongoDB leaves the order unspecified).
+ * collation (at strength 2, "a" and "A" are one group whose {@code _id} is the first seen, as in MongoDB). Groups
+ * come out in BSON order of their keys (MongoDB leaves the order unspecified).
  *
  * <p>Errors: BadValue (2) {@code "a group specification must include an _id"}, a field that is not a one-operator
  * document ({@code "The field 'total' must be an accumulator object"}), a dotted field name;
