@@ -206,9 +206,10 @@ class ClusterEndToEndIT {
     }
 
     /**
-     * MongoDB manual, "Collation": a case-insensitive find, count, distinct and sort through the router, on a collection
-     * sharded by a hashed string key (the router must send a collated equality to every shard: "Alpha" and "ALPHA" hash
-     * to different chunks) and on an unsharded one.
+     * MongoDB manual, "Collation": a case-insensitive find, count, distinct, sort and aggregate ($match, $group, $sort:
+     * the shards' partial groups merged on the router under the collation) through the router, on a collection sharded
+     * by a hashed string key spread over several shards (the router must send a collated equality to every shard:
+     * "Alpha" and "ALPHA" hash to different chunks) and on an unsharded one: both give the same answers.
      */
     @Test
     @Order(6)
@@ -217,6 +218,7 @@ class ClusterEndToEndIT {
         String docs = "[{\"_id\": 1, \"name\": \"alpha\"}, {\"_id\": 2, \"name\": \"Alpha\"}, {\"_id\": 3, \"name\": \"ALPHA\"},"
                 + " {\"_id\": 4, \"name\": \"beta\"}, {\"_id\": 5, \"name\": \"Gamma\"}, {\"_id\": 6, \"name\": \"alphä\"}]";
         String caseless = "{\"locale\": \"en\", \"strength\": 2}";
+        List<BsonArray> grouped = new ArrayList<>();
         for (String coll : List.of("sharded", "plain")) {
             ok(router1, "words", "{\"insert\": \"" + coll + "\", \"documents\": " + docs + "}");
             BsonArray found = ok(router1, "words", "{\"find\": \"" + coll + "\", \"filter\": {\"name\": \"ALPHA\"}, \"sort\": {\"_id\": 1},"
@@ -231,7 +233,20 @@ class ClusterEndToEndIT {
             BsonArray sorted = ok(router2, "words", "{\"find\": \"" + coll + "\", \"sort\": {\"name\": -1, \"_id\": 1}, \"collation\": "
                     + caseless + "}").getDocument("cursor").getArray("firstBatch");
             assertThat(sorted).as(coll).extracting(d -> d.asDocument().getNumber("_id").intValue()).containsExactly(5, 4, 6, 1, 2, 3);
+            // a group's _id is the first spelling met, which depends on the shards' order: lower-cased to compare
+            grouped.add(ok(router1, "words", "{\"aggregate\": \"" + coll + "\", \"pipeline\": [{\"$match\": {\"name\": {\"$in\":"
+                    + " [\"ALPHA\", \"BETA\"]}}}, {\"$group\": {\"_id\": \"$name\", \"n\": {\"$sum\": 1}}},"
+                    + " {\"$set\": {\"_id\": {\"$toLower\": \"$_id\"}}}, {\"$sort\": {\"_id\": -1}}], \"cursor\": {}, \"collation\": "
+                    + caseless + "}").getDocument("cursor").getArray("firstBatch"));
+            BsonArray aggregateSorted = ok(router2, "words", "{\"aggregate\": \"" + coll + "\", \"pipeline\": [{\"$sort\": {\"name\": -1,"
+                    + " \"_id\": 1}}], \"cursor\": {}, \"collation\": " + caseless + "}").getDocument("cursor").getArray("firstBatch");
+            assertThat(aggregateSorted).as(coll).extracting(d -> d.asDocument().getNumber("_id").intValue()).containsExactly(5, 4, 6, 1, 2, 3);
         }
+        assertThat(grouped.get(0)).isEqualTo(grouped.get(1)).isEqualTo(BsonArray.parse("[{\"_id\": \"beta\", \"n\": 1}, {\"_id\": \"alpha\", \"n\": 3}]"));
+        BsonArray spread = ok(router1, "admin", "{\"aggregate\": 1, \"pipeline\": [{\"$shardedDataDistribution\": {}},"
+                + " {\"$match\": {\"ns\": \"words.sharded\"}}], \"cursor\": {}}").getDocument("cursor").getArray("firstBatch")
+                .get(0).asDocument().getArray("shards");
+        assertThat(spread.stream().filter(e -> e.asDocument().getNumber("numOwnedDocuments").longValue() > 0)).hasSizeGreaterThanOrEqualTo(2);
         BsonDocument refused = router1.run("admin", cmd("{\"shardCollection\": \"words.other\", \"key\": {\"name\": 1}, \"collation\": "
                 + caseless + "}"));
         assertThat(refused.getNumber("code").intValue()).isEqualTo(2);

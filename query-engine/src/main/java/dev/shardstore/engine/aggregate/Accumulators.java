@@ -1,6 +1,7 @@
 package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Numbers;
@@ -8,6 +9,7 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonDecimal128;
@@ -25,11 +27,12 @@ import org.bson.types.Decimal128;
  *   <li>{@code $sum}: the sum of the numeric values (others are ignored), 0 when there are none, typed as
  *       {@code $add} would type it; {@code $count: {}} counts documents;</li>
  *   <li>{@code $avg}: the mean of the numeric values as a double (decimal if one is decimal), null when none;</li>
- *   <li>{@code $min}/{@code $max}: the least/greatest value in BSON order, ignoring null and missing; null when
- *       none;</li>
+ *   <li>{@code $min}/{@code $max}: the least/greatest value in BSON order (strings under the command's collation),
+ *       ignoring null and missing; null when none;</li>
  *   <li>{@code $first}/{@code $last}: the first/last value, missing counted as null;</li>
  *   <li>{@code $push}: all values except missing, {@code $addToSet}: the distinct ones (BSON equality, so 1 and
- *       1.0 are one value; order unspecified, here BSON order).</li>
+ *       1.0 are one value, and strings equal under the command's collation, the first seen kept; order unspecified,
+ *       here BSON order).</li>
  * </ul>
  * Errors: InvalidPipelineOperator (168) {@code "unknown group operator '$foo'"}; BadValue (2) for {@code $count}
  * with an argument other than {@code {}}.
@@ -42,26 +45,26 @@ final class Accumulators {
         BsonValue result();
     }
 
-    private static final Map<String, Supplier<State>> TABLE = Map.of(
-            "$sum", Sum::new,
-            "$count", Sum::new,
-            "$avg", Avg::new,
-            "$min", () -> new Extreme(-1),
-            "$max", () -> new Extreme(1),
-            "$first", First::new,
-            "$last", Last::new,
-            "$push", Push::new,
+    private static final Map<String, Function<Collation, State>> TABLE = Map.of(
+            "$sum", collation -> new Sum(),
+            "$count", collation -> new Sum(),
+            "$avg", collation -> new Avg(),
+            "$min", collation -> new Extreme(-1, collation),
+            "$max", collation -> new Extreme(1, collation),
+            "$first", collation -> new First(),
+            "$last", collation -> new Last(),
+            "$push", collation -> new Push(),
             "$addToSet", AddToSet::new);
 
     private Accumulators() {}
 
-    /** The state factory of {@code operator}. */
-    static Supplier<State> factory(String operator) {
-        Supplier<State> factory = TABLE.get(operator);
+    /** The state factory of {@code operator}, comparing strings under {@code collation}. */
+    static Supplier<State> factory(String operator, Collation collation) {
+        Function<Collation, State> factory = TABLE.get(operator);
         if (factory == null) {
             throw new CommandException(ErrorCode.InvalidPipelineOperator, "unknown group operator '" + operator + "'");
         }
-        return factory;
+        return () -> factory.apply(collation);
     }
 
     private static final class Sum implements State {
@@ -109,15 +112,17 @@ final class Accumulators {
 
     private static final class Extreme implements State {
         private final int sign;
+        private final Collation collation;
         private BsonValue best;
 
-        Extreme(int sign) {
+        Extreme(int sign, Collation collation) {
             this.sign = sign;
+            this.collation = collation;
         }
 
         @Override
         public void add(BsonValue value) {
-            if (value != null && !value.isNull() && (best == null || Integer.signum(BsonOrder.compare(value, best)) == sign)) {
+            if (value != null && !value.isNull() && (best == null || Integer.signum(BsonOrder.compare(value, best, collation)) == sign)) {
                 best = value;
             }
         }
@@ -175,7 +180,11 @@ final class Accumulators {
     }
 
     private static final class AddToSet implements State {
-        private final TreeSet<BsonValue> values = new TreeSet<>(BsonOrder::compare);
+        private final TreeSet<BsonValue> values;
+
+        AddToSet(Collation collation) {
+            values = new TreeSet<>((a, b) -> BsonOrder.compare(a, b, collation));
+        }
 
         @Override
         public void add(BsonValue value) {

@@ -1,6 +1,7 @@
 package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.List;
@@ -56,16 +57,17 @@ final class Desugared {
                     "$bucket requires 'groupBy' and 'boundaries', an array of at least 2 values");
         }
         List<BsonValue> bounds = boundaries.asArray().getValues();
+        Collation collation = pipelines.variables().collation(); // boundaries and default order as the buckets' $gte/$lt compare
         for (int i = 1; i < bounds.size(); i++) {
             if (BsonOrder.typeRank(bounds.get(i).getBsonType()) != BsonOrder.typeRank(bounds.get(0).getBsonType())
-                    || BsonOrder.compare(bounds.get(i - 1), bounds.get(i)) >= 0) {
+                    || BsonOrder.compare(bounds.get(i - 1), bounds.get(i), collation) >= 0) {
                 throw new CommandException(ErrorCode.BadValue,
                         "The 'boundaries' option to $bucket must be sorted in ascending order and of the same type");
             }
         }
         BsonValue otherwise = spec.get("default");
         if (otherwise != null && BsonOrder.typeRank(otherwise.getBsonType()) == BsonOrder.typeRank(bounds.get(0).getBsonType())
-                && BsonOrder.compare(otherwise, bounds.get(0)) >= 0 && BsonOrder.compare(otherwise, bounds.getLast()) < 0) {
+                && BsonOrder.compare(otherwise, bounds.get(0), collation) >= 0 && BsonOrder.compare(otherwise, bounds.getLast(), collation) < 0) {
             throw new CommandException(ErrorCode.BadValue, "The $bucket 'default' field must be less than the lowest "
                     + "boundary or greater than or equal to the highest boundary.");
         }

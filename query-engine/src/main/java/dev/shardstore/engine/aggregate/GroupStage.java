@@ -23,8 +23,9 @@ import org.bson.BsonValue;
  * "$group"): one output document per distinct {@code _id} value, with each field computed by its
  * {@link Accumulators accumulator}. {@code _id} may be any expression, including an object expression for a
  * compound key ({@code {_id: {y: {$year: "$d"}, m: "$m"}}}); missing counts as null and keys are grouped by BSON
- * equality (so 1 and 1.0 are one group, keeping the first value seen). Groups come out in BSON order of their
- * keys (MongoDB leaves the order unspecified).
+ * equality (so 1 and 1.0 are one group, keeping the first value seen), strings by equality under the command's
+ * collation (at strength 2, "a" and "A" are one group whose {@code _id} is the first seen, as in MongoDB). Groups
+ * come out in BSON order of their keys (MongoDB leaves the order unspecified).
  *
  * <p>Errors: BadValue (2) {@code "a group specification must include an _id"}, a field that is not a one-operator
  * document ({@code "The field 'total' must be an accumulator object"}), a dotted field name;
@@ -65,14 +66,14 @@ final class GroupStage implements Stage {
                 }
                 argument = new BsonInt32(1);
             }
-            fields.add(new Field(name, Accumulators.factory(operator), ExpressionParser.INSTANCE.parse(argument)));
+            fields.add(new Field(name, Accumulators.factory(operator, variables.collation()), ExpressionParser.INSTANCE.parse(argument)));
         }
         return new GroupStage(ExpressionParser.INSTANCE.parse(spec.get("_id")), List.copyOf(fields), variables);
     }
 
     @Override
     public List<BsonDocument> apply(List<BsonDocument> input) {
-        Map<BsonValue, Map<String, Accumulators.State>> groups = new TreeMap<>(BsonOrder::compare);
+        Map<BsonValue, Map<String, Accumulators.State>> groups = new TreeMap<>((a, b) -> BsonOrder.compare(a, b, variables.collation()));
         for (BsonDocument doc : input) {
             Variables scope = variables.scope(doc);
             BsonValue key = id.evaluate(scope);

@@ -2,6 +2,7 @@ package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.aggregate.expression.Expression;
 import dev.shardstore.engine.aggregate.expression.ExpressionParser;
 import dev.shardstore.engine.aggregate.expression.Variables;
@@ -19,8 +20,9 @@ import org.bson.BsonValue;
  * "$lookup", equality match): adds to each document the array of documents of {@code from} (an unsharded
  * collection of the same database, read through {@link CollectionSource}) whose {@code foreignField} equals the
  * document's {@code localField}. Equality is the query's: when {@code localField} is an array (or runs through
- * one) any element may match, a missing {@code localField} matches null and missing foreign fields, and a
- * foreign array field matches by element. The foreign documents are found with the filter
+ * one) any element may match, a missing {@code localField} matches null and missing foreign fields, a
+ * foreign array field matches by element, and strings are equal under the command's collation (MongoDB manual,
+ * "$lookup": the aggregate's collation applies to the match). The foreign documents are found with the filter
  * {@code {<foreignField>: {$in: [<local values>]}}}.
  *
  * <p>Errors: BadValue (2) for a missing or non-string {@code from}, {@code localField}, {@code foreignField} or
@@ -32,16 +34,19 @@ final class LookupStage implements Stage {
     private final Expression localField;
     private final String foreignField;
     private final List<String> as;
+    private final CommandVariables variables;
 
-    private LookupStage(CollectionSource source, String from, Expression localField, String foreignField, List<String> as) {
+    private LookupStage(CollectionSource source, String from, Expression localField, String foreignField, List<String> as,
+            CommandVariables variables) {
         this.source = source;
         this.from = from;
         this.localField = localField;
         this.foreignField = foreignField;
         this.as = as;
+        this.variables = variables;
     }
 
-    static Stage parse(BsonDocument spec, CollectionSource source) {
+    static Stage parse(BsonDocument spec, CollectionSource source, CommandVariables variables) {
         if (spec.containsKey("pipeline") || spec.containsKey("let")) {
             throw new CommandException(ErrorCode.NotImplemented, "$lookup with 'pipeline' or 'let' is not supported");
         }
@@ -52,7 +57,7 @@ final class LookupStage implements Stage {
         }
         Expression local = ExpressionParser.INSTANCE.parse(new BsonString("$" + spec.getString("localField").getValue()));
         return new LookupStage(source, spec.getString("from").getValue(), local, spec.getString("foreignField").getValue(),
-                Paths.split(spec.getString("as").getValue()));
+                Paths.split(spec.getString("as").getValue()), variables);
     }
 
     @Override
@@ -61,7 +66,7 @@ final class LookupStage implements Stage {
             BsonValue local = localField.evaluate(Variables.of(doc));
             BsonArray values = local == null ? new BsonArray(List.of(BsonNull.VALUE))
                     : local.isArray() ? local.asArray() : new BsonArray(List.of(local));
-            Filter filter = Filter.parse(new BsonDocument(foreignField, new BsonDocument("$in", values)));
+            Filter filter = Filter.parse(new BsonDocument(foreignField, new BsonDocument("$in", values)), variables);
             return Documents.with(doc, as, new BsonArray(source.find(from, filter)));
         }).toList();
     }

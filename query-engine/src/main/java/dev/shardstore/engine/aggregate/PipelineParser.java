@@ -27,7 +27,7 @@ final class PipelineParser {
             Map.entry("$set", (arg, p) -> FieldsStage.addFields(document("$set", arg), p.variables())),
             Map.entry("$unset", (arg, p) -> FieldsStage.unset(arg, p.variables())),
             Map.entry("$group", (arg, p) -> GroupStage.parse(document("$group", arg), p.variables())),
-            Map.entry("$sort", (arg, p) -> SortStage.parse(document("$sort", arg))),
+            Map.entry("$sort", (arg, p) -> SortStage.parse(document("$sort", arg), p.variables().collation())),
             Map.entry("$skip", (arg, p) -> SliceStage.skip(arg)),
             Map.entry("$limit", (arg, p) -> SliceStage.limit(arg)),
             Map.entry("$unwind", (arg, p) -> UnwindStage.parse(arg)),
@@ -38,7 +38,7 @@ final class PipelineParser {
             Map.entry("$replaceWith", (arg, p) -> ReplaceRootStage.of(arg, p.variables())),
             Map.entry("$facet", (arg, p) -> FacetStage.parse(document("$facet", arg), p)),
             Map.entry("$sample", (arg, p) -> SampleStage.parse(document("$sample", arg))),
-            Map.entry("$lookup", (arg, p) -> LookupStage.parse(document("$lookup", arg), p.source())),
+            Map.entry("$lookup", (arg, p) -> LookupStage.parse(document("$lookup", arg), p.source(), p.variables())),
             Map.entry(UnpackBucketStage.NAME, (arg, p) -> UnpackBucketStage.parse(document(UnpackBucketStage.NAME, arg))));
 
     private final CollectionSource source;
@@ -53,7 +53,7 @@ final class PipelineParser {
         this.variables = variables;
     }
 
-    /** The command's variables ({@code $$NOW}, {@code let}). */
+    /** The command's variables ({@code $$NOW}, {@code let}) and its collation, which every stage compares strings under. */
     CommandVariables variables() {
         return variables;
     }

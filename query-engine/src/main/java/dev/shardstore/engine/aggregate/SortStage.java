@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Sort;
@@ -8,7 +9,8 @@ import java.util.List;
 import org.bson.BsonDocument;
 
 /**
- * {@code {$sort: {<path>: 1 | -1, ...}}}: a stable sort with find's sort semantics ({@link Sort}).
+ * {@code {$sort: {<path>: 1 | -1, ...}}}: a stable sort with find's sort semantics ({@link Sort}), strings ordered under
+ * the command's collation.
  * Errors: BadValue (2) for an empty specification ({@code "$sort stage must have at least one sort key"}) and
  * as {@link Sort#parse}.
  */
@@ -19,11 +21,11 @@ final class SortStage implements Stage {
         this.sort = sort;
     }
 
-    static Stage parse(BsonDocument spec) {
+    static Stage parse(BsonDocument spec, Collation collation) {
         if (spec.isEmpty()) {
             throw new CommandException(ErrorCode.BadValue, "$sort stage must have at least one sort key");
         }
-        return new SortStage(Sort.parse(spec));
+        return new SortStage(Sort.parse(spec, collation));
     }
 
     @Override

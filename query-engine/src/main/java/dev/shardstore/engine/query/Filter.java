@@ -66,18 +66,21 @@ public final class Filter {
     /**
      * Parses a command's query filter (find, count, distinct, {@code $match}, update/delete {@code q},
      * findAndModify {@code query}), whose {@code $expr} conditions evaluate with the command's {@code variables}
-     * ({@code $$NOW}, {@code let}). {@code null} or {@code {}} matches everything. The argument is not retained.
+     * ({@code $$NOW}, {@code let}) and whose strings compare under the variables' collation
+     * ({@link CommandVariables#collation()}, simple unless the command gave one). {@code null} or {@code {}} matches
+     * everything. The argument is not retained.
      *
      * @throws CommandException as {@link #parse(BsonDocument)}, {@code $expr} accepted at the top level and in
      *     {@code $and $or $nor} (BadValue (2) inside {@code $elemMatch}); the expressions' parse errors
      */
     public static Filter parse(BsonDocument filter, CommandVariables variables) {
-        return parse(filter, variables, Collation.SIMPLE);
+        return parse(filter, variables, variables.collation());
     }
 
     /**
      * As {@link #parse(BsonDocument, CommandVariables)}, comparing strings with the command's {@code collation}
-     * ({@code $eq $ne $gt $gte $lt $lte $in $nin $all $elemMatch}; not {@code $regex}), as MongoDB does.
+     * ({@code $eq $ne $gt $gte $lt $lte $in $nin $all $elemMatch}, and {@code $expr}'s comparisons; not {@code $regex}),
+     * as MongoDB does.
      */
     public static Filter parse(BsonDocument filter, CommandVariables variables, Collation collation) {
         if (filter == null) {

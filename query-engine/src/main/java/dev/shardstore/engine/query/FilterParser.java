@@ -78,7 +78,7 @@ final class FilterParser {
         if (variables == null) {
             throw new CommandException(ErrorCode.QueryFeatureNotAllowed, "$expr is not allowed in this context");
         }
-        return new ExprMatcher(ExprCondition.parse(argument, variables));
+        return new ExprMatcher(ExprCondition.parse(argument, variables.withCollation(collation))); // $expr compares as the filter does
     }
 
     private Matcher parseField(String path, BsonValue value) {

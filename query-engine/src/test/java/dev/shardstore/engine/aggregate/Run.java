@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
@@ -18,9 +19,14 @@ final class Run {
 
     /** The output of {@code pipeline} over {@code documents}; {@code others} are the collections $lookup sees. */
     static List<BsonDocument> run(String pipeline, String documents, Map<String, String> others) {
+        return run(pipeline, documents, others, CommandVariables.withoutLet());
+    }
+
+    /** As {@link #run(String, String, Map)} with the command's {@code variables} (its {@code let} and collation). */
+    static List<BsonDocument> run(String pipeline, String documents, Map<String, String> others, CommandVariables variables) {
         CollectionSource source = (collection, filter) -> others.containsKey(collection)
                 ? docs(others.get(collection)).stream().filter(filter::matches).toList() : List.of();
-        Pipeline parsed = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"), source);
+        Pipeline parsed = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"), source, variables);
         return parsed.run(docs(documents).stream().filter(parsed.scanFilter()::matches).toList());
     }
 
@@ -33,7 +39,7 @@ final class Run {
         assertThat(json(run(pipeline, documents, Map.of()))).as(pipeline).containsExactlyElementsOf(json(docs(expected)));
     }
 
-    private static List<String> json(List<BsonDocument> documents) {
+    static List<String> json(List<BsonDocument> documents) {
         return documents.stream().map(d -> d.toJson(JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build())).toList();
     }
 

@@ -55,6 +55,8 @@ class CollationMatchTest {
             "{s: {n: 'CAFE'}}|{locale: 'simple'}|",
             "{s: /^cafe$/}|{locale: 'en', strength: 1}|1",
             "{s: {$regex: '^cafe$'}}|{locale: 'en', strength: 1}|1",
+            "{$expr: {$eq: ['$s', 'CAFE']}}|{locale: 'en', strength: 2}|1,2",
+            "{$expr: {$eq: ['$s', 'CAFE']}}|{locale: 'simple'}|",
     })
     void matchesStringsUnderTheCollation(String filter, String collation, String expected) {
         List<Integer> want = expected == null ? List.of()

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -33,6 +34,10 @@ import org.bson.BsonValue;
  *
  * The cursor a find or aggregate answers is the aggregate's, on the resolved collection's namespace (getMore names
  * that collection), where MongoDB names the view.
+ *
+ * <p>A view's default collation is the simple one (views are created without a collation here), and MongoDB refuses a
+ * read of a view under another collation: OptionNotSupportedOnView (167) {@code "Cannot override a view's default
+ * collation"}; {@code {locale: "simple"}} is accepted and carried to the aggregate.
  */
 final class ViewResolution {
     /** The find fields a view read turns into aggregate stages or options. */
@@ -67,6 +72,9 @@ final class ViewResolution {
     /** The aggregate on {@code resolvedView.ns} that reads what {@code command} reads of the view. */
     static BsonDocument rewrite(BsonDocument command, BsonDocument resolvedView) {
         String kind = command.getFirstKey();
+        if (!Collation.parse(kind + ".collation", command.get("collation")).isSimple()) {
+            throw new CommandException(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
+        }
         BsonArray pipeline = resolvedView.getArray("pipeline").clone();
         BsonDocument cursor = new BsonDocument();
         switch (kind) {

@@ -47,6 +47,11 @@ import org.springframework.stereotype.Component;
  * when nothing matched and whenNotMatched is insert. whenNotMatched fail answers MergeStageNoMatchingDocument (13113)
  * when a statement matched nothing. A write error fails the command with the write error's code and message; documents
  * written before it stay written, as in MongoDB.
+ *
+ * <p>Collation: the pipeline before the output stage runs under the aggregate's {@code collation} ({@link ShardedReads}).
+ * {@code $out} writes what it read, so it takes any collation; {@code $merge} with a non-simple one is refused
+ * (NotImplemented (238) naming {@code aggregate.collation}) before anything is read: its {@code on} matching is an
+ * update's binary equality, and MongoDB would match the {@code on} fields under the collation.
  */
 @Component
 public class AggregateOutput {
@@ -72,6 +77,11 @@ public class AggregateOutput {
     public BsonDocument aggregate(String db, BsonDocument command, UnaryOperator<BsonDocument> read) {
         BsonArray pipeline = command.getArray("pipeline");
         OutputStage stage = OutputStage.parse(db, pipeline);
+        CommandVariables variables = CommandVariables.ofCommand(command);
+        if (stage.name().equals("$merge") && !variables.collation().isSimple()) {
+            throw new CommandException(ErrorCode.NotImplemented, "BSON field 'aggregate.collation': a collation other than"
+                    + " {locale: \"simple\"} is not supported with $merge: its 'on' fields are matched in binary order");
+        }
         String collection = command.getString("aggregate").getValue();
         BsonDocument reading = command.clone();
         reading.put("pipeline", OutputStage.without(pipeline));
@@ -80,7 +90,7 @@ public class AggregateOutput {
         if (stage.name().equals("$out")) {
             out(stage.target(), documents);
         } else {
-            merge(stage, documents, CommandVariables.parse(command.get("let"), "let"));
+            merge(stage, documents, variables);
         }
         return Replies.cursor(true, List.of(), 0, db + "." + collection);
     }

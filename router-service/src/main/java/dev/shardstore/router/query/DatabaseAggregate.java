@@ -68,7 +68,7 @@ public class DatabaseAggregate {
             throw new CommandException(ErrorCode.InvalidNamespace, "{aggregate: 1} is not valid for '" + stage + "'; a collection is required.");
         }
         int batchSize = ShardedReads.aggregateBatchSize(args, command);
-        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
+        CommandVariables variables = CommandVariables.ofCommand(command); // let and collation
         List<BsonDocument> input = documents(first.get("$documents"), variables);
         BsonArray rest = new BsonArray(pipeline.subList(1, pipeline.size()));
         List<BsonDocument> output = PipelineSplit.run(rest, input, reads.lookupSource(db), variables);

@@ -84,7 +84,7 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
 
     /**
      * Runs {@code stages} over {@code input} with the engine, on the router, with the command's {@code variables}
-     * ({@code let}, {@code $$NOW}).
+     * ({@code let}, {@code $$NOW} and the collation its string comparisons use, {@link CommandVariables#ofCommand}).
      *
      * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse and evaluation errors
      */

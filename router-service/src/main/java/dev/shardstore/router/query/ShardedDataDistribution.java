@@ -90,7 +90,7 @@ public class ShardedDataDistribution {
             throw new CommandException(ErrorCode.BadValue, STAGE + " is only valid as the first stage in a pipeline");
         }
         int batchSize = ShardedReads.aggregateBatchSize(args, command);
-        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
+        CommandVariables variables = CommandVariables.ofCommand(command); // let and collation
         PipelineSplit.run(rest, List.of(), NO_LOOKUP, variables); // the rest's parse errors before any shard is asked
         List<BsonDocument> distributions = new ArrayList<>();
         for (String namespace : shardedNamespaces()) {

@@ -107,7 +107,7 @@ public class ShardedExplainer {
             }
             case "aggregate" -> {
                 BsonArray pipeline = args.requiredArray("pipeline");
-                PipelineSplit.validate(pipeline, CommandVariables.parse(explained.get("let"), "let"));
+                PipelineSplit.validate(pipeline, CommandVariables.ofCommand(explained));
                 yield PipelineSplit.leadingMatch(pipeline);
             }
             default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);

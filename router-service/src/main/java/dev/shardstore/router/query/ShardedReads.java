@@ -43,7 +43,8 @@ import org.springframework.stereotype.Component;
  *       still there to merge by;</li>
  *   <li>count: see {@link ShardResults#shardCount}; distinct: the union of the shards' values;</li>
  *   <li>aggregate: split by {@link PipelineSplit}; the router merges the shards' cursors and runs the merge part
- *       with the query engine, in memory ({@code $lookup} there reads the foreign collection through this router);
+ *       with the query engine, in memory, both under the aggregate's {@code collation} (sent to the shards with the
+ *       command; the merge sort and the merge part's {@code $group}, {@code $sort}, ... compare strings under it too) ({@code $lookup} there reads the foreign collection through this router);
  *       a pipeline without merge stages streams from the shard cursors. A pipeline targeting one shard runs whole
  *       there, {@code $lookup} included (the shard reads its own copy of the foreign collection).</li>
  * </ul>
@@ -143,7 +144,9 @@ public class ShardedReads {
     }
 
     /**
-     * {@code aggregate} on a collection: {@code {aggregate, pipeline, cursor: {batchSize?}}} → a cursor reply.
+     * {@code aggregate} on a collection: {@code {aggregate, pipeline, cursor: {batchSize?}, let?, collation?}} → a cursor
+     * reply. A leading {@code $match} comparing strings of the shard key under a non-simple collation targets every shard,
+     * as find does ({@link ShardKeyTargeter#shards(CollectionRouting, BsonDocument, Collation)}).
      *
      * @throws CommandException FailedToParse when {@code cursor} is missing; the engine's pipeline errors; the
      *                          shards' errors
@@ -153,10 +156,11 @@ public class ShardedReads {
         String collection = args.collectionName();
         BsonArray pipeline = args.requiredArray("pipeline");
         int batchSize = aggregateBatchSize(args, command);
-        CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
+        CommandVariables variables = CommandVariables.ofCommand(command); // let and collation go to the shards as sent
+        Collation collation = variables.collation();
         PipelineSplit.validate(pipeline, variables);
         return router.run(db, collection, false, routing -> {
-            List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline));
+            List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline), collation);
             if (targets.size() == 1) {
                 return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
             }
@@ -165,7 +169,7 @@ public class ShardedReads {
             forShards.put("pipeline", split.shardPipeline());
             forShards.put("cursor", new BsonDocument());
             DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
-                    split.mergeSort() == null ? null : Sort.parse(split.mergeSort()).comparator(), 0, 0);
+                    split.mergeSort() == null ? null : Sort.parse(split.mergeSort(), collation).comparator(), 0, 0);
             if (split.hasMergeStages()) {
                 stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(db), variables));
             }

@@ -87,7 +87,7 @@ public class SessionStages {
                 ? sessions.localSessions().stream().map(SessionsApi.SessionRecord::toBson).toList()
                 : SessionsApi.records(client.runChecked("sessions", sessionUrl, "config", new BsonDocument(SessionsApi.LIST, new BsonInt32(1))),
                         "sessions").stream().map(SessionsApi.SessionRecord::toBson).toList();
-        List<BsonDocument> results = PipelineSplit.run(rest, records, NO_LOOKUP, CommandVariables.parse(command.get("let"), "let"));
+        List<BsonDocument> results = PipelineSplit.run(rest, records, NO_LOOKUP, CommandVariables.ofCommand(command));
         return cursors.open(db, local ? "$cmd.aggregate" : "system.sessions", DocumentStream.of(results), batchSize, false);
     }
 

@@ -384,11 +384,50 @@ class ShardedReadsHttpTest {
         SHARDS.forEach(s -> assertThat(s.peer.received("aggregate").getFirst().containsKey("let")).isTrue());
     }
 
+    /**
+     * An aggregate's collation (MongoDB manual, "Collation") goes to the shards with the command and rules the router's
+     * part too: the merge sort of the shards' sorted streams and the final {@code $group} of the partial groups compare
+     * strings under it, so the sharded answer is the one the whole pipeline gives over all the documents. Half the
+     * {@code g} values are upper-cased first, so strength 2 folds them back into three groups.
+     */
+    @Test
+    void anAggregatesCollationRulesTheShardsAndTheMerge() throws Exception {
+        String caseless = "{locale: 'en', strength: 2}";
+        String mixCase = "{$set: {g: {$cond: [{$lt: ['$n', 5]}, {$toUpper: '$g'}, '$g']}}}";
+        String grouped = "[" + mixCase + ", {$group: {_id: '$g', c: {$sum: 1}, lo: {$min: '$n'}}}, {$set: {_id: {$toLower: '$_id'}}}, {$sort: {_id: 1}}]";
+        String sorted = "[" + mixCase + ", {$sort: {g: -1, _id: 1}}, {$project: {g: 1}}]";
+        for (String pipeline : List.of(grouped, sorted)) {
+            forget();
+            BsonDocument reply = command("{aggregate: 'c', pipeline: " + pipeline + ", cursor: {batchSize: 7}, collation: " + caseless + "}");
+            CommandVariables variables = CommandVariables.ofCommand(ExtendedJson.parse("{aggregate: 'c', collation: " + caseless + "}"));
+            Pipeline whole = Pipeline.parse(ExtendedJson.parse("{p: " + pipeline + "}").getArray("p"), (c, f) -> List.of(), variables);
+            assertThat(drain(reply, 7)).as(pipeline).isEqualTo(viaJson(whole.run(ALL)));
+            assertThat(shardsThatReceived("aggregate")).containsExactly("s0", "s1", "s2");
+            SHARDS.forEach(s -> assertThat(s.peer.received("aggregate").getFirst().getDocument("collation"))
+                    .isEqualTo(ExtendedJson.parse(caseless)));
+        }
+        assertThat(drain(command("{aggregate: 'c', pipeline: " + grouped + ", cursor: {}, collation: " + caseless + "}"), 100)).hasSize(3);
+        assertThat(drain(command("{aggregate: 'c', pipeline: " + grouped + ", cursor: {}}"), 100)).hasSize(6);
+    }
+
+    /** A string condition on the shard key targets by binary order: under a non-simple collation it goes everywhere, as find's. */
+    @Test
+    void aStringShardKeyConditionUnderACollationTargetsEveryShard() throws Exception {
+        command("{aggregate: 'c', pipeline: [{$match: {x: 'q'}}], cursor: {}}");
+        assertThat(shardsThatReceived("aggregate")).containsExactly("s2");
+        forget();
+        command("{aggregate: 'c', pipeline: [{$match: {x: 'q'}}], cursor: {}, collation: {locale: 'en', strength: 1}}");
+        assertThat(shardsThatReceived("aggregate")).containsExactly("s0", "s1", "s2");
+        forget();
+        command("{aggregate: 'c', pipeline: [{$match: {x: 42}}], cursor: {}, collation: {locale: 'en', strength: 1}}");
+        assertThat(shardsThatReceived("aggregate")).containsExactly("s1");
+    }
+
     @Test
     void badLetAndRefusedOptionsAreRefusedBeforeAnyShardIsAsked() throws Exception {
         assertThat(refusal("db", "{find: 'c', let: {Upper: 1}}")).isEqualTo(ErrorCode.BadValue.code());
         for (String notImplemented : List.of("{aggregate: 'c', pipeline: [{$set: {a: '$$CLUSTER_TIME'}}], cursor: {}}",
-                "{aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'fr'}}")) {
+                "{aggregate: 'c', pipeline: [{$merge: {into: 'out'}}], cursor: {}, collation: {locale: 'fr'}}")) {
             HttpResponse<String> response = post("db", ExtendedJson.parse(notImplemented));
             assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
             assertThat(ExtendedJson.parse(response.body()).getInt32("code").getValue()).isEqualTo(ErrorCode.NotImplemented.code());

@@ -61,9 +61,9 @@ public final class StubShard {
         return collection(cmd).stream().filter(f::matches).toList();
     }
 
-    /** The command's variables, as a shard reads them ({@code let} and {@code $$NOW}). */
+    /** The command's variables, as a shard reads them ({@code let}, {@code $$NOW} and the collation). */
     private static CommandVariables variables(BsonDocument cmd) {
-        return CommandVariables.parse(cmd.get("let"), "let");
+        return CommandVariables.ofCommand(cmd);
     }
 
     private BsonDocument answer(BsonDocument cmd) {

@@ -51,7 +51,7 @@ final class FakeShardStore {
 
     /** The pipeline (without {@code $lookup} sources) over the stored documents, in one batch. */
     synchronized BsonDocument aggregate(BsonDocument cmd, String ns) {
-        Pipeline pipeline = Pipeline.parse(cmd.getArray("pipeline"), (collection, filter) -> List.of(), CommandVariables.parse(cmd.get("let"), "let"));
+        Pipeline pipeline = Pipeline.parse(cmd.getArray("pipeline"), (collection, filter) -> List.of(), CommandVariables.ofCommand(cmd));
         return Replies.cursor(true, pipeline.run(documents.stream().filter(pipeline.scanFilter()::matches).toList()), 0, ns);
     }
 

@@ -65,6 +65,19 @@ class ViewsThroughRouterTest extends RouterAgainstFakeCluster {
         assertThat(distinct.body().getArray("values")).extracting(v -> v.asString().getValue()).containsExactlyInAnyOrder("p", "q", "r");
     }
 
+    /** A view's collation is the simple one: a read under another is OptionNotSupportedOnView (167), as in MongoDB. */
+    @ParameterizedTest(name = "sharded: {0}")
+    @ValueSource(booleans = {false, true})
+    void aReadOfAViewUnderANonSimpleCollationIsRefused(boolean sharded) throws Exception {
+        String db = collectionAndView("vr5", sharded);
+        for (String read : List.of("{find: 'v', collation: {locale: 'en'}}", "{aggregate: 'v', pipeline: [], cursor: {}, collation: {locale: 'en'}}",
+                "{count: 'v', collation: {locale: 'fr', strength: 1}}", "{distinct: 'v', key: 't', collation: {locale: 'en'}}")) {
+            command(db, read).assertError(400, 167, "Cannot override a view's default collation");
+        }
+        Reply simple = command(db, "{aggregate: 'v', pipeline: [{$sort: {_id: 1}}], cursor: {}, collation: {locale: 'simple'}}");
+        assertThat(ids(simple)).containsExactly(2, 3, 4, 5, 6);
+    }
+
     @Test
     void aFindOptionWithoutAnAggregateEquivalentIsRefusedNamingIt() throws Exception {
         collectionAndView("vr3", false);

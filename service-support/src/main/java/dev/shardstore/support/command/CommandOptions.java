@@ -67,7 +67,7 @@ public final class CommandOptions {
 
     private static final ValueCheck ANY = (path, value) -> { };
     private static final String SIMPLE_COLLATION_ONLY = "only the simple collation ({locale: \"simple\"}) is supported "
-            + "here: ICU collation is implemented for find, count and distinct only";
+            + "here: ICU collation is implemented for find, count, distinct and aggregate only";
 
     /** The generic arguments every command of the table takes (MongoDB's {@code generic_argument.idl}). */
     private static final Map<String, Option> GENERIC = options(
@@ -108,11 +108,19 @@ public final class CommandOptions {
 
     private static final Map<String, Option> COLLATION = options(conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation));
     /** The reads that compare strings under any collation (filter, sort, distinct values; reference: MongoDB manual, "Collation"). */
-    private static final Map<String, Option> ICU_COLLATION = options(conditional("collation", "ICU collation (locale, strength,"
+    private static final Map<String, Option> ICU_COLLATION = icuCollation("ICU collation (locale, strength,"
             + " caseLevel, caseFirst, numericOrdering, alternate, maxVariable, normalization, backwards) on filter string"
             + " comparisons (not $regex), sort and distinct; a query comparing strings under a non-simple collation scans the"
             + " collection (no index has a collation) and is sent to every shard of a sharded collection; refused on"
-            + " time-series collections", (path, value) -> Collation.parse(path, value)));
+            + " time-series collections");
+    /** An aggregate's collation applies to every string comparison of its pipeline (reference: MongoDB manual, "Collation"). */
+    private static final Map<String, Option> AGGREGATE_COLLATION = icuCollation("ICU collation on every string comparison of"
+            + " the pipeline, on the shards and in the router's merge: $match ($expr included, not $regex), $sort, $group keys"
+            + " (strings equal under it are one group, the first seen its _id), $min/$max/$addToSet, $bucket, $sortByCount,"
+            + " $facet, $lookup's match and the comparison expressions ($eq, $cmp, $in, ...); a leading $match comparing"
+            + " strings under a non-simple collation scans the collection and is sent to every shard of a sharded"
+            + " collection; refused with $merge (its on-field matching is binary), on time-series collections and on views"
+            + " (167: a view's collation is simple)");
 
     private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
     private static final Map<String, Map<String, Option>> ENTRIES = new LinkedHashMap<>();
@@ -138,7 +146,7 @@ public final class CommandOptions {
                         onlyFalse("partial results from the reachable shards are not implemented")),
                 accepted("oplogReplay", "deprecated; MongoDB ignores it too"),
                 accepted("readOnce", "a storage hint with no effect on results")));
-        COMMANDS.put("aggregate", options(COLLATION,
+        COMMANDS.put("aggregate", options(AGGREGATE_COLLATION,
                 implemented("pipeline", ""), implemented("cursor", "batchSize"), implemented("let", "variables for the pipeline"),
                 implemented("explain", "answered by the router as the explain command (queryPlanner)"),
                 implemented("hint", "for the leading $match's scan"),
@@ -428,6 +436,11 @@ public final class CommandOptions {
 
     private static Option conditional(String name, String note, ValueCheck check) {
         return new Option(name, Treatment.CONDITIONAL, note, check);
+    }
+
+    /** A {@code collation} option taking any valid collation ({@link Collation#parse} refuses the invalid ones). */
+    private static Map<String, Option> icuCollation(String note) {
+        return options(conditional("collation", note, (path, value) -> Collation.parse(path, value)));
     }
 
     private static Option refused(String name, String reason) {

@@ -30,7 +30,7 @@ class CommandOptionsTableTest {
             {count: 'c', collation: {locale: 'en', strength: 9}}           | 2     | Field 'strength' must be an integer 1 through 5
             {distinct: 'c', key: 'a', collation: {locale: 'en', foo: 1}}   | 40415 | BSON field 'distinct.collation.foo' is an unknown field.
             {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'xx'}} | 2 | Field 'locale' is invalid with value: xx
-            {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'en'}} | 238 | option 'aggregate.collation'
+            {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'en', numericOrdering: 1}} | 14 | BSON field 'aggregate.collation.numericOrdering' is the wrong type
             {find: 'c', writeConcern: {w: 1, foo: 1}}                      | 40415 | BSON field 'find.writeConcern.foo' is an unknown field.
             {find: 'c', $db: 'other'}                                      | 72    | option 'find.$db' names "other" but the command was sent to database db
             {explain: {count: 'c', bar: 1}}                                | 40415 | BSON field 'count.bar'
@@ -49,6 +49,8 @@ class CommandOptionsTableTest {
             {listCollections: 1, anything: 1}
             {find: 'c', collation: {locale: 'fr', strength: 1, caseLevel: true, caseFirst: 'upper', numericOrdering: true, alternate: 'shifted', maxVariable: 'space', normalization: true, backwards: true}}
             {count: 'c', collation: {locale: 'en_US', strength: 2}}
+            {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'en', strength: 2}}
+            {explain: {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'fr', numericOrdering: true}}}
             {insert: 'c', documents: [], writeConcern: {w: 'majority', j: true, wtimeout: 5}, ordered: false}
             {delete: 'c', deletes: [{q: {}, limit: 0, hint: 'a_1', collation: {locale: 'simple'}}], let: {x: 1}}
             """)

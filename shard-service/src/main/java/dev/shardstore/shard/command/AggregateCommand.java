@@ -24,13 +24,16 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code aggregate} on one collection: {@code {aggregate: <coll>, pipeline: [<stage>, ...],
- * cursor: {batchSize?}, let?, hint?}} (the variables the pipeline's expressions see; the index of the leading
- * {@code $match}'s scan) → {@code {cursor: {firstBatch, id, ns}, ok: 1}}, paged by getMore like find (default
+ * cursor: {batchSize?}, let?, hint?, collation?}} (the variables the pipeline's expressions see; the index of the leading
+ * {@code $match}'s scan; the collation every string comparison of the pipeline uses, MongoDB manual "Collation": a
+ * leading {@code $match} comparing strings under a non-simple one gets no index bounds) → {@code {cursor: {firstBatch,
+ * id, ns}, ok: 1}}, paged by getMore like find (default
  * first batch 101). The collection is scanned with the filter of a leading {@code $match} ({@link
  * Pipeline#scanFilter()}), the rest of the pipeline runs in memory over the matching documents, and the cursor
  * hands out the computed result ({@link PipelineRunner}). A missing collection is read as empty (so {@code $facet}
  * still answers one document). On a time-series collection the pipeline runs over its buckets, after a bucket-level
- * {@code $match} and {@code $_internalUnpackBucket} ({@link TimeseriesRewrite}).
+ * {@code $match} and {@code $_internalUnpackBucket} ({@link TimeseriesRewrite}); a non-simple collation is refused
+ * there ({@link TimeseriesCollections#refuseCollation}).
  *
  * <p>Errors: FailedToParse (9) {@code "The 'cursor' option is required"}; TypeMismatch (14) for a
  * non-string collection (collection-less {@code aggregate: 1} is not supported) or a non-array pipeline;
@@ -81,13 +84,15 @@ public class AggregateCommand extends ShardCommand {
             throw new CommandException(ErrorCode.NotImplemented, "aggregate with explain: true is answered by the explain command on a shard");
         }
         BsonArray stages = args.requiredArray("pipeline");
+        CommandVariables variables = CommandVariables.ofCommand(command);
         Namespace read = ns;
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        TimeseriesCollections.refuseCollation(buckets, "aggregate", variables.collation());
         if (buckets.isPresent()) {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();
         }
-        List<BsonDocument> results = pipelines.run(read, stages, CommandVariables.parse(command.get("let"), "let"), command.get("hint"));
+        List<BsonDocument> results = pipelines.run(read, stages, variables, command.get("hint"));
         ShardCursor cursor = new ListCursor(results, UnaryOperator.identity());
         Batch first = cursor.next(batchSize);
         long id = first.exhausted() ? 0 : cursors.register(ns.full(), ns, cursor);

@@ -151,6 +151,7 @@ public class ExplainCommand extends ShardCommand {
      */
     private BsonDocument explainTimeseries(CollectionInfo buckets, String kind, CommandArgs args, BsonDocument explained, String verbosity) {
         TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets).orElseThrow();
+        TimeseriesCollections.refuseCollation(Optional.of(buckets), kind, Collation.parse(kind + ".collation", explained.get("collation")));
         BsonArray pipeline = switch (kind) {
             case "find" -> {
                 BsonDocument sort = args.optionalDocument(explained, "sort", "sort");

@@ -71,6 +71,49 @@ class AggregateCommandTest extends ShardIntegrationTest {
                 ExtendedJson.parse("{_id: 2, stock: [3]}"), ExtendedJson.parse("{_id: 3, stock: [4]}"));
     }
 
+    /**
+     * MongoDB manual, "Collation": an aggregate's collation applies to every string comparison of its pipeline — the
+     * leading $match (which then gets no string index bounds, even when hinted), $group keys (the first value met in
+     * the scan is the key), $sort, $lookup's match and $expr — and is refused on a time-series collection.
+     */
+    @Test
+    void comparesStringsUnderTheAggregatesCollation() {
+        insert("words", "{_id: 'a', w: 'apple', n: '10'}", "{_id: 'B', w: 'Apple', n: '9'}", "{_id: 'c', w: 'APPLE', n: '100'}",
+                "{_id: 'D', w: 'äpple', n: '2'}", "{_id: 'e', w: 'banana', n: '1'}");
+        run(DB, "{createIndexes: 'words', indexes: [{key: {w: 1}, name: 'w_1'}]}");
+        String caseless = "{locale: 'en', strength: 2}";
+        String grouped = "pipeline: [{$match: {w: 'aPPle'}}, {$group: {_id: '$w', n: {$sum: 1}}}, {$sort: {_id: 1}}], cursor: {}";
+
+        assertThat(batch(run(DB, "{aggregate: 'words', " + grouped + "}"), "firstBatch")).isEmpty();
+        // one group for apple/Apple/APPLE, keyed by the first met in the scan (_id order: 'B' sorts before 'a')
+        assertThat(batch(run(DB, "{aggregate: 'words', " + grouped + ", collation: " + caseless + "}"), "firstBatch"))
+                .containsExactly(ExtendedJson.parse("{_id: 'Apple', n: 3}"));
+        // hinted, the whole w_1 index is scanned (no string bounds under the collation), in binary order: 'APPLE' first
+        assertThat(batch(run(DB, "{aggregate: 'words', " + grouped + ", hint: 'w_1', collation: " + caseless + "}"), "firstBatch"))
+                .containsExactly(ExtendedJson.parse("{_id: 'APPLE', n: 3}"));
+        assertThat(batch(run(DB, "{aggregate: 'words', pipeline: [{$group: {_id: '$w'}}], cursor: {}, collation: {locale: 'en', strength: 1}}"),
+                "firstBatch")).containsExactly(ExtendedJson.parse("{_id: 'Apple'}"), ExtendedJson.parse("{_id: 'banana'}"));
+        assertThat(batch(run(DB, "{aggregate: 'words', pipeline: [{$sort: {n: 1}}, {$project: {_id: 0, n: 1}}], cursor: {},"
+                + " collation: {locale: 'en', numericOrdering: true}}"), "firstBatch")).extracting(d -> d.getString("n").getValue())
+                .containsExactly("1", "2", "9", "10", "100");
+        assertThat(batch(run(DB, "{aggregate: 'words', pipeline: [{$match: {_id: 'a'}}, {$lookup: {from: 'words', localField: 'w',"
+                + " foreignField: 'w', as: 'same'}}, {$project: {same: '$same._id'}}], cursor: {}, collation: " + caseless + "}"), "firstBatch"))
+                .containsExactly(ExtendedJson.parse("{_id: 'a', same: ['B', 'a', 'c']}"));
+        assertThat(batch(run(DB, "{aggregate: 'words', pipeline: [{$match: {$expr: {$eq: ['$w', 'APPLE']}}}, {$count: 'n'}], cursor: {},"
+                + " collation: {locale: 'en', strength: 1}}"), "firstBatch")).containsExactly(ExtendedJson.parse("{n: 4}"));
+
+        BsonDocument explained = run(DB, "{explain: {aggregate: 'words', " + grouped + ", collation: " + caseless + "}}");
+        assertThat(explained.getDocument("queryPlanner").getDocument("winningPlan").toJson()).doesNotContain("w_1").contains("COLLSCAN");
+        assertThat(run(DB, "{explain: {aggregate: 'words', " + grouped + "}}").getDocument("queryPlanner").getDocument("winningPlan").toJson())
+                .contains("w_1");
+
+        run(DB, "{create: 'weather', timeseries: {timeField: 't'}}");
+        assertError(run(DB, "{aggregate: 'weather', pipeline: [], cursor: {}, collation: " + caseless + "}"), 238, "aggregate.collation");
+        assertError(run(DB, "{explain: {aggregate: 'weather', pipeline: [], cursor: {}, collation: " + caseless + "}}"), 238,
+                "aggregate.collation");
+        assertThat(batch(run(DB, "{aggregate: 'weather', pipeline: [], cursor: {}, collation: {locale: 'simple'}}"), "firstBatch")).isEmpty();
+    }
+
     @Test
     void rejectsBadPipelinesWithMongoDbCodes() {
         insert("bad", "{_id: 1, s: 'x'}");

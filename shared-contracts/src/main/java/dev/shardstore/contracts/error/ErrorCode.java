@@ -63,6 +63,8 @@ public enum ErrorCode {
     ChunkTooBig(153, 400),
     ZoneStillInUse(163, 409),
     CommandNotSupportedOnView(166, 400),
+    /** A read of a view under a collation other than the view's (always the simple one here). */
+    OptionNotSupportedOnView(167, 400),
     InvalidPipelineOperator(168, 400),
     CommandOnShardedViewNotSupportedOnMongod(169, 400),
     CannotIndexParallelArrays(171, 400),

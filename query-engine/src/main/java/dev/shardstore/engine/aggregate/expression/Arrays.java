@@ -19,7 +19,7 @@ import org.bson.BsonValue;
  * {@code $arrayElemAt: [array, index]} (negative indexes count from the end; out of range is missing),
  * {@code $filter: {input, as?, cond, limit?}}, {@code $map: {input, as?, in}} (the element is {@code $$this}
  * unless {@code as} names it) and {@code $in: [value, array]} (BSON equality, so {@code 1} is in
- * {@code [1.0]}, and missing is not in {@code [null]}). A null or missing array gives null for {@code $arrayElemAt}, {@code $filter} and
+ * {@code [1.0]}, strings equal under the command's collation, and missing is not in {@code [null]}). A null or missing array gives null for {@code $arrayElemAt}, {@code $filter} and
  * {@code $map}.
  *
  * <p>Errors: TypeMismatch (14) for a non-array where an array is needed ({@code "The argument to $size must
@@ -105,7 +105,7 @@ final class Arrays {
                 throw new CommandException(ErrorCode.TypeMismatch, "$in requires an array as a second argument, found: "
                         + (haystack == null ? "missing" : TypeNames.of(haystack.getBsonType())));
             }
-            return BsonBoolean.valueOf(haystack.asArray().stream().anyMatch(v -> BsonOrder.compare(v, needle) == 0));
+            return BsonBoolean.valueOf(haystack.asArray().stream().anyMatch(v -> BsonOrder.compare(v, needle, variables.collation()) == 0));
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate.expression;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.time.Instant;
@@ -18,6 +19,10 @@ import org.jspecify.annotations.Nullable;
  * as {@code $$<name>}. {@code $$ROOT} and {@code $$CURRENT} are bound per document by {@link #scope}.
  * Immutable and thread-safe.
  *
+ * <p>It is also the command's evaluation context: the {@link #collation()} every string comparison of its expressions,
+ * {@code $match}es, {@code $sort}s and {@code $group} keys uses (MongoDB manual, "Collation": an aggregate's collation
+ * applies to the whole pipeline), the simple collation unless {@link #ofCommand} or {@link #withCollation} gives one.
+ *
  * <p>{@code let} rules (MongoDB's {@code variableValidation::validateNameForUserWrite} and
  * {@code Variables::seedVariablesWithLetParameters}): a name starts with a lowercase ASCII letter or a non-ASCII
  * character and goes on with ASCII letters, digits, {@code _} or non-ASCII characters (so no user variable can
@@ -31,9 +36,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CommandVariables {
     private final Map<String, BsonValue> values;
+    private final Collation collation;
 
-    private CommandVariables(Map<String, BsonValue> values) {
+    private CommandVariables(Map<String, BsonValue> values, Collation collation) {
         this.values = Map.copyOf(values);
+        this.collation = collation;
     }
 
     /** The variables of a command without {@code let}: {@code $$NOW} only, taken now. */
@@ -48,10 +55,26 @@ public final class CommandVariables {
      * @throws CommandException as listed on the class
      */
     public static CommandVariables parse(@Nullable BsonValue let, String field) {
+        return parse(let, field, Collation.SIMPLE);
+    }
+
+    /**
+     * The variables and collation of a command: its {@code let} (as {@link #parse(BsonValue, String)}) and its
+     * {@code collation} field, parsed as {@code <command name>.collation} (e.g. {@code aggregate.collation}); the
+     * {@code let} values are evaluated under that collation.
+     *
+     * @throws CommandException as {@link #parse(BsonValue, String)} and {@link Collation#parse}
+     */
+    public static CommandVariables ofCommand(BsonDocument command) {
+        Collation collation = Collation.parse(command.getFirstKey() + ".collation", command.get("collation"));
+        return parse(command.get("let"), "let", collation);
+    }
+
+    private static CommandVariables parse(@Nullable BsonValue let, String field, Collation collation) {
         Map<String, BsonValue> values = new LinkedHashMap<>();
         values.put("NOW", new BsonDateTime(Instant.now().toEpochMilli()));
         if (let == null || let.isNull()) {
-            return new CommandVariables(values);
+            return new CommandVariables(values, collation);
         }
         if (!let.isDocument()) {
             throw notDocument(field, let);
@@ -61,13 +84,23 @@ public final class CommandVariables {
             String path = field + "." + name;
             validateName(name, path);
             try {
-                BsonValue value = ExpressionParser.INSTANCE.parse(entry.getValue()).evaluate(Variables.documentless(values));
+                BsonValue value = ExpressionParser.INSTANCE.parse(entry.getValue()).evaluate(Variables.documentless(values, collation));
                 values.put(name, ExpressionParser.orNull(value));
             } catch (CommandException e) {
                 throw new CommandException(e.code(), "'" + path + "': " + e.getMessage());
             }
         }
-        return new CommandVariables(values);
+        return new CommandVariables(values, collation);
+    }
+
+    /** These variables with string comparisons under {@code collation} (a find's filter gives its {@code $expr} its own). */
+    public CommandVariables withCollation(Collation collation) {
+        return collation.equals(this.collation) ? this : new CommandVariables(values, collation);
+    }
+
+    /** The collation every string comparison of the command uses; {@link Collation#SIMPLE} unless one was given. */
+    public Collation collation() {
+        return collation;
     }
 
     /**
@@ -91,12 +124,12 @@ public final class CommandVariables {
             validateName(name, field + "." + name);
             all.put(name, value);
         });
-        return new CommandVariables(all);
+        return new CommandVariables(all, collation);
     }
 
     /** The scope of one document: these variables plus {@code $$ROOT} and {@code $$CURRENT} bound to {@code root}. */
     public Variables scope(BsonDocument root) {
-        return Variables.document(values, root);
+        return Variables.document(values, root, collation);
     }
 
     private static CommandException notDocument(String field, BsonValue value) {

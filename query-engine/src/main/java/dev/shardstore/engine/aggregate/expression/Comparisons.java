@@ -12,7 +12,7 @@ import org.bson.BsonValue;
 /**
  * Comparison expression operators (MongoDB manual, "Comparison Expression Operators"):
  * {@code $eq $ne $gt $gte $lt $lte $cmp}, each of exactly two operands compared in BSON order
- * ({@link BsonOrder}) across types, so {@code {$gt: ["a", 5]}} is true (strings sort after numbers).
+ * ({@link BsonOrder}) across types, strings under the command's collation ({@link Variables#collation()}), so {@code {$gt: ["a", 5]}} is true (strings sort after numbers).
  * A missing operand is not null: it sorts below null, with undefined (so {@code {$eq: ["$missing", null]}} is
  * false and two missing operands are equal). {@code $cmp} answers -1, 0 or 1.
  */
@@ -36,7 +36,8 @@ final class Comparisons {
     }
 
     private static int compare(List<Expression> operands, Variables variables) {
-        return BsonOrder.compare(comparable(operands.get(0).evaluate(variables)), comparable(operands.get(1).evaluate(variables)));
+        return BsonOrder.compare(comparable(operands.get(0).evaluate(variables)), comparable(operands.get(1).evaluate(variables)),
+                variables.collation());
     }
 
     /** The value as it compares: missing as undefined, which shares missing's place in BSON order. */
