@@ -1,7 +1,6 @@
 package dev.shardstore.shard.migration;
 
 import dev.shardstore.contracts.bson.Collation;
-import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.keystring.KeyString;
@@ -319,15 +318,7 @@ public class MigrationDestinationManager {
         List<BsonDocument> specs = new ArrayList<>();
         for (BsonDocument spec : peers.indexSpecs(request.donor(), ns)) {
             if (!spec.getString("name").getValue().equals("_id_")) {
-                BsonDocument copy = spec.clone();
-                copy.remove("v");
-                copy.remove("ns");
-                // listIndexes shows a collation only when it is not simple: no collation is the simple one, never the
-                // collection's default, which an index created without one would get
-                if (!copy.containsKey(CollectionCollation.OPTION)) {
-                    copy.append(CollectionCollation.OPTION, Collation.SIMPLE.toDocument());
-                }
-                specs.add(CreateIndexesCommand.validate(copy));
+                specs.add(CreateIndexesCommand.validate(Collation.indexSpecToCopy(spec)));
             }
         }
         return runtime.exclusive(ns, () -> {

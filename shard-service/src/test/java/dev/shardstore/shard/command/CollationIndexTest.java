@@ -62,6 +62,12 @@ class CollationIndexTest extends ShardIntegrationTest {
         assertThat(ids(run(DB, "{find: 'words', filter: {w: 'apple'}}"))).containsExactly(1);
         assertThat(plan("{find: 'words', filter: {w: 'apple'}, collation: {locale: 'fr', strength: 1}}")).contains("COLLSCAN");
 
+        // a hashed index with the collation hashes the collation key: a point under the same collation
+        assertOk(run(DB, "{createIndexes: 'words', indexes: [{key: {w: 'hashed'}, name: 'w_hashed_en', collation: " + CASELESS + "}]}"));
+        String hinted = "{find: 'words', filter: {w: 'APPLE'}, hint: 'w_hashed_en', collation: " + CASELESS + "}";
+        assertThat(ids(run(DB, hinted))).containsExactlyInAnyOrder(1, 2);
+        assertThat(plan(hinted)).contains("w_hashed_en").doesNotContain("MinKey");
+
         // a predicate comparing no string may use it under any collation
         assertOk(run(DB, "{createIndexes: 'words', indexes: [{key: {n: 1}, name: 'n_en', collation: " + CASELESS + "}]}"));
         assertThat(plan("{find: 'words', filter: {n: 6}}")).contains("n_en");
@@ -90,6 +96,7 @@ class CollationIndexTest extends ShardIntegrationTest {
         assertThat(options.getDocument("collation").keySet()).containsExactlyElementsOf(FULL_SPEC);
         assertThat(options.getDocument("collation").getString("locale").getValue()).isEqualTo("fr");
         assertThat(options.getDocument("collation").getInt32("strength").getValue()).isEqualTo(1);
+        assertThat(collectionEntry("listed").getDocument("idIndex").getDocument("collation")).isEqualTo(options.getDocument("collation"));
 
         List<BsonDocument> indexes = indexes("listed");
         assertThat(indexes).extracting(i -> i.getString("name").getValue()).containsExactly("_id_", "a_de");

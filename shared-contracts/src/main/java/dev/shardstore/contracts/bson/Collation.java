@@ -112,6 +112,22 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         return spec.hashCode();
     }
 
+    /**
+     * A listIndexes entry made fit to re-create the index on another collection (a migration recipient, a {@code $out}
+     * target): listIndexes shows a collation only when it is not simple, and an index created without one takes the
+     * collection's default, so an entry without {@code collation} gets {@code {locale: "simple"}} spelled out. A copy
+     * without MongoDB's {@code v} and {@code ns} fields.
+     */
+    public static BsonDocument indexSpecToCopy(BsonDocument listEntry) {
+        BsonDocument copy = listEntry.clone();
+        copy.remove("v");
+        copy.remove("ns");
+        if (!copy.containsKey("collation")) {
+            copy.append("collation", SIMPLE.toDocument());
+        }
+        return copy;
+    }
+
     /** Whether this is the simple (binary) collation. */
     public boolean isSimple() {
         return collator == null;
