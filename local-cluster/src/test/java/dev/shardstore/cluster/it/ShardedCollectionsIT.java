@@ -32,6 +32,7 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,7 +51,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * errors, every acknowledged one is readable after the restart) and the config service killed (routers keep serving
  * from their cached routing tables; catalog changes fail clearly until it is back); last, {@code $out} and {@code $merge}
  * (issue 15): {@code $out} replacing an unsharded target under a concurrent reader, every {@code $merge} mode into an
- * unsharded and a sharded target, and the refusals.
+ * unsharded and a sharded target, and the refusals; then collation (issue 15): a collated index on a sharded
+ * collection across a migration, and a collection's default collation through the router.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedCollectionsIT {
@@ -442,6 +444,68 @@ class ShardedCollectionsIT {
                 + " {\"$merge\": {\"into\": \"mergeRange\"}}], \"cursor\": {}}}"))).isEqualTo("$merge");
         assertThat(lastMergerStage(ok(routerA, "geo", "{\"explain\": {\"aggregate\": \"byId\", \"pipeline\": [{\"$match\": {\"country\": \"MC\"}},"
                 + " {\"$out\": {\"db\": \"agg\", \"coll\": \"x\"}}], \"cursor\": {}}}"))).isEqualTo("$out");
+    }
+
+    /**
+     * Issue 15, collation: an index with a collation on a sharded collection serves a query under that collation on
+     * every owning shard, and a chunk migration's recipient builds it with its collation from the donor's spec; a
+     * collection with a default collation answers reads without one under it through the router, and sharding it is
+     * refused by name.
+     */
+    @Test
+    @Order(14)
+    void aCollatedIndexServesEveryShardAndSurvivesAMigrationAndADefaultCollationAppliesThroughTheRouter() {
+        String ns = "collation.words";
+        ok(routerA, "admin", "{\"shardCollection\": \"" + ns + "\", \"key\": {\"n\": 1}}");
+        ok(routerA, "admin", "{\"split\": \"" + ns + "\", \"middle\": {\"n\": 50}}");
+        String low = chunksOf(ns).stream().filter(c -> c.getDocument("min").get("n").getBsonType() == BsonType.MIN_KEY).findFirst().orElseThrow()
+                .getString("shard").getValue();
+        List<String> others = new ArrayList<>(List.of("shard1", "shard2", "shard3"));
+        others.remove(low);
+        ok(routerA, "admin", "{\"moveChunk\": \"" + ns + "\", \"find\": {\"n\": 50}, \"to\": \"" + others.get(0) + "\"}");
+        List<String> docs = new ArrayList<>();
+        for (int n = 0; n < 100; n++) {
+            docs.add("{\"n\": " + n + ", \"w\": \"" + (n % 3 == 0 ? "apple" : n % 3 == 1 ? "APPLE" : "pear") + "\"}");
+        }
+        ok(routerA, "collation", "{\"insert\": \"words\", \"documents\": [" + String.join(", ", docs) + "]}");
+        String caseless = "{\"locale\": \"en\", \"strength\": 2}";
+        ok(routerA, "collation", "{\"createIndexes\": \"words\", \"indexes\": [{\"key\": {\"w\": 1}, \"name\": \"w_ci\","
+                + " \"collation\": " + caseless + "}]}");
+
+        String query = "{\"find\": \"words\", \"filter\": {\"w\": \"Apple\"}, \"collation\": " + caseless + ", \"batchSize\": 1000}";
+        assertThat(firstBatch(ok(routerB, "collation", query))).hasSize(67);
+        assertEveryShardScans("w_ci", query, 2);
+
+        // the low chunk moves to the shard that had nothing: it builds w_ci with the collation from the donor's spec
+        ok(routerA, "admin", "{\"moveChunk\": \"" + ns + "\", \"find\": {\"n\": 0}, \"to\": \"" + others.get(1) + "\"}");
+        assertThat(owningShards(ns)).containsExactlyInAnyOrderElementsOf(others);
+        assertThat(firstBatch(ok(routerA, "collation", query))).hasSize(67);
+        assertEveryShardScans("w_ci", query, 2);
+        assertThat(firstBatch(ok(routerA, "collation", "{\"find\": \"words\", \"filter\": {\"w\": \"Apple\"}}"))).isEmpty();
+
+        // a default collation: reads without one use it on the primary shard; sharding such a collection is refused
+        ok(routerA, "collation", "{\"create\": \"caseless\", \"collation\": " + caseless + "}");
+        ok(routerA, "collation", "{\"insert\": \"caseless\", \"documents\": [{\"_id\": 1, \"w\": \"apple\"},"
+                + " {\"_id\": 2, \"w\": \"APPLE\"}, {\"_id\": 3, \"w\": \"pear\"}]}");
+        assertThat(firstBatch(ok(routerB, "collation", "{\"find\": \"caseless\", \"filter\": {\"w\": \"Apple\"}}"))).hasSize(2);
+        assertThat(ok(routerB, "collation", "{\"count\": \"caseless\", \"query\": {\"w\": \"aPPLE\"}}").getNumber("n").intValue())
+                .isEqualTo(2);
+        // $out replacing it keeps its default collation
+        ok(routerA, "collation", "{\"aggregate\": \"words\", \"pipeline\": [{\"$match\": {\"n\": {\"$lt\": 6}}},"
+                + " {\"$project\": {\"w\": 1}}, {\"$out\": \"caseless\"}], \"cursor\": {}}");
+        assertThat(firstBatch(ok(routerB, "collation", "{\"find\": \"caseless\", \"filter\": {\"w\": \"Apple\"}}"))).hasSize(4);
+        BsonDocument refused = routerA.run("admin", ExtendedJson.parse("{\"shardCollection\": \"collation.caseless\", \"key\": {\"_id\": 1},"
+                + " \"collation\": {\"locale\": \"simple\"}}"));
+        assertThat(describe(refused)).contains("collation");
+        assertThat(refused.getNumber("code").intValue()).isEqualTo(238);
+    }
+
+    /** Every shard of a find's mongos explain ({@code count} of them) scans {@code index}. */
+    private static void assertEveryShardScans(String index, String find, int count) {
+        BsonDocument explain = ok(routerA, "collation", "{\"explain\": " + find + "}");
+        BsonArray shards = explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards");
+        assertThat(shards).hasSize(count);
+        shards.forEach(shard -> assertThat(shard.asDocument().toJson()).as(explain.toJson()).contains("IXSCAN").contains(index));
     }
 
     private static String lastMergerStage(BsonDocument explain) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonDateTime;
@@ -53,9 +54,20 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
      * everything); {@code multikey}: whether a field may hold array elements.
      */
     public static IndexBounds derive(BsonDocument filter, List<String> fields, Ordering ordering, boolean multikey) {
+        return derive(filter, fields, ordering, multikey, UnaryOperator.identity());
+    }
+
+    /**
+     * Bounds as {@link #derive(BsonDocument, List, Ordering, boolean)}, for an index that stores each value as
+     * {@code keyOf} maps it (an index with a collation stores strings as collation keys): every operand of an
+     * equality, {@code $in} or comparison is mapped before it becomes a bound. {@code keyOf} must keep a value in its
+     * type bracket and preserve the order the index's keys are in.
+     */
+    public static IndexBounds derive(BsonDocument filter, List<String> fields, Ordering ordering, boolean multikey,
+            UnaryOperator<BsonValue> keyOf) {
         List<List<Interval>> perField = new ArrayList<>();
         for (String field : fields) {
-            perField.add(field(filter == null ? new BsonDocument() : filter, field, multikey));
+            perField.add(field(filter == null ? new BsonDocument() : filter, field, multikey, keyOf));
         }
         return build(perField, ordering);
     }
@@ -139,7 +151,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
     }
 
     /** The intervals of one field: sorted distinct points, one range, or {@code [MinKey, MaxKey]}. */
-    static List<Interval> field(BsonDocument filter, String field, boolean multikey) {
+    static List<Interval> field(BsonDocument filter, String field, boolean multikey, UnaryOperator<BsonValue> keyOf) {
         List<BsonValue> conditions = new ArrayList<>();
         collect(filter, field, conditions);
         TreeSet<BsonValue> points = null;
@@ -147,7 +159,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
         for (BsonValue condition : conditions) {
             if (condition.isDocument() && isOperatorDocument(condition.asDocument())) {
                 for (var op : condition.asDocument().entrySet()) {
-                    BsonValue v = op.getValue();
+                    BsonValue v = keyOf.apply(op.getValue());
                     switch (op.getKey()) {
                         case "$eq" -> points = intersect(points, equalityPoints(v));
                         case "$in" -> points = intersect(points, inPoints(v));
@@ -161,7 +173,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
                     }
                 }
             } else {
-                points = intersect(points, equalityPoints(condition));
+                points = intersect(points, equalityPoints(keyOf.apply(condition)));
             }
         }
         if (points != null) {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -19,6 +20,7 @@ import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonType;
@@ -102,13 +104,14 @@ public class AggregateOutput {
         }
         String temp = "tmp.agg_out." + UUID.randomUUID();
         try {
-            run(target.db(), new BsonDocument("create", new BsonString(temp)));
+            // the replaced collection's default collation and indexes (each with its own collation) carry over
+            BsonDocument create = new BsonDocument("create", new BsonString(temp));
+            defaultCollation(target).ifPresent(collation -> create.append("collation", collation));
+            run(target.db(), create);
             BsonArray indexes = new BsonArray();
             for (BsonDocument index : listIndexes(target)) {
                 if (!index.getString("name").getValue().equals("_id_")) {
-                    index.remove("v");
-                    index.remove("ns");
-                    indexes.add(index);
+                    indexes.add(Collation.indexSpecToCopy(index));
                 }
             }
             if (!indexes.isEmpty()) {
@@ -248,6 +251,14 @@ public class AggregateOutput {
         BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
         withId.putAll(doc);
         return withId;
+    }
+
+    /** The collection's default collation ({@code options.collation} of listCollections), empty when it has none or is missing. */
+    private Optional<BsonValue> defaultCollation(Namespace ns) {
+        BsonDocument reply = run(ns.db(), new BsonDocument("listCollections", new BsonInt32(1))
+                .append("filter", new BsonDocument("name", new BsonString(ns.collection()))));
+        return reads.drain(ns.db(), reply).stream().findFirst()
+                .map(entry -> entry.getDocument("options", new BsonDocument()).get("collation"));
     }
 
     private List<BsonDocument> listIndexes(Namespace ns) {

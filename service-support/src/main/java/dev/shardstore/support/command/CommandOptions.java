@@ -110,9 +110,9 @@ public final class CommandOptions {
     /** The reads that compare strings under any collation (filter, sort, distinct values; reference: MongoDB manual, "Collation"). */
     private static final Map<String, Option> ICU_COLLATION = icuCollation("ICU collation (locale, strength,"
             + " caseLevel, caseFirst, numericOrdering, alternate, maxVariable, normalization, backwards) on filter string"
-            + " comparisons (not $regex), sort and distinct; a query comparing strings under a non-simple collation scans the"
-            + " collection (no index has a collation) and is sent to every shard of a sharded collection; refused on"
-            + " time-series collections");
+            + " comparisons (not $regex), sort and distinct; without one, the collection's default collation; string"
+            + " predicates use only indexes with the same collation; a query comparing strings under a non-simple collation"
+            + " is sent to every shard of a sharded collection; refused on time-series collections");
     /** An aggregate's collation applies to every string comparison of its pipeline (reference: MongoDB manual, "Collation"). */
     private static final Map<String, Option> AGGREGATE_COLLATION = icuCollation("ICU collation on every string comparison of"
             + " the pipeline, on the shards and in the router's merge: $match ($expr included, not $regex), $sort, $group keys"
@@ -121,6 +121,8 @@ public final class CommandOptions {
             + " strings under a non-simple collation scans the collection and is sent to every shard of a sharded"
             + " collection; refused with $merge (its on-field matching is binary), on time-series collections and on views"
             + " (167: a view's collation is simple)");
+    /** A valid collation spec: any is a collection's default (MongoDB manual, "Collation"); create checks the rest. */
+    private static final ValueCheck VALID_COLLATION = (path, value) -> Collation.parse(path, value);
 
     private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
     private static final Map<String, Map<String, Option>> ENTRIES = new LinkedHashMap<>();
@@ -183,7 +185,10 @@ public final class CommandOptions {
                 conditional("commitQuorum", "one node per shard: \"majority\", \"votingMembers\", 0 and 1 are satisfied",
                         CommandOptions::commitQuorum)));
         COMMANDS.put("create", options(
-                conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation),
+                conditional("collation", "the collection's default collation: reads without one and new indexes (the _id"
+                        + " index included) use it; listed in full by listCollections; not with viewOn or timeseries"
+                        + " (NotImplemented); a collection with a non-simple default cannot be sharded (NotImplemented)",
+                        VALID_COLLATION),
                 accepted("storageEngine", "recorded and listed; PostgreSQL is the only engine"),
                 accepted("indexOptionDefaults", "recorded and listed; PostgreSQL is the only engine"),
                 accepted("autoIndexId", "removed in MongoDB 4.0; every collection has its _id index"),
@@ -226,7 +231,8 @@ public final class CommandOptions {
                 implemented("key", "ascending, descending, one hashed field"), implemented("name", ""), implemented("unique", ""),
                 implemented("sparse", ""), implemented("partialFilterExpression", ""), accepted("v", "index version"),
                 accepted("background", "deprecated; MongoDB ignores it too"),
-                conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation),
+                implemented("collation", "the index's keys order and compare strings under it (a unique index refuses values"
+                        + " equal under it); without one the collection's default; listed in full by listIndexes"),
                 refused("expireAfterSeconds", "TTL indexes are not implemented"), refused("hidden", "hidden indexes are not implemented"),
                 refused("storageEngine", "per-index storage engine options do not exist here"),
                 refused("weights", "text indexes are not implemented"), refused("default_language", "text indexes are not implemented"),

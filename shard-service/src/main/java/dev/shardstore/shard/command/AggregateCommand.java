@@ -13,6 +13,8 @@ import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.Optional;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonValue;
@@ -44,12 +46,15 @@ public class AggregateCommand extends ShardCommand {
     private final PipelineRunner pipelines;
     private final TimeseriesCollections timeseries;
     private final CursorManager cursors;
+    private final CollectionCatalog catalog;
 
-    public AggregateCommand(CommandInvoker invoker, PipelineRunner pipelines, TimeseriesCollections timeseries, CursorManager cursors) {
+    public AggregateCommand(CommandInvoker invoker, PipelineRunner pipelines, TimeseriesCollections timeseries, CursorManager cursors,
+            CollectionCatalog catalog) {
         super(invoker);
         this.pipelines = pipelines;
         this.timeseries = timeseries;
         this.cursors = cursors;
+        this.catalog = catalog;
     }
 
     @Override
@@ -84,9 +89,10 @@ public class AggregateCommand extends ShardCommand {
             throw new CommandException(ErrorCode.NotImplemented, "aggregate with explain: true is answered by the explain command on a shard");
         }
         BsonArray stages = args.requiredArray("pipeline");
-        CommandVariables variables = CommandVariables.ofCommand(command);
         Namespace read = ns;
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        CommandVariables variables = CommandVariables.ofCommand(command,
+                CollectionCollation.effective("aggregate.collation", command.get("collation"), buckets.isPresent() ? buckets : catalog.find(ns)));
         TimeseriesCollections.refuseCollation(buckets, "aggregate", variables.collation());
         if (buckets.isPresent()) {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), stages);

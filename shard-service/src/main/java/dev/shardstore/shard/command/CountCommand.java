@@ -10,6 +10,7 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.List;
@@ -64,14 +65,15 @@ public class CountCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "query", "query");
-        Collation collation = Collation.parse("count.collation", command.get("collation"));
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
+        Collation collation = CollectionCollation.effective("count.collation", command.get("collation"), collection);
         Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet(), collation); // count has no let
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         TimeseriesCollections.refuseCollation(buckets, "count", collation);
         long n = buckets.isPresent() ? countMeasurements(buckets.get(), filterSpec, skip, limit)
-                : catalog.find(ns).map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
+                : collection.map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
     }
 

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -7,6 +8,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.view.ViewCatalog;
 import dev.shardstore.shard.versioning.CollectionAccess;
@@ -21,9 +23,15 @@ import org.springframework.stereotype.Component;
  * MongoDB's {@code create}: {@code {create: <coll>, ...options}} → {@code {ok: 1}}. The options are
  * recorded and shown by listCollections. Creating an existing collection with the same options
  * succeeds (MongoDB 7.0+); with other options it is NamespaceExists (48). Options that change a
- * collection's behaviour this shard does not implement (capped, validation, a collation
- * other than the simple one, clustered) are refused with NotImplemented (238) naming the option before the
- * command runs ({@link CommandOptions}), as is any field MongoDB does not document.
+ * collection's behaviour this shard does not implement (capped, validation, clustered) are refused with
+ * NotImplemented (238) naming the option before the command runs ({@link CommandOptions}), as is any field MongoDB
+ * does not document.
+ *
+ * <p>{@code collation} sets the collection's default collation (MongoDB manual, "Collation"): recorded as its full
+ * spec (none for {@code {locale: "simple"}}), listed in listCollections' {@code options.collation}, used by reads that
+ * give no collation ({@link CollectionCollation}) and by every index created without one, the {@code _id} index
+ * included ({@link CollectionCatalog#create}). With {@code viewOn} or {@code timeseries} a non-simple collation is
+ * NotImplemented (238) naming {@code create.collation}.
  *
  * <p>With {@code viewOn} (and {@code pipeline}) it creates a read-only view ({@link ViewCatalog}).
  *
@@ -81,6 +89,15 @@ public class CreateCommand extends ShardCommand {
                 options.append(field, value);
             }
         });
+        resolveCollation(options);
+        if (options.containsKey(CollectionCollation.OPTION)) {
+            for (String other : List.of("viewOn", "pipeline", "timeseries")) {
+                if (options.containsKey(other)) {
+                    throw new CommandException(ErrorCode.NotImplemented, "'create.collation' other than {locale: \"simple\"} is not"
+                            + " implemented together with 'create." + other + "'");
+                }
+            }
+        }
         if (options.containsKey("viewOn") || options.containsKey("pipeline")) {
             return createView(ns, options);
         }
@@ -99,6 +116,20 @@ public class CreateCommand extends ShardCommand {
             throw exists(ns, "with different options: " + creation.collection().options().toJson());
         }
         return Replies.ok();
+    }
+
+    /**
+     * Replaces a {@code collation} option by the full spec MongoDB records and lists ({@link Collation#toDocument()}),
+     * or removes it when it is the simple collation (the default: MongoDB records none).
+     *
+     * @throws CommandException as {@link Collation#parse}, naming {@code create.collation}
+     */
+    private static void resolveCollation(BsonDocument options) {
+        BsonValue given = options.remove(CollectionCollation.OPTION);
+        Collation collation = Collation.parse("create." + CollectionCollation.OPTION, given);
+        if (!collation.isSimple()) {
+            options.append(CollectionCollation.OPTION, collation.toDocument());
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -7,6 +8,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.support.command.CommandOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -24,7 +26,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code createIndexes}: {@code {createIndexes: <coll>, indexes: [{key: {a: 1, b: -1}, name?,
- * unique?, sparse?, partialFilterExpression?}]}} → {@code {numIndexesBefore, numIndexesAfter,
+ * unique?, sparse?, partialFilterExpression?, collation?}]}} → {@code {numIndexesBefore, numIndexesAfter,
  * createdCollectionAutomatically, ok}} (counts include {@code _id_}). Ascending/descending keys and at most one
  * {@code "hashed"} field (named {@code a_hashed}; never unique, CannotCreateIndex) — text and 2dsphere are
  * NotImplemented. Re-creating an identical index is a no-op ({@code note:
@@ -32,6 +34,9 @@ import org.springframework.stereotype.Component;
  * name or key with other options IndexOptionsConflict (85). The command's indexes are built in one
  * transaction with the collection held exclusively: if one fails, none is left. On a sharded collection a unique
  * index the shard key does not lead is CannotCreateIndex (67), MongoDB's rule ({@link #requireUniqueIndexesCompatible}).
+ * An index's {@code collation} (MongoDB manual, "Collation and Index Use") orders and compares its string keys
+ * ({@link dev.shardstore.shard.storage.IndexKeys}); without one an index takes the collection's default collation,
+ * {@code {locale: "simple"}} asks for the simple one ({@link IndexCreator}).
  */
 @Component
 public class CreateIndexesCommand extends ShardCommand {
@@ -172,6 +177,10 @@ public class CreateIndexesCommand extends ShardCommand {
             }
             Filter.parse(partial.asDocument());
             out.append("partialFilterExpression", partial);
+        }
+        BsonValue collation = spec.get(CollectionCollation.OPTION);
+        if (collation != null) { // kept even when simple: IndexCreator tells it from "the collection's default"
+            out.append(CollectionCollation.OPTION, Collation.parse(CollectionCollation.OPTION, collation).toDocument());
         }
         return out;
     }

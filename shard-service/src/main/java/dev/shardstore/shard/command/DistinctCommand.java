@@ -11,6 +11,7 @@ import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.engine.query.DistinctValues;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
@@ -69,11 +70,12 @@ public class DistinctCommand extends ShardCommand {
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
-        Collation collation = Collation.parse("distinct.collation", command.get("collation"));
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
+        Collation collation = CollectionCollation.effective("distinct.collation", command.get("collation"), collection);
         DistinctValues distinct = new DistinctValues(args.requiredString("key"), collation);
         BsonDocument query = args.optionalDocument(command, "query", "query");
         Filter filter = Filter.parse(query, CommandVariables.withoutLet(), collation); // distinct has no let
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         TimeseriesCollections.refuseCollation(buckets, "distinct", collation);
         if (buckets.isPresent()) {
             String key = args.requiredString("key");
@@ -81,7 +83,7 @@ public class DistinctCommand extends ShardCommand {
                     new BsonDocument(key, new BsonInt32(1)), 0, 0);
             pipelines.run(buckets.get().namespace(), pipeline, CommandVariables.withoutLet(), null).forEach(distinct::add);
         } else {
-            catalog.find(ns).ifPresent(collection -> scan(collection, query, filter, command.get("hint"), distinct));
+            collection.ifPresent(c -> scan(c, query, filter, command.get("hint"), distinct));
         }
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }

@@ -20,7 +20,8 @@ import org.springframework.stereotype.Component;
 /**
  * MongoDB's {@code dropIndexes}: {@code {dropIndexes: <coll>, index: <name> | <key pattern> | "*" | [names]}}
  * → {@code {nIndexesWas, ok}}. {@code "*"} drops every index but {@code _id_}; {@code _id_} itself cannot
- * be dropped (InvalidOptions, 72); an unknown index is IndexNotFound (27) and drops nothing.
+ * be dropped (InvalidOptions, 72); an unknown index is IndexNotFound (27) and drops nothing; a key pattern that
+ * several indexes (with different collations) have is AmbiguousIndexKeyPattern (296).
  */
 @Component
 public class DropIndexesCommand extends ShardCommand {
@@ -70,9 +71,16 @@ public class DropIndexesCommand extends ShardCommand {
             if (index.asDocument().equals(new BsonDocument("_id", new BsonInt32(1)))) {
                 throw new CommandException(ErrorCode.InvalidOptions, "cannot drop _id index");
             }
-            toDrop.add(all.stream().filter(i -> i.key().equals(IndexSpec.normalizeKey(index.asDocument()))).findFirst()
-                    .orElseThrow(() -> new CommandException(ErrorCode.IndexNotFound,
-                            "can't find index with key: " + index.asDocument().toJson())));
+            List<IndexSpec> matching = all.stream().filter(i -> i.key().equals(IndexSpec.normalizeKey(index.asDocument()))).toList();
+            if (matching.isEmpty()) {
+                throw new CommandException(ErrorCode.IndexNotFound, "can't find index with key: " + index.asDocument().toJson());
+            }
+            if (matching.size() > 1) { // one key pattern under several collations: MongoDB's error
+                throw new CommandException(ErrorCode.AmbiguousIndexKeyPattern, matching.size() + " indexes found for key: "
+                        + index.asDocument().toJson() + ", identify by name instead. Conflicting indexes: "
+                        + matching.stream().map(IndexSpec::name).toList());
+            }
+            toDrop.add(matching.getFirst());
         } else {
             throw new CommandException(ErrorCode.TypeMismatch, "dropIndexes 'index' must be a string, document or array");
         }

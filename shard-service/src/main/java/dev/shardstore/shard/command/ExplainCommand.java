@@ -9,6 +9,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
@@ -120,12 +121,12 @@ public class ExplainCommand extends ShardCommand {
             }
             default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
         }
-        // the plan a query under a non-simple collation gets (no string bounds), as the command itself would run it
-        Collation collation = Collation.parse(kind + ".collation", explained.get("collation"));
+        // the plan the command itself would run: under its collation, else the collection's default
+        Optional<CollectionInfo> c = catalog.find(ns);
+        Collation collation = CollectionCollation.effective(kind + ".collation", explained.get("collation"), c);
         Filter filter = Filter.parse(filterSpec, CommandVariables.parse(explained.get("let"), "explain.let"), collation);
         BsonValue hint = explained.get("hint");
         boolean stats = !verbosity.equals("queryPlanner");
-        Optional<CollectionInfo> c = catalog.find(ns);
         BsonDocument reply;
         if (c.isEmpty()) {
             reply = new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(ns.full()))

@@ -14,6 +14,7 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
@@ -76,7 +77,9 @@ public class FindCommand extends ShardCommand {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "filter", "filter");
-        Collation collation = Collation.parse("find.collation", command.get("collation"));
+        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
+        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
+        Collation collation = CollectionCollation.effective("find.collation", command.get("collation"), collection);
         Filter filter = Filter.parse(filterSpec, CommandVariables.parse(command.get("let"), "let"), collation);
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
@@ -88,9 +91,7 @@ public class FindCommand extends ShardCommand {
                 filterSpec, command.get("hint"));
         long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         TimeseriesCollections.refuseCollation(buckets, "find", collation);
-        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
         if (collection.isEmpty()) {
             return Replies.cursor(true, List.of(), 0, ns.full());
         }

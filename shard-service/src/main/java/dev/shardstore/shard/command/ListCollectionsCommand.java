@@ -8,6 +8,8 @@ import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.cursor.ListCursor;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.contracts.bson.Collation;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import java.util.Comparator;
 import java.util.List;
@@ -91,13 +93,18 @@ public class ListCollectionsCommand extends ShardCommand {
                     .append("options", collection.options().clone())
                     .append("info", new BsonDocument("readOnly", BsonBoolean.TRUE));
         }
+        BsonDocument idIndex = new BsonDocument("v", new BsonInt32(2))
+                .append("key", new BsonDocument("_id", new BsonInt32(1)))
+                .append("name", new BsonString("_id_"));
+        Collation collation = CollectionCollation.defaultOf(collection);
+        if (!collation.isSimple()) { // the _id index has the collection's default collation
+            idIndex.append(CollectionCollation.OPTION, collation.toDocument());
+        }
         return new BsonDocument("name", new BsonString(collection.namespace().collection()))
                 .append("type", new BsonString("collection"))
                 .append("options", collection.options().clone())
                 .append("info", new BsonDocument("readOnly", BsonBoolean.FALSE)
                         .append("uuid", new BsonBinary(collection.uuid(), UuidRepresentation.STANDARD)))
-                .append("idIndex", new BsonDocument("v", new BsonInt32(2))
-                        .append("key", new BsonDocument("_id", new BsonInt32(1)))
-                        .append("name", new BsonString("_id_")));
+                .append("idIndex", idIndex);
     }
 }

@@ -7,6 +7,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexCatalog;
+import dev.shardstore.shard.storage.IndexSpec;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code listIndexes}: {@code {listIndexes: <coll>}} → a cursor (namespace {@code db.coll}) of
- * {@code {v: 2, key, name, unique?, sparse?, partialFilterExpression?}}, {@code _id_} first; all in the
+ * {@code {v: 2, key, name, unique?, sparse?, partialFilterExpression?, collation?}} (an index's full collation spec when it is not
+ * simple), {@code _id_} first (with the collection's default collation, which it has); all in the
  * first batch. A missing collection is NamespaceNotFound (26).
  */
 @Component
@@ -48,8 +50,8 @@ public class ListIndexesCommand extends ShardCommand {
         CollectionInfo c = catalog.find(ns)
                 .orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + ns.full()));
         List<BsonDocument> entries = new ArrayList<>();
-        entries.add(new BsonDocument("v", new BsonInt32(2)).append("key", new BsonDocument("_id", new BsonInt32(1)))
-                .append("name", new BsonString("_id_")));
+        entries.add(indexes.idIndex(c).map(IndexSpec::listEntry).orElseGet(() -> new BsonDocument("v", new BsonInt32(2))
+                .append("key", new BsonDocument("_id", new BsonInt32(1))).append("name", new BsonString(IndexSpec.ID_INDEX_NAME))));
         entries.addAll(indexes.listEntries(c));
         return Replies.cursor(true, entries, 0, ns.full());
     }

@@ -15,8 +15,8 @@ import org.springframework.stereotype.Component;
 /**
  * The index that supports a shard key (MongoDB's {@code findShardKeyPrefixedIndex}) and walks over it for split
  * points: the {@code _id} index for {@code {_id: 1}}, else an index whose key pattern starts with the shard key
- * pattern (the hashed field hashed in both) that is not sparse, partial or multikey — for a unique shard key, a
- * unique index on exactly the shard key.
+ * pattern (the hashed field hashed in both) that is not sparse, partial or multikey and has the simple collation — for
+ * a unique shard key, a unique index on exactly the shard key.
  */
 @Component
 public class ShardKeyIndex {
@@ -44,7 +44,8 @@ public class ShardKeyIndex {
         }
         BsonDocument pattern = IndexSpec.normalizeKey(key.pattern());
         for (IndexSpec index : indexes.list(c)) {
-            boolean usable = !index.sparse() && index.partial() == null && !index.multikey();
+            // chunk ranges are binary: an index ordering strings under a collation cannot serve them (MongoDB's rule)
+            boolean usable = !index.sparse() && index.partial() == null && !index.multikey() && index.collation().isSimple();
             if (usable && (unique ? index.unique() && index.key().equals(pattern) : startsWith(index.key(), pattern))) {
                 return Optional.of(IndexWalk.Source.of(index));
             }

@@ -17,6 +17,7 @@ import dev.shardstore.shard.versioning.CriticalSectionPhase;
 import java.time.Duration;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
@@ -166,6 +167,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
      */
     private BsonDocument prepare(CollectionInfo c, ShardKeyPattern key, TimeseriesShardKey timeseriesKey, boolean unique,
             long maxChunkSizeBytes) {
+        requireSimpleDefaultCollation(c);
         requireUniqueIndexesCompatible(c, key);
         long count = store.count(c);
         List<BsonDocument> splitKeys = List.of();
@@ -181,6 +183,21 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
         return Replies.ok(new BsonDocument("empty", BsonBoolean.valueOf(count == 0))
                 .append("count", new BsonInt64(count))
                 .append("splitKeys", new BsonArray(splitKeys)));
+    }
+
+    /**
+     * Refuses to shard a collection with a non-simple default collation: the router would have to target and merge
+     * commands without a collation under that default, and the routing table does not carry it (MongoDB keeps it as
+     * {@code defaultCollation} in {@code config.collections}).
+     *
+     * @throws CommandException NotImplemented (238) naming {@code collation}
+     */
+    private static void requireSimpleDefaultCollation(CollectionInfo c) {
+        if (!CollectionCollation.defaultOf(c).isSimple()) {
+            throw new CommandException(ErrorCode.NotImplemented, "sharding " + c.namespace() + ", whose default 'collation' is "
+                    + c.options().getDocument(CollectionCollation.OPTION).toJson() + ", is not implemented: only collections with"
+                    + " the simple default collation can be sharded");
+        }
     }
 
     /**

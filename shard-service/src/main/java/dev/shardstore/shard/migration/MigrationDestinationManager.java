@@ -1,5 +1,6 @@
 package dev.shardstore.shard.migration;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.keystring.KeyString;
@@ -317,10 +318,7 @@ public class MigrationDestinationManager {
         List<BsonDocument> specs = new ArrayList<>();
         for (BsonDocument spec : peers.indexSpecs(request.donor(), ns)) {
             if (!spec.getString("name").getValue().equals("_id_")) {
-                BsonDocument copy = spec.clone();
-                copy.remove("v");
-                copy.remove("ns");
-                specs.add(CreateIndexesCommand.validate(copy));
+                specs.add(CreateIndexesCommand.validate(Collation.indexSpecToCopy(spec)));
             }
         }
         return runtime.exclusive(ns, () -> {

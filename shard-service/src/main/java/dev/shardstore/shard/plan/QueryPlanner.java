@@ -1,5 +1,6 @@
 package dev.shardstore.shard.plan;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.contracts.keystring.Ordering;
 import dev.shardstore.contracts.error.CommandException;
@@ -36,7 +37,10 @@ import org.springframework.stereotype.Component;
  *   <li>otherwise a collection scan.</li>
  * </ol>
  * A hashed index is bounded by an equality on its hashed field (a point on the value's hash) and by its other
- * fields as usual.
+ * fields as usual. An index with a collation stores strings as collation keys: its bounds map the filter's
+ * operands the same way, and it takes bounds from conditions on strings only for a query under its collation
+ * ({@link #usableBy}); the {@code _id} index (binary) only for a query under the simple collation. A collection with a
+ * non-simple default collation also has a collated {@code _id} index, a candidate like the others.
  */
 @Component
 public class QueryPlanner {
@@ -55,10 +59,9 @@ public class QueryPlanner {
      * @param hint       the {@code hint} argument, or null
      */
     public Plan plan(CollectionInfo c, BsonDocument filterSpec, Filter filter, BsonValue hint) {
-        // Index keys order strings in binary: under another collation a filter comparing strings gets no bounds
-        // (every index scan is then unbounded, so the collection is scanned), as MongoDB uses no index whose
-        // collation differs from the query's for string predicates (reference: "Collation and Index Use").
-        BsonDocument spec = filterSpec == null || filter.collation().affects(filterSpec) ? new BsonDocument() : filterSpec;
+        BsonDocument given = filterSpec == null ? new BsonDocument() : filterSpec;
+        // the _id index here is the collection table's primary key, in binary order
+        BsonDocument spec = usableBy(Collation.SIMPLE, filter.collation(), given);
         Optional<byte[]> idKey = MatchingScan.idKey(filter);
         if (Plan.isHint(hint)) {
             if (!hint.isString() && !hint.isDocument()) {
@@ -77,15 +80,15 @@ public class QueryPlanner {
                     .findFirst()
                     .orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                             "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index"));
-            return new Plan.IndexScan(index, bounds(index, spec, filter));
+            return new Plan.IndexScan(index, bounds(index, given, filter));
         }
         if (idKey.isPresent()) {
             return new Plan.IdLookup(idKey.get());
         }
         IndexBounds byId = idBounds(spec);
         Plan best = byId.bounded() ? new Plan.IdRange(byId) : null;
-        for (IndexSpec index : indexes.list(c)) {
-            IndexBounds bounds = bounds(index, spec, filter);
+        for (IndexSpec index : indexes.maintained(c)) {
+            IndexBounds bounds = bounds(index, given, filter);
             if (!bounds.bounded() || !usable(index, spec, bounds)) {
                 continue;
             }
@@ -108,7 +111,9 @@ public class QueryPlanner {
      * (and every {@code $}-operator, which might name it) is dropped. Dropping only widens the bounds, and the
      * scan checks the whole filter on every document it fetches.
      */
-    private static IndexBounds bounds(IndexSpec index, BsonDocument spec, Filter filter) {
+    private static IndexBounds bounds(IndexSpec index, BsonDocument given, Filter filter) {
+        Collation collation = index.collation();
+        BsonDocument spec = usableBy(collation, filter.collation(), given);
         String hashed = index.hashedField();
         BsonDocument seen = spec;
         if (hashed != null) {
@@ -120,13 +125,33 @@ public class QueryPlanner {
             }
             BsonValue equal = filter.equalities().get(hashed);
             // a sparse index left out the documents a null equality also matches (missing field)
-            // a hash is of the binary value: a string equal under a non-simple collation may hash anywhere
+            // a hash is of the value as the index stores it: a string only under the index's own collation
             if (equal != null && !equal.isArray() && !equal.isRegularExpression() && !(equal.isNull() && index.sparse())
-                    && !filter.collation().affects(equal)) {
-                seen.append(hashed, new BsonInt64(BsonHasher.hash64(equal)));
+                    && (collation.equals(filter.collation()) || !Collation.holdsString(equal))) {
+                seen.append(hashed, new BsonInt64(BsonHasher.hash64(collation.indexKey(equal))));
             }
         }
-        return IndexBounds.derive(seen, index.fields(), index.ordering(), index.multikey());
+        return IndexBounds.derive(seen, index.fields(), index.ordering(), index.multikey(), collation::indexKey);
+    }
+
+    /**
+     * The part of the filter an index whose keys compare strings under {@code index} may take bounds from, for a
+     * query under {@code query}: all of it when the collations are the same; otherwise only the top-level conditions
+     * that compare no string (MongoDB uses an index whose collation differs from the query's only for predicates
+     * that do not compare strings; reference: MongoDB manual, "Collation and Index Use"). Leaving conditions out
+     * only widens the bounds: the scan checks the whole filter on every document.
+     */
+    private static BsonDocument usableBy(Collation index, Collation query, BsonDocument spec) {
+        if (index.equals(query)) {
+            return spec;
+        }
+        BsonDocument out = new BsonDocument();
+        spec.forEach((field, condition) -> {
+            if (!Collation.holdsString(condition)) {
+                out.append(field, condition);
+            }
+        });
+        return out;
     }
 
     /** Higher is better; ties keep the earlier candidate (the {@code _id} index comes first). */

@@ -2,6 +2,7 @@ package dev.shardstore.shard.storage;
 
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.Collation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -64,7 +65,9 @@ public class CollectionCatalog {
      * {@code {create: <name>, ...options}} to the oplog, in one transaction. Concurrent creators of one
      * namespace agree on a single instance.
      *
-     * @param options the create options to record ({@code {}} for implicit creation)
+     * @param options the create options to record ({@code {}} for implicit creation); with a non-simple default
+     *                {@code collation} (a full spec) the collection also gets its collated {@code _id} index
+     *                ({@link IndexSpec#isIdIndex()})
      * @return the new collection, or the existing one (with its own options) and {@code created = false}
      */
     public Creation create(Namespace ns, BsonDocument options) {
@@ -87,6 +90,12 @@ public class CollectionCatalog {
             BsonDocument command = new BsonDocument("create", new BsonString(ns.collection()));
             command.putAll(options);
             oplog.appendCommand(ns.db(), candidate.uuid(), command);
+            Collation collation = CollectionCollation.defaultOf(candidate);
+            if (!collation.isSimple()) { // the primary key is binary: _ids equal under the collation conflict here
+                indexes.create(candidate, new BsonDocument("key", new BsonDocument("_id", new BsonInt32(1)))
+                        .append("name", new BsonString(IndexSpec.ID_INDEX_NAME)).append("unique", BsonBoolean.TRUE)
+                        .append(CollectionCollation.OPTION, collation.toDocument()));
+            }
             return new Creation(candidate, true);
         });
         cache.put(ns, creation.collection());

@@ -42,11 +42,11 @@ public class DocumentStore {
      * throws after the document statement ran, and the caller's unit (or savepoint) must roll both back.
      */
     public boolean hasIndexes(CollectionInfo c) {
-        return !indexes.list(c).isEmpty();
+        return !indexes.maintained(c).isEmpty();
     }
 
     private void addEntries(CollectionInfo c, List<StoredDocument> documents) {
-        List<IndexSpec> all = indexes.list(c);
+        List<IndexSpec> all = indexes.maintained(c);
         if (all.isEmpty()) {
             return;
         }
@@ -57,7 +57,7 @@ public class DocumentStore {
     }
 
     private void removeEntries(CollectionInfo c, List<StoredDocument> documents) {
-        List<IndexSpec> all = indexes.list(c);
+        List<IndexSpec> all = indexes.maintained(c);
         if (!all.isEmpty()) {
             entries.remove(all, documents.stream().map(StoredDocument::id).toList());
         }

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.storage;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.Collation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -40,6 +41,19 @@ public class IndexCatalog {
 
     /** The secondary indexes of the collection, in creation order ({@code _id_} not included). */
     public List<IndexSpec> list(CollectionInfo c) {
+        return maintained(c).stream().filter(i -> !i.isIdIndex()).toList();
+    }
+
+    /** The collated {@code _id} index of a collection with a non-simple default collation, if it has one. */
+    public Optional<IndexSpec> idIndex(CollectionInfo c) {
+        return maintained(c).stream().filter(IndexSpec::isIdIndex).findFirst();
+    }
+
+    /**
+     * Every index table writes keep: the secondary indexes and the collated {@code _id} index
+     * ({@link IndexSpec#isIdIndex()}), in creation order.
+     */
+    public List<IndexSpec> maintained(CollectionInfo c) {
         return cache.computeIfAbsent(c.uuid(), uuid -> jdbc
                 .sql("SELECT spec, table_name, multikey FROM indexes WHERE collection_uuid = ? ORDER BY created_seq")
                 .param(uuid)
@@ -56,7 +70,8 @@ public class IndexCatalog {
      * Builds an index over the existing documents, in one transaction; a duplicate key in a unique
      * index throws DuplicateKey (11000) and leaves no table, row or entry behind.
      *
-     * @param spec {@code {key, name, unique?, sparse?, partialFilterExpression?}}, validated by the caller
+     * @param spec {@code {key, name, unique?, sparse?, partialFilterExpression?, collation?}}, validated by the caller;
+     *             a {@code collation} is a full spec ({@link Collation#toDocument()}), absent for the simple one
      */
     public IndexSpec create(CollectionInfo c, BsonDocument spec) {
         UUID tableId = UUID.randomUUID();
@@ -154,7 +169,7 @@ public class IndexCatalog {
                 spec.getBoolean("unique", org.bson.BsonBoolean.FALSE).getValue(),
                 spec.getBoolean("sparse", org.bson.BsonBoolean.FALSE).getValue(),
                 spec.containsKey("partialFilterExpression") ? spec.getDocument("partialFilterExpression") : null,
-                table, multikey);
+                table, multikey, Collation.parse("collation", spec.get("collation")));
     }
 
     /** Spec documents of all indexes, for tests and listIndexes. */

@@ -24,7 +24,9 @@ import org.bson.BsonValue;
  * documents missing every key field; a partial index skips documents not matching its filter. Two
  * array-valued key fields in one document are refused (CannotIndexParallelArrays, 171). A hashed field
  * ({@code {a: "hashed"}}) stores {@link BsonHasher#hash64} of its value (of null when missing) as a NumberLong,
- * as MongoDB's hashed indexes do, and refuses arrays (BadValue).
+ * as MongoDB's hashed indexes do, and refuses arrays (BadValue). An index with a non-simple collation stores every
+ * string of a key (also nested, also the value a hashed field hashes) as its collation key
+ * ({@link dev.shardstore.contracts.bson.Collation#indexKey}), as MongoDB's KeyString with a collator does.
  */
 public final class IndexKeys {
     private final IndexSpec spec;
@@ -60,7 +62,7 @@ public final class IndexKeys {
             if (field == hashed) {
                 BsonValue value = hashedValue(doc, path);
                 allMissing &= value == null;
-                perField.add(List.of(new BsonInt64(BsonHasher.hash64(value == null ? BsonNull.VALUE : value))));
+                perField.add(List.of(new BsonInt64(BsonHasher.hash64(value == null ? BsonNull.VALUE : spec.collation().indexKey(value)))));
                 continue;
             }
             List<BsonValue> values = Paths.resolve(doc, path, Paths.Mode.SORT_KEY);
@@ -93,7 +95,7 @@ public final class IndexKeys {
 
     private void combine(List<List<BsonValue>> perField, int i, List<BsonValue> prefix, Map<ByteBuffer, Key> out) {
         if (i == perField.size()) {
-            byte[] bytes = KeyString.encode(prefix, ordering);
+            byte[] bytes = KeyString.encode(prefix.stream().map(spec.collation()::indexKey).toList(), ordering);
             out.putIfAbsent(ByteBuffer.wrap(bytes), new Key(bytes, List.copyOf(prefix)));
             return;
         }

@@ -1,8 +1,10 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.keystring.Ordering;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.regex.Pattern;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -20,15 +22,29 @@ import org.jspecify.annotations.Nullable;
  * @param partial  the partialFilterExpression, or null
  * @param table    {@code i_} followed by 32 hex digits (checked, so safe to place in SQL)
  * @param multikey whether some document produced more than one key (an array value)
+ * @param collation the collation its keys compare strings under ({@link IndexKeys} stores strings as its collation
+ *                  keys); {@link Collation#SIMPLE} for binary order
  */
 public record IndexSpec(String name, BsonDocument key, boolean unique, boolean sparse, @Nullable BsonDocument partial,
-        String table, boolean multikey) {
+        String table, boolean multikey, Collation collation) {
+    /** The name of the {@code _id} index; stored here only when it has a non-simple collation ({@link IndexCatalog}). */
+    public static final String ID_INDEX_NAME = "_id_";
     private static final Pattern TABLE_NAME = Pattern.compile("i_[0-9a-f]{32}");
 
     public IndexSpec {
         if (table == null || !TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("not an index table name: " + table);
         }
+        Objects.requireNonNull(collation, "collation");
+    }
+
+    /**
+     * Whether this is the {@code _id} index with a collection's non-simple default collation: a unique table of
+     * collated {@code _id} keys kept next to the collection table's binary primary key, so that {@code _id}s equal under
+     * the collation conflict as in MongoDB.
+     */
+    public boolean isIdIndex() {
+        return name.equals(ID_INDEX_NAME);
     }
 
     /** The key fields, in key-pattern order. */
@@ -41,7 +57,10 @@ public record IndexSpec(String name, BsonDocument key, boolean unique, boolean s
         return Ordering.fromKeyPattern(key);
     }
 
-    /** The options part of the spec as stored ({@code {key, name, unique?, sparse?, partialFilterExpression?}}). */
+    /**
+     * The options part of the spec as stored ({@code {key, name, unique?, sparse?, partialFilterExpression?,
+     * collation?}}, the collation's full spec when it is not simple, as MongoDB lists it).
+     */
     public BsonDocument specDocument() {
         BsonDocument doc = new BsonDocument("key", key).append("name", new BsonString(name));
         if (unique) {
@@ -53,13 +72,22 @@ public record IndexSpec(String name, BsonDocument key, boolean unique, boolean s
         if (partial != null) {
             doc.append("partialFilterExpression", partial);
         }
+        if (!collation.isSimple()) {
+            doc.append("collation", collation.toDocument());
+        }
         return doc;
     }
 
-    /** The listIndexes entry: {@code {v: 2, key, name, unique?, sparse?, partialFilterExpression?}}. */
+    /**
+     * The listIndexes entry: {@code {v: 2, key, name, unique?, sparse?, partialFilterExpression?, collation?}}; the
+     * {@code _id} index is listed without {@code unique}, as MongoDB lists it.
+     */
     public BsonDocument listEntry() {
         BsonDocument doc = new BsonDocument("v", new BsonInt32(2));
         doc.putAll(specDocument());
+        if (isIdIndex()) {
+            doc.remove("unique");
+        }
         return doc;
     }
 
@@ -86,6 +114,6 @@ public record IndexSpec(String name, BsonDocument key, boolean unique, boolean s
 
     /** The same index with the multikey flag set. */
     public IndexSpec asMultikey() {
-        return new IndexSpec(name, key, unique, sparse, partial, table, true);
+        return new IndexSpec(name, key, unique, sparse, partial, table, true, collation);
     }
 }

@@ -168,7 +168,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             createIndexes | commitQuorum: 3 | 72
             createIndexes | bogus: 1 | 40415
             create | collation: {locale: 'simple'} | ok
-            create | collation: {locale: 'fr'} | 238
+            create | collation: {locale: 'fr'} | ok
+            create | collation: {locale: 'fr', strength: 9} | 2
             create | storageEngine: {wiredTiger: {}} | ok
             create | indexOptionDefaults: {storageEngine: {}} | ok
             create | autoIndexId: true | ok
@@ -231,7 +232,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             createIndexes.indexes | v: 2 | ok
             createIndexes.indexes | background: true | ok
             createIndexes.indexes | collation: {locale: 'simple'} | ok
-            createIndexes.indexes | collation: {locale: 'fr'} | 238
+            createIndexes.indexes | collation: {locale: 'fr'} | ok
+            createIndexes.indexes | collation: {locale: 'xx_YY'} | 2
             createIndexes.indexes | expireAfterSeconds: 10 | 238
             createIndexes.indexes | hidden: true | 238
             createIndexes.indexes | storageEngine: {} | 238

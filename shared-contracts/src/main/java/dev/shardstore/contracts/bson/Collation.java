@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -100,6 +101,33 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         return value == null ? fallback : parse(path, value);
     }
 
+    /** Equal when the resolved specs are: two collators built from one spec compare alike. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Collation c && spec.equals(c.spec);
+    }
+
+    @Override
+    public int hashCode() {
+        return spec.hashCode();
+    }
+
+    /**
+     * A listIndexes entry made fit to re-create the index on another collection (a migration recipient, a {@code $out}
+     * target): listIndexes shows a collation only when it is not simple, and an index created without one takes the
+     * collection's default, so an entry without {@code collation} gets {@code {locale: "simple"}} spelled out. A copy
+     * without MongoDB's {@code v} and {@code ns} fields.
+     */
+    public static BsonDocument indexSpecToCopy(BsonDocument listEntry) {
+        BsonDocument copy = listEntry.clone();
+        copy.remove("v");
+        copy.remove("ns");
+        if (!copy.containsKey("collation")) {
+            copy.append("collation", SIMPLE.toDocument());
+        }
+        return copy;
+    }
+
     /** Whether this is the simple (binary) collation. */
     public boolean isSimple() {
         return collator == null;
@@ -119,7 +147,42 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         return collator != null && holdsString(value);
     }
 
-    private static boolean holdsString(BsonValue value) {
+    /**
+     * The value as an index with this collation stores it (MongoDB's KeyString with a collator): every String or
+     * Symbol, at any depth of arrays and document values (not field names), replaced by a String that orders in
+     * binary as the original orders under this collation: each byte {@code b} of the ICU collation key becomes the
+     * code point {@code b + 1}, so the KeyString's UTF-8 bytes keep the key's byte order. Strings equal under the
+     * collation get identical keys, so a unique index refuses them as duplicates. Other values, and every value
+     * under the simple collation, are returned as they are.
+     */
+    public BsonValue indexKey(BsonValue value) {
+        if (collator == null || !holdsString(value)) {
+            return value;
+        }
+        return switch (value.getBsonType()) {
+            case STRING -> collationKey(value.asString().getValue());
+            case SYMBOL -> collationKey(value.asSymbol().getSymbol());
+            case DOCUMENT -> {
+                BsonDocument out = new BsonDocument();
+                value.asDocument().forEach((field, v) -> out.append(field, indexKey(v)));
+                yield out;
+            }
+            case ARRAY -> new BsonArray(value.asArray().stream().map(this::indexKey).toList());
+            default -> value;
+        };
+    }
+
+    private BsonString collationKey(String s) {
+        byte[] key = collator.getCollationKey(s).toByteArray();
+        StringBuilder out = new StringBuilder(key.length);
+        for (byte b : key) {
+            out.append((char) ((b & 0xFF) + 1));
+        }
+        return new BsonString(out.toString());
+    }
+
+    /** Whether {@code value} is, or holds at any depth, a String or Symbol: the values a collation compares. */
+    public static boolean holdsString(BsonValue value) {
         return switch (value.getBsonType()) {
             case STRING, SYMBOL -> true;
             case DOCUMENT -> value.asDocument().values().stream().anyMatch(Collation::holdsString);

@@ -93,6 +93,8 @@ public enum ErrorCode {
     ExceededTimeLimit(262, 504),
     WouldChangeOwningShard(283, 400),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
+    /** {@code dropIndexes} by a key pattern that several indexes (with different collations) have: name one instead. */
+    AmbiguousIndexKeyPattern(296, 400),
     UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),

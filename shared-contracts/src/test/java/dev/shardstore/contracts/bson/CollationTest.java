@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.keystring.KeyString;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -12,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
@@ -110,5 +112,36 @@ class CollationTest {
         } finally {
             pool.shutdown();
         }
+    }
+
+    /**
+     * An index with a collation stores {@link Collation#indexKey}: its KeyString order must be the collation's order
+     * (ties included, so a unique index sees equal strings as duplicates), for strings alone and nested in arrays and
+     * documents, and values that are not strings stay as they are.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {"{locale: 'en', strength: 2}", "{locale: 'en', numericOrdering: true}",
+            "{locale: 'fr', strength: 1, backwards: true}", "{locale: 'de', alternate: 'shifted'}", "{locale: 'sv'}"})
+    void indexKeysOrderAsTheCollationCompares(String spec) {
+        Collation c = collation(spec);
+        List<String> words = List.of("", "a", "A", "ab", "Ab", "b", "é", "e", "10", "9", "100", "x-y", "xy", "z\u0000z", "ö", "o",
+                "Zürich", "zurich", "\uD83D\uDE00", "a b");
+        for (String a : words) {
+            for (String b : words) {
+                int expected = Integer.signum(c.compareStrings(a, b));
+                assertThat(Integer.signum(KeyString.compare(
+                        KeyString.encode(c.indexKey(new BsonString(a))),
+                        KeyString.encode(c.indexKey(new BsonString(b))))))
+                        .as("%s vs %s", a, b).isEqualTo(expected);
+                BsonValue nestedA = new BsonDocument("k", new BsonArray(List.of(new BsonString(a))));
+                BsonValue nestedB = new BsonDocument("k", new BsonArray(List.of(new BsonString(b))));
+                assertThat(Integer.signum(KeyString.compare(
+                        KeyString.encode(c.indexKey(nestedA)),
+                        KeyString.encode(c.indexKey(nestedB)))))
+                        .as("nested %s vs %s", a, b).isEqualTo(expected);
+            }
+        }
+        assertThat(c.indexKey(new BsonInt32(7))).isEqualTo(new BsonInt32(7));
+        assertThat(Collation.SIMPLE.indexKey(new BsonString("A"))).isEqualTo(new BsonString("A"));
     }
 }

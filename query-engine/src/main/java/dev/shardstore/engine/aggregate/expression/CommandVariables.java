@@ -66,7 +66,16 @@ public final class CommandVariables {
      * @throws CommandException as {@link #parse(BsonValue, String)} and {@link Collation#parse}
      */
     public static CommandVariables ofCommand(BsonDocument command) {
-        Collation collation = Collation.parse(command.getFirstKey() + ".collation", command.get("collation"));
+        return ofCommand(command, Collation.parse(command.getFirstKey() + ".collation", command.get("collation")));
+    }
+
+    /**
+     * The variables of a command that runs under {@code collation}, which the caller resolved (on a shard: the
+     * command's own or its collection's default); the {@code let} values are evaluated under it.
+     *
+     * @throws CommandException as {@link #parse(BsonValue, String)}
+     */
+    public static CommandVariables ofCommand(BsonDocument command, Collation collation) {
         return parse(command.get("let"), "let", collation);
     }
 
