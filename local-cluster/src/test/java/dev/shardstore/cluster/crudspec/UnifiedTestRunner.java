@@ -1,5 +1,6 @@
 package dev.shardstore.cluster.crudspec;
 
+import com.mongodb.ClientBulkWriteException;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
@@ -24,8 +25,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -40,7 +43,8 @@ import org.bson.BsonValue;
  * the client/database/collection entities with their write concern, read concern and read preference, the
  * operations of {@link CrudOperations}, {@code expectResult} and {@code expectError} ({@code isError},
  * {@code isClientError}, {@code errorContains}, {@code errorCode}, {@code errorCodeName}, {@code errorLabelsContain},
- * {@code errorLabelsOmit}, and a bulk write's partial {@code expectResult}) under {@link UnifiedMatcher}'s rules,
+ * {@code errorLabelsOmit}, a bulk write's partial {@code expectResult}, and a client bulk write's {@code writeErrors} and
+ * {@code writeConcernErrors}) under {@link UnifiedMatcher}'s rules,
  * and {@code outcome}. Not covered: {@code expectEvents} (a test that has them is judged by its results and
  * outcome only), sessions, and anything else outside CRUD, which reports the test as {@link Status#RUNNER_GAP}.
  */
@@ -55,6 +59,12 @@ final class UnifiedTestRunner {
     private static final String SERVER_VERSION = "8.0.0";
     private static final Set<String> WRITE_RESULT_OPS = Set.of("insertOne", "insertMany", "updateOne", "updateMany",
             "replaceOne", "deleteOne", "deleteMany", "bulkWrite", "runCommand");
+
+    /**
+     * The client entity keys this runner honours: observed events are not checked (see the class comment) and one
+     * router is one mongos whatever {@code useMultipleMongoses} says; anything else (auto encryption, ...) is a gap.
+     */
+    private static final Set<String> CLIENT_KEYS = Set.of("id", "uriOptions", "observeEvents", "useMultipleMongoses");
 
     private final String connectionString;
     private final MongoClient setup;
@@ -186,6 +196,9 @@ final class UnifiedTestRunner {
             BsonDocument data = v.asDocument();
             String db = data.getString("databaseName").getValue();
             String coll = data.getString("collectionName").getValue();
+            if (data.containsKey("createOptions")) {
+                throw new CrudOperations.Unsupported("initialData createOptions " + data.getDocument("createOptions").keySet());
+            }
             MongoDatabase database = setup.getDatabase(db).withWriteConcern(WriteConcern.MAJORITY);
             database.getCollection(coll).drop();
             List<BsonDocument> docs = data.getArray("documents").stream().map(BsonValue::asDocument).toList();
@@ -211,6 +224,11 @@ final class UnifiedTestRunner {
             String id = body.getString("id").getValue();
             switch (kind) {
                 case "client" -> {
+                    for (String key : body.keySet()) {
+                        if (!CLIENT_KEYS.contains(key)) {
+                            throw new CrudOperations.Unsupported("client entity " + key);
+                        }
+                    }
                     StringBuilder uri = new StringBuilder(connectionString).append("/?appName=crudspec");
                     body.getDocument("uriOptions", new BsonDocument()).forEach((k, value) ->
                             uri.append('&').append(k).append('=').append(value.isString() ? value.asString().getValue()
@@ -223,7 +241,7 @@ final class UnifiedTestRunner {
                     MongoClient client = (MongoClient) entities.get(body.getString("client").getValue());
                     MongoDatabase db = client.getDatabase(body.getString("databaseName").getValue());
                     BsonDocument options = body.getDocument("databaseOptions", new BsonDocument());
-                    if (options.containsKey("writeConcern")) db = db.withWriteConcern(writeConcern(options.getDocument("writeConcern")));
+                    if (options.containsKey("writeConcern")) db = db.withWriteConcern(CrudOperations.writeConcern(options.getDocument("writeConcern")));
                     if (options.containsKey("readConcern")) db = db.withReadConcern(readConcern(options.getDocument("readConcern")));
                     if (options.containsKey("readPreference")) db = db.withReadPreference(readPreference(options.getDocument("readPreference")));
                     entities.put(id, db);
@@ -245,7 +263,7 @@ final class UnifiedTestRunner {
         MongoCollection<BsonDocument> coll = db.getCollection(body.getString("collectionName").getValue(), BsonDocument.class);
         BsonDocument options = body.getDocument("collectionOptions", new BsonDocument());
         try {
-            if (options.containsKey("writeConcern")) coll = coll.withWriteConcern(writeConcern(options.getDocument("writeConcern")));
+            if (options.containsKey("writeConcern")) coll = coll.withWriteConcern(CrudOperations.writeConcern(options.getDocument("writeConcern")));
             if (options.containsKey("readConcern")) coll = coll.withReadConcern(readConcern(options.getDocument("readConcern")));
             if (options.containsKey("readPreference")) coll = coll.withReadPreference(readPreference(options.getDocument("readPreference")));
             return coll;
@@ -254,19 +272,21 @@ final class UnifiedTestRunner {
         }
     }
 
-    private static WriteConcern writeConcern(BsonDocument d) {
-        BsonValue w = d.get("w");
-        WriteConcern wc = w == null ? WriteConcern.ACKNOWLEDGED : w.isString() ? new WriteConcern(w.asString().getValue()) : new WriteConcern(w.asNumber().intValue());
-        if (d.containsKey("journal")) wc = wc.withJournal(d.getBoolean("journal").getValue());
-        return wc;
-    }
-
     private static ReadConcern readConcern(BsonDocument d) {
         return new ReadConcern(ReadConcernLevel.fromString(d.getString("level").getValue()));
     }
 
+    /** A read preference entity option: {@code mode} and {@code maxStalenessSeconds}; anything else is a runner gap. */
     private static ReadPreference readPreference(BsonDocument d) {
-        return ReadPreference.valueOf(d.getString("mode").getValue());
+        for (String key : d.keySet()) {
+            if (!key.equals("mode") && !key.equals("maxStalenessSeconds")) {
+                throw new CrudOperations.Unsupported("readPreference option " + key);
+            }
+        }
+        String mode = d.getString("mode").getValue();
+        return d.containsKey("maxStalenessSeconds")
+                ? ReadPreference.valueOf(mode, List.of(), d.getNumber("maxStalenessSeconds").longValue(), TimeUnit.SECONDS)
+                : ReadPreference.valueOf(mode);
     }
 
     /** Runs one operation; empty when its expectations hold, else the mismatch. */
@@ -354,12 +374,52 @@ final class UnifiedTestRunner {
                 return Optional.of("errorLabelsOmit " + label + seen);
             }
         }
+        if (e instanceof ClientBulkWriteException clientBulk) {
+            return checkClientBulkError(expect, clientBulk);
+        }
+        if (expect.containsKey("writeErrors") || expect.containsKey("writeConcernErrors")) {
+            return Optional.of("expectError.writeErrors/writeConcernErrors need a client bulk write error" + seen);
+        }
         if (expect.containsKey("expectResult")) {
             if (!(e instanceof MongoBulkWriteException bulk)) {
                 return Optional.of("expectError.expectResult needs a bulk write error" + seen);
             }
             return UnifiedMatcher.match(expect.get("expectResult"), CrudOperations.bulkResult(bulk.getWriteResult()), false)
                     .map(m -> "partial result " + m);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A client bulk write's error: its partial result ({@code expectResult}; unset when the driver has none), its
+     * write errors by model index ({@code writeErrors}, each matched as a document with {@code code} and
+     * {@code message}) and its write concern errors ({@code writeConcernErrors}, {@code code} and {@code errmsg}).
+     */
+    private static Optional<String> checkClientBulkError(BsonDocument expect, ClientBulkWriteException e) {
+        if (expect.containsKey("expectResult")) {
+            BsonDocument partial = e.getPartialResult().map(CrudOperations::clientBulkResult).orElse(null);
+            Optional<String> m = UnifiedMatcher.match(expect.get("expectResult"), partial, false);
+            if (m.isPresent()) {
+                return Optional.of("partial result " + m.get() + " (got " + oneLine(e) + ")");
+            }
+        }
+        if (expect.containsKey("writeErrors")) {
+            BsonDocument actual = new BsonDocument();
+            e.getWriteErrors().forEach((index, error) -> actual.append(String.valueOf(index),
+                    new BsonDocument("code", new BsonInt32(error.getCode())).append("message", new BsonString(error.getMessage()))));
+            Optional<String> m = UnifiedMatcher.match(expect.get("writeErrors"), actual, true);
+            if (m.isPresent()) {
+                return Optional.of("writeErrors " + m.get());
+            }
+        }
+        if (expect.containsKey("writeConcernErrors")) {
+            BsonArray actual = new BsonArray();
+            e.getWriteConcernErrors().forEach(error -> actual.add(
+                    new BsonDocument("code", new BsonInt32(error.getCode())).append("errmsg", new BsonString(error.getMessage()))));
+            Optional<String> m = UnifiedMatcher.match(expect.get("writeConcernErrors"), actual, false);
+            if (m.isPresent()) {
+                return Optional.of("writeConcernErrors " + m.get());
+            }
         }
         return Optional.empty();
     }
