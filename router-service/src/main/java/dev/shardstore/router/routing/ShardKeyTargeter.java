@@ -107,7 +107,18 @@ public final class ShardKeyTargeter {
      * (reference: "Routing"; MongoDB manual, "Collation": shard key queries with a non-simple collation).
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter, Collation collation) {
-        return shards(routing, filter != null && collation.affects(filter) ? null : filter);
+        return shards(routing, routable(filter, collation));
+    }
+
+    /**
+     * What of {@code filter} chunk ranges, hashes and shard key equalities can route under {@code collation}: the
+     * filter itself, or {@code {}} (narrowing nothing) when it compares strings under a non-simple collation — the
+     * one decision behind the reads' targeting ({@link #shards(CollectionRouting, BsonDocument, Collation)}) and the
+     * writes' (a string shard key equality under such a collation pins no shard; reference: "Routing"; MongoDB
+     * manual, "Collation").
+     */
+    public static BsonDocument routable(@Nullable BsonDocument filter, Collation collation) {
+        return filter == null || collation.affects(filter) ? new BsonDocument() : filter;
     }
 
     /** The hashes of the hashed field's points, or null when its bounds are not all points. */

@@ -67,7 +67,7 @@ public final class CommandOptions {
 
     private static final ValueCheck ANY = (path, value) -> { };
     private static final String SIMPLE_COLLATION_ONLY = "only the simple collation ({locale: \"simple\"}) is supported "
-            + "here: ICU collation is implemented for find, count and distinct only";
+            + "here: ICU collation is implemented for find, count, distinct, update, delete and findAndModify only";
 
     /** The generic arguments every command of the table takes (MongoDB's {@code generic_argument.idl}). */
     private static final Map<String, Option> GENERIC = options(
@@ -110,6 +110,17 @@ public final class CommandOptions {
             + " comparisons (not $regex), sort and distinct; a query comparing strings under a non-simple collation scans the"
             + " collection (no index has a collation) and is sent to every shard of a sharded collection; refused on"
             + " time-series collections", (path, value) -> Collation.parse(path, value)));
+    /**
+     * The writes that find and order their documents under any collation: the filter, {@code sort}, {@code arrayFilters}
+     * and the update operators that compare values (reference: MongoDB manual, "Collation"; its {@code collation_update}
+     * tests).
+     */
+    private static final Map<String, Option> WRITE_COLLATION = options(conditional("collation", "ICU collation (as find's) on"
+            + " the filter's string comparisons (not $regex), sort, arrayFilters and the update operators that compare values"
+            + " ($min, $max, $addToSet, $pull, $pullAll, $push's $sort; not pipeline expressions); a string filter under a"
+            + " non-simple collation scans the collection and on a sharded collection goes to every shard (a single-document"
+            + " write then takes the write-without-shard-key path); refused on time-series collections",
+            (path, value) -> Collation.parse(path, value)));
 
     private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
     private static final Map<String, Map<String, Option>> ENTRIES = new LinkedHashMap<>();
@@ -153,7 +164,7 @@ public final class CommandOptions {
                 accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
         COMMANDS.put("delete", options(
                 implemented("deletes", "statements, see below"), implemented("ordered", ""), implemented("let", "variables for $expr")));
-        COMMANDS.put("findAndModify", options(COLLATION,
+        COMMANDS.put("findAndModify", options(WRITE_COLLATION,
                 implemented("query", "$expr included"), implemented("sort", ""), implemented("remove", ""),
                 implemented("update", "replacement, operators or pipeline"), implemented("new", ""), implemented("fields", ""),
                 implemented("upsert", ""), implemented("arrayFilters", ""), implemented("hint", ""), implemented("let", ""),
@@ -193,14 +204,14 @@ public final class CommandOptions {
         COMMANDS.put("explain", options(implemented("explain", "the explained command, checked as that command"),
                 implemented("verbosity", "queryPlanner, executionStats, allPlansExecution")));
 
-        ENTRIES.put("update", options(COLLATION,
+        ENTRIES.put("update", options(WRITE_COLLATION,
                 implemented("q", "$expr included"), implemented("u", "replacement, operators or pipeline"), implemented("c", "pipeline constants"),
                 implemented("upsert", ""), implemented("multi", ""), implemented("arrayFilters", ""),
                 implemented("hint", "refused (NotImplemented) on time-series collections"),
                 implemented("sort", "single-document statements (MongoDB 8.0); refused with multi: true and (NotImplemented) on"
                         + " time-series collections"),
                 accepted("upsertSupplied", "internal to MongoDB's time series updates; never set by clients")));
-        ENTRIES.put("delete", options(COLLATION,
+        ENTRIES.put("delete", options(WRITE_COLLATION,
                 implemented("q", "$expr included"), implemented("limit", "0 or 1"),
                 implemented("hint", "refused (NotImplemented) on time-series collections")));
         ENTRIES.put("createIndexes", options(

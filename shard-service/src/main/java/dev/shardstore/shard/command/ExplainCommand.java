@@ -94,6 +94,8 @@ public class ExplainCommand extends ShardCommand {
         BsonDocument filterSpec;
         long skip = 0;
         long limit = 0;
+        String collationPath = kind + ".collation";
+        BsonValue collationSpec = explained.get("collation");
         switch (kind) {
             case "find" -> {
                 filterSpec = args.optionalDocument(explained, "filter", "filter");
@@ -111,6 +113,8 @@ public class ExplainCommand extends ShardCommand {
                     throw new CommandException(ErrorCode.FailedToParse, "explain of " + kind + " needs one statement");
                 }
                 filterSpec = args.optionalDocument(statements.get(0).asDocument(), "q", kind + "s.0.q");
+                collationPath = kind + "." + kind + "s.0.collation"; // a write's collation is its statement's
+                collationSpec = statements.get(0).asDocument().get("collation");
             }
             case "aggregate" -> {
                 BsonArray pipeline = args.requiredArray("pipeline");
@@ -121,7 +125,7 @@ public class ExplainCommand extends ShardCommand {
             default -> throw new CommandException(ErrorCode.CommandNotFound, "Explain failed due to unknown command: " + kind);
         }
         // the plan a query under a non-simple collation gets (no string bounds), as the command itself would run it
-        Collation collation = Collation.parse(kind + ".collation", explained.get("collation"));
+        Collation collation = Collation.parse(collationPath, collationSpec);
         Filter filter = Filter.parse(filterSpec, CommandVariables.parse(explained.get("let"), "explain.let"), collation);
         BsonValue hint = explained.get("hint");
         boolean stats = !verbosity.equals("queryPlanner");
