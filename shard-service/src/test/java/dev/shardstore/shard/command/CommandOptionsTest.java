@@ -221,7 +221,7 @@ class CommandOptionsTest extends ShardIntegrationTest {
             update.updates | bogus: 1 | 40415
             delete.deletes | collation: {locale: 'simple'} | ok
             delete.deletes | collation: {locale: 'fr'} | ok
-            delete.deletes | collation: {strength: 2} | 2
+            delete.deletes | collation: {strength: 2} | 40414
             delete.deletes | q: {a: 1} | ok
             delete.deletes | limit: 0 | ok
             delete.deletes | hint: {_id: 1} | ok
