@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  * missing, like {@code update}.
  *
  * <p>Sharded collection: a {@code query} that pins the shard key with equalities goes to the shard owning that key
- * (not one comparing strings under a non-simple {@code collation}: {@link ShardKeyTargeter#routable});
+ * (not one comparing strings on the key under a non-simple {@code collation}: {@link ShardKeyTargeter#routable});
  * any other (upserts included) runs as {@link WriteWithoutShardKey} (MongoDB 7.1): the one document matching first in
  * {@code sort} order across the shards is modified on its owner, exactly one even when it moves meanwhile.
  */
@@ -62,7 +62,7 @@ public class FindAndModifyCommand implements CommandHandler {
         }
         QueryTargeting.requireNotTimeseries(routing, "findAndModify");
         Collation collation = Collation.parse("findAndModify.collation", command.get("collation"));
-        Optional<String> owner = QueryTargeting.owner(routing.table(), ShardKeyTargeter.routable(query, collation));
+        Optional<String> owner = QueryTargeting.owner(routing.table(), ShardKeyTargeter.routable(routing.table(), query, collation));
         if (owner.isPresent()) {
             return router.send(routing, owner.get(), db, command);
         }

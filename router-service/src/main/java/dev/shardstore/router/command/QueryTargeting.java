@@ -19,8 +19,9 @@ import org.bson.BsonDocument;
  *
  * <ul>
  *   <li>unsharded: the primary shard;</li>
- *   <li>under a non-simple {@code collation}, a query comparing strings is routed as if it narrowed nothing
- *       ({@link ShardKeyTargeter#routable}): chunk ranges and hashes are of binary values;</li>
+ *   <li>under a non-simple {@code collation}, a query comparing strings on the shard key is routed as if it narrowed
+ *       nothing ({@link ShardKeyTargeter#routable}): chunk ranges and hashes are of binary values; the {@code _id}
+ *       shortcut below needs a query without strings then;</li>
  *   <li>equality on every shard key field (the hashed field for a hashed key): the one shard owning that key;</li>
  *   <li>a multi-document write: the shards owning chunks the query's shard-key bounds intersect
  *       ({@link ShardKeyTargeter}; every shard owning chunks when the query does not bound the key);</li>
@@ -42,8 +43,9 @@ final class QueryTargeting {
 
     /**
      * The target of a write statement with {@code query} compared under {@code collation}: a query comparing strings
-     * under a non-simple collation pins neither the shard key nor {@code _id} ({@link ShardKeyTargeter#routable}), so it
-     * goes to every shard owning chunks (multi) or through {@link WriteWithoutShardKey} (single-document), as mongos.
+     * on the shard key (or, for the {@code _id} shortcut, any string) under a non-simple collation pins nothing
+     * ({@link ShardKeyTargeter#routable}), so it goes to every shard owning chunks (multi) or through
+     * {@link WriteWithoutShardKey} (single-document), as mongos.
      */
     static BatchedWrite.Target target(CollectionRouting routing, BsonDocument query, Collation collation, boolean multi, boolean upsert) {
         if (!routing.isSharded()) {
@@ -51,7 +53,7 @@ final class QueryTargeting {
         }
         RoutingTable table = routing.table();
         TimeseriesOptions timeseries = table.collection().timeseriesFields();
-        BsonDocument routable = ShardKeyTargeter.routable(query, collation);
+        BsonDocument routable = ShardKeyTargeter.routable(table, query, collation);
         // a time-series filter is on measurements, the shard key on their buckets: route by the bucket-level predicate
         BsonDocument routingQuery = timeseries == null ? routable : BucketPredicates.of(timeseries, routable);
         Optional<String> owner = owner(table, routingQuery);
@@ -67,7 +69,9 @@ final class QueryTargeting {
                     + " (a multi: true upsert needs the full shard key in its filter)");
         }
         // a measurement's _id is not unique even on one shard: a time-series write goes the read-then-write way
-        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(routable)) {
+        // under a non-simple collation a string (the _id's, or one it is AND-ed with) may match another document on
+        // each shard: such a write reads first
+        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query) && !collation.affects(query)) {
             return BatchedWrite.Target.to(table.shards());
         }
         return BatchedWrite.Target.withoutShardKey();

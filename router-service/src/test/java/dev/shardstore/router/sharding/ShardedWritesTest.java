@@ -215,8 +215,8 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
                 .assertError(400, 61, "Failed to target upsert by query");
 
         shard("wc2");
-        command("wc2", "{update: 'c', updates: [{q: {x: 5}, u: {$set: {a: 1}}, " + caseless + "}]}").assertOk();
-        assertThat(sent(CLUSTER.sh2, "wc2", "update")).as("a number compares the same under any collation").hasSize(1);
+        command("wc2", "{update: 'c', updates: [{q: {x: 5, name: 'abc'}, u: {$set: {a: 1}}, " + caseless + "}]}").assertOk();
+        assertThat(sent(CLUSTER.sh2, "wc2", "update")).as("a number compares the same under any collation; 'abc' is no key").hasSize(1);
         assertThat(sent(CLUSTER.sh1, "wc2", "update")).isEmpty();
         command("wc2", "{findAndModify: 'c', query: {x: 5}, remove: true, " + caseless + "}").assertOk();
         assertThat(sent(CLUSTER.sh2, "wc2", "findAndModify")).hasSize(1);
@@ -227,6 +227,8 @@ class ShardedWritesTest extends RouterAgainstFakeCluster {
         assertThat(sent(CLUSTER.sh1, "wc2", "find")).isEmpty();
         command("wc2", "{update: 'c', updates: [{q: {_id: 'seven'}, u: {$set: {b: 2}}, " + caseless + "}]}").assertOk();
         assertThat(sent(CLUSTER.sh1, "wc2", "find")).hasSize(1);
+        command("wc2", "{update: 'c', updates: [{q: {$and: [{_id: 7}, {name: 'Seven'}]}, u: {$set: {b: 2}}, " + caseless + "}]}").assertOk();
+        assertThat(sent(CLUSTER.sh1, "wc2", "find")).as("a string beside the _id: read first").hasSize(2);
         assertThat(sent(CLUSTER.sh1, "wc2", "update")).hasSize(1);
     }
 

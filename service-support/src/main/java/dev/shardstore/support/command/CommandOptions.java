@@ -108,7 +108,8 @@ public final class CommandOptions {
     private static final Map<String, Option> ICU_COLLATION = options(conditional("collation", "ICU collation (locale, strength,"
             + " caseLevel, caseFirst, numericOrdering, alternate, maxVariable, normalization, backwards) on filter string"
             + " comparisons (not $regex), sort and distinct; a query comparing strings under a non-simple collation scans the"
-            + " collection (no index has a collation) and is sent to every shard of a sharded collection; refused on"
+            + " collection (no index has a collation) and, comparing them on the shard key, is sent to every shard of a"
+            + " sharded collection; refused on"
             + " time-series collections", (path, value) -> Collation.parse(path, value)));
     /**
      * The writes that find and order their documents under any collation: the filter, {@code sort}, {@code arrayFilters}
@@ -118,8 +119,9 @@ public final class CommandOptions {
     private static final Map<String, Option> WRITE_COLLATION = options(conditional("collation", "ICU collation (as find's) on"
             + " the filter's string comparisons (not $regex), sort, arrayFilters and the update operators that compare values"
             + " ($min, $max, $addToSet, $pull, $pullAll, $push's $sort; not pipeline expressions); a string filter under a"
-            + " non-simple collation scans the collection and on a sharded collection goes to every shard (a single-document"
-            + " write then takes the write-without-shard-key path); refused on time-series collections",
+            + " non-simple collation scans the collection, and a string condition on the shard key pins no shard (a multi"
+            + " write goes to every shard, a single-document one takes the write-without-shard-key path); refused on"
+            + " time-series collections",
             (path, value) -> Collation.parse(path, value)));
 
     private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
