@@ -20,8 +20,8 @@ import org.bson.BsonDocument;
  * <ul>
  *   <li>unsharded: the primary shard;</li>
  *   <li>under a non-simple {@code collation}, a query comparing strings on the shard key is routed as if it narrowed
- *       nothing ({@link ShardKeyTargeter#routable}): chunk ranges and hashes are of binary values; the {@code _id}
- *       shortcut below needs a query without strings then;</li>
+ *       nothing ({@link ShardKeyTargeter#routable}): chunk ranges and hashes are of binary values; a string {@code _id}
+ *       equality then takes no shortcut below ({@link ShardKeyEqualities#hasIdEquality});</li>
  *   <li>equality on every shard key field (the hashed field for a hashed key): the one shard owning that key;</li>
  *   <li>a multi-document write: the shards owning chunks the query's shard-key bounds intersect
  *       ({@link ShardKeyTargeter}; every shard owning chunks when the query does not bound the key);</li>
@@ -43,7 +43,7 @@ final class QueryTargeting {
 
     /**
      * The target of a write statement with {@code query} compared under {@code collation}: a query comparing strings
-     * on the shard key (or, for the {@code _id} shortcut, any string) under a non-simple collation pins nothing
+     * on the shard key (or, for the {@code _id} shortcut, on {@code _id}) under a non-simple collation pins nothing
      * ({@link ShardKeyTargeter#routable}), so it goes to every shard owning chunks (multi) or through
      * {@link WriteWithoutShardKey} (single-document), as mongos.
      */
@@ -69,9 +69,7 @@ final class QueryTargeting {
                     + " (a multi: true upsert needs the full shard key in its filter)");
         }
         // a measurement's _id is not unique even on one shard: a time-series write goes the read-then-write way
-        // under a non-simple collation a string (the _id's, or one it is AND-ed with) may match another document on
-        // each shard: such a write reads first
-        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query) && !collation.affects(query)) {
+        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query, collation)) {
             return BatchedWrite.Target.to(table.shards());
         }
         return BatchedWrite.Target.withoutShardKey();
