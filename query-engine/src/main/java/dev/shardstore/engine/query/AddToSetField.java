@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -11,8 +12,9 @@ import org.bson.BsonValue;
 
 /**
  * {@code $addToSet} (MongoDB manual, "$addToSet"): appends the value, or each value of {@code {$each: [..]}},
- * unless the array already holds an equal one (BSON order equality, so {@code 1} equals {@code 1.0}; documents
- * must match field order); creates the field when missing. A value that is an array is added as one element.
+ * unless the array already holds an equal one (BSON order equality under the statement's collation, so {@code 1}
+ * equals {@code 1.0} and, at strength 2, {@code "a"} equals {@code "A"}; documents must match field order); creates
+ * the field when missing. A value that is an array is added as one element.
  *
  * <p>Errors (BadValue, 2): "Cannot apply $addToSet to non-array field. Field named 'a' has non-array type int";
  * "The argument to $each in $addToSet must be an array but it was of type int"; "Found unexpected fields after
@@ -20,12 +22,13 @@ import org.bson.BsonValue;
  *
  * @param path the update path, for messages
  * @param values the values to add
+ * @param collation the statement's collation
  */
-record AddToSetField(String path, List<BsonValue> values) implements UpdateOperation {
+record AddToSetField(String path, List<BsonValue> values, Collation collation) implements UpdateOperation {
     /** @throws CommandException as listed on the class */
-    static AddToSetField parse(String path, BsonValue argument) {
+    static AddToSetField parse(String path, BsonValue argument, Collation collation) {
         if (!argument.isDocument() || argument.asDocument().isEmpty() || !argument.asDocument().getFirstKey().equals("$each")) {
-            return new AddToSetField(path, List.of(argument));
+            return new AddToSetField(path, List.of(argument), collation);
         }
         BsonDocument modifiers = argument.asDocument();
         if (modifiers.size() > 1) {
@@ -37,7 +40,7 @@ record AddToSetField(String path, List<BsonValue> values) implements UpdateOpera
             throw new CommandException(ErrorCode.BadValue,
                     "The argument to $each in $addToSet must be an array but it was of type " + TypeNames.of(each.getBsonType()));
         }
-        return new AddToSetField(path, each.asArray().getValues());
+        return new AddToSetField(path, each.asArray().getValues(), collation);
     }
 
     @Override
@@ -51,7 +54,7 @@ record AddToSetField(String path, List<BsonValue> values) implements UpdateOpera
                 + " non-array field. Field named '" + path + "' has non-array type " + TypeNames.of(existing.getBsonType())));
         boolean added = false;
         for (BsonValue value : values) {
-            if (elements.stream().noneMatch(element -> BsonOrder.compare(element, value) == 0)) {
+            if (elements.stream().noneMatch(element -> BsonOrder.compare(element, value, collation) == 0)) {
                 elements.add(Values.copy(value));
                 added = true;
             }

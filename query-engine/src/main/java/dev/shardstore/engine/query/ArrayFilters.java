@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.HashSet;
@@ -27,23 +28,29 @@ final class ArrayFilters {
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z][a-zA-Z0-9]*");
     static final ArrayFilters NONE = new ArrayFilters(Map.of());
 
-    private final Map<String, Filter> byIdentifier;
+    private final Map<String, Matcher> byIdentifier;
     private final Set<String> used = new HashSet<>();
 
-    private ArrayFilters(Map<String, Filter> byIdentifier) {
+    private ArrayFilters(Map<String, Matcher> byIdentifier) {
         this.byIdentifier = byIdentifier;
     }
 
-    /** @throws CommandException as listed on the class */
-    static ArrayFilters parse(List<? extends BsonValue> filters) {
-        Map<String, Filter> byIdentifier = new LinkedHashMap<>();
+    /**
+     * Parses the filters, whose string comparisons use the statement's {@code collation} (MongoDB parses them with the
+     * update's collator).
+     *
+     * @throws CommandException as listed on the class
+     */
+    static ArrayFilters parse(List<? extends BsonValue> filters, Collation collation) {
+        Map<String, Matcher> byIdentifier = new LinkedHashMap<>();
+        FilterParser parser = FilterParser.withoutExpr(collation);
         for (BsonValue entry : filters) {
             if (!entry.isDocument()) {
                 throw new CommandException(ErrorCode.TypeMismatch, "arrayFilters entries must be objects");
             }
             BsonDocument filter = entry.asDocument();
             String identifier = identifierOf(filter);
-            if (byIdentifier.put(identifier, Filter.parse(filter)) != null) {
+            if (byIdentifier.put(identifier, parser.parse(filter.clone())) != null) {
                 throw new CommandException(ErrorCode.FailedToParse,
                         "Found multiple array filters with the same top-level field name " + identifier);
             }

@@ -32,7 +32,7 @@ final class FilterParser {
             "$nor", Logical.NoneOf::new);
 
     /** The parser of filters that are not a command's query (they compare strings with the simple collation). */
-    static final FilterParser WITHOUT_EXPR = new FilterParser(null, false, Collation.SIMPLE);
+    static final FilterParser WITHOUT_EXPR = withoutExpr(Collation.SIMPLE);
 
     private final @Nullable CommandVariables variables;
     private final boolean element;
@@ -47,6 +47,14 @@ final class FilterParser {
     /** The parser of a command's filter, whose {@code $expr} sees {@code variables} and whose strings compare with {@code collation}. */
     static FilterParser forCommand(CommandVariables variables, Collation collation) {
         return new FilterParser(variables, false, collation);
+    }
+
+    /**
+     * The parser of a filter that is part of an update rather than its query ({@code arrayFilters}, {@code $pull}
+     * conditions): no {@code $expr}, strings compared under the statement's {@code collation}.
+     */
+    static FilterParser withoutExpr(Collation collation) {
+        return new FilterParser(null, false, collation);
     }
 
     /** The parser of {@code $elemMatch}'s document form: a filter over an array element, under the query's collation. */

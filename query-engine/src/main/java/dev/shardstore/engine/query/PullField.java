@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -24,7 +25,8 @@ import org.bson.BsonValue;
  *       {@code PullNode} "object" matcher); arrays and scalars are kept;</li>
  *   <li>{@code $pullAll: {a: [v1, v2]}}: elements equal to one of the values.</li>
  * </ul>
- * A missing field is left alone.
+ * Equality and conditions compare strings under the statement's collation (MongoDB's {@code PullNode} and
+ * {@code PullAllNode} take the collator); a missing field is left alone.
  *
  * <p>Errors (BadValue, 2): "Cannot apply $pull to a non-array value"; "$pullAll requires an array argument but
  * was given a int"; and those of the condition's filter.
@@ -36,27 +38,28 @@ record PullField(String operator, Predicate<BsonValue> removes) implements Updat
     /** The field name under which an operator or regex condition and each element are wrapped to be matched. */
     private static final String WRAPPER = "";
 
-    /** {@code $pull}. @throws CommandException as listed on the class */
-    static PullField pull(BsonValue condition) {
+    /** {@code $pull} under {@code collation}. @throws CommandException as listed on the class */
+    static PullField pull(BsonValue condition, Collation collation) {
+        FilterParser parser = FilterParser.withoutExpr(collation);
         if (condition.isDocument() && !ElemMatch.isOperatorForm(condition.asDocument())) {
-            Matcher filter = FilterParser.WITHOUT_EXPR.parse(condition.asDocument());
+            Matcher filter = parser.parse(condition.asDocument());
             return new PullField("$pull", element -> element.isDocument() && filter.matches(element.asDocument()));
         }
         if (condition.isDocument() || condition.isRegularExpression()) {
-            Matcher wrapped = FilterParser.WITHOUT_EXPR.parse(new BsonDocument(WRAPPER, condition));
+            Matcher wrapped = parser.parse(new BsonDocument(WRAPPER, condition));
             return new PullField("$pull", element -> wrapped.matches(new BsonDocument(WRAPPER, element)));
         }
-        return new PullField("$pull", element -> BsonOrder.compare(element, condition) == 0);
+        return new PullField("$pull", element -> BsonOrder.compare(element, condition, collation) == 0);
     }
 
-    /** {@code $pullAll}. @throws CommandException as listed on the class */
-    static PullField pullAll(BsonValue values) {
+    /** {@code $pullAll} under {@code collation}. @throws CommandException as listed on the class */
+    static PullField pullAll(BsonValue values, Collation collation) {
         if (!values.isArray()) {
             throw new CommandException(ErrorCode.BadValue,
                     "$pullAll requires an array argument but was given a " + TypeNames.of(values.getBsonType()));
         }
         List<BsonValue> all = values.asArray().getValues();
-        return new PullField("$pullAll", element -> all.stream().anyMatch(value -> BsonOrder.compare(element, value) == 0));
+        return new PullField("$pullAll", element -> all.stream().anyMatch(value -> BsonOrder.compare(element, value, collation) == 0));
     }
 
     @Override

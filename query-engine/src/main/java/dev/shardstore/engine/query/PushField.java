@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import org.bson.BsonValue;
  * {@code $push} (MongoDB manual, "$push"): appends a value to an array, creating the field when missing. With
  * modifiers, {@code {$each: [..], $position: p, $sort: s, $slice: n}}: inserts every {@code $each} element at
  * {@code p} (negative counts from the end), then sorts ({@code 1}/{@code -1} on whole elements in BSON order,
- * or a sort document on fields of document elements), then keeps the first {@code n} (or last {@code -n}).
+ * or a sort document on fields of document elements; strings ordered under the statement's collation, as MongoDB's
+ * {@code PushNode}), then keeps the first {@code n} (or last {@code -n}).
  *
  * <p>Errors (BadValue, 2): "Unrecognized clause in $push: $foo"; "The argument to $each in $push must be an
  * array"; "The value for $slice must be an integer value"; "The value for $position must be an integer value";
@@ -33,7 +35,7 @@ record PushField(String path, List<BsonValue> each, Integer position, Comparator
     private static final Set<String> CLAUSES = Set.of("$each", "$position", "$sort", "$slice");
 
     /** @throws CommandException as listed on the class */
-    static PushField parse(String path, BsonValue argument) {
+    static PushField parse(String path, BsonValue argument, Collation collation) {
         if (!argument.isDocument() || !argument.asDocument().containsKey("$each")) {
             return new PushField(path, List.of(argument), null, null, null);
         }
@@ -49,7 +51,7 @@ record PushField(String path, List<BsonValue> each, Integer position, Comparator
                     + TypeNames.of(each.getBsonType()));
         }
         return new PushField(path, each.asArray().getValues(), integer(modifiers.get("$position"), "$position"),
-                modifiers.containsKey("$sort") ? sortOrder(modifiers.get("$sort")) : null,
+                modifiers.containsKey("$sort") ? sortOrder(modifiers.get("$sort"), collation) : null,
                 integer(modifiers.get("$slice"), "$slice"));
     }
 
@@ -67,10 +69,11 @@ record PushField(String path, List<BsonValue> each, Integer position, Comparator
                 + " must be an integer value but was given type: " + TypeNames.of(value.getBsonType()));
     }
 
-    /** The whole-element order for 1/-1, or a {@link Sort} on the fields of document elements. */
-    static Comparator<BsonValue> sortOrder(BsonValue spec) {
+    /** The whole-element order for 1/-1, or a {@link Sort} on the fields of document elements, under {@code collation}. */
+    static Comparator<BsonValue> sortOrder(BsonValue spec, Collation collation) {
         if (spec.isNumber() && Math.abs(spec.asNumber().doubleValue()) == 1) {
-            return spec.asNumber().doubleValue() > 0 ? BsonOrder.COMPARATOR : BsonOrder.COMPARATOR.reversed();
+            Comparator<BsonValue> ascending = (a, b) -> BsonOrder.compare(a, b, collation);
+            return spec.asNumber().doubleValue() > 0 ? ascending : ascending.reversed();
         }
         if (spec.isDocument() && !spec.asDocument().isEmpty()) {
             for (Map.Entry<String, BsonValue> key : spec.asDocument().entrySet()) {
@@ -79,7 +82,7 @@ record PushField(String path, List<BsonValue> each, Integer position, Comparator
                     throw invalidSort();
                 }
             }
-            Comparator<BsonDocument> byFields = Sort.parse(spec.asDocument()).comparator();
+            Comparator<BsonDocument> byFields = Sort.parse(spec.asDocument(), collation).comparator();
             return Comparator.comparing(element -> element.isDocument() ? element.asDocument() : new BsonDocument(), byFields);
         }
         throw invalidSort();

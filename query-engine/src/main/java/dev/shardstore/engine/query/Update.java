@@ -1,5 +1,6 @@
 package dev.shardstore.engine.query;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.UpdatePipeline;
@@ -62,9 +63,13 @@ public final class Update {
      *     filters with a replacement
      */
     public static Update parse(BsonDocument u, List<? extends BsonValue> arrayFilters) {
+        return parse(u, arrayFilters, Collation.SIMPLE);
+    }
+
+    private static Update parse(BsonDocument u, List<? extends BsonValue> arrayFilters, Collation collation) {
         if (!u.isEmpty() && u.getFirstKey().startsWith("$")) {
-            ArrayFilters filters = arrayFilters.isEmpty() ? ArrayFilters.NONE : ArrayFilters.parse(arrayFilters);
-            return new Update(new Operators(UpdateTree.parse(Values.copy(u), filters)));
+            ArrayFilters filters = arrayFilters.isEmpty() ? ArrayFilters.NONE : ArrayFilters.parse(arrayFilters, collation);
+            return new Update(new Operators(UpdateTree.parse(Values.copy(u), filters, collation)));
         }
         if (!arrayFilters.isEmpty()) {
             throw new CommandException(ErrorCode.FailedToParse, "arrayFilters may not be specified for replacement-style updates");
@@ -82,11 +87,15 @@ public final class Update {
 
     /**
      * Parses a statement's {@code u}: an array is a pipeline whose expressions see the command's {@code variables}
-     * ({@code $$NOW}, {@code let}), a document a replacement or the operator form. The arguments are not retained.
+     * ({@code $$NOW}, {@code let}), a document a replacement or the operator form. The statement's {@code collation}
+     * is that of its {@code arrayFilters} and of the operators that compare values ({@code $min $max $addToSet
+     * $pull $pullAll}, {@code $push}'s {@code $sort}), as MongoDB's update driver passes the collator to them
+     * (reference: MongoDB manual, "Collation"); a pipeline's expressions compare strings in binary, as {@code $expr}
+     * does here. The arguments are not retained.
      *
      * @throws CommandException as listed on the class
      */
-    public static Update parse(BsonValue u, List<? extends BsonValue> arrayFilters, CommandVariables variables) {
+    public static Update parse(BsonValue u, List<? extends BsonValue> arrayFilters, CommandVariables variables, Collation collation) {
         if (u.isArray()) {
             if (!arrayFilters.isEmpty()) {
                 throw new CommandException(ErrorCode.FailedToParse, "arrayFilters may not be specified for pipeline-style updates");
@@ -97,7 +106,7 @@ public final class Update {
             throw new CommandException(ErrorCode.FailedToParse, "Update argument must be either an object or an array, not "
                     + TypeNames.of(u.getBsonType()));
         }
-        return parse(u.asDocument(), arrayFilters);
+        return parse(u.asDocument(), arrayFilters, collation);
     }
 
     /** Whether this is a replacement document rather than the operator or pipeline form. */

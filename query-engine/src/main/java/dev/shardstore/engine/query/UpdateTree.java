@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import dev.shardstore.contracts.bson.BsonOrder;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.math.BigInteger;
@@ -9,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import java.util.function.BiFunction;
 import java.util.stream.IntStream;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -39,20 +39,36 @@ import org.bson.BsonValue;
  * </ul>
  */
 final class UpdateTree {
-    private static final Map<String, BiFunction<String, BsonValue, UpdateOperation>> OPERATORS = Map.ofEntries(
-            Map.entry("$set", (path, value) -> new SetField(value, false)),
-            Map.entry("$setOnInsert", (path, value) -> new SetField(value, true)),
-            Map.entry("$unset", (path, value) -> new UnsetField()),
-            Map.entry("$inc", ArithmeticField::inc),
-            Map.entry("$mul", ArithmeticField::mul),
-            Map.entry("$min", (path, value) -> new CompareField(false, value)),
-            Map.entry("$max", (path, value) -> new CompareField(true, value)),
-            Map.entry("$currentDate", CurrentDateField::parse),
+    /**
+     * The operators by name. The collation-aware ones — {@code $min $max $addToSet $push} (its {@code $sort})
+     * {@code $pull $pullAll}, as MongoDB's update nodes that take the statement's collator — compare strings
+     * under the statement's collation; the others do not compare values.
+     */
+    private static final Map<String, OperatorFactory> OPERATORS = Map.ofEntries(
+            Map.entry("$set", (path, value, collation) -> new SetField(value, false)),
+            Map.entry("$setOnInsert", (path, value, collation) -> new SetField(value, true)),
+            Map.entry("$unset", (path, value, collation) -> new UnsetField()),
+            Map.entry("$inc", (path, value, collation) -> ArithmeticField.inc(path, value)),
+            Map.entry("$mul", (path, value, collation) -> ArithmeticField.mul(path, value)),
+            Map.entry("$min", (path, value, collation) -> new CompareField(false, value, collation)),
+            Map.entry("$max", (path, value, collation) -> new CompareField(true, value, collation)),
+            Map.entry("$currentDate", (path, value, collation) -> CurrentDateField.parse(path, value)),
             Map.entry("$push", PushField::parse),
             Map.entry("$addToSet", AddToSetField::parse),
-            Map.entry("$pop", PopField::parse),
-            Map.entry("$pull", (path, value) -> PullField.pull(value)),
-            Map.entry("$pullAll", (path, value) -> PullField.pullAll(value)));
+            Map.entry("$pop", (path, value, collation) -> PopField.parse(path, value)),
+            Map.entry("$pull", (path, value, collation) -> PullField.pull(value, collation)),
+            Map.entry("$pullAll", (path, value, collation) -> PullField.pullAll(value, collation)));
+
+    /** Makes the operation of one operator at one path. */
+    @FunctionalInterface
+    private interface OperatorFactory {
+        /**
+         * @param path the update path, for messages
+         * @param value the operator's argument for that path
+         * @param collation the statement's collation
+         */
+        UpdateOperation create(String path, BsonValue value, Collation collation);
+    }
 
     /**
      * Array indexes in numeric order, then other names in code point order. (MongoDB compares an index with
@@ -78,15 +94,16 @@ final class UpdateTree {
 
     /**
      * @param update a document whose every key is an update operator
+     * @param collation the statement's collation, for the operators that compare values
      * @throws CommandException FailedToParse (9) for an unknown operator or an argument that is not a
      *     document; EmptyFieldName (56), DollarPrefixedFieldName (52) or BadValue (misplaced positional
      *     operators, an identifier without array filter) for a bad path; FailedToParse for an unused array filter;
      *     ConflictingUpdateOperators (40); the operators' own errors
      */
-    static UpdateTree parse(BsonDocument update, ArrayFilters arrayFilters) {
+    static UpdateTree parse(BsonDocument update, ArrayFilters arrayFilters, Collation collation) {
         UpdateTree tree = new UpdateTree(arrayFilters);
         for (Map.Entry<String, BsonValue> operator : update.entrySet()) {
-            BiFunction<String, BsonValue, UpdateOperation> factory = OPERATORS.get(operator.getKey());
+            OperatorFactory factory = OPERATORS.get(operator.getKey());
             if (factory == null && !operator.getKey().equals("$rename")) {
                 throw new CommandException(ErrorCode.FailedToParse, "Unknown modifier: " + operator.getKey()
                         + ". Expected a valid update modifier or pipeline-style update specified as an array");
@@ -107,7 +124,7 @@ final class UpdateTree {
                     tree.add(path, components, RenameField.placeholder());
                     tree.add(to, tree.validatedComponents(to), new RenameField(components, to));
                 } else {
-                    tree.add(path, components, factory.apply(path, field.getValue()));
+                    tree.add(path, components, factory.create(path, field.getValue(), collation));
                 }
             }
         }

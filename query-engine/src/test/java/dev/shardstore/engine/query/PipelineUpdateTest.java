@@ -3,6 +3,7 @@ package dev.shardstore.engine.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -52,7 +53,7 @@ class PipelineUpdateTest {
     void seesLetAndConstants(String document, String pipeline, String let, String constants, String expected) {
         CommandVariables variables = CommandVariables.parse(ExtendedJson.parse(let), "let")
                 .withConstants(ExtendedJson.parse(constants), "updates.0.c");
-        Update update = Update.parse(array(pipeline), List.of(), variables);
+        Update update = Update.parse(array(pipeline), List.of(), variables, Collation.SIMPLE);
         assertThat(update.apply(ExtendedJson.parse(document)).toJson(CANONICAL)).isEqualTo(ExtendedJson.parse(expected).toJson(CANONICAL));
     }
 
@@ -114,7 +115,7 @@ class PipelineUpdateTest {
     void refusedStatements(String statement, int code, String message) {
         BsonDocument spec = ExtendedJson.parse(statement);
         List<BsonValue> arrayFilters = spec.containsKey("arrayFilters") ? spec.getArray("arrayFilters").getValues() : List.of();
-        assertThatThrownBy(() -> Update.parse(spec.get("u"), arrayFilters, CommandVariables.withoutLet()))
+        assertThatThrownBy(() -> Update.parse(spec.get("u"), arrayFilters, CommandVariables.withoutLet(), Collation.SIMPLE))
                 .isInstanceOf(CommandException.class).hasMessageContaining(message)
                 .satisfies(e -> assertThat(((CommandException) e).code().code()).isEqualTo(code));
     }
@@ -129,12 +130,12 @@ class PipelineUpdateTest {
             {u: []}                    | false
             """)
     void forms(String statement, boolean replacement) {
-        assertThat(Update.parse(ExtendedJson.parse(statement).get("u"), List.of(), CommandVariables.withoutLet()).isReplacement())
+        assertThat(Update.parse(ExtendedJson.parse(statement).get("u"), List.of(), CommandVariables.withoutLet(), Collation.SIMPLE).isReplacement())
                 .isEqualTo(replacement);
     }
 
     private static Update parse(String pipeline) {
-        return Update.parse(array(pipeline), List.of(), CommandVariables.withoutLet());
+        return Update.parse(array(pipeline), List.of(), CommandVariables.withoutLet(), Collation.SIMPLE);
     }
 
     private static BsonValue array(String json) {

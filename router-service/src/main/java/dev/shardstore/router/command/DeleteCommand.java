@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.Replies;
@@ -65,6 +66,7 @@ public class DeleteCommand implements CommandHandler {
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue value) {
         BsonDocument statement = value.asDocument();
         boolean multi = statement.getNumber("limit").longValue() == 0;
-        return QueryTargeting.target(routing, statement.getDocument("q"), multi, false);
+        Collation collation = Collation.parse("delete.deletes." + index + ".collation", statement.get("collation"));
+        return QueryTargeting.target(routing, statement.getDocument("q"), collation, multi, false);
     }
 }

@@ -1,9 +1,11 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.routing.CollectionRouting;
+import dev.shardstore.router.routing.ShardKeyTargeter;
 import dev.shardstore.router.routing.VersionedRouter;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.Optional;
@@ -16,7 +18,8 @@ import org.springframework.stereotype.Component;
  * as it is ({@code {lastErrorObject, value, ok}}); a shard's error reply is thrown. Creates the database when
  * missing, like {@code update}.
  *
- * <p>Sharded collection: a {@code query} that pins the shard key with equalities goes to the shard owning that key;
+ * <p>Sharded collection: a {@code query} that pins the shard key with equalities goes to the shard owning that key
+ * (not one comparing strings on the key under a non-simple {@code collation}: {@link ShardKeyTargeter#routable});
  * any other (upserts included) runs as {@link WriteWithoutShardKey} (MongoDB 7.1): the one document matching first in
  * {@code sort} order across the shards is modified on its owner, exactly one even when it moves meanwhile.
  */
@@ -58,7 +61,8 @@ public class FindAndModifyCommand implements CommandHandler {
             return router.send(routing, routing.database().primary(), db, command);
         }
         QueryTargeting.requireNotTimeseries(routing, "findAndModify");
-        Optional<String> owner = QueryTargeting.owner(routing.table(), query);
+        Collation collation = Collation.parse("findAndModify.collation", command.get("collation"));
+        Optional<String> owner = QueryTargeting.owner(routing.table(), ShardKeyTargeter.routable(routing.table(), query, collation));
         if (owner.isPresent()) {
             return router.send(routing, owner.get(), db, command);
         }

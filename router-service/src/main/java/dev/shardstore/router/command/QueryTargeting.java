@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.RoutingTable;
@@ -18,6 +19,9 @@ import org.bson.BsonDocument;
  *
  * <ul>
  *   <li>unsharded: the primary shard;</li>
+ *   <li>under a non-simple {@code collation}, a query comparing strings on the shard key is routed as if it narrowed
+ *       nothing ({@link ShardKeyTargeter#routable}): chunk ranges and hashes are of binary values; a string {@code _id}
+ *       equality then takes no shortcut below ({@link ShardKeyEqualities#hasIdEquality});</li>
  *   <li>equality on every shard key field (the hashed field for a hashed key): the one shard owning that key;</li>
  *   <li>a multi-document write: the shards owning chunks the query's shard-key bounds intersect
  *       ({@link ShardKeyTargeter}; every shard owning chunks when the query does not bound the key);</li>
@@ -37,15 +41,21 @@ import org.bson.BsonDocument;
 final class QueryTargeting {
     private QueryTargeting() {}
 
-    /** The target of a write statement with {@code query}. */
-    static BatchedWrite.Target target(CollectionRouting routing, BsonDocument query, boolean multi, boolean upsert) {
+    /**
+     * The target of a write statement with {@code query} compared under {@code collation}: a query comparing strings
+     * on the shard key (or, for the {@code _id} shortcut, on {@code _id}) under a non-simple collation pins nothing
+     * ({@link ShardKeyTargeter#routable}), so it goes to every shard owning chunks (multi) or through
+     * {@link WriteWithoutShardKey} (single-document), as mongos.
+     */
+    static BatchedWrite.Target target(CollectionRouting routing, BsonDocument query, Collation collation, boolean multi, boolean upsert) {
         if (!routing.isSharded()) {
             return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
         RoutingTable table = routing.table();
         TimeseriesOptions timeseries = table.collection().timeseriesFields();
+        BsonDocument routable = ShardKeyTargeter.routable(table, query, collation);
         // a time-series filter is on measurements, the shard key on their buckets: route by the bucket-level predicate
-        BsonDocument routingQuery = timeseries == null ? query : BucketPredicates.of(timeseries, query);
+        BsonDocument routingQuery = timeseries == null ? routable : BucketPredicates.of(timeseries, routable);
         Optional<String> owner = owner(table, routingQuery);
         if (owner.isPresent()) {
             return BatchedWrite.Target.to(List.of(owner.get()));
@@ -59,7 +69,7 @@ final class QueryTargeting {
                     + " (a multi: true upsert needs the full shard key in its filter)");
         }
         // a measurement's _id is not unique even on one shard: a time-series write goes the read-then-write way
-        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query)) {
+        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query, collation)) {
             return BatchedWrite.Target.to(table.shards());
         }
         return BatchedWrite.Target.withoutShardKey();

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.router.routing.CollectionRouting;
@@ -68,7 +69,7 @@ public class UpdateCommand implements CommandHandler {
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {
         String path = "updates." + index;
-        return QueryTargeting.target(routing, statement.getDocument("q"), args.optionalBoolean(statement, "multi", path + ".multi", false),
-                args.optionalBoolean(statement, "upsert", path + ".upsert", false));
+        return QueryTargeting.target(routing, statement.getDocument("q"), Collation.parse("update." + path + ".collation", statement.get("collation")),
+                args.optionalBoolean(statement, "multi", path + ".multi", false), args.optionalBoolean(statement, "upsert", path + ".upsert", false));
     }
 }

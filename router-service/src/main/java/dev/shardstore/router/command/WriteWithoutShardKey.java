@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -33,12 +34,14 @@ import org.jspecify.annotations.Nullable;
  * reference: mongos' {@code write_without_shard_key}), in two phases under one routing:
  *
  * <ol>
- *   <li>read: {@code find} with the write's filter, {@code sort}, {@code limit: 1} to the shards whose chunks the
- *       filter's shard-key bounds intersect ({@link ShardKeyTargeter}); the first document in sort order across their
- *       answers is the one to write, on the shard that returned it (its reads are versioned, so it owns it);</li>
+ *   <li>read: {@code find} with the write's filter, {@code sort}, {@code collation} (the statement's, or findAndModify's),
+ *       {@code limit: 1} to the shards whose chunks the filter's shard-key bounds intersect under that collation
+ *       ({@link ShardKeyTargeter}); the first document in sort order (under the collation) across their answers is the
+ *       one to write, on the shard that returned it (its reads are versioned, so it owns it);</li>
  *   <li>write: the statement on that shard alone, with the shard version the read saw and its filter narrowed to the
  *       document's {@code _id} ({@code {$and: [q, {_id}]}}, unique on a shard), without {@code sort} or
- *       {@code upsert}.</li>
+ *       {@code upsert}, under the same collation (so a string {@code _id} equal under it to the found one's may match
+ *       instead — it matches {@code q} too, as in MongoDB, whose write phase also keeps the collation).</li>
  * </ol>
  *
  * Exactly one document changes: a split or move between the phases changes the owner's shard version, so the write
@@ -86,9 +89,10 @@ final class WriteWithoutShardKey {
     Optional<Outcome> writeStatement(CollectionRouting routing, String batchField, BsonDocument statement, boolean upsert,
             @Nullable Integer stmtId) {
         boolean update = batchField.equals("updates");
+        Collation collation = Collation.parse(command.getFirstKey() + "." + batchField + ".collation", statement.get("collation"));
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             BsonDocument q = statement.getDocument("q");
-            Lookup found = lookup(routing, q, sortOf(statement), statement.get("hint"));
+            Lookup found = lookup(routing, q, sortOf(statement), statement.get("hint"), collation);
             if (found.error() != null) {
                 return Optional.of(found.error());
             }
@@ -104,7 +108,7 @@ final class WriteWithoutShardKey {
                 }
             } else if (update && upsert) {
                 BsonDocument inserted = upsertDocument(q, statement.get("u"), arrayFiltersOf(statement),
-                        statement.get("c"));
+                        statement.get("c"), collation);
                 shard = ownerOf(routing, inserted);
                 pinned.put("q", pinnedToId(q, inserted.get("_id")));
             } else {
@@ -134,8 +138,9 @@ final class WriteWithoutShardKey {
      */
     BsonDocument findAndModify(CollectionRouting routing, boolean upsert) {
         BsonDocument query = command.getDocument("query", new BsonDocument());
+        Collation collation = Collation.parse("findAndModify.collation", command.get("collation"));
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Lookup found = lookup(routing, query, sortOf(command), command.get("hint"));
+            Lookup found = lookup(routing, query, sortOf(command), command.get("hint"), collation);
             if (found.error() != null) {
                 return found.error().reply();
             }
@@ -148,7 +153,7 @@ final class WriteWithoutShardKey {
                 pinned.put("query", pinnedToId(query, found.document().get("_id")));
                 pinned.put("upsert", BsonBoolean.FALSE);
             } else if (upsert && command.containsKey("update")) {
-                BsonDocument inserted = upsertDocument(query, command.get("update"), arrayFiltersOf(command), null);
+                BsonDocument inserted = upsertDocument(query, command.get("update"), arrayFiltersOf(command), null, collation);
                 shard = ownerOf(routing, inserted);
                 pinned.put("query", pinnedToId(query, inserted.get("_id")));
             } else {
@@ -166,23 +171,29 @@ final class WriteWithoutShardKey {
     /** The read phase's answer: the document and its shard, nothing, or a shard's error as the outcome. */
     private record Lookup(@Nullable String shard, @Nullable BsonDocument document, @Nullable Outcome error) {}
 
-    private Lookup lookup(CollectionRouting routing, BsonDocument filter, @Nullable BsonDocument sort, @Nullable BsonValue hint) {
+    /**
+     * The read phase: the first document matching {@code filter} in {@code sort} order across the shards the filter
+     * targets, both under the write's {@code collation} (the statement's, or findAndModify's), as the write compares.
+     */
+    private Lookup lookup(CollectionRouting routing, BsonDocument filter, @Nullable BsonDocument sort, @Nullable BsonValue hint,
+            Collation collation) {
         BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", filter)
                 .append("limit", new BsonInt32(1)).append("singleBatch", BsonBoolean.TRUE);
         if (sort != null && !sort.isEmpty()) {
             find.append("sort", sort);
         }
-        for (String field : List.of("let", "collation")) {
-            if (command.containsKey(field)) {
-                find.append(field, command.get(field));
-            }
+        if (command.containsKey("let")) {
+            find.append("let", command.get("let"));
+        }
+        if (!collation.isSimple()) {
+            find.append("collation", collation.toDocument());
         }
         if (hint != null) {
             find.append("hint", hint);
         }
-        List<String> targets = ShardKeyTargeter.shards(routing, filter);
+        List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
         Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> find);
-        Comparator<BsonDocument> order = sort != null && !sort.isEmpty() ? Sort.parse(sort).comparator() : (a, b) -> 0;
+        Comparator<BsonDocument> order = sort != null && !sort.isEmpty() ? Sort.parse(sort, collation).comparator() : (a, b) -> 0;
         Lookup best = new Lookup(null, null, null);
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
@@ -231,11 +242,12 @@ final class WriteWithoutShardKey {
         return new BsonDocument("$and", new BsonArray(List.of(q, new BsonDocument("_id", id))));
     }
 
-    /** The document an upsert of {@code u} with filter {@code q} inserts, as the shard builds it. */
-    private BsonDocument upsertDocument(BsonDocument q, BsonValue u, BsonArray arrayFilters, @Nullable BsonValue constants) {
+    /** The document an upsert of {@code u} with filter {@code q} inserts under {@code collation}, as the shard builds it. */
+    private BsonDocument upsertDocument(BsonDocument q, BsonValue u, BsonArray arrayFilters, @Nullable BsonValue constants,
+            Collation collation) {
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let").withConstants(constants, "c");
-        Update update = Update.parse(u, arrayFilters.getValues(), variables);
-        return update.applyForUpsert(Update.seedFromEqualities(Filter.parse(q, variables).equalities()));
+        Update update = Update.parse(u, arrayFilters.getValues(), variables, collation);
+        return update.applyForUpsert(Update.seedFromEqualities(Filter.parse(q, variables, collation).equalities()));
     }
 
     private CommandException conflict() {

@@ -49,7 +49,7 @@ public class ShardedExplainer {
         }
         String collection = new CommandArgs(explained).collectionName();
         BsonDocument filter = targetingFilter(kind, explained);
-        Collation collation = Collation.parse(kind + ".collation", explained.get("collation"));
+        Collation collation = collationOf(kind, explained);
         return router.run(db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (!routing.isSharded()) {
@@ -92,6 +92,15 @@ public class ShardedExplainer {
             }
             return reply;
         });
+    }
+
+    /** The collation the targeting filter compares under: an update or delete statement's own, else the command's. */
+    private static Collation collationOf(String kind, BsonDocument explained) {
+        if ((kind.equals("update") || kind.equals("delete")) && explained.get(kind + "s") instanceof BsonArray statements
+                && !statements.isEmpty() && statements.get(0) instanceof BsonDocument first) {
+            return Collation.parse(kind + "." + kind + "s.0.collation", first.get("collation"));
+        }
+        return Collation.parse(kind + ".collation", explained.get("collation"));
     }
 
     /** The filter that targets the explained command (the shard's explain plans the same one). */

@@ -1,6 +1,7 @@
 package dev.shardstore.router.routing;
 
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.bson.Collation;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -30,9 +31,13 @@ public final class ShardKeyEqualities {
         return Optional.of(pattern.keyFromEqualities(equalities));
     }
 
-    /** Whether the query has an equality on {@code _id} (a single write may then go to every shard). */
-    public static boolean hasIdEquality(BsonDocument query) {
-        return equality(query, "_id").isPresent();
+    /**
+     * Whether the query has an equality on {@code _id} that names one document per shard under {@code collation} (a
+     * single write may then go to every shard): not a string compared under a non-simple collation, which may equal
+     * several {@code _id}s (MongoDB's {@code isExactIdQuery} with a collator).
+     */
+    public static boolean hasIdEquality(BsonDocument query, Collation collation) {
+        return equality(query, "_id").filter(id -> !collation.affects(id)).isPresent();
     }
 
     /** The equality value of {@code path} in {@code query}, if any. */

@@ -10,6 +10,7 @@ import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.engine.bounds.Interval;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.timeseries.BucketPredicates;
@@ -41,6 +42,8 @@ public final class ShardKeyTargeter {
      * {@code $}-prefixed name, which no user filter can use as a field (it would be an unknown operator).
      */
     private static final String HASHES = "$shardKeyHashes";
+    /** The logical operators whose clauses may bound the shard key. */
+    private static final Set<String> LOGICAL = Set.of("$and", "$or", "$nor");
 
     private ShardKeyTargeter() {}
 
@@ -107,7 +110,43 @@ public final class ShardKeyTargeter {
      * (reference: "Routing"; MongoDB manual, "Collation": shard key queries with a non-simple collation).
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter, Collation collation) {
-        return shards(routing, filter != null && collation.affects(filter) ? null : filter);
+        return routing.isSharded() ? shards(routing, routable(routing.table(), filter, collation)) : shards(routing, filter);
+    }
+
+    /**
+     * What of {@code filter} chunk ranges, hashes and shard key equalities can route under {@code collation}: the
+     * filter itself, or {@code {}} (narrowing nothing) when it compares strings on the shard key under a non-simple
+     * collation — the one decision behind the reads' targeting ({@link #shards(CollectionRouting, BsonDocument,
+     * Collation)}) and the writes' (a string shard key equality under such a collation pins no shard; reference:
+     * "Routing"; MongoDB manual, "Collation"). Only conditions that can bound the shard key count (on a key field, a
+     * prefix or an extension of one, at the top level or in {@code $and $or $nor}): a string condition on another field
+     * leaves a numeric shard key equality targeting its owner. On a time-series collection, whose filter is on
+     * measurements and whose key is on buckets, any string condition counts.
+     */
+    public static BsonDocument routable(RoutingTable table, @Nullable BsonDocument filter, Collation collation) {
+        if (filter == null) {
+            return new BsonDocument();
+        }
+        boolean broadcast = table.collection().isTimeseries() ? collation.affects(filter)
+                : comparesKeyStrings(filter, table.shardKey().fields(), collation);
+        return broadcast ? new BsonDocument() : filter;
+    }
+
+    /** Whether a condition of {@code filter} that can bound a field of {@code key} compares a string under {@code collation}. */
+    private static boolean comparesKeyStrings(BsonDocument filter, List<String> key, Collation collation) {
+        for (Map.Entry<String, BsonValue> condition : filter.entrySet()) {
+            String name = condition.getKey();
+            if (LOGICAL.contains(name)) {
+                if (condition.getValue() instanceof BsonArray clauses && clauses.stream()
+                        .anyMatch(c -> c instanceof BsonDocument clause && comparesKeyStrings(clause, key, collation))) {
+                    return true;
+                }
+            } else if (key.stream().anyMatch(field -> field.equals(name) || field.startsWith(name + ".") || name.startsWith(field + "."))
+                    && collation.affects(condition.getValue())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The hashes of the hashed field's points, or null when its bounds are not all points. */

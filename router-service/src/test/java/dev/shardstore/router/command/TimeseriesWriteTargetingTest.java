@@ -3,6 +3,7 @@ package dev.shardstore.router.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -21,7 +22,7 @@ class TimeseriesWriteTargetingTest {
             "{'control.min.ts': {$date: '2014-01-01T00:00:00Z'}}");
 
     private static BatchedWrite.Target target(CollectionRouting routing, String q, boolean multi, boolean upsert) {
-        return QueryTargeting.target(routing, ExtendedJson.parse(q), multi, upsert);
+        return QueryTargeting.target(routing, ExtendedJson.parse(q), Collation.SIMPLE, multi, upsert);
     }
 
     @Test

@@ -340,6 +340,25 @@ class ShardedReadsHttpTest {
         assertThat(aggregate.getDocument("shards").keySet()).containsExactly("s0", "s1", "s2");
     }
 
+    /**
+     * An update or delete statement's own collation decides where its explain goes, as it decides where the write goes:
+     * a string condition on the shard key under a non-simple collation narrows nothing; a number still pins its shard,
+     * whatever strings other fields compare.
+     */
+    @Test
+    void explainOfAWriteIsTargetedUnderItsStatementsCollation() throws Exception {
+        String caseless = "collation: {locale: 'en', strength: 2}";
+        command("{explain: {delete: 'c', deletes: [{q: {x: {$in: [42, 'a']}}, limit: 0}]}}");
+        List<String> binary = shardsThatReceived("explain");
+        assertThat(binary).hasSizeLessThan(3);
+        forget();
+        command("{explain: {delete: 'c', deletes: [{q: {x: {$in: [42, 'a']}}, limit: 0, " + caseless + "}]}}");
+        assertThat(shardsThatReceived("explain")).containsExactly("s0", "s1", "s2");
+        forget();
+        command("{explain: {update: 'c', updates: [{q: {x: 42, g: 'a'}, u: {$set: {a: 1}}, " + caseless + "}]}}");
+        assertThat(shardsThatReceived("explain")).containsExactly("s1");
+    }
+
     @Test
     void shardedDataDistributionIsOnlyTheFirstStageOfAnAdminAggregate() throws Exception {
         assertThat(refusal("db", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}], cursor: {}}"))

@@ -72,6 +72,11 @@ class ShardKeyTargeterTest {
         assertThat(ShardKeyTargeter.shards(routing, equality, caseless)).containsExactly("s0", "s1", "s2");
         assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{x: {$in: ['a', 'z']}}"), caseless)).containsExactly("s0", "s1", "s2");
         assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{x: 5}"), caseless)).containsExactly("s0");
+        // only conditions that can bound the key count: a string on another field leaves the number targeting
+        assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{x: 5, name: 'hello'}"), caseless)).containsExactly("s0");
+        assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{$and: [{x: 5}, {$or: [{x: 'hello'}, {y: 1}]}]}"), caseless))
+                .containsExactly("s0", "s1", "s2");
+        assertThat(ShardKeyTargeter.shards(routing, ExtendedJson.parse("{'x.y': 'hello'}"), caseless)).containsExactly("s0", "s1", "s2");
         RoutingTable hashed = table("{x: 'hashed'}", "{x: 0}");
         CollectionRouting hashedRouting = new CollectionRouting("db.c", routing.database(), hashed);
         assertThat(ShardKeyTargeter.shards(hashedRouting, equality, Collation.SIMPLE)).hasSize(1);

@@ -1,5 +1,6 @@
 package dev.shardstore.router.sharding;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.engine.aggregate.Pipeline;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -62,7 +63,7 @@ final class FakeShardStore {
         for (int i = 0; i < statements.size(); i++) {
             BsonDocument s = statements.get(i).asDocument();
             boolean multi = s.getBoolean("multi", BsonBoolean.FALSE).getValue();
-            Update update = Update.parse(s.get("u"), List.of(), CommandVariables.withoutLet());
+            Update update = Update.parse(s.get("u"), List.of(), CommandVariables.withoutLet(), Collation.SIMPLE);
             List<BsonDocument> matching = matching(s.getDocument("q"), s.getDocument("sort", null));
             for (BsonDocument doc : multi ? matching : matching.stream().limit(1).toList()) {
                 replace(doc, update.apply(doc));
@@ -103,7 +104,7 @@ final class FakeShardStore {
             return Replies.ok(new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(match.isPresent() ? 1 : 0)))
                     .append("value", match.<BsonValue>map(BsonDocument::clone).orElse(BsonNull.VALUE)));
         }
-        Update update = Update.parse(cmd.get("update"), List.of(), CommandVariables.withoutLet());
+        Update update = Update.parse(cmd.get("update"), List.of(), CommandVariables.withoutLet(), Collation.SIMPLE);
         if (match.isPresent()) {
             BsonDocument after = update.apply(match.get());
             replace(match.get(), after);

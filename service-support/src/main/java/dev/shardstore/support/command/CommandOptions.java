@@ -66,8 +66,6 @@ public final class CommandOptions {
     }
 
     private static final ValueCheck ANY = (path, value) -> { };
-    private static final String SIMPLE_COLLATION_ONLY = "only the simple collation ({locale: \"simple\"}) is supported "
-            + "here: ICU collation is implemented for find, count, distinct and aggregate only";
 
     /** The generic arguments every command of the table takes (MongoDB's {@code generic_argument.idl}). */
     private static final Map<String, Option> GENERIC = options(
@@ -106,7 +104,6 @@ public final class CommandOptions {
             implemented("databaseVersion", "internal: the router's database version, checked by the shard"),
             implemented("shardVersion", "internal: the router's shard version, checked by the shard"));
 
-    private static final Map<String, Option> COLLATION = options(conditional("collation", SIMPLE_COLLATION_ONLY, CommandOptions::simpleCollation));
     /** The reads that compare strings under any collation (filter, sort, distinct values; reference: MongoDB manual, "Collation"). */
     private static final Map<String, Option> ICU_COLLATION = icuCollation("ICU collation (locale, strength,"
             + " caseLevel, caseFirst, numericOrdering, alternate, maxVariable, normalization, backwards) on filter string"
@@ -123,6 +120,17 @@ public final class CommandOptions {
             + " (167: a view's collation is simple)");
     /** A valid collation spec: any is a collection's default (MongoDB manual, "Collation"); create checks the rest. */
     private static final ValueCheck VALID_COLLATION = (path, value) -> Collation.parse(path, value);
+    /**
+     * The writes that find and order their documents under any collation: the filter, {@code sort}, {@code arrayFilters}
+     * and the update operators that compare values (reference: MongoDB manual, "Collation"; its {@code collation_update}
+     * tests).
+     */
+    private static final Map<String, Option> WRITE_COLLATION = icuCollation("ICU collation (as find's; without one, the"
+            + " collection's default) on the filter's string comparisons (not $regex), sort, arrayFilters and the update"
+            + " operators that compare values ($min, $max, $addToSet, $pull, $pullAll, $push's $sort; not pipeline"
+            + " expressions); a string filter under a non-simple collation uses only indexes with that collation, and a string"
+            + " condition on the shard key pins no shard (a multi write goes to every shard, a single-document one takes the"
+            + " write-without-shard-key path); refused on time-series collections");
 
     private static final Map<String, Map<String, Option>> COMMANDS = new LinkedHashMap<>();
     private static final Map<String, Map<String, Option>> ENTRIES = new LinkedHashMap<>();
@@ -174,7 +182,7 @@ public final class CommandOptions {
                 implemented("ordered", ""), implemented("errorsOnly", ""), implemented("cursor", "batchSize"),
                 implemented("let", "variables for the update and delete ops"),
                 accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
-        COMMANDS.put("findAndModify", options(COLLATION,
+        COMMANDS.put("findAndModify", options(WRITE_COLLATION,
                 implemented("query", "$expr included"), implemented("sort", ""), implemented("remove", ""),
                 implemented("update", "replacement, operators or pipeline"), implemented("new", ""), implemented("fields", ""),
                 implemented("upsert", ""), implemented("arrayFilters", ""), implemented("hint", ""), implemented("let", ""),
@@ -217,14 +225,14 @@ public final class CommandOptions {
         COMMANDS.put("explain", options(implemented("explain", "the explained command, checked as that command"),
                 implemented("verbosity", "queryPlanner, executionStats, allPlansExecution")));
 
-        ENTRIES.put("update", options(COLLATION,
+        ENTRIES.put("update", options(WRITE_COLLATION,
                 implemented("q", "$expr included"), implemented("u", "replacement, operators or pipeline"), implemented("c", "pipeline constants"),
                 implemented("upsert", ""), implemented("multi", ""), implemented("arrayFilters", ""),
                 implemented("hint", "refused (NotImplemented) on time-series collections"),
                 implemented("sort", "single-document statements (MongoDB 8.0); refused with multi: true and (NotImplemented) on"
                         + " time-series collections"),
                 accepted("upsertSupplied", "internal to MongoDB's time series updates; never set by clients")));
-        ENTRIES.put("delete", options(COLLATION,
+        ENTRIES.put("delete", options(WRITE_COLLATION,
                 implemented("q", "$expr included"), implemented("limit", "0 or 1"),
                 implemented("hint", "refused (NotImplemented) on time-series collections")));
         ENTRIES.put("createIndexes", options(
@@ -339,13 +347,6 @@ public final class CommandOptions {
     }
 
     // --- the value checks -------------------------------------------------------------------------------------
-
-    /** A valid collation spec (its IDL/BadValue errors first, as MongoDB), then only the simple one. */
-    private static void simpleCollation(String path, BsonValue value) {
-        if (!Collation.parse(path, value).isSimple()) {
-            throw notImplemented(path, value, SIMPLE_COLLATION_ONLY);
-        }
-    }
 
     /** The commands a {@code txnNumber} makes retryable (reference: Retryable writes). */
     private static final Set<String> RETRYABLE_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify", "bulkWrite");

@@ -24,7 +24,8 @@ class CommandOptionsTableTest {
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             {find: 'c', foo: 1}                                            | 40415 | BSON field 'find.foo' is an unknown field.
             {update: 'c', updates: [{q: {}, u: {}, foo: 1}]}                | 40415 | BSON field 'update.updates.foo' is an unknown field.
-            {update: 'c', updates: [{q: {}, u: {}, collation: {locale: 'fr'}}]} | 238 | option 'update.updates.0.collation' {"locale": "fr"} is not supported: only the simple collation
+            {update: 'c', updates: [{q: {}, u: {}, collation: {locale: 'xx'}}]} | 2 | Field 'locale' is invalid with value: xx
+            {findAndModify: 'c', remove: true, collation: {locale: 'en', bogus: 1}} | 40415 | BSON field 'findAndModify.collation.bogus' is an unknown field.
             {find: 'c', collation: {locale: 'simple', strength: 1}}        | 2     | If locale is 'simple', then the collation must not contain any other fields
             {find: 'c', collation: {locale: 'xx_YY'}}                      | 2     | Field 'locale' is invalid with value: xx_YY
             {count: 'c', collation: {locale: 'en', strength: 9}}           | 2     | Field 'strength' must be an integer 1 through 5
@@ -53,6 +54,9 @@ class CommandOptionsTableTest {
             {explain: {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'fr', numericOrdering: true}}}
             {insert: 'c', documents: [], writeConcern: {w: 'majority', j: true, wtimeout: 5}, ordered: false}
             {delete: 'c', deletes: [{q: {}, limit: 0, hint: 'a_1', collation: {locale: 'simple'}}], let: {x: 1}}
+            {delete: 'c', deletes: [{q: {}, limit: 0, collation: {locale: 'fr', strength: 1}}]}
+            {update: 'c', updates: [{q: {}, u: {}, collation: {locale: 'en', strength: 2}}]}
+            {findAndModify: 'c', remove: true, collation: {locale: 'en', numericOrdering: true}}
             """)
     void accepts(String command) {
         CommandOptions.check("db", ExtendedJson.parse(command));

@@ -10,9 +10,6 @@ import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -32,19 +29,16 @@ class DocumentDeleter {
     }
 
     /**
-     * Deletes from {@code ns}; the caller holds the namespace in shared mode.
+     * Runs {@code statement} on {@code ns}, its filter under its collation; the caller holds the namespace in shared mode.
      *
-     * @param q       the filter
-     * @param justOne MongoDB's {@code limit: 1}
-     * @param hint    the index to read through, as sent; null for none
      * @param variables the command's variables, for {@code $expr} in {@code q}
      */
-    StatementOutcome delete(Namespace ns, BsonDocument q, boolean justOne, @Nullable BsonValue hint, CommandVariables variables) {
+    StatementOutcome delete(Namespace ns, DeleteStatement statement, CommandVariables variables) {
         try {
-            Filter filter = Filter.parse(q, variables);
+            Filter filter = Filter.parse(statement.q(), variables, statement.collation());
             Optional<CollectionInfo> collection = catalog.find(ns);
             LongAdder deleted = new LongAdder();
-            collection.ifPresent(c -> matches.forEach(c, q, filter, hint, justOne, page -> {
+            collection.ifPresent(c -> matches.forEach(c, statement.q(), filter, statement.hint(), statement.justOne(), page -> {
                 deleted.add(store.delete(c, page.stream().map(Match::stored).toList()));
                 return true;
             }));

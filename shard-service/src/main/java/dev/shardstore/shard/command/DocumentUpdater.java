@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs one statement of MongoDB's {@code update}: applies the update to the first (or, with
+ * Runs one statement of MongoDB's {@code update} under its collation (filter, sort, array filters and the operators
+ * that compare values; a string condition under a non-simple collation is planned without index bounds, see
+ * {@link dev.shardstore.shard.plan.QueryPlanner}): applies the update to the first (or, with
  * {@code multi}, every) matching document — the first in {@code sort} order when the statement has one
  * ({@link FirstMatchInOrder}; MongoDB 8.0's updateOne/replaceOne) — writing a {@code u} oplog entry with the post-image for each
  * document it changed; {@code n} counts matches, {@code nModified} changes. With {@code upsert} and no
@@ -56,9 +58,9 @@ class DocumentUpdater {
      */
     StatementOutcome update(Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
         try {
-            Filter filter = Filter.parse(statement.q(), variables);
+            Filter filter = Filter.parse(statement.q(), variables, statement.collation());
             Update update = parse(statement, variables, path);
-            Sort sort = statement.sort() == null || statement.sort().isEmpty() ? null : Sort.parse(statement.sort());
+            Sort sort = statement.sort() == null || statement.sort().isEmpty() ? null : Sort.parse(statement.sort(), statement.collation());
             Optional<CollectionInfo> collection = statement.upsert()
                     ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
                     : catalog.find(ns);
@@ -82,7 +84,8 @@ class DocumentUpdater {
         if (statement.c() != null && !statement.u().isArray()) {
             throw new CommandException(ErrorCode.FailedToParse, "'" + path + ".c' is only allowed with a pipeline-style update");
         }
-        Update update = Update.parse(statement.u(), statement.arrayFilters(), variables.withConstants(statement.c(), path + ".c"));
+        Update update = Update.parse(statement.u(), statement.arrayFilters(), variables.withConstants(statement.c(), path + ".c"),
+                statement.collation());
         if (statement.multi() && update.isReplacement()) {
             throw new CommandException(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
         }

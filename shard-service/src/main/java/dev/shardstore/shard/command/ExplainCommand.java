@@ -95,6 +95,8 @@ public class ExplainCommand extends ShardCommand {
         BsonDocument filterSpec;
         long skip = 0;
         long limit = 0;
+        String collationPath = kind + ".collation";
+        BsonValue collationSpec = explained.get("collation");
         switch (kind) {
             case "find" -> {
                 filterSpec = args.optionalDocument(explained, "filter", "filter");
@@ -112,6 +114,8 @@ public class ExplainCommand extends ShardCommand {
                     throw new CommandException(ErrorCode.FailedToParse, "explain of " + kind + " needs one statement");
                 }
                 filterSpec = args.optionalDocument(statements.get(0).asDocument(), "q", kind + "s.0.q");
+                collationPath = kind + "." + kind + "s.0.collation"; // a write's collation is its statement's
+                collationSpec = statements.get(0).asDocument().get("collation");
             }
             case "aggregate" -> {
                 BsonArray pipeline = args.requiredArray("pipeline");
@@ -123,7 +127,7 @@ public class ExplainCommand extends ShardCommand {
         }
         // the plan the command itself would run: under its collation, else the collection's default
         Optional<CollectionInfo> c = catalog.find(ns);
-        Collation collation = CollectionCollation.effective(kind + ".collation", explained.get("collation"), c);
+        Collation collation = CollectionCollation.effective(collationPath, collationSpec, c);
         Filter filter = Filter.parse(filterSpec, CommandVariables.parse(explained.get("let"), "explain.let"), collation);
         BsonValue hint = explained.get("hint");
         boolean stats = !verbosity.equals("queryPlanner");

@@ -1,6 +1,9 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.shard.storage.CollectionCollation;
+import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -21,12 +24,14 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code findAndModify} (alias {@code findandmodify}): {@code {findAndModify: <coll>, query?, sort?,
- * remove?, update?, new?, fields?, upsert?, arrayFilters?}} → {@code {lastErrorObject: {n, updatedExisting?, upserted?}, value,
+ * remove?, update?, new?, fields?, upsert?, arrayFilters?, collation?}} → {@code {lastErrorObject: {n, updatedExisting?, upserted?}, value,
  * ok: 1}}. Removes or updates the first document matching {@code query} in {@code sort} order ({@code _id}
  * order without one) and returns it, before the update or, with {@code new}, after it, projected by
  * {@code fields}; {@code value} is null when nothing matched (or an upsert inserted and {@code new} is false).
  * {@code update} is an operator document, a replacement or a pipeline; {@code let} defines the variables of
  * {@code query}'s {@code $expr} and of the pipeline; {@code hint} picks the index the first match is read through;
+ * {@code collation} is how {@code query}, {@code sort}, {@code arrayFilters} and the value-comparing update operators
+ * compare strings (as MongoDB's; see {@link Update#parse(BsonValue, java.util.List, CommandVariables, Collation)});
  * with {@code upsert} and no match the update applied to
  * the query's equalities is inserted. {@code lastErrorObject} holds {@code n} (0 or 1) and, for updates,
  * {@code updatedExisting} and the {@code upserted} {@code _id}. See {@link FindAndModifier}.
@@ -44,9 +49,11 @@ import org.springframework.stereotype.Component;
 public class FindAndModifyCommand extends ShardCommand {
     private final FindAndModifier modifier;
     private final RetryableWrites retryable;
+    private final CollectionCatalog catalog;
 
-    public FindAndModifyCommand(CommandInvoker invoker, FindAndModifier modifier, RetryableWrites retryable) {
+    public FindAndModifyCommand(CommandInvoker invoker, FindAndModifier modifier, RetryableWrites retryable, CollectionCatalog catalog) {
         super(invoker);
+        this.catalog = catalog;
         this.retryable = retryable;
         this.modifier = modifier;
     }
@@ -82,9 +89,11 @@ public class FindAndModifyCommand extends ShardCommand {
         BsonDocument fields = args.optionalDocument(command, "fields", "fields");
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
         BsonDocument query = args.optionalDocument(command, "query", "query");
-        FindAndModifier.Request request = new FindAndModifier.Request(query, Filter.parse(query, variables), command.get("hint"),
-                sortSpec.isEmpty() ? null : Sort.parse(sortSpec),
-                update == null ? null : Update.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters"), variables),
+        Collation collation = CollectionCollation.effective("findAndModify.collation", command.get("collation"), catalog.find(ns));
+        FindAndModifier.Request request = new FindAndModifier.Request(query, Filter.parse(query, variables, collation), command.get("hint"),
+                sortSpec.isEmpty() ? null : Sort.parse(sortSpec, collation),
+                update == null ? null : Update.parse(update, UpdateCommand.arrayFilters(command.get("arrayFilters"), "arrayFilters"),
+                        variables, collation),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
         FindAndModifier.Outcome outcome = retryable.runOne(command, () -> modifier.run(ns, request),

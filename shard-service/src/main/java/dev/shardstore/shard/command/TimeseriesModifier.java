@@ -14,6 +14,7 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.timeseries.BucketCatalog;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -58,14 +60,18 @@ class TimeseriesModifier {
      * One {@code delete} statement on the time-series collection whose buckets are {@code buckets}; the caller holds
      * it in shared mode. {@code n} counts deleted measurements.
      *
-     * @param justOne MongoDB's {@code limit: 1}
-     * @param hint    refused (NotImplemented) when given: indexes of time-series collections are not hinted here
+     * The statement's {@code hint} is refused (NotImplemented) when given: indexes of time-series collections are not
+     * hinted here; so is a non-simple {@code collation} ({@link TimeseriesCollections#refuseCollation}).
+     *
+     * @param path the statement's name in errors ({@code deletes.3})
      */
-    StatementOutcome delete(CollectionInfo buckets, TimeseriesOptions options, BsonDocument q, boolean justOne, @Nullable BsonValue hint,
-            CommandVariables variables) {
+    StatementOutcome delete(CollectionInfo buckets, TimeseriesOptions options, DeleteStatement statement, CommandVariables variables,
+            String path) {
         try {
-            refuseHint(hint, "delete");
-            Tally tally = modify(buckets, options, q, Filter.parse(q, variables), justOne, (m, filter) -> null);
+            refuseHint(statement.hint(), "delete");
+            TimeseriesCollections.refuseCollation(Optional.of(buckets), "delete." + path, statement.collation());
+            Tally tally = modify(buckets, options, statement.q(), Filter.parse(statement.q(), variables), statement.justOne(),
+                    (m, filter) -> null);
             return new StatementOutcome(tally.matched, 0, null, tally.error);
         } catch (CommandException e) {
             return StatementOutcome.failed(e);
@@ -75,7 +81,7 @@ class TimeseriesModifier {
     /**
      * One {@code update} statement on the time-series collection whose buckets are {@code buckets}; the caller holds
      * it in shared mode. {@code n} counts matched measurements, {@code nModified} changed ones, an upsert reports
-     * its {@code _id}.
+     * its {@code _id}. A non-simple {@code collation} is refused ({@link TimeseriesCollections#refuseCollation}).
      *
      * @param path the statement's name in errors ({@code updates.3})
      */
@@ -83,6 +89,7 @@ class TimeseriesModifier {
             String path) {
         try {
             refuseHint(statement.hint(), "update");
+            TimeseriesCollections.refuseCollation(Optional.of(buckets), "update." + path, statement.collation());
             if (statement.sort() != null && !statement.sort().isEmpty()) {
                 throw new CommandException(ErrorCode.NotImplemented, "'" + path + ".sort' is not supported on a time-series collection");
             }

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.shard.storage.CollectionCollation;
+import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
@@ -21,11 +23,12 @@ import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
- * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?, arrayFilters?, c?, sort?}, ...],
+ * MongoDB's {@code update}: {@code {update: <coll>, updates: [{q, u, upsert?, multi?, arrayFilters?, c?, sort?, collation?}, ...],
  * ordered?, let?}} → {@code {n, nModified, upserted?: [{index, _id}], writeErrors?, ok: 1}}. {@code u} is a
  * replacement, an operator document or a pipeline; {@code let} defines variables for every statement's
  * {@code $expr} and pipeline, {@code c} constants for one statement's pipeline; {@code sort} picks which document a
- * single-document statement updates (refused with {@code multi: true}). {@code n} counts matched
+ * single-document statement updates (refused with {@code multi: true}); {@code collation} is how the statement
+ * compares strings ({@link UpdateStatement}; refused on a time-series collection). {@code n} counts matched
  * and upserted documents. A malformed statement (not a document, {@code q} or {@code u} missing) fails
  * the command with an error naming it ({@code updates.2.q}); a statement that fails when run is a
  * write error, and an ordered batch stops there. See {@link DocumentUpdater}. With {@code lsid} and {@code txnNumber} it
@@ -39,12 +42,14 @@ public class UpdateCommand extends ShardCommand {
     private final RetryableWrites retryable;
     private final TimeseriesModifier modifier;
     private final TimeseriesCollections timeseries;
+    private final CollectionCatalog catalog;
 
     public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater, RetryableWrites retryable, TimeseriesModifier modifier,
-            TimeseriesCollections timeseries) {
+            TimeseriesCollections timeseries, CollectionCatalog catalog) {
         super(invoker);
         this.modifier = modifier;
         this.timeseries = timeseries;
+        this.catalog = catalog;
         this.updater = updater;
         this.retryable = retryable;
     }
@@ -70,6 +75,7 @@ public class UpdateCommand extends ShardCommand {
         Namespace ns = new Namespace(db, args.collectionName());
         BsonArray array = args.requiredBatch("updates");
         List<UpdateStatement> statements = new ArrayList<>(array.size());
+        Optional<CollectionInfo> collection = catalog.find(ns); // its default collation, for statements without one
         for (int i = 0; i < array.size(); i++) {
             String path = "updates." + i;
             BsonDocument entry = args.document(array.get(i), path);
@@ -81,7 +87,8 @@ public class UpdateCommand extends ShardCommand {
                     arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters"),
                     entry.get("c"),
                     entry.get("hint"),
-                    entry.containsKey("sort") && !entry.isNull("sort") ? args.document(entry.get("sort"), path + ".sort") : null));
+                    entry.containsKey("sort") && !entry.isNull("sort") ? args.document(entry.get("sort"), path + ".sort") : null,
+                    CollectionCollation.effective("update." + path + ".collation", entry.get("collation"), collection)));
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");

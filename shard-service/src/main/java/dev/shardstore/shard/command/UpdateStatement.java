@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.bson.Collation;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -18,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param c      the pipeline's constants ({@code c}), as sent; null when absent
  * @param hint   the index to read through, as sent; null when absent
  * @param sort   which match a single-document update changes (MongoDB 8.0), as sent; null when absent
+ * @param collation the statement's {@code collation} (simple when absent): how {@code q}, {@code sort},
+ *               {@code arrayFilters} and the value-comparing operators of {@code u} compare strings
  */
 record UpdateStatement(BsonDocument q, BsonValue u, boolean upsert, boolean multi, List<BsonValue> arrayFilters,
-        @Nullable BsonValue c, @Nullable BsonValue hint, @Nullable BsonDocument sort) {}
+        @Nullable BsonValue c, @Nullable BsonValue hint, @Nullable BsonDocument sort, Collation collation) {}

@@ -69,9 +69,10 @@ public class TimeseriesCollections {
     }
 
     /**
-     * Refuses a collation other than simple on a time-series read: its queries run as pipelines over the buckets,
-     * which do not compare strings under a collation yet.
+     * Refuses a collation other than simple on a time-series read or write: its queries run as pipelines over the
+     * buckets, which do not compare strings under a collation yet.
      *
+     * @param command the command, or the write statement ({@code update.updates.0}), the collation belongs to
      * @throws CommandException NotImplemented (238) naming {@code <command>.collation}
      */
     public static void refuseCollation(Optional<CollectionInfo> buckets, String command, Collation collation) {

@@ -121,6 +121,13 @@ class CollationIndexTest extends ShardIntegrationTest {
         assertThat(run(DB, "{distinct: 'fruit', key: 'f'}").getArray("values")).hasSize(2);
         assertThat(run(DB, "{aggregate: 'fruit', pipeline: [{$group: {_id: '$f'}}], cursor: {}}").getDocument("cursor")
                 .getArray("firstBatch")).as("aggregate groups under the default too").hasSize(2);
+        assertThat(run(DB, "{update: 'fruit', updates: [{q: {f: 'BANANA'}, u: {$set: {seen: true}}, multi: true}]}").getNumber("n").intValue())
+                .as("an update statement without a collation matches under the default").isEqualTo(2);
+        assertThat(run(DB, "{findAndModify: 'fruit', query: {f: 'Apple', seen: {$exists: false}}, update: {$set: {seen: true}}}")
+                .getDocument("lastErrorObject").getNumber("n").intValue()).as("so does findAndModify").isEqualTo(1);
+        assertThat(run(DB, "{delete: 'fruit', deletes: [{q: {f: 'APPLE', seen: true}, limit: 0}]}").getNumber("n").intValue())
+                .as("and a delete statement").isEqualTo(1);
+        insert("fruit", "{_id: 1, f: 'apple'}");
         // the command's own collation wins, the simple one included
         assertThat(ids(run(DB, "{find: 'fruit', filter: {f: 'Apple'}, collation: {locale: 'simple'}}"))).isEmpty();
         assertThat(run(DB, "{distinct: 'fruit', key: 'f', collation: {locale: 'simple'}}").getArray("values")).hasSize(4);

@@ -150,7 +150,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             delete | let: {x: 1} | ok
             delete | bogus: 1 | 40415
             findAndModify | collation: {locale: 'simple'} | ok
-            findAndModify | collation: {locale: 'fr'} | 238
+            findAndModify | collation: {locale: 'fr'} | ok
+            findAndModify | collation: {locale: 'xx_YY'} | 2
             findAndModify | query: {a: 1} | ok
             findAndModify | sort: {a: 1} | ok
             findAndModify | remove: false | ok
@@ -207,7 +208,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             explain | explain: {aggregate: 'c', pipeline: [], cursor: {}, collation: {locale: 'fr'}} | ok
             explain | bogus: 1 | 40415
             update.updates | collation: {locale: 'simple'} | ok
-            update.updates | collation: {locale: 'fr'} | 238
+            update.updates | collation: {locale: 'fr'} | ok
+            update.updates | collation: {locale: 'xx_YY'} | 2
             update.updates | q: {a: 1} | ok
             update.updates | u: [{$set: {a: 2}}] | ok
             update.updates | c: {k: 1}, u: [{$set: {a: '$$k'}}] | ok
@@ -219,7 +221,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             update.updates | upsertSupplied: false | ok
             update.updates | bogus: 1 | 40415
             delete.deletes | collation: {locale: 'simple'} | ok
-            delete.deletes | collation: {locale: 'fr'} | 238
+            delete.deletes | collation: {locale: 'fr'} | ok
+            delete.deletes | collation: {strength: 2} | 40414
             delete.deletes | q: {a: 1} | ok
             delete.deletes | limit: 0 | ok
             delete.deletes | hint: {_id: 1} | ok
