@@ -134,7 +134,7 @@ public final class ShardKeyTargeter {
             }
         }
         BsonDocument equalities = new BsonDocument();
-        for (String field : key.pattern().keySet()) {
+        for (String field : key.fields()) {
             BsonValue value = filter.get(field);
             if (value == null || !isPoint(value)) {
                 return null;
