@@ -86,6 +86,18 @@ public class PeerClient {
      *                          stayed full for {@code max-wait}
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
+        return run(peerName, baseUrl, db, command, false);
+    }
+
+    /**
+     * {@link #run} for a reply the router passes on to its client: its cursor batches stay raw documents
+     * ({@link CommandClient#runForwarding}); the same bulkhead, breaker and errors.
+     */
+    public BsonDocument runForwarding(String peerName, String baseUrl, String db, BsonDocument command) {
+        return run(peerName, baseUrl, db, command, true);
+    }
+
+    private BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command, boolean forwarding) {
         Bulkhead bulkhead = bulkheads.bulkhead(peerName);
         if (!bulkhead.tryAcquirePermission()) {
             throw new CommandException(ErrorCode.NetworkInterfaceExceededTimeLimit, peerName + " at " + baseUrl + " already has "
@@ -93,7 +105,7 @@ public class PeerClient {
                     + properties.maxWait().toMillis() + " ms; " + command.getFirstKey() + " was not sent");
         }
         try {
-            return throughBreaker(breakers.circuitBreaker(peerName), peerName, baseUrl, db, command);
+            return throughBreaker(breakers.circuitBreaker(peerName), peerName, baseUrl, db, command, forwarding);
         } finally {
             bulkhead.onComplete();
         }
@@ -104,7 +116,8 @@ public class PeerClient {
         return ErrorReplies.requireOk(run(peerName, baseUrl, db, command));
     }
 
-    private BsonDocument throughBreaker(CircuitBreaker breaker, String peerName, String baseUrl, String db, BsonDocument command) {
+    private BsonDocument throughBreaker(CircuitBreaker breaker, String peerName, String baseUrl, String db, BsonDocument command,
+            boolean forwarding) {
         if (!breaker.tryAcquirePermission()) {
             CircuitBreaker.Metrics metrics = breaker.getMetrics();
             throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " is failing: the router's circuit breaker"
@@ -115,7 +128,7 @@ public class PeerClient {
         }
         long start = System.nanoTime();
         try {
-            BsonDocument reply = transport.run(peerName, baseUrl, db, command);
+            BsonDocument reply = forwarding ? transport.runForwarding(peerName, baseUrl, db, command) : transport.run(peerName, baseUrl, db, command);
             breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             return reply;
         } catch (CommandException e) {

@@ -33,7 +33,8 @@ import org.springframework.stereotype.Component;
  * distinct): each statement resolves the collection's routing through {@link VersionedRouter} (so a stale
  * shard makes it rerun on fresh routing) and targets the shards whose chunks the filter's shard-key bounds
  * intersect ({@link ShardKeyTargeter}); an unsharded collection is its primary shard. A statement that targets
- * one shard is sent to it as the client wrote it and its reply passed on; one that targets several is rewritten
+ * one shard is sent to it as the client wrote it and its reply passed on (a find's batch as the shard's bytes,
+ * {@link VersionedRouter#sendForwarding}); one that targets several is rewritten
  * for the shards and merged here:
  * <ul>
  *   <li>find: each shard gets {@code limit: skip + limit}, {@code batchSize: skip + batchSize} and no {@code skip};
@@ -86,8 +87,8 @@ public class ShardedReads {
         Projection projection = projectHere ? Projection.parse(projectionSpec) : null;
         return router.run(db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
-            if (targets.size() == 1) {
-                return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
+            if (targets.size() == 1) { // the shard's reply goes on as it is: its batch is forwarded as bytes
+                return cursors.adopt(db, collection, targets.getFirst(), successful(router.sendForwarding(routing, targets.getFirst(), db, command)));
             }
             BsonDocument forShards = command.clone();
             forShards.remove("skip");

@@ -126,7 +126,15 @@ public class VersionedRouter {
      *                               when the shard is not registered
      */
     public BsonDocument send(CollectionRouting routing, String shard, String db, BsonDocument command) {
-        return checked(shard, unchecked(routing, shard, db, command));
+        return checked(shard, client.run(shard, shards.hostOf(shard), db, versioned(routing, shard, command)));
+    }
+
+    /**
+     * {@link #send} for a reply that goes on to the client as it is (one shard's {@code find}): its cursor batches stay
+     * raw documents ({@link PeerClient#runForwarding}), not to be changed; stale replies and errors as {@link #send}.
+     */
+    public BsonDocument sendForwarding(CollectionRouting routing, String shard, String db, BsonDocument command) {
+        return checked(shard, client.runForwarding(shard, shards.hostOf(shard), db, versioned(routing, shard, command)));
     }
 
     /**
@@ -275,6 +283,11 @@ public class VersionedRouter {
 
     /** The versioned request, its reply returned whatever it is. */
     private BsonDocument unchecked(CollectionRouting routing, String shard, String db, BsonDocument command) {
+        return client.run(shard, shards.hostOf(shard), db, versioned(routing, shard, command));
+    }
+
+    /** {@code command} with the router's versions for {@code shard} (see {@link #send}). */
+    private static BsonDocument versioned(CollectionRouting routing, String shard, BsonDocument command) {
         BsonDocument versioned = shallowCopy(command);
         versioned.put(InternalApi.SHARD_VERSION_FIELD, routing.shardVersion(shard).toBson());
         if (!routing.isSharded() || shard.equals(routing.database().primary())) {
@@ -282,7 +295,7 @@ public class VersionedRouter {
         } else {
             versioned.remove(InternalApi.DATABASE_VERSION_FIELD);
         }
-        return client.run(shard, shards.hostOf(shard), db, versioned);
+        return versioned;
     }
 
     private BsonDocument checked(String shard, BsonDocument reply) {

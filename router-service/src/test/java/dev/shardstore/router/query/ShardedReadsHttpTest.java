@@ -264,6 +264,23 @@ class ShardedReadsHttpTest {
         assertThat(SHARDS.stream().mapToInt(s -> s.cursors.size()).sum()).isZero();
     }
 
+    /**
+     * A find one shard answers goes back to the client as the shard's reply (its batch forwarded as the shard's bytes):
+     * a stale reply still makes it retry, and an open shard cursor is adopted and read to its end with getMore.
+     */
+    @Test
+    void aSingleShardFindIsForwardedRetriedWhenStaleAndItsOpenCursorAdopted() throws Exception {
+        SHARDS.get(1).staleFinds.set(1);
+        BsonDocument reply = command("{find: 'c', filter: {x: {$gte: 0, $lt: 100}}, sort: {_id: 1}, batchSize: 3}");
+
+        assertThat(reply.getDocument("cursor").getArray("firstBatch")).hasSize(3);
+        assertThat(reply.getDocument("cursor").getNumber("id").longValue()).as("the shard cursor, adopted").isNotZero();
+        assertThat(drain(reply, 4)).isEqualTo(viaJson(matching("{x: {$gte: 0, $lt: 100}}").toList()));
+        assertThat(shardsThatReceived("find")).containsExactly("s1");
+        assertThat(SHARDS.get(1).peer.received("find")).as("asked again after StaleConfig").hasSize(2);
+        assertThat(SHARDS.stream().mapToInt(sh -> sh.cursors.size()).sum()).isZero();
+    }
+
     @Test
     void killCursorsKillsTheShardCursorsStillOpen() throws Exception {
         BsonDocument reply = command("{find: 'c', batchSize: 2}");

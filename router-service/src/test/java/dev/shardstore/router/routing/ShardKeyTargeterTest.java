@@ -242,6 +242,40 @@ class ShardKeyTargeterTest {
         return filter;
     }
 
+    /**
+     * {@code shards} answers a filter of plain equalities on the whole key with one lookup (the routed point read); over
+     * random filters on every kind of table, and the scalar types a point may be, it names exactly the shards of the
+     * chunks the bounds-derived {@link ShardKeyTargeter#chunks} targets.
+     */
+    @Test
+    void thePointLookupTargetsWhatTheDerivedBoundsTarget() {
+        Random random = new Random(7);
+        RoutingTable hashedId = table("{_id: 'hashed'}", "{_id: {$numberLong: '-4611686018427387904'}}", "{_id: {$numberLong: '0'}}",
+                "{_id: {$numberLong: '4611686018427387904'}}");
+        List<RoutingTable> tables = List.of(ranged, compound, hashedId,
+                table("{a: 'hashed', b: 1}", "{a: {$numberLong: '-10'}, b: {$minKey: 1}}", "{a: {$numberLong: '99'}, b: 5}"),
+                table("{a: 1, b: 'hashed'}", "{a: 3, b: {$minKey: 1}}", "{a: 3, b: {$numberLong: '0'}}", "{a: 6, b: {$maxKey: 1}}"));
+        List<String> filters = new ArrayList<>(List.of("{_id: 'user42'}", "{_id: 7, x: 1}", "{_id: 7.0}", "{_id: {$numberLong: '7'}}",
+                "{_id: {$oid: '0123456789abcdef01234567'}}", "{_id: true}", "{_id: {$date: 1}}", "{_id: null}", "{_id: {a: 1}}", "{_id: [1]}",
+                "{_id: /x/}", "{_id: {$minKey: 1}}", "{_id: 1, $and: [{_id: 2}]}", "{_id: 1, $or: [{x: 2}]}", "{x: 5}", "{x: 'q'}", "{x: 100}",
+                "{x: null}", "{x: 5, $expr: {$eq: ['$x', 6]}}", "{a: 'm', b: 10}", "{a: 'm', b: 50}", "{b: 50, a: 't'}", "{a: 'm'}", "{a: 4, b: 2}",
+                "{a: 3, b: 'z'}", "{'a.b': 1, a: 2, b: 3}"));
+        for (RoutingTable table : tables) {
+            for (String f : filters) {
+                assertSameShards(table, ExtendedJson.parse(f));
+            }
+            for (int round = 0; round < 100; round++) {
+                assertSameShards(table, randomFilter(random, new String[] {"a", "b", "x", "_id"}));
+            }
+        }
+    }
+
+    private static void assertSameShards(RoutingTable table, BsonDocument filter) {
+        List<String> derived = ShardKeyTargeter.chunks(table, filter).stream().map(Chunk::shard).distinct().sorted().toList();
+        assertThat(ShardKeyTargeter.shards(table, filter)).as(filter.toJson() + " on " + table.shardKey().pattern().toJson())
+                .isEqualTo(derived.isEmpty() ? List.of(table.chunks().getFirst().shard()) : derived);
+    }
+
     @Test
     void minAndMaxKeyValuesAreNotPoints() {
         assertThat(ShardKeyTargeter.chunks(ranged, new BsonDocument("x", new BsonMinKey()))).hasSize(4);

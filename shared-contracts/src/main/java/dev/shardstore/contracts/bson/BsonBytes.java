@@ -68,15 +68,26 @@ public final class BsonBytes {
      */
     public static BsonDocument decodeShallow(byte[] bytes) {
         try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(bytes))) {
-            BsonDocument doc = new BsonDocument();
-            reader.readStartDocument();
-            while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
-                String name = reader.readName();
-                doc.put(name, reader.getCurrentBsonType() == BsonType.ARRAY ? readArray(reader) : readValue(reader));
-            }
-            reader.readEndDocument();
-            return doc;
+            return readFields(reader, (name, r) -> r.getCurrentBsonType() == BsonType.ARRAY ? readArray(r) : readValue(r));
         }
+    }
+
+    /** How a document's field is read, given its name, the reader positioned at its value. */
+    @FunctionalInterface
+    private interface FieldReader {
+        BsonValue read(String name, BsonBinaryReader reader);
+    }
+
+    /** The document at the reader, each field's value read by {@code fields}. */
+    private static BsonDocument readFields(BsonBinaryReader reader, FieldReader fields) {
+        BsonDocument doc = new BsonDocument();
+        reader.readStartDocument();
+        while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+            String name = reader.readName();
+            doc.put(name, fields.read(name, reader));
+        }
+        reader.readEndDocument();
+        return doc;
     }
 
     private static BsonArray readArray(BsonBinaryReader reader) {
@@ -92,7 +103,35 @@ public final class BsonBytes {
     private static BsonValue readValue(BsonBinaryReader reader) {
         return reader.getCurrentBsonType() == BsonType.DOCUMENT
                 ? RAW_CODEC.decode(reader, DecoderContext.builder().build())
-                : VALUE_CODEC.decode(reader, DecoderContext.builder().build());
+                : decodeValue(reader);
+    }
+
+    /**
+     * Decodes a command reply that is to be passed on rather than read (a routed point read's {@code find} reply, which
+     * the router forwards to its client): like {@link #decode}, a mutable tree, except the documents of
+     * {@code cursor.firstBatch} and {@code cursor.nextBatch}, which stay {@link RawBsonDocument}s — copied as bytes, read
+     * only when read, and written back by copying their bytes, so a forwarded batch is neither built as a tree nor
+     * re-encoded (the issue-10 profile had the router's BSON work on each reply at a fifth of its CPU). Those documents'
+     * insides are checked when read, not here: they come from a peer's reply, not a client.
+     *
+     * @param bytes the reply document, from its position to its limit
+     * @throws org.bson.BsonSerializationException if the bytes are not one well-formed document
+     */
+    public static BsonDocument decodeKeepingBatches(ByteBuffer bytes) {
+        try (BsonBinaryReader reader = new BsonBinaryReader(bytes)) {
+            return readFields(reader, (name, r) -> name.equals("cursor") && r.getCurrentBsonType() == BsonType.DOCUMENT
+                    ? readFields(r, BsonBytes::cursorField) : decodeValue(r));
+        }
+    }
+
+    /** A cursor's field: its batch as raw documents, anything else decoded. */
+    private static BsonValue cursorField(String name, BsonBinaryReader reader) {
+        boolean batch = (name.equals("firstBatch") || name.equals("nextBatch")) && reader.getCurrentBsonType() == BsonType.ARRAY;
+        return batch ? readArray(reader) : decodeValue(reader);
+    }
+
+    private static BsonValue decodeValue(BsonBinaryReader reader) {
+        return VALUE_CODEC.decode(reader, DecoderContext.builder().build());
     }
 
     /**

@@ -12,6 +12,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.net.SocketTimeoutException;
 import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -141,13 +142,27 @@ public final class CommandClient implements AutoCloseable {
      * @throws CommandException HostUnreachable or NetworkTimeout when the peer did not answer
      */
     public BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command) {
+        return run(peerName, baseUrl, db, command, false);
+    }
+
+    /**
+     * {@link #run} for a reply that is passed on rather than read: the documents of its {@code cursor.firstBatch} or
+     * {@code nextBatch} stay {@link org.bson.RawBsonDocument}s ({@link BsonBytes#decodeKeepingBatches}: immutable, read
+     * lazily, written back as their bytes); the rest of the reply is decoded and mutable as with {@link #run}. For a
+     * caller that neither changes those documents nor reads them much (the router forwarding one shard's find reply).
+     */
+    public BsonDocument runForwarding(String peerName, String baseUrl, String db, BsonDocument command) {
+        return run(peerName, baseUrl, db, command, true);
+    }
+
+    private BsonDocument run(String peerName, String baseUrl, String db, BsonDocument command, boolean keepBatches) {
         BsonDocument sent = gossip == null ? command : gossip.outgoing(command);
         // a command that names another database in $db goes over HTTP, where the path's database and the field both reach
         // the peer, which refuses the mismatch; OP_MSG has room for one database only
         WireCommandChannel channel = sent.containsKey("$db") ? null : channels.get(baseUrl);
-        BsonDocument reply = channel == null ? null : blocking(() -> overWire(channel, peerName, baseUrl, db, sent), peerName);
+        BsonDocument reply = channel == null ? null : blocking(() -> overWire(channel, peerName, baseUrl, db, sent, keepBatches), peerName);
         if (reply == null) {
-            reply = overHttp(peerName, baseUrl, db, sent);
+            reply = overHttp(peerName, baseUrl, db, sent, keepBatches);
         }
         if (gossip != null) {
             gossip.fromReply(reply);
@@ -155,10 +170,10 @@ public final class CommandClient implements AutoCloseable {
         return reply;
     }
 
-    private BsonDocument overHttp(String peerName, String baseUrl, String db, BsonDocument sent) {
+    private BsonDocument overHttp(String peerName, String baseUrl, String db, BsonDocument sent, boolean keepBatches) {
         byte[] bytes = blocking(() -> exchange(peerName, baseUrl, InternalApi.commandPath(db), sent.getFirstKey(), BsonBytes.encode(sent)), peerName);
         try {
-            return BsonBytes.decode(bytes);
+            return keepBatches ? BsonBytes.decodeKeepingBatches(ByteBuffer.wrap(bytes)) : BsonBytes.decode(bytes);
         } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
             throw new CommandException(ErrorCode.HostUnreachable, peerName + " at " + baseUrl + " sent an unreadable reply to "
                     + sent.getFirstKey() + " (" + bytes.length + " bytes that are not one BSON document)", e);
@@ -171,12 +186,13 @@ public final class CommandClient implements AutoCloseable {
      * @return the reply, or null when the command port refused the connection: the command was not sent, so it goes
      *         over HTTP instead (a peer whose listener is gone still answers)
      */
-    private @Nullable BsonDocument overWire(WireCommandChannel channel, String peerName, String baseUrl, String db, BsonDocument sent) {
-        String commandName = sent.getFirstKey();
-        String peer = peerName + " at " + baseUrl + " (command port " + channel.address() + ")";
+    private @Nullable BsonDocument overWire(WireCommandChannel channel, String peerName, String baseUrl, String db, BsonDocument sent,
+            boolean keepBatches) {
         try {
-            return channel.exchange(db, sent);
+            return channel.exchange(db, sent, keepBatches);
         } catch (IOException | MalformedMessageException e) {
+            String commandName = sent.getFirstKey();
+            String peer = peerName + " at " + baseUrl + " (command port " + channel.address() + ")";
             if (channels.remove(baseUrl, channel)) {
                 channel.close();
             }

@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.http;
 
+import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.wire.Frame;
 import dev.shardstore.contracts.wire.MalformedMessageException;
@@ -75,13 +76,15 @@ final class WireCommandChannel implements AutoCloseable {
      *
      * @param db      the database, sent as {@code $db}
      * @param command the command document (not modified), without a {@code $db} field of its own
+     * @param keepBatches whether the reply's cursor batches stay raw ({@link BsonBytes#decodeKeepingBatches}) instead of
+     *                    being decoded with the rest
      * @return the reply's body document, which may be an error reply
      * @throws java.net.ConnectException when the peer refuses the connection
      * @throws SocketTimeoutException    when connecting or the reply took longer than allowed
      * @throws MalformedMessageException when the reply is not one OP_MSG answering this command
      * @throws IOException               for any other transport failure (reset, closed mid-reply)
      */
-    BsonDocument exchange(String db, BsonDocument command) throws IOException {
+    BsonDocument exchange(String db, BsonDocument command, boolean keepBatches) throws IOException {
         if (closed) {
             throw new IOException("the channel to " + address() + " is closed");
         }
@@ -98,7 +101,7 @@ final class WireCommandChannel implements AutoCloseable {
             if (frame.responseTo() != requestId) {
                 throw new MalformedMessageException("the reply answers request " + frame.responseTo() + ", not " + requestId);
             }
-            BsonDocument reply = parse(frame);
+            BsonDocument reply = parse(frame, keepBatches);
             giveBack(connection);
             return reply;
         } catch (IOException | RuntimeException e) {
@@ -107,9 +110,9 @@ final class WireCommandChannel implements AutoCloseable {
         }
     }
 
-    private static BsonDocument parse(Frame frame) {
+    private static BsonDocument parse(Frame frame, boolean keepBatches) {
         try {
-            return OpMsg.parse(frame).body();
+            return keepBatches ? BsonBytes.decodeKeepingBatches(OpMsg.bodyOnly(frame)) : OpMsg.parse(frame).body();
         } catch (RuntimeException e) {
             throw new MalformedMessageException("the reply is not a readable OP_MSG: " + e.getMessage(), e);
         }

@@ -71,7 +71,8 @@ public record ChunkRange(BsonDocument min, BsonDocument max) {
         return "[" + min.toJson() + ", " + max.toJson() + ")";
     }
 
-    private static boolean sameFields(BsonDocument a, BsonDocument b) {
+    /** Whether {@code a} and {@code b} have the same field names in the same order (also the shard key's shape check). */
+    static boolean sameFields(BsonDocument a, BsonDocument b) {
         if (a.size() != b.size()) {
             return false;
         }

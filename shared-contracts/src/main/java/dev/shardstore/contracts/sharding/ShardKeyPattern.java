@@ -162,7 +162,14 @@ public record ShardKeyPattern(BsonDocument pattern) {
 
     /** The KeyString of {@code document}'s shard key (see {@link #extractKey}). */
     public byte[] keyOf(BsonDocument document) {
-        return encode(extractKey(document));
+        // the values straight into the KeyString, without the key document and encode's check of its shape: a shard
+        // checks the owner of every document it returns this way (issue-10 profile)
+        List<BsonValue> values = new ArrayList<>(pattern.size());
+        for (var e : pattern.entrySet()) {
+            BsonValue value = valueAt(document, e.getKey());
+            values.add(e.getValue().isString() ? new BsonInt64(BsonHasher.hash64(value)) : value);
+        }
+        return KeyString.encode(values, ordering());
     }
 
     /**
@@ -172,7 +179,7 @@ public record ShardKeyPattern(BsonDocument pattern) {
      * @throws CommandException BadValue when {@code key} does not have exactly the pattern's fields in order
      */
     public byte[] encode(BsonDocument key) {
-        if (!List.copyOf(key.keySet()).equals(fields())) {
+        if (!ChunkRange.sameFields(key, pattern)) {
             throw new CommandException(ErrorCode.BadValue,
                     "shard key value " + key.toJson() + " does not match the shard key pattern " + pattern.toJson());
         }
@@ -215,6 +222,13 @@ public record ShardKeyPattern(BsonDocument pattern) {
     }
 
     private static BsonValue valueAt(BsonDocument document, String path) {
+        if (path.indexOf('.') < 0) { // a top-level field ({_id: "hashed"}): no split of the path
+            BsonValue value = document.get(path);
+            if (value != null && value.isArray()) {
+                throw new CommandException(ErrorCode.ShardKeyNotFound, "shard key field '" + path + "' must not be an array");
+            }
+            return value == null ? BsonNull.VALUE : value;
+        }
         BsonValue current = document;
         for (String part : path.split("\\.", -1)) {
             if (current.isArray()) {

@@ -80,26 +80,8 @@ public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>
             throw new IllegalArgumentException("not an OP_MSG: " + frame.opCode());
         }
         ByteBuffer in = frame.body();
-        if (in.remaining() < 4) {
-            throw protocol("OP_MSG too short for its flag bits");
-        }
-        int flags = in.getInt();
-        int unknown = flags & REQUIRED_BITS & ~KNOWN_REQUIRED_BITS;
-        if (unknown != 0) {
-            throw protocol("OP_MSG contains unknown required flag bits 0x" + Integer.toHexString(unknown));
-        }
-        int end = in.limit();
-        if ((flags & CHECKSUM_PRESENT) != 0) {
-            if (in.remaining() < CHECKSUM_SIZE) {
-                throw protocol("OP_MSG has the checksum flag but no room for a checksum");
-            }
-            end -= CHECKSUM_SIZE;
-            int expected = in.getInt(end);
-            if (expected != checksum(frame.bytes(), frame.bytes().length - CHECKSUM_SIZE)) {
-                throw protocol("OP_MSG checksum mismatch");
-            }
-        }
-        ByteBuffer sections = in.slice(in.position(), end - in.position()).order(ByteOrder.LITTLE_ENDIAN);
+        int flags = flags(in);
+        ByteBuffer sections = sections(frame, in, flags);
         BsonDocument body = null;
         Map<String, List<BsonDocument>> sequences = new LinkedHashMap<>();
         while (sections.hasRemaining()) {
@@ -124,6 +106,60 @@ public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>
             }
         }
         return new OpMsg(flags, body, sequences);
+    }
+
+    /**
+     * The body document of a reply that has nothing but a body (what a peer's command port sends): the flags and the
+     * checksum are checked as {@link #parse} does, the document is returned as bytes for the caller to decode its own way
+     * ({@link dev.shardstore.contracts.bson.BsonBytes#decodeKeepingBatches}).
+     *
+     * @return the body document's bytes, from the buffer's position to its limit
+     * @throws CommandException ProtocolError for what {@link #parse} refuses, a section other than one body, or bytes after
+     *                          it; InvalidBSON when the body's length does not fit
+     */
+    public static ByteBuffer bodyOnly(Frame frame) {
+        if (frame.opCode() != OpCode.OP_MSG) {
+            throw new IllegalArgumentException("not an OP_MSG: " + frame.opCode());
+        }
+        ByteBuffer in = frame.body();
+        ByteBuffer sections = sections(frame, in, flags(in));
+        if (!sections.hasRemaining() || sections.get() != 0) {
+            throw protocol("the reply is not one OP_MSG body section (kind 0)");
+        }
+        int size = sections.remaining() < 4 ? -1 : sections.getInt(sections.position());
+        if (size != sections.remaining()) {
+            throw new CommandException(ErrorCode.InvalidBSON, "invalid BSON in message: the body's length " + size
+                    + " is not the " + sections.remaining() + " bytes of the section");
+        }
+        return sections.slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static int flags(ByteBuffer in) {
+        if (in.remaining() < 4) {
+            throw protocol("OP_MSG too short for its flag bits");
+        }
+        int flags = in.getInt();
+        int unknown = flags & REQUIRED_BITS & ~KNOWN_REQUIRED_BITS;
+        if (unknown != 0) {
+            throw protocol("OP_MSG contains unknown required flag bits 0x" + Integer.toHexString(unknown));
+        }
+        return flags;
+    }
+
+    /** The sections after the flags, the checksum (when flagged) checked and left out. */
+    private static ByteBuffer sections(Frame frame, ByteBuffer in, int flags) {
+        int end = in.limit();
+        if ((flags & CHECKSUM_PRESENT) != 0) {
+            if (in.remaining() < CHECKSUM_SIZE) {
+                throw protocol("OP_MSG has the checksum flag but no room for a checksum");
+            }
+            end -= CHECKSUM_SIZE;
+            int expected = in.getInt(end);
+            if (expected != checksum(frame.bytes(), frame.bytes().length - CHECKSUM_SIZE)) {
+                throw protocol("OP_MSG checksum mismatch");
+            }
+        }
+        return in.slice(in.position(), end - in.position()).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     private static void readSequence(ByteBuffer sections, Map<String, List<BsonDocument>> sequences) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.wire.Frame;
@@ -16,12 +18,17 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonTimestamp;
+import org.bson.RawBsonDocument;
 import org.bson.BsonString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -164,6 +171,62 @@ class CommandPortTest {
         assertThat(run().getString("via").getValue()).isEqualTo("wire");
         assertThat(wire.connections).hasValue(2);
         assertThat(client.wireConnections(http.url())).isEqualTo(1);
+    }
+
+    /**
+     * A forwarded reply ({@link CommandClient#runForwarding}) is the reply {@link CommandClient#run} decodes — a find's
+     * first batch, a getMore's next batch, an error, a stale-version error, a checksummed message — with the batch's
+     * documents left as the peer's bytes, and it encodes to the same bytes.
+     */
+    @Test
+    void aForwardedReplyEqualsTheDecodedOneAndKeepsItsBatchAsBytes() {
+        BsonDocument doc = new BsonDocument("_id", new BsonString("user1")).append("f", new BsonDocument("a", new BsonInt32(1)));
+        List<BsonDocument> replies = List.of(
+                Replies.cursor(true, List.of(doc, doc.clone().append("n", new BsonInt32(2))), 0, "db.c"),
+                Replies.cursor(false, List.of(doc), 42, "db.c").append("operationTime", new BsonTimestamp(5, 1)),
+                ErrorReplies.errorReply(ErrorCode.BadValue, "bad", new BsonDocument()),
+                ErrorReplies.errorReply(ErrorCode.StaleConfig, "stale", new BsonDocument("ns", new BsonString("db.c"))
+                        .append("vReceived", new BsonDocument("t", new BsonTimestamp(1, 1)))));
+        assertThat(run().getString("via").getValue()).isEqualTo("http");
+        for (int checksum : new int[] {0, OpMsg.CHECKSUM_PRESENT}) {
+            for (BsonDocument reply : replies) {
+                wire.reply = (request, out) -> {
+                    out.write(new OpMsg(checksum, reply, Map.of()).encode(1, request.requestId()));
+                    out.flush();
+                    return true;
+                };
+                BsonDocument decoded = run();
+                BsonDocument forwarded = client.runForwarding("shard1", http.url(), "db", PING);
+
+                assertThat(forwarded).isEqualTo(decoded).isEqualTo(reply);
+                assertThat(OpMsg.of(forwarded).encode(7, 3)).isEqualTo(OpMsg.of(decoded).encode(7, 3));
+                if (reply.isDocument("cursor")) {
+                    BsonDocument cursor = forwarded.getDocument("cursor");
+                    assertThat(cursor.getArray(cursor.containsKey("firstBatch") ? "firstBatch" : "nextBatch"))
+                            .allSatisfy(d -> assertThat(d).isInstanceOf(RawBsonDocument.class));
+                    assertThat(decoded.getDocument("cursor").values()).noneMatch(v -> v.isArray()
+                            && v.asArray().stream().anyMatch(RawBsonDocument.class::isInstance));
+                    cursor.put("id", new BsonInt64(9)); // what the router does when it adopts an open shard cursor
+                }
+            }
+        }
+        assertThat(wire.connections).hasValue(1);
+    }
+
+    @Test
+    void aForwardedReplyWithMoreThanItsBodyIsHostUnreachable() {
+        assertThat(run().getString("via").getValue()).isEqualTo("http");
+        wire.reply = (request, out) -> {
+            out.write(new OpMsg(0, new BsonDocument("ok", new BsonInt32(1)), Map.of("documents", List.of(new BsonDocument())))
+                    .encode(1, request.requestId()));
+            out.flush();
+            return true;
+        };
+
+        assertThatThrownBy(() -> client.runForwarding("shard1", http.url(), "db", PING))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.HostUnreachable))
+                .hasMessageContaining("sent an unreadable reply to ping");
+        assertThat(client.wireConnections(http.url())).isEqualTo(-1);
     }
 
     /** The first command learns the port over HTTP, the second fails on the wire, the third is served over HTTP. */
