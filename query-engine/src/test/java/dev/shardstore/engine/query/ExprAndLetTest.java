@@ -71,6 +71,20 @@ class ExprAndLetTest {
                 .satisfies(e -> assertThat(((CommandException) e).code().code()).isEqualTo(code));
     }
 
+    @org.junit.jupiter.api.Test
+    void anUndefinedVariableIsAnErrorAndRemoveIsMissing() {
+        BsonDocument doc = ExtendedJson.parse("{_id: 1}");
+        Filter undefined = Filter.parse(ExtendedJson.parse("{$expr: {$eq: ['$_id', '$$id2']}}"), CommandVariables.withoutLet());
+        assertThatThrownBy(() -> undefined.matches(doc)).isInstanceOf(CommandException.class)
+                .hasMessageContaining("Use of undefined variable: id2")
+                .satisfies(e -> assertThat(((CommandException) e).code().code()).isEqualTo(17276));
+        Filter defined = Filter.parse(ExtendedJson.parse("{$expr: {$eq: ['$_id', '$$id2']}}"),
+                CommandVariables.parse(ExtendedJson.parse("{id2: 1}"), "let"));
+        assertThat(defined.matches(doc)).isTrue();
+        assertThat(Filter.parse(ExtendedJson.parse("{$expr: {$eq: ['$$REMOVE', '$nothing']}}"), CommandVariables.withoutLet()).matches(doc))
+                .as("$$REMOVE is missing, like an absent field").isTrue();
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             {$expr: true}

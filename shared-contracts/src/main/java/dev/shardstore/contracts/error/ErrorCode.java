@@ -103,6 +103,8 @@ public enum ErrorCode {
     /** {@code $merge} with {@code whenNotMatched: "fail"} met a document with no match in the target. */
     MergeStageNoMatchingDocument(13113, 409),
     StaleConfig(13388, 503),
+    /** An expression reads a variable ({@code $$name}) that no {@code let}, {@code $let}, {@code $map}... defines. */
+    Location17276(17276, 400),
     /** {@code $out} to a sharded collection. */
     Location28769(28769, 400),
     Location40324(40324, 400),

@@ -21,9 +21,9 @@ import org.bson.BsonValue;
  * ...}} (an object whose fields are expressions), {@code [<expr>, ...]}, and any other value as a constant.
  *
  * <p>Errors: InvalidPipelineOperator (168) {@code "Unrecognized expression '$foo'"}; BadValue (2) for an object
- * mixing an operator with other fields and a {@code "$"} path with an empty component. A variable that is not
- * bound evaluates to missing ({@code $$REMOVE} relies on this); MongoDB rejects unbound names other than
- * {@code REMOVE} when it parses the pipeline (17276), which this parser does not check. {@code $$NOW} and a
+ * mixing an operator with other fields and a {@code "$"} path with an empty component. A variable nothing binds is
+ * Location17276 "Use of undefined variable" when the expression reads it ({@link Variables#get}; MongoDB refuses it
+ * earlier, when it parses the pipeline); {@code $$REMOVE} is missing. {@code $$NOW} and a
  * command's {@code let} variables are bound by {@link CommandVariables}; {@code $$CLUSTER_TIME} is refused with
  * NotImplemented (238) until the cluster's logical clock is exposed.
  */

@@ -64,16 +64,22 @@ public final class Variables {
     }
 
     /**
-     * The value of {@code name}, or null when it is not bound.
+     * The value of {@code name}; null (missing) for a variable bound to missing and for {@code $$REMOVE}, whose value is
+     * missing by definition.
      *
      * @throws CommandException BadValue (2) for {@code ROOT} or {@code CURRENT} in a {@link #documentless} scope
-     *     (4890500 in MongoDB)
+     *     (4890500 in MongoDB); Location17276 "Use of undefined variable" for a name nothing binds (MongoDB refuses it
+     *     when it parses the expression; here it is refused when the expression first reads it)
      */
     @Nullable BsonValue get(String name) {
         if (!hasDocument && (name.equals("ROOT") || name.equals("CURRENT"))) {
             throw new CommandException(ErrorCode.BadValue, "Command let Expression tried to access a field, but this is"
                     + " not allowed because command let expressions run before the query examines any documents.");
         }
-        return values.get(name);
+        BsonValue value = values.get(name);
+        if (value == null && !values.containsKey(name) && !name.equals("REMOVE")) {
+            throw new CommandException(ErrorCode.Location17276, "Use of undefined variable: " + name);
+        }
+        return value;
     }
 }
