@@ -90,8 +90,8 @@ public final class Update {
      * ({@code $$NOW}, {@code let}), a document a replacement or the operator form. The statement's {@code collation}
      * is that of its {@code arrayFilters} and of the operators that compare values ({@code $min $max $addToSet
      * $pull $pullAll}, {@code $push}'s {@code $sort}), as MongoDB's update driver passes the collator to them
-     * (reference: MongoDB manual, "Collation"); a pipeline's expressions compare strings in binary, as {@code $expr}
-     * does here. The arguments are not retained.
+     * (reference: MongoDB manual, "Collation"), and of a pipeline's stages and expressions. The arguments are not
+     * retained.
      *
      * @throws CommandException as listed on the class
      */
@@ -100,7 +100,7 @@ public final class Update {
             if (!arrayFilters.isEmpty()) {
                 throw new CommandException(ErrorCode.FailedToParse, "arrayFilters may not be specified for pipeline-style updates");
             }
-            return new Update(new PipelineForm(UpdatePipeline.parse(u.asArray(), variables)));
+            return new Update(new PipelineForm(UpdatePipeline.parse(u.asArray(), variables.withCollation(collation))));
         }
         if (!u.isDocument()) {
             throw new CommandException(ErrorCode.FailedToParse, "Update argument must be either an object or an array, not "

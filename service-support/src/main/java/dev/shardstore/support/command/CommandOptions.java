@@ -127,8 +127,8 @@ public final class CommandOptions {
      */
     private static final Map<String, Option> WRITE_COLLATION = icuCollation("ICU collation (as find's; without one, the"
             + " collection's default) on the filter's string comparisons (not $regex), sort, arrayFilters and the update"
-            + " operators that compare values ($min, $max, $addToSet, $pull, $pullAll, $push's $sort; not pipeline"
-            + " expressions); a string filter under a non-simple collation uses only indexes with that collation, and a string"
+            + " operators that compare values ($min, $max, $addToSet, $pull, $pullAll, $push's $sort) and a pipeline"
+            + " update's expressions; a string filter under a non-simple collation uses only indexes with that collation, and a string"
             + " condition on the shard key pins no shard (a multi write goes to every shard, a single-document one takes the"
             + " write-without-shard-key path); refused on time-series collections");
 

@@ -45,6 +45,17 @@ class CollatedWritesTest extends ShardIntegrationTest {
     }
 
     @Test
+    void aPipelineUpdatesExpressionsCompareUnderTheStatementsCollation() {
+        insertInto(DB, "pu", WORDS);
+        String pipeline = "[{$set: {same: {$eq: ['$w', 'APPLE']}}}]";
+        run(DB, "{update: 'pu', updates: [{q: {_id: 1}, u: " + pipeline + "}]}");
+        run(DB, "{update: 'pu', updates: [{q: {_id: 2}, u: " + pipeline + ", collation: " + CASELESS + "}]}");
+        run(DB, "{update: 'pu', updates: [{q: {_id: 1.0}, u: [{$set: {caseless: {$eq: ['$w', 'APPLE']}}}], collation: " + CASELESS + "}]}");
+        assertThat(documentsOf(DB, "pu").subList(0, 2)).containsExactly(ExtendedJson.parse("{_id: 1, w: 'apple', same: false, caseless: true}"),
+                ExtendedJson.parse("{_id: 2, w: 'APPLE', same: true}"));
+    }
+
+    @Test
     void deleteManyAndDeleteOneMatchUnderTheirStatementsCollation() {
         insertInto(DB, "del", WORDS);
         assertThat(run(DB, "{delete: 'del', deletes: [{q: {w: 'APPLE'}, limit: 1, collation: " + CASELESS + "},"
