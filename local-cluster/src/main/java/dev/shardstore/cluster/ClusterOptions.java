@@ -28,6 +28,13 @@ public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers
     public static final List<String> DEFAULT_SERVICE_JVM_OPTIONS =
             List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
+    /**
+     * {@code ./cluster up}'s default: the same heap and GC with the full tiered JIT (C2), as a long-running server runs.
+     * It halves the services' CPU per routed point read against C1 only (docs/benchmarks.md, hot path round 4) and costs
+     * ~13 s more start-up on 2 cores, which the demo and the end-to-end tests, short-lived, do not pay.
+     */
+    public static final List<String> SERVER_JVM_OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC");
+
     public ClusterOptions {
         home = home.toAbsolutePath().normalize();
         serviceJvmOptions = List.copyOf(serviceJvmOptions);
