@@ -49,7 +49,7 @@ import org.springframework.stereotype.Component;
 public class BulkWriteCommand implements CommandHandler {
     private static final String RESULTS = "$cmd.bulkWrite";
     /** The generic arguments each collection command of a run carries over from the bulkWrite. */
-    private static final List<String> CARRIED = List.of("lsid", "txnNumber", "writeConcern", "comment");
+    private static final List<String> CARRIED = List.of("lsid", "txnNumber", "writeConcern", "comment", "maxTimeMS");
 
     private final InsertCommand inserts;
     private final UpdateCommand updates;
@@ -91,7 +91,7 @@ public class BulkWriteCommand implements CommandHandler {
     }
 
     /** The runs, in the order they execute (see the class comment). */
-    static List<List<Op>> runs(BulkWriteRequest request) {
+    private static List<List<Op>> runs(BulkWriteRequest request) {
         boolean alone = !request.errorsOnly();
         List<List<Op>> runs = new ArrayList<>();
         if (request.ordered()) {

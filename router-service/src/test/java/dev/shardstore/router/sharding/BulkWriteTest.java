@@ -103,13 +103,14 @@ class BulkWriteTest extends RouterAgainstFakeCluster {
         shard("bw4");
         command("admin", "{bulkWrite: 1, nsInfo: [{ns: 'bw4.s'}, {ns: 'bw4.u'}], ops: [{insert: 1, document: {_id: 1}},"
                 + " {insert: 0, document: {x: -1}}, {insert: 0, document: {x: 1}}, {delete: 0, filter: {x: -5}}], lsid: " + LSID
-                + ", txnNumber: {$numberLong: '3'}}").assertOk();
+                + ", txnNumber: {$numberLong: '3'}, maxTimeMS: 60000}").assertOk();
 
         assertThat(sent(CLUSTER.sh1, "bw4", "insert")).extracting(c -> c.getArray("stmtIds"))
                 .containsExactlyInAnyOrder(ids(0), ids(1));
         assertThat(sent(CLUSTER.sh2, "bw4", "insert")).singleElement().satisfies(c -> {
             assertThat(c.getArray("stmtIds")).isEqualTo(ids(2));
             assertThat(c.getInt64("txnNumber").getValue()).isEqualTo(3);
+            assertThat(c.getNumber("maxTimeMS").intValue()).as("each shard enforces the bulkWrite's limit").isEqualTo(60000);
         });
         assertThat(sent(CLUSTER.sh1, "bw4", "delete")).singleElement().satisfies(c -> assertThat(c.getArray("stmtIds")).isEqualTo(ids(3)));
     }
