@@ -51,15 +51,30 @@ public record ClusterHome(Path dir) {
      * @throws UncheckedIOException when something cannot be deleted
      */
     public void purge() {
-        if (!Files.exists(dir)) {
+        deleteTree(dir);
+    }
+
+    /**
+     * Deletes PostgreSQL's data and Kafka's directory — a throwaway cluster's gigabyte or more — and keeps the logs
+     * and the recorded topology. Only for a stopped cluster; missing directories are fine.
+     *
+     * @throws UncheckedIOException when something cannot be deleted
+     */
+    public void deleteData() {
+        deleteTree(postgresData());
+        deleteTree(kafkaTmp());
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
             return;
         }
-        try (Stream<Path> files = Files.walk(dir)) {
+        try (Stream<Path> files = Files.walk(root)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete the cluster state directory " + dir, e);
+            throw new UncheckedIOException("cannot delete " + root, e);
         }
     }
 

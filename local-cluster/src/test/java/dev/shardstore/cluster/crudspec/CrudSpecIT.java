@@ -66,7 +66,7 @@ class CrudSpecIT {
                         totals.getOrDefault(UnifiedTestRunner.Status.RUNNER_GAP, 0)));
             }
         } finally {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
         System.out.print(report);
         Path out = Path.of("target", "crudspec-report.txt");

@@ -57,7 +57,7 @@ class BalancerIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
     }
 

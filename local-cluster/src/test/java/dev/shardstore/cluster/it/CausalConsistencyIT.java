@@ -46,7 +46,7 @@ class CausalConsistencyIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.close();
+            cluster.stopAndDeleteData();
         }
     }
 

@@ -62,7 +62,7 @@ class ClusterEndToEndIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
     }
 

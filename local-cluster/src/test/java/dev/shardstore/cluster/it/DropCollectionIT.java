@@ -75,7 +75,7 @@ class DropCollectionIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
         System.out.printf("DropCollectionIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }

@@ -152,6 +152,6 @@ final class MigrationCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        cluster.stop();
+        cluster.stopAndDeleteData();
     }
 }

@@ -82,7 +82,7 @@ class MovePrimaryIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
         System.out.printf("MovePrimaryIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }

@@ -77,7 +77,7 @@ class ShardedTimeseriesIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
         System.out.printf("ShardedTimeseriesIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }

@@ -62,7 +62,7 @@ class TimeseriesGranularityIT {
     @AfterAll
     static void stopCluster() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
         System.out.printf("TimeseriesGranularityIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }

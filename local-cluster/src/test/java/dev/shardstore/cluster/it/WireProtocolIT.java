@@ -91,7 +91,7 @@ class WireProtocolIT {
             client.close();
         }
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
     }
 
