@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * How to start a local cluster.
@@ -22,18 +23,18 @@ import java.util.Optional;
 public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers, int portOffset,
                              Duration startTimeout, List<String> serviceJvmOptions, Optional<Path> postgresBinaries) {
     /**
-     * Heap capped so that ten JVMs fit comfortably, serial GC (one less thread per JVM on 2 cores),
-     * and C1 only, which shortens Spring Boot's start noticeably when the cores are shared.
-     */
-    public static final List<String> DEFAULT_SERVICE_JVM_OPTIONS =
-            List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
-
-    /**
-     * {@code ./cluster up}'s default: the same heap and GC with the full tiered JIT (C2), as a long-running server runs.
-     * It halves the services' CPU per routed point read against C1 only (docs/benchmarks.md, hot path round 4) and costs
-     * ~13 s more start-up on 2 cores, which the demo and the end-to-end tests, short-lived, do not pay.
+     * {@code ./cluster up}'s default: heap capped so that ten JVMs fit comfortably, serial GC (one less thread per JVM
+     * on 2 cores) and the full tiered JIT (C2), as a long-running server runs. C2 halves the services' CPU per routed
+     * point read against C1 only (docs/benchmarks.md, hot path round 4) and costs ~13 s more start-up on 2 cores.
      */
     public static final List<String> SERVER_JVM_OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC");
+
+    /**
+     * {@link #SERVER_JVM_OPTIONS} with C1 only, which shortens Spring Boot's start noticeably when the cores are shared:
+     * for the demo and the end-to-end tests, short-lived clusters that would not earn back C2's start-up.
+     */
+    public static final List<String> DEFAULT_SERVICE_JVM_OPTIONS =
+            Stream.concat(SERVER_JVM_OPTIONS.stream(), Stream.of("-XX:TieredStopAtLevel=1")).toList();
 
     public ClusterOptions {
         home = home.toAbsolutePath().normalize();

@@ -9,6 +9,7 @@ import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -71,7 +72,7 @@ class ExprAndLetTest {
                 .satisfies(e -> assertThat(((CommandException) e).code().code()).isEqualTo(code));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void anUndefinedVariableIsAnErrorAndRemoveIsMissing() {
         BsonDocument doc = ExtendedJson.parse("{_id: 1}");
         Filter undefined = Filter.parse(ExtendedJson.parse("{$expr: {$eq: ['$_id', '$$id2']}}"), CommandVariables.withoutLet());
