@@ -175,13 +175,23 @@ public class DocumentStore {
                 previousShardKeys[i] = Arrays.equals(before, key.shardKey()) ? null : before;
             }
         }
-        long storedFirst = Oplog.storedTs(units.reserve(size).first());
-        jdbc.sql(Oplog.changeStatement(change, op))
+        ClusterClock.Reservation reservation = units.reserve(size);
+        long storedFirst = Oplog.storedTs(reservation.first());
+        RetryableStatement batch = op == 'i' ? units.insertBatch() : null;
+        JdbcClient.StatementSpec statement = jdbc.sql(Oplog.changeStatement(change, op, batch != null))
                 .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys)
-                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate())
-                .query((rs, i) -> rs.getLong(1))
+                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate());
+        if (batch != null) {
+            long prev = batch.prevOpTime();
+            statement = statement.param(SessionHistory.key(batch.lsid())).param(batch.txnNumber()).param(batch.batch())
+                    .param(prev == 0 ? null : Oplog.storedTs(prev)).param(storedFirst);
+        }
+        statement.query((rs, i) -> rs.getLong(1))
                 .list()
                 .forEach(ts -> changed.set((int) (ts - storedFirst)));
+        if (batch != null) {
+            units.insertedForBatch(reservation, changed.cardinality());
+        }
         if (op != 'd' && pattern != null) {
             changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(
                     new CommittedWritesObserver.WrittenDocument(c.namespace(), shardKeys[i], docs[i].length)));

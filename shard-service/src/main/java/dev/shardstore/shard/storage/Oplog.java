@@ -29,8 +29,8 @@ import org.springframework.stereotype.Repository;
  *   <li>{@code from_migrate}: written by chunk migration or range deletion ({@link WriteUnitOfWork#writeFromMigrate});</li>
  *   <li>{@code o}: the inserted document, the post-image, the command; null for deletes.</li>
  * </ul>
- * Session fields ({@code lsid}, {@code txnNumber}, {@code stmtId}, {@code prevOpTime}) will be further nullable
- * columns, written by the same statement, when retryable writes arrive.
+ * The session fields of a retryable write ({@code lsid}, {@code txn_number}, {@code stmt_id}, {@code prev_op_time},
+ * {@code pre_image}; Flyway {@code V6__retryable_writes.sql}) are further nullable columns, see {@link SessionHistory}.
  *
  * <p>Entries are written only inside a {@link WriteUnitOfWork}, by the statement or transaction that makes the
  * change, so a change and its entry commit or roll back together; {@link OplogReader} reads them up to the
@@ -86,16 +86,23 @@ public class Oplog {
      *
      * <p>Parameters, in order: the five arrays, then the stored first time (of a {@link WriteUnitOfWork#reserve}
      * of the input's size, all in one second, so the offsets survive the sign flip), {@code ns}, {@code ui},
-     * {@code fromMigrate}.
+     * {@code fromMigrate}; with {@code sessionFields}, then the session fields of a retryable insert batch
+     * ({@link SessionHistory}): {@code lsid}, {@code txnNumber}, the statement ids as an {@code int[]} (input row
+     * {@code n} is statement {@code ids[n]}), the stored {@code prevOpTime} of the first row (null for none) and the
+     * stored first time again: each later row's {@code prevOpTime} is the row before it. Writing them with the entry
+     * rather than updating the entry afterwards writes each oplog row and its index entries once, not twice (issue 10:
+     * the update made a retryable batch insert cost PostgreSQL about six times the CPU of a plain one).
      *
      * @param op the oplog op letter ({@code i}, {@code u} or {@code d})
      */
-    static String changeStatement(String change, char op) {
+    static String changeStatement(String change, char op, boolean sessionFields) {
         return "WITH src AS (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
                 + " WITH ORDINALITY AS s(id, doc, o2, skey, pskey, n)), "
                 + "changed AS (" + change + ") "
-                + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, from_migrate, o) "
+                + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, from_migrate, o"
+                + (sessionFields ? ", lsid, txn_number, stmt_id, prev_op_time" : "") + ") "
                 + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, ?, src.doc"
+                + (sessionFields ? ", ?, ?, (?::int[])[src.n], CASE WHEN src.n = 1 THEN ?::bigint ELSE ?::bigint + src.n - 2 END" : "")
                 + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts_key";
     }
 }

@@ -96,11 +96,12 @@ public class SessionHistory {
     /**
      * Marks the client write entries (insert, update, delete) of {@code reservations} with {@code statement}'s session
      * fields and, when there is one, makes it the session's last write in its {@code transactions} row. Runs inside the
-     * unit that wrote them, just before it commits.
+     * unit that wrote them, just before it commits. An insert batch's entries were marked as they were written
+     * ({@link Oplog#changeStatement}); {@code batchInserted} gives how many each reservation wrote.
      */
-    void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations) {
+    void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations, Map<ClusterClock.Reservation, Integer> batchInserted) {
         if (statement.batch() != null) {
-            recordBatch(statement, reservations);
+            recordBatch(statement, reservations, batchInserted);
             return;
         }
         byte[] lsid = key(statement.lsid());
@@ -138,28 +139,22 @@ public class SessionHistory {
 
     /**
      * An insert batch: the unit's one reservation holds the batch's entries in statement order, entry {@code k} at time
-     * {@code first + k} (one insert statement writes them so, {@link Oplog#changeStatement}); each gets its statement's
-     * id and the previous entry's time as {@code prevOpTime}.
+     * {@code first + k}, written with their statement ids and {@code prevOpTime}s by the insert itself
+     * ({@link Oplog#changeStatement}); this checks that the unit wrote the whole batch and points the session's row at
+     * its last entry.
      */
-    private void recordBatch(RetryableStatement statement, List<ClusterClock.Reservation> reservations) {
+    private void recordBatch(RetryableStatement statement, List<ClusterClock.Reservation> reservations,
+            Map<ClusterClock.Reservation, Integer> batchInserted) {
         int[] ids = statement.batch();
         for (ClusterClock.Reservation r : reservations) {
-            long first = Oplog.storedTs(r.first());
-            long prev = statement.prevOpTime();
-            List<Long> marked = jdbc.sql("UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = (?::int[])[ts_key - ? + 1],"
-                            + " prev_op_time = CASE WHEN ts_key = ? THEN ?::bigint ELSE ts_key - 1 END"
-                            + " WHERE ts_key BETWEEN ? AND ? AND op = 'i' AND lsid IS NULL RETURNING ts_key")
-                    .param(key(statement.lsid())).param(statement.txnNumber()).param(ids).param(first)
-                    .param(first).param(prev == 0 ? null : Oplog.storedTs(prev))
-                    .param(first).param(first + r.count() - 1)
-                    .query(Long.class).list();
-            if (marked.isEmpty()) {
+            int marked = batchInserted.getOrDefault(r, 0);
+            if (marked == 0) {
                 continue;
             }
-            if (marked.size() != ids.length || r.count() != ids.length || statement.opTime() != 0) {
-                throw new PartialBatchException("an insert batch of " + ids.length + " statements wrote " + marked.size() + " of them");
+            if (marked != ids.length || r.count() != ids.length || statement.opTime() != 0) {
+                throw new PartialBatchException("an insert batch of " + ids.length + " statements wrote " + marked + " of them");
             }
-            long last = first + ids.length - 1;
+            long last = Oplog.storedTs(r.first()) + ids.length - 1;
             jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
                             + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
                             + " last_write_date = excluded.last_write_date, state = NULL")
@@ -184,7 +179,8 @@ public class SessionHistory {
     }
 
     /** The stored key of a session: the BSON of {@code {id, uid?}}. */
-    private static byte[] key(LogicalSessionId lsid) {
+    /** The {@code lsid} column's value: the session id document's BSON. */
+    static byte[] key(LogicalSessionId lsid) {
         return BsonBytes.encode(lsid.toBson());
     }
 }

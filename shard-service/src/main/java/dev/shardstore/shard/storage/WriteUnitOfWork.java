@@ -3,6 +3,9 @@ package dev.shardstore.shard.storage;
 import dev.shardstore.support.failpoint.FailPoints;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -170,6 +173,27 @@ public class WriteUnitOfWork {
         return reservation;
     }
 
+    /**
+     * The insert batch statement ({@link RetryableStatement#insertBatch}) the current unit runs for, whose session fields
+     * its inserts write with their oplog entries; null for any other unit (no statement, a single statement, or a
+     * {@code fromMigrate} unit).
+     *
+     * @throws IllegalStateException outside a unit
+     */
+    @Nullable RetryableStatement insertBatch() {
+        Unit unit = current();
+        RetryableStatement statement = STATEMENT.get();
+        return statement == null || unit.fromMigrate || statement.batch() == null ? null : statement;
+    }
+
+    /**
+     * Notes that the insert that reserved {@code reservation} wrote {@code count} entries carrying {@link #insertBatch}'s
+     * session fields; {@link SessionHistory#record} checks the batch against it before the unit commits.
+     */
+    void insertedForBatch(ClusterClock.Reservation reservation, int count) {
+        current().batchInserted.merge(reservation, count, Integer::sum);
+    }
+
     /** Whether the current unit's oplog entries are {@code fromMigrate}. */
     boolean fromMigrate() {
         return current().fromMigrate;
@@ -204,7 +228,7 @@ public class WriteUnitOfWork {
                 if (!status.isRollbackOnly()) {
                     RetryableStatement statement = STATEMENT.get();
                     if (statement != null && !fromMigrate) {
-                        history.record(statement, unit.reservations);
+                        history.record(statement, unit.reservations, unit.batchInserted);
                     }
                     failPoints.hit(BEFORE_COMMIT);
                 }
@@ -242,6 +266,8 @@ public class WriteUnitOfWork {
         private final boolean fromMigrate;
         private final List<ClusterClock.Reservation> reservations = new ArrayList<>();
         private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
+        /** For an insert batch statement: how many entries each reservation's insert wrote, marked with its session fields. */
+        private final Map<ClusterClock.Reservation, Integer> batchInserted = new IdentityHashMap<>();
         private TransactionStatus status;
 
         Unit(boolean fromMigrate) {
