@@ -96,7 +96,8 @@ final class WriteWithoutShardKey {
             if (found.error() != null) {
                 return Optional.of(found.error());
             }
-            BsonDocument pinned = statement.clone();
+            BsonDocument pinned = new BsonDocument(); // a mutable copy: a statement from a driver's sequence is raw
+            pinned.putAll(statement);
             pinned.remove("sort");
             pinned.remove("hint"); // the _id index serves the pinned filter; a client's hint was used by the read
             String shard;

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.io.BasicOutputBuffer;
@@ -131,6 +132,47 @@ class WireCodecTest {
         assertThat(parsed.command()).isEqualTo(ExtendedJson.parse(
                 "{insert: 'c', ordered: false, $db: 'test', documents: [{_id: 1}, {_id: 2, a: [1, {b: 2}]}], other: []}"));
         assertThat(parsed.body()).as("folding leaves the body alone").isEqualTo(body);
+    }
+
+    @Test
+    void sequenceDocumentsStayRawBytesAndAreCheckedAsTheBodyIs() throws Exception {
+        BsonDocument doc = ExtendedJson.parse("{_id: 2, s: 'xy', t: true, a: [1, {b: 2}]}");
+        OpMsg parsed = OpMsg.parse(frameOf(new OpMsg(0, ExtendedJson.parse("{insert: 'c', $db: 'test'}"),
+                Map.of("documents", List.of(doc))).encode(3, 0)));
+        assertThat(parsed.sequences().get("documents")).singleElement()
+                .isInstanceOf(RawBsonDocument.class).isEqualTo(doc);
+
+        byte[] good = bson(ExtendedJson.parse("{s: 'xy', t: true}"));
+        byte[] unterminatedString = good.clone();
+        unterminatedString[4 + 3 + 4 + 2] = 'z'; // type, "s\0", int32 length, "xy": the string's NUL
+        byte[] badBoolean = good.clone();
+        badBoolean[good.length - 2] = 2; // the boolean's byte, before the document's terminator
+        byte[] lyingSize = good.clone();
+        lyingSize[0] = (byte) (good.length + 10);
+        byte[] body = concat(new byte[] {0}, bson(ExtendedJson.parse("{insert: 'c'}")));
+        for (byte[] bad : List.of(unterminatedString, badBoolean, lyingSize, bson(nested(BsonFrames.MAX_DEPTH + 1)))) {
+            byte[] sequence = concat(new byte[] {1}, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(4 + 10 + bad.length).array(),
+                    "documents\0".getBytes(), bad);
+            assertCode(() -> OpMsg.parse(new Frame(1, 0, OpCode.OP_MSG, rawOpMsg(0, body, sequence))), ErrorCode.InvalidBSON, "invalid BSON");
+        }
+    }
+
+    @Test
+    void aPeerRequestSendsAnInsertsDocumentsAsADocumentSequence() throws Exception {
+        BsonDocument insert = ExtendedJson.parse("{insert: 'c', documents: [{_id: 1}, {_id: 2, a: {b: 1}}], ordered: false, $db: 'test'}");
+        OpMsg request = OpMsg.request(insert);
+        assertThat(request.body()).isEqualTo(ExtendedJson.parse("{insert: 'c', ordered: false, $db: 'test'}"));
+        assertThat(request.sequences().get("documents")).isEqualTo(insert.getArray("documents").getValues());
+        BsonDocument received = OpMsg.parse(frameOf(request.encode(4, 0))).command();
+        assertThat(received.keySet()).containsExactlyInAnyOrderElementsOf(insert.keySet());
+        insert.forEach((name, value) -> assertThat(received.get(name)).as(name).isEqualTo(value));
+        assertThat(insert.getArray("documents")).as("the command is not modified").hasSize(2);
+
+        // a batch with a non-document stays in the body, so the receiver's error names the entry
+        BsonDocument mixed = ExtendedJson.parse("{insert: 'c', documents: [{_id: 1}, 5], $db: 'test'}");
+        assertThat(OpMsg.request(mixed)).isEqualTo(OpMsg.of(mixed));
+        BsonDocument find = ExtendedJson.parse("{find: 'c', filter: {}, $db: 'test'}");
+        assertThat(OpMsg.request(find)).isEqualTo(OpMsg.of(find));
     }
 
     @Test

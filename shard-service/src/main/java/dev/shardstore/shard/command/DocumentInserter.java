@@ -19,6 +19,8 @@ import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import dev.shardstore.contracts.bson.BsonBytes;
 import org.springframework.stereotype.Component;
 
 
@@ -63,7 +65,8 @@ class DocumentInserter {
             OperationShardingState.checkInsert(ns.full(), doc);
             BsonValue id = doc.get("_id");
             try {
-                Prepared prepared = new Prepared(i, id, encode(doc));
+                IdField.requireValid(id);
+                Prepared prepared = new Prepared(i, id, Documents.encodeWithinLimit(doc, "object to insert too large"));
                 if (!ids.add(ByteBuffer.wrap(prepared.stored().id()))) {
                     throw WriteError.duplicateId(ns, id);
                 }
@@ -203,6 +206,9 @@ class DocumentInserter {
 
     /** {@code _id} first, a new ObjectId when missing, as mongod stores inserted documents. */
     static BsonDocument withIdFirst(BsonDocument doc) {
+        if (doc instanceof RawBsonDocument raw && BsonBytes.startsWithId(raw)) {
+            return doc; // a document as it arrived in the batch, already in order: kept as its bytes
+        }
         BsonValue id = doc.get("_id");
         if (id != null && doc.getFirstKey().equals("_id")) {
             return doc;
@@ -214,11 +220,6 @@ class DocumentInserter {
             }
         });
         return ordered;
-    }
-
-    private static StoredDocument encode(BsonDocument doc) {
-        IdField.requireValid(doc.get("_id"));
-        return Documents.encodeWithinLimit(doc, "object to insert too large");
     }
 
     /**

@@ -61,7 +61,8 @@ public class DocumentKeys {
                 // an array on the shard key path: the document is in no chunk, so no range reader wants it by key
             }
         }
-        return new Key(BsonBytes.encode(new BsonDocument("_id", document.get("_id"))), null);
+        byte[] idOnly = BsonBytes.idDocument(bson);
+        return new Key(idOnly != null ? idOnly : BsonBytes.encode(new BsonDocument("_id", document.get("_id"))), null);
     }
 
     /**

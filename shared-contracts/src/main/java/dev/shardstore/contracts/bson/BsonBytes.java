@@ -1,6 +1,7 @@
 package dev.shardstore.contracts.bson;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonArray;
@@ -15,6 +16,7 @@ import org.bson.codecs.RawBsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.EncoderContext;
 import org.bson.io.BasicOutputBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binary BSON encoding of whole documents: the storage format of shard documents and the body
@@ -27,6 +29,8 @@ public final class BsonBytes {
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
     private static final RawBsonDocumentCodec RAW_CODEC = new RawBsonDocumentCodec();
     private static final BsonValueCodec VALUE_CODEC = new BsonValueCodec();
+    /** Where the value of a document's first element starts when that element is {@code _id}: size, type, "_id\0". */
+    private static final int ID_VALUE = 4 + 1 + 4;
 
     private BsonBytes() {}
 
@@ -51,6 +55,44 @@ public final class BsonBytes {
      */
     public static RawBsonDocument toRaw(BsonDocument doc) {
         return doc instanceof RawBsonDocument raw ? raw : new RawBsonDocument(doc, CODEC);
+    }
+
+    /** Whether {@code doc}'s first field is {@code _id}, read from its bytes without a reader. */
+    public static boolean startsWithId(RawBsonDocument doc) {
+        ByteBuffer bytes = doc.getByteBuffer().asNIO();
+        return startsWithId(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+    }
+
+    /** Whether the document in {@code bson[offset, offset + length)} starts with an {@code _id} element. */
+    private static boolean startsWithId(byte[] bson, int offset, int length) {
+        return length > ID_VALUE && bson[offset + 4] != 0 && bson[offset + 5] == '_' && bson[offset + 6] == 'i'
+                && bson[offset + 7] == 'd' && bson[offset + 8] == 0;
+    }
+
+    /**
+     * The BSON of {@code {_id: <value>}} for a well-formed document whose first field is {@code _id}, as every stored
+     * document's is, made by copying that element's bytes (an oplog entry's {@code documentKey} of an unsharded
+     * collection, once per written document); null when the first field is not {@code _id} or its value is a code
+     * with scope.
+     */
+    public static byte @Nullable [] idDocument(byte[] bson) {
+        if (!startsWithId(bson, 0, bson.length)) {
+            return null;
+        }
+        ByteBuffer in = ByteBuffer.wrap(bson).order(ByteOrder.LITTLE_ENDIAN);
+        int type = bson[4];
+        int end = switch (type) {
+            case 0x03, 0x04 -> ID_VALUE + in.getInt(ID_VALUE);
+            case 0x0F -> -1;
+            default -> BsonValidation.valueEnd(in, type, ID_VALUE, bson.length - 1);
+        };
+        if (end < 0) {
+            return null;
+        }
+        byte[] key = new byte[end + 1];
+        ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN).putInt(0, key.length);
+        System.arraycopy(bson, 4, key, 4, end - 4);
+        return key; // the last byte, the document's terminator, is already 0
     }
 
     /** Size in bytes of the document's BSON encoding. */

@@ -7,11 +7,9 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.Map;
-import org.bson.BsonBinaryReader;
 import org.bson.BsonDocument;
 import org.bson.BsonJavaScriptWithScope;
 import org.bson.BsonSerializationException;
-import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 
@@ -109,45 +107,20 @@ public final class BsonLimits {
         scan(bson, 1, maxDepth, what);
     }
 
-    /** {@link #checkDepth(ByteBuffer, int, String)} for a document that sits at level {@code startDepth}. */
+    /**
+     * {@link #checkDepth(ByteBuffer, int, String)} for a document that sits at level {@code startDepth}, through
+     * {@link BsonValidation} (no decoding, no allocation per element).
+     *
+     * @throws org.bson.BsonSerializationException when the bytes are not a well-formed document
+     */
     private static void scan(ByteBuffer bson, int startDepth, int maxDepth, String what) {
-        try (BsonBinaryReader reader = new BsonBinaryReader(bson.duplicate())) {
-            // arrays[d] tells whether level d + 1 is an array (its end is readEndArray, and it has no names)
-            boolean[] arrays = new boolean[maxDepth + 1];
-            int depth = startDepth;
-            reader.readStartDocument();
-            while (depth >= startDepth) {
-                BsonType type = reader.readBsonType();
-                if (type == BsonType.END_OF_DOCUMENT) {
-                    if (arrays[depth - 1]) {
-                        reader.readEndArray();
-                    } else {
-                        reader.readEndDocument();
-                    }
-                    depth--;
-                    continue;
-                }
-                if (!arrays[depth - 1]) {
-                    reader.skipName();
-                }
-                if (type == BsonType.DOCUMENT || type == BsonType.ARRAY || type == BsonType.JAVASCRIPT_WITH_SCOPE) {
-                    if (depth + 1 > maxDepth) {
-                        throw tooDeep(maxDepth, what);
-                    }
-                    if (type == BsonType.ARRAY) {
-                        reader.readStartArray();
-                    } else {
-                        if (type == BsonType.JAVASCRIPT_WITH_SCOPE) {
-                            reader.readJavaScriptWithScope();
-                        }
-                        reader.readStartDocument();
-                    }
-                    arrays[depth] = type == BsonType.ARRAY;
-                    depth++;
-                } else {
-                    reader.skipValue();
-                }
+        try {
+            BsonValidation.validate(bson, startDepth, maxDepth);
+        } catch (BsonValidation.InvalidBsonException e) {
+            if (e.tooDeep()) {
+                throw tooDeep(maxDepth, what);
             }
+            throw new BsonSerializationException(e.getMessage());
         }
     }
 

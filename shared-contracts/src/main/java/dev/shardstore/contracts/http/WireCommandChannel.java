@@ -94,7 +94,7 @@ final class WireCommandChannel implements AutoCloseable {
             BsonDocument body = new BsonDocument();
             body.putAll(command);
             body.put("$db", new BsonString(db));
-            connection.out.write(OpMsg.of(body).encode(requestId, 0));
+            connection.out.write(OpMsg.request(body).encode(requestId, 0));
             connection.out.flush();
             Frame frame = Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
                     .orElseThrow(() -> new EOFException("the peer closed the connection before replying"));

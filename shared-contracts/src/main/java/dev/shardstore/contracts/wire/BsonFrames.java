@@ -1,16 +1,14 @@
 package dev.shardstore.contracts.wire;
 
+import dev.shardstore.contracts.bson.BsonValidation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonDocument;
-import org.bson.BsonType;
-import org.bson.AbstractBsonReader.State;
+import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.EncoderContext;
@@ -19,9 +17,9 @@ import org.bson.io.BasicOutputBuffer;
 /**
  * BSON documents inside wire messages, through the official {@code org.mongodb:bson} reader and codec.
  *
- * <p>A document is first walked with the library's streaming reader (iteratively, so a maliciously deep document
- * cannot overflow the stack) to check its structure and its nesting depth, then decoded with
- * {@link BsonDocumentCodec}. The depth limit is MongoDB's {@code BSONDepth} default for incoming documents, 200.
+ * <p>A document's bytes are first checked ({@link BsonValidation}: iteratively, so a maliciously deep document
+ * cannot overflow the stack; structure and nesting depth), then decoded with {@link BsonDocumentCodec} or kept as
+ * bytes ({@link #readRaw}). The depth limit is MongoDB's {@code BSONDepth} default for incoming documents, 200.
  */
 public final class BsonFrames {
     /** MongoDB's default maximum nesting depth of an incoming BSON document. */
@@ -39,6 +37,42 @@ public final class BsonFrames {
      *                          are not a valid document, or it nests deeper than {@link #MAX_DEPTH}
      */
     public static BsonDocument read(ByteBuffer in) {
+        ByteBuffer document = checked(in);
+        try (BsonBinaryReader reader = new BsonBinaryReader(document)) {
+            BsonDocument decoded = CODEC.decode(reader, DecoderContext.builder().build());
+            in.position(in.position() + document.limit());
+            return decoded;
+        } catch (RuntimeException e) {
+            throw invalid(e);
+        }
+    }
+
+    /**
+     * Reads the document starting at {@code in}'s position as a {@link RawBsonDocument} over the same bytes (no copy
+     * when the buffer has an array, as a {@link Frame}'s does) and advances past it. It is checked as {@link #read}
+     * checks, element by element, but no tree is built: a batch of documents that is only passed on or stored (an
+     * {@code insert}'s document sequence) is never decoded and never re-encoded (issue 10's bulk-load profile had a
+     * fifth of the router's and the shard's CPU doing just that). The result is immutable.
+     *
+     * @throws CommandException InvalidBSON (22), as {@link #read}
+     */
+    public static RawBsonDocument readRaw(ByteBuffer in) {
+        ByteBuffer document = checked(in);
+        int size = document.limit();
+        RawBsonDocument raw;
+        if (document.hasArray()) {
+            raw = new RawBsonDocument(document.array(), document.arrayOffset(), size);
+        } else {
+            byte[] copy = new byte[size];
+            document.get(0, copy);
+            raw = new RawBsonDocument(copy);
+        }
+        in.position(in.position() + size);
+        return raw;
+    }
+
+    /** The document at {@code in}'s position as its own little-endian buffer, its structure and depth checked. */
+    private static ByteBuffer checked(ByteBuffer in) {
         if (in.remaining() < MIN_DOCUMENT_SIZE) {
             throw invalid("a document needs at least " + MIN_DOCUMENT_SIZE + " bytes, " + in.remaining() + " remain");
         }
@@ -48,67 +82,33 @@ public final class BsonFrames {
         }
         ByteBuffer document = in.slice(in.position(), size).order(ByteOrder.LITTLE_ENDIAN);
         try {
-            checkStructure(document.duplicate().order(ByteOrder.LITTLE_ENDIAN));
-            BsonDocument decoded;
-            try (BsonBinaryReader reader = new BsonBinaryReader(document)) {
-                decoded = CODEC.decode(reader, DecoderContext.builder().build());
-            }
-            in.position(in.position() + size);
-            return decoded;
-        } catch (CommandException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw invalid(e.getMessage() == null ? e.toString() : e.getMessage());
+            BsonValidation.validate(document, 1, MAX_DEPTH);
+        } catch (BsonValidation.InvalidBsonException e) {
+            throw invalid(e);
         }
+        return document;
     }
 
-    /** Walks every element without recursion; the reader throws on any structural error. */
-    private static void checkStructure(ByteBuffer document) {
-        try (BsonBinaryReader reader = new BsonBinaryReader(document)) {
-            Deque<Boolean> arrays = new ArrayDeque<>();
-            reader.readStartDocument();
-            arrays.push(false);
-            while (!arrays.isEmpty()) {
-                BsonType type = reader.readBsonType();
-                if (type == BsonType.END_OF_DOCUMENT) {
-                    if (arrays.pop()) {
-                        reader.readEndArray();
-                    } else {
-                        reader.readEndDocument();
-                    }
-                    continue;
-                }
-                if (reader.getState() == State.NAME) {
-                    reader.skipName();
-                }
-                switch (type) {
-                    case DOCUMENT -> {
-                        reader.readStartDocument();
-                        arrays.push(false);
-                    }
-                    case ARRAY -> {
-                        reader.readStartArray();
-                        arrays.push(true);
-                    }
-                    case JAVASCRIPT_WITH_SCOPE -> {
-                        reader.readJavaScriptWithScope();
-                        reader.readStartDocument();
-                        arrays.push(false);
-                    }
-                    default -> reader.skipValue();
-                }
-                if (arrays.size() > MAX_DEPTH) {
-                    throw invalid("document nests deeper than " + MAX_DEPTH + " levels");
-                }
-            }
-        }
-    }
-
-    /** Appends {@code document}'s BSON to {@code out}. */
+    /** Appends {@code document}'s BSON to {@code out}; a {@link RawBsonDocument}'s bytes are copied as they are. */
     public static void write(BsonDocument document, BasicOutputBuffer out) {
+        if (document instanceof RawBsonDocument raw) {
+            ByteBuffer bytes = raw.getByteBuffer().asNIO();
+            if (bytes.hasArray()) {
+                out.writeBytes(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+            } else {
+                byte[] copy = new byte[bytes.remaining()];
+                bytes.get(copy);
+                out.writeBytes(copy);
+            }
+            return;
+        }
         try (BsonBinaryWriter writer = new BsonBinaryWriter(out)) {
             CODEC.encode(writer, document, EncoderContext.builder().build());
         }
+    }
+
+    private static CommandException invalid(RuntimeException e) {
+        return invalid(e.getMessage() == null ? e.toString() : e.getMessage());
     }
 
     private static CommandException invalid(String message) {

@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.zip.CRC32C;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.bson.io.BasicOutputBuffer;
 
 /**
@@ -23,7 +24,8 @@ import org.bson.io.BasicOutputBuffer;
  * @param flags     the flag bits; only {@link #CHECKSUM_PRESENT}, {@link #MORE_TO_COME} and {@link #EXHAUST_ALLOWED}
  *                  are defined
  * @param body      the kind-0 document
- * @param sequences the kind-1 sections by identifier, in message order
+ * @param sequences the kind-1 sections by identifier, in message order; parsed ones hold {@link org.bson.RawBsonDocument}s
+ *                  ({@link BsonFrames#readRaw}), immutable and decoded only where read
  */
 public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>> sequences) {
     /** Bit 0: the message ends with a CRC-32C checksum. */
@@ -36,6 +38,8 @@ public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>
     private static final int REQUIRED_BITS = 0xFFFF;
     private static final int KNOWN_REQUIRED_BITS = CHECKSUM_PRESENT | MORE_TO_COME;
     private static final int CHECKSUM_SIZE = 4;
+    /** The field of {@code insert} that {@link #request} sends as a document sequence. */
+    private static final String DOCUMENTS = "documents";
 
     public OpMsg {
         Objects.requireNonNull(body, "body");
@@ -47,6 +51,28 @@ public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>
     /** A reply or request without flags or document sequences. */
     public static OpMsg of(BsonDocument body) {
         return new OpMsg(0, body, Map.of());
+    }
+
+    /**
+     * A request for a peer's command port: the command, except that an {@code insert}'s {@code documents}, when every
+     * entry is a document, go as a kind-1 document sequence, as drivers send them. The receiver's {@link #parse} then
+     * keeps those documents as the bytes they arrived in, so a shard stores a routed insert batch without decoding
+     * and re-encoding it (issue 10).
+     *
+     * @param command the command with its {@code $db}; not modified
+     */
+    public static OpMsg request(BsonDocument command) {
+        BsonValue documents = command.get(DOCUMENTS);
+        if (documents == null || !documents.isArray() || !documents.asArray().stream().allMatch(BsonValue::isDocument)) {
+            return of(command);
+        }
+        BsonDocument body = new BsonDocument();
+        command.forEach((name, value) -> {
+            if (!name.equals(DOCUMENTS)) {
+                body.append(name, value);
+            }
+        });
+        return new OpMsg(0, body, Map.of(DOCUMENTS, documents.asArray().stream().map(BsonValue::asDocument).toList()));
     }
 
     /** Whether {@code flag} is set. */
@@ -175,7 +201,7 @@ public record OpMsg(int flags, BsonDocument body, Map<String, List<BsonDocument>
         String id = cString(sequence);
         List<BsonDocument> docs = new ArrayList<>();
         while (sequence.hasRemaining()) {
-            docs.add(BsonFrames.read(sequence));
+            docs.add(BsonFrames.readRaw(sequence));
         }
         if (sequences.put(id, docs) != null) {
             throw protocol("OP_MSG has two document sequences named '" + id + "'");

@@ -14,7 +14,10 @@ import org.bson.BsonString;
 import org.bson.RawBsonDocument;
 import org.junit.jupiter.api.Test;
 
-/** {@link BsonBytes#decodeKeepingBatches}: the decoded reply, with only the cursor batches' documents left as bytes. */
+/**
+ * {@link BsonBytes#decodeKeepingBatches}: the decoded reply, with only the cursor batches' documents left as bytes; the
+ * byte-level reading of a document's {@code _id} ({@link BsonBytes#startsWithId}, {@link BsonBytes#idDocument}).
+ */
 class BsonBytesTest {
     private static final BsonDocument DOC = new BsonDocument("_id", new BsonInt32(1)).append("a", new BsonDocument("b", new BsonString("x")));
 
@@ -41,5 +44,30 @@ class BsonBytesTest {
 
         assertThatThrownBy(() -> BsonBytes.decodeKeepingBatches(ByteBuffer.wrap(Arrays.copyOf(bytes, bytes.length - 9))))
                 .isInstanceOf(BsonSerializationException.class);
+    }
+
+    @Test
+    void theIdDocumentIsCopiedFromTheFirstElementForEveryTypeOfId() {
+        dev.shardstore.contracts.testing.RandomCases.check(3000, random -> dev.shardstore.contracts.keystring.BsonGenerators.value(random, 2), id -> {
+            BsonDocument doc = new BsonDocument("_id", id).append("x", new BsonInt32(1));
+            byte[] bytes;
+            try {
+                bytes = BsonBytes.encode(doc);
+            } catch (RuntimeException e) {
+                return; // a value the library cannot encode (a NUL in a name)
+            }
+            assertThat(BsonBytes.startsWithId(new RawBsonDocument(bytes))).isTrue();
+            byte[] key = BsonBytes.idDocument(bytes);
+            if (id instanceof org.bson.BsonJavaScriptWithScope) {
+                assertThat(key).isNull();
+            } else {
+                assertThat(key).isEqualTo(BsonBytes.encode(new BsonDocument("_id", id)));
+            }
+        });
+        byte[] idSecond = BsonBytes.encode(new BsonDocument("a", new BsonInt32(1)).append("_id", new BsonInt32(2)));
+        assertThat(BsonBytes.idDocument(idSecond)).isNull();
+        assertThat(BsonBytes.startsWithId(new RawBsonDocument(idSecond))).isFalse();
+        assertThat(BsonBytes.startsWithId(new RawBsonDocument(BsonBytes.encode(new BsonDocument("_idx", new BsonInt32(1)))))).isFalse();
+        assertThat(BsonBytes.idDocument(BsonBytes.encode(new BsonDocument()))).isNull();
     }
 }
