@@ -1,6 +1,7 @@
 package dev.shardstore.router.wire;
 
 import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.SocketDeadlines;
 import dev.shardstore.contracts.wire.OpMsg;
 import dev.shardstore.contracts.wire.OpCode;
 import dev.shardstore.contracts.wire.MalformedMessageException;
@@ -17,6 +18,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
@@ -47,6 +49,7 @@ final class WireConnection implements Runnable {
 
     private final Socket socket;
     private final long id;
+    private final Duration idleTimeout;
     private final ClientCommands commands;
     private final WireMetrics metrics;
     private final Runnable onClose;
@@ -55,9 +58,10 @@ final class WireConnection implements Runnable {
     /** Why the router closed this connection, once it did ({@link #close}). */
     private volatile @Nullable String closedBecause;
 
-    WireConnection(Socket socket, long id, ClientCommands commands, WireMetrics metrics, Runnable onClose) {
+    WireConnection(Socket socket, long id, Duration idleTimeout, ClientCommands commands, WireMetrics metrics, Runnable onClose) {
         this.socket = socket;
         this.id = id;
+        this.idleTimeout = idleTimeout;
         this.commands = commands;
         this.metrics = metrics;
         this.onClose = onClose;
@@ -86,11 +90,13 @@ final class WireConnection implements Runnable {
     @Override
     public void run() {
         String reason = "client";
-        try (socket) {
+        try (socket; SocketDeadlines.Deadline idle = SocketDeadlines.shared().watch(socket)) {
             InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+            String quiet = "no whole message for " + idleTimeout;
             while (true) {
-                Optional<Frame> frame = Frame.read(in, Handshake.MAX_MESSAGE_SIZE_BYTES);
+                // a deadline rather than the socket's read timeout, which would make every read poll first (issue 10)
+                Optional<Frame> frame = idle.within(idleTimeout, quiet, () -> Frame.read(in, Handshake.MAX_MESSAGE_SIZE_BYTES));
                 if (frame.isEmpty()) {
                     break;
                 }

@@ -15,8 +15,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                                (mongos' {@code net.maxIncomingConnections})
  * @param maxConnectionsPerClient open connections one client address may hold, so one misbehaving client cannot take
  *                                them all
- * @param idleTimeout             a connection that sends nothing (not even the rest of a started message) for this
- *                                long is closed; drivers' pooled connections must be reaped sooner
+ * @param idleTimeout             a connection whose next message has not arrived in full this long after the last
+ *                                reply is closed; drivers' pooled connections must be reaped sooner
  *                                ({@code maxIdleTimeMS}) or their next use fails once
  */
 @ConfigurationProperties("shardstore.router.wire")

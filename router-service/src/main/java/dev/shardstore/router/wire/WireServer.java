@@ -121,8 +121,7 @@ public class WireServer implements SmartLifecycle {
         }
         Runnable release = () -> perClient.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
         try {
-            client.setSoTimeout((int) properties.idleTimeout().toMillis());
-            client.setTcpNoDelay(true);
+            client.setTcpNoDelay(true); // no read timeout: WireConnection limits the wait with a deadline
         } catch (SocketException e) {
             release.run();
             closeQuietly(client);
@@ -130,7 +129,7 @@ public class WireServer implements SmartLifecycle {
         }
         long id = connectionIds.incrementAndGet();
         metrics.opened();
-        WireConnection connection = new WireConnection(client, id, commands, metrics, () -> {
+        WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics, () -> {
             connections.remove(id);
             release.run();
         });

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.wire.Frame;
+import dev.shardstore.contracts.wire.SocketDeadlines;
 import dev.shardstore.contracts.wire.MalformedMessageException;
 import dev.shardstore.contracts.wire.OpCode;
 import dev.shardstore.contracts.wire.OpMsg;
@@ -43,14 +44,14 @@ import org.slf4j.LoggerFactory;
  * <p>Failures: a frame that cannot be read in step (a length that lies or exceeds {@link BsonLimits#MAX_MESSAGE_SIZE}, an
  * unknown opcode, a stream that ends inside a message) closes the connection without a reply, as mongod does; an
  * OP_MSG whose sections or documents are invalid, or that lacks {@code $db}, gets an error reply and the connection
- * stays usable. A connection silent for {@link #IDLE_TIMEOUT_MILLIS} is closed (its peer checks idle connections
+ * stays usable. A connection silent for {@link #IDLE_TIMEOUT} is closed (its peer checks idle connections
  * before reuse). Beyond {@link #MAX_CONNECTIONS} open connections a new one is closed at once.
  */
 public final class InternalCommandListener implements AutoCloseable {
     /** Open connections at most; the peers' pools stay far below. */
     static final int MAX_CONNECTIONS = 4096;
     /** A connection silent this long (10 minutes) is closed. */
-    static final int IDLE_TIMEOUT_MILLIS = 600_000;
+    static final Duration IDLE_TIMEOUT = Duration.ofMinutes(10);
     private static final Logger log = LoggerFactory.getLogger(InternalCommandListener.class);
 
     private final InternalCommands commands;
@@ -119,13 +120,15 @@ public final class InternalCommandListener implements AutoCloseable {
 
     private void serve(long id, Connection connection) {
         Socket socket = connection.socket();
-        try (socket) {
+        try (socket; SocketDeadlines.Deadline idle = SocketDeadlines.shared().watch(socket)) {
             socket.setTcpNoDelay(true);
-            socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
             InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
-            for (Optional<Frame> frame = Frame.read(in, BsonLimits.MAX_MESSAGE_SIZE); frame.isPresent() && !closed;
-                    frame = Frame.read(in, BsonLimits.MAX_MESSAGE_SIZE)) {
+            // the idle limit is a deadline, not the socket's read timeout, which would make every read poll first
+            SocketDeadlines.IoOperation<Optional<Frame>> next = () -> Frame.read(in, BsonLimits.MAX_MESSAGE_SIZE);
+            String quiet = "no message for " + IDLE_TIMEOUT.toMillis() + " ms";
+            for (Optional<Frame> frame = idle.within(IDLE_TIMEOUT, quiet, next); frame.isPresent() && !closed;
+                    frame = idle.within(IDLE_TIMEOUT, quiet, next)) {
                 connection.busy().set(true);
                 try {
                     out.write(answer(frame.get()));
@@ -137,7 +140,7 @@ public final class InternalCommandListener implements AutoCloseable {
         } catch (MalformedMessageException e) {
             log.debug("command connection {} closed: {}", id, e.getMessage());
         } catch (SocketTimeoutException e) {
-            log.debug("command connection {} idle for {} ms: closed", id, IDLE_TIMEOUT_MILLIS);
+            log.debug("command connection {} idle for {}: closed", id, IDLE_TIMEOUT);
         } catch (IOException e) {
             log.debug("command connection {} failed: {}", id, e.toString());
         } finally {

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.wire.Frame;
 import dev.shardstore.contracts.wire.MalformedMessageException;
 import dev.shardstore.contracts.wire.OpMsg;
+import dev.shardstore.contracts.wire.SocketDeadlines;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
@@ -12,7 +13,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.net.UnknownHostException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Deque;
@@ -28,42 +33,47 @@ import org.bson.BsonString;
  * router's profile of a routed point read (docs/benchmarks.md, issue 10) had the HTTP client at a fifth of the router's
  * CPU and Tomcat with its filters at a third of the shard's.
  *
- * <p>Failures never hang and never leave a connection behind: connecting is bounded by the connect timeout, each read
- * by the request timeout (the socket's read timeout: how long a reply may stay silent); a connection that failed in
- * any way (timeout, reset, a reply that ends early, is not one OP_MSG or answers another request) is closed, never
- * returned. A connection idle for more than {@link #CHECK_AFTER_IDLE_NANOS} is checked before reuse (the peer may have
- * closed it or died meanwhile), so a stale connection does not fail a command the peer never saw. Thread-safe.
+ * <p>Failures never hang and never leave a connection behind: connecting is bounded by the connect timeout, each
+ * exchange (sending the command and reading its whole reply) by the request timeout; a connection that failed in any
+ * way (timeout, reset, a reply that ends early, is not one OP_MSG or answers another request) is closed, never
+ * returned. The sockets stay in blocking mode, one system call per read, and the time limits are
+ * {@link SocketDeadlines} that close a socket whose operation overran (a socket read timeout would have made the JDK
+ * poll before every read). A connection idle for more than {@link #CHECK_AFTER_IDLE_NANOS} is checked before reuse
+ * (the peer may have closed it or died meanwhile), so a stale connection does not fail a command the peer never saw.
+ * Thread-safe.
  */
 final class WireCommandChannel implements AutoCloseable {
     /** A connection idle longer than this (1 s) is checked before reuse. */
     static final long CHECK_AFTER_IDLE_NANOS = 1_000_000_000L;
 
     private final InetSocketAddress address;
-    private final int connectTimeoutMillis;
-    private final int requestTimeoutMillis;
+    private final Duration connectTimeout;
+    private final Duration requestTimeout;
     private final Deque<Connection> idle = new ConcurrentLinkedDeque<>();
     private final AtomicInteger requestIds = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
     private volatile boolean closed;
 
-    /** One socket and its buffered streams. */
+    /** One blocking socket channel, its buffered streams and its deadline. */
     private static final class Connection {
-        final Socket socket;
+        final SocketChannel channel;
+        final SocketDeadlines.Deadline deadline;
         final InputStream in;
         final OutputStream out;
         long idleSince;
 
-        Connection(Socket socket) throws IOException {
-            this.socket = socket;
-            this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
-            this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+        Connection(SocketChannel channel, SocketDeadlines.Deadline deadline) {
+            this.channel = channel;
+            this.deadline = deadline;
+            this.in = new BufferedInputStream(Channels.newInputStream(channel), 16 * 1024);
+            this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 16 * 1024);
         }
     }
 
     WireCommandChannel(String host, int port, Duration connectTimeout, Duration requestTimeout) {
         this.address = InetSocketAddress.createUnresolved(host, port);
-        this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
-        this.requestTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, requestTimeout.toMillis());
+        this.connectTimeout = connectTimeout;
+        this.requestTimeout = requestTimeout;
     }
 
     /** The peer's host and command port, for messages. */
@@ -94,10 +104,12 @@ final class WireCommandChannel implements AutoCloseable {
             BsonDocument body = new BsonDocument();
             body.putAll(command);
             body.put("$db", new BsonString(db));
-            connection.out.write(OpMsg.request(body).encode(requestId, 0));
-            connection.out.flush();
-            Frame frame = Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
-                    .orElseThrow(() -> new EOFException("the peer closed the connection before replying"));
+            Frame frame = connection.deadline.within(requestTimeout, "no reply within " + requestTimeout.toMillis() + " ms", () -> {
+                connection.out.write(OpMsg.request(body).encode(requestId, 0));
+                connection.out.flush();
+                return Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
+                        .orElseThrow(() -> new EOFException("the peer closed the connection before replying"));
+            });
             if (frame.responseTo() != requestId) {
                 throw new MalformedMessageException("the reply answers request " + frame.responseTo() + ", not " + requestId);
             }
@@ -125,33 +137,39 @@ final class WireCommandChannel implements AutoCloseable {
             }
             discard(c);
         }
-        Socket socket = new Socket();
+        SocketChannel channel = SocketChannel.open();
+        SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(channel);
         try {
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(address.getHostString(), address.getPort()), connectTimeoutMillis);
-            socket.setSoTimeout(requestTimeoutMillis);
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            InetSocketAddress resolved = new InetSocketAddress(address.getHostString(), address.getPort());
+            if (resolved.isUnresolved()) {
+                throw new UnknownHostException(address.getHostString());
+            }
+            deadline.within(connectTimeout, "connecting to " + address() + " took more than " + connectTimeout.toMillis() + " ms",
+                    () -> channel.connect(resolved));
             open.incrementAndGet();
-            return new Connection(socket);
+            return new Connection(channel, deadline);
         } catch (IOException | RuntimeException e) {
-            socket.close();
+            deadline.close();
+            channel.close();
             throw e;
         }
     }
 
     /**
-     * Whether an idle connection can still carry a command: a read that times out at once means the peer has not
-     * closed it; an end of stream or an error means it has, and unexpected bytes mean the stream is out of step.
+     * Whether an idle connection can still carry a command: a read that finds nothing, without waiting, means the peer
+     * has not closed it; an end of stream or an error means it has, and unexpected bytes mean the stream is out of step.
      */
-    private boolean stillOpen(Connection c) {
+    private static boolean stillOpen(Connection c) {
         try {
-            c.socket.setSoTimeout(1);
+            if (c.in.available() > 0) {
+                return false; // a byte nobody asked for, already buffered: out of step
+            }
+            c.channel.configureBlocking(false);
             try {
-                c.in.read(); // an end of stream (closed) or a byte nobody asked for (out of step): unusable either way
-                return false;
-            } catch (SocketTimeoutException silent) {
-                return true;
+                return c.channel.read(ByteBuffer.allocate(1)) == 0;
             } finally {
-                c.socket.setSoTimeout(requestTimeoutMillis);
+                c.channel.configureBlocking(true);
             }
         } catch (IOException e) {
             return false;
@@ -171,8 +189,9 @@ final class WireCommandChannel implements AutoCloseable {
     }
 
     private void discard(Connection c) {
+        c.deadline.close();
         try {
-            c.socket.close();
+            c.channel.close();
         } catch (IOException ignored) {
             // closing a socket that already failed: nothing more to do
         }

@@ -1,0 +1,103 @@
+package dev.shardstore.contracts.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link SocketDeadlines} on real loopback sockets, blocked in real reads. */
+class SocketDeadlinesTest {
+    private static final Duration HANG_GUARD = Duration.ofSeconds(10);
+    private ServerSocket server;
+    private Socket client;
+    private Socket accepted;
+
+    @BeforeEach
+    void connect() throws IOException {
+        server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        accepted = server.accept();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        client.close();
+        accepted.close();
+        server.close();
+    }
+
+    @Test
+    void aReadThatOverrunsItsDeadlineFailsAsATimeoutAndItsSocketIsClosed() {
+        SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(client);
+        long start = System.nanoTime();
+        assertTimeoutPreemptively(HANG_GUARD, () -> assertThatThrownBy(
+                () -> deadline.within(Duration.ofMillis(100), "no byte within 100 ms", () -> client.getInputStream().read()))
+                .isInstanceOf(SocketTimeoutException.class).hasMessage("no byte within 100 ms"));
+        long waited = (System.nanoTime() - start) / 1_000_000;
+        assertThat(waited).isBetween(100L, 100 + 5 * SocketDeadlines.TICK.toMillis() + 1000);
+        assertThat(deadline.expired()).isTrue();
+        assertThat(client.isClosed()).isTrue();
+        assertThatThrownBy(() -> deadline.arm(Duration.ofSeconds(1))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void anOperationInTimeLeavesTheSocketOpenForTheNext() throws Exception {
+        SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(client);
+        OutputStream out = accepted.getOutputStream();
+        InputStream in = client.getInputStream();
+        for (int i = 0; i < 3; i++) {
+            out.write(i);
+            out.flush();
+            int read = deadline.within(Duration.ofMillis(200), "late", in::read);
+            assertThat(read).isEqualTo(i);
+            Thread.sleep(2 * SocketDeadlines.TICK.toMillis()); // past the limit's tick, disarmed: nothing closes
+        }
+        Thread.sleep(300);
+        assertThat(client.isClosed()).isFalse();
+        assertThat(deadline.expired()).isFalse();
+        deadline.close();
+    }
+
+    @Test
+    void whenTheDeadlineAndTheOperationFinishTogetherExactlyOneWins() throws Exception {
+        // operations that take about as long as their limit: each ends either returned with its socket open, or as a
+        // timeout with its socket closed, never returned on a socket closed behind its back
+        for (int i = 0; i < 40; i++) {
+            try (Socket c = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort()); Socket a = server.accept()) {
+                SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(c);
+                long limit = 1 + i % 5;
+                long overrun = (i % 3 - 1) * 500_000L;
+                try {
+                    deadline.within(Duration.ofMillis(limit), "late", () -> {
+                        sleepNanos(limit * 1_000_000 + overrun);
+                        return null;
+                    });
+                    Thread.sleep(3 * SocketDeadlines.TICK.toMillis());
+                    assertThat(c.isClosed()).as("case %d returned in time: its socket stays open", i).isFalse();
+                    assertThat(deadline.expired()).isFalse();
+                } catch (SocketTimeoutException late) {
+                    assertThat(c.isClosed()).as("case %d timed out: its socket was closed", i).isTrue();
+                }
+                deadline.close();
+            }
+        }
+    }
+
+    private static void sleepNanos(long nanos) {
+        long until = System.nanoTime() + Math.max(0, nanos);
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+    }
+}
