@@ -118,9 +118,10 @@ public final class BulkLoadBenchmark {
     }
 
     /**
-     * One timed load: its wall time, and the CPU that the PostgreSQL backends connected to shard1's database spent
-     * meanwhile (from {@code /proc/<pid>/stat}: the shard's pool for a routed load, this benchmark's own connection for
-     * a direct one; autovacuum and PostgreSQL's background processes are not counted for either).
+     * One timed load: its wall time, and the CPU that the cluster's PostgreSQL client backends spent meanwhile (from
+     * {@code /proc/<pid>/stat}: the primary shard's pool for a routed load, this benchmark's own connection for a direct
+     * one, plus whatever the other services' pools do meanwhile; autovacuum and PostgreSQL's background processes are
+     * not counted for either).
      */
     private record Measured(double seconds, double backendCpu) {
         static Measured since(Connection c, long startNanos, double cpuBefore) throws Exception {
@@ -144,7 +145,7 @@ public final class BulkLoadBenchmark {
     private static double backendsCpuSeconds(Connection c) throws Exception {
         long ticks = 0;
         try (Statement s = c.createStatement();
-                ResultSet pids = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")) {
+                ResultSet pids = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend'")) {
             while (pids.next()) {
                 Path stat = Path.of("/proc", String.valueOf(pids.getInt(1)), "stat");
                 if (Files.isReadable(stat)) {
