@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -177,26 +178,46 @@ public class DocumentStore {
         }
         ClusterClock.Reservation reservation = units.reserve(size);
         long storedFirst = Oplog.storedTs(reservation.first());
-        RetryableStatement batch = op == 'i' ? units.insertBatch() : null;
-        JdbcClient.StatementSpec statement = jdbc.sql(Oplog.changeStatement(change, op, batch != null))
+        RetryableStatement statement = units.statement();
+        JdbcClient.StatementSpec sql = jdbc.sql(Oplog.changeStatement(change, op, statement != null))
                 .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys)
                 .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate());
-        if (batch != null) {
-            long prev = batch.prevOpTime();
-            statement = statement.param(SessionHistory.key(batch.lsid())).param(batch.txnNumber()).param(batch.batch())
-                    .param(prev == 0 ? null : Oplog.storedTs(prev)).param(storedFirst);
+        if (statement != null) {
+            long prev = units.previousWrite(statement);
+            Long chain = statement.batch() == null ? null : storedFirst;
+            sql = sql.param(SessionHistory.key(statement.lsid())).param(statement.txnNumber()).param(statementIds(statement, size))
+                    .param(chain).param(prev == 0 ? null : Oplog.storedTs(prev)).param(chain)
+                    .param(statement.preImage() == null ? null : BsonBytes.encode(statement.preImage()));
         }
-        statement.query((rs, i) -> rs.getLong(1))
+        long[] newest = {Long.MIN_VALUE};
+        sql.query((rs, i) -> rs.getLong(1))
                 .list()
-                .forEach(ts -> changed.set((int) (ts - storedFirst)));
-        if (batch != null) {
-            units.insertedForBatch(reservation, changed.cardinality());
+                .forEach(ts -> {
+                    changed.set((int) (ts - storedFirst));
+                    newest[0] = Math.max(newest[0], ts);
+                });
+        if (statement != null && !changed.isEmpty()) {
+            units.wroteForStatement(reservation, changed.cardinality(), newest[0]);
         }
         if (op != 'd' && pattern != null) {
             changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(
                     new CommittedWritesObserver.WrittenDocument(c.namespace(), shardKeys[i], docs[i].length)));
         }
         return changed;
+    }
+
+    /**
+     * The statement id of each of a change's {@code size} input rows: an insert batch's rows are its statements in
+     * order, a single statement's rows all carry its id.
+     */
+    private static int[] statementIds(RetryableStatement statement, int size) {
+        int[] batch = statement.batch();
+        if (batch != null) {
+            return batch;
+        }
+        int[] ids = new int[size];
+        Arrays.fill(ids, statement.stmtId());
+        return ids;
     }
 
     /**

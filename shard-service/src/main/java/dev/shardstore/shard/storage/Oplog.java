@@ -86,12 +86,15 @@ public class Oplog {
      *
      * <p>Parameters, in order: the five arrays, then the stored first time (of a {@link WriteUnitOfWork#reserve}
      * of the input's size, all in one second, so the offsets survive the sign flip), {@code ns}, {@code ui},
-     * {@code fromMigrate}; with {@code sessionFields}, then the session fields of a retryable insert batch
-     * ({@link SessionHistory}): {@code lsid}, {@code txnNumber}, the statement ids as an {@code int[]} (input row
-     * {@code n} is statement {@code ids[n]}), the stored {@code prevOpTime} of the first row (null for none) and the
-     * stored first time again: each later row's {@code prevOpTime} is the row before it. Writing them with the entry
-     * rather than updating the entry afterwards writes each oplog row and its index entries once, not twice (issue 10:
-     * the update made a retryable batch insert cost PostgreSQL about six times the CPU of a plain one).
+     * {@code fromMigrate}; with {@code sessionFields}, then the session fields of the retryable write that makes the
+     * change ({@link SessionHistory}): {@code lsid}, {@code txnNumber}, the statement id of each input row as an
+     * {@code int[]} (row {@code n} takes element {@code n}); the chain base (the stored first time for an insert batch,
+     * whose row {@code n > 1} then points at row {@code n - 1}; null for a single statement), the stored
+     * {@code prevOpTime} of the first row (null for none) and the chain base again; findAndModify's pre-image (null
+     * otherwise). (A {@code bigint[]} of previous times would hold a NULL for a transaction's first write, and reading
+     * element {@code n} of an array with NULLs walks it from the start.) Writing them with the entry rather than updating the entry afterwards
+     * writes each oplog row and its index entries once, not twice (issue 10: the update made a retryable batch insert
+     * cost PostgreSQL about six times the CPU of a plain one).
      *
      * @param op the oplog op letter ({@code i}, {@code u} or {@code d})
      */
@@ -100,9 +103,10 @@ public class Oplog {
                 + " WITH ORDINALITY AS s(id, doc, o2, skey, pskey, n)), "
                 + "changed AS (" + change + ") "
                 + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, from_migrate, o"
-                + (sessionFields ? ", lsid, txn_number, stmt_id, prev_op_time" : "") + ") "
+                + (sessionFields ? ", lsid, txn_number, stmt_id, prev_op_time, pre_image" : "") + ") "
                 + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, ?, src.doc"
-                + (sessionFields ? ", ?, ?, (?::int[])[src.n], CASE WHEN src.n = 1 THEN ?::bigint ELSE ?::bigint + src.n - 2 END" : "")
+                + (sessionFields ? ", ?::bytea, ?::bigint, (?::int[])[src.n],"
+                        + " CASE WHEN src.n = 1 OR ?::bigint IS NULL THEN ?::bigint ELSE ?::bigint + src.n - 2 END, ?::bytea" : "")
                 + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts_key";
     }
 }

@@ -94,35 +94,30 @@ public class SessionHistory {
     }
 
     /**
-     * Marks the client write entries (insert, update, delete) of {@code reservations} with {@code statement}'s session
-     * fields and, when there is one, makes it the session's last write in its {@code transactions} row. Runs inside the
-     * unit that wrote them, just before it commits. An insert batch's entries were marked as they were written
-     * ({@link Oplog#changeStatement}); {@code batchInserted} gives how many each reservation wrote.
+     * Makes the newest entry that {@code statement}'s unit wrote the session's last write in its {@code transactions}
+     * row. Runs inside the unit that wrote them, just before it commits; the entries already carry the statement's
+     * session fields, written with them ({@link Oplog#changeStatement}). A unit that wrote nothing for the statement
+     * records nothing (a no-op statement leaves no history, and a retry runs it again, as in MongoDB).
+     *
+     * @param writes what each of the unit's changes wrote for the statement, by reservation
+     * @throws PartialBatchException when an insert batch's unit did not write each of its statements exactly once
      */
-    void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations, Map<ClusterClock.Reservation, Integer> batchInserted) {
-        if (statement.batch() != null) {
-            recordBatch(statement, reservations, batchInserted);
-            return;
-        }
-        byte[] lsid = key(statement.lsid());
-        byte[] preImage = statement.preImage() == null ? null : BsonBytes.encode(statement.preImage());
+    void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations,
+            Map<ClusterClock.Reservation, WriteUnitOfWork.StatementWrite> writes) {
+        int[] batch = statement.batch();
         for (ClusterClock.Reservation r : reservations) {
-            long prev = statement.prevOpTime();
-            // one round trip: mark the entries, then point the session's row at the newest (no row when none was marked:
-            // a no-op statement leaves no history and a retry runs it again, as in MongoDB)
-            jdbc.sql("WITH marked AS (UPDATE oplog SET lsid = ?, txn_number = ?, stmt_id = ?, prev_op_time = ?, pre_image = ?"
-                            + " WHERE ts_key BETWEEN ? AND ? AND op IN ('i', 'u', 'd') AND lsid IS NULL RETURNING ts_key),"
-                            + " newest AS (SELECT max(ts_key) AS ts FROM marked)"
-                            + " INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date)"
-                            + " SELECT ?, ?, ts, now() FROM newest WHERE ts IS NOT NULL"
+            WriteUnitOfWork.StatementWrite written = writes.get(r);
+            if (written == null) {
+                continue;
+            }
+            if (batch != null && (written.count() != batch.length || r.count() != batch.length || statement.opTime() != 0)) {
+                throw new PartialBatchException("an insert batch of " + batch.length + " statements wrote " + written.count() + " of them");
+            }
+            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
                             + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
-                            + " last_write_date = excluded.last_write_date, state = NULL RETURNING last_write_op_time")
-                    .param(lsid).param(statement.txnNumber()).param(statement.stmtId())
-                    .param(prev == 0 ? null : Oplog.storedTs(prev)).param(preImage)
-                    .param(Oplog.storedTs(r.first())).param(Oplog.storedTs(r.first() + r.count() - 1))
-                    .param(lsid).param(statement.txnNumber())
-                    .query(Long.class).optional()
-                    .ifPresent(stored -> statement.wrote(Oplog.tsOf(stored)));
+                            + " last_write_date = excluded.last_write_date, state = NULL")
+                    .param(key(statement.lsid())).param(statement.txnNumber()).param(written.newestStored()).update();
+            statement.wrote(Oplog.tsOf(written.newestStored()));
         }
     }
 
@@ -134,32 +129,6 @@ public class SessionHistory {
     public static final class PartialBatchException extends RuntimeException {
         PartialBatchException(String message) {
             super(message, null, false, false);
-        }
-    }
-
-    /**
-     * An insert batch: the unit's one reservation holds the batch's entries in statement order, entry {@code k} at time
-     * {@code first + k}, written with their statement ids and {@code prevOpTime}s by the insert itself
-     * ({@link Oplog#changeStatement}); this checks that the unit wrote the whole batch and points the session's row at
-     * its last entry.
-     */
-    private void recordBatch(RetryableStatement statement, List<ClusterClock.Reservation> reservations,
-            Map<ClusterClock.Reservation, Integer> batchInserted) {
-        int[] ids = statement.batch();
-        for (ClusterClock.Reservation r : reservations) {
-            int marked = batchInserted.getOrDefault(r, 0);
-            if (marked == 0) {
-                continue;
-            }
-            if (marked != ids.length || r.count() != ids.length || statement.opTime() != 0) {
-                throw new PartialBatchException("an insert batch of " + ids.length + " statements wrote " + marked + " of them");
-            }
-            long last = Oplog.storedTs(r.first()) + ids.length - 1;
-            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
-                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
-                            + " last_write_date = excluded.last_write_date, state = NULL")
-                    .param(key(statement.lsid())).param(statement.txnNumber()).param(last).update();
-            statement.wrote(Oplog.tsOf(last));
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -103,10 +104,12 @@ public class WriteUnitOfWork {
     public <T> T savepoint(Supplier<T> body) {
         Unit unit = current();
         int mark = unit.written.size();
+        Set<ClusterClock.Reservation> statementWritesBefore = Set.copyOf(unit.statementWrites.keySet());
         try {
             return nested.execute(status -> body.get());
         } catch (RuntimeException e) {
             unit.written.subList(mark, unit.written.size()).clear(); // undone with the savepoint
+            unit.statementWrites.keySet().retainAll(statementWritesBefore); // each change has its own reservation
             throw e;
         }
     }
@@ -174,25 +177,42 @@ public class WriteUnitOfWork {
     }
 
     /**
-     * The insert batch statement ({@link RetryableStatement#insertBatch}) the current unit runs for, whose session fields
-     * its inserts write with their oplog entries; null for any other unit (no statement, a single statement, or a
-     * {@code fromMigrate} unit).
+     * The retryable statement the current unit writes for, whose session fields its writes put on their oplog entries
+     * ({@link DocumentStore}); null when it runs for none, or is a {@code fromMigrate} unit.
      *
      * @throws IllegalStateException outside a unit
      */
-    @Nullable RetryableStatement insertBatch() {
+    @Nullable RetryableStatement statement() {
         Unit unit = current();
-        RetryableStatement statement = STATEMENT.get();
-        return statement == null || unit.fromMigrate || statement.batch() == null ? null : statement;
+        return unit.fromMigrate ? null : STATEMENT.get();
     }
 
     /**
-     * Notes that the insert that reserved {@code reservation} wrote {@code count} entries carrying {@link #insertBatch}'s
-     * session fields; {@link SessionHistory#record} checks the batch against it before the unit commits.
+     * The previous write of {@code statement}'s session and transaction number that its next entry chains to: the
+     * entry this unit wrote for it last, else the statement's {@link RetryableStatement#prevOpTime()}.
      */
-    void insertedForBatch(ClusterClock.Reservation reservation, int count) {
-        current().batchInserted.merge(reservation, count, Integer::sum);
+    long previousWrite(RetryableStatement statement) {
+        return current().statementWrites.values().stream().mapToLong(StatementWrite::newestStored).max()
+                .stream().map(Oplog::tsOf).findFirst().orElse(statement.prevOpTime());
     }
+
+    /**
+     * Notes that the change that reserved {@code reservation} wrote {@code count} entries carrying {@link #statement}'s
+     * session fields, the newest at stored time {@code newestStored}; {@link SessionHistory#record} points the session at
+     * it before the unit commits.
+     */
+    void wroteForStatement(ClusterClock.Reservation reservation, int count, long newestStored) {
+        current().statementWrites.merge(reservation, new StatementWrite(count, newestStored),
+                (a, b) -> new StatementWrite(a.count() + b.count(), Math.max(a.newestStored(), b.newestStored())));
+    }
+
+    /**
+     * The entries one change wrote for the unit's statement.
+     *
+     * @param count        how many
+     * @param newestStored the newest one's stored time ({@link Oplog#storedTs})
+     */
+    record StatementWrite(int count, long newestStored) {}
 
     /** Whether the current unit's oplog entries are {@code fromMigrate}. */
     boolean fromMigrate() {
@@ -228,7 +248,7 @@ public class WriteUnitOfWork {
                 if (!status.isRollbackOnly()) {
                     RetryableStatement statement = STATEMENT.get();
                     if (statement != null && !fromMigrate) {
-                        history.record(statement, unit.reservations, unit.batchInserted);
+                        history.record(statement, unit.reservations, unit.statementWrites);
                     }
                     failPoints.hit(BEFORE_COMMIT);
                 }
@@ -266,8 +286,8 @@ public class WriteUnitOfWork {
         private final boolean fromMigrate;
         private final List<ClusterClock.Reservation> reservations = new ArrayList<>();
         private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
-        /** For an insert batch statement: how many entries each reservation's insert wrote, marked with its session fields. */
-        private final Map<ClusterClock.Reservation, Integer> batchInserted = new IdentityHashMap<>();
+        /** What each change wrote for the unit's retryable statement, by its reservation. */
+        private final Map<ClusterClock.Reservation, StatementWrite> statementWrites = new IdentityHashMap<>();
         private TransactionStatus status;
 
         Unit(boolean fromMigrate) {
