@@ -53,16 +53,16 @@ public class DocumentKeys {
      * @param pattern the collection's shard key, null for an unsharded collection
      */
     static Key of(@Nullable ShardKeyPattern pattern, byte[] bson) {
-        RawBsonDocument document = new RawBsonDocument(bson);
         if (pattern != null) {
+            RawBsonDocument document = new RawBsonDocument(bson);
             try {
                 return new Key(BsonBytes.encode(pattern.documentKey(document)), pattern.keyOf(document));
             } catch (CommandException e) {
                 // an array on the shard key path: the document is in no chunk, so no range reader wants it by key
             }
         }
-        byte[] idOnly = BsonBytes.idDocument(bson);
-        return new Key(idOnly != null ? idOnly : BsonBytes.encode(new BsonDocument("_id", document.get("_id"))), null);
+        byte[] idOnly = BsonBytes.idDocument(bson); // stored documents have _id first: its element's bytes, copied
+        return new Key(idOnly != null ? idOnly : BsonBytes.encode(new BsonDocument("_id", new RawBsonDocument(bson).get("_id"))), null);
     }
 
     /**

@@ -189,15 +189,11 @@ public class DocumentStore {
                     .param(chain).param(prev == 0 ? null : Oplog.storedTs(prev)).param(chain)
                     .param(statement.preImage() == null ? null : BsonBytes.encode(statement.preImage()));
         }
-        long[] newest = {Long.MIN_VALUE};
         sql.query((rs, i) -> rs.getLong(1))
                 .list()
-                .forEach(ts -> {
-                    changed.set((int) (ts - storedFirst));
-                    newest[0] = Math.max(newest[0], ts);
-                });
-        if (statement != null && !changed.isEmpty()) {
-            units.wroteForStatement(reservation, changed.cardinality(), newest[0]);
+                .forEach(ts -> changed.set((int) (ts - storedFirst)));
+        if (statement != null && !changed.isEmpty()) { // row n's entry is at storedFirst + n: the newest is the last set bit
+            units.wroteForStatement(reservation, changed.cardinality(), storedFirst + changed.length() - 1);
         }
         if (op != 'd' && pattern != null) {
             changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(

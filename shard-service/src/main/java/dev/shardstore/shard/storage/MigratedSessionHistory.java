@@ -84,17 +84,14 @@ public class MigratedSessionHistory {
             }
             long prev = row.isPresent() && row.get().txnNum() == txnNumber ? row.get().lastWriteOpTime() : 0;
             long stored = Oplog.storedTs(units.reserve(1).first());
-            byte[] key = BsonBytes.encode(lsid.toBson());
+            byte[] key = SessionHistory.key(lsid);
             jdbc.sql("INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, from_migrate, o, lsid, txn_number, stmt_id, prev_op_time, pre_image)"
                             + " VALUES (?, ?, ?, ?, ?, ?, true, ?, ?, ?, ?, ?, ?)")
                     .param(stored).param(op(entry)).param(ns).param(ui).param(BsonBytes.encode(entry.getDocument("o2")))
                     .param(entry.getBinary("shardKey").getData()).param(bytesOf(entry.get("o"))).param(key).param(txnNumber).param(stmtId)
                     .param(prev == 0 ? null : Oplog.storedTs(prev)).param(bytesOf(entry.get("preImage")))
                     .update();
-            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
-                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
-                            + " last_write_date = excluded.last_write_date, state = NULL")
-                    .param(key).param(txnNumber).param(stored).update();
+            history.lastWrite(key, txnNumber, stored);
             written++;
         }
         return written;
@@ -102,7 +99,7 @@ public class MigratedSessionHistory {
 
     private boolean hasStatement(LogicalSessionId lsid, long txnNumber, int stmtId) {
         return jdbc.sql("SELECT count(*) FROM oplog WHERE lsid = ? AND txn_number = ? AND stmt_id = ?")
-                .param(BsonBytes.encode(lsid.toBson())).param(txnNumber).param(stmtId).query(Long.class).single() > 0;
+                .param(SessionHistory.key(lsid)).param(txnNumber).param(stmtId).query(Long.class).single() > 0;
     }
 
     private static String op(BsonDocument entry) {

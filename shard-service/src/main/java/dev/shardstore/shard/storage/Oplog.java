@@ -92,9 +92,9 @@ public class Oplog {
      * whose row {@code n > 1} then points at row {@code n - 1}; null for a single statement), the stored
      * {@code prevOpTime} of the first row (null for none) and the chain base again; findAndModify's pre-image (null
      * otherwise). (A {@code bigint[]} of previous times would hold a NULL for a transaction's first write, and reading
-     * element {@code n} of an array with NULLs walks it from the start.) Writing them with the entry rather than updating the entry afterwards
-     * writes each oplog row and its index entries once, not twice (issue 10: the update made a retryable batch insert
-     * cost PostgreSQL about six times the CPU of a plain one).
+     * element {@code n} of an array with NULLs walks it from the start.) Writing them with the entry rather than
+     * updating the entry afterwards writes each oplog row and its index entries once, not twice (issue 10: the update
+     * made a retryable batch insert cost PostgreSQL about six times the CPU of a plain one).
      *
      * @param op the oplog op letter ({@code i}, {@code u} or {@code d})
      */

@@ -113,12 +113,20 @@ public class SessionHistory {
             if (batch != null && (written.count() != batch.length || r.count() != batch.length || statement.opTime() != 0)) {
                 throw new PartialBatchException("an insert batch of " + batch.length + " statements wrote " + written.count() + " of them");
             }
-            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
-                            + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
-                            + " last_write_date = excluded.last_write_date, state = NULL")
-                    .param(key(statement.lsid())).param(statement.txnNumber()).param(written.newestStored()).update();
+            lastWrite(key(statement.lsid()), statement.txnNumber(), written.newestStored());
             statement.wrote(Oplog.tsOf(written.newestStored()));
         }
+    }
+
+    /**
+     * Makes the entry at stored time {@code storedTs} the last write of session {@code lsid} ({@link #key}) in its
+     * {@code transactions} row, for transaction number {@code txnNumber}, creating the row when the session has none.
+     */
+    void lastWrite(byte[] lsid, long txnNumber, long storedTs) {
+        jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, ?, ?, now())"
+                        + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                        + " last_write_date = excluded.last_write_date, state = NULL")
+                .param(lsid).param(txnNumber).param(storedTs).update();
     }
 
     /**
@@ -147,8 +155,7 @@ public class SessionHistory {
         return jdbc.sql("DELETE FROM transactions WHERE lsid = ? AND last_write_date < ?").param(key(lsid)).param(Timestamp.from(cutoff)).update() == 1;
     }
 
-    /** The stored key of a session: the BSON of {@code {id, uid?}}. */
-    /** The {@code lsid} column's value: the session id document's BSON. */
+    /** The stored key of a session (the {@code lsid} columns): the BSON of {@code {id, uid?}}. */
     static byte[] key(LogicalSessionId lsid) {
         return BsonBytes.encode(lsid.toBson());
     }

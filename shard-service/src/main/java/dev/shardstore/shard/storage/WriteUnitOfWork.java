@@ -6,6 +6,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
@@ -192,8 +193,8 @@ public class WriteUnitOfWork {
      * entry this unit wrote for it last, else the statement's {@link RetryableStatement#prevOpTime()}.
      */
     long previousWrite(RetryableStatement statement) {
-        return current().statementWrites.values().stream().mapToLong(StatementWrite::newestStored).max()
-                .stream().map(Oplog::tsOf).findFirst().orElse(statement.prevOpTime());
+        OptionalLong newest = current().statementWrites.values().stream().mapToLong(StatementWrite::newestStored).max();
+        return newest.isPresent() ? Oplog.tsOf(newest.getAsLong()) : statement.prevOpTime();
     }
 
     /**
@@ -202,8 +203,7 @@ public class WriteUnitOfWork {
      * it before the unit commits.
      */
     void wroteForStatement(ClusterClock.Reservation reservation, int count, long newestStored) {
-        current().statementWrites.merge(reservation, new StatementWrite(count, newestStored),
-                (a, b) -> new StatementWrite(a.count() + b.count(), Math.max(a.newestStored(), b.newestStored())));
+        current().statementWrites.put(reservation, new StatementWrite(count, newestStored)); // one change per reservation
     }
 
     /**
