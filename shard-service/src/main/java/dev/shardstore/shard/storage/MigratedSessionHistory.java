@@ -4,8 +4,12 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.LogicalSessionId;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
@@ -74,12 +78,15 @@ public class MigratedSessionHistory {
      */
     public int write(String ns, UUID ui, List<BsonDocument> entries) {
         int written = 0;
+        Map<SessionTxn, Set<Integer>> statements = new HashMap<>(); // per session and txnNumber: the stmtIds here
         for (BsonDocument entry : entries) {
             LogicalSessionId lsid = LogicalSessionId.parse(entry.get("lsid"), "lsid");
             long txnNumber = number(entry, "txnNumber");
             int stmtId = (int) number(entry, "stmtId");
             Optional<SessionHistory.TransactionRecord> row = history.find(lsid);
-            if (row.isPresent() && (row.get().txnNum() > txnNumber || row.get().txnNum() == txnNumber && hasStatement(lsid, txnNumber, stmtId))) {
+            if (row.isPresent() && (row.get().txnNum() > txnNumber || row.get().txnNum() == txnNumber
+                    && !statements.computeIfAbsent(new SessionTxn(lsid, txnNumber),
+                            t -> new HashSet<>(history.load(lsid, row.get()).executed().keySet())).add(stmtId))) {
                 continue;
             }
             long prev = row.isPresent() && row.get().txnNum() == txnNumber ? row.get().lastWriteOpTime() : 0;
@@ -97,10 +104,8 @@ public class MigratedSessionHistory {
         return written;
     }
 
-    private boolean hasStatement(LogicalSessionId lsid, long txnNumber, int stmtId) {
-        return jdbc.sql("SELECT count(*) FROM oplog WHERE lsid = ? AND txn_number = ? AND stmt_id = ?")
-                .param(SessionHistory.key(lsid)).param(txnNumber).param(stmtId).query(Long.class).single() > 0;
-    }
+    /** A session's transaction number. */
+    private record SessionTxn(LogicalSessionId lsid, long txnNumber) {}
 
     private static String op(BsonDocument entry) {
         String op = entry.isString("op") ? entry.getString("op").getValue() : "";

@@ -5,11 +5,9 @@ import dev.shardstore.contracts.session.LogicalSessionId;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -70,27 +68,36 @@ public class SessionHistory {
                 .optional();
     }
 
-    /** The history of {@code record}'s transaction number, read from the oplog. */
+    /**
+     * The history of {@code record}'s transaction number, read from the oplog by walking the chain from the row's
+     * {@code lastWriteOpTime} through each entry's {@code prevOpTime} (one primary-key lookup per entry, in one
+     * recursive query), as MongoDB does. The chain ends at an entry without a previous one (complete) or where the
+     * oplog was truncated (incomplete: truncation removes the oldest entries, so what is left is the newest part of
+     * the chain). No index on the session columns is needed, so an ordinary retryable write pays for none
+     * ({@code V7__oplog_session_chain.sql}).
+     */
     public Transaction load(LogicalSessionId lsid, TransactionRecord record) {
-        Map<Long, Long> previous = new HashMap<>();
         Map<Integer, ExecutedStatement> executed = new HashMap<>();
-        jdbc.sql("SELECT ts_key, op, o, pre_image, stmt_id, prev_op_time FROM oplog WHERE lsid = ? AND txn_number = ?")
-                .param(key(lsid)).param(record.txnNum())
+        boolean[] reachedFirst = {false}; // whether the oldest entry found had no previous one
+        byte[] key = key(lsid);
+        jdbc.sql("WITH RECURSIVE chain AS ("
+                        + " SELECT ts_key, op, o, pre_image, stmt_id, prev_op_time FROM oplog"
+                        + "  WHERE ts_key = ? AND lsid = ? AND txn_number = ?"
+                        + " UNION ALL"
+                        + " SELECT e.ts_key, e.op, e.o, e.pre_image, e.stmt_id, e.prev_op_time FROM oplog e JOIN chain c"
+                        + "  ON e.ts_key = c.prev_op_time AND e.ts_key < c.ts_key WHERE e.lsid = ? AND e.txn_number = ?)"
+                        + " SELECT ts_key, op, o, pre_image, stmt_id, prev_op_time FROM chain ORDER BY ts_key DESC")
+                .param(Oplog.storedTs(record.lastWriteOpTime())).param(key).param(record.txnNum()).param(key).param(record.txnNum())
                 .query(rs -> {
                     long ts = Oplog.tsOf(rs.getLong(1));
                     byte[] o = rs.getBytes(3);
                     byte[] pre = rs.getBytes(4);
-                    long prev = rs.getLong(6);
-                    previous.put(ts, rs.wasNull() ? 0 : Oplog.tsOf(prev));
+                    reachedFirst[0] = rs.getObject(6) == null;
                     executed.put(rs.getInt(5), new ExecutedStatement(ts, OplogEntry.Op.of(rs.getString(2).charAt(0)),
                             o == null ? null : BsonBytes.decode(o), pre == null ? null : BsonBytes.decode(pre)));
                 });
-        Set<Long> seen = new HashSet<>();
-        long at = record.lastWriteOpTime();
-        while (at != 0 && previous.containsKey(at) && seen.add(at)) {
-            at = previous.get(at);
-        }
-        return new Transaction(Map.copyOf(executed), at == 0, record.lastWriteOpTime());
+        return new Transaction(Map.copyOf(executed), record.lastWriteOpTime() == 0 || reachedFirst[0],
+                record.lastWriteOpTime());
     }
 
     /**

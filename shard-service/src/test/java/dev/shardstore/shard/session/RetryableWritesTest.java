@@ -5,22 +5,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.shard.ShardIntegrationTest;
+import dev.shardstore.shard.storage.MigratedSessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPointAction;
 import dev.shardstore.support.failpoint.FailPoints;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonBinary;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -38,6 +45,10 @@ class RetryableWritesTest extends ShardIntegrationTest {
     SessionCatalog catalog;
     @Autowired
     FailPoints failPoints;
+    @Autowired
+    WriteUnitOfWork units;
+    @Autowired
+    MigratedSessionHistory migrated;
 
     private static BsonDocument retryable(String json, LogicalSessionId lsid, long txnNumber) {
         return ExtendedJson.parse(json).append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(txnNumber));
@@ -287,5 +298,31 @@ class RetryableWritesTest extends ShardIntegrationTest {
             assertThat(documentsOf(DB, "wait")).isEmpty();
         }
         assertThat(waiting.get(60, TimeUnit.SECONDS).getInt32("n").getValue()).isEqualTo(1);
+    }
+    @Test
+    void migratedHistoryImportedTwiceIsWrittenOnceAndAnswersARetry() {
+        insertInto(DB, "moved", "{_id: 0}");
+        UUID ui = jdbc.sql("SELECT uuid FROM collections WHERE namespace = ?").param(DB + ".moved").query(UUID.class).single();
+        LogicalSessionId lsid = LogicalSessionId.random();
+        List<BsonDocument> entries = List.of(migratedInsert(lsid, 0, 1), migratedInsert(lsid, 1, 2));
+        int first = units.writeFromMigrate(work -> migrated.write(DB + ".moved", ui, entries));
+        int second = units.writeFromMigrate(work -> migrated.write(DB + ".moved", ui, entries));
+        assertThat(first).isEqualTo(2);
+        assertThat(second).as("a second import finds both statements by walking the chain it wrote").isZero();
+        assertThat(sessionEntries(lsid)).isEqualTo(2);
+        BsonDocument retry = run(DB, retryable("{insert: 'moved', documents: [{_id: 1}, {_id: 2}, {_id: 3}]}", lsid, 1));
+        assertThat(retry.getInt32("n").getValue()).as("two statements answered from the migrated history, one run").isEqualTo(3);
+        assertThat(retry.containsKey("writeErrors")).as(retry.toJson()).isFalse();
+        assertThat(documentsOf(DB, "moved")).as("the migrated statements did not run again").hasSize(2);
+        assertThat(sessionEntries(lsid)).isEqualTo(3);
+    }
+
+    /** A migrated session entry ({@link MigratedSessionHistory#read}'s shape) of an insert of {@code {_id: id}}. */
+    private static BsonDocument migratedInsert(LogicalSessionId lsid, int stmtId, int id) {
+        return new BsonDocument("ts", new BsonTimestamp(1, stmtId + 1)).append("op", new BsonString("i"))
+                .append("o2", new BsonDocument("_id", new BsonInt32(id)))
+                .append("shardKey", new BsonBinary(KeyString.encode(new BsonInt32(id))))
+                .append("o", new BsonDocument("_id", new BsonInt32(id)))
+                .append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(1)).append("stmtId", new BsonInt32(stmtId));
     }
 }
