@@ -46,7 +46,9 @@ public record YcsbResult(double throughput, Map<String, Operation> operations) {
         for (JsonNode row : rows) {
             String metric = row.get("metric").asString();
             String measurement = row.get("measurement").asString();
-            double value = row.get("value").asDouble();
+            JsonNode v = row.get("value");
+            // YCSB writes "NaN" (a string) for the average latency of an operation that never succeeded
+            double value = v.isNumber() ? v.asDouble() : Double.parseDouble(v.asString());
             if (metric.equals("OVERALL") && measurement.equals("Throughput(ops/sec)")) {
                 throughput = value;
             } else if (!metric.equals("OVERALL") && !metric.startsWith("CLEANUP") && !metric.endsWith("-FAILED")) {

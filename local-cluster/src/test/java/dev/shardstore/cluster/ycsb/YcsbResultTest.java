@@ -41,6 +41,22 @@ class YcsbResultTest {
     }
 
     @Test
+    void aRunWhoseReadsAllFailedReadsAsErrorsNotAsAParseFailure() throws Exception {
+        Path export = dir.resolve("failed.json");
+        Files.writeString(export, """
+                [{"metric":"OVERALL","measurement":"Throughput(ops/sec)","value":9000.0},
+                 {"metric":"READ","measurement":"Operations","value":0},
+                 {"metric":"READ","measurement":"AverageLatency(us)","value":"NaN"},
+                 {"metric":"READ","measurement":"50thPercentileLatency(us)","value":0},
+                 {"metric":"READ","measurement":"Return=ERROR","value":400},
+                 {"metric":"READ-FAILED","measurement":"Operations","value":400},
+                 {"metric":"READ-FAILED","measurement":"AverageLatency(us)","value":4167.5}]
+                """);
+
+        assertThat(YcsbResult.read(export).operations().get("READ")).isEqualTo(new YcsbResult.Operation(0, 400, 0, Double.NaN, Double.NaN));
+    }
+
+    @Test
     void workloadsCarryYcsbsMixesAndRefuseUnknownNames() {
         assertThat(YcsbWorkload.parse("a").properties()).containsEntry("readproportion", "0.5").containsEntry("updateproportion", "0.5")
                 .containsEntry("workload", "site.ycsb.workloads.CoreWorkload");
