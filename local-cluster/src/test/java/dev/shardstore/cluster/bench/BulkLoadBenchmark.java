@@ -24,6 +24,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.bson.BsonObjectId;
 import org.bson.RawBsonDocument;
@@ -70,6 +72,27 @@ public final class BulkLoadBenchmark {
             + "INSERT INTO bench_direct_oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, from_migrate, o) "
             + "SELECT ?::bigint + src.n - 1, 'i', ?, ?::uuid, src.o2, src.skey, src.pskey, ?, src.doc"
             + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts_key";
+    /**
+     * {@link #SHARD_INSERT} with a retryable write's session fields, as {@code Oplog.changeStatement} writes them: the
+     * lsid, the txnNumber, each row's stmtId and the chain to the previous row.
+     */
+    private static final String SESSION_INSERT = SHARD_INSERT.replace("from_migrate, o)", "from_migrate, o, lsid, txn_number, stmt_id, prev_op_time)")
+            .replace("src.doc FROM", "src.doc, ?::bytea, ?::bigint, (?::int[])[src.n], CASE WHEN src.n = 1 THEN NULL ELSE ?::bigint + src.n - 2 END FROM");
+    /** What the shard reads and writes of the session's {@code transactions} row per batch ({@code SessionHistory}). */
+    private static final String SESSION_FIND = "SELECT txn_num, last_write_op_time FROM bench_direct_transactions WHERE lsid = ?";
+    private static final String SESSION_UPSERT = "INSERT INTO bench_direct_transactions (lsid, txn_num, last_write_op_time, last_write_date)"
+            + " VALUES (?, ?, ?, now()) ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num,"
+            + " last_write_op_time = excluded.last_write_op_time, last_write_date = excluded.last_write_date, state = NULL";
+
+    /** What a direct load writes. */
+    private enum Direct {
+        /** The collection table and a small oplog-shaped table. */
+        SIMPLE,
+        /** The collection table and a table shaped like the shard's oplog. */
+        SHARD,
+        /** As {@link #SHARD}, with a retryable write's session fields and its transactions row, one transaction per batch. */
+        SESSION
+    }
 
     private BulkLoadBenchmark() {}
 
@@ -106,16 +129,19 @@ public final class BulkLoadBenchmark {
                         report(round, "routed, wire, 1 thread", documents.size(), () -> routed(c, client, batches, 1));
                         report(round, "routed, wire, " + threads + " threads", documents.size(), () -> routed(c, client, batches, threads));
                     } else {
-                        report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(c, batches, true));
+                        report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(c, batches, Direct.SHARD));
+                        report(round, "direct JDBC, + session fields", documents.size(), () -> direct(c, batches, Direct.SESSION));
                     }
                     continue;
                 }
                 double one = report(round, "routed, wire, 1 thread", documents.size(), () -> routed(c, client, batches, 1));
                 double many = report(round, "routed, wire, " + threads + " threads", documents.size(), () -> routed(c, client, batches, threads));
-                double simple = report(round, "direct JDBC, simple oplog", documents.size(), () -> direct(c, batches, false));
-                double shard = report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(c, batches, true));
+                double simple = report(round, "direct JDBC, simple oplog", documents.size(), () -> direct(c, batches, Direct.SIMPLE));
+                double shard = report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(c, batches, Direct.SHARD));
+                double session = report(round, "direct JDBC, + session fields", documents.size(), () -> direct(c, batches, Direct.SESSION));
                 System.out.printf("round %d ratios (routed 1 thread / %d threads): against the simple oplog %.2f / %.2f, "
-                        + "against the shard's oplog %.2f / %.2f%n", round, threads, one / simple, many / simple, one / shard, many / shard);
+                        + "against the shard's oplog %.2f / %.2f, against it with session fields %.2f / %.2f%n",
+                        round, threads, one / simple, many / simple, one / shard, many / shard, one / session, many / session);
             }
         }
     }
@@ -162,41 +188,70 @@ public final class BulkLoadBenchmark {
     }
 
     /** Every batch written over one JDBC connection, into fresh tables dropped afterwards. */
-    private static Measured direct(Connection c, List<List<Encoded>> batches, boolean shardOplog) throws Exception {
+    private static Measured direct(Connection c, List<List<Encoded>> batches, Direct what) throws Exception {
         try (Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS bench_direct_docs, bench_direct_oplog");
+            s.execute("DROP TABLE IF EXISTS bench_direct_docs, bench_direct_oplog, bench_direct_transactions");
             s.execute("CREATE TABLE bench_direct_docs (id bytea PRIMARY KEY, doc bytea NOT NULL)");
-            s.execute(shardOplog ? "CREATE TABLE bench_direct_oplog (LIKE oplog INCLUDING ALL)"
+            s.execute(what != Direct.SIMPLE ? "CREATE TABLE bench_direct_oplog (LIKE oplog INCLUDING ALL)"
                     : "CREATE TABLE bench_direct_oplog (seq bigserial PRIMARY KEY, ts bigint NOT NULL UNIQUE, op char(1) NOT NULL,"
                             + " ns text NOT NULL, o2 bytea, o bytea)");
+            s.execute("CREATE TABLE bench_direct_transactions (LIKE transactions INCLUDING ALL)");
         }
         UUID ui = UUID.randomUUID();
+        byte[] lsid = BsonBytes.encode(new BsonDocument("id", new BsonBinary(UUID.randomUUID())));
         double cpu = backendsCpuSeconds(c);
         long start = System.nanoTime();
-        try (PreparedStatement insert = c.prepareStatement(shardOplog ? SHARD_INSERT : SIMPLE_INSERT)) {
+        try (PreparedStatement insert = c.prepareStatement(switch (what) {
+                    case SIMPLE -> SIMPLE_INSERT;
+                    case SHARD -> SHARD_INSERT;
+                    case SESSION -> SESSION_INSERT;
+                });
+                PreparedStatement find = c.prepareStatement(SESSION_FIND);
+                PreparedStatement upsert = c.prepareStatement(SESSION_UPSERT)) {
             long ts = 0;
+            long txnNumber = 0;
+            c.setAutoCommit(what != Direct.SESSION);
             for (List<Encoded> batch : batches) {
                 insert.setArray(1, c.createArrayOf("bytea", batch.stream().map(Encoded::id).toArray(byte[][]::new)));
                 insert.setArray(2, c.createArrayOf("bytea", batch.stream().map(Encoded::bytes).toArray(byte[][]::new)));
                 insert.setArray(3, c.createArrayOf("bytea", batch.stream().map(Encoded::key).toArray(byte[][]::new)));
-                if (shardOplog) {
-                    insert.setArray(4, c.createArrayOf("bytea", new byte[batch.size()][]));
-                    insert.setArray(5, c.createArrayOf("bytea", new byte[batch.size()][]));
-                    insert.setLong(6, ts ^ Long.MIN_VALUE);
-                    insert.setString(7, "bench.direct");
-                    insert.setObject(8, ui);
-                    insert.setBoolean(9, false);
-                    insert.executeQuery().close();
-                } else {
+                if (what == Direct.SIMPLE) {
                     insert.setLong(4, ts);
                     insert.executeUpdate();
+                    ts += batch.size();
+                    continue;
+                }
+                long first = ts ^ Long.MIN_VALUE;
+                insert.setArray(4, c.createArrayOf("bytea", new byte[batch.size()][]));
+                insert.setArray(5, c.createArrayOf("bytea", new byte[batch.size()][]));
+                insert.setLong(6, first);
+                insert.setString(7, "bench.direct");
+                insert.setObject(8, ui);
+                insert.setBoolean(9, false);
+                if (what == Direct.SESSION) {
+                    find.setBytes(1, lsid);
+                    find.executeQuery().close();
+                    insert.setBytes(10, lsid);
+                    insert.setLong(11, ++txnNumber);
+                    insert.setArray(12, c.createArrayOf("integer", IntStream.range(0, batch.size()).boxed().toArray()));
+                    insert.setLong(13, first);
+                }
+                insert.executeQuery().close();
+                if (what == Direct.SESSION) {
+                    upsert.setBytes(1, lsid);
+                    upsert.setLong(2, txnNumber);
+                    upsert.setLong(3, first + batch.size() - 1);
+                    upsert.executeUpdate();
+                    c.commit();
                 }
                 ts += batch.size();
             }
+        } finally {
+            c.setAutoCommit(true);
         }
         Measured measured = Measured.since(c, start, cpu);
         try (Statement s = c.createStatement()) {
-            s.execute("DROP TABLE bench_direct_docs, bench_direct_oplog");
+            s.execute("DROP TABLE bench_direct_docs, bench_direct_oplog, bench_direct_transactions");
         }
         return measured;
     }
