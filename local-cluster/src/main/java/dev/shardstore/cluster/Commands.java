@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * The command line of each component: the PostgreSQL and Kafka holders run on this launcher's own
- * classpath, the services as {@code java -jar <module>.jar --property=value …}. Every child uses the
- * java binary this launcher runs on.
+ * classpath, the services as {@code java -jar <module>.jar --property=value …} from their extracted jars with a CDS
+ * archive ({@link ServiceLaunch}). Every child uses the java binary this launcher runs on.
  */
 final class Commands {
     /**
@@ -34,6 +34,7 @@ final class Commands {
     private final ClusterHome home;
     private final Topology topology;
     private final String java;
+    private final ServiceLaunch launch;
 
     Commands(ClusterOptions options, ClusterHome home, Topology topology) {
         this.options = options;
@@ -41,6 +42,7 @@ final class Commands {
         this.topology = topology;
         this.java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        this.launch = new ServiceLaunch(options.repo(), java);
     }
 
     /** The jars of the services that are missing, as "module (path)" lines. */
@@ -99,8 +101,9 @@ final class Commands {
             command.add(ORPHAN_CLEANUP_DELAY);
         }
         command.addAll(options.serviceJvmOptions());
-        command.add("-jar");
-        command.add(options.repo().serviceJar(component.role().module().orElseThrow()).toString());
+        // the first instance of each module writes its archive (ServiceLaunch: one writer per file)
+        boolean writer = topology.withRole(component.role()).get(0).equals(component);
+        command.addAll(launch.jvmArguments(component.role().module().orElseThrow(), writer));
         command.add("--server.port=" + component.port());
         component.database().ifPresent(db -> {
             command.add("--spring.datasource.url=jdbc:postgresql://localhost:" + postgresPort() + "/" + db);
@@ -129,12 +132,14 @@ final class Commands {
 
     /**
      * The command line of a shard added to a running cluster: {@code template}, a recorded shard's command, with the new
-     * shard's port, database and name (its JVM options and peers stay, so a test's {@code -D} options carry over).
+     * shard's port, database and name (its JVM options and peers stay, so a test's {@code -D} options carry over), and
+     * without {@link ServiceLaunch#WRITE_ARCHIVE}: the shard whose command it copies writes the module's archive.
      *
      * @throws IllegalStateException when {@code template} lacks one of the three arguments (it is not a shard's command)
      */
     static List<String> forAddedShard(List<String> template, Component shard) {
         List<String> command = new ArrayList<>(template);
+        command.remove(ServiceLaunch.WRITE_ARCHIVE);
         replace(command, "--server.port=", String.valueOf(shard.port()));
         replace(command, "--shardstore.shard.name=", shard.name());
         int url = indexOf(command, "--spring.datasource.url=");

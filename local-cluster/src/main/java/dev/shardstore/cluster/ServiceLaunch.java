@@ -1,0 +1,137 @@
+package dev.shardstore.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * How a service's JVM is started so that it starts fast: from its Spring Boot jar extracted once per build, with a
+ * class-data-sharing (CDS) archive of the classes it loads. A cluster starts six to ten service JVMs on a machine that
+ * may have 2 cores, and the end-to-end suite starts about sixteen clusters; without this, half of a service's start-up
+ * CPU went into opening nested jars and loading and verifying classes (a shard: 5.3–5.6 CPU s from the jar, 4.2 from
+ * the extracted jar, 2.6 with the archive; docs/benchmarks.md, "Service start-up").
+ *
+ * <ul>
+ *   <li><b>Extraction</b>: Spring Boot's own tool ({@code java -Djarmode=tools -jar <module>.jar extract}) writes the
+ *       application jar and its {@code lib/} into {@code <module>/target/launch/<module>/}; the JVM then runs that jar,
+ *       whose manifest names the libraries. It is done again when the Boot jar changes (its size or time differ from
+ *       those recorded beside the extraction), under a file lock, so two launchers never extract over each other.</li>
+ *   <li><b>The archive</b>, {@code <module>/target/launch/<module>.jsa}: written by the JVM itself when the first
+ *       instance of the module (shard1, router1, config, …) exits ({@code -XX:+AutoCreateSharedArchive}, JDK 19 and
+ *       later), mapped by every later start of the module. A missing or stale archive (a new build, another JDK) costs
+ *       only the speed-up: the JVM starts without it, and the writer writes it again when it exits. Only one instance
+ *       per module writes: the JVM deletes and re-creates the file, and two writers exiting together could write into
+ *       the same new file.</li>
+ * </ul>
+ * Nothing here is needed for correctness: a fresh clone extracts on the first start and writes the archives when that
+ * cluster stops.
+ */
+final class ServiceLaunch {
+    /** The option that makes an instance write its module's archive; {@link Commands#forAddedShard} drops it. */
+    static final String WRITE_ARCHIVE = "-XX:+AutoCreateSharedArchive";
+
+    private static final String STAMP = ".extracted-from";
+    private static final long EXTRACT_TIMEOUT_SECONDS = 120;
+
+    private final RepoLayout repo;
+    private final String java;
+
+    /**
+     * @param repo the repository whose service jars are launched
+     * @param java the java binary that extracts (and runs) them
+     */
+    ServiceLaunch(RepoLayout repo, String java) {
+        this.repo = repo;
+        this.java = java;
+    }
+
+    /**
+     * The JVM arguments that run an instance of {@code module}, after the caller's JVM options: the archive options and
+     * {@code -jar <extracted jar>}; the application's own arguments follow.
+     *
+     * @param writer whether this instance writes the module's archive when it exits (one instance per module)
+     * @throws UncheckedIOException when the jar cannot be extracted
+     */
+    List<String> jvmArguments(String module, boolean writer) {
+        List<String> args = new ArrayList<>();
+        if (writer) {
+            args.add(WRITE_ARCHIVE);
+        }
+        args.add("-XX:SharedArchiveFile=" + launchDir(module).resolve(module + ".jsa"));
+        args.add("-jar");
+        args.add(extracted(module).toString());
+        return args;
+    }
+
+    /** The extracted application jar of {@code module}, extracting it first when it is missing or older than the Boot jar. */
+    Path extracted(String module) {
+        Path bootJar = repo.serviceJar(module);
+        Path dir = launchDir(module).resolve(module);
+        Path jar = dir.resolve(module + ".jar");
+        Path stamp = dir.resolve(STAMP);
+        try {
+            Files.createDirectories(launchDir(module));
+            String source = Files.size(bootJar) + " " + Files.getLastModifiedTime(bootJar).toMillis();
+            try (FileChannel lockFile = FileChannel.open(launchDir(module).resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock lock = lockFile.lock()) {
+                if (Files.isRegularFile(jar) && Files.isRegularFile(stamp) && Files.readString(stamp).equals(source)) {
+                    return jar;
+                }
+                Path staging = launchDir(module).resolve(module + ".extracting");
+                deleteTree(staging);
+                extract(bootJar, staging);
+                Files.writeString(staging.resolve(STAMP), source);
+                deleteTree(dir);
+                Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
+                return jar;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract " + bootJar + " into " + dir, e);
+        }
+    }
+
+    private void extract(Path bootJar, Path destination) throws IOException {
+        Path log = destination.resolveSibling(destination.getFileName() + ".log");
+        Process process = new ProcessBuilder(java, "-Djarmode=tools", "-jar", bootJar.toString(), "extract", "--destination",
+                destination.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!process.waitFor(EXTRACT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IOException("extracting took over " + EXTRACT_TIMEOUT_SECONDS + " s; see " + log);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while extracting", e);
+        }
+        if (process.exitValue() != 0) {
+            throw new IOException("Spring Boot's extract exited with " + process.exitValue() + ": " + Files.readString(log).strip());
+        }
+        Files.deleteIfExists(log);
+    }
+
+    private Path launchDir(String module) {
+        return repo.serviceJar(module).resolveSibling("launch");
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
