@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
 /**
@@ -34,7 +36,7 @@ import java.util.stream.Stream;
  *       the same new file.</li>
  * </ul>
  * Nothing here is needed for correctness: a fresh clone extracts on the first start and writes the archives when that
- * cluster stops.
+ * cluster stops. A jar that is not a Spring Boot jar (the launcher's own tests start small stand-ins) runs as it is.
  */
 final class ServiceLaunch {
     /** The option that makes an instance write its module's archive; {@link Commands#forAddedShard} drops it. */
@@ -63,6 +65,10 @@ final class ServiceLaunch {
      * @throws UncheckedIOException when the jar cannot be extracted
      */
     List<String> jvmArguments(String module, boolean writer) {
+        Path bootJar = repo.serviceJar(module);
+        if (!isBootJar(bootJar)) {
+            return List.of("-jar", bootJar.toString());
+        }
         List<String> args = new ArrayList<>();
         if (writer) {
             args.add(WRITE_ARCHIVE);
@@ -97,6 +103,19 @@ final class ServiceLaunch {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract " + bootJar + " into " + dir, e);
+        }
+    }
+
+    /**
+     * Whether {@code jar}'s manifest names a Spring Boot version; false for a file that is no readable jar, which then
+     * goes to the JVM as it is, so that the service's start fails with the JVM's own message in its log.
+     */
+    private static boolean isBootJar(Path jar) {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            Manifest manifest = file.getManifest();
+            return manifest != null && manifest.getMainAttributes().getValue("Spring-Boot-Version") != null;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -9,13 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link ServiceLaunch} on a copy of a real service jar (the session service's, built before this module's tests run
- * in the reactor): extracted once, again when the jar changes, a broken jar refused with its name; the archive options
- * name one writer.
+ * in the reactor): extracted once, again when the jar changes; the archive options name one writer; a plain jar, or a
+ * file that is no jar, goes to the JVM as it is; a Boot jar the tool cannot extract is refused with its name.
  */
 class ServiceLaunchTest {
     private static final String MODULE = "session-service";
@@ -65,14 +68,37 @@ class ServiceLaunchTest {
     }
 
     @Test
-    void aJarThatIsNotABootJarIsRefusedWithItsName() throws Exception {
+    void aPlainJarOrAFileThatIsNoJarGoesToTheJvmAsItIs() throws Exception {
         RepoLayout repo = new RepoLayout(root);
-        Files.createDirectories(repo.serviceJar(MODULE).getParent());
-        Files.writeString(repo.serviceJar(MODULE), "not a jar");
+        Path jar = repo.serviceJar(MODULE);
+        Files.createDirectories(jar.getParent());
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, "example.Main");
+        new JarOutputStream(Files.newOutputStream(jar), manifest).close();
+        assertThat(new ServiceLaunch(repo, JAVA).jvmArguments(MODULE, true)).containsExactly("-jar", jar.toString());
 
-        assertThatThrownBy(() -> new ServiceLaunch(repo, JAVA).extracted(MODULE))
+        Files.writeString(jar, "not a jar");
+        assertThat(new ServiceLaunch(repo, JAVA).jvmArguments(MODULE, true)).as("the JVM's own error will name it")
+                .containsExactly("-jar", jar.toString());
+        assertThat(jar.resolveSibling("launch")).as("nothing extracted").doesNotExist();
+    }
+
+    @Test
+    void aBootJarThatCannotBeExtractedIsRefusedWithItsName() throws Exception {
+        RepoLayout repo = new RepoLayout(root);
+        Path jar = repo.serviceJar(MODULE);
+        Files.createDirectories(jar.getParent());
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, "example.Missing");
+        manifest.getMainAttributes().putValue("Spring-Boot-Version", "4.0.0");
+        new JarOutputStream(Files.newOutputStream(jar), manifest).close();
+
+        assertThatThrownBy(() -> new ServiceLaunch(repo, JAVA).jvmArguments(MODULE, true))
                 .isInstanceOf(UncheckedIOException.class)
-                .hasMessageContaining(repo.serviceJar(MODULE).toString());
-        assertThat(repo.serviceJar(MODULE).resolveSibling("launch").resolve(MODULE)).as("nothing half-extracted is used").doesNotExist();
+                .hasMessageContaining("cannot extract " + jar)
+                .rootCause().hasMessageContaining("exited with 1");
+        assertThat(jar.resolveSibling("launch").resolve(MODULE)).as("nothing half-extracted is used").doesNotExist();
     }
 }
