@@ -79,8 +79,18 @@ final class ServiceLaunch {
         return args;
     }
 
-    /** The extracted application jar of {@code module}, extracting it first when it is missing or older than the Boot jar. */
+    /**
+     * The extracted application jar of {@code module}, extracting it first when it is missing or was extracted from
+     * another build of the Boot jar. Serialised within this JVM (a {@link FileLock} does not exclude another thread of
+     * the same JVM) and, through the lock file, with other launchers.
+     */
     Path extracted(String module) {
+        synchronized (ServiceLaunch.class) {
+            return extractedLocked(module);
+        }
+    }
+
+    private Path extractedLocked(String module) {
         Path bootJar = repo.serviceJar(module);
         Path dir = launchDir(module).resolve(module);
         Path jar = dir.resolve(module + ".jar");
