@@ -28,12 +28,12 @@ import java.util.stream.Stream;
  *       application jar and its {@code lib/} into {@code <module>/target/launch/<module>/}; the JVM then runs that jar,
  *       whose manifest names the libraries. It is done again when the Boot jar changes (its size or time differ from
  *       those recorded beside the extraction), under a file lock, so two launchers never extract over each other.</li>
- *   <li><b>The archive</b>, {@code <module>/target/launch/<module>.jsa}: written by the JVM itself when the first
- *       instance of the module (shard1, router1, config, …) exits ({@code -XX:+AutoCreateSharedArchive}, JDK 19 and
- *       later), mapped by every later start of the module. A missing or stale archive (a new build, another JDK) costs
- *       only the speed-up: the JVM starts without it, and the writer writes it again when it exits. Only one instance
- *       per module writes: the JVM deletes and re-creates the file, and two writers exiting together could write into
- *       the same new file.</li>
+ *   <li><b>The archive</b>, {@code <module>/target/launch/<module>-<JDK version>.jsa}: written by the JVM itself when
+ *       the first instance of the module (shard1, router1, config, …) exits ({@code -XX:+AutoCreateSharedArchive}, JDK
+ *       19 and later), mapped by every later start of the module. The JVM writes a missing archive but does not rewrite
+ *       one whose class path changed, so extracting a new build deletes the module's archive. A missing or unusable
+ *       archive costs only the speed-up: the JVM starts without it. Only one instance per module writes: the JVM
+ *       deletes and re-creates the file, and two writers exiting together could write into the same new file.</li>
  * </ul>
  * Nothing here is needed for correctness: a fresh clone extracts on the first start and writes the archives when that
  * cluster stops. A jar that is not a Spring Boot jar (the launcher's own tests start small stand-ins) runs as it is.
@@ -73,7 +73,7 @@ final class ServiceLaunch {
         if (writer) {
             args.add(WRITE_ARCHIVE);
         }
-        args.add("-XX:SharedArchiveFile=" + launchDir(module).resolve(module + ".jsa"));
+        args.add("-XX:SharedArchiveFile=" + archive(module));
         args.add("-jar");
         args.add(extracted(module).toString());
         return args;
@@ -109,6 +109,8 @@ final class ServiceLaunch {
                 Files.writeString(staging.resolve(STAMP), source);
                 deleteTree(dir);
                 Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
+                // the JVM does not rewrite an archive whose class path changed (it only rewrites a missing one)
+                Files.deleteIfExists(archive(module));
                 return jar;
             }
         } catch (IOException e) {
@@ -147,6 +149,15 @@ final class ServiceLaunch {
             throw new IOException("Spring Boot's extract exited with " + process.exitValue() + ": " + Files.readString(log).strip());
         }
         Files.deleteIfExists(log);
+    }
+
+    /**
+     * The module's archive, named after this JVM's version (the services run on the same java binary): the JVM rewrites
+     * a missing archive but not one whose class path or JDK changed, so a new build deletes it and a new JDK names
+     * another.
+     */
+    Path archive(String module) {
+        return launchDir(module).resolve(module + "-" + Runtime.version().toString().replaceAll("[^A-Za-z0-9.+-]", "_") + ".jsa");
     }
 
     private Path launchDir(String module) {

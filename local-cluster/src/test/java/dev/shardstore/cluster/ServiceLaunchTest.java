@@ -46,20 +46,25 @@ class ServiceLaunchTest {
             assertThat(libs.filter(p -> p.getFileName().toString().startsWith("spring-boot-"))).isNotEmpty();
         }
         Path marker = Files.createFile(jar.resolveSibling("marker"));
+        Path archive = Files.writeString(launch.archive(MODULE), "an archive of this build");
 
         assertThat(launch.extracted(MODULE)).isEqualTo(jar);
         assertThat(marker).as("an unchanged jar is not extracted again").exists();
+        assertThat(archive).as("nor its archive deleted").exists();
 
         Path bootJar = new RepoLayout(root).serviceJar(MODULE);
         Files.setLastModifiedTime(bootJar, FileTime.from(Instant.now().plusSeconds(5)));
         assertThat(launch.extracted(MODULE)).isEqualTo(jar).isRegularFile();
         assertThat(marker).as("a changed jar is extracted afresh").doesNotExist();
+        assertThat(archive).as("and the archive of the old build deleted (the JVM would not rewrite it)").doesNotExist();
     }
 
     @Test
     void oneInstancePerModuleWritesTheArchiveAndEveryOneMapsIt() throws Exception {
         ServiceLaunch launch = launchOfACopy();
-        Path archive = root.resolve(MODULE).resolve("target").resolve("launch").resolve(MODULE + ".jsa");
+        Path archive = launch.archive(MODULE);
+        assertThat(archive.getParent()).isEqualTo(root.resolve(MODULE).resolve("target").resolve("launch"));
+        assertThat(archive.getFileName().toString()).startsWith(MODULE + "-" + Runtime.version().feature()).endsWith(".jsa");
         Path jar = launch.extracted(MODULE);
 
         assertThat(launch.jvmArguments(MODULE, true))
