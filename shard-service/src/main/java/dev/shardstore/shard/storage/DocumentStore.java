@@ -185,7 +185,7 @@ public class DocumentStore {
         if (statement != null) {
             long prev = units.previousWrite(statement);
             Long chain = statement.batch() == null ? null : storedFirst;
-            sql = sql.param(SessionHistory.key(statement.lsid())).param(statement.txnNumber()).param(statementIds(statement, size))
+            sql = sql.param(statement.lsidKey()).param(statement.txnNumber()).param(statementIds(statement, size))
                     .param(chain).param(prev == 0 ? null : Oplog.storedTs(prev)).param(chain)
                     .param(statement.preImage() == null ? null : BsonBytes.encode(statement.preImage()));
         }

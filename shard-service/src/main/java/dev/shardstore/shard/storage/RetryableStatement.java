@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryableStatement {
     private final LogicalSessionId lsid;
+    /** {@link SessionHistory#key} of {@link #lsid}, encoded once: every change of the statement and its record use it. */
+    private final byte[] lsidKey;
     private final long txnNumber;
     private final int stmtId;
     private final int @Nullable [] batch;
@@ -25,6 +27,7 @@ public final class RetryableStatement {
      */
     public RetryableStatement(LogicalSessionId lsid, long txnNumber, int stmtId, long prevOpTime) {
         this.lsid = Objects.requireNonNull(lsid, "lsid");
+        this.lsidKey = SessionHistory.key(lsid);
         this.txnNumber = txnNumber;
         this.stmtId = stmtId;
         this.batch = null;
@@ -44,6 +47,7 @@ public final class RetryableStatement {
 
     private RetryableStatement(LogicalSessionId lsid, long txnNumber, int[] stmtIds, long prevOpTime) {
         this.lsid = Objects.requireNonNull(lsid, "lsid");
+        this.lsidKey = SessionHistory.key(lsid);
         if (stmtIds.length == 0) {
             throw new IllegalArgumentException("a batch has at least one statement");
         }
@@ -60,6 +64,11 @@ public final class RetryableStatement {
 
     public LogicalSessionId lsid() {
         return lsid;
+    }
+
+    /** The session's stored key (the {@code lsid} columns); not to be modified. */
+    byte[] lsidKey() {
+        return lsidKey;
     }
 
     public long txnNumber() {

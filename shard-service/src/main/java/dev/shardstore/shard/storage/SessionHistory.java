@@ -120,7 +120,7 @@ public class SessionHistory {
             if (batch != null && (written.count() != batch.length || r.count() != batch.length || statement.opTime() != 0)) {
                 throw new PartialBatchException("an insert batch of " + batch.length + " statements wrote " + written.count() + " of them");
             }
-            lastWrite(key(statement.lsid()), statement.txnNumber(), written.newestStored());
+            lastWrite(statement.lsidKey(), statement.txnNumber(), written.newestStored());
             statement.wrote(Oplog.tsOf(written.newestStored()));
         }
     }

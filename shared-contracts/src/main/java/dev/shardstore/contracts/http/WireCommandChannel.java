@@ -49,6 +49,8 @@ final class WireCommandChannel implements AutoCloseable {
     private final InetSocketAddress address;
     private final Duration connectTimeout;
     private final Duration requestTimeout;
+    /** The timeout's message, built once: not a string per command on the hot path. */
+    private final String noReply;
     private final Deque<Connection> idle = new ConcurrentLinkedDeque<>();
     private final AtomicInteger requestIds = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
@@ -74,6 +76,7 @@ final class WireCommandChannel implements AutoCloseable {
         this.address = InetSocketAddress.createUnresolved(host, port);
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
+        this.noReply = "no reply within " + requestTimeout.toMillis() + " ms";
     }
 
     /** The peer's host and command port, for messages. */
@@ -104,7 +107,7 @@ final class WireCommandChannel implements AutoCloseable {
             BsonDocument body = new BsonDocument();
             body.putAll(command);
             body.put("$db", new BsonString(db));
-            Frame frame = connection.deadline.within(requestTimeout, "no reply within " + requestTimeout.toMillis() + " ms", () -> {
+            Frame frame = connection.deadline.within(requestTimeout, noReply, () -> {
                 connection.out.write(OpMsg.request(body).encode(requestId, 0));
                 connection.out.flush();
                 return Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
