@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,7 +41,8 @@ import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
- * The balancer thread (reference: "Auto-balancing"): a round every {@code round-interval} after the previous one ends.
+ * The balancer thread (reference: "Auto-balancing"): a round {@code round-interval} after the previous one ends, or
+ * {@code short-round-interval} after one that balanced something ({@link #pauseAfter}).
  * A round reads a {@link ClusterSnapshot}, asks the {@link BalancerPolicy}, runs the zone-boundary splits one after the
  * other through the config service ({@code _configsvrSplitChunk}), then the auto-merger's merges one after the other
  * ({@code splitVector} on the owning shard, {@code _configsvrCommitChunksMerge}), then every migration at once (they are on disjoint
@@ -82,8 +84,20 @@ public class Balancer {
     public void startRounds() {
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("balancer").daemon().factory());
         scheduler = executor;
-        long interval = properties.roundInterval().toMillis();
-        executor.scheduleWithFixedDelay(this::roundQuietly, interval, interval, TimeUnit.MILLISECONDS);
+        executor.schedule(this::roundThenScheduleNext, properties.roundInterval().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The pause between the end of {@code round} and the start of the next (reference: MongoDB's balancer thread sleeps
+     * {@code kShortBalanceRoundInterval}, 1 s, after a round that balanced something, and {@code kBalanceRoundDefaultInterval},
+     * 10 s, otherwise): {@code short-round-interval} (when shorter) when one of its splits, merges or migrations succeeded, so that an
+     * imbalanced cluster converges at the pace of its migrations, not one per round interval; {@code round-interval} when
+     * the round did nothing, failed, or every action it tried failed (a failing cluster is not hammered).
+     */
+    static Duration pauseAfter(RoundReport round, BalancerProperties properties) {
+        boolean balanced = round.outcomes().stream().anyMatch(MigrationOutcome::ok);
+        return balanced && properties.shortRoundInterval().compareTo(properties.roundInterval()) < 0 ? properties.shortRoundInterval()
+                : properties.roundInterval();
     }
 
     /**
@@ -143,11 +157,18 @@ public class Balancer {
         return new BsonArray(history.stream().map(RoundReport::toBson).map(d -> (org.bson.BsonValue) d).toList());
     }
 
-    private void roundQuietly() {
+    /** One round, then the next one scheduled after {@link #pauseAfter} (the full interval when the round threw). */
+    private void roundThenScheduleNext() {
+        Duration pause = properties.roundInterval();
         try {
-            runRound();
+            pause = pauseAfter(runRound(), properties);
         } catch (RuntimeException e) {
             log.warn("balancer round failed", e);
+        }
+        try {
+            scheduler.schedule(this::roundThenScheduleNext, pause.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // shut down meanwhile: no more rounds
         }
     }
 
