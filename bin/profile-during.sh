@@ -26,7 +26,8 @@ for c in $components; do
 done
 pg_before=$(ticks $(backends))
 start=$(date +%s.%N)
-"$@"
+status=0
+"$@" || status=$?   # a failing command must not leave the profilers running
 end=$(date +%s.%N)
 pg_after=$(ticks $(backends))
 hz=$(getconf CLK_TCK)
@@ -38,3 +39,4 @@ for c in $components; do
 done
 echo "cpu postgres backends: $(echo "scale=2; ($pg_after - $pg_before) / $hz" | bc) s (connections that stayed open)"
 echo "wall: $(echo "$end - $start" | bc) s"
+exit $status

@@ -76,13 +76,23 @@ public final class BulkLoadBenchmark {
      * {@link #SHARD_INSERT} with a retryable write's session fields, as {@code Oplog.changeStatement} writes them: the
      * lsid, the txnNumber, each row's stmtId and the chain to the previous row.
      */
-    private static final String SESSION_INSERT = SHARD_INSERT.replace("from_migrate, o)", "from_migrate, o, lsid, txn_number, stmt_id, prev_op_time)")
-            .replace("src.doc FROM", "src.doc, ?::bytea, ?::bigint, (?::int[])[src.n], CASE WHEN src.n = 1 THEN NULL ELSE ?::bigint + src.n - 2 END FROM");
+    private static final String SESSION_INSERT = replaceOnce(replaceOnce(SHARD_INSERT, "from_migrate, o)",
+            "from_migrate, o, lsid, txn_number, stmt_id, prev_op_time)"),
+            "src.doc FROM", "src.doc, ?::bytea, ?::bigint, (?::int[])[src.n], CASE WHEN src.n = 1 THEN NULL ELSE ?::bigint + src.n - 2 END FROM");
     /** What the shard reads and writes of the session's {@code transactions} row per batch ({@code SessionHistory}). */
     private static final String SESSION_FIND = "SELECT txn_num, last_write_op_time FROM bench_direct_transactions WHERE lsid = ?";
     private static final String SESSION_UPSERT = "INSERT INTO bench_direct_transactions (lsid, txn_num, last_write_op_time, last_write_date)"
             + " VALUES (?, ?, ?, now()) ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num,"
             + " last_write_op_time = excluded.last_write_op_time, last_write_date = excluded.last_write_date, state = NULL";
+
+    /** {@code sql} with its one occurrence of {@code target} replaced: an edit of {@link #SHARD_INSERT} cannot silently leave it out. */
+    private static String replaceOnce(String sql, String target, String replacement) {
+        int at = sql.indexOf(target);
+        if (at < 0 || sql.indexOf(target, at + 1) >= 0) {
+            throw new IllegalStateException("expected exactly one \"" + target + "\" in " + sql);
+        }
+        return sql.substring(0, at) + replacement + sql.substring(at + target.length());
+    }
 
     /** What a direct load writes. */
     private enum Direct {
