@@ -89,10 +89,15 @@ public class Balancer {
 
     /**
      * The pause between the end of {@code round} and the start of the next (reference: MongoDB's balancer thread sleeps
-     * {@code kShortBalanceRoundInterval}, 1 s, after a round that balanced something, and {@code kBalanceRoundDefaultInterval},
-     * 10 s, otherwise): {@code short-round-interval} (when shorter) when one of its splits, merges or migrations succeeded, so that an
-     * imbalanced cluster converges at the pace of its migrations, not one per round interval; {@code round-interval} when
-     * the round did nothing, failed, or every action it tried failed (a failing cluster is not hammered).
+     * {@code kShortBalanceRoundInterval}, 1 s, after a round that balanced something, and
+     * {@code kBalanceRoundDefaultInterval}, 10 s, otherwise).
+     * <ul>
+     *   <li>{@code short-round-interval} (or {@code round-interval} if that is shorter) when one of its splits, merges or
+     *       migrations succeeded, so that an imbalanced cluster converges at the pace of its migrations, not one
+     *       migration per round interval;</li>
+     *   <li>{@code round-interval} when the round did nothing, failed, or every action it tried failed (a failing
+     *       cluster is not hammered).</li>
+     * </ul>
      */
     static Duration pauseAfter(RoundReport round, BalancerProperties properties) {
         boolean balanced = round.outcomes().stream().anyMatch(MigrationOutcome::ok);

@@ -37,7 +37,8 @@ final class ItSupport {
 
     /**
      * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset} and a balancer
-     * round every second (a quarter of a second after one that balanced something), in a fresh temporary home named after {@code name}; its lines are printed with {@code [cluster]}.
+     * round every second (a quarter of a second after one that balanced something), in a fresh temporary home named
+     * after {@code name}; its lines are printed with {@code [cluster]}.
      *
      * @param jvmOptions further options for every service, e.g. {@code -Dshardstore.balancer.snapshot-history-window=15s}
      */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -47,7 +48,7 @@ public class ExtendedJsonBenchmark {
                     .append("field1", new BsonString("z".repeat(100))));
         }
         return new BsonDocument("cursor", new BsonDocument("firstBatch", new BsonArray(batch)).append("id", new BsonInt64(0))
-                .append("ns", new BsonString("ycsb.usertable"))).append("ok", new org.bson.BsonDouble(1));
+                .append("ns", new BsonString("ycsb.usertable"))).append("ok", new BsonDouble(1));
     }
 
     @Benchmark
