@@ -10,10 +10,8 @@ import org.bson.BsonInvalidOperationException;
 import org.bson.BsonRegularExpression;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
-import org.bson.json.JsonMode;
 import org.bson.json.JsonParseException;
 import org.bson.json.JsonReader;
-import org.bson.json.JsonWriterSettings;
 
 /**
  * MongoDB Extended JSON v2 in and out (DESIGN.md §2): parses canonical or relaxed input with the
@@ -26,7 +24,6 @@ import org.bson.json.JsonWriterSettings;
  */
 public final class ExtendedJson {
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
-    private static final JsonWriterSettings RELAXED = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
 
     private ExtendedJson() {}
 
@@ -52,9 +49,12 @@ public final class ExtendedJson {
         }
     }
 
-    /** Relaxed Extended JSON of a document. */
+    /**
+     * Relaxed Extended JSON of a document: the string the BSON library's relaxed writer gives, written by
+     * {@link RelaxedJsonWriter} in a fraction of the time.
+     */
     public static String toJson(BsonDocument doc) {
-        return doc.toJson(RELAXED);
+        return RelaxedJsonWriter.write(doc);
     }
 
     /**

@@ -25,8 +25,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * JMH benchmark of a REST reply's JSON: a {@code find} reply of 50 YCSB-like documents ({@code _id} and two fields of
- * 100 characters, about 14 KB of JSON) written by {@link ExtendedJson#toJson}, the BSON library's JSON writer in relaxed
- * mode. A scatter-gather find through REST spends about a quarter of the router's CPU here (docs/benchmarks.md, round 7).
+ * 100 characters, about 14 KB of JSON) written by {@link ExtendedJson#toJson}. With the BSON library's own relaxed
+ * writer this took 227 µs, a quarter of the router's CPU for a scatter-gather find through REST; with Jackson's generator
+ * ({@code RelaxedJsonWriter}) 32 µs (docs/benchmarks.md, round 7).
  *
  * <p>Run it from the repository root like {@code KeyStringBenchmark} (see its javadoc), with this class's name.
  * The class name does not end in Test, so surefire skips it.
