@@ -15,7 +15,8 @@ import org.bson.json.JsonReader;
 
 /**
  * MongoDB Extended JSON v2 in and out (DESIGN.md §2): parses canonical or relaxed input with the
- * BSON library's {@link JsonReader}, writes relaxed mode.
+ * BSON library's {@link JsonReader}, writes relaxed mode exactly as the library's writer would, with Jackson's
+ * generator ({@link RelaxedJsonWriter}).
  *
  * <p>Parsing enforces {@link BsonLimits} before anything recursive runs: text longer than
  * {@link BsonLimits#MAX_MESSAGE_SIZE} is refused without being read, and the reader counts the nesting as it
