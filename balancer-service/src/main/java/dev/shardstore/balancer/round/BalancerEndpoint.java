@@ -1,6 +1,9 @@
 package dev.shardstore.balancer.round;
 
+import dev.shardstore.contracts.bson.ExtendedJson;
 import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.Document;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.stereotype.Component;
@@ -21,7 +24,6 @@ public class BalancerEndpoint {
     @ReadOperation
     public Map<String, Object> rounds() {
         return Map.of("inBalancerRound", balancer.inRound(), "numBalancerRounds", balancer.lastRoundNumber(),
-                "rounds", org.bson.Document.parse(new org.bson.BsonDocument("r", balancer.recentRounds())
-                        .toJson(org.bson.json.JsonWriterSettings.builder().outputMode(org.bson.json.JsonMode.RELAXED).build())).get("r"));
+                "rounds", Document.parse(ExtendedJson.toJson(new BsonDocument("r", balancer.recentRounds()))).get("r"));
     }
 }
