@@ -91,10 +91,11 @@ final class RelaxedJsonWriter {
             case BOOLEAN -> generator.writeBoolean(value.asBoolean().getValue());
             case NULL -> generator.writeNull();
             case DOUBLE -> {
-                // Double.toString is the library's format unless it has an exponent (the library writes "1.0E+21"),
-                // and it is not NaN or an infinity ({"$numberDouble": …})
-                String plain = Double.toString(value.asDouble().getValue());
-                if (plain.indexOf('E') < 0 && plain.indexOf('N') < 0 && plain.indexOf('I') < 0) {
+                // a finite double's Double.toString is the library's format unless it has an exponent (the library
+                // writes "1.0E+21"); NaN and the infinities are {"$numberDouble": …}
+                double d = value.asDouble().getValue();
+                String plain = Double.toString(d);
+                if (Double.isFinite(d) && plain.indexOf('E') < 0) {
                     generator.writeNumber(plain);
                 } else {
                     generator.writeRawValue(byTheLibrary(value));
