@@ -10,7 +10,9 @@ set -euo pipefail
 home=$1 outdir=$2 name=$3 components=$4; shift 4; [ "$1" = "--" ] && shift
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 . "$ROOT/bin/java-env.sh"
-jar=$(ls ~/.m2/repository/tools/profiler/async-profiler/*/async-profiler-*.jar | tail -1)
+ASYNC_PROFILER_VERSION=4.2
+jar=~/.m2/repository/tools/profiler/async-profiler/$ASYNC_PROFILER_VERSION/async-profiler-$ASYNC_PROFILER_VERSION.jar
+[ -f "$jar" ] || "$ROOT/mvnw" -q -B dependency:get -Dartifact=tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION >&2
 lib="${TMPDIR:-/tmp}/async-profiler-$(basename "$jar" .jar)/linux-x64/libasyncProfiler.so"
 [ -f "$lib" ] || unzip -o -q "$jar" 'linux-x64/*' -d "$(dirname "$(dirname "$lib")")"
 pid_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['processes'][sys.argv[2]]['pid'])" "$home/cluster.json" "$1"; }

@@ -8,26 +8,42 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Time limits on blocking socket operations (connect, waiting for a message or a reply) without the socket's own
  * timeouts. The JDK switches a socket that has a read timeout, or that connected with a timeout, to non-blocking mode
  * for good, and from then on every read that finds no data yet is a failed read, a {@code poll} and a second read: the
  * issue-10 profile of a routed point read had that at a quarter of the router's CPU and a tenth of each shard's. Sockets
- * watched here stay blocking, so a read is one system call; a daemon thread sweeps the armed deadlines every
- * {@link #TICK} and closes the socket (or channel) of each one that has passed, which makes the blocked operation
- * fail, and {@link Deadline#expired()} then tells its caller that the limit, not the peer, ended it. A deadline
- * therefore fires up to one tick late. Thread-safe; one instance for the process ({@link #shared()}).
+ * watched here stay blocking, so a read is one system call; a daemon thread closes the socket (or channel) of each
+ * armed deadline that has passed, which makes the blocked operation fail, and {@link Deadline#expired()} then tells its
+ * caller that the limit, not the peer, ended it.
+ *
+ * <p>The thread sleeps until the earliest armed deadline, or for {@link #HORIZON} when none is armed, and is woken only
+ * by a deadline armed earlier than that. Each call site arms the same limit every time (a reply's, a connection's idle
+ * limit), so a new deadline nearly always falls after the one the thread sleeps for, and the horizon keeps the long
+ * limits of a connection that is armed and disarmed per message from waking it each time. (A sweep every 20 ms cost
+ * each service 0.4–0.8% of a core when idle, and 2–3% of a shard's CPU under load; docs/benchmarks.md, round 8.) A
+ * deadline fires as late as the scheduler wakes the thread. Thread-safe; one instance for the process
+ * ({@link #shared()}).
  */
 public final class SocketDeadlines {
-    /** How often the deadlines are checked: the most a deadline can fire late. */
-    public static final Duration TICK = Duration.ofMillis(20);
+    /** The longest the thread sleeps: when no deadline is armed, it looks again this much later. */
+    static final Duration HORIZON = Duration.ofSeconds(1);
+    /** While the thread looks at the deadlines it stands this far ahead, so that any deadline armed meanwhile wakes it. */
+    private static final long LOOKING = Long.MAX_VALUE / 4;
     private static final SocketDeadlines SHARED = new SocketDeadlines();
 
     private final Set<Deadline> watched = ConcurrentHashMap.newKeySet();
+    private final Thread sweeper;
+    /** The {@link System#nanoTime()} at which the thread will look next; a deadline armed before it wakes the thread. */
+    private final AtomicLong nextLook = new AtomicLong(System.nanoTime() + LOOKING);
+    /** How many times the thread has looked at the deadlines (for tests: it must not look without cause). */
+    private final AtomicLong looks = new AtomicLong();
 
-    private SocketDeadlines() {
-        Thread.ofPlatform().daemon().name("socket-deadlines").start(this::sweep);
+    /** A new instance and its thread; the process uses {@link #shared()}, tests their own. */
+    SocketDeadlines() {
+        sweeper = Thread.ofPlatform().daemon().name("socket-deadlines").start(this::sweep);
     }
 
     /** The process's instance and its one sweeping thread. */
@@ -54,20 +70,47 @@ public final class SocketDeadlines {
         return timeout;
     }
 
+    /** How many times the thread has looked at the deadlines since it started. */
+    long looks() {
+        return looks.get();
+    }
+
     private void sweep() {
-        while (true) {
-            try {
-                Thread.sleep(TICK);
-            } catch (InterruptedException e) {
-                return;
-            }
+        while (!Thread.currentThread().isInterrupted()) {
             long now = System.nanoTime();
+            nextLook.set(now + LOOKING);
+            looks.incrementAndGet();
+            long earliest = now + HORIZON.toNanos();
             for (Deadline d : watched) {
                 long at = d.state.get();
-                if (at != Deadline.DISARMED && at != Deadline.EXPIRED && now - at >= 0) {
+                if (at == Deadline.DISARMED || at == Deadline.EXPIRED) {
+                    continue;
+                }
+                if (now - at >= 0) {
                     d.expire(at);
+                } else if (at - earliest < 0) {
+                    earliest = at;
                 }
             }
+            // a deadline armed during the look saw LOOKING, lowered nextLook and unparked this thread: the park below
+            // then returns at once and the next look finds it
+            nextLook.accumulateAndGet(earliest, (current, planned) -> planned - current < 0 ? planned : current);
+            long wait = earliest - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+            }
+        }
+    }
+
+    /** Wakes the thread when a deadline at {@code at} comes before its next look. */
+    private void armed(long at) {
+        long next = nextLook.get();
+        while (at - next < 0) {
+            if (nextLook.compareAndSet(next, at)) {
+                LockSupport.unpark(sweeper);
+                return;
+            }
+            next = nextLook.get();
         }
     }
 
@@ -102,6 +145,7 @@ public final class SocketDeadlines {
             if (current == EXPIRED || !state.compareAndSet(current, at == DISARMED || at == EXPIRED ? EXPIRED + 1 : at)) {
                 throw new IllegalStateException("the deadline expired and closed its socket");
             }
+            armed(at);
         }
 
         /**

@@ -45,7 +45,7 @@ class SocketDeadlinesTest {
                 () -> deadline.within(Duration.ofMillis(100), "no byte within 100 ms", () -> client.getInputStream().read()))
                 .isInstanceOf(SocketTimeoutException.class).hasMessage("no byte within 100 ms"));
         long waited = (System.nanoTime() - start) / 1_000_000;
-        assertThat(waited).isBetween(100L, 100 + 5 * SocketDeadlines.TICK.toMillis() + 1000);
+        assertThat(waited).isBetween(100L, 100L + 1000);
         assertThat(deadline.expired()).isTrue();
         assertThat(client.isClosed()).isTrue();
         assertThatThrownBy(() -> deadline.arm(Duration.ofSeconds(1))).isInstanceOf(IllegalStateException.class);
@@ -61,7 +61,7 @@ class SocketDeadlinesTest {
             out.flush();
             int read = deadline.within(Duration.ofMillis(200), "late", in::read);
             assertThat(read).isEqualTo(i);
-            Thread.sleep(2 * SocketDeadlines.TICK.toMillis()); // past the limit's tick, disarmed: nothing closes
+            Thread.sleep(250); // past the limit, disarmed: nothing closes
         }
         Thread.sleep(300);
         assertThat(client.isClosed()).isFalse();
@@ -83,7 +83,7 @@ class SocketDeadlinesTest {
                         sleepNanos(limit * 1_000_000 + overrun);
                         return null;
                     });
-                    Thread.sleep(3 * SocketDeadlines.TICK.toMillis());
+                    Thread.sleep(20);
                     assertThat(c.isClosed()).as("case %d returned in time: its socket stays open", i).isFalse();
                     assertThat(deadline.expired()).isFalse();
                 } catch (SocketTimeoutException late) {
@@ -92,6 +92,52 @@ class SocketDeadlinesTest {
                 deadline.close();
             }
         }
+    }
+
+    @Test
+    void aShortDeadlineWakesTheSleepingThread() throws Exception {
+        SocketDeadlines deadlines = new SocketDeadlines();
+        try (Socket other = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort()); Socket otherAccepted = server.accept()) {
+            SocketDeadlines.Deadline idle = deadlines.watch(other);
+            idle.arm(Duration.ofMinutes(10)); // the thread now sleeps for its horizon
+            awaitLooks(deadlines);
+            SocketDeadlines.Deadline reply = deadlines.watch(client);
+            long start = System.nanoTime();
+            assertTimeoutPreemptively(HANG_GUARD, () -> assertThatThrownBy(
+                    () -> reply.within(Duration.ofMillis(100), "no reply within 100 ms", () -> client.getInputStream().read()))
+                    .isInstanceOf(SocketTimeoutException.class));
+            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(100L, 100L + 1000);
+            assertThat(other.isClosed()).as("the long deadline has not passed").isFalse();
+            assertThat(idle.disarm()).isTrue();
+            idle.close();
+        }
+    }
+
+    @Test
+    void theThreadDoesNotLookWhileNoDeadlineIsDue() throws Exception {
+        SocketDeadlines deadlines = new SocketDeadlines();
+        SocketDeadlines.Deadline idle = deadlines.watch(client);
+        awaitLooks(deadlines);
+        long before = deadlines.looks();
+        long start = System.nanoTime();
+        for (int i = 0; i < 50; i++) { // each message re-arms the same limit, later than the one the thread sleeps for
+            idle.arm(Duration.ofMinutes(10));
+            assertThat(idle.disarm()).isTrue();
+            Thread.sleep(5);
+        }
+        long horizons = (System.nanoTime() - start) / SocketDeadlines.HORIZON.toNanos();
+        assertThat(deadlines.looks() - before).as("looks while 50 ten-minute deadlines were armed and disarmed")
+                .isLessThanOrEqualTo(1 + horizons);
+        idle.close();
+    }
+
+    /** Waits until the thread has looked once since it started and gone back to sleep. */
+    private static void awaitLooks(SocketDeadlines deadlines) throws InterruptedException {
+        long until = System.nanoTime() + HANG_GUARD.toNanos();
+        while (deadlines.looks() == 0 && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        Thread.sleep(20);
     }
 
     private static void sleepNanos(long nanos) {
