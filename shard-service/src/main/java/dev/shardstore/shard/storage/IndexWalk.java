@@ -82,6 +82,37 @@ public class IndexWalk {
     }
 
     /**
+     * The collection's {@link #dataSize} together with that of its documents whose key in {@code index} falls in one of
+     * the ranges {@code [lows[i], highs[i])}, which must not overlap: one statement, so one snapshot, that reads no
+     * document out (PostgreSQL sums {@code octet_length}, which does not detoast). A shard's data distribution asks
+     * this with the ranges of the chunks it does not own, where its orphans are.
+     *
+     * @throws IllegalArgumentException when {@code lows} and {@code highs} differ in length
+     */
+    public RangeSizes dataSizes(CollectionInfo c, Source index, byte[][] lows, byte[][] highs) {
+        if (lows.length != highs.length) {
+            throw new IllegalArgumentException(lows.length + " low bounds for " + highs.length + " high bounds");
+        }
+        String sized = "count(*), coalesce(sum(octet_length(d.doc)), 0)";
+        String inRanges = index.table().equals(c.table())
+                ? "SELECT " + sized + " FROM unnest(?::bytea[], ?::bytea[]) r(lo, hi) JOIN " + c.table() + " d ON d.id >= r.lo AND d.id < r.hi"
+                : "SELECT " + sized + " FROM unnest(?::bytea[], ?::bytea[]) r(lo, hi) JOIN " + index.table()
+                        + " i ON i." + index.keyColumn() + " >= r.lo AND i." + index.keyColumn() + " < r.hi JOIN " + c.table() + " d ON d.id = i.id";
+        return jdbc.sql("SELECT * FROM (SELECT " + sized + " FROM " + c.table() + " d) a, (" + inRanges + ") s")
+                .param(lows).param(highs)
+                .query((rs, i) -> new RangeSizes(new DataSize(rs.getLong(1), rs.getLong(2)), new DataSize(rs.getLong(3), rs.getLong(4))))
+                .single();
+    }
+
+    /**
+     * Sizes from {@link #dataSizes}.
+     *
+     * @param all      the whole collection
+     * @param inRanges the documents in the ranges asked for
+     */
+    public record RangeSizes(DataSize all, DataSize inRanges) {}
+
+    /**
      * A collection's size.
      *
      * @param count documents

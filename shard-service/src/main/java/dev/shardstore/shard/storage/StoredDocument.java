@@ -4,6 +4,7 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.keystring.KeyString;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
 
 /**
  * One row of a collection table, as read or about to be written: the {@code _id} KeyString and the
@@ -29,6 +30,14 @@ public record StoredDocument(byte[] id, byte[] bson) {
     /** The document, fully decoded (a new mutable copy on every call). */
     public BsonDocument decode() {
         return BsonBytes.decode(bson);
+    }
+
+    /**
+     * The document read in place over its bytes: fields are decoded as they are looked up, nothing is copied. Read-only;
+     * for a look at a few fields of many documents (the owner of each, in a data-distribution scan).
+     */
+    public RawBsonDocument raw() {
+        return new RawBsonDocument(bson);
     }
 
     /** The document's size in bytes. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.hash.BsonHasher;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.shard.ConfigServerStub;
@@ -16,6 +17,7 @@ import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
@@ -151,6 +153,87 @@ class ShardingCommandsTest extends ShardIntegrationTest {
 
         assertThat(after.getNumber("numOwnedDocuments").intValue()).as(after.toJson()).isZero();
         assertThat(after.getNumber("numOrphanedDocs").intValue()).isEqualTo(8);
+    }
+
+    @Test
+    void dataDistributionOverARangedKeysIndexCountsAsTheOwnershipRuleDoes() {
+        // the index starts with the shard key ({x: 1, y: 1} for {x: 1}): the chunk bounds compare as prefixes
+        ShardedCollection coll = collection("ddx.c", "{x: 1}");
+        ConfigServerStub.instance().putRoutingTable(coll, List.of(
+                chunk(coll, "{x: {$minKey: 1}}", "{x: 0}", "other", 1, 0),
+                chunk(coll, "{x: 0}", "{x: 5}", SHARD_NAME, 1, 1),
+                chunk(coll, "{x: 5}", "{x: 9}", "other", 1, 2),
+                chunk(coll, "{x: 9}", "{x: {$maxKey: 1}}", "other", 1, 3)));
+        run("ddx", "{createIndexes: 'c', indexes: [{key: {x: 1, y: 1}, name: 'x_1_y_1'}]}");
+        List<String> owned = new ArrayList<>();
+        List<String> orphaned = new ArrayList<>(List.of("{_id: 'min', x: {$minKey: 1}}", "{_id: 'missing'}", "{_id: 'null', x: null}",
+                "{_id: 'string', x: 's'}", "{_id: 'document', x: {a: 1}}", "{_id: 'max', x: {$maxKey: 1}}", "{_id: 'five', x: 5, y: -1}"));
+        for (int x = -3; x < 12; x++) {
+            (x >= 0 && x < 5 ? owned : orphaned).add("{_id: " + x + ", x: " + x + ", y: " + (x % 3) + "}");
+        }
+        owned.add("{_id: 'fraction', x: 4.5}");
+        insertAll("ddx", owned, orphaned);
+
+        assertDistribution("ddx.c", owned, orphaned);
+    }
+
+    @Test
+    void dataDistributionOverAHashedKeysIndexCountsAsTheOwnershipRuleDoes() {
+        ShardedCollection coll = collection("ddh.c", "{_id: 'hashed'}");
+        long quarter = Long.MIN_VALUE / 2;
+        ConfigServerStub.instance().putRoutingTable(coll, List.of(
+                chunk(coll, "{_id: {$minKey: 1}}", "{_id: {$numberLong: '" + quarter + "'}}", "other", 1, 0),
+                chunk(coll, "{_id: {$numberLong: '" + quarter + "'}}", "{_id: {$numberLong: '0'}}", SHARD_NAME, 1, 1),
+                chunk(coll, "{_id: {$numberLong: '0'}}", "{_id: {$numberLong: '" + -quarter + "'}}", "other", 1, 2),
+                chunk(coll, "{_id: {$numberLong: '" + -quarter + "'}}", "{_id: {$maxKey: 1}}", SHARD_NAME, 1, 3)));
+        run("ddh", "{createIndexes: 'c', indexes: [{key: {_id: 'hashed'}, name: '_id_hashed'}]}");
+        List<String> owned = new ArrayList<>();
+        List<String> orphaned = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            long hash = BsonHasher.hash64(new BsonInt32(i));
+            (hash >= quarter && hash < 0 || hash >= -quarter ? owned : orphaned).add("{_id: " + i + ", v: '" + "v".repeat(i) + "'}");
+        }
+        assertThat(owned).isNotEmpty();
+        assertThat(orphaned).isNotEmpty();
+        insertAll("ddh", owned, orphaned);
+
+        assertDistribution("ddh.c", owned, orphaned);
+    }
+
+    @Test
+    void dataDistributionOverTheIdIndexCountsAsTheOwnershipRuleDoes() {
+        ShardedCollection coll = collection("ddi.c", "{_id: 1}");
+        ConfigServerStub.instance().putRoutingTable(coll, List.of(
+                chunk(coll, "{_id: {$minKey: 1}}", "{_id: 10}", "other", 1, 0),
+                chunk(coll, "{_id: 10}", "{_id: 20}", SHARD_NAME, 1, 1),
+                chunk(coll, "{_id: 20}", "{_id: {$maxKey: 1}}", "other", 1, 2)));
+        List<String> owned = new ArrayList<>();
+        List<String> orphaned = new ArrayList<>(List.of("{_id: {$maxKey: 1}}", "{_id: {$minKey: 1}}", "{_id: 'text'}"));
+        for (int i = 0; i < 30; i++) {
+            (i >= 10 && i < 20 ? owned : orphaned).add("{_id: " + i + ", pad: '" + "p".repeat(i) + "'}");
+        }
+        insertAll("ddi", owned, orphaned);
+
+        assertDistribution("ddi.c", owned, orphaned);
+    }
+
+    private void insertAll(String db, List<String> owned, List<String> orphaned) {
+        List<String> all = new ArrayList<>(owned);
+        all.addAll(orphaned);
+        insertInto(db, "c", all.toArray(String[]::new));
+    }
+
+    private void assertDistribution(String ns, List<String> owned, List<String> orphaned) {
+        BsonDocument reply = run("admin", "{_shardsvrDataDistribution: '" + ns + "'}");
+        assertThat(reply).as(reply.toJson()).isEqualTo(new BsonDocument("numOwnedDocuments", new BsonInt64(owned.size()))
+                .append("ownedSizeBytes", new BsonInt64(bytes(owned)))
+                .append("numOrphanedDocs", new BsonInt64(orphaned.size()))
+                .append("orphanedSizeBytes", new BsonInt64(bytes(orphaned)))
+                .append("ok", new org.bson.BsonDouble(1)));
+    }
+
+    private static long bytes(List<String> documents) {
+        return documents.stream().mapToLong(d -> BsonBytes.encode(ExtendedJson.parse(d)).length).sum();
     }
 
     /** Inserts {@code n} documents {_id: i, x: i, pad}, all of {@link #documentSize} bytes, in reverse order. */
