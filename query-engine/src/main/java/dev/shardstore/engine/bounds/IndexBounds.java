@@ -39,7 +39,6 @@ import org.bson.BsonValue;
 public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, int pointPrefix, boolean bounded) {
     /** Most point combinations turned into ranges; beyond that the prefix is shortened. */
     static final int MAX_RANGES = 1000;
-    private static final byte[] AFTER = {(byte) 0xFF};
 
     /** A KeyString range {@code [low, high)}. */
     public record KeyRange(byte[] low, byte[] high) {
@@ -107,7 +106,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
         if (i == points) {
             if (points == used.size()) {
                 byte[] p = KeyString.encode(prefix, prefixOrdering(ordering, points));
-                out.add(new KeyRange(p, concat(p, AFTER)));
+                out.add(new KeyRange(p, KeyString.afterPrefix(p)));
                 return;
             }
             boolean desc = ordering.isDescending(points);
@@ -119,7 +118,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
                 Ordering o = prefixOrdering(ordering, points + 1);
                 byte[] low = encodeWith(prefix, first, o);
                 byte[] high = encodeWith(prefix, last, o);
-                out.add(new KeyRange(firstIn ? low : concat(low, AFTER), lastIn ? concat(high, AFTER) : high));
+                out.add(new KeyRange(firstIn ? low : KeyString.afterPrefix(low), lastIn ? KeyString.afterPrefix(high) : high));
             }
             return;
         }
@@ -142,12 +141,6 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
 
     private static Ordering prefixOrdering(Ordering ordering, int n) {
         return n == 0 ? null : new Ordering(ordering.directions().subList(0, n));
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
     }
 
     /** The intervals of one field: sorted distinct points, one range, or {@code [MinKey, MaxKey]}. */

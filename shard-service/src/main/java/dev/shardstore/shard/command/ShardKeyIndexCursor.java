@@ -1,10 +1,10 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -46,11 +46,7 @@ final class ShardKeyIndexCursor implements SplitPoints.Cursor {
 
     @Override
     public Optional<SplitPoints.Key> skipPast(byte[] key) {
-        // 0xFF is above every byte a KeyString component starts with, so key || 0xFF follows every index key
-        // extending key (the same trick as IndexBounds)
-        byte[] after = Arrays.copyOf(key, key.length + 1);
-        after[key.length] = (byte) 0xFF;
-        return moveTo(walk.ahead(index, IndexWalk.Entry.before(after), 0, high));
+        return moveTo(walk.ahead(index, IndexWalk.Entry.before(KeyString.afterPrefix(key)), 0, high));
     }
 
     /** Stands on {@code entry} and reads its document's shard key; a document deleted meanwhile is stepped over. */

@@ -7,6 +7,7 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.shard.versioning.OwnershipFilter;
+import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -39,8 +40,6 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ShardsvrDataDistributionCommand extends ShardCommand {
-    /** Above the first byte of every KeyString: the upper bound of the last chunk, which owns MaxKey too. */
-    private static final byte[] ABOVE_EVERY_KEY = {(byte) 0xFF};
     private static final DataSize NONE = new DataSize(0, 0);
 
     private final CollectionShardingRuntime runtime;
@@ -113,7 +112,8 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
                 continue;
             }
             byte[] low = table.shardKey().encode(chunks.get(i).range().min());
-            byte[] high = i == chunks.size() - 1 ? ABOVE_EVERY_KEY : table.shardKey().encode(chunks.get(i).range().max());
+            // the last chunk owns MaxKey too: its range is open above
+            byte[] high = i == chunks.size() - 1 ? KeyString.aboveEveryKey() : table.shardKey().encode(chunks.get(i).range().max());
             if (!highs.isEmpty() && Arrays.equals(highs.getLast(), low)) {
                 highs.set(highs.size() - 1, high); // contiguous with the previous range: one range
             } else {

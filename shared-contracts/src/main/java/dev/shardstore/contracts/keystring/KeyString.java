@@ -83,6 +83,23 @@ public final class KeyString {
         return Arrays.compareUnsigned(a, b);
     }
 
+    /**
+     * The lowest bytes above {@code prefix} and above every key that starts with it ({@code prefix || 0xFF}): a
+     * component's first byte, its type, is at most 0xF5 in either ordering, so no key extending {@code prefix} reaches
+     * 0xFF there. The exclusive end of the keys with a given prefix (a point of an index's leading fields, a shard key
+     * inside a longer index key).
+     */
+    public static byte[] afterPrefix(byte[] prefix) {
+        byte[] after = Arrays.copyOf(prefix, prefix.length + 1);
+        after[prefix.length] = (byte) 0xFF;
+        return after;
+    }
+
+    /** {@link #afterPrefix} of the empty prefix: above every key, MaxKey and the keys that extend it included. */
+    public static byte[] aboveEveryKey() {
+        return afterPrefix(new byte[0]);
+    }
+
     /** The encoding of MinKey, at or below the encoding of every value. */
     public static byte[] minKey() {
         return new byte[] {(byte) ValueEncoder.MIN_KEY};

@@ -161,6 +161,28 @@ class KeyStringProperties {
         });
     }
 
+    @Test
+    void afterPrefixFollowsEveryKeyExtendingThePrefixAndPrecedesTheOthers() {
+        // a.b's first component as the prefix, the whole of a as a key that extends it, b as any other key
+        RandomCases.check(2000, KeyStringProperties::compoundKeys, keys -> {
+            Ordering ordering = keys.ordering();
+            byte[] prefix = KeyString.encode(keys.a().subList(0, 1), new Ordering(List.of(ordering.isDescending(0)
+                    ? Ordering.Direction.DESCENDING : Ordering.Direction.ASCENDING)));
+            byte[] extending = KeyString.encode(keys.a(), ordering);
+            byte[] other = KeyString.encode(keys.b(), ordering);
+            byte[] after = KeyString.afterPrefix(prefix);
+            assertThat(KeyString.compare(extending, after)).isNegative();
+            assertThat(KeyString.compare(after, KeyString.aboveEveryKey())).isLessThanOrEqualTo(0);
+            assertThat(KeyString.compare(other, KeyString.aboveEveryKey())).isNegative();
+            boolean otherExtends = Arrays.equals(other, 0, Math.min(prefix.length, other.length), prefix, 0, prefix.length)
+                    && other.length >= prefix.length;
+            if (!otherExtends && KeyString.compare(other, prefix) > 0) {
+                assertThat(KeyString.compare(after, other)).as("a key above the prefix that does not extend it").isNegative();
+            }
+        });
+        assertThat(KeyString.compare(KeyString.maxKey(), KeyString.aboveEveryKey())).isNegative();
+    }
+
     private static Function<Random, Pair> pairOf(Function<Random, BsonValue> values) {
         return r -> new Pair(values.apply(r), values.apply(r));
     }
