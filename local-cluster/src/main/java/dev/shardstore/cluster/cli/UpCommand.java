@@ -35,7 +35,7 @@ final class UpCommand implements Callable<Integer> {
     int timeoutSeconds;
 
     @Option(names = "--jvm-opts", paramLabel = "OPTS", description = "JVM options for each service, space-separated"
-            + " (default: the environment variable SHARDSTORE_JVM_OPTS, else -Xms64m -Xmx384m -XX:+UseSerialGC, the full JIT;"
+            + " (default: the environment variable SHARDSTORE_JVM_OPTS, else -Xms192m -Xmx384m -Xmn128m -XX:+UseSerialGC, the full JIT;"
             + " add -XX:TieredStopAtLevel=1 for a faster start and half the throughput)")
     String jvmOptions;
 
