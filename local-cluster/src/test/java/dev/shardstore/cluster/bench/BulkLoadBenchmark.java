@@ -44,6 +44,10 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@code oplog} (every column and index) and written with the columns the shard writes ({@code ts_key, op, ns,
  *       ui, o2, shard_key, pre_shard_key, from_migrate, o}): the storage work a shard does per batch and nothing
  *       else;</li>
+ *   <li><b>direct, with session fields</b>: as the shard writes a retryable write (a transaction per batch, the
+ *       session's {@code transactions} row read and upserted), over one connection and over {@code threads}
+ *       connections, each a session of its own taking the next batch: what PostgreSQL alone pays for concurrent
+ *       writers;</li>
  *   <li><b>routed</b>: the official Java driver over the router's wire protocol, ordered {@code insertMany} of the
  *       same batches into an unsharded collection (so all go to the primary shard), with 1 and with {@code threads}
  *       client threads each taking the next batch.</li>
@@ -58,7 +62,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   data/cities.json.gz 1000 4 3
  * </pre>
  * Arguments: shard1's JDBC URL, the router's MongoDB URI, the file, the batch size, the routed client threads, rounds,
- * and which paths: {@code all} (the default), {@code routed} or {@code direct} (the shard's oplog only), for profiling.
+ * and which paths: {@code all} (the default), {@code routed} or {@code direct} (the three direct loads against the shard's
+ * oplog table), for profiling.
  */
 public final class BulkLoadBenchmark {
     private static final String SIMPLE_INSERT = "WITH src AS (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) WITH ORDINALITY AS s(id, doc, o2, n)), "
@@ -139,19 +144,25 @@ public final class BulkLoadBenchmark {
                         report(round, "routed, wire, 1 thread", documents.size(), () -> routed(c, client, batches, 1));
                         report(round, "routed, wire, " + threads + " threads", documents.size(), () -> routed(c, client, batches, threads));
                     } else {
-                        report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(c, batches, Direct.SHARD));
-                        report(round, "direct JDBC, + session fields", documents.size(), () -> direct(c, batches, Direct.SESSION));
+                        report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(jdbcUrl, c, batches, Direct.SHARD, 1));
+                        report(round, "direct JDBC, + session fields", documents.size(), () -> direct(jdbcUrl, c, batches, Direct.SESSION, 1));
+                        report(round, "direct JDBC, + session, " + threads + " conns", documents.size(),
+                                () -> direct(jdbcUrl, c, batches, Direct.SESSION, threads));
                     }
                     continue;
                 }
                 double one = report(round, "routed, wire, 1 thread", documents.size(), () -> routed(c, client, batches, 1));
                 double many = report(round, "routed, wire, " + threads + " threads", documents.size(), () -> routed(c, client, batches, threads));
-                double simple = report(round, "direct JDBC, simple oplog", documents.size(), () -> direct(c, batches, Direct.SIMPLE));
-                double shard = report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(c, batches, Direct.SHARD));
-                double session = report(round, "direct JDBC, + session fields", documents.size(), () -> direct(c, batches, Direct.SESSION));
+                double simple = report(round, "direct JDBC, simple oplog", documents.size(), () -> direct(jdbcUrl, c, batches, Direct.SIMPLE, 1));
+                double shard = report(round, "direct JDBC, the shard's oplog", documents.size(), () -> direct(jdbcUrl, c, batches, Direct.SHARD, 1));
+                double session = report(round, "direct JDBC, + session fields", documents.size(), () -> direct(jdbcUrl, c, batches, Direct.SESSION, 1));
+                double sessions = report(round, "direct JDBC, + session, " + threads + " conns", documents.size(),
+                        () -> direct(jdbcUrl, c, batches, Direct.SESSION, threads));
                 System.out.printf("round %d ratios (routed 1 thread / %d threads): against the simple oplog %.2f / %.2f, "
-                        + "against the shard's oplog %.2f / %.2f, against it with session fields %.2f / %.2f%n",
-                        round, threads, one / simple, many / simple, one / shard, many / shard, one / session, many / session);
+                        + "against the shard's oplog %.2f / %.2f, against it with session fields %.2f / %.2f; "
+                        + "%d threads against %d connections with session fields %.2f%n",
+                        round, threads, one / simple, many / simple, one / shard, many / shard, one / session, many / session,
+                        threads, threads, many / sessions);
             }
         }
     }
@@ -197,8 +208,12 @@ public final class BulkLoadBenchmark {
         return ticks / 100.0; // USER_HZ
     }
 
-    /** Every batch written over one JDBC connection, into fresh tables dropped afterwards. */
-    private static Measured direct(Connection c, List<List<Encoded>> batches, Direct what) throws Exception {
+    /**
+     * Every batch written over {@code connections} JDBC connections of their own, each taking the next batch, into fresh
+     * tables dropped afterwards. Batch {@code i} takes the times from {@code i × (the first batch's size)}, so
+     * concurrent batches never share one; each connection is a session of its own for {@link Direct#SESSION}.
+     */
+    private static Measured direct(String jdbcUrl, Connection c, List<List<Encoded>> batches, Direct what, int connections) throws Exception {
         try (Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS bench_direct_docs, bench_direct_oplog, bench_direct_transactions");
             s.execute("CREATE TABLE bench_direct_docs (id bytea PRIMARY KEY, doc bytea NOT NULL)");
@@ -208,9 +223,43 @@ public final class BulkLoadBenchmark {
             s.execute("CREATE TABLE bench_direct_transactions (LIKE transactions INCLUDING ALL)");
         }
         UUID ui = UUID.randomUUID();
+        List<Connection> writers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(connections);
+        try {
+            for (int i = 0; i < connections; i++) {
+                writers.add(DriverManager.getConnection(jdbcUrl, "postgres", "postgres"));
+            }
+            AtomicInteger next = new AtomicInteger();
+            // measured while the writers' backends are still open: a closed backend's CPU no longer shows in /proc
+            double cpu = backendsCpuSeconds(c);
+            long start = System.nanoTime();
+            List<Future<?>> running = new ArrayList<>();
+            for (Connection writer : writers) {
+                running.add(pool.submit(() -> {
+                    write(writer, batches, next, what, ui);
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+            Measured measured = Measured.since(c, start, cpu);
+            try (Statement s = c.createStatement()) {
+                s.execute("DROP TABLE bench_direct_docs, bench_direct_oplog, bench_direct_transactions");
+            }
+            return measured;
+        } finally {
+            pool.shutdown();
+            for (Connection writer : writers) {
+                writer.close();
+            }
+        }
+    }
+
+    /** One direct writer: the next batch, until none is left. */
+    private static void write(Connection c, List<List<Encoded>> batches, AtomicInteger next, Direct what, UUID ui) throws Exception {
         byte[] lsid = BsonBytes.encode(new BsonDocument("id", new BsonBinary(UUID.randomUUID())));
-        double cpu = backendsCpuSeconds(c);
-        long start = System.nanoTime();
+        long stride = batches.get(0).size();
         try (PreparedStatement insert = c.prepareStatement(switch (what) {
                     case SIMPLE -> SIMPLE_INSERT;
                     case SHARD -> SHARD_INSERT;
@@ -218,17 +267,17 @@ public final class BulkLoadBenchmark {
                 });
                 PreparedStatement find = c.prepareStatement(SESSION_FIND);
                 PreparedStatement upsert = c.prepareStatement(SESSION_UPSERT)) {
-            long ts = 0;
             long txnNumber = 0;
             c.setAutoCommit(what != Direct.SESSION);
-            for (List<Encoded> batch : batches) {
+            for (int i = next.getAndIncrement(); i < batches.size(); i = next.getAndIncrement()) {
+                List<Encoded> batch = batches.get(i);
+                long ts = i * stride;
                 insert.setArray(1, c.createArrayOf("bytea", batch.stream().map(Encoded::id).toArray(byte[][]::new)));
                 insert.setArray(2, c.createArrayOf("bytea", batch.stream().map(Encoded::bytes).toArray(byte[][]::new)));
                 insert.setArray(3, c.createArrayOf("bytea", batch.stream().map(Encoded::key).toArray(byte[][]::new)));
                 if (what == Direct.SIMPLE) {
                     insert.setLong(4, ts);
                     insert.executeUpdate();
-                    ts += batch.size();
                     continue;
                 }
                 long first = ts ^ Long.MIN_VALUE;
@@ -254,16 +303,8 @@ public final class BulkLoadBenchmark {
                     upsert.executeUpdate();
                     c.commit();
                 }
-                ts += batch.size();
             }
-        } finally {
-            c.setAutoCommit(true);
         }
-        Measured measured = Measured.since(c, start, cpu);
-        try (Statement s = c.createStatement()) {
-            s.execute("DROP TABLE bench_direct_docs, bench_direct_oplog, bench_direct_transactions");
-        }
-        return measured;
     }
 
     /** Every batch inserted through the router with {@code threads} clients, into a fresh collection. */
