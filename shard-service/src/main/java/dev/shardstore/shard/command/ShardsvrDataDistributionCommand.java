@@ -7,15 +7,10 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.shard.versioning.OwnershipFilter;
-import dev.shardstore.contracts.keystring.KeyString;
-import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexWalk;
 import dev.shardstore.shard.storage.IndexWalk.DataSize;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -104,24 +99,7 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
         if (index.isEmpty()) {
             return scanned(c, table);
         }
-        List<byte[]> lows = new ArrayList<>();
-        List<byte[]> highs = new ArrayList<>();
-        List<Chunk> chunks = table.chunks();
-        for (int i = 0; i < chunks.size(); i++) {
-            if (chunks.get(i).shard().equals(shardName)) {
-                continue;
-            }
-            byte[] low = table.shardKey().encode(chunks.get(i).range().min());
-            // the last chunk owns MaxKey too: its range is open above
-            byte[] high = i == chunks.size() - 1 ? KeyString.aboveEveryKey() : table.shardKey().encode(chunks.get(i).range().max());
-            if (!highs.isEmpty() && Arrays.equals(highs.getLast(), low)) {
-                highs.set(highs.size() - 1, high); // contiguous with the previous range: one range
-            } else {
-                lows.add(low);
-                highs.add(high);
-            }
-        }
-        IndexWalk.RangeSizes sizes = walk.dataSizes(c, index.get(), lows.toArray(byte[][]::new), highs.toArray(byte[][]::new));
+        IndexWalk.RangeSizes sizes = walk.dataSizes(c, index.get(), table.unowned(shardName));
         DataSize all = sizes.all();
         DataSize orphaned = sizes.inRanges();
         return new Split(new DataSize(all.count() - orphaned.count(), all.bytes() - orphaned.bytes()), orphaned);

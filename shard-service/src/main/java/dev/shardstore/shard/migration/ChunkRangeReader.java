@@ -2,12 +2,12 @@ package dev.shardstore.shard.migration;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.command.ShardKeyIndex;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
-import dev.shardstore.shard.storage.OplogReader;
 import dev.shardstore.shard.storage.StoredDocument;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +48,7 @@ public class ChunkRangeReader {
      *
      * @param after the previous page's {@link Page#next()}; null to start at the range's beginning
      */
-    Page read(CollectionInfo collection, IndexWalk.Source index, OplogReader.KeyRange range, @Nullable Position after, int maxDocuments,
+    Page read(CollectionInfo collection, IndexWalk.Source index, KeyRange range, @Nullable Position after, int maxDocuments,
             long maxBytes) {
         List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, index, after == null ? range.min() : after.key(),
                 after == null ? BEFORE_EVERY_ID : after.id(), range.max(), maxDocuments);

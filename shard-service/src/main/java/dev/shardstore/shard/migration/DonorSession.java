@@ -1,5 +1,6 @@
 package dev.shardstore.shard.migration;
 
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexWalk;
@@ -20,7 +21,7 @@ import org.bson.BsonTimestamp;
  * @param startAfter the all-durable point when the pin was taken: the clone sees every write at or before it, and
  *                   {@code _transferMods} returns every entry after it
  */
-record DonorSession(CollectionInfo collection, ShardKeyPattern shardKey, OplogReader.KeyRange range, IndexWalk.Source index,
+record DonorSession(CollectionInfo collection, ShardKeyPattern shardKey, KeyRange range, IndexWalk.Source index,
         OplogReader.Pin pin, BsonTimestamp startAfter) {
     DonorSession {
         Objects.requireNonNull(collection, "collection");

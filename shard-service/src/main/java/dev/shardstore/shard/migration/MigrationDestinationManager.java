@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.command.CreateIndexesCommand;
@@ -13,7 +14,6 @@ import dev.shardstore.shard.command.IndexCreator;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
-import dev.shardstore.shard.storage.OplogReader;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.storage.MigratedSessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
@@ -23,7 +23,6 @@ import dev.shardstore.support.failpoint.FailPoints;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -330,7 +329,7 @@ public class MigrationDestinationManager {
 
     /** Waits for this shard's own range deletion tasks overlapping the range (an earlier migration's orphans). */
     private void awaitOverlappingDeletions(StartRequest request) throws InterruptedException {
-        OplogReader.KeyRange keys = OplogReader.KeyRange.of(request.shardKey(), request.range());
+        KeyRange keys = KeyRange.of(request.shardKey(), request.range());
         long deadline = System.nanoTime() + properties.rangeDeleterWaitTimeout().toNanos();
         while (true) {
             List<RangeDeletionTask> overlapping = tasks.overlapping(request.namespace(), keys, request.id());
@@ -356,7 +355,7 @@ public class MigrationDestinationManager {
             return;
         }
         ShardKeyPattern key = receipt.request.shardKey();
-        OplogReader.KeyRange range = OplogReader.KeyRange.of(key, receipt.request.range());
+        KeyRange range = KeyRange.of(key, receipt.request.range());
         Map<ByteBuffer, StoredDocument> upserts = new LinkedHashMap<>();
         Map<ByteBuffer, byte[]> deletes = new LinkedHashMap<>();
         for (BsonValue value : entries) {
@@ -377,14 +376,14 @@ public class MigrationDestinationManager {
         receipt.progress.transferred(entries.size());
     }
 
-    private static boolean inRange(ShardKeyPattern key, OplogReader.KeyRange range, BsonDocument document) {
+    private static boolean inRange(ShardKeyPattern key, KeyRange range, BsonDocument document) {
         byte[] shardKey;
         try {
             shardKey = key.keyOf(document);
         } catch (CommandException e) {
             return false; // an array on the shard key path: in no chunk
         }
-        return Arrays.compareUnsigned(shardKey, range.min()) >= 0 && Arrays.compareUnsigned(shardKey, range.max()) < 0;
+        return range.contains(shardKey);
     }
 
     /**

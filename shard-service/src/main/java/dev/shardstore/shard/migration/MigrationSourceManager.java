@@ -4,6 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.ShardMetrics;
@@ -159,7 +160,7 @@ public class MigrationSourceManager {
         }
         CollectionInfo collection = runtime.shared(ns, () -> catalog.create(ns, new BsonDocument()).collection());
         IndexWalk.Source index = reader.index(collection, key);
-        OplogReader.KeyRange keys = OplogReader.KeyRange.of(key, request.range());
+        KeyRange keys = KeyRange.of(key, request.range());
         if (!request.forceJumbo()) {
             requireMovable(collection, index, keys, request);
         }
@@ -290,7 +291,7 @@ public class MigrationSourceManager {
     }
 
     /** MongoDB's jumbo check: more than 1.3 times the documents of a full chunk at the collection's average size. */
-    private void requireMovable(CollectionInfo collection, IndexWalk.Source index, OplogReader.KeyRange keys, MoveRangeRequest request) {
+    private void requireMovable(CollectionInfo collection, IndexWalk.Source index, KeyRange keys, MoveRangeRequest request) {
         long average = walk.dataSize(collection).averageObjectSize();
         if (average == 0) {
             return;

@@ -3,6 +3,7 @@ package dev.shardstore.shard.migration;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.ShardProperties;
@@ -11,7 +12,6 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
-import dev.shardstore.shard.storage.OplogReader;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
@@ -200,7 +200,7 @@ public class RangeDeleter {
             finish(task);
             return;
         }
-        OplogReader.KeyRange keys = task.keyRange();
+        KeyRange keys = task.keyRange();
         state.markStale(ns.full());
         CollectionFilteringInfo info = state.refresh(ns.full());
         if (info.table().map(table -> ownsPart(table, keys)).orElse(true)) {
@@ -234,7 +234,7 @@ public class RangeDeleter {
     }
 
     /** One batch, under the collection lock: what is left of the range, deleted in one unit of work; 0 when none is left. */
-    private int deleteBatch(RangeDeletionTask task, IndexWalk.Source index, OplogReader.KeyRange keys) {
+    private int deleteBatch(RangeDeletionTask task, IndexWalk.Source index, KeyRange keys) {
         Optional<CollectionInfo> collection = catalog.find(task.namespace()).filter(c -> c.uuid().equals(task.collectionUuid()));
         if (collection.isEmpty()) {
             return 0; // dropped meanwhile: nothing left to delete
@@ -249,7 +249,7 @@ public class RangeDeleter {
         return page.size();
     }
 
-    private boolean ownsPart(RoutingTable table, OplogReader.KeyRange keys) {
+    private boolean ownsPart(RoutingTable table, KeyRange keys) {
         return table.overlapping(keys.min(), keys.max()).stream().anyMatch(chunk -> chunk.shard().equals(shardName));
     }
 

@@ -3,8 +3,8 @@ package dev.shardstore.shard.migration;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
-import dev.shardstore.shard.storage.OplogReader;
 import java.sql.Timestamp;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +36,7 @@ public class RangeDeletionStore {
 
     /** Inserts a task; an existing task of the same migration is kept (a resent start is idempotent). */
     void insert(RangeDeletionTask task) {
-        OplogReader.KeyRange keys = task.keyRange();
+        KeyRange keys = task.keyRange();
         jdbc.sql("INSERT INTO range_deletions (" + COLUMNS + ", min_key, max_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         + " ON CONFLICT (id) DO NOTHING")
                 .params(task.id(), task.namespace().full(), task.collectionUuid(), BsonBytes.encode(task.keyPattern().pattern()),
@@ -74,7 +74,7 @@ public class RangeDeletionStore {
     }
 
     /** The tasks of {@code namespace} whose range overlaps {@code [min, max)} (KeyStrings), other than migration {@code except}'s. */
-    List<RangeDeletionTask> overlapping(Namespace namespace, OplogReader.KeyRange range, UUID except) {
+    List<RangeDeletionTask> overlapping(Namespace namespace, KeyRange range, UUID except) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM range_deletions WHERE namespace = ? AND min_key < ? AND max_key > ? AND id <> ?")
                 .params(namespace.full(), range.max(), range.min(), except).query(ROW).list();
     }

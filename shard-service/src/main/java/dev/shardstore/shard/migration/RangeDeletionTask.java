@@ -2,8 +2,8 @@ package dev.shardstore.shard.migration;
 
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
-import dev.shardstore.shard.storage.OplogReader;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
@@ -50,8 +50,8 @@ public record RangeDeletionTask(UUID id, Namespace namespace, UUID collectionUui
     }
 
     /** The range as KeyStrings. */
-    public OplogReader.KeyRange keyRange() {
-        return OplogReader.KeyRange.of(keyPattern, range);
+    public KeyRange keyRange() {
+        return KeyRange.of(keyPattern, range);
     }
 
     /** Which side of a migration wrote the task. */

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.sharding.KeyRange;
+import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -83,16 +85,13 @@ public class IndexWalk {
 
     /**
      * The collection's {@link #dataSize} together with that of its documents whose key in {@code index} falls in one of
-     * the ranges {@code [lows[i], highs[i])}, which must not overlap: one statement, so one snapshot, that reads no
-     * document out (PostgreSQL sums {@code octet_length}, which does not detoast). A shard's data distribution asks
-     * this with the ranges of the chunks it does not own, where its orphans are.
-     *
-     * @throws IllegalArgumentException when {@code lows} and {@code highs} differ in length
+     * {@code ranges}, which must not overlap: one statement, so one snapshot, that reads no document out (PostgreSQL sums
+     * {@code octet_length}, which does not detoast). A shard's data distribution asks this with the ranges of the chunks
+     * it does not own ({@code RoutingTable.unowned}), where its orphans are.
      */
-    public RangeSizes dataSizes(CollectionInfo c, Source index, byte[][] lows, byte[][] highs) {
-        if (lows.length != highs.length) {
-            throw new IllegalArgumentException(lows.length + " low bounds for " + highs.length + " high bounds");
-        }
+    public RangeSizes dataSizes(CollectionInfo c, Source index, List<KeyRange> ranges) {
+        byte[][] lows = ranges.stream().map(KeyRange::min).toArray(byte[][]::new);
+        byte[][] highs = ranges.stream().map(KeyRange::max).toArray(byte[][]::new);
         String sized = "count(*), coalesce(sum(octet_length(d.doc)), 0)";
         String inRanges = index.table().equals(c.table())
                 ? "SELECT " + sized + " FROM unnest(?::bytea[], ?::bytea[]) r(lo, hi) JOIN " + c.table() + " d ON d.id >= r.lo AND d.id < r.hi"

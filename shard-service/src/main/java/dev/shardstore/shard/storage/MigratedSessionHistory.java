@@ -4,6 +4,7 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.contracts.sharding.KeyRange;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -51,7 +52,7 @@ public class MigratedSessionHistory {
     }
 
     /** A page of the range's session entries after {@code after} (a Timestamp's value; 0 for the start), oldest first. */
-    public List<BsonDocument> read(UUID ui, OplogReader.KeyRange range, long after, int limit) {
+    public List<BsonDocument> read(UUID ui, KeyRange range, long after, int limit) {
         return jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.shard_key, o.o, o.pre_image, o.lsid, o.txn_number, o.stmt_id FROM oplog o"
                         + " JOIN transactions t ON t.lsid = o.lsid AND t.txn_num = o.txn_number"
                         + " WHERE o.ui = ? AND o.op IN ('i', 'u', 'd') AND o.shard_key >= ? AND o.shard_key < ? AND o.ts_key > ?"

@@ -3,11 +3,9 @@ package dev.shardstore.shard.storage;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.sharding.ChunkRange;
-import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.KeyRange;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -188,37 +186,6 @@ public class OplogReader {
         public Batch {
             entries = List.copyOf(entries);
             Objects.requireNonNull(resumeAfter, "resumeAfter");
-        }
-    }
-
-    /**
-     * A shard key range {@code [min, max)} as KeyStrings (a chunk range, see {@link #of}).
-     *
-     * @param min inclusive lower bound (copied)
-     * @param max exclusive upper bound (copied), above {@code min} in unsigned byte order
-     */
-    public record KeyRange(byte[] min, byte[] max) {
-        public KeyRange {
-            min = Objects.requireNonNull(min, "min").clone();
-            max = Objects.requireNonNull(max, "max").clone();
-            if (Arrays.compareUnsigned(min, max) >= 0) {
-                throw new IllegalArgumentException("an oplog key range needs min < max");
-            }
-        }
-
-        /** The KeyString range of {@code range}'s bounds under {@code pattern}. */
-        public static KeyRange of(ShardKeyPattern pattern, ChunkRange range) {
-            return new KeyRange(pattern.encode(range.min()), pattern.encode(range.max()));
-        }
-
-        @Override
-        public byte[] min() {
-            return min.clone();
-        }
-
-        @Override
-        public byte[] max() {
-            return max.clone();
         }
     }
 

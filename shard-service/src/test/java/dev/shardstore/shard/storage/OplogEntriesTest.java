@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.version.ChunkVersion;
@@ -113,7 +114,7 @@ class OplogEntriesTest extends ShardIntegrationTest {
 
     /** The entries of {@code chunk}'s range, as {@code "<op> <_id>"}. */
     private List<String> idsAndOps(CollectionInfo c, BsonTimestamp start, Chunk chunk, ShardKeyPattern key) {
-        return reader.read(c.uuid(), start, OplogReader.KeyRange.of(key, chunk.range()), 100).entries().stream()
+        return reader.read(c.uuid(), start, KeyRange.of(key, chunk.range()), 100).entries().stream()
                 .map(e -> e.op().code() + " " + e.o2().get("_id").asNumber().intValue())
                 .toList();
     }

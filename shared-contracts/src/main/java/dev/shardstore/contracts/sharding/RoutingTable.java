@@ -2,6 +2,7 @@ package dev.shardstore.contracts.sharding;
 
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.version.ChunkVersion;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
@@ -246,6 +247,30 @@ public final class RoutingTable {
     /** Whether {@code shard} owns the encoded shard key {@code key}. */
     public boolean owns(String shard, byte[] key) {
         return findChunk(key).shard().equals(shard);
+    }
+
+    /**
+     * The encoded key ranges of the chunks {@code shard} does not own, in key order, adjacent ones merged: what the shard
+     * holds there is orphaned. A range that reaches the last chunk ends at {@link KeyString#aboveEveryKey()}, not at the
+     * encoded MaxKey: the last chunk owns MaxKey too ({@link #findChunk}), so the ranges and {@link #owns} agree on every
+     * key. Empty when the shard owns every chunk.
+     */
+    public List<KeyRange> unowned(String shard) {
+        List<KeyRange> ranges = new ArrayList<>();
+        byte[] low = null;
+        for (int i = 0; i < chunks.length; i++) {
+            boolean others = !chunks[i].shard().equals(shard);
+            if (others && low == null) {
+                low = mins[i];
+            } else if (!others && low != null) {
+                ranges.add(new KeyRange(low, mins[i]));
+                low = null;
+            }
+        }
+        if (low != null) {
+            ranges.add(new KeyRange(low, KeyString.aboveEveryKey()));
+        }
+        return ranges;
     }
 
     /** The chunks intersecting the encoded key range {@code [low, high)}, in key order. */

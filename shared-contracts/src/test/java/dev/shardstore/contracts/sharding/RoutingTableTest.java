@@ -12,10 +12,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.timeseries.Granularity;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -125,6 +127,32 @@ class RoutingTableTest {
         assertThat(TABLE.owns("B", key(100))).isTrue();
         assertThat(TABLE.owns("A", key(100))).isFalse();
         assertThat(TABLE.owns("A", key(99))).isTrue();
+    }
+
+    /**
+     * The unowned ranges agree with {@link RoutingTable#owns} on every probe, chunk bounds, MinKey and MaxKey included;
+     * adjacent chunks of other shards are one range, and the range that reaches the last chunk is open above.
+     */
+    @Test
+    void unownedRangesAreWhereOwnsSaysNo() {
+        assertThat(TABLE.unowned("A")).containsExactly(new KeyRange(key(100), KeyString.aboveEveryKey()));
+        assertThat(TABLE.unowned("B")).containsExactly(new KeyRange(KEY.encode(xMin()), key(100)),
+                new KeyRange(key(200), KeyString.aboveEveryKey()));
+        assertThat(TABLE.unowned("C")).containsExactly(new KeyRange(KEY.encode(xMin()), key(200)));
+        assertThat(TABLE.unowned("D")).containsExactly(new KeyRange(KEY.encode(xMin()), KeyString.aboveEveryKey()));
+        RoutingTable onlyA = RoutingTable.of(COLL, List.of(chunk(xMin(), xMax(), "A", version(1, 0))));
+        assertThat(onlyA.unowned("A")).isEmpty();
+
+        List<byte[]> probes = new ArrayList<>(List.of(KEY.encode(xMin()), KEY.encode(xMax()), key("null"), key("'a string'")));
+        for (long x : new long[] {-1, 0, 1, 99, 100, 101, 199, 200, 201}) {
+            probes.add(key(x));
+        }
+        for (String shard : List.of("A", "B", "C", "D")) {
+            for (byte[] probe : probes) {
+                boolean orphan = TABLE.unowned(shard).stream().anyMatch(r -> r.contains(probe));
+                assertThat(orphan).as("%s at %s", shard, Arrays.toString(probe)).isEqualTo(!TABLE.owns(shard, probe));
+            }
+        }
     }
 
     static Stream<Arguments> ranges() {
