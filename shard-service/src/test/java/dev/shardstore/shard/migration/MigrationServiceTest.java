@@ -151,6 +151,30 @@ class MigrationServiceTest extends ShardIntegrationTest {
         assertThat(staying).containsKeys(70, 75, 130, 1002).doesNotContainKey(140);
     }
 
+    /**
+     * A shard key of MaxKey belongs to the last chunk ({@code RoutingTable.findChunk}; MongoDB accepts such documents), so
+     * moving that chunk moves it: one written before the move goes with the clone, one written during the clone with the
+     * catch-up, and both leave the donor with its range deletion.
+     */
+    @Test
+    void movingTheLastChunkMovesTheDocumentsWhoseShardKeyIsMaxKey() throws Exception {
+        String ns = setUp("maxkey", 150);
+        write("{insert: 'maxkey', documents: [{_id: 5000, x: {$maxKey: 1}}]}");
+        FailPoints recipientPoints = recipient.bean(FailPoints.class);
+        long cloned = recipientPoints.configure(MigrationDestinationManager.DURING_CLONE, FailPointAction.pause(), 1);
+        CompletableFuture<BsonDocument> move = moveAsync(ns, 100);
+        assertThat(recipientPoints.awaitEntered(MigrationDestinationManager.DURING_CLONE, cloned + 1, Duration.ofSeconds(30))).isTrue();
+        write("{insert: 'maxkey', documents: [{_id: 5001, x: {$maxKey: 1}}]}");
+        recipientPoints.configure(MigrationDestinationManager.DURING_CLONE, null, 0);
+
+        BsonDocument reply = move.get(60, TimeUnit.SECONDS);
+        assertThat(ErrorReplies.isError(reply)).as(reply.toJson()).isFalse();
+        assertThat(ids(documents(recipient.url(), "maxkey"))).as("the recipient holds the chunk, MaxKey keys included")
+                .contains(100, 149, 5000, 5001).hasSize(52);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(ids(documents(url(), "maxkey")))
+                .as("the donor's orphans are deleted, MaxKey keys included").hasSize(100).doesNotContain(100, 5000, 5001));
+    }
+
     @Test
     void transferModsNeverSkipsAnEntryThatCommitsAfterALaterOne() throws Exception {
         String ns = setUp("order", 120);
@@ -397,6 +421,10 @@ class MigrationServiceTest extends ShardIntegrationTest {
         BsonDocument reply = client.runChecked("shard", url, "mig", new BsonDocument("find", new BsonString(coll))
                 .append("batchSize", new BsonInt32(10_000)));
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    private static List<Integer> ids(List<BsonDocument> documents) {
+        return documents.stream().map(d -> d.getInt32("_id").getValue()).toList();
     }
 
     private static Map<Integer, BsonDocument> inRange(List<BsonDocument> documents, int min, int max) {

@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.sharding;
 
+import dev.shardstore.contracts.keystring.KeyString;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -21,9 +22,17 @@ public record KeyRange(byte[] min, byte[] max) {
         }
     }
 
-    /** The KeyString range of {@code range}'s bounds under {@code pattern}. */
+    /**
+     * The KeyString range of {@code range}'s bounds under {@code pattern}. A range that ends at the key space's top
+     * ({@link ShardKeyPattern#globalMax}) ends at {@link KeyString#aboveEveryKey()} instead: the last chunk owns a
+     * shard key of MaxKey too ({@link RoutingTable#findChunk}; MongoDB accepts such documents), so moving or cleaning up
+     * that chunk must reach it. Ending at the encoded MaxKey left such documents behind on a migration's donor, where
+     * nothing owned them any more.
+     */
     public static KeyRange of(ShardKeyPattern pattern, ChunkRange range) {
-        return new KeyRange(pattern.encode(range.min()), pattern.encode(range.max()));
+        byte[] max = pattern.encode(range.max());
+        boolean top = Arrays.equals(max, pattern.encode(pattern.globalMax()));
+        return new KeyRange(pattern.encode(range.min()), top ? KeyString.aboveEveryKey() : max);
     }
 
     /** Whether the encoded shard key {@code key} is in the range. */

@@ -7,6 +7,7 @@ import static dev.shardstore.contracts.sharding.ShardingFixtures.xMin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.keystring.KeyString;
 import org.junit.jupiter.api.Test;
 
 /** A KeyString range: its bounds are checked and copied, and it holds its min but not its max. */
@@ -22,6 +23,20 @@ class KeyRangeTest {
         assertThat(range.contains(KEY.encode(x(-1)))).isFalse();
         assertThat(range).isEqualTo(KeyRange.of(KEY, new ChunkRange(x(0), x(100)))).hasSameHashCodeAs(KeyRange.of(KEY, new ChunkRange(x(0), x(100))));
         assertThat(KeyRange.of(KEY, new ChunkRange(xMin(), xMax())).contains(KEY.encode(x(Long.MAX_VALUE)))).isTrue();
+    }
+
+    /** The last chunk owns MaxKey ({@link RoutingTable#findChunk}), so its range holds it; any other range ends before its max. */
+    @Test
+    void aRangeEndingAtTheTopHoldsMaxKey() {
+        RoutingTable table = RoutingTable.of(ShardingFixtures.collection(X_KEY), java.util.List.of(
+                ShardingFixtures.chunk(xMin(), x(100), "A", ShardingFixtures.version(1, 0)),
+                ShardingFixtures.chunk(x(100), xMax(), "B", ShardingFixtures.version(1, 1))));
+        byte[] maxKey = KEY.encode(xMax());
+        for (Chunk chunk : table.chunks()) {
+            assertThat(KeyRange.of(KEY, chunk.range()).contains(maxKey)).as(chunk.toString()).isEqualTo(table.findChunk(maxKey).equals(chunk));
+        }
+        assertThat(KeyRange.of(KEY, new ChunkRange(x(100), xMax())).max()).isEqualTo(KeyString.aboveEveryKey());
+        assertThat(KeyRange.of(KEY, new ChunkRange(xMin(), x(100))).contains(KEY.encode(x(100)))).isFalse();
     }
 
     @Test
