@@ -225,14 +225,14 @@ public class ChunkSplitter {
      * extreme key cannot serve (the range changed under the walk).
      */
     private static @Nullable ChunkRange topChunk(ShardKeyPattern key, SplitVector.KeyRange range, Chunk chunk, List<BsonDocument> points) {
-        if (Arrays.equals(key.encode(chunk.range().min()), key.encode(key.globalMin()))) {
+        if (key.isGlobalMin(chunk.range().min())) {
             Optional<BsonDocument> first = range.firstKey();
             if (first.isPresent() && Arrays.compareUnsigned(key.encode(first.get()), key.encode(chunk.range().min())) > 0
                     && Arrays.compareUnsigned(key.encode(first.get()), key.encode(points.getFirst())) <= 0) {
                 points.set(0, first.get());
                 return new ChunkRange(chunk.range().min(), first.get());
             }
-        } else if (Arrays.equals(key.encode(chunk.range().max()), key.encode(key.globalMax()))) {
+        } else if (key.isGlobalMax(chunk.range().max())) {
             Optional<BsonDocument> last = range.lastKey();
             if (last.isPresent() && Arrays.compareUnsigned(key.encode(last.get()), key.encode(points.getLast())) >= 0) {
                 points.set(points.size() - 1, last.get());

@@ -24,15 +24,22 @@ public record KeyRange(byte[] min, byte[] max) {
 
     /**
      * The KeyString range of {@code range}'s bounds under {@code pattern}. A range that ends at the key space's top
-     * ({@link ShardKeyPattern#globalMax}) ends at {@link KeyString#aboveEveryKey()} instead: the last chunk owns a
-     * shard key of MaxKey too ({@link RoutingTable#findChunk}; MongoDB accepts such documents), so moving or cleaning up
-     * that chunk must reach it. Ending at the encoded MaxKey left such documents behind on a migration's donor, where
-     * nothing owned them any more.
+     * ({@link ShardKeyPattern#isGlobalMax}) is {@link #toTop}: moving or cleaning up the last chunk must reach a shard
+     * key of MaxKey too. Ending at the encoded MaxKey left such documents behind on a migration's donor, where nothing
+     * owned them any more.
      */
     public static KeyRange of(ShardKeyPattern pattern, ChunkRange range) {
-        byte[] max = pattern.encode(range.max());
-        boolean top = Arrays.equals(max, pattern.encode(pattern.globalMax()));
-        return new KeyRange(pattern.encode(range.min()), top ? KeyString.aboveEveryKey() : max);
+        byte[] min = pattern.encode(range.min());
+        return pattern.isGlobalMax(range.max()) ? toTop(min) : new KeyRange(min, pattern.encode(range.max()));
+    }
+
+    /**
+     * {@code [min, top of the key space]}, ending at {@link KeyString#aboveEveryKey()} rather than at the encoded MaxKey:
+     * the last chunk owns a shard key of MaxKey too ({@link RoutingTable#findChunk}; MongoDB accepts such documents), so
+     * the range that reaches it must hold that key.
+     */
+    public static KeyRange toTop(byte[] min) {
+        return new KeyRange(min, KeyString.aboveEveryKey());
     }
 
     /** Whether the encoded shard key {@code key} is in the range. */

@@ -1,6 +1,5 @@
 package dev.shardstore.contracts.sharding;
 
-import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -251,9 +250,8 @@ public final class RoutingTable {
 
     /**
      * The encoded key ranges of the chunks {@code shard} does not own, in key order, adjacent ones merged: what the shard
-     * holds there is orphaned. A range that reaches the last chunk ends at {@link KeyString#aboveEveryKey()}, not at the
-     * encoded MaxKey: the last chunk owns MaxKey too ({@link #findChunk}), so the ranges and {@link #owns} agree on every
-     * key. Empty when the shard owns every chunk.
+     * holds there is orphaned. A range that reaches the last chunk is {@link KeyRange#toTop}, so the ranges and
+     * {@link #owns} agree on every key, MaxKey included. Empty when the shard owns every chunk.
      */
     public List<KeyRange> unowned(String shard) {
         List<KeyRange> ranges = new ArrayList<>();
@@ -268,7 +266,7 @@ public final class RoutingTable {
             }
         }
         if (low != null) {
-            ranges.add(new KeyRange(low, KeyString.aboveEveryKey()));
+            ranges.add(KeyRange.toTop(low));
         }
         return ranges;
     }

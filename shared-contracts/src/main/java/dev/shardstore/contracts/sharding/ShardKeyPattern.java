@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.hash.BsonHasher;
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.keystring.Ordering;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -194,6 +195,22 @@ public record ShardKeyPattern(BsonDocument pattern) {
     /** The highest bound, MaxKey in every field ({@code KeyPattern::globalMax}). */
     public BsonDocument globalMax() {
         return extreme(new BsonMaxKey());
+    }
+
+    /**
+     * Whether the bound {@code bound} (a chunk's min or max, in this pattern's fields) is {@link #globalMin}, compared
+     * encoded: the bottom of the key space, where the first chunk starts.
+     */
+    public boolean isGlobalMin(BsonDocument bound) {
+        return Arrays.equals(encode(bound), encode(globalMin()));
+    }
+
+    /**
+     * Whether the bound {@code bound} is {@link #globalMax}, compared encoded: the top of the key space, where the last
+     * chunk ends (and which it owns too, unlike any other chunk's max; {@link RoutingTable#findChunk}).
+     */
+    public boolean isGlobalMax(BsonDocument bound) {
+        return Arrays.equals(encode(bound), encode(globalMax()));
     }
 
     /**

@@ -236,7 +236,18 @@ class ShardKeyPatternTest {
                     .isEqualTo(key.equals(p.globalMin()) ? 0 : -1);
             assertThat(Integer.signum(Arrays.compareUnsigned(p.encode(key), max))).as(key.toJson())
                     .isEqualTo(key.equals(p.globalMax()) ? 0 : -1);
+            assertThat(p.isGlobalMin(key)).as(key.toJson()).isEqualTo(key.equals(p.globalMin()));
+            assertThat(p.isGlobalMax(key)).as(key.toJson()).isEqualTo(key.equals(p.globalMax()));
         }
+    }
+
+    @Test
+    void aHashedFieldsExtremeIsItsOwnMinKeyOrMaxKeyNotAHash() {
+        ShardKeyPattern p = pattern("{region: 1, 'u.id': 'hashed'}");
+        assertThat(p.isGlobalMax(json("{region: {$maxKey: 1}, 'u.id': {$maxKey: 1}}"))).isTrue();
+        assertThat(p.isGlobalMin(json("{region: {$minKey: 1}, 'u.id': {$minKey: 1}}"))).isTrue();
+        assertThat(p.isGlobalMax(json("{region: {$maxKey: 1}, 'u.id': {$numberLong: '9223372036854775807'}}"))).isFalse();
+        assertThat(p.isGlobalMin(json("{region: {$minKey: 1}, 'u.id': {$numberLong: '-9223372036854775808'}}"))).isFalse();
     }
 
     @Test
