@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -170,21 +171,43 @@ class ConfigServiceTest {
     }
 
     @Test
-    void configCollectionsAreReadableWithEqualityFilters() {
+    void configCollectionsAreReadableWithQueryFiltersSortsAndProjections() {
         addBothShards();
-        run("admin", new BsonDocument("_configsvrCreateDatabase", new BsonString("visible")));
+        for (String name : List.of("visible", "alpha", "omega")) {
+            run("admin", new BsonDocument("_configsvrCreateDatabase", new BsonString(name)));
+        }
         BsonDocument shards = run("config", new BsonDocument("find", new BsonString("shards"))
                 .append("filter", new BsonDocument("_id", new BsonString("shardBig"))));
         assertThat(shards.getDocument("cursor").getArray("firstBatch")).hasSize(1);
         BsonDocument dbs = run("config", new BsonDocument("find", new BsonString("databases"))
                 .append("filter", new BsonDocument("_id", new BsonString("visible"))));
         assertThat(dbs.getDocument("cursor").getArray("firstBatch").get(0).asDocument().getString("primary").getValue()).isEqualTo("shardSmall");
+        // what mongosh's sh.status() and an admin's shell send: operators, a descending sort, a projection, skip and limit
+        BsonDocument sorted = run("config", new BsonDocument("find", new BsonString("databases"))
+                .append("filter", new BsonDocument("_id", new BsonDocument("$in", new BsonArray(List.of(
+                        new BsonString("alpha"), new BsonString("omega"), new BsonString("visible"), new BsonString("absent"))))))
+                .append("sort", new BsonDocument("_id", new BsonInt32(-1)))
+                .append("projection", new BsonDocument("primary", new BsonInt32(0)))
+                .append("skip", new BsonInt32(1)).append("limit", new BsonInt32(5)));
+        List<BsonDocument> batch = sorted.getDocument("cursor").getArray("firstBatch").stream().map(v -> v.asDocument()).toList();
+        assertThat(batch).extracting(d -> d.getString("_id").getValue()).containsExactly("omega", "alpha");
+        assertThat(batch).allSatisfy(d -> assertThat(d).containsKey("version").doesNotContainKey("primary"));
+        BsonDocument regex = run("config", new BsonDocument("find", new BsonString("shards"))
+                .append("filter", new BsonDocument("_id", new BsonDocument("$regex", new BsonString("^shardS"))))
+                .append("projection", new BsonDocument("_id", new BsonInt32(1))));
+        assertThat(regex.getDocument("cursor").getArray("firstBatch")).containsExactly(new BsonDocument("_id", new BsonString("shardSmall")));
         assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
-                .append("filter", new BsonDocument("state", new BsonDocument("$gt", new BsonInt32(0))))))
+                .append("filter", new BsonDocument("state", new BsonDocument("$frob", new BsonInt32(0))))))
+                .isInstanceOfSatisfying(CommandException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.BadValue);
+                    assertThat(e.getMessage()).contains("$frob");
+                });
+        assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
+                .append("sort", new BsonDocument("_id", new BsonString("up")))))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BadValue));
         BsonDocument first = run("config", new BsonDocument("find", new BsonString("shards")).append("limit", new BsonInt32(-1)));
         assertThat(first.getDocument("cursor").getArray("firstBatch")).hasSize(1); // a driver's first(): limit applied, not refused
-        for (String option : List.of("sort", "projection")) {
+        for (String option : List.of("hint", "let")) {
             assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
                     .append(option, new BsonDocument("_id", new BsonInt32(1)))))
                     .isInstanceOfSatisfying(CommandException.class, e -> {

@@ -13,16 +13,19 @@ import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.config.settings.ZoneCatalog;
 import dev.shardstore.config.keys.KeyManager;
 import dev.shardstore.contracts.clock.SigningKey;
-import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Projection;
+import dev.shardstore.engine.query.Sort;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.bson.BsonArray;
 import org.bson.BsonString;
 import org.bson.BsonBinarySubType;
@@ -35,17 +38,18 @@ import org.springframework.stereotype.Component;
  * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
  * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings} and
  * {@code config.tags} like mongos does, and {@code admin.system.keys} (the cluster time signing keys, oldest first), where
- * every service reads them. The catalog is small, so the whole collection is read and
- * filtered here; filters are limited to equality on top-level fields (an operator is BadValue naming it).
- * The reply is one batch with cursor id 0. {@code skip} and {@code limit} are applied (a negative limit as its
- * absolute value, as MongoDB's single-batch limit; drivers send {@code limit: 1} for {@code first()}); the other find
- * options that shape the result ({@code sort}, {@code projection}, {@code hint}, {@code let}) are refused here with
- * NotImplemented naming them rather than ignored (the command registry has already refused what no find takes, see
- * CommandOptions).
+ * every service reads them. The catalog is small, so the whole collection (a collection's chunks, when the filter
+ * names its {@code uuid}) is read and the query engine runs here: {@code filter} is any query filter but {@code $expr}
+ * (QueryFeatureNotAllowed, as on any catalog filter), then {@code sort} (a stable sort: ties keep the order above),
+ * {@code skip}, {@code limit} (a negative one as its absolute value, MongoDB's single-batch limit; drivers send
+ * {@code limit: 1} for {@code first()}) and {@code projection}, each as a shard's find applies them, and with the
+ * engine's errors (BadValue naming the operator). The reply is one batch with cursor id 0. {@code hint} (there is no
+ * index to choose) and {@code let} (no {@code $expr} to use it) are refused with NotImplemented naming them rather
+ * than ignored; the command registry has already refused what no find takes (see CommandOptions).
  */
 @Component
 public class ConfigFindCommand implements CommandHandler {
-    private static final List<String> UNSUPPORTED = List.of("sort", "projection", "hint", "let");
+    private static final List<String> UNSUPPORTED = List.of("hint", "let");
     private static final String KEYS = "system.keys";
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
@@ -89,7 +93,7 @@ public class ConfigFindCommand implements CommandHandler {
             if (value != null && !value.isNull() && !(value.isDocument() && value.asDocument().isEmpty())
                     && !(value.isNumber() && value.asNumber().doubleValue() == 0)) {
                 throw new CommandException(ErrorCode.NotImplemented, "find option '" + option
-                        + "' is not supported on the config database (equality filters only)");
+                        + "' is not supported on the config database");
             }
         }
         BsonDocument filter = args.optionalDocument(command, "filter", "filter");
@@ -104,11 +108,19 @@ public class ConfigFindCommand implements CommandHandler {
             case "tags" -> zones.ranges(null);
             default -> List.of();
         };
+        Filter query = Filter.parse(filter);
+        BsonDocument sort = args.optionalDocument(command, "sort", "sort");
+        BsonDocument projection = args.optionalDocument(command, "projection", "projection");
+        Projection shape = projection.isEmpty() ? null : Projection.parse(projection);
         long skip = args.optionalNonNegative("skip", 0);
         long limit = command.isNumber("limit") ? Math.abs(command.getNumber("limit").longValue()) : 0;
-        List<BsonDocument> matching = all.stream().filter(doc -> matches(doc, filter)).skip(skip)
-                .limit(limit == 0 ? Long.MAX_VALUE : limit).toList();
-        return Replies.cursor(true, matching, 0, db + "." + collection);
+        Stream<BsonDocument> matching = all.stream().filter(query::matches);
+        if (!sort.isEmpty()) {
+            matching = matching.sorted(Sort.parse(sort).comparator());
+        }
+        List<BsonDocument> batch = matching.skip(skip).limit(limit == 0 ? Long.MAX_VALUE : limit)
+                .map(doc -> shape == null ? doc : shape.apply(doc, query)).toList();
+        return Replies.cursor(true, batch, 0, db + "." + collection);
     }
 
     /** {@code config.shards} with each shard's zones as {@code tags} (MongoDB's field; absent when the shard is in none). */
@@ -129,21 +141,5 @@ public class ConfigFindCommand implements CommandHandler {
         BsonValue uuid = filter.get("uuid");
         return uuid != null && uuid.isBinary() && uuid.asBinary().getType() == BsonBinarySubType.UUID_STANDARD.getValue()
                 ? chunks.all(uuid.asBinary().asUuid()) : chunks.everything();
-    }
-
-    private static boolean matches(BsonDocument doc, BsonDocument filter) {
-        for (Map.Entry<String, BsonValue> condition : filter.entrySet()) {
-            BsonValue expected = condition.getValue();
-            if (condition.getKey().startsWith("$")
-                    || expected.isDocument() && !expected.asDocument().isEmpty() && expected.asDocument().getFirstKey().startsWith("$")) {
-                throw new CommandException(ErrorCode.BadValue,
-                        "config collections support equality filters only; not supported: " + condition.getKey());
-            }
-            BsonValue actual = doc.get(condition.getKey());
-            if (actual == null || BsonOrder.compare(actual, expected) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -149,6 +149,13 @@ class WireProtocolIT {
         assertThat(split.get("ok", Number.class).doubleValue()).isEqualTo(1.0);
         assertThat(chunksOf("wire.ranged")).extracting(c -> c.getDocument("min").toJson()).contains("{\"country\": \"FR\"}");
         assertThat(chunksOf("wire.ranged")).hasSize(2);
+        // an admin's look at the catalog through a driver: an operator, a sort and a projection on config.chunks
+        BsonDocument ranged = client.getDatabase("config").getCollection("collections", BsonDocument.class)
+                .find(Filters.eq("_id", "wire.ranged")).first();
+        assertThat(client.getDatabase("config").getCollection("chunks", BsonDocument.class)
+                .find(Filters.and(Filters.eq("uuid", ranged.get("uuid")), Filters.exists("min.country")))
+                .sort(new Document("min", -1)).projection(new Document("min", 1).append("_id", 0)).into(new ArrayList<>()))
+                .extracting(BsonDocument::toJson).containsExactly("{\"min\": {\"country\": \"FR\"}}", "{\"min\": {\"country\": {\"$minKey\": 1}}}");
 
         assertThat(asJson(new BsonDocument("shards", BsonDocument.parse(shards.toJson()).get("shards"))))
                 .isEqualTo(asJson(new BsonDocument("shards", restOk("admin", "{\"listShards\": 1}").get("shards"))));
@@ -350,8 +357,9 @@ class WireProtocolIT {
     /**
      * mongosh from the npm registry (skipped when npm is missing or the install fails) runs a script: a count, and
      * the shard list as {@code db.adminCommand({listShards: 1})}. {@code sh.status()} is run too and its outcome
-     * printed, not required: it reads the config database's collections with projections and sorts, which the config
-     * service's find does not take (it serves equality filters only), and stops at the first such read. mongosh is installed while
+     * printed, not required: it needs {@code config.version}'s document, which the config service does not keep
+     * (mongosh stops there with "This db does not have sharding enabled"), and then {@code config.mongos} and
+     * aggregations on config collections, which it does not serve either. mongosh is installed while
      * the cluster starts ({@link #startCluster}).
      */
     @Test
