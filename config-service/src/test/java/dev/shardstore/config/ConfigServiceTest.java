@@ -207,6 +207,13 @@ class ConfigServiceTest {
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BadValue));
         BsonDocument first = run("config", new BsonDocument("find", new BsonString("shards")).append("limit", new BsonInt32(-1)));
         assertThat(first.getDocument("cursor").getArray("firstBatch")).hasSize(1); // a driver's first(): limit applied, not refused
+        // config.version: MongoDB's {_id: 1, clusterId}, the same on every read
+        BsonDocument version = run("config", new BsonDocument("find", new BsonString("version"))).getDocument("cursor")
+                .getArray("firstBatch").get(0).asDocument();
+        assertThat(version.getInt32("_id").getValue()).isEqualTo(1);
+        assertThat(version.getObjectId("clusterId").getValue().getDate()).isCloseTo(new java.util.Date(), 86_400_000L);
+        assertThat(run("config", new BsonDocument("find", new BsonString("version"))).getDocument("cursor").getArray("firstBatch"))
+                .containsExactly(version);
         for (String option : List.of("hint", "let")) {
             assertThatThrownBy(() -> run("config", new BsonDocument("find", new BsonString("shards"))
                     .append(option, new BsonDocument("_id", new BsonInt32(1)))))

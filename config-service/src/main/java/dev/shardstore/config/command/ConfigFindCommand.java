@@ -3,6 +3,7 @@ package dev.shardstore.config.command;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.catalog.ChunkCatalog;
+import dev.shardstore.config.catalog.ClusterVersion;
 import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
@@ -36,10 +37,10 @@ import org.springframework.stereotype.Component;
 /**
  * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
  * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
- * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings} and
- * {@code config.tags} like mongos does, and {@code admin.system.keys} (the cluster time signing keys, oldest first), where
- * every service reads them. The catalog is small, so the whole collection (a collection's chunks, when the filter
- * names its {@code uuid}) is read and the query engine runs here: {@code filter} is any query filter but {@code $expr}
+ * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings},
+ * {@code config.tags} and {@code config.version} (the cluster's id) like mongos does, and {@code admin.system.keys}
+ * (the cluster time signing keys, oldest first), where every service reads them. The catalog is small, so the whole
+ * collection (a collection's chunks, when the filter names its {@code uuid}) is read and the query engine runs here: {@code filter} is any query filter but {@code $expr}
  * (QueryFeatureNotAllowed, as on any catalog filter), then {@code sort} (a stable sort: ties keep the order above),
  * {@code skip}, {@code limit} (a negative one as its absolute value, MongoDB's single-batch limit; drivers send
  * {@code limit: 1} for {@code first()}) and {@code projection}, each as a shard's find applies them, and with the
@@ -60,9 +61,12 @@ public class ConfigFindCommand implements CommandHandler {
     private final ActionLog actionLog;
     private final ZoneCatalog zones;
     private final KeyManager keys;
+    private final ClusterVersion version;
 
     public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks,
-            Changelog changelog, ClusterSettings settings, ActionLog actionLog, ZoneCatalog zones, KeyManager keys) {
+            Changelog changelog, ClusterSettings settings, ActionLog actionLog, ZoneCatalog zones, KeyManager keys,
+            ClusterVersion version) {
+        this.version = version;
         this.zones = zones;
         this.keys = keys;
         this.changelog = changelog;
@@ -106,6 +110,7 @@ public class ConfigFindCommand implements CommandHandler {
             case "settings" -> settings.list();
             case "actionlog" -> actionLog.list();
             case "tags" -> zones.ranges(null);
+            case "version" -> List.of(version.document());
             default -> List.of();
         };
         Filter query = Filter.parse(filter);

@@ -11,6 +11,8 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Accumulators;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Filters;
@@ -38,8 +40,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -156,6 +161,11 @@ class WireProtocolIT {
                 .find(Filters.and(Filters.eq("uuid", ranged.get("uuid")), Filters.exists("min.country")))
                 .sort(new Document("min", -1)).projection(new Document("min", 1).append("_id", 0)).into(new ArrayList<>()))
                 .extracting(BsonDocument::toJson).containsExactly("{\"min\": {\"country\": \"FR\"}}", "{\"min\": {\"country\": {\"$minKey\": 1}}}");
+        // and an aggregation over it, run on the router: chunks per shard, as sh.status() counts them
+        assertThat(client.getDatabase("config").getCollection("chunks", BsonDocument.class).aggregate(List.of(
+                        Aggregates.match(Filters.eq("uuid", ranged.get("uuid"))), Aggregates.group("$shard", Accumulators.sum("n", 1))))
+                .into(new ArrayList<>()))
+                .containsExactly(new BsonDocument("_id", chunksOf("wire.ranged").getFirst().get("shard")).append("n", new BsonInt32(2)));
 
         assertThat(asJson(new BsonDocument("shards", BsonDocument.parse(shards.toJson()).get("shards"))))
                 .isEqualTo(asJson(new BsonDocument("shards", restOk("admin", "{\"listShards\": 1}").get("shards"))));
@@ -355,12 +365,11 @@ class WireProtocolIT {
     }
 
     /**
-     * mongosh from the npm registry (skipped when npm is missing or the install fails) runs a script: a count, and
-     * the shard list as {@code db.adminCommand({listShards: 1})}. {@code sh.status()} is run too and its outcome
-     * printed, not required: it needs {@code config.version}'s document, which the config service does not keep
-     * (mongosh stops there with "This db does not have sharding enabled"), and then {@code config.mongos} and
-     * aggregations on config collections, which it does not serve either. mongosh is installed while
-     * the cluster starts ({@link #startCluster}).
+     * mongosh from the npm registry (skipped when npm is missing or the install fails) runs a script: a count, the
+     * shard list as {@code db.adminCommand({listShards: 1})}, and {@code sh.status()}, whose report (read from
+     * {@code config.version}, finds and aggregations on config collections, {@code balancerStatus} and
+     * {@code $shardedDataDistribution}) must count the cities' chunks per shard as {@code config.chunks} holds them.
+     * mongosh is installed while the cluster starts ({@link #startCluster}).
      */
     @Test
     @Order(8)
@@ -373,14 +382,19 @@ class WireProtocolIT {
                 print("FR=" + fr);
                 const shards = db.adminCommand({listShards: 1});
                 print("SHARDS=" + shards.shards.map(s => s._id).sort().join(","));
-                try { sh.status(); print("SH_STATUS=ok"); } catch (e) { print("SH_STATUS=failed: " + e.message); }
+                const status = sh.status().value;
+                const report = status.databases.find(d => d.database._id === "wire").collections["wire.cities"];
+                print("SH_STATUS_CHUNKS=" + report.chunkMetadata.map(m => m.shard + ":" + m.nChunks).join(","));
                 """);
         Result result = run(List.of(MONGOSH.toString(), cluster.connectionString(1) + "/wire", "--quiet", "--file", script.toString()),
                 Duration.ofMinutes(2));
         System.out.println("[mongosh] " + result.output().replace("\n", "\n[mongosh] "));
         assertThat(result.exit()).as(result.output()).isZero();
+        Map<String, Long> perShard = new TreeMap<>();
+        chunksOf("wire.cities").forEach(c -> perShard.merge(c.getString("shard").getValue(), 1L, Long::sum));
         assertThat(result.output()).contains("FR=" + cities.countDocuments(Filters.eq("country", "FR")))
-                .contains("SHARDS=shard1,shard2");
+                .contains("SHARDS=shard1,shard2")
+                .contains("SH_STATUS_CHUNKS=" + perShard.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue()).collect(Collectors.joining(",")));
     }
 
     private record Result(int exit, String output) {}

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.query.AggregateOutput;
+import dev.shardstore.router.query.ConfigAggregate;
 import dev.shardstore.router.query.DatabaseAggregate;
 import dev.shardstore.router.query.OutputStage;
 import dev.shardstore.router.query.ShardedDataDistribution;
@@ -51,12 +52,13 @@ public class ReadCommands {
 
     /**
      * {@code aggregate} on a collection, {@code $shardedDataDistribution} or {@code $listLocalSessions} with
-     * {@code aggregate: 1} on admin, {@code $listSessions} on {@code config.system.sessions}, or another
-     * database-level {@code aggregate: 1} ({@link DatabaseAggregate}: {@code $documents}).
+     * {@code aggregate: 1} on admin, {@code $listSessions} on {@code config.system.sessions}, another
+     * database-level {@code aggregate: 1} ({@link DatabaseAggregate}: {@code $documents}), or a collection of the
+     * config database ({@link ConfigAggregate}).
      */
     @Bean
     CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages, DatabaseAggregate databaseLevel,
-            AggregateOutput output) {
+            AggregateOutput output, ConfigAggregate configAggregate) {
         return CommandHandler.of("aggregate", (db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
@@ -68,6 +70,9 @@ public class ReadCommands {
             }
             if (DatabaseAggregate.isDatabaseLevel(cmd) && !cmd.containsKey("explain")) {
                 return databaseLevel.aggregate(db, cmd);
+            }
+            if ("config".equals(db)) {
+                return configAggregate.aggregate(cmd);
             }
             new CommandArgs(cmd).collectionName();
             Namespaces.checkUserDatabase(db, "aggregate");

@@ -376,6 +376,28 @@ class ShardedReadsHttpTest {
         assertThat(shardsThatReceived("explain")).containsExactly("s1");
     }
 
+    /**
+     * An aggregate on a config collection (mongosh's {@code sh.status()} sends several) runs on the router over the
+     * config service's find: the leading {@code $match} goes to the config service as the find's filter and is applied
+     * again on the router (this stub config service ignores filters).
+     */
+    @Test
+    void anAggregateOnAConfigCollectionRunsOnTheRouterOverTheConfigServicesFind() throws Exception {
+        BsonDocument reply = command("config", ExtendedJson.parse("{aggregate: 'collections', pipeline: [{$match: {_id: 'db.c'}},"
+                + " {$group: {_id: null, n: {$sum: 1}}}, {$project: {_id: 0, n: 1}}], cursor: {}}"));
+        assertThat(reply.getDocument("cursor").getArray("firstBatch")).containsExactly(ExtendedJson.parse("{n: 1}"));
+        assertThat(reply.getDocument("cursor").getString("ns").getValue()).isEqualTo("config.collections");
+        BsonDocument none = command("config", ExtendedJson.parse("{aggregate: 'collections', pipeline: [{$match: {_id: 'other'}}], cursor: {}}"));
+        assertThat(none.getDocument("cursor").getArray("firstBatch")).isEmpty();
+        assertThat(CONFIG.received("find")).anyMatch(find -> find.getString("find").getValue().equals("collections")
+                && ExtendedJson.parse("{_id: 'other'}").equals(find.get("filter")));
+        assertThat(refusal("config", "{aggregate: 'chunks', pipeline: [], explain: true}")).isEqualTo(ErrorCode.NotImplemented.code());
+        assertThat(refusal("config", "{aggregate: 'chunks', pipeline: [{$out: 'x'}], cursor: {}}")).isEqualTo(ErrorCode.NotImplemented.code());
+        assertThat(refusal("config", "{aggregate: 'chunks', pipeline: [{$frob: {}}], cursor: {}}")).isEqualTo(ErrorCode.Location40324.code());
+        assertThat(CONFIG.received("find")).as("a pipeline that does not parse reads nothing")
+                .noneMatch(find -> find.getString("find").getValue().equals("chunks"));
+    }
+
     @Test
     void shardedDataDistributionIsOnlyTheFirstStageOfAnAdminAggregate() throws Exception {
         assertThat(refusal("db", "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}], cursor: {}}"))
