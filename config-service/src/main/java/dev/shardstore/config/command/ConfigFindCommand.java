@@ -35,15 +35,15 @@ import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * {@code find} on the {@code config} database, so routers can serve {@code config.shards},
- * {@code config.databases}, {@code config.collections}, {@code config.chunks} (ordered by namespace, then
- * {@code min}), {@code config.changelog} and {@code config.actionlog} (oldest first), {@code config.settings},
- * {@code config.tags} and {@code config.version} (the cluster's id) like mongos does, and {@code admin.system.keys}
- * (the cluster time signing keys, oldest first), where every service reads them. The catalog is small, so the whole
- * collection (a collection's chunks, when the filter names its {@code uuid}) is read and the query engine runs here: {@code filter} is any query filter but {@code $expr}
- * (QueryFeatureNotAllowed, as on any catalog filter), then {@code sort} (a stable sort: ties keep the order above),
- * {@code skip}, {@code limit} (a negative one as its absolute value, MongoDB's single-batch limit; drivers send
- * {@code limit: 1} for {@code first()}) and {@code projection}, each as a shard's find applies them, and with the
+ * {@code find} on the {@code config} database, so routers can serve {@code config.shards}, {@code config.databases},
+ * {@code config.collections}, {@code config.chunks} (ordered by namespace, then {@code min}), {@code config.changelog}
+ * and {@code config.actionlog} (oldest first), {@code config.settings}, {@code config.tags} and {@code config.version}
+ * (the cluster's id) like mongos does, and {@code admin.system.keys} (the cluster time signing keys, oldest first),
+ * where every service reads them. The catalog is small, so the whole collection (a collection's chunks, when the
+ * filter names its {@code uuid}) is read and the query engine runs here: {@code filter} is any query filter but
+ * {@code $expr} (QueryFeatureNotAllowed, as on any catalog filter), then {@code sort} (a stable sort: ties keep the
+ * order above), {@code skip}, {@code limit} (a negative one as its absolute value, MongoDB's single-batch limit; drivers
+ * send {@code limit: 1} for {@code first()}) and {@code projection}, each as a shard's find applies them, and with the
  * engine's errors (BadValue naming the operator). The reply is one batch with cursor id 0. {@code hint} (there is no
  * index to choose) and {@code let} (no {@code $expr} to use it) are refused with NotImplemented naming them rather
  * than ignored; the command registry has already refused what no find takes (see CommandOptions).

@@ -56,7 +56,7 @@ public class ConfigAggregate {
         CommandVariables variables = CommandVariables.ofCommand(command); // let and collation
         PipelineSplit.validate(pipeline, variables);
         List<BsonDocument> results = PipelineSplit.run(pipeline, read(collection, PipelineSplit.leadingMatch(pipeline)),
-                (other, filter) -> lookup(other, filter), variables);
+                this::lookup, variables);
         return cursors.open(DB, collection, DocumentStream.of(results), batchSize, false);
     }
 
