@@ -11,8 +11,6 @@ import dev.shardstore.router.routing.ConfigServer;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
@@ -28,7 +26,6 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ConfigAggregate {
-    private static final String DB = "config";
     private final ConfigServer config;
     private final RouterCursorManager cursors;
 
@@ -55,18 +52,12 @@ public class ConfigAggregate {
         int batchSize = ShardedReads.aggregateBatchSize(args, command);
         CommandVariables variables = CommandVariables.ofCommand(command); // let and collation
         PipelineSplit.validate(pipeline, variables);
-        List<BsonDocument> results = PipelineSplit.run(pipeline, read(collection, PipelineSplit.leadingMatch(pipeline)),
+        List<BsonDocument> results = PipelineSplit.run(pipeline, config.find(collection, PipelineSplit.leadingMatch(pipeline)),
                 this::lookup, variables);
-        return cursors.open(DB, collection, DocumentStream.of(results), batchSize, false);
+        return cursors.open("config", collection, DocumentStream.of(results), batchSize, false);
     }
 
     private List<BsonDocument> lookup(String collection, Filter filter) {
-        return read(collection, new BsonDocument()).stream().filter(filter::matches).toList();
-    }
-
-    /** The documents of {@code config.<collection>} matching {@code filter}; the config service answers in one batch. */
-    private List<BsonDocument> read(String collection, BsonDocument filter) {
-        BsonDocument reply = config.run(DB, new BsonDocument("find", new BsonString(collection)).append("filter", filter));
-        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+        return config.find(collection, new BsonDocument()).stream().filter(filter::matches).toList();
     }
 }

@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -100,21 +99,9 @@ public class ShardedDataDistribution {
         return cursors.open(db, "$cmd.aggregate", DocumentStream.of(results), batchSize, false);
     }
 
-    /** The {@code _id}s of {@code config.collections}, read to the end of the config service's cursor. */
+    /** The {@code _id}s of {@code config.collections}. */
     private List<String> shardedNamespaces() {
-        List<String> namespaces = new ArrayList<>();
-        BsonDocument cursor = config.run("config", new BsonDocument("find", new BsonString("collections"))).getDocument("cursor");
-        BsonArray batch = cursor.getArray("firstBatch");
-        while (true) {
-            batch.forEach(v -> namespaces.add(v.asDocument().getString("_id").getValue()));
-            long id = cursor.getNumber("id").longValue();
-            if (id == 0) {
-                return namespaces;
-            }
-            cursor = config.run("config", new BsonDocument("getMore", new BsonInt64(id)).append("collection", new BsonString("collections")))
-                    .getDocument("cursor");
-            batch = cursor.getArray("nextBatch");
-        }
+        return config.find("collections", new BsonDocument()).stream().map(c -> c.getString("_id").getValue()).toList();
     }
 
     /** The collection's document, or empty when the router finds it unsharded (dropped meanwhile). */

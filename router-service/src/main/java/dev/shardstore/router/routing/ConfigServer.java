@@ -4,9 +4,13 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.support.ServiceSupportProperties;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.springframework.stereotype.Component;
 
@@ -44,6 +48,29 @@ public class ConfigServer {
     /** {@code listShards} reply. */
     public BsonDocument listShards() {
         return run("admin", new BsonDocument("listShards", new BsonInt32(1)));
+    }
+
+    /**
+     * The documents of {@code config.<collection>} matching {@code filter} (a find's filter, run by the config
+     * service), read to the end of its cursor.
+     *
+     * @throws CommandException the config service's error (BadValue for a bad filter, for example)
+     */
+    public List<BsonDocument> find(String collection, BsonDocument filter) {
+        List<BsonDocument> documents = new ArrayList<>();
+        BsonDocument cursor = run("config", new BsonDocument("find", new BsonString(collection)).append("filter", filter))
+                .getDocument("cursor");
+        BsonArray batch = cursor.getArray("firstBatch");
+        while (true) {
+            batch.forEach(v -> documents.add(v.asDocument()));
+            long id = cursor.getNumber("id").longValue();
+            if (id == 0) {
+                return documents;
+            }
+            cursor = run("config", new BsonDocument("getMore", new BsonInt64(id)).append("collection", new BsonString(collection)))
+                    .getDocument("cursor");
+            batch = cursor.getArray("nextBatch");
+        }
     }
 
     /** Runs any command on the config service and returns its successful reply. */
