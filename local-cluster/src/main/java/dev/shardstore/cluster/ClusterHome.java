@@ -4,8 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * The layout of a cluster's state directory (by default {@code .cluster/} at the repository root):
@@ -66,13 +65,8 @@ public record ClusterHome(Path dir) {
     }
 
     private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
+        try {
+            FileSystemUtils.deleteRecursively(root);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + root, e);
         }

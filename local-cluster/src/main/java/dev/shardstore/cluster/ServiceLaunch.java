@@ -9,12 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
-import java.util.stream.Stream;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * How a service's JVM is started so that it starts fast: from its Spring Boot jar extracted once per build, with a
@@ -104,10 +103,10 @@ final class ServiceLaunch {
                     return jar;
                 }
                 Path staging = launchDir(module).resolve(module + ".extracting");
-                deleteTree(staging);
+                FileSystemUtils.deleteRecursively(staging);
                 extract(bootJar, staging);
                 Files.writeString(staging.resolve(STAMP), source);
-                deleteTree(dir);
+                FileSystemUtils.deleteRecursively(dir);
                 Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
                 // the JVM does not rewrite an archive whose class path changed (it only rewrites a missing one)
                 Files.deleteIfExists(archive(module));
@@ -162,16 +161,5 @@ final class ServiceLaunch {
 
     private Path launchDir(String module) {
         return repo.serviceJar(module).resolveSibling("launch");
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }
