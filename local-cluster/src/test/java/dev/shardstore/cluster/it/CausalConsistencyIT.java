@@ -2,12 +2,9 @@ package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.bson.BsonBinary;
@@ -16,16 +13,16 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Cluster time end to end (reference: "Causal consistency in sessions") on a local cluster of separate processes (2
- * shards, 2 routers, ports offset by 1200): a write through router A returns an operationTime T; a read through router
+ * Cluster time end to end (reference: "Causal consistency in sessions") on a local cluster of separate processes (the
+ * cluster {@link OnSharedCluster} classes share, which has 2 routers): a write through router A returns an operationTime T; a read through router
  * B with {@code afterClusterTime: T} sees it, for a chunk on each shard; router A's signed {@code $clusterTime} is
  * accepted by router B (one set of keys, from the config service), a forged one is refused.
  */
+@OnSharedCluster
 class CausalConsistencyIT {
     private static final String DB = "causal";
     private static final String NS = DB + ".c";
@@ -35,19 +32,10 @@ class CausalConsistencyIT {
     private static RouterClient routerB;
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
-                .withHome(Files.createTempDirectory("shardstore-causal-it-")).withShards(2).withRouters(2).withPortOffset(1200),
-                line -> System.out.println("[cluster] " + line));
+    static void onSharedCluster(MigrationCluster shared) {
+        cluster = shared.cluster;
         routerA = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
         routerB = new RouterClient(cluster.routerUrl(2), Duration.ofSeconds(120));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
-        }
     }
 
     @Test

@@ -31,7 +31,7 @@ class LogicalSessionsIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        c = MigrationCluster.start("logical-sessions-it", 1900, List.of(
+        c = MigrationCluster.start("logical-sessions-it", 1900, 1, List.of(
                 "-Dshardstore.sessions.cache.refresh-interval=1s", "-Dshardstore.sessions.cache.timeout=6s",
                 "-Dshardstore.sessions.timeout=6s", "-Dshardstore.sessions.reap-interval=1s"));
         c.shardAndFill(DB, "c", 300, 150);

@@ -20,7 +20,7 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * A local cluster for the migration ITs (2 shards, 1 router, test commands on, the local cluster's short
+ * A local cluster for the migration ITs (2 shards, 1 or 2 routers, test commands on, the local cluster's short
  * {@code orphanCleanupDelaySecs}) and what they ask of it: sharding and splitting a collection, the chunks from the
  * catalog, the shards' own view (their {@code /actuator/migrations}, owned and orphaned counts), fail points.
  */
@@ -38,20 +38,23 @@ final class MigrationCluster implements AutoCloseable {
         this.failPoints = new FailPointClient(cluster);
     }
 
-    /** Starts the cluster with its ports offset by {@code portOffset}. */
+    /** Starts the cluster with one router and its ports offset by {@code portOffset}. */
     static MigrationCluster start(String name, int portOffset) throws IOException {
-        return start(name, portOffset, List.of());
+        return start(name, portOffset, 1, List.of());
     }
 
-    /** Starts the cluster with its ports offset by {@code portOffset} and {@code moreJvmOptions} for every service. */
-    static MigrationCluster start(String name, int portOffset, List<String> moreJvmOptions) throws IOException {
+    /**
+     * Starts the cluster with {@code routers} routers (the first is {@link #router}), its ports offset by {@code portOffset}
+     * and {@code moreJvmOptions} for every service.
+     */
+    static MigrationCluster start(String name, int portOffset, int routers, List<String> moreJvmOptions) throws IOException {
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         jvm.addAll(moreJvmOptions);
         jvm.add("-Dshardstore.test-commands.enabled=true");
         jvm.add("-Dshardstore.shard.migration.orphan-cleanup-delay=2s");
         jvm.add("-Dshardstore.shard.migration.recovery-retry-interval=1s");
         LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
-                .withHome(Files.createTempDirectory("shardstore-" + name + "-")).withShards(2).withRouters(1).withPortOffset(portOffset)
+                .withHome(Files.createTempDirectory("shardstore-" + name + "-")).withShards(2).withRouters(routers).withPortOffset(portOffset)
                 .withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
         return new MigrationCluster(cluster);
     }

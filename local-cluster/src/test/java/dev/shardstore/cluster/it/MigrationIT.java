@@ -14,7 +14,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -36,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ul>
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@OnSharedCluster
 class MigrationIT {
     private static final String DB = "migit";
     private static MigrationCluster c;
@@ -43,15 +43,8 @@ class MigrationIT {
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        c = MigrationCluster.start("migration-it", 2500);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (c != null) {
-            c.close();
-        }
+    static void onSharedCluster(MigrationCluster shared) {
+        c = shared;
     }
 
     @Test

@@ -21,7 +21,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -47,6 +46,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A last method measures insert throughput with retryable writes off and on (printed, never asserted).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@OnSharedCluster
 class RetryableWritesIT {
     private static final String DB = "retryit";
     private static final String NS = DB + ".c";
@@ -57,19 +57,12 @@ class RetryableWritesIT {
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        c = MigrationCluster.start("retryable-writes-it", 2700);
+    static void onSharedCluster(MigrationCluster shared) throws Exception {
+        c = shared;
         c.shardAndFill(DB, "c", 600, 400);
         lowShard = c.ownerOf(NS, 400); // every chunk starts on the primary
         c.ok("admin", "{\"moveChunk\": \"" + NS + "\", \"find\": {\"x\": 400}, \"to\": \"" + MigrationCluster.other(lowShard) + "\"}");
         assertThat(c.ownerOf(NS, 400)).isNotEqualTo(lowShard);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (c != null) {
-            c.close();
-        }
     }
 
     private static BsonDocument retryable(String json, LogicalSessionId lsid, long txnNumber) {

@@ -3,14 +3,12 @@ package dev.shardstore.cluster.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.demo.WeatherCsv;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -26,14 +24,13 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Sharded time-series collections end to end (issue 13; reference: sharded-timeseries) on a local cluster of separate
- * processes (2 shards, 1 router, ports offset by 1800), loading the bundled Seattle/New York weather measurements
+ * processes (the cluster {@link OnSharedCluster} classes share), loading the bundled Seattle/New York weather measurements
  * ({@code data/weather.csv}, see data/README.md for its source) through the router:
  * <ul>
  *   <li>a collection sharded on the meta field, split at {@code {meta: "Seattle"}} with that chunk moved so both
@@ -56,9 +53,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       time-series namespace dropping the sharded buckets collection everywhere.</li>
  * </ul>
  */
+@OnSharedCluster
 class ShardedTimeseriesIT {
     private static final String DB = "tsit";
-    private static final long CLASS_START = System.nanoTime();
     private static LocalCluster cluster;
     @RegisterExtension
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
@@ -66,20 +63,10 @@ class ShardedTimeseriesIT {
     private static List<BsonDocument> measurements;
 
     @BeforeAll
-    static void startCluster() throws IOException {
+    static void onSharedCluster(MigrationCluster shared) throws IOException {
         measurements = WeatherCsv.measurements(RepoLayout.detect().root().resolve("data/weather.csv"), "ts");
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
-                .withHome(Files.createTempDirectory("shardstore-ts-it-")).withShards(2).withRouters(1).withPortOffset(1800)
-                .withServiceJvmOptions(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS), line -> System.out.println("[cluster] " + line));
+        cluster = shared.cluster;
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
-        }
-        System.out.printf("ShardedTimeseriesIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }
 
     @Test

@@ -2,13 +2,9 @@ package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,15 +16,14 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * collMod of a sharded time-series collection's granularity end to end (issue 13; reference: sharded-timeseries
- * "Sharding metadata", "Orphan buckets and the bucket catalog") on a local cluster of separate processes (2 shards, 1
- * router, ports offset by 2750), with small data:
+ * "Sharding metadata", "Orphan buckets and the bucket catalog") on a local cluster of separate processes (the cluster
+ * {@link OnSharedCluster} classes share), with small data:
  * <ul>
  *   <li>a collection sharded on the time field, split by day across both shards: measurements inserted with
  *       granularity seconds, then {@code collMod} to hours (config.collections' {@code timeseriesFields} changes),
@@ -40,31 +35,21 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <li>a finer granularity and decreasing custom bucketing are refused (InvalidOptions) and change nothing.</li>
  * </ul>
  */
+@OnSharedCluster
 class TimeseriesGranularityIT {
     private static final String DB = "tsgran";
     private static final long HOUR = 3_600_000;
     private static final long DAY1 = Instant.parse("2024-01-01T00:00:00Z").toEpochMilli();
     private static final long DAY = 24 * HOUR;
-    private static final long CLASS_START = System.nanoTime();
     private static LocalCluster cluster;
     @RegisterExtension
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static RouterClient router;
 
     @BeforeAll
-    static void startCluster() throws IOException {
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
-                .withHome(Files.createTempDirectory("shardstore-tsgran-it-")).withShards(2).withRouters(1).withPortOffset(2750)
-                .withServiceJvmOptions(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS), line -> System.out.println("[cluster] " + line));
+    static void onSharedCluster(MigrationCluster shared) {
+        cluster = shared.cluster;
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
-        }
-        System.out.printf("TimeseriesGranularityIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * upsert without the shard key inserts once, on the shard owning the new document's key. Under a non-simple collation a
  * string shard key pins no shard: such writes go the same read-then-write way (or to every shard when multi).
  */
+@OnSharedCluster
 class WriteWithoutShardKeyIT {
     private static final String DB = "wwsk";
     private static final String NS = DB + ".c";
@@ -32,15 +32,8 @@ class WriteWithoutShardKeyIT {
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        c = MigrationCluster.start("wwsk-it", 1700);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (c != null) {
-            c.close();
-        }
+    static void onSharedCluster(MigrationCluster shared) {
+        c = shared;
     }
 
     @Test
