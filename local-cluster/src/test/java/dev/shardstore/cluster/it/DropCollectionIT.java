@@ -4,16 +4,11 @@ import static dev.shardstore.cluster.it.ItSupport.get;
 import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +17,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -31,8 +25,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Dropping a sharded collection end to end (docs/sharding-protocol.md, "Dropping a sharded collection") on a local
- * cluster of separate processes (2 shards, 1 router, ports offset by 500, test commands on): the config service's
+ * Dropping a sharded collection end to end (docs/sharding-protocol.md, "Dropping a sharded collection") on the
+ * shared cluster ({@link OnSharedCluster}: separate processes, 2 shards): the config service's
  * dropCollection coordinator is paused or crashed (kill -9 through a crash fail point) at each phase boundary.
  * <ul>
  *   <li>an insert through the router while the drop is paused is acknowledged once and readable exactly once after
@@ -45,10 +39,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ul>
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@OnSharedCluster
 class DropCollectionIT {
     private static final String DB = "dropit";
     private static final List<String> SHARDS = List.of("shard1", "shard2");
-    private static final long CLASS_START = System.nanoTime();
     private static final int DURING_COUNT = 8;
     private static final String DURING = String.join(", ", java.util.stream.IntStream.range(0, DURING_COUNT)
             .mapToObj(i -> "{\"_id\": \"during-" + i + "\"}").toList());
@@ -61,23 +55,10 @@ class DropCollectionIT {
     private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        Path home = Files.createTempDirectory("shardstore-drop-it-");
-        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
-        jvm.add("-Dshardstore.test-commands.enabled=true");
-        jvm.add("-Dshardstore.sharding.ddl-retry-interval=1s");
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(2).withRouters(1)
-                .withPortOffset(500).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+    static void onSharedCluster(MigrationCluster shared) {
+        cluster = shared.cluster;
+        failPoints = shared.failPoints;
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
-        failPoints = new FailPointClient(cluster);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
-        }
-        System.out.printf("DropCollectionIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }
 
     @Test
@@ -91,19 +72,23 @@ class DropCollectionIT {
 
             CompletableFuture<BsonDocument> drop = CompletableFuture.supplyAsync(
                     () -> router.run(DB, new BsonDocument("drop", new BsonString(coll))));
-            failPoints.waitFor("config", failPoint, entered + 1);
-            // several documents, so that some belong to chunks of each shard (the primary alone would see its own)
-            CompletableFuture<BsonDocument> insert = CompletableFuture.supplyAsync(() -> router.run(DB, ExtendedJson.parse(
-                    "{\"insert\": \"" + coll + "\", \"ordered\": false, \"documents\": [" + DURING + "]}")));
-            if (!boundary.equals("afterRelease")) {
-                try {
-                    BsonDocument early = insert.get(1, TimeUnit.SECONDS);
-                    throw new AssertionError(boundary + ": the insert should wait for the drop's critical section, got " + early.toJson());
-                } catch (java.util.concurrent.TimeoutException expected) {
-                    // it waits on its shards
+            CompletableFuture<BsonDocument> insert;
+            try {
+                failPoints.waitFor("config", failPoint, entered + 1);
+                // several documents, so that some belong to chunks of each shard (the primary alone would see its own)
+                insert = CompletableFuture.supplyAsync(() -> router.run(DB, ExtendedJson.parse(
+                        "{\"insert\": \"" + coll + "\", \"ordered\": false, \"documents\": [" + DURING + "]}")));
+                if (!boundary.equals("afterRelease")) {
+                    try {
+                        BsonDocument early = insert.get(1, TimeUnit.SECONDS);
+                        throw new AssertionError(boundary + ": the insert should wait for the drop's critical section, got " + early.toJson());
+                    } catch (java.util.concurrent.TimeoutException expected) {
+                        // it waits on its shards
+                    }
                 }
+            } finally {
+                failPoints.disable("config", failPoint); // the cluster is shared: no fail point stays on
             }
-            failPoints.disable("config", failPoint);
 
             RouterClient.requireOk("drop " + coll, drop.get(60, TimeUnit.SECONDS));
             BsonDocument inserted = RouterClient.requireOk("insert during the drop " + boundary, insert.get(120, TimeUnit.SECONDS));

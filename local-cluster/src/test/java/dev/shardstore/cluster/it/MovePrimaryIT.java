@@ -4,14 +4,10 @@ import static dev.shardstore.cluster.it.ItSupport.get;
 import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.http.CommandClient;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +24,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -37,8 +32,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * movePrimary end to end (docs/sharding-protocol.md, "Moving a database's primary shard") on a local cluster of separate
- * processes (2 shards, 2 routers, ports offset by 3400, test commands on). In every case a writer inserts into an
+ * movePrimary end to end (docs/sharding-protocol.md, "Moving a database's primary shard") on the shared cluster
+ * ({@link OnSharedCluster}: 2 shards, 2 routers). In every case a writer inserts into an
  * unsharded collection through router 1 while the primary moves, and afterwards every acknowledged insert is readable
  * exactly once through both routers, the data is on the new primary only, and the database version's {@code lastMod}
  * went up by one:
@@ -52,11 +47,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ul>
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@OnSharedCluster
 class MovePrimaryIT {
     private static final List<String> SHARDS = List.of("shard1", "shard2");
     private static final String COLL = "events";
     private static final int PRELOADED = 1500;
-    private static final long CLASS_START = System.nanoTime();
 
     private static LocalCluster cluster;
     @RegisterExtension
@@ -67,24 +62,11 @@ class MovePrimaryIT {
     private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        Path home = Files.createTempDirectory("shardstore-moveprimary-it-");
-        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
-        jvm.add("-Dshardstore.test-commands.enabled=true");
-        jvm.add("-Dshardstore.sharding.ddl-retry-interval=1s");
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(2).withRouters(2)
-                .withPortOffset(3400).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+    static void onSharedCluster(MigrationCluster shared) {
+        cluster = shared.cluster;
+        failPoints = shared.failPoints;
         router1 = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
-        failPoints = new FailPointClient(cluster);
         router2 = new RouterClient(cluster.routerUrl(2), Duration.ofSeconds(120));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
-        }
-        System.out.printf("MovePrimaryIT wall time: %.1f s%n", (System.nanoTime() - CLASS_START) / 1e9);
     }
 
     @Test
@@ -103,27 +85,34 @@ class MovePrimaryIT {
 
         count(router2, db, "{}"); // router 2 caches the placement, then hears no more about it
         ItSupport.setCatalogEvents(router2, "stopped");
-        double router2Retries = staleDbRetries(router2);
-        try (Writer writer = Writer.start(router1, db)) {
-            writer.awaitAcknowledged(20);
-            long entered = failPoints.configure("config", "movePrimary.afterBlockWrites", "pause");
-            CompletableFuture<BsonDocument> move = movePrimaryAsync(db, to);
-            failPoints.waitFor("config", "movePrimary.afterBlockWrites", entered + 1);
-            Thread.sleep(500); // the reply of a write that committed before the section may still be on its way
-            long acknowledged = writer.acknowledged();
-            Thread.sleep(1500);
-            assertThat(writer.acknowledged()).as("writes wait while the old primary blocks them").isEqualTo(acknowledged);
-            failPoints.disable("config", "movePrimary.afterBlockWrites");
-            RouterClient.requireOk("movePrimary", move.get(120, TimeUnit.SECONDS));
-            writer.awaitAcknowledged(acknowledged + 20); // the writer goes on, on the new primary
+        try {
+            double router2Retries = staleDbRetries(router2);
+            try (Writer writer = Writer.start(router1, db)) {
+                writer.awaitAcknowledged(20);
+                long entered = failPoints.configure("config", "movePrimary.afterBlockWrites", "pause");
+                CompletableFuture<BsonDocument> move = movePrimaryAsync(db, to);
+                long acknowledged;
+                try {
+                    failPoints.waitFor("config", "movePrimary.afterBlockWrites", entered + 1);
+                    Thread.sleep(500); // the reply of a write that committed before the section may still be on its way
+                    acknowledged = writer.acknowledged();
+                    Thread.sleep(1500);
+                    assertThat(writer.acknowledged()).as("writes wait while the old primary blocks them").isEqualTo(acknowledged);
+                } finally {
+                    failPoints.disable("config", "movePrimary.afterBlockWrites");
+                }
+                RouterClient.requireOk("movePrimary", move.get(120, TimeUnit.SECONDS));
+                writer.awaitAcknowledged(acknowledged + 20); // the writer goes on, on the new primary
+            }
+            assertMoved(db, from, to, before);
+            assertThat(shardCounts(db, "sharded")).as("a sharded collection stays where its chunks are").isEqualTo(shardedBefore);
+            assertThat(listIndexNames(to, db)).contains("x_1");
+            assertThat(collectionEntry(to, db, "withopts").getDocument("options"))
+                    .isEqualTo(ExtendedJson.parse("{\"storageEngine\": {\"wiredTiger\": {}}}"));
+            assertThat(staleDbRetries(router2)).as("router 2 was corrected through StaleDbVersion").isGreaterThan(router2Retries);
+        } finally {
+            ItSupport.setCatalogEvents(router2, "running"); // the cluster is shared: router 2 hears the catalog again
         }
-        assertMoved(db, from, to, before);
-        assertThat(shardCounts(db, "sharded")).as("a sharded collection stays where its chunks are").isEqualTo(shardedBefore);
-        assertThat(listIndexNames(to, db)).contains("x_1");
-        assertThat(collectionEntry(to, db, "withopts").getDocument("options"))
-                .isEqualTo(ExtendedJson.parse("{\"storageEngine\": {\"wiredTiger\": {}}}"));
-        assertThat(staleDbRetries(router2)).as("router 2 was corrected through StaleDbVersion").isGreaterThan(router2Retries);
-        ItSupport.setCatalogEvents(router2, "running");
     }
 
     @Test

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Marks an end-to-end class that runs on the one cluster such classes share, instead of starting its own: its
- * {@code @BeforeAll} method takes a {@link MigrationCluster} parameter (2 shards, 2 routers, test commands on; see
- * {@link MigrationCluster#start}). The first class that asks starts it; it stops when the whole run ends (JUnit closes
- * the root store's {@link AutoCloseable} values).
+ * {@code @BeforeAll} method takes a {@link MigrationCluster} parameter (2 shards, 2 routers, test commands on, DDL
+ * coordinators retried every second; see {@link MigrationCluster#start}). The first class that asks starts it; it stops
+ * when the whole run ends (JUnit closes the root store's {@link AutoCloseable} values).
  *
  * <p>Why: a cluster's start is about 30 s of this 2-core machine's time and was most of a small class's wall time
  * (MigrationIT 36 s with 6 s of tests). A class may share only if it leaves the cluster as it found it: a database of its
@@ -50,7 +50,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
         public MigrationCluster resolveParameter(ParameterContext parameter, ExtensionContext context) {
             return context.getRoot().getStore(NAMESPACE).computeIfAbsent(MigrationCluster.class, k -> {
                 try {
-                    return MigrationCluster.start("shared-it", PORT_OFFSET, 2, List.of());
+                    // an unfinished DDL coordinator (a movePrimary or drop whose config service was killed) resumes after
+                    // 1 s instead of 5: MovePrimaryIT and DropCollectionIT wait for that after each restart
+                    return MigrationCluster.start("shared-it", PORT_OFFSET, 2, List.of("-Dshardstore.sharding.ddl-retry-interval=1s"));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
