@@ -31,8 +31,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The foundation end to end, on the shared cluster of separate processes ({@link OnSharedCluster}: embedded
- * PostgreSQL, KRaft Kafka, config, 2 shards, 2 routers, balancer, resharding, sessions). Loads the whole cities sample through a router and checks counts and a
- * per-country aggregation against figures computed from the file, does a CRUD round trip, reads the
+ * PostgreSQL, KRaft Kafka, config, 2 shards, 2 routers, balancer, resharding, sessions). Loads the whole cities sample
+ * through a router and checks counts and a per-country aggregation against figures computed from the file, does a
+ * CRUD round trip, reads the
  * catalog through mongos-style config collections, crosses two routers over a drop and re-create, kills the primary shard under a write load (the router must answer
  * with a clear error, not hang, and every acknowledged write must be readable after the restart), and
  * kills Kafka so that a stale router can only be corrected by the shard's version check.

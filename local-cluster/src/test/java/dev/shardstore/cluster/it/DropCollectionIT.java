@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -52,10 +51,11 @@ class DropCollectionIT {
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static FailPointClient failPoints;
     private static RouterClient router;
-    private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    private static MigrationCluster shared;
 
     @BeforeAll
-    static void onSharedCluster(MigrationCluster shared) {
+    static void onSharedCluster(MigrationCluster sharedCluster) {
+        shared = sharedCluster;
         cluster = shared.cluster;
         failPoints = shared.failPoints;
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
@@ -114,8 +114,7 @@ class DropCollectionIT {
             BsonDocument reply = router.run(DB, new BsonDocument("drop", new BsonString(coll)));
             assertThat(RouterClient.isOk(reply)).as("%s: the config service died under the drop: %s", boundary, reply.toJson()).isFalse();
             // the router sees the connection drop while the halted JVM may still be exiting
-            waitUntil(() -> cluster.status().stream().noneMatch(c -> c.component().name().equals("config") && c.running()),
-                    Duration.ofSeconds(30), boundary + ": the config service is gone");
+            waitUntil(() -> !shared.running("config"), Duration.ofSeconds(30), boundary + ": the config service is gone");
             cluster.startService("config");
 
             waitUntil(() -> catalogEntry(coll).isEmpty() && SHARDS.stream().allMatch(s -> !shardHas(s, coll) && sectionsOf(s, coll).isEmpty()),
@@ -194,7 +193,7 @@ class DropCollectionIT {
 
     /** Whether the shard has the collection (an unversioned listCollections on the shard itself). */
     private static boolean shardHas(String shard, String coll) {
-        BsonDocument reply = internal.run(shard, cluster.url(shard), DB, ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \""
+        BsonDocument reply = shared.internal.run(shard, cluster.url(shard), DB, ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \""
                 + coll + "\"}}"));
         return !RouterClient.requireOk("listCollections on " + shard, reply).getDocument("cursor").getArray("firstBatch").isEmpty();
     }

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,10 +58,11 @@ class MovePrimaryIT {
     private static FailPointClient failPoints;
     private static RouterClient router1;
     private static RouterClient router2;
-    private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
+    private static MigrationCluster shared;
 
     @BeforeAll
-    static void onSharedCluster(MigrationCluster shared) {
+    static void onSharedCluster(MigrationCluster sharedCluster) {
+        shared = sharedCluster;
         cluster = shared.cluster;
         failPoints = shared.failPoints;
         router1 = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
@@ -129,8 +129,7 @@ class MovePrimaryIT {
                 failPoints.configure("config", "movePrimary." + boundary, "crash");
                 BsonDocument reply = router1.run("admin", movePrimaryCommand(db, to));
                 assertThat(RouterClient.isOk(reply)).as("%s: the config service died under the move: %s", boundary, reply.toJson()).isFalse();
-                waitUntil(() -> cluster.status().stream().noneMatch(c -> c.component().name().equals("config") && c.running()),
-                        Duration.ofSeconds(30), boundary + ": the config service is gone");
+                waitUntil(() -> !shared.running("config"), Duration.ofSeconds(30), boundary + ": the config service is gone");
                 cluster.startService("config");
                 waitUntil(() -> primaryOf(db).equals(to) && !shardHas(from, db, COLL) && sectionsOf(from, db).isEmpty(),
                         Duration.ofSeconds(90), boundary + ": the move finishes by itself");
@@ -319,7 +318,7 @@ class MovePrimaryIT {
     private static Map<String, Long> shardCounts(String db, String coll) {
         Map<String, Long> counts = new HashMap<>();
         for (String shard : SHARDS) {
-            counts.put(shard, RouterClient.requireOk("count on " + shard, internal.run(shard, cluster.url(shard), db,
+            counts.put(shard, RouterClient.requireOk("count on " + shard, shared.internal.run(shard, cluster.url(shard), db,
                     new BsonDocument("count", new BsonString(coll)))).getNumber("n").longValue());
         }
         return counts;
@@ -327,7 +326,7 @@ class MovePrimaryIT {
 
     /** The shard's listCollections entry of {@code coll} (unversioned). */
     private static BsonDocument collectionEntry(String shard, String db, String coll) {
-        BsonArray found = RouterClient.requireOk("listCollections on " + shard, internal.run(shard, cluster.url(shard), db,
+        BsonArray found = RouterClient.requireOk("listCollections on " + shard, shared.internal.run(shard, cluster.url(shard), db,
                 ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \"" + coll + "\"}}"))).getDocument("cursor").getArray("firstBatch");
         return found.isEmpty() ? new BsonDocument() : found.get(0).asDocument();
     }
@@ -337,7 +336,7 @@ class MovePrimaryIT {
     }
 
     private static List<String> listIndexNames(String shard, String db) {
-        return RouterClient.requireOk("listIndexes on " + shard, internal.run(shard, cluster.url(shard), db,
+        return RouterClient.requireOk("listIndexes on " + shard, shared.internal.run(shard, cluster.url(shard), db,
                 new BsonDocument("listIndexes", new BsonString(COLL)))).getDocument("cursor").getArray("firstBatch").stream()
                 .map(i -> i.asDocument().getString("name").getValue()).toList();
     }
