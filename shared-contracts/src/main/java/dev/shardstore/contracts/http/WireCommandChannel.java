@@ -21,10 +21,12 @@ import java.nio.channels.SocketChannel;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pool of wire-protocol connections to one peer's command port ({@link InternalApi#COMMAND_PORT_HEADER}): each
@@ -38,9 +40,13 @@ import org.bson.BsonString;
  * way (timeout, reset, a reply that ends early, is not one OP_MSG or answers another request) is closed, never
  * returned. The sockets stay in blocking mode, one system call per read, and the time limits are
  * {@link SocketDeadlines} that close a socket whose operation overran (a socket read timeout would have made the JDK
- * poll before every read). A connection idle for more than {@link #CHECK_AFTER_IDLE_NANOS} is checked before reuse
- * (the peer may have closed it or died meanwhile), so a stale connection does not fail a command the peer never saw.
- * Thread-safe.
+ * poll before every read). A virtual thread's I/O switches a socket to non-blocking mode for good (the JDK parks
+ * virtual threads on a poller instead of blocking their carrier), after which every read that has to wait costs a
+ * read, a {@code poll} and a second read. So connections a virtual thread has used are kept in a pool of their own,
+ * which only virtual threads borrow from: the router's scatter-gather runs on virtual threads, and its point reads on
+ * the wire front end's platform threads keep one system call per read. A connection idle for more than
+ * {@link #CHECK_AFTER_IDLE_NANOS} is checked before reuse (the peer may have closed it or died meanwhile), so a stale
+ * connection does not fail a command the peer never saw. Thread-safe.
  */
 final class WireCommandChannel implements AutoCloseable {
     /** A connection idle longer than this (1 s) is checked before reuse. */
@@ -51,7 +57,10 @@ final class WireCommandChannel implements AutoCloseable {
     private final Duration requestTimeout;
     /** The timeout's message, built once: not a string per command on the hot path. */
     private final String noReply;
+    /** Idle connections still in blocking mode: only virtual threads' I/O switches a socket out of it. */
     private final Deque<Connection> idle = new ConcurrentLinkedDeque<>();
+    /** Idle connections a virtual thread has used, non-blocking for good: lent to virtual threads only. */
+    private final Deque<Connection> idleNonBlocking = new ConcurrentLinkedDeque<>();
     private final AtomicInteger requestIds = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
     private volatile boolean closed;
@@ -63,6 +72,8 @@ final class WireCommandChannel implements AutoCloseable {
         final InputStream in;
         final OutputStream out;
         long idleSince;
+        /** Whether a virtual thread has used the socket, which the JDK then keeps in non-blocking mode. */
+        boolean nonBlocking;
 
         Connection(SocketChannel channel, SocketDeadlines.Deadline deadline) {
             this.channel = channel;
@@ -101,7 +112,9 @@ final class WireCommandChannel implements AutoCloseable {
         if (closed) {
             throw new IOException("the channel to " + address() + " is closed");
         }
-        Connection connection = borrow();
+        boolean virtual = Thread.currentThread().isVirtual();
+        Connection connection = borrow(virtual);
+        connection.nonBlocking |= virtual;
         try {
             int requestId = requestIds.incrementAndGet();
             BsonDocument body = new BsonDocument();
@@ -133,13 +146,26 @@ final class WireCommandChannel implements AutoCloseable {
         }
     }
 
-    private Connection borrow() throws IOException {
-        for (Connection c = idle.pollFirst(); c != null; c = idle.pollFirst()) {
+    /** An idle connection that still works, or a new one; a platform thread never gets a non-blocking one. */
+    private Connection borrow(boolean virtual) throws IOException {
+        Connection reused = virtual ? reuse(idleNonBlocking) : null;
+        if (reused == null) {
+            reused = reuse(idle);
+        }
+        return reused != null ? reused : connect();
+    }
+
+    private @Nullable Connection reuse(Deque<Connection> pool) {
+        for (Connection c = pool.pollFirst(); c != null; c = pool.pollFirst()) {
             if (System.nanoTime() - c.idleSince < CHECK_AFTER_IDLE_NANOS || stillOpen(c)) {
                 return c;
             }
             discard(c);
         }
+        return null;
+    }
+
+    private Connection connect() throws IOException {
         SocketChannel channel = SocketChannel.open();
         SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(channel);
         try {
@@ -185,7 +211,7 @@ final class WireCommandChannel implements AutoCloseable {
             return;
         }
         c.idleSince = System.nanoTime();
-        idle.addFirst(c);
+        (c.nonBlocking ? idleNonBlocking : idle).addFirst(c);
         if (closed) {
             close(); // closed while it was being put back: drain again so it is not left open
         }
@@ -210,8 +236,10 @@ final class WireCommandChannel implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (Connection c = idle.pollFirst(); c != null; c = idle.pollFirst()) {
-            discard(c);
+        for (Deque<Connection> pool : List.of(idle, idleNonBlocking)) {
+            for (Connection c = pool.pollFirst(); c != null; c = pool.pollFirst()) {
+                discard(c);
+            }
         }
     }
 }

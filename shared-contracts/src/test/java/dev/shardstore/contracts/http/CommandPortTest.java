@@ -174,6 +174,31 @@ class CommandPortTest {
     }
 
     /**
+     * A virtual thread's I/O leaves a socket non-blocking for good, which would cost a platform thread a {@code poll}
+     * before each read: such a connection goes back to a pool of its own that only virtual threads borrow from.
+     */
+    @Test
+    void aConnectionAVirtualThreadUsedIsLentToVirtualThreadsOnly() throws Exception {
+        assertThat(run().getString("via").getValue()).isEqualTo("http");
+        assertThat(onVirtualThread().getString("via").getValue()).isEqualTo("wire");
+        assertThat(wire.connections).hasValue(1);
+
+        assertThat(run().getString("via").getValue()).as("a platform thread gets a new connection").isEqualTo("wire");
+        assertThat(wire.connections).hasValue(2);
+        assertThat(onVirtualThread().getString("via").getValue()).isEqualTo("wire");
+        assertThat(run().getString("via").getValue()).isEqualTo("wire");
+
+        assertThat(wire.connections).as("each kind of thread reused its own connection").hasValue(2);
+        assertThat(client.wireConnections(http.url())).isEqualTo(2);
+    }
+
+    private BsonDocument onVirtualThread() throws Exception {
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            return executor.submit(this::run).get();
+        }
+    }
+
+    /**
      * A forwarded reply ({@link CommandClient#runForwarding}) is the reply {@link CommandClient#run} decodes — a find's
      * first batch, a getMore's next batch, an error, a stale-version error, a checksummed message — with the batch's
      * documents left as the peer's bytes, and it encodes to the same bytes.
