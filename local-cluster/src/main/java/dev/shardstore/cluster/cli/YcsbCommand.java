@@ -11,11 +11,13 @@ import dev.shardstore.cluster.ycsb.YcsbSetup;
 import dev.shardstore.cluster.ycsb.YcsbTarget;
 import dev.shardstore.cluster.ycsb.YcsbWorkload;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,7 +27,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code ycsb --workload a|b|c|e|f}: YCSB against the router (its REST API and/or its wire protocol) and/or the
  * direct-PostgreSQL baseline on shard1's database, same threads and records, printing throughput and p50/p95/p99 per
- * operation type and, when the baseline ran too, each router target's ratio to it (docs/benchmarks.md).
+ * operation type and, when the baseline ran too, each router target's ratio to it (docs/benchmarks.md). With
+ * {@code --rounds N} the measured phases repeat N times, the targets taking turns, and the median ratio ends the report.
  */
 @Command(name = "ycsb", mixinStandardHelpOptions = true,
         description = "Run a YCSB workload through the router and/or straight against one shard's PostgreSQL database, and compare.")
@@ -45,7 +48,7 @@ final class YcsbCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "8", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
     int threads;
 
-    @Option(names = "--target", defaultValue = "both", description = "router (REST), wire (MongoDB wire protocol, Java driver), postgres, both (router and postgres) or all (default: ${DEFAULT-VALUE})")
+    @Option(names = "--target", defaultValue = "both", description = "router (REST), wire (MongoDB wire protocol, Java driver), postgres, a comma-separated list of them (e.g. wire,postgres), both (router,postgres) or all (default: ${DEFAULT-VALUE})")
     String target;
 
     @Option(names = "--field-count", defaultValue = "10", description = "fields per record, YCSB's fieldcount (default: ${DEFAULT-VALUE})")
@@ -53,6 +56,10 @@ final class YcsbCommand implements Callable<Integer> {
 
     @Option(names = "--field-length", defaultValue = "100", description = "bytes per field, YCSB's fieldlength (default: ${DEFAULT-VALUE})")
     int fieldLength;
+
+    @Option(names = "--rounds", defaultValue = "1", description = "measured phases per target, the targets taking turns within each round; "
+            + "with several, each round's ratios and their median are printed (default: ${DEFAULT-VALUE})")
+    int rounds;
 
     @Option(names = "--skip-load", description = "reuse the records a previous run loaded (same --records and field options)")
     boolean skipLoad;
@@ -74,8 +81,8 @@ final class YcsbCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         YcsbWorkload mix = YcsbWorkload.parse(workload);
         List<YcsbTarget> targets = YcsbTarget.parse(target);
-        if (records < 1 || ops < 1 || threads < 1 || fieldCount < 1 || fieldLength < 1) {
-            throw new IllegalArgumentException("--records, --ops, --threads, --field-count and --field-length must be positive");
+        if (records < 1 || ops < 1 || threads < 1 || fieldCount < 1 || fieldLength < 1 || rounds < 1) {
+            throw new IllegalArgumentException("--records, --ops, --threads, --field-count, --field-length and --rounds must be positive");
         }
         Optional<LocalCluster> cluster = home.attach(new PrintWriter(System.err, true));
         String routerUrl = router != null ? router : cluster.map(c -> c.routerUrl(1)).orElse("http://localhost:8080");
@@ -92,7 +99,6 @@ final class YcsbCommand implements Callable<Integer> {
         properties.put(PostgresBinding.JDBC_PROPERTY, jdbcUrl);
         YcsbRunner runner = new YcsbRunner(home.dir().resolve("ycsb"), properties);
 
-        Map<YcsbTarget, YcsbResult> results = new LinkedHashMap<>();
         for (YcsbTarget t : targets) {
             if (!skipLoad) {
                 if (t.throughRouter()) {
@@ -103,15 +109,39 @@ final class YcsbCommand implements Callable<Integer> {
                 YcsbResult load = runner.run(t, true, threads);
                 out.printf("%s: loaded %,d records at %,.0f inserts/s (%d threads)%n", t.name(), records, load.throughput(), threads);
             }
-            out.printf("%s: running workload %s, %,d operations, %d threads…%n", t.name(), mix, ops, threads);
-            out.flush();
-            results.put(t, runner.run(t, false, threads));
         }
-        print(out, mix, results);
-        return results.values().stream().allMatch(r -> r.operations().values().stream().allMatch(o -> o.errors() == 0)) ? 0 : 1;
+        // The targets take turns, round after round: this VM's speed drifts by a fifth over minutes, so a ratio is only
+        // fair between phases run close together, and a median over rounds says more than any one of them.
+        boolean allOk = true;
+        Map<YcsbTarget, List<Double>> ratios = new LinkedHashMap<>();
+        for (int round = 1; round <= rounds; round++) {
+            Map<YcsbTarget, YcsbResult> results = new LinkedHashMap<>();
+            for (YcsbTarget t : targets) {
+                out.printf("%s: running workload %s, %,d operations, %d threads%s…%n", t.name(), mix, ops, threads,
+                        rounds > 1 ? ", round " + round + " of " + rounds : "");
+                out.flush();
+                results.put(t, runner.run(t, false, threads));
+            }
+            print(out, mix, results).forEach((t, ratio) -> ratios.computeIfAbsent(t, k -> new ArrayList<>()).add(ratio));
+            allOk &= results.values().stream().allMatch(r -> r.operations().values().stream().allMatch(o -> o.errors() == 0));
+        }
+        if (rounds > 1) {
+            ratios.forEach((t, r) -> out.printf("median over %d rounds, %s/postgres throughput: %.3f (rounds: %s)%n", rounds, t.name(),
+                    median(r), r.stream().map(x -> String.format("%.3f", x)).collect(Collectors.joining(", "))));
+            out.flush();
+        }
+        return allOk ? 0 : 1;
     }
 
-    private static void print(PrintWriter out, YcsbWorkload mix, Map<YcsbTarget, YcsbResult> results) {
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** Prints one round's table and ratios; returns each router target's throughput ratio to PostgreSQL's, if it ran. */
+    private static Map<YcsbTarget, Double> print(PrintWriter out, YcsbWorkload mix, Map<YcsbTarget, YcsbResult> results) {
+        Map<YcsbTarget, Double> ratios = new LinkedHashMap<>();
         out.printf("%nworkload %s%n%-9s %-18s %10s %12s %10s %10s %10s %8s%n", mix, "target", "operation", "ops", "ops/s", "p50 ms", "p95 ms", "p99 ms", "errors");
         results.forEach((t, r) -> {
             r.operations().forEach((op, o) -> out.printf("%-9s %-18s %,10d %,12.0f %10.3f %10.3f %10.3f %,8d%n", t.name(), op, o.count(),
@@ -124,7 +154,8 @@ final class YcsbCommand implements Callable<Integer> {
                 if (!t.throughRouter()) {
                     return;
                 }
-                out.printf("ratio %s/postgres: throughput %.3f", t.name(), router.throughput() / postgres.throughput());
+                ratios.put(t, router.throughput() / postgres.throughput());
+                out.printf("ratio %s/postgres: throughput %.3f", t.name(), ratios.get(t));
                 router.operations().forEach((op, o) -> {
                     YcsbResult.Operation base = postgres.operations().get(op);
                     if (base != null && o.p50Us() > 0) {
@@ -135,6 +166,7 @@ final class YcsbCommand implements Callable<Integer> {
             });
         }
         out.flush();
+        return ratios;
     }
 
     private static long total(YcsbResult r) {

@@ -1,5 +1,7 @@
 package dev.shardstore.cluster.ycsb;
 
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 
 /**
@@ -23,19 +25,30 @@ public record YcsbTarget(String name, Class<? extends site.ycsb.DB> binding) {
     }
 
     /**
-     * {@code router}, {@code wire}, {@code postgres}, {@code both} (router, then postgres) or {@code all} (router, wire,
-     * postgres).
+     * {@code router}, {@code wire}, {@code postgres}, {@code both} (router, then postgres), {@code all} (router, wire,
+     * postgres), or a comma-separated list of the first three in the order they are to run (e.g. {@code wire,postgres}).
      *
-     * @throws IllegalArgumentException for another name, naming {@code --target}
+     * @throws IllegalArgumentException for another name or a target named twice, naming {@code --target}
      */
     public static List<YcsbTarget> parse(String name) {
-        return switch (name) {
-            case "router" -> List.of(ROUTER);
-            case "wire" -> List.of(WIRE);
-            case "postgres" -> List.of(POSTGRES);
+        List<YcsbTarget> targets = switch (name) {
             case "both" -> List.of(ROUTER, POSTGRES);
             case "all" -> List.of(ROUTER, WIRE, POSTGRES);
-            default -> throw new IllegalArgumentException("--target must be router, wire, postgres, both or all; was " + name);
+            default -> Arrays.stream(name.split(",", -1)).map(YcsbTarget::one).toList();
+        };
+        if (new HashSet<>(targets).size() != targets.size()) {
+            throw new IllegalArgumentException("--target names a target twice: " + name);
+        }
+        return targets;
+    }
+
+    private static YcsbTarget one(String name) {
+        return switch (name) {
+            case "router" -> ROUTER;
+            case "wire" -> WIRE;
+            case "postgres" -> POSTGRES;
+            default -> throw new IllegalArgumentException(
+                    "--target must be router, wire, postgres (or a comma-separated list of them), both or all; was " + name);
         };
     }
 }
