@@ -145,9 +145,6 @@ final class MigrationCluster implements AutoCloseable {
         return true;
     }
 
-
-
-
     /** Whether {@code service}'s process runs. */
     boolean running(String service) {
         return cluster.status().stream().anyMatch(c -> c.component().name().equals(service) && c.running());

@@ -27,9 +27,7 @@ import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
 import com.mongodb.client.model.bulk.ClientUpdateOneOptions;
 import com.mongodb.client.result.DeleteResult;
 import com.mongodb.client.result.UpdateResult;
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import java.io.IOException;
@@ -68,13 +66,15 @@ import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * The router's MongoDB wire protocol end to end (2 shards, 1 router, ports offset by 1500): the official Java sync
+ * The router's MongoDB wire protocol end to end, on the shared cluster ({@link OnSharedCluster}; its database is
+ * {@code wire}): the official Java sync
  * driver runs the sharding admin commands and every CRUD helper an application uses against a sharded collection,
  * each result compared with what the REST endpoint answers for the same data; Spring Data MongoDB's
  * {@link MongoTemplate} does a Spring Boot user's first round trip; a client that asks for zlib compression reads
  * through OP_COMPRESSED; and mongosh, installed from npm into
  * {@code ~/.m2/shardstore} once per machine, runs a script.
  */
+@OnSharedCluster
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WireProtocolIT {
     private static final List<String> COUNTRIES = List.of("BR", "DE", "FR", "JP", "US");
@@ -93,27 +93,22 @@ class WireProtocolIT {
      */
     private static final Path MONGOSH_PREFIX = Path.of(System.getProperty("user.home"), ".m2", "shardstore", "mongosh-" + MONGOSH_VERSION);
     private static final Path MONGOSH = MONGOSH_PREFIX.resolve("node_modules/.bin/mongosh");
-    /** npm's install of mongosh when it is not there yet: started before the cluster, so that it overlaps the services' start. */
+    /** npm's install of mongosh when it is not there yet: started first, so that it overlaps the other tests. */
     private static CompletableFuture<Result> mongoshInstall;
 
     @BeforeAll
-    static void startCluster() throws Exception {
+    static void connect(MigrationCluster shared) {
         mongoshInstall = CompletableFuture.supplyAsync(WireProtocolIT::installMongosh, Thread.ofVirtual()::start);
-        Path home = Files.createTempDirectory("shardstore-wire-it-");
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
-                .withHome(home).withShards(2).withRouters(1).withPortOffset(1500), line -> System.out.println("[cluster] " + line));
+        cluster = shared.cluster;
         rest = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
         client = MongoClients.create(cluster.connectionString(1) + "/?appName=WireProtocolIT");
         cities = client.getDatabase("wire").getCollection("cities", BsonDocument.class);
     }
 
     @AfterAll
-    static void stopCluster() {
+    static void disconnect() {
         if (client != null) {
             client.close();
-        }
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
         }
     }
 
@@ -379,7 +374,7 @@ class WireProtocolIT {
      * shard list as {@code db.adminCommand({listShards: 1})}, and {@code sh.status()}, whose report (read from
      * {@code config.version}, finds and aggregations on config collections, {@code balancerStatus} and
      * {@code $shardedDataDistribution}) must count the cities' chunks per shard as {@code config.chunks} holds them.
-     * mongosh is installed while the cluster starts ({@link #startCluster}).
+     * mongosh is installed while the other tests run ({@link #connect}).
      */
     @Test
     @Order(8)
