@@ -15,26 +15,23 @@ jar=~/.m2/repository/tools/profiler/async-profiler/$ASYNC_PROFILER_VERSION/async
 [ -f "$jar" ] || "$ROOT/mvnw" -q -B dependency:get -Dartifact=tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION >&2
 lib="${TMPDIR:-/tmp}/async-profiler-$(basename "$jar" .jar)/linux-x64/libasyncProfiler.so"
 [ -f "$lib" ] || unzip -o -q "$jar" 'linux-x64/*' -d "$(dirname "$(dirname "$lib")")"
-pid_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['processes'][sys.argv[2]]['pid'])" "$home/cluster.json" "$1"; }
-ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
-postmaster=$(pgrep -f "^[^ ]*postgres -D $home/postgres" | head -1 || true)
-backends() { [ -n "$postmaster" ] && pgrep -P "$postmaster" | tr '\n' ' '; }
+. "$ROOT/bin/cluster-procs.sh"
 mkdir -p "$outdir"
 # jcmd would read "a=b" in the agent options as one of its own name=value arguments: quote them
 declare -A before
 for c in $components; do
-  pid=$(pid_of "$c"); before[$c]=$(ticks "$pid")
+  pid=$(pid_of "$home" "$c"); before[$c]=$(ticks "$pid")
   "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"start,event=cpu,interval=1ms,file=/dev/null\"" >/dev/null
 done
-pg_before=$(ticks $(backends))
+pg_before=$(ticks $(backends "$home"))
 start=$(date +%s.%N)
 status=0
 "$@" || status=$?   # a failing command must not leave the profilers running
 end=$(date +%s.%N)
-pg_after=$(ticks $(backends))
+pg_after=$(ticks $(backends "$home"))
 hz=$(getconf CLK_TCK)
 for c in $components; do
-  pid=$(pid_of "$c")
+  pid=$(pid_of "$home" "$c")
   "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"collapsed,file=${TMPDIR:-/tmp}/$name-$c.collapsed\"" >/dev/null
   "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"stop,file=$(realpath "$outdir")/$name-$c.html\"" >/dev/null
   echo "cpu $c: $(echo "scale=2; ($(ticks "$pid") - ${before[$c]}) / $hz" | bc) s"

@@ -122,7 +122,8 @@ final class YcsbCommand implements Callable<Integer> {
                 out.flush();
                 results.put(t, runner.run(t, false, threads));
             }
-            print(out, mix, results).forEach((t, ratio) -> ratios.computeIfAbsent(t, k -> new ArrayList<>()).add(ratio));
+            print(out, mix, results);
+            ratios(results).forEach((t, ratio) -> ratios.computeIfAbsent(t, k -> new ArrayList<>()).add(ratio));
             allOk &= results.values().stream().allMatch(r -> r.operations().values().stream().allMatch(o -> o.errors() == 0));
         }
         if (rounds > 1) {
@@ -139,9 +140,22 @@ final class YcsbCommand implements Callable<Integer> {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    /** Prints one round's table and ratios; returns each router target's throughput ratio to PostgreSQL's, if it ran. */
-    private static Map<YcsbTarget, Double> print(PrintWriter out, YcsbWorkload mix, Map<YcsbTarget, YcsbResult> results) {
+    /** Each router target's throughput as a fraction of PostgreSQL's in one round; empty when the baseline did not run. */
+    private static Map<YcsbTarget, Double> ratios(Map<YcsbTarget, YcsbResult> results) {
         Map<YcsbTarget, Double> ratios = new LinkedHashMap<>();
+        YcsbResult postgres = results.get(YcsbTarget.POSTGRES);
+        if (postgres != null && postgres.throughput() > 0) {
+            results.forEach((t, r) -> {
+                if (t.throughRouter()) {
+                    ratios.put(t, r.throughput() / postgres.throughput());
+                }
+            });
+        }
+        return ratios;
+    }
+
+    /** Prints one round's table, then each router target's throughput and per-operation p50 ratios to PostgreSQL's. */
+    private static void print(PrintWriter out, YcsbWorkload mix, Map<YcsbTarget, YcsbResult> results) {
         out.printf("%nworkload %s%n%-9s %-18s %10s %12s %10s %10s %10s %8s%n", mix, "target", "operation", "ops", "ops/s", "p50 ms", "p95 ms", "p99 ms", "errors");
         results.forEach((t, r) -> {
             r.operations().forEach((op, o) -> out.printf("%-9s %-18s %,10d %,12.0f %10.3f %10.3f %10.3f %,8d%n", t.name(), op, o.count(),
@@ -149,24 +163,17 @@ final class YcsbCommand implements Callable<Integer> {
             out.printf("%-9s %-18s %10s %,12.0f%n", t.name(), "OVERALL", "", r.throughput());
         });
         YcsbResult postgres = results.get(YcsbTarget.POSTGRES);
-        if (postgres != null && postgres.throughput() > 0) {
-            results.forEach((t, router) -> {
-                if (!t.throughRouter()) {
-                    return;
+        ratios(results).forEach((t, ratio) -> {
+            out.printf("ratio %s/postgres: throughput %.3f", t.name(), ratio);
+            results.get(t).operations().forEach((op, o) -> {
+                YcsbResult.Operation base = postgres.operations().get(op);
+                if (base != null && o.p50Us() > 0) {
+                    out.printf(", %s p50 %.3f", op, base.p50Us() / o.p50Us());
                 }
-                ratios.put(t, router.throughput() / postgres.throughput());
-                out.printf("ratio %s/postgres: throughput %.3f", t.name(), ratios.get(t));
-                router.operations().forEach((op, o) -> {
-                    YcsbResult.Operation base = postgres.operations().get(op);
-                    if (base != null && o.p50Us() > 0) {
-                        out.printf(", %s p50 %.3f", op, base.p50Us() / o.p50Us());
-                    }
-                });
-                out.println(" (1.0 = as fast as PostgreSQL alone)");
             });
-        }
+            out.println(" (1.0 = as fast as PostgreSQL alone)");
+        });
         out.flush();
-        return ratios;
     }
 
     private static long total(YcsbResult r) {

@@ -83,7 +83,7 @@ class DocumentInserter {
         }
         if (!batch.isEmpty()) {
             CollectionInfo collection = catalog.create(ns, new BsonDocument()).collection();
-            if (store.hasIndexes(collection)) {
+            if (store.mayRefuseDocuments(collection)) {
                 if (!insertIndexedBatch(ns, collection, batch, ordered, result)) {
                     insertOneByOne(ns, collection, batch, ordered, result);
                 }

@@ -140,7 +140,7 @@ class DocumentUpdater {
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
         boolean apply(CollectionInfo collection, Filter filter, Update update, List<Match> page) {
             List<DocumentStore.Replacement> changed = new ArrayList<>();
-            boolean indexed = store.hasIndexes(collection);
+            boolean indexed = store.mayRefuseDocuments(collection);
             try {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
@@ -149,7 +149,7 @@ class DocumentUpdater {
                         DocumentStore.Replacement replacement = new DocumentStore.Replacement(match.stored(),
                                 Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
                         if (indexed) {
-                            // each document under a savepoint: a duplicate key undoes just that document
+                            // each document under a savepoint: an index refusing it (a duplicate key, parallel arrays) undoes just that document
                             modified += units.savepoint(() -> store.replace(collection, List.of(replacement)));
                         } else {
                             changed.add(replacement);

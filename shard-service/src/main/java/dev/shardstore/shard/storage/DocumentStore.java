@@ -60,28 +60,18 @@ public class DocumentStore {
     }
 
     /**
-     * Whether writes to the collection maintain secondary indexes: then a duplicate key in a unique index
-     * throws after the document statement ran, and the caller's unit (or savepoint) must roll both back.
+     * Whether writing the collection's index entries can refuse a document ({@link IndexSpec#mayRefuseDocuments}): that
+     * throws after the document statement ran, and the caller's unit (or savepoint) must roll both back. Writes to other
+     * collections need no savepoint.
      */
-    public boolean hasIndexes(CollectionInfo c) {
-        return !indexes.maintained(c).isEmpty();
+    public boolean mayRefuseDocuments(CollectionInfo c) {
+        return indexes.maintained(c).stream().anyMatch(IndexSpec::mayRefuseDocuments);
     }
 
-    private void addEntries(CollectionInfo c, List<StoredDocument> documents) {
-        List<IndexSpec> all = indexes.maintained(c);
-        if (all.isEmpty()) {
-            return;
-        }
-        List<IndexSpec> multikey = entries.add(c.namespace(), all, documents);
-        if (!multikey.isEmpty()) {
-            indexes.markMultikey(c, multikey);
-        }
-    }
-
-    private void removeEntries(CollectionInfo c, List<StoredDocument> documents) {
-        List<IndexSpec> all = indexes.maintained(c);
-        if (!all.isEmpty()) {
-            entries.remove(all, documents.stream().map(StoredDocument::id).toList());
+    /** Marks the indexes a write found multikey, if any; the entry writers return them ({@link IndexEntries}). */
+    private void markMultikey(CollectionInfo c, List<IndexSpec> becameMultikey) {
+        if (!becameMultikey.isEmpty()) {
+            indexes.markMultikey(c, becameMultikey);
         }
     }
 
@@ -96,8 +86,9 @@ public class DocumentStore {
         String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
                 + "ON CONFLICT (id) DO NOTHING RETURNING id";
         BitSet inserted = change(c, 'i', change, documents, List.of());
-        if (hasIndexes(c)) {
-            addEntries(c, inserted.stream().mapToObj(documents::get).toList());
+        List<IndexSpec> all = indexes.maintained(c);
+        if (!all.isEmpty()) {
+            markMultikey(c, entries.add(c.namespace(), all, inserted.stream().mapToObj(documents::get).toList()));
         }
         return inserted;
     }
@@ -114,9 +105,9 @@ public class DocumentStore {
         List<StoredDocument> preImages = replacements.stream().map(Replacement::before).toList();
         String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
         int replaced = change(c, 'u', change, postImages, preImages).cardinality();
-        if (hasIndexes(c)) {
-            removeEntries(c, postImages);
-            addEntries(c, postImages);
+        List<IndexSpec> all = indexes.maintained(c);
+        if (!all.isEmpty()) {
+            markMultikey(c, entries.replace(c.namespace(), all, preImages, postImages));
         }
         return replaced;
     }
@@ -130,7 +121,10 @@ public class DocumentStore {
     public int delete(CollectionInfo c, List<StoredDocument> documents) {
         String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
         int deleted = change(c, 'd', change, documents, List.of()).cardinality();
-        removeEntries(c, documents);
+        List<IndexSpec> all = indexes.maintained(c);
+        if (!all.isEmpty()) {
+            entries.remove(all, documents.stream().map(StoredDocument::id).toList());
+        }
         return deleted;
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -34,32 +35,80 @@ public class IndexEntries {
      * @return the indexes that became multikey with these documents
      */
     public List<IndexSpec> add(Namespace ns, List<IndexSpec> indexes, List<StoredDocument> documents) {
+        return write(ns, indexes, null, documents);
+    }
+
+    /**
+     * Moves the entries of replaced documents: per index, removes the keys only a pre-image had and adds the keys only
+     * its post-image has, so an update that leaves an index's fields alone writes none of that index's rows (an update
+     * of a hashed-{@code _id} collection's other fields touches no index table; issue 10's workload A).
+     *
+     * @param before the stored pre-images, in the order of {@code after}, with the same {@code _id}s
+     * @return the indexes that became multikey with the post-images
+     */
+    public List<IndexSpec> replace(Namespace ns, List<IndexSpec> indexes, List<StoredDocument> before, List<StoredDocument> after) {
+        if (before.size() != after.size()) {
+            throw new IllegalArgumentException("one pre-image per post-image: " + before.size() + " and " + after.size());
+        }
+        return write(ns, indexes, before, after);
+    }
+
+    private List<IndexSpec> write(Namespace ns, List<IndexSpec> indexes, @Nullable List<StoredDocument> before, List<StoredDocument> after) {
         List<IndexSpec> becameMultikey = new ArrayList<>();
-        if (indexes.isEmpty() || documents.isEmpty()) {
+        if (indexes.isEmpty() || after.isEmpty()) {
             return becameMultikey;
         }
-        List<BsonDocument> decoded = documents.stream().map(StoredDocument::decode).toList();
+        List<BsonDocument> decodedAfter = after.stream().map(StoredDocument::decode).toList();
+        List<BsonDocument> decodedBefore = before == null ? null : before.stream().map(StoredDocument::decode).toList();
         for (IndexSpec index : indexes) {
             IndexKeys generator = new IndexKeys(index);
             List<byte[]> keys = new ArrayList<>();
             List<byte[]> ids = new ArrayList<>();
             List<IndexKeys.Key> sources = new ArrayList<>();
+            List<byte[]> removedKeys = new ArrayList<>();
+            List<byte[]> removedIds = new ArrayList<>();
             boolean multikey = false;
-            for (int i = 0; i < documents.size(); i++) {
-                IndexKeys.Keys k = generator.of(decoded.get(i));
-                multikey |= k.multikey();
-                for (IndexKeys.Key key : k.keys()) {
-                    keys.add(key.bytes());
-                    ids.add(documents.get(i).id());
-                    sources.add(key);
+            for (int i = 0; i < after.size(); i++) {
+                byte[] id = after.get(i).id();
+                IndexKeys.Keys now = generator.of(decodedAfter.get(i));
+                IndexKeys.Keys previous = decodedBefore == null ? new IndexKeys.Keys(List.of(), false) : generator.of(decodedBefore.get(i));
+                multikey |= now.multikey();
+                Set<ByteBuffer> kept = bytes(previous);
+                for (IndexKeys.Key key : now.keys()) {
+                    if (!kept.contains(ByteBuffer.wrap(key.bytes()))) {
+                        keys.add(key.bytes());
+                        ids.add(id);
+                        sources.add(key);
+                    }
+                }
+                Set<ByteBuffer> current = bytes(now);
+                for (IndexKeys.Key key : previous.keys()) {
+                    if (!current.contains(ByteBuffer.wrap(key.bytes()))) {
+                        removedKeys.add(key.bytes());
+                        removedIds.add(id);
+                    }
                 }
             }
             if (multikey && !index.multikey()) {
                 becameMultikey.add(index);
             }
+            delete(index, removedKeys, removedIds);
             insert(ns, index, keys, ids, sources);
         }
         return becameMultikey;
+    }
+
+    private static Set<ByteBuffer> bytes(IndexKeys.Keys keys) {
+        Set<ByteBuffer> set = new HashSet<>();
+        keys.keys().forEach(k -> set.add(ByteBuffer.wrap(k.bytes())));
+        return set;
+    }
+
+    private void delete(IndexSpec index, List<byte[]> keys, List<byte[]> ids) {
+        if (!keys.isEmpty()) {
+            jdbc.sql("DELETE FROM " + index.table() + " WHERE (key, id) IN (SELECT k, i FROM unnest(?::bytea[], ?::bytea[]) AS s(k, i))")
+                    .param(keys.toArray(byte[][]::new)).param(ids.toArray(byte[][]::new)).update();
+        }
     }
 
     private void insert(Namespace ns, IndexSpec index, List<byte[]> keys, List<byte[]> ids, List<IndexKeys.Key> sources) {

@@ -91,6 +91,17 @@ public record IndexSpec(String name, BsonDocument key, boolean unique, boolean s
         return doc;
     }
 
+    /**
+     * Whether writing a document's entries can fail, so that the document statement before it must be undone: a unique
+     * key can be taken (DuplicateKey), a compound key can meet parallel arrays (CannotIndexParallelArrays), a hashed
+     * field can meet an array (BadValue) unless it is {@code _id}, which is never an array (IdField). Reference:
+     * IndexKeys.
+     */
+    public boolean mayRefuseDocuments() {
+        String hashed = hashedField();
+        return unique || key.size() > 1 || (hashed != null && !hashed.equals("_id"));
+    }
+
     /** The hashed key field ({@code {a: "hashed"}}), or null for an ascending/descending index. */
     public @Nullable String hashedField() {
         for (var e : key.entrySet()) {

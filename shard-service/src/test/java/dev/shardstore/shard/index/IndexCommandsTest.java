@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.shard.ShardIntegrationTest;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -158,6 +160,46 @@ class IndexCommandsTest extends ShardIntegrationTest {
     }
 
     @Test
+    void anUpdateRewritesOnlyTheEntriesWhoseKeysChanged() {
+        run("ix8", "{createIndexes: 'c', indexes: [{key: {t: 1}, name: 't_1'}, {key: {_id: 'hashed'}, name: 'h'}]}");
+        run("ix8", "{insert: 'c', documents: [{_id: 1, t: ['x', 'y'], n: 1}, {_id: 2, t: 'y', n: 1}]}");
+        Map<String, String> before = rows("ix8", "c", "t_1");
+        Map<String, String> hashedBefore = rows("ix8", "c", "h");
+
+        // no indexed field changes: not one index row is rewritten (a row's ctid changes with any update of it)
+        BsonDocument untouched = run("ix8", "{update: 'c', updates: [{q: {}, u: {$inc: {n: 1}}, multi: true}]}");
+        assertThat(untouched.getNumber("nModified").intValue()).isEqualTo(2);
+        assertThat(rows("ix8", "c", "t_1")).isEqualTo(before);
+        assertThat(rows("ix8", "c", "h")).isEqualTo(hashedBefore);
+
+        // one element of a multikey field replaced: its entry goes, the new one comes, the shared one stays as it was
+        run("ix8", "{update: 'c', updates: [{q: {_id: 1}, u: {$set: {t: ['y', 'z']}}}]}");
+        Map<String, String> after = rows("ix8", "c", "t_1");
+        Map<String, String> kept = new TreeMap<>(before);
+        kept.keySet().retainAll(after.keySet());
+        assertThat(after).hasSize(3);
+        assertThat(kept).hasSize(2); // 'y' of _id 1 and of _id 2, where they were
+        kept.forEach((entry, ctid) -> assertThat(after).containsEntry(entry, ctid));
+        assertThat(ids(run("ix8", "{find: 'c', filter: {t: 'x'}, hint: 't_1'}"))).isEmpty();
+        assertThat(ids(run("ix8", "{find: 'c', filter: {t: 'z'}, hint: 't_1'}"))).containsExactly(1);
+        assertThat(ids(run("ix8", "{find: 'c', filter: {t: 'y'}, hint: 't_1'}"))).containsExactly(1, 2);
+        assertThat(rows("ix8", "c", "h")).isEqualTo(hashedBefore);
+    }
+
+    @Test
+    void aMultiUpdateThatAnIndexRefusesStopsAtTheRefusedDocument() {
+        run("ix9", "{createIndexes: 'c', indexes: [{key: {u: 1, v: 1}, name: 'uv'}]}");
+        run("ix9", "{insert: 'c', documents: [{_id: 1, u: 1}, {_id: 2, u: [1, 2]}, {_id: 3, u: 3}]}");
+        BsonDocument reply = run("ix9", "{update: 'c', updates: [{q: {}, u: {$set: {v: [7, 8]}}, multi: true}]}");
+        assertThat(reply.getArray("writeErrors").get(0).asDocument().getInt32("code").getValue()).isEqualTo(171);
+        assertThat(reply.getNumber("nModified").intValue()).isEqualTo(1);
+        assertThat(ids(run("ix9", "{find: 'c', filter: {u: 1, v: 7}, hint: 'uv'}"))).containsExactly(1);
+        assertThat(run("ix9", "{find: 'c', filter: {_id: 2}}").getDocument("cursor").getArray("firstBatch").get(0).asDocument()
+                .containsKey("v")).isFalse();
+        assertThat(entries("ix9", "c", "uv")).isEqualTo(5); // {1, 7}, {1, 8}; {1, null}, {2, null}; {3, null}
+    }
+
+    @Test
     void droppingTheCollectionDropsItsIndexTables() {
         run("ix6", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1'}]}");
         assertThat(run("ix6", "{drop: 'c'}")).isEqualTo(ExtendedJson.parse("{nIndexesWas: 2, ns: 'ix6.c', ok: 1.0}"));
@@ -168,6 +210,16 @@ class IndexCommandsTest extends ShardIntegrationTest {
         String table = jdbc.sql("SELECT i.table_name FROM indexes i JOIN collections c ON c.uuid = i.collection_uuid "
                 + "WHERE c.namespace = ? AND i.name = ?").param(db + "." + coll).param(index).query(String.class).single();
         return jdbc.sql("SELECT count(*) FROM " + table).query(Long.class).single();
+    }
+
+    /** Each entry of an index table (key and id, hex) with the row's physical position, which any update of it moves. */
+    private Map<String, String> rows(String db, String coll, String index) {
+        String table = jdbc.sql("SELECT i.table_name FROM indexes i JOIN collections c ON c.uuid = i.collection_uuid "
+                + "WHERE c.namespace = ? AND i.name = ?").param(db + "." + coll).param(index).query(String.class).single();
+        Map<String, String> rows = new TreeMap<>();
+        jdbc.sql("SELECT encode(key, 'hex') || '/' || encode(id, 'hex'), ctid::text FROM " + table)
+                .query((rs, n) -> rows.put(rs.getString(1), rs.getString(2))).list();
+        return rows;
     }
 
     private long indexTables() {
