@@ -97,7 +97,7 @@ public class FindCommand extends ShardCommand {
         }
         ShardCursor cursor = buckets.isPresent()
                 ? timeseriesFind(collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
-                : queries.find(collection.get(), query, batchSize);
+                : queries.findForReply(collection.get(), query, batchSize);
         Batch first = cursor.next(batchSize);
         long id = first.exhausted() || singleBatch ? 0 : cursors.register(ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());

@@ -45,6 +45,22 @@ public class QueryRunner {
      *                                                         when a sort needs more memory than allowed
      */
     public ShardCursor find(CollectionInfo c, FindQuery query, long expected) {
+        return find(c, query, expected, false);
+    }
+
+    /**
+     * {@link #find} for a cursor whose batches only go into replies ({@code find}, {@code getMore}): an unprojected find
+     * in {@code _id} order returns each document as its stored bytes (a read-only {@link org.bson.RawBsonDocument}),
+     * which the reply copies whole instead of re-encoding field by field (issue 10: a YCSB scan's shard spent about
+     * a quarter of its CPU encoding the decoded documents' strings).
+     *
+     * @throws dev.shardstore.contracts.error.CommandException as {@link #find}
+     */
+    public ShardCursor findForReply(CollectionInfo c, FindQuery query, long expected) {
+        return find(c, query, expected, true);
+    }
+
+    private ShardCursor find(CollectionInfo c, FindQuery query, long expected, boolean asStored) {
         Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
@@ -52,7 +68,8 @@ public class QueryRunner {
         if (query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)) {
             long firstBatch = Math.max(1, query.limit() == 0 ? expected : Math.min(expected, query.limit()));
             int firstPage = (int) Math.min(wanted(query.skip(), firstBatch), MatchingScan.MAX_PAGE_ROWS);
-            return new ScanCursor(new MatchingScan(store, c, query.filter(), firstPage, plan), projection, query.skip(), query.limit());
+            return new ScanCursor(new MatchingScan(store, c, query.filter(), firstPage, plan), projection, asStored, query.skip(),
+                    query.limit());
         }
         long keep = wanted(query.skip(), query.limit());
         SortBuffer buffer = new SortBuffer(query.sort().comparator(), keep, sortMemoryLimit);

@@ -1,8 +1,10 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.shard.storage.StoredDocument;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cursor that pages through a collection by keyset on the {@code _id} KeyString as batches are
@@ -11,19 +13,21 @@ import org.bson.BsonDocument;
  */
 final class ScanCursor implements ShardCursor {
     private final MatchingScan scan;
-    private final UnaryOperator<BsonDocument> projection;
-    private final boolean projects;
+    private final @Nullable UnaryOperator<BsonDocument> projection;
+    private final boolean asStored;
     private long toSkip;
     private long limitLeft;
 
     /**
-     * @param projection null to return documents as stored
+     * @param projection null to return documents whole
+     * @param asStored   return unprojected documents as read-only views of their stored bytes ({@link StoredDocument#raw}),
+     *                   for a reply that only encodes them; else as decoded, mutable documents
      * @param limit      most documents to return over the cursor's life; 0 for no limit
      */
-    ScanCursor(MatchingScan scan, UnaryOperator<BsonDocument> projection, long skip, long limit) {
+    ScanCursor(MatchingScan scan, @Nullable UnaryOperator<BsonDocument> projection, boolean asStored, long skip, long limit) {
         this.scan = scan;
-        this.projects = projection != null;
-        this.projection = projects ? projection : UnaryOperator.identity();
+        this.asStored = asStored;
+        this.projection = projection;
         this.toSkip = skip;
         this.limitLeft = limit == 0 ? Long.MAX_VALUE : limit;
     }
@@ -41,8 +45,9 @@ final class ScanCursor implements ShardCursor {
                 scan.consume();
                 continue;
             }
-            BsonDocument out = projection.apply(match.get().document());
-            int size = projects ? BatchBuilder.sizeOf(out) : match.get().stored().size();
+            BsonDocument out = projection != null ? projection.apply(match.get().document())
+                    : asStored ? match.get().stored().raw() : match.get().document();
+            int size = projection != null ? BatchBuilder.sizeOf(out) : match.get().stored().size();
             if (!batch.fits(size)) {
                 break;
             }
