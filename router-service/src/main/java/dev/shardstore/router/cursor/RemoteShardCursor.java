@@ -28,19 +28,22 @@ final class RemoteShardCursor implements ShardCursor {
     private final String shardId;
     private final String db;
     private final String collection;
+    private final boolean forwarding;
     private long id;
 
     /**
      * @param collection the collection part of the cursor's namespace (as the shard's reply named it)
      * @param id         the shard's cursor id; 0 for a cursor the shard already closed
+     * @param forwarding whether getMore batches stay raw, read-only documents ({@link PeerClient#runForwarding})
      */
-    RemoteShardCursor(PeerClient client, ShardRegistry shards, String shardId, String db, String collection, long id) {
+    RemoteShardCursor(PeerClient client, ShardRegistry shards, String shardId, String db, String collection, long id, boolean forwarding) {
         this.client = Objects.requireNonNull(client, "client");
         this.shards = Objects.requireNonNull(shards, "shards");
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.db = Objects.requireNonNull(db, "db");
         this.collection = Objects.requireNonNull(collection, "collection");
         this.id = id;
+        this.forwarding = forwarding;
     }
 
     @Override
@@ -61,7 +64,8 @@ final class RemoteShardCursor implements ShardCursor {
         }
         BsonDocument reply;
         try {
-            reply = client.runChecked(shardId, shards.hostOf(shardId), db, command);
+            reply = forwarding ? ErrorReplies.requireOk(client.runForwarding(shardId, shards.hostOf(shardId), db, command))
+                    : client.runChecked(shardId, shards.hostOf(shardId), db, command);
         } catch (CommandException e) {
             id = 0;
             throw e;

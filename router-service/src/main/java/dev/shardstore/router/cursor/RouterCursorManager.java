@@ -49,13 +49,16 @@ public class RouterCursorManager implements CursorSessions {
     /**
      * One shard's part of a merge, read from the shard's cursor reply ({@code {cursor: {id, ns, firstBatch}}}
      * of a find or aggregate run on {@code db}).
+     *
+     * @param forwarding whether the reply's batch was kept raw ({@link PeerClient#runForwarding}); the getMores then
+     *                   keep theirs raw too
      */
-    public MergingStream.Source source(String shardId, String db, BsonDocument shardReply) {
+    public MergingStream.Source source(String shardId, String db, BsonDocument shardReply, boolean forwarding) {
         BsonDocument cursor = shardReply.getDocument("cursor");
         String ns = cursor.getString("ns").getValue();
         String collection = ns.startsWith(db + ".") ? ns.substring(db.length() + 1) : ns;
         return new MergingStream.Source(RemoteShardCursor.documents(cursor.getArray("firstBatch")),
-                new RemoteShardCursor(client, shards, shardId, db, collection, cursor.getNumber("id").longValue()));
+                new RemoteShardCursor(client, shards, shardId, db, collection, cursor.getNumber("id").longValue(), forwarding));
     }
 
     /**
@@ -89,7 +92,7 @@ public class RouterCursorManager implements CursorSessions {
         if (cursor.getNumber("id").longValue() == 0) {
             return shardReply;
         }
-        MergingStream.Source rest = source(shardId, db, shardReply);
+        MergingStream.Source rest = source(shardId, db, shardReply, true); // the getMores' batches go on as they are too
         MergingStream stream = new MergingStream(List.of(new MergingStream.Source(List.of(), rest.cursor())), null, 0, 0);
         BsonDocument reply = shardReply.clone();
         reply.getDocument("cursor").put("id", new BsonInt64(register(db, collection, stream).id()));

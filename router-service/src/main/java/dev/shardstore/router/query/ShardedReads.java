@@ -101,7 +101,7 @@ public class ShardedReads {
             if (projectHere) {
                 forShards.remove("projection");
             }
-            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
+            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards, true),
                     sortSpec.isEmpty() ? null : sort.comparator(), skip, limit);
             if (projection != null) {
                 Filter matcher = Filter.parse(filter, variables, collation); // positional projections ("a.$") need the filter
@@ -169,7 +169,7 @@ public class ShardedReads {
             BsonDocument forShards = command.clone();
             forShards.put("pipeline", split.shardPipeline());
             forShards.put("cursor", new BsonDocument());
-            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards),
+            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards, false),
                     split.mergeSort() == null ? null : Sort.parse(split.mergeSort(), collation).comparator(), 0, 0);
             if (split.hasMergeStages()) {
                 stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(db), variables));
@@ -182,16 +182,21 @@ public class ShardedReads {
      * Opens {@code command}'s cursor on every target concurrently. When a shard answers an error or a stale
      * version, the cursors the others opened are killed before the error (or the retry) goes on.
      *
+     * @param forwarding whether the documents only go on to the client (merged, maybe projected): then every batch,
+     *                   the getMores' too, stays raw bytes ({@link VersionedRouter#sendEachForwarding}), read-only
      * @throws StaleRoutingException when a shard's version check failed (the statement is then rerun)
      */
-    private List<MergingStream.Source> openCursors(CollectionRouting routing, List<String> targets, String db, BsonDocument command) {
-        Map<String, BsonDocument> replies = router.sendEach(routing, targets, db, shard -> command);
+    private List<MergingStream.Source> openCursors(CollectionRouting routing, List<String> targets, String db, BsonDocument command,
+            boolean forwarding) {
+        Map<String, BsonDocument> replies = forwarding
+                ? router.sendEachForwarding(routing, targets, db, shard -> command)
+                : router.sendEach(routing, targets, db, shard -> command);
         List<MergingStream.Source> opened = new ArrayList<>();
         RuntimeException failure = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
             if (!ErrorReplies.isError(reply)) {
-                opened.add(cursors.source(e.getKey(), db, reply));
+                opened.add(cursors.source(e.getKey(), db, reply, forwarding));
             } else if (failure == null) {
                 failure = StaleRoutingException.isStaleReply(reply) ? new StaleRoutingException(e.getKey(), reply) : ErrorReplies.toException(reply);
             }

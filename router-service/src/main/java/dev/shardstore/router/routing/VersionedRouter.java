@@ -126,7 +126,7 @@ public class VersionedRouter {
      *                               when the shard is not registered
      */
     public BsonDocument send(CollectionRouting routing, String shard, String db, BsonDocument command) {
-        return checked(shard, client.run(shard, shards.hostOf(shard), db, versioned(routing, shard, command)));
+        return checked(shard, unchecked(routing, shard, db, command, false));
     }
 
     /**
@@ -134,7 +134,7 @@ public class VersionedRouter {
      * raw documents ({@link PeerClient#runForwarding}), not to be changed; stale replies and errors as {@link #send}.
      */
     public BsonDocument sendForwarding(CollectionRouting routing, String shard, String db, BsonDocument command) {
-        return checked(shard, client.runForwarding(shard, shards.hostOf(shard), db, versioned(routing, shard, command)));
+        return checked(shard, unchecked(routing, shard, db, command, true));
     }
 
     /**
@@ -161,7 +161,7 @@ public class VersionedRouter {
             Function<String, BsonDocument> commandForShard) {
         Map<String, BsonDocument> replies = new LinkedHashMap<>();
         CommandException failure = null;
-        for (Map.Entry<String, Outcome> e : exchange(routing, targets, db, commandForShard).entrySet()) {
+        for (Map.Entry<String, Outcome> e : exchange(routing, targets, db, commandForShard, false).entrySet()) {
             if (e.getValue().failure() != null) {
                 failure = failure != null ? failure : e.getValue().failure();
             } else {
@@ -184,8 +184,22 @@ public class VersionedRouter {
      */
     public Map<String, BsonDocument> sendEach(CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard) {
+        return sendEach(routing, targets, db, commandForShard, false);
+    }
+
+    /**
+     * {@link #sendEach} for replies whose cursor batches the router only merges and passes on (a find over several
+     * shards): the batches stay raw documents ({@link PeerClient#runForwarding}), not to be changed.
+     */
+    public Map<String, BsonDocument> sendEachForwarding(CollectionRouting routing, List<String> targets, String db,
+            Function<String, BsonDocument> commandForShard) {
+        return sendEach(routing, targets, db, commandForShard, true);
+    }
+
+    private Map<String, BsonDocument> sendEach(CollectionRouting routing, List<String> targets, String db,
+            Function<String, BsonDocument> commandForShard, boolean forwarding) {
         Map<String, BsonDocument> replies = new LinkedHashMap<>();
-        exchange(routing, targets, db, commandForShard)
+        exchange(routing, targets, db, commandForShard, forwarding)
                 .forEach((shard, outcome) -> replies.put(shard, outcome.failure() != null ? outcome.failure().toReply() : outcome.reply()));
         return replies;
     }
@@ -194,17 +208,17 @@ public class VersionedRouter {
     private record Outcome(@Nullable BsonDocument reply, @Nullable CommandException failure) {}
 
     private Map<String, Outcome> exchange(CollectionRouting routing, List<String> targets, String db,
-            Function<String, BsonDocument> commandForShard) {
+            Function<String, BsonDocument> commandForShard, boolean forwarding) {
         Map<String, Outcome> outcomes = new LinkedHashMap<>();
         if (targets.size() == 1) {
             String shard = targets.get(0);
-            outcomes.put(shard, attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard))));
+            outcomes.put(shard, attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard), forwarding)));
             return outcomes;
         }
         List<Future<Outcome>> futures = new ArrayList<>(targets.size());
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (String shard : targets) {
-                futures.add(executor.submit(() -> attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard)))));
+                futures.add(executor.submit(() -> attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard), forwarding))));
             }
         } // close() waits for every request
         for (int i = 0; i < targets.size(); i++) {
@@ -281,9 +295,10 @@ public class VersionedRouter {
         }
     }
 
-    /** The versioned request, its reply returned whatever it is. */
-    private BsonDocument unchecked(CollectionRouting routing, String shard, String db, BsonDocument command) {
-        return client.run(shard, shards.hostOf(shard), db, versioned(routing, shard, command));
+    /** The versioned request, its reply returned whatever it is; raw cursor batches when {@code forwarding}. */
+    private BsonDocument unchecked(CollectionRouting routing, String shard, String db, BsonDocument command, boolean forwarding) {
+        BsonDocument versioned = versioned(routing, shard, command);
+        return forwarding ? client.runForwarding(shard, shards.hostOf(shard), db, versioned) : client.run(shard, shards.hostOf(shard), db, versioned);
     }
 
     /** {@code command} with the router's versions for {@code shard} (see {@link #send}). */

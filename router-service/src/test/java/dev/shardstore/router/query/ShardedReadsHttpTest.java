@@ -71,7 +71,8 @@ class ShardedReadsHttpTest {
         Random random = new Random(11);
         for (int i = 0; i < 300; i++) {
             BsonDocument doc = new BsonDocument("_id", new BsonInt32(i)).append("x", new BsonInt32(random.nextInt(200) - 50))
-                    .append("g", new BsonString(String.valueOf((char) ('a' + random.nextInt(3))))).append("n", new BsonInt32(random.nextInt(10)));
+                    .append("g", new BsonString(String.valueOf((char) ('a' + random.nextInt(3))))).append("n", new BsonInt32(random.nextInt(10)))
+                    .append("a", new BsonArray(List.of(new BsonInt32(i), new BsonInt32(i + 1), new BsonInt32(i + 2))));
             ALL.add(doc);
             String owner = TABLE.chunkFor(doc).shard();
             SHARDS.stream().filter(s -> s.name.equals(owner)).findFirst().orElseThrow().documents.add(doc);
@@ -241,6 +242,21 @@ class ShardedReadsHttpTest {
                 .map(projection::apply).toList();
         assertThat(drain(reply, 7)).isEqualTo(viaJson(expected));
         SHARDS.forEach(s -> assertThat(s.peer.received("find").getFirst().containsKey("projection")).isFalse());
+    }
+
+    @Test
+    void aProjectionThatCutsArraysIsAppliedToCopiesOfTheShardsRawDocuments() throws Exception {
+        // the shards' batches reach the merge as read-only bytes (forwarded): $slice and a positional projection change
+        // their result in place, so they must work on copies
+        BsonDocument reply = command("{find: 'c', filter: {a: {$gte: 100}}, sort: {x: 1, _id: 1}, projection: {a: {$slice: -1}, x: 1}, limit: 30}");
+        Projection slice = Projection.parse(ExtendedJson.parse("{a: {$slice: -1}, x: 1}"));
+        List<BsonDocument> expected = matching("{a: {$gte: 100}}").sorted(Sort.parse(ExtendedJson.parse("{x: 1, _id: 1}")).comparator())
+                .limit(30).map(slice::apply).toList();
+        assertThat(drain(reply, 7)).isEqualTo(viaJson(expected));
+
+        BsonDocument positional = command("{find: 'c', filter: {a: 150}, sort: {x: 1}, projection: {'a.$': 1}}");
+        assertThat(drain(positional, 10)).extracting(d -> d.getArray("a")).containsOnly(new BsonArray(List.of(new BsonInt32(150))));
+        assertThat(drain(command("{find: 'c', filter: {a: 150}}"), 10)).hasSize(3); // _id 148, 149 and 150
     }
 
     @Test
