@@ -110,6 +110,10 @@ final class YcsbCommand implements Callable<Integer> {
                 out.printf("%s: loaded %,d records at %,.0f inserts/s (%d threads)%n", t.name(), records, load.throughput(), threads);
             }
         }
+        if (mix.inserts() && (skipLoad || rounds > 1)) {
+            out.printf("note: workload %s inserts the same keys on every run (YCSB numbers them from --records on); only the"
+                    + " first run after a load can insert them, later inserts fail as duplicates on every target%n", mix);
+        }
         // The targets take turns, round after round: this VM's speed drifts by a fifth over minutes, so a ratio is only
         // fair between phases run close together, and a median over rounds says more than any one of them.
         boolean allOk = true;
