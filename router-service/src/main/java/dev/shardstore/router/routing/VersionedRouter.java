@@ -298,7 +298,8 @@ public class VersionedRouter {
     /** The versioned request, its reply returned whatever it is; raw cursor batches when {@code forwarding}. */
     private BsonDocument unchecked(CollectionRouting routing, String shard, String db, BsonDocument command, boolean forwarding) {
         BsonDocument versioned = versioned(routing, shard, command);
-        return forwarding ? client.runForwarding(shard, shards.hostOf(shard), db, versioned) : client.run(shard, shards.hostOf(shard), db, versioned);
+        String host = shards.hostOf(shard);
+        return forwarding ? client.runForwarding(shard, host, db, versioned) : client.run(shard, host, db, versioned);
     }
 
     /** {@code command} with the router's versions for {@code shard} (see {@link #send}). */

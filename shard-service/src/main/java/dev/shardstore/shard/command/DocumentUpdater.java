@@ -140,7 +140,7 @@ class DocumentUpdater {
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
         boolean apply(CollectionInfo collection, Filter filter, Update update, List<Match> page) {
             List<DocumentStore.Replacement> changed = new ArrayList<>();
-            boolean indexed = store.mayRefuseDocuments(collection);
+            boolean refusable = store.mayRefuseDocuments(collection);
             try {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
@@ -148,7 +148,7 @@ class DocumentUpdater {
                         OperationShardingState.checkUpdate(collection.namespace().full(), after);
                         DocumentStore.Replacement replacement = new DocumentStore.Replacement(match.stored(),
                                 Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
-                        if (indexed) {
+                        if (refusable) {
                             // each document under a savepoint: an index refusing it (a duplicate key, parallel arrays) undoes just that document
                             modified += units.savepoint(() -> store.replace(collection, List.of(replacement)));
                         } else {

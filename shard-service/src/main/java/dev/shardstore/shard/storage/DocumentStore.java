@@ -86,10 +86,7 @@ public class DocumentStore {
         String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
                 + "ON CONFLICT (id) DO NOTHING RETURNING id";
         BitSet inserted = change(c, 'i', change, documents, List.of());
-        List<IndexSpec> all = indexes.maintained(c);
-        if (!all.isEmpty()) {
-            markMultikey(c, entries.add(c.namespace(), all, inserted.stream().mapToObj(documents::get).toList()));
-        }
+        markMultikey(c, entries.add(c.namespace(), indexes.maintained(c), inserted.stream().mapToObj(documents::get).toList()));
         return inserted;
     }
 
@@ -105,10 +102,7 @@ public class DocumentStore {
         List<StoredDocument> preImages = replacements.stream().map(Replacement::before).toList();
         String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
         int replaced = change(c, 'u', change, postImages, preImages).cardinality();
-        List<IndexSpec> all = indexes.maintained(c);
-        if (!all.isEmpty()) {
-            markMultikey(c, entries.replace(c.namespace(), all, preImages, postImages));
-        }
+        markMultikey(c, entries.replace(c.namespace(), indexes.maintained(c), preImages, postImages));
         return replaced;
     }
 
@@ -121,10 +115,7 @@ public class DocumentStore {
     public int delete(CollectionInfo c, List<StoredDocument> documents) {
         String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
         int deleted = change(c, 'd', change, documents, List.of()).cardinality();
-        List<IndexSpec> all = indexes.maintained(c);
-        if (!all.isEmpty()) {
-            entries.remove(all, documents.stream().map(StoredDocument::id).toList());
-        }
+        entries.remove(indexes.maintained(c), documents.stream().map(StoredDocument::id).toList());
         return deleted;
     }
 

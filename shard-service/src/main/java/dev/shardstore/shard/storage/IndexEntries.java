@@ -73,9 +73,9 @@ public class IndexEntries {
                 IndexKeys.Keys now = generator.of(decodedAfter.get(i));
                 IndexKeys.Keys previous = decodedBefore == null ? new IndexKeys.Keys(List.of(), false) : generator.of(decodedBefore.get(i));
                 multikey |= now.multikey();
-                Set<ByteBuffer> kept = bytes(previous);
+                Set<ByteBuffer> had = bytes(previous);
                 for (IndexKeys.Key key : now.keys()) {
-                    if (!kept.contains(ByteBuffer.wrap(key.bytes()))) {
+                    if (!had.contains(ByteBuffer.wrap(key.bytes()))) {
                         keys.add(key.bytes());
                         ids.add(id);
                         sources.add(key);

@@ -207,17 +207,18 @@ class IndexCommandsTest extends ShardIntegrationTest {
     }
 
     private long entries(String db, String coll, String index) {
-        String table = jdbc.sql("SELECT i.table_name FROM indexes i JOIN collections c ON c.uuid = i.collection_uuid "
+        return jdbc.sql("SELECT count(*) FROM " + tableOf(db, coll, index)).query(Long.class).single();
+    }
+
+    private String tableOf(String db, String coll, String index) {
+        return jdbc.sql("SELECT i.table_name FROM indexes i JOIN collections c ON c.uuid = i.collection_uuid "
                 + "WHERE c.namespace = ? AND i.name = ?").param(db + "." + coll).param(index).query(String.class).single();
-        return jdbc.sql("SELECT count(*) FROM " + table).query(Long.class).single();
     }
 
     /** Each entry of an index table (key and id, hex) with the row's physical position, which any update of it moves. */
     private Map<String, String> rows(String db, String coll, String index) {
-        String table = jdbc.sql("SELECT i.table_name FROM indexes i JOIN collections c ON c.uuid = i.collection_uuid "
-                + "WHERE c.namespace = ? AND i.name = ?").param(db + "." + coll).param(index).query(String.class).single();
         Map<String, String> rows = new TreeMap<>();
-        jdbc.sql("SELECT encode(key, 'hex') || '/' || encode(id, 'hex'), ctid::text FROM " + table)
+        jdbc.sql("SELECT encode(key, 'hex') || '/' || encode(id, 'hex'), ctid::text FROM " + tableOf(db, coll, index))
                 .query((rs, n) -> rows.put(rs.getString(1), rs.getString(2))).list();
         return rows;
     }
