@@ -14,14 +14,12 @@ import java.util.List;
 import java.util.Optional;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonValue;
 import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -42,34 +40,18 @@ import org.springframework.stereotype.Component;
  * the pipeline's parse and evaluation errors (Location40324, InvalidPipelineOperator (168), ...).
  */
 @Component
-public class AggregateCommand extends ShardCommand {
-    private final PipelineRunner pipelines;
-    private final TimeseriesCollections timeseries;
+public class AggregateCommand extends CollectionReadCommand {
     private final CursorManager cursors;
-    private final CollectionCatalog catalog;
 
     public AggregateCommand(CommandInvoker invoker, PipelineRunner pipelines, TimeseriesCollections timeseries, CursorManager cursors,
             CollectionCatalog catalog) {
-        super(invoker);
-        this.pipelines = pipelines;
-        this.timeseries = timeseries;
+        super(invoker, catalog, timeseries, pipelines);
         this.cursors = cursors;
-        this.catalog = catalog;
-    }
-
-    @Override
-    protected boolean servesTimeseries() {
-        return true;
     }
 
     @Override
     public String name() {
         return "aggregate";
-    }
-
-    @Override
-    protected CollectionAccess access() {
-        return CollectionAccess.READ;
     }
 
     @Override
@@ -90,10 +72,9 @@ public class AggregateCommand extends ShardCommand {
         }
         BsonArray stages = args.requiredArray("pipeline");
         Namespace read = ns;
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        CommandVariables variables = CommandVariables.ofCommand(command,
-                CollectionCollation.effective("aggregate.collation", command.get("collation"), buckets.isPresent() ? buckets : catalog.find(ns)));
-        TimeseriesCollections.refuseCollation(buckets, "aggregate", variables.collation());
+        Target target = target(ns, command);
+        CommandVariables variables = CommandVariables.ofCommand(command, target.collation());
+        Optional<CollectionInfo> buckets = target.buckets();
         if (buckets.isPresent()) {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();

@@ -1,7 +1,6 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
-import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -10,17 +9,14 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
-import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.List;
-import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
-import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -30,24 +26,13 @@ import org.springframework.stereotype.Component;
  * ({@link TimeseriesRewrite#find}, unpacking only {@code _id} and the filter's fields) followed by {@code $count}.
  */
 @Component
-public class CountCommand extends ShardCommand {
-    private final CollectionCatalog catalog;
+public class CountCommand extends CollectionReadCommand {
     private final QueryRunner queries;
-    private final TimeseriesCollections timeseries;
-    private final PipelineRunner pipelines;
 
     public CountCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries,
             PipelineRunner pipelines) {
-        super(invoker);
-        this.catalog = catalog;
+        super(invoker, catalog, timeseries, pipelines);
         this.queries = queries;
-        this.timeseries = timeseries;
-        this.pipelines = pipelines;
-    }
-
-    @Override
-    protected boolean servesTimeseries() {
-        return true;
     }
 
     @Override
@@ -56,24 +41,16 @@ public class CountCommand extends ShardCommand {
     }
 
     @Override
-    protected CollectionAccess access() {
-        return CollectionAccess.READ;
-    }
-
-    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "query", "query");
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
-        Collation collation = CollectionCollation.effective("count.collation", command.get("collation"), collection);
-        Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet(), collation); // count has no let
+        Target target = target(ns, command);
+        Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet(), target.collation()); // count has no let
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
-        TimeseriesCollections.refuseCollation(buckets, "count", collation);
-        long n = buckets.isPresent() ? countMeasurements(buckets.get(), filterSpec, skip, limit)
-                : collection.map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
+        long n = target.buckets().isPresent() ? countMeasurements(target.buckets().get(), filterSpec, skip, limit)
+                : target.collection().map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
     }
 

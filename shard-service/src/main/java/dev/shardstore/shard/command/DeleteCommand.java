@@ -1,22 +1,18 @@
 package dev.shardstore.shard.command;
 
-import dev.shardstore.shard.storage.CollectionCollation;
-import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
-
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
+import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
-import org.bson.BsonArray;
+import java.util.Optional;
 import org.bson.BsonDocument;
-import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -32,26 +28,15 @@ import org.springframework.stereotype.Component;
  * On a time-series collection each statement works on measurements ({@link TimeseriesModifier}).
  */
 @Component
-public class DeleteCommand extends ShardCommand {
+public class DeleteCommand extends StatementWriteCommand<DeleteStatement> {
     private final DocumentDeleter deleter;
-    private final RetryableWrites retryable;
     private final TimeseriesModifier modifier;
-    private final TimeseriesCollections timeseries;
-    private final CollectionCatalog catalog;
 
     public DeleteCommand(CommandInvoker invoker, DocumentDeleter deleter, RetryableWrites retryable, TimeseriesModifier modifier,
             TimeseriesCollections timeseries, CollectionCatalog catalog) {
-        super(invoker);
-        this.modifier = modifier;
-        this.timeseries = timeseries;
-        this.catalog = catalog;
+        super(invoker, retryable, timeseries, catalog);
         this.deleter = deleter;
-        this.retryable = retryable;
-    }
-
-    @Override
-    protected boolean servesTimeseries() {
-        return true;
+        this.modifier = modifier;
     }
 
     @Override
@@ -60,38 +45,39 @@ public class DeleteCommand extends ShardCommand {
     }
 
     @Override
-    protected CollectionAccess access() {
-        return CollectionAccess.WRITE;
+    protected DeleteStatement parse(CommandArgs args, BsonDocument entry, String path, Collation collation) {
+        BsonDocument q = args.document(args.required(entry, "q", path + ".q"), path + ".q");
+        long limit = args.nonNegative(args.required(entry, "limit", path + ".limit"), path + ".limit");
+        if (limit > 1) {
+            throw new CommandException(ErrorCode.FailedToParse,
+                    "The limit field in delete objects must be 0 or 1. Got " + limit + " in " + path + ".limit");
+        }
+        return new DeleteStatement(q, limit == 1, entry.get("hint"), collation);
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
-        CommandArgs args = new CommandArgs(command);
-        Namespace ns = new Namespace(db, args.collectionName());
-        BsonArray array = args.requiredBatch("deletes");
-        List<DeleteStatement> statements = new ArrayList<>(array.size());
-        Optional<CollectionInfo> collection = catalog.find(ns); // its default collation, for statements without one
-        for (int i = 0; i < array.size(); i++) {
-            String path = "deletes." + i;
-            BsonDocument entry = args.document(array.get(i), path);
-            BsonDocument q = args.document(args.required(entry, "q", path + ".q"), path + ".q");
-            long limit = args.nonNegative(args.required(entry, "limit", path + ".limit"), path + ".limit");
-            if (limit > 1) {
-                throw new CommandException(ErrorCode.FailedToParse,
-                        "The limit field in delete objects must be 0 or 1. Got " + limit + " in " + path + ".limit");
-            }
-            statements.add(new DeleteStatement(q, limit == 1, entry.get("hint"),
-                    CollectionCollation.effective("delete." + path + ".collation", entry.get("collation"), collection)));
-        }
-        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
-        boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        TimeseriesOptions options = buckets.flatMap(TimeseriesCollections::optionsOf).orElse(null);
-        return retryable.run(command, statements.size(), ordered,
-                i -> retryableWrite && !statements.get(i).justOne() ? RetryableWrites.refusedMulti("limit=0")
-                        : buckets.isPresent() ? modifier.delete(buckets.get(), options, statements.get(i), variables, "deletes." + i)
-                        : deleter.delete(ns, statements.get(i), variables),
-                RetryableWrites::oneDocument).toReply();
+    protected Optional<String> refusedInRetryableWrite(DeleteStatement statement) {
+        return statement.justOne() ? Optional.empty() : Optional.of("limit=0");
+    }
+
+    @Override
+    protected StatementOutcome onDocuments(Namespace ns, DeleteStatement statement, CommandVariables variables, String path) {
+        return deleter.delete(ns, statement, variables);
+    }
+
+    @Override
+    protected StatementOutcome onMeasurements(CollectionInfo buckets, TimeseriesOptions options, DeleteStatement statement,
+            CommandVariables variables, String path) {
+        return modifier.delete(buckets, options, statement, variables, path);
+    }
+
+    @Override
+    protected StatementOutcome replayed(SessionHistory.ExecutedStatement executed) {
+        return RetryableWrites.oneDocument(executed);
+    }
+
+    @Override
+    protected BsonDocument reply(WriteResult result) {
+        return result.toReply();
     }
 }

@@ -1,7 +1,6 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
-import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.cursor.Batch;
@@ -11,7 +10,6 @@ import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.engine.query.DistinctValues;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;
@@ -21,7 +19,6 @@ import org.bson.BsonInt32;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -34,26 +31,15 @@ import org.springframework.stereotype.Component;
  * field and the filter's fields).
  */
 @Component
-public class DistinctCommand extends ShardCommand {
+public class DistinctCommand extends CollectionReadCommand {
     private static final long BATCH = 1000;
 
-    private final CollectionCatalog catalog;
     private final QueryRunner queries;
-    private final TimeseriesCollections timeseries;
-    private final PipelineRunner pipelines;
 
     public DistinctCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries,
             PipelineRunner pipelines) {
-        super(invoker);
-        this.catalog = catalog;
+        super(invoker, catalog, timeseries, pipelines);
         this.queries = queries;
-        this.timeseries = timeseries;
-        this.pipelines = pipelines;
-    }
-
-    @Override
-    protected boolean servesTimeseries() {
-        return true;
     }
 
     @Override
@@ -62,28 +48,21 @@ public class DistinctCommand extends ShardCommand {
     }
 
     @Override
-    protected CollectionAccess access() {
-        return CollectionAccess.READ;
-    }
-
-    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
-        Collation collation = CollectionCollation.effective("distinct.collation", command.get("collation"), collection);
-        DistinctValues distinct = new DistinctValues(args.requiredString("key"), collation);
+        Target target = target(ns, command);
+        DistinctValues distinct = new DistinctValues(args.requiredString("key"), target.collation());
         BsonDocument query = args.optionalDocument(command, "query", "query");
-        Filter filter = Filter.parse(query, CommandVariables.withoutLet(), collation); // distinct has no let
-        TimeseriesCollections.refuseCollation(buckets, "distinct", collation);
+        Filter filter = Filter.parse(query, CommandVariables.withoutLet(), target.collation()); // distinct has no let
+        Optional<CollectionInfo> buckets = target.buckets();
         if (buckets.isPresent()) {
             String key = args.requiredString("key");
             BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), query, null,
                     new BsonDocument(key, new BsonInt32(1)), 0, 0);
             pipelines.run(buckets.get().namespace(), pipeline, CommandVariables.withoutLet(), null).forEach(distinct::add);
         } else {
-            collection.ifPresent(c -> scan(c, query, filter, command.get("hint"), distinct));
+            target.collection().ifPresent(c -> scan(c, query, filter, command.get("hint"), distinct));
         }
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }

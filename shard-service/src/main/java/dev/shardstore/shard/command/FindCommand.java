@@ -14,7 +14,6 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Projection;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
@@ -25,7 +24,6 @@ import dev.shardstore.shard.cursor.ListCursor;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -37,29 +35,18 @@ import org.springframework.stereotype.Component;
  * only the fields the query needs, then the filter, sort, skip and limit), and the projection is applied after it.
  */
 @Component
-public class FindCommand extends ShardCommand {
+public class FindCommand extends CollectionReadCommand {
     /** MongoDB's default first batch size. */
     static final long DEFAULT_BATCH_SIZE = 101;
 
-    private final CollectionCatalog catalog;
     private final QueryRunner queries;
     private final CursorManager cursors;
-    private final TimeseriesCollections timeseries;
-    private final PipelineRunner pipelines;
 
     public FindCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries,
             CursorManager cursors, TimeseriesCollections timeseries, PipelineRunner pipelines) {
-        super(invoker);
-        this.catalog = catalog;
+        super(invoker, catalog, timeseries, pipelines);
         this.queries = queries;
         this.cursors = cursors;
-        this.timeseries = timeseries;
-        this.pipelines = pipelines;
-    }
-
-    @Override
-    protected boolean servesTimeseries() {
-        return true;
     }
 
     @Override
@@ -68,18 +55,12 @@ public class FindCommand extends ShardCommand {
     }
 
     @Override
-    protected CollectionAccess access() {
-        return CollectionAccess.READ;
-    }
-
-    @Override
     protected BsonDocument execute(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "filter", "filter");
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        Optional<CollectionInfo> collection = buckets.isPresent() ? buckets : catalog.find(ns);
-        Collation collation = CollectionCollation.effective("find.collation", command.get("collation"), collection);
+        Target target = target(ns, command);
+        Collation collation = target.collation();
         Filter filter = Filter.parse(filterSpec, CommandVariables.parse(command.get("let"), "let"), collation);
         BsonDocument sortSpec = args.optionalDocument(command, "sort", "sort");
         BsonDocument projectionSpec = args.optionalDocument(command, "projection", "projection");
@@ -91,11 +72,11 @@ public class FindCommand extends ShardCommand {
                 filterSpec, command.get("hint"));
         long batchSize = args.optionalNonNegative("batchSize", DEFAULT_BATCH_SIZE);
         boolean singleBatch = args.optionalBoolean(command, "singleBatch", "singleBatch", false);
-        TimeseriesCollections.refuseCollation(buckets, "find", collation);
+        Optional<CollectionInfo> collection = target.collection();
         if (collection.isEmpty()) {
             return Replies.cursor(true, List.of(), 0, ns.full());
         }
-        ShardCursor cursor = buckets.isPresent()
+        ShardCursor cursor = target.buckets().isPresent()
                 ? timeseriesFind(collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
                 : queries.findForReply(collection.get(), query, batchSize);
         Batch first = cursor.next(batchSize);

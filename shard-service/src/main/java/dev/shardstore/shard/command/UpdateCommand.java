@@ -1,25 +1,21 @@
 package dev.shardstore.shard.command;
 
-import dev.shardstore.shard.storage.CollectionCollation;
-import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
-
-import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.timeseries.TimeseriesOptions;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.shard.storage.CollectionCatalog;
+import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.OplogEntry;
 import dev.shardstore.shard.storage.SessionHistory;
-import java.util.ArrayList;
+import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.List;
 import java.util.Optional;
-import dev.shardstore.contracts.timeseries.TimeseriesOptions;
-import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.timeseries.TimeseriesCollections;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import dev.shardstore.shard.versioning.CollectionAccess;
 import org.springframework.stereotype.Component;
 
 /**
@@ -37,26 +33,15 @@ import org.springframework.stereotype.Component;
  * On a time-series collection each statement works on measurements ({@link TimeseriesModifier}).
  */
 @Component
-public class UpdateCommand extends ShardCommand {
+public class UpdateCommand extends StatementWriteCommand<UpdateStatement> {
     private final DocumentUpdater updater;
-    private final RetryableWrites retryable;
     private final TimeseriesModifier modifier;
-    private final TimeseriesCollections timeseries;
-    private final CollectionCatalog catalog;
 
     public UpdateCommand(CommandInvoker invoker, DocumentUpdater updater, RetryableWrites retryable, TimeseriesModifier modifier,
             TimeseriesCollections timeseries, CollectionCatalog catalog) {
-        super(invoker);
-        this.modifier = modifier;
-        this.timeseries = timeseries;
-        this.catalog = catalog;
+        super(invoker, retryable, timeseries, catalog);
         this.updater = updater;
-        this.retryable = retryable;
-    }
-
-    @Override
-    protected boolean servesTimeseries() {
-        return true;
+        this.modifier = modifier;
     }
 
     @Override
@@ -65,48 +50,46 @@ public class UpdateCommand extends ShardCommand {
     }
 
     @Override
-    protected CollectionAccess access() {
-        return CollectionAccess.WRITE;
+    protected UpdateStatement parse(CommandArgs args, BsonDocument entry, String path, Collation collation) {
+        return new UpdateStatement(
+                args.document(args.required(entry, "q", path + ".q"), path + ".q"),
+                args.required(entry, "u", path + ".u"),
+                args.optionalBoolean(entry, "upsert", path + ".upsert", false),
+                args.optionalBoolean(entry, "multi", path + ".multi", false),
+                arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters"),
+                entry.get("c"),
+                entry.get("hint"),
+                entry.containsKey("sort") && !entry.isNull("sort") ? args.document(entry.get("sort"), path + ".sort") : null,
+                collation);
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
-        CommandArgs args = new CommandArgs(command);
-        Namespace ns = new Namespace(db, args.collectionName());
-        BsonArray array = args.requiredBatch("updates");
-        List<UpdateStatement> statements = new ArrayList<>(array.size());
-        Optional<CollectionInfo> collection = catalog.find(ns); // its default collation, for statements without one
-        for (int i = 0; i < array.size(); i++) {
-            String path = "updates." + i;
-            BsonDocument entry = args.document(array.get(i), path);
-            statements.add(new UpdateStatement(
-                    args.document(args.required(entry, "q", path + ".q"), path + ".q"),
-                    args.required(entry, "u", path + ".u"),
-                    args.optionalBoolean(entry, "upsert", path + ".upsert", false),
-                    args.optionalBoolean(entry, "multi", path + ".multi", false),
-                    arrayFilters(entry.get("arrayFilters"), path + ".arrayFilters"),
-                    entry.get("c"),
-                    entry.get("hint"),
-                    entry.containsKey("sort") && !entry.isNull("sort") ? args.document(entry.get("sort"), path + ".sort") : null,
-                    CollectionCollation.effective("update." + path + ".collation", entry.get("collation"), collection)));
-        }
-        boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
-        CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
-        boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
-        Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        TimeseriesOptions options = buckets.flatMap(TimeseriesCollections::optionsOf).orElse(null);
-        return retryable.run(command, statements.size(), ordered,
-                i -> retryableWrite && statements.get(i).multi() ? RetryableWrites.refusedMulti("multi=true")
-                        : buckets.isPresent() ? modifier.update(buckets.get(), options, statements.get(i), variables, "updates." + i)
-                        : updater.update(ns, statements.get(i), variables, "updates." + i),
-                UpdateCommand::replayed).toUpdateReply();
+    protected Optional<String> refusedInRetryableWrite(UpdateStatement statement) {
+        return statement.multi() ? Optional.of("multi=true") : Optional.empty();
+    }
+
+    @Override
+    protected StatementOutcome onDocuments(Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
+        return updater.update(ns, statement, variables, path);
+    }
+
+    @Override
+    protected StatementOutcome onMeasurements(CollectionInfo buckets, TimeseriesOptions options, UpdateStatement statement,
+            CommandVariables variables, String path) {
+        return modifier.update(buckets, options, statement, variables, path);
+    }
+
+    @Override
+    protected BsonDocument reply(WriteResult result) {
+        return result.toUpdateReply();
     }
 
     /**
      * The outcome of a retryable update statement that already ran, from its oplog entry: an update matched and changed
      * one document; an insert was an upsert of the inserted document's {@code _id}.
      */
-    private static StatementOutcome replayed(SessionHistory.ExecutedStatement executed) {
+    @Override
+    protected StatementOutcome replayed(SessionHistory.ExecutedStatement executed) {
         return executed.op() == OplogEntry.Op.INSERT ? new StatementOutcome(0, 0, executed.o().get("_id"), null)
                 : new StatementOutcome(1, 1, null, null);
     }

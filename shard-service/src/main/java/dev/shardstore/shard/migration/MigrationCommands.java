@@ -13,6 +13,7 @@ import dev.shardstore.shard.command.ShardCommand;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -151,34 +152,17 @@ public class MigrationCommands {
      */
     @Bean
     ShardCommand currentOp(CommandInvoker invoker, ActiveMigrationsRegistry registry) {
-        return new ShardCommand(invoker) {
-            @Override
-            public String name() {
-                return "currentOp";
-            }
-
-            @Override
-            protected boolean checksDatabaseVersion() {
-                return false;
-            }
-
-            @Override
-            protected @Nullable Namespace namespace(String db, BsonDocument command) {
-                return null;
-            }
-
-            @Override
-            protected BsonDocument execute(String db, BsonDocument command) {
-                if (!"admin".equals(db)) {
-                    throw new CommandException(ErrorCode.IllegalOperation, "currentOp may only be run against the admin database");
-                }
-                return Replies.ok(new BsonDocument("inprog", new BsonArray(registry.active().stream().map(MigrationProgress::describe).toList())));
-            }
-        };
+        return adminCommand(invoker, "currentOp", command ->
+                Replies.ok(new BsonDocument("inprog", new BsonArray(registry.active().stream().map(MigrationProgress::describe).toList()))));
     }
 
     /** A migration command: on {@code admin}, its first field the namespace, no versions, no lock taken by the invoker. */
     private static ShardCommand command(CommandInvoker invoker, String name, BiFunction<Namespace, BsonDocument, BsonDocument> body) {
+        return adminCommand(invoker, name, command -> body.apply(Namespace.parse(new CommandArgs(command).requiredString(name), name), command));
+    }
+
+    /** A command on {@code admin} only (IllegalOperation elsewhere): no versions, no lock taken by the invoker. */
+    private static ShardCommand adminCommand(CommandInvoker invoker, String name, Function<BsonDocument, BsonDocument> body) {
         return new ShardCommand(invoker) {
             @Override
             public String name() {
@@ -200,7 +184,7 @@ public class MigrationCommands {
                 if (!"admin".equals(db)) {
                     throw new CommandException(ErrorCode.IllegalOperation, name + " may only be run against the admin database");
                 }
-                return body.apply(Namespace.parse(new CommandArgs(command).requiredString(name), name), command);
+                return body.apply(command);
             }
         };
     }
