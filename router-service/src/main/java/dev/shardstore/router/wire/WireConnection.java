@@ -1,7 +1,7 @@
 package dev.shardstore.router.wire;
 
+import dev.shardstore.contracts.wire.ConnectionLoop;
 import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.SocketDeadlines;
 import dev.shardstore.contracts.wire.OpMsg;
 import dev.shardstore.contracts.wire.OpCode;
 import dev.shardstore.contracts.wire.MalformedMessageException;
@@ -11,15 +11,10 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.command.ClientCommands;
 import io.micrometer.core.instrument.Timer;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: reads a message, answers it, repeats, on its own (virtual) thread. Requests on a
+ * One client connection: reads a message, answers it, repeats ({@link ConnectionLoop}), on its own platform thread. Requests on a
  * connection are answered in order, one at a time, as the protocol has it.
  *
  * <ul>
@@ -90,24 +85,18 @@ final class WireConnection implements Runnable {
     @Override
     public void run() {
         String reason = "client";
-        try (socket; SocketDeadlines.Deadline idle = SocketDeadlines.shared().watch(socket)) {
-            InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
-            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
-            String quiet = "no whole message for " + idleTimeout;
-            while (true) {
-                // a deadline rather than the socket's read timeout, which would make every read poll first (issue 10)
-                Optional<Frame> frame = idle.within(idleTimeout, quiet, () -> Frame.read(in, Handshake.MAX_MESSAGE_SIZE_BYTES));
-                if (frame.isEmpty()) {
-                    break;
+        try (socket) {
+            ConnectionLoop.serve(socket, idleTimeout, Handshake.MAX_MESSAGE_SIZE_BYTES, () -> false, new ConnectionLoop.Handler() {
+                @Override
+                public byte @Nullable [] answer(Frame frame) {
+                    return handle(frame);
                 }
-                byte[] reply = handle(frame.get());
-                if (reply != null) {
-                    writeStartedNanos = System.nanoTime();
-                    out.write(reply);
-                    out.flush();
-                    writeStartedNanos = 0;
+
+                @Override
+                public void writing(boolean inProgress) {
+                    writeStartedNanos = inProgress ? System.nanoTime() : 0;
                 }
-            }
+            });
         } catch (MalformedMessageException e) {
             reason = "malformed";
             log.debug("wire connection {} closed: {}", id, e.getMessage());

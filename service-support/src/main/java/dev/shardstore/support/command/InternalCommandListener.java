@@ -4,16 +4,12 @@ import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.contracts.wire.ConnectionLoop;
 import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.SocketDeadlines;
 import dev.shardstore.contracts.wire.MalformedMessageException;
 import dev.shardstore.contracts.wire.OpCode;
 import dev.shardstore.contracts.wire.OpMsg;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -120,23 +116,22 @@ public final class InternalCommandListener implements AutoCloseable {
 
     private void serve(long id, Connection connection) {
         Socket socket = connection.socket();
-        try (socket; SocketDeadlines.Deadline idle = SocketDeadlines.shared().watch(socket)) {
+        try (socket) {
             socket.setTcpNoDelay(true);
-            InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
-            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
-            // the idle limit is a deadline, not the socket's read timeout, which would make every read poll first
-            SocketDeadlines.IoOperation<Optional<Frame>> next = () -> Frame.read(in, BsonLimits.MAX_MESSAGE_SIZE);
-            String quiet = "no message for " + IDLE_TIMEOUT.toMillis() + " ms";
-            for (Optional<Frame> frame = idle.within(IDLE_TIMEOUT, quiet, next); frame.isPresent() && !closed;
-                    frame = idle.within(IDLE_TIMEOUT, quiet, next)) {
-                connection.busy().set(true);
-                try {
-                    out.write(answer(frame.get()));
-                    out.flush();
-                } finally {
-                    connection.busy().set(false);
+            ConnectionLoop.serve(socket, IDLE_TIMEOUT, BsonLimits.MAX_MESSAGE_SIZE, () -> closed, new ConnectionLoop.Handler() {
+                @Override
+                public byte[] answer(Frame frame) {
+                    connection.busy().set(true); // until its reply is written: close(grace) waits for it
+                    return InternalCommandListener.this.answer(frame);
                 }
-            }
+
+                @Override
+                public void writing(boolean inProgress) {
+                    if (!inProgress) {
+                        connection.busy().set(false);
+                    }
+                }
+            });
         } catch (MalformedMessageException e) {
             log.debug("command connection {} closed: {}", id, e.getMessage());
         } catch (SocketTimeoutException e) {

@@ -7,34 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** {@link SocketDeadlines} on real loopback sockets, blocked in real reads. */
 class SocketDeadlinesTest {
     private static final Duration HANG_GUARD = Duration.ofSeconds(10);
-    private ServerSocket server;
-    private Socket client;
-    private Socket accepted;
-
-    @BeforeEach
-    void connect() throws IOException {
-        server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        accepted = server.accept();
-    }
+    private final LoopbackPair pair = LoopbackPair.open();
+    private final Socket client = pair.client();
+    private final Socket accepted = pair.accepted();
 
     @AfterEach
     void close() throws IOException {
-        client.close();
-        accepted.close();
-        server.close();
+        pair.close();
     }
 
     @Test
@@ -74,7 +62,8 @@ class SocketDeadlinesTest {
         // operations that take about as long as their limit: each ends either returned with its socket open, or as a
         // timeout with its socket closed, never returned on a socket closed behind its back
         for (int i = 0; i < 40; i++) {
-            try (Socket c = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort()); Socket a = server.accept()) {
+            try (LoopbackPair other = LoopbackPair.open()) {
+                Socket c = other.client();
                 SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(c);
                 long limit = 1 + i % 5;
                 long overrun = (i % 3 - 1) * 500_000L;
@@ -97,8 +86,8 @@ class SocketDeadlinesTest {
     @Test
     void aShortDeadlineWakesTheSleepingThread() throws Exception {
         SocketDeadlines deadlines = new SocketDeadlines();
-        try (Socket other = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort()); Socket otherAccepted = server.accept()) {
-            SocketDeadlines.Deadline idle = deadlines.watch(other);
+        try (LoopbackPair other = LoopbackPair.open()) {
+            SocketDeadlines.Deadline idle = deadlines.watch(other.client());
             idle.arm(Duration.ofMinutes(10)); // the thread now sleeps for its horizon
             awaitLooks(deadlines);
             SocketDeadlines.Deadline reply = deadlines.watch(client);
@@ -107,7 +96,7 @@ class SocketDeadlinesTest {
                     () -> reply.within(Duration.ofMillis(100), "no reply within 100 ms", () -> client.getInputStream().read()))
                     .isInstanceOf(SocketTimeoutException.class));
             assertThat((System.nanoTime() - start) / 1_000_000).isBetween(100L, 100L + 1000);
-            assertThat(other.isClosed()).as("the long deadline has not passed").isFalse();
+            assertThat(other.client().isClosed()).as("the long deadline has not passed").isFalse();
             assertThat(idle.disarm()).isTrue();
             idle.close();
         }
