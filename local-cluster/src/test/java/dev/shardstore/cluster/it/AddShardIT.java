@@ -9,7 +9,6 @@ import dev.shardstore.cluster.bench.MigrationTimeline;
 import dev.shardstore.cluster.bench.MigrationTimeline.Migration;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -54,7 +53,6 @@ class AddShardIT {
     @RegisterExtension
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static RouterClient router;
-    private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
     private static Instant shardAdded;
 
     @BeforeAll
@@ -241,8 +239,7 @@ class AddShardIT {
     private static void assertEveryDocumentOnce(String ns, List<String> shards) {
         String db = ns.substring(0, ns.indexOf('.'));
         assertThat(ok(db, "{\"count\": \"items\"}").getNumber("n").longValue()).as(ns + " count").isEqualTo(DOCUMENTS);
-        long owned = shards.stream().mapToLong(s -> internal.runChecked(s, cluster.url(s), "admin",
-                new BsonDocument("_shardsvrDataDistribution", new BsonString(ns))).getNumber("numOwnedDocuments").longValue()).sum();
+        long owned = ItSupport.ownedOnShards(cluster, shards, ns);
         assertThat(owned).as(ns + ": each document owned by exactly one shard").isEqualTo(DOCUMENTS);
         assertThat(ok(db, "{\"distinct\": \"items\", \"key\": \"k\"}").getArray("values")).as(ns + " distinct keys").hasSize(DOCUMENTS);
     }

@@ -10,7 +10,6 @@ import dev.shardstore.cluster.load.LoadListener;
 import dev.shardstore.cluster.load.LoadReport;
 import dev.shardstore.cluster.load.Namespace;
 import dev.shardstore.cluster.router.RouterClient;
-import dev.shardstore.contracts.http.CommandClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -19,7 +18,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
@@ -50,14 +48,12 @@ class AutoSplitIT {
     @RegisterExtension
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static RouterClient router;
-    private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @BeforeAll
     static void startCluster() throws Exception {
         cluster = ItSupport.startWithFastBalancer("autosplit", 3, 2900, "-Dshardstore.shard.autosplit.settings-refresh-interval=1s");
         router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(5));
-        internal.runChecked("config", cluster.url("config"), "admin", new BsonDocument("_configsvrSetSettings", new BsonString("chunksize"))
-                .append("set", new BsonDocument("value", new BsonInt32(1))));
+        ItSupport.setChunkSizeMb(cluster, 1);
     }
 
     @AfterAll
@@ -99,8 +95,7 @@ class AutoSplitIT {
         assertThat(ItSupport.countsByCountry(router, "geo", "cities")).isEqualTo(expected);
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
         assertThat(ItSupport.ok(router, "geo", "{\"count\": \"cities\"}").getNumber("n").longValue()).isEqualTo(total);
-        long owned = SHARDS.stream().mapToLong(s -> internal.runChecked(s, cluster.url(s), "admin",
-                new BsonDocument("_shardsvrDataDistribution", new BsonString(NS))).getNumber("numOwnedDocuments").longValue()).sum();
+        long owned = ItSupport.ownedOnShards(cluster, SHARDS, NS);
         assertThat(owned).as("each document owned by exactly one shard").isEqualTo(total);
     }
 

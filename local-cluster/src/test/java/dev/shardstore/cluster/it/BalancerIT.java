@@ -11,7 +11,6 @@ import dev.shardstore.cluster.load.LoadReport;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.cluster.load.Namespace;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +45,6 @@ class BalancerIT {
     @RegisterExtension
     static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> cluster);
     private static RouterClient router;
-    private static final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -83,8 +81,7 @@ class BalancerIT {
         ok("admin", "{\"balancerStop\": 1}");
         assertThat(ok("admin", "{\"balancerStatus\": 1}").getString("mode").getValue()).isEqualTo("off");
         // 1 MB chunks, so that the sample makes a few dozen of them (no router path to config.settings yet)
-        internal.runChecked("config", cluster.url("config"), "admin", new BsonDocument("_configsvrSetSettings", new BsonString("chunksize"))
-                .append("set", new BsonDocument("value", new BsonInt32(1))));
+        ItSupport.setChunkSizeMb(cluster, 1);
         ok("admin", "{\"shardCollection\": \"" + NS + "\", \"key\": {\"country\": 1, \"name\": 1}}");
         LoadReport report = new BulkLoader(router, 1000, 4).load(CITIES, Namespace.parse(NS), LoadListener.NONE);
         assertThat(report.failed()).isZero();
@@ -111,7 +108,7 @@ class BalancerIT {
         });
 
         // kill -9 while a round has a migration running on a shard
-        waitUntil(() -> SHARDS.stream().anyMatch(s -> !internal.runChecked(s, cluster.url(s), "admin",
+        waitUntil(() -> SHARDS.stream().anyMatch(s -> !ItSupport.onService(cluster, s, "admin",
                 new BsonDocument("currentOp", new BsonInt32(1))).getArray("inprog").isEmpty()), Duration.ofMinutes(2), "a balancer migration");
         cluster.killService("balancer");
         cluster.startService("balancer");
@@ -123,8 +120,7 @@ class BalancerIT {
         assertThat(countsByCountry()).isEqualTo(expected);
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
         assertThat(ok("geo", "{\"count\": \"cities\"}").getNumber("n").longValue()).isEqualTo(total);
-        long owned = SHARDS.stream().mapToLong(s -> internal.runChecked(s, cluster.url(s), "admin",
-                new BsonDocument("_shardsvrDataDistribution", new BsonString(NS))).getNumber("numOwnedDocuments").longValue()).sum();
+        long owned = ItSupport.ownedOnShards(cluster, SHARDS, NS);
         assertThat(owned).as("each document owned by exactly one shard").isEqualTo(total);
 
         BsonDocument status = ok("admin", "{\"balancerStatus\": 1}");

@@ -193,9 +193,8 @@ class DropCollectionIT {
 
     /** Whether the shard has the collection (an unversioned listCollections on the shard itself). */
     private static boolean shardHas(String shard, String coll) {
-        BsonDocument reply = shared.internal.run(shard, cluster.url(shard), DB, ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \""
-                + coll + "\"}}"));
-        return !RouterClient.requireOk("listCollections on " + shard, reply).getDocument("cursor").getArray("firstBatch").isEmpty();
+        return !ItSupport.onService(cluster, shard, DB, ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \""
+                + coll + "\"}}")).getDocument("cursor").getArray("firstBatch").isEmpty();
     }
 
     /** The critical sections {@code shard} holds for {@code DB.coll}, from its {@code /actuator/shardingState}. */

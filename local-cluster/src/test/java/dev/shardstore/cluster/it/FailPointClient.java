@@ -1,8 +1,6 @@
 package dev.shardstore.cluster.it;
 
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.contracts.http.CommandClient;
-import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
@@ -14,7 +12,6 @@ import org.bson.BsonString;
  */
 final class FailPointClient {
     private final LocalCluster cluster;
-    private final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(90));
 
     FailPointClient(LocalCluster cluster) {
         this.cluster = cluster;
@@ -25,20 +22,20 @@ final class FailPointClient {
      * {@code error}. Returns how often the point was entered before, for {@link #waitFor}.
      */
     long configure(String service, String name, String action) {
-        return internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
+        return ItSupport.onService(cluster, service, "admin", new BsonDocument("configureFailPoint", new BsonString(name))
                 .append("mode", new BsonDocument("times", new BsonInt32(1))).append("data", new BsonDocument("action", new BsonString(action))))
                 .getNumber("count").longValue();
     }
 
     /** Turns {@code name} off on {@code service} (a paused thread goes on). */
     void disable(String service, String name) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("configureFailPoint", new BsonString(name))
+        ItSupport.onService(cluster, service, "admin", new BsonDocument("configureFailPoint", new BsonString(name))
                 .append("mode", new BsonString("off")));
     }
 
     /** Returns once {@code name} on {@code service} has been entered {@code timesEntered} times (at most 60 s). */
     void waitFor(String service, String name, long timesEntered) {
-        internal.runChecked(service, cluster.url(service), "admin", new BsonDocument("waitForFailPoint", new BsonString(name))
+        ItSupport.onService(cluster, service, "admin", new BsonDocument("waitForFailPoint", new BsonString(name))
                 .append("timesEntered", new BsonInt64(timesEntered)).append("maxTimeMS", new BsonInt64(60_000)));
     }
 }

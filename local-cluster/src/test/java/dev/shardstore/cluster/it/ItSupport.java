@@ -6,6 +6,7 @@ import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.http.CommandClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -15,21 +16,26 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
  * What every end-to-end class needs besides its cluster: plain GETs (Actuator), draining a cursor, waiting for a
- * condition, and reading a sharded collection's chunks and per-country counts through a router.
+ * condition, reading a sharded collection's chunks and per-country counts through a router, and commands sent to one
+ * service itself.
  */
 final class ItSupport {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** Sends commands to a service itself, as its peers do (a shard's commands unversioned: orphans included). */
+    private static final CommandClient SERVICES = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(90));
 
     private ItSupport() {}
 
@@ -142,5 +148,33 @@ final class ItSupport {
                 .getDocument("cursor").getArray("firstBatch")
                 .forEach(v -> actual.put(v.asDocument().getString("_id").getValue(), v.asDocument().getNumber("n").longValue()));
         return actual;
+    }
+
+    /**
+     * {@code command} on database {@code db} of {@code service} itself (a shard or the config service), not through a
+     * router.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException when it answers {@code ok: 0} or cannot be reached
+     */
+    static BsonDocument onService(LocalCluster cluster, String service, String db, BsonDocument command) {
+        return SERVICES.runChecked(service, cluster.url(service), db, command);
+    }
+
+    /** The documents of {@code ns} the {@code shards} own, summed from their own {@code _shardsvrDataDistribution}. */
+    static long ownedOnShards(LocalCluster cluster, Collection<String> shards, String ns) {
+        return shards.stream().mapToLong(s -> onService(cluster, s, "admin",
+                new BsonDocument("_shardsvrDataDistribution", new BsonString(ns))).getNumber("numOwnedDocuments").longValue()).sum();
+    }
+
+    /** Sets the cluster's chunk size in MB on the config service (the router has no path to config.settings yet). */
+    static void setChunkSizeMb(LocalCluster cluster, int megabytes) {
+        onService(cluster, "config", "admin", new BsonDocument("_configsvrSetSettings", new BsonString("chunksize"))
+                .append("set", new BsonDocument("value", new BsonInt32(megabytes))));
+    }
+
+    /** Every document of {@code db.coll} stored on {@code shard} (an unversioned find on the shard: orphans included). */
+    static List<BsonDocument> storedOn(LocalCluster cluster, String shard, String db, String coll) {
+        return onService(cluster, shard, db, new BsonDocument("find", new BsonString(coll)).append("batchSize", new BsonInt32(100_000)))
+                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
 }

@@ -7,7 +7,6 @@ import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -29,7 +28,6 @@ final class MigrationCluster implements AutoCloseable {
 
     final LocalCluster cluster;
     final RouterClient router;
-    final CommandClient internal = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
     final FailPointClient failPoints;
 
     private MigrationCluster(LocalCluster cluster) {
@@ -114,12 +112,12 @@ final class MigrationCluster implements AutoCloseable {
 
     /** {@code _shardsvrDataDistribution} of {@code ns} on {@code shard} itself. */
     BsonDocument distribution(String shard, String ns) {
-        return internal.runChecked(shard, cluster.url(shard), "admin", new BsonDocument("_shardsvrDataDistribution", new BsonString(ns)));
+        return ItSupport.onService(cluster, shard, "admin", new BsonDocument("_shardsvrDataDistribution", new BsonString(ns)));
     }
 
     /** The owned documents of {@code ns}, summed from the shards' own counts. */
     long ownedOnShards(String ns) {
-        return SHARDS.stream().mapToLong(s -> distribution(s, ns).getNumber("numOwnedDocuments").longValue()).sum();
+        return ItSupport.ownedOnShards(cluster, SHARDS, ns);
     }
 
     /** A shard's {@code /actuator/migrations}. */

@@ -318,16 +318,16 @@ class MovePrimaryIT {
     private static Map<String, Long> shardCounts(String db, String coll) {
         Map<String, Long> counts = new HashMap<>();
         for (String shard : SHARDS) {
-            counts.put(shard, RouterClient.requireOk("count on " + shard, shared.internal.run(shard, cluster.url(shard), db,
-                    new BsonDocument("count", new BsonString(coll)))).getNumber("n").longValue());
+            counts.put(shard, ItSupport.onService(cluster, shard, db,
+                    new BsonDocument("count", new BsonString(coll))).getNumber("n").longValue());
         }
         return counts;
     }
 
     /** The shard's listCollections entry of {@code coll} (unversioned). */
     private static BsonDocument collectionEntry(String shard, String db, String coll) {
-        BsonArray found = RouterClient.requireOk("listCollections on " + shard, shared.internal.run(shard, cluster.url(shard), db,
-                ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \"" + coll + "\"}}"))).getDocument("cursor").getArray("firstBatch");
+        BsonArray found = ItSupport.onService(cluster, shard, db,
+                ExtendedJson.parse("{\"listCollections\": 1, \"filter\": {\"name\": \"" + coll + "\"}}")).getDocument("cursor").getArray("firstBatch");
         return found.isEmpty() ? new BsonDocument() : found.get(0).asDocument();
     }
 
@@ -336,8 +336,8 @@ class MovePrimaryIT {
     }
 
     private static List<String> listIndexNames(String shard, String db) {
-        return RouterClient.requireOk("listIndexes on " + shard, shared.internal.run(shard, cluster.url(shard), db,
-                new BsonDocument("listIndexes", new BsonString(COLL)))).getDocument("cursor").getArray("firstBatch").stream()
+        return ItSupport.onService(cluster, shard, db,
+                new BsonDocument("listIndexes", new BsonString(COLL))).getDocument("cursor").getArray("firstBatch").stream()
                 .map(i -> i.asDocument().getString("name").getValue()).toList();
     }
 

@@ -9,7 +9,6 @@ import dev.shardstore.cluster.demo.WeatherCsv;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -361,10 +360,7 @@ class ShardedTimeseriesIT {
 
     /** Every document of {@code coll} on {@code shard} itself (unversioned: orphans included). */
     private static List<BsonDocument> shardFind(String shard, String coll) {
-        BsonDocument reply = new dev.shardstore.contracts.http.CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60))
-                .runChecked(shard, cluster.url(shard), DB, new BsonDocument("find", new BsonString(coll))
-                        .append("batchSize", new BsonInt32(100_000)));
-        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+        return ItSupport.storedOn(cluster, shard, DB, coll);
     }
 
     /** shardCollection of {@code tsit.<coll>} on {@code key}, as a time-series collection of the file's measurements; its catalog entry. */

@@ -15,7 +15,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonType;
-import org.bson.BsonValue;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -176,10 +175,7 @@ class TimeseriesGranularityIT {
 
     /** The buckets of {@code coll} stored on {@code shard} (unversioned: orphans included). */
     private static List<BsonDocument> shardBuckets(String shard, String coll) {
-        BsonDocument reply = new dev.shardstore.contracts.http.CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60))
-                .runChecked(shard, cluster.url(shard), DB, new BsonDocument("find", new BsonString("system.buckets." + coll))
-                        .append("batchSize", new BsonInt32(100_000)));
-        return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+        return ItSupport.storedOn(cluster, shard, DB, "system.buckets." + coll);
     }
 
     private static long minTime(BsonDocument bucket) {
