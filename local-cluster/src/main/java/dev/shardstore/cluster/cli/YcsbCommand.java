@@ -61,6 +61,11 @@ final class YcsbCommand implements Callable<Integer> {
             + "with several, each round's ratios and their median are printed (default: ${DEFAULT-VALUE})")
     int rounds;
 
+    @Option(names = "--throttle", paramLabel = "OPS", description = "operations/s the measured phase aims at over all its threads"
+            + " (YCSB's target), e.g. a routed run's rate for the baseline, to compare CPU per operation at equal rates"
+            + " (default: as fast as it can)")
+    Long throttle;
+
     @Option(names = "--skip-load", description = "reuse the records a previous run loaded (same --records and field options)")
     boolean skipLoad;
 
@@ -81,8 +86,8 @@ final class YcsbCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         YcsbWorkload mix = YcsbWorkload.parse(workload);
         List<YcsbTarget> targets = YcsbTarget.parse(target);
-        if (records < 1 || ops < 1 || threads < 1 || fieldCount < 1 || fieldLength < 1 || rounds < 1) {
-            throw new IllegalArgumentException("--records, --ops, --threads, --field-count, --field-length and --rounds must be positive");
+        if (records < 1 || ops < 1 || threads < 1 || fieldCount < 1 || fieldLength < 1 || rounds < 1 || (throttle != null && throttle < 1)) {
+            throw new IllegalArgumentException("--records, --ops, --threads, --field-count, --field-length, --rounds and --throttle must be positive");
         }
         Optional<LocalCluster> cluster = home.attach(new PrintWriter(System.err, true));
         String routerUrl = router != null ? router : cluster.map(c -> c.routerUrl(1)).orElse("http://localhost:8080");
@@ -97,7 +102,8 @@ final class YcsbCommand implements Callable<Integer> {
         properties.put(RouterBinding.ROUTER_PROPERTY, routerUrl);
         properties.put(WireBinding.WIRE_PROPERTY, wireUri);
         properties.put(PostgresBinding.JDBC_PROPERTY, jdbcUrl);
-        YcsbRunner runner = new YcsbRunner(home.dir().resolve("ycsb"), properties);
+        YcsbRunner loader = new YcsbRunner(home.dir().resolve("ycsb"), properties);
+        YcsbRunner runner = throttle == null ? loader : loader.throttled(throttle); // a load goes as fast as it can
 
         for (YcsbTarget t : targets) {
             if (!skipLoad) {
@@ -106,7 +112,7 @@ final class YcsbCommand implements Callable<Integer> {
                 } else {
                     YcsbSetup.postgres(jdbcUrl, "usertable");
                 }
-                YcsbResult load = runner.run(t, true, threads);
+                YcsbResult load = loader.run(t, true, threads);
                 out.printf("%s: loaded %,d records at %,.0f inserts/s (%d threads)%n", t.name(), records, load.throughput(), threads);
             }
         }

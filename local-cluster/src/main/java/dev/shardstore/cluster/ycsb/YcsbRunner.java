@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +20,21 @@ import java.util.Map;
 public record YcsbRunner(Path workDir, Map<String, String> properties) {
     public YcsbRunner {
         properties = Map.copyOf(properties);
+    }
+
+    /**
+     * This runner with its phases held to {@code opsPerSecond} operations/s over all their threads (YCSB's
+     * {@code target}: each thread sleeps to keep its share of the rate).
+     *
+     * @throws IllegalArgumentException when {@code opsPerSecond} is not positive
+     */
+    public YcsbRunner throttled(long opsPerSecond) {
+        if (opsPerSecond < 1) {
+            throw new IllegalArgumentException("a throttle must be at least 1 operation/s, not " + opsPerSecond);
+        }
+        Map<String, String> limited = new HashMap<>(properties);
+        limited.put("target", Long.toString(opsPerSecond));
+        return new YcsbRunner(workDir, limited);
     }
 
     /**
