@@ -4,9 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.shard.ShardIntegrationTest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -197,6 +204,54 @@ class IndexCommandsTest extends ShardIntegrationTest {
         assertThat(run("ix9", "{find: 'c', filter: {_id: 2}}").getDocument("cursor").getArray("firstBatch").get(0).asDocument()
                 .containsKey("v")).isFalse();
         assertThat(entries("ix9", "c", "uv")).isEqualTo(5); // {1, 7}, {1, 8}; {1, null}, {2, null}; {3, null}
+    }
+
+    @Test
+    void anIndexBuiltWhileWritersRunHasExactlyOneEntryPerDocument() throws Exception {
+        StringBuilder initial = new StringBuilder();
+        for (int i = 0; i < 500; i++) {
+            initial.append(i == 0 ? "" : ", ").append("{_id: ").append(i).append(", a: ").append(i).append('}');
+        }
+        BsonDocument loaded = run("ix10", "{insert: 'c', documents: [" + initial + "]}");
+        assertThat(loaded.getNumber("n").intValue()).as(loaded.toJson()).isEqualTo(500);
+        AtomicInteger nextId = new AtomicInteger(500);
+        ExecutorService writers = Executors.newFixedThreadPool(4);
+        try {
+            for (int round = 0; round < 5; round++) {
+                AtomicBoolean stop = new AtomicBoolean();
+                List<Future<Integer>> running = new ArrayList<>();
+                for (int w = 0; w < 4; w++) {
+                    int writer = w;
+                    running.add(writers.submit(() -> {
+                        int writes = 0;
+                        for (int n = 0; !stop.get(); n++, writes++) {
+                            if (n % 2 == 0) {
+                                int id = nextId.getAndIncrement();
+                                assertThat(run("ix10", "{insert: 'c', documents: [{_id: " + id + ", a: " + id + "}]}").getNumber("n").intValue()).isEqualTo(1);
+                            } else { // moves a document's key: its old entry must go and its new one come
+                                int id = (writer * 131 + n * 7) % 500;
+                                run("ix10", "{update: 'c', updates: [{q: {_id: " + id + "}, u: {$inc: {a: 1000}}}]}");
+                            }
+                        }
+                        return writes;
+                    }));
+                }
+                Thread.sleep(30); // the writers are going when the build starts and keep going through it
+                run("ix10", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1'}]}");
+                Thread.sleep(30);
+                stop.set(true);
+                for (Future<Integer> writer : running) {
+                    assertThat(writer.get(60, TimeUnit.SECONDS)).isPositive();
+                }
+                long documents = run("ix10", "{count: 'c'}").getNumber("n").longValue();
+                assertThat(entries("ix10", "c", "a_1")).as("round %d: entries of a_1", round).isEqualTo(documents);
+                List<Integer> viaIndex = ids(run("ix10", "{find: 'c', filter: {a: {$gte: 0}}, hint: 'a_1', batchSize: 100000}"));
+                assertThat(viaIndex).as("round %d: documents found through a_1", round).hasSize((int) documents).doesNotHaveDuplicates();
+                run("ix10", "{dropIndexes: 'c', index: 'a_1'}");
+            }
+        } finally {
+            writers.shutdownNow();
+        }
     }
 
     @Test
