@@ -37,13 +37,6 @@ public enum YcsbWorkload {
         return p;
     }
 
-    /**
-     * Whether the mix inserts records (E). YCSB numbers a run's inserts from {@code recordcount} on, so a second run
-     * without a fresh load inserts the same keys again, and those inserts fail as duplicates.
-     */
-    public boolean inserts() {
-        return Double.parseDouble(mix.get("insertproportion")) > 0;
-    }
 
     /** {@code a}…{@code f}, any case. */
     public static YcsbWorkload parse(String name) {
