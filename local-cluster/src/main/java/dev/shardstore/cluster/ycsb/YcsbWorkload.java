@@ -37,7 +37,6 @@ public enum YcsbWorkload {
         return p;
     }
 
-
     /** {@code a}…{@code f}, any case. */
     public static YcsbWorkload parse(String name) {
         try {
