@@ -55,6 +55,8 @@ public final class MatchingScan {
     private boolean noRowsAfterPage;
     private Match current;
     private final Plan plan;
+    /** Whether the plan's bounds answer the filter exactly ({@link Plan.IdRange#exact}): documents are not matched again. */
+    private final boolean exact;
     /** The key ranges a range plan reads in order, and the index (or collection table) it reads them from; null for none. */
     private final List<IndexBounds.KeyRange> ranges;
     private final IndexWalk.Source rangeSource;
@@ -83,6 +85,7 @@ public final class MatchingScan {
         this.filter = filter;
         this.visible = OperationShardingState.visible(collection.namespace().full());
         this.plan = plan;
+        this.exact = plan instanceof Plan.IdRange range && range.exact();
         this.idKey = plan == null ? idKey(filter)
                 : plan instanceof Plan.IdLookup(byte[] id) ? Optional.of(id) : Optional.empty();
         this.pageRows = Math.clamp(firstPageRows, 1, MAX_PAGE_ROWS);
@@ -135,8 +138,9 @@ public final class MatchingScan {
                 if (++docsExamined % DEADLINE_CHECK_INTERVAL == 0) {
                     OperationDeadline.check();
                 }
-                Match candidate = new Match(row, row.decode());
-                if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
+                Match candidate = exact ? new Match(row, null) : new Match(row, row.decode());
+                // on exact bounds only the orphan filter is left, and it reads the shard key fields from the bytes
+                if (exact ? visible.test(row.raw()) : filter.matches(candidate.document()) && visible.test(candidate.document())) {
                     current = candidate;
                 } else {
                     advancePast(row);

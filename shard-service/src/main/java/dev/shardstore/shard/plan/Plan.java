@@ -43,8 +43,11 @@ public sealed interface Plan {
     /**
      * The documents whose {@code _id} KeyString lies within {@code bounds}, read in {@code _id} order straight from the
      * collection table's primary key (no join): what MongoDB's IXSCAN of {@code _id_} does for an {@code _id} range.
+     *
+     * @param exact whether every document within the bounds matches the filter, so the scan need not check it (MongoDB's
+     *              "exact" bounds tightness; {@link QueryPlanner#exactOnId})
      */
-    record IdRange(IndexBounds bounds) implements Plan {
+    record IdRange(IndexBounds bounds, boolean exact) implements Plan {
         @Override
         public BsonDocument winningPlan(BsonDocument filter) {
             BsonDocument ixscan = new BsonDocument("stage", new BsonString("IXSCAN"))

@@ -13,6 +13,7 @@ import dev.shardstore.shard.storage.IndexSpec;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.bson.BsonDocument;
 import dev.shardstore.contracts.hash.BsonHasher;
 import org.bson.BsonInt32;
@@ -44,6 +45,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class QueryPlanner {
+    /** The comparisons whose bounds on a string are exact ({@link #exactOnId}). */
+    private static final Set<String> STRING_RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
     private static final List<String> ID_FIELDS = List.of("_id");
     private static final Ordering ID_ORDERING = Ordering.fromKeyPattern(Plan.ID_PATTERN);
 
@@ -72,7 +75,7 @@ public class QueryPlanner {
                 return new Plan.CollScan();
             }
             if (isIdIndex(hint)) {
-                return idKey.<Plan>map(Plan.IdLookup::new).orElseGet(() -> new Plan.IdRange(idBounds(spec)));
+                return idKey.<Plan>map(Plan.IdLookup::new).orElseGet(() -> new Plan.IdRange(idBounds(spec), exactOnId(given, filter)));
             }
             IndexSpec index = indexes.list(c).stream()
                     .filter(i -> hint.isString() ? i.name().equals(hint.asString().getValue())
@@ -86,7 +89,7 @@ public class QueryPlanner {
             return new Plan.IdLookup(idKey.get());
         }
         IndexBounds byId = idBounds(spec);
-        Plan best = byId.bounded() ? new Plan.IdRange(byId) : null;
+        Plan best = byId.bounded() ? new Plan.IdRange(byId, exactOnId(given, filter)) : null;
         for (IndexSpec index : indexes.maintained(c)) {
             IndexBounds bounds = bounds(index, given, filter);
             if (!bounds.bounded() || !usable(index, spec, bounds)) {
@@ -98,6 +101,23 @@ public class QueryPlanner {
             }
         }
         return best != null ? best : new Plan.CollScan();
+    }
+
+    /**
+     * Whether the {@code _id} bounds of {@code filterSpec} hold exactly the documents it matches, so that a scan of them
+     * need not check the filter (MongoDB's exact bounds). True only for the one shape this is plain for: a filter whose
+     * only field is {@code _id}, holding only {@code $gt}, {@code $gte}, {@code $lt} and {@code $lte} on strings, under
+     * the simple collation. Such a comparison matches exactly the strings (and symbols, which compare as strings) on its
+     * side of the operand, which is what the bounds' string bracket holds ({@link IndexBounds}); an {@code _id} is never
+     * an array, so no element can match in its place. Anything else keeps the filter check.
+     */
+    static boolean exactOnId(BsonDocument filterSpec, Filter filter) {
+        if (filterSpec.size() != 1 || !filterSpec.containsKey("_id") || !filterSpec.get("_id").isDocument()
+                || !filter.collation().isSimple()) {
+            return false;
+        }
+        BsonDocument conditions = filterSpec.getDocument("_id");
+        return !conditions.isEmpty() && conditions.entrySet().stream().allMatch(c -> STRING_RANGE_OPERATORS.contains(c.getKey()) && c.getValue().isString());
     }
 
     /** The bounds of the filter on the {@code _id} index (never multikey: an {@code _id} is not an array). */

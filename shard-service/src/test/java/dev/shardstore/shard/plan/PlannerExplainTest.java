@@ -2,13 +2,17 @@ package dev.shardstore.shard.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.ShardIntegrationTest;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonSymbol;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -155,6 +159,49 @@ class PlannerExplainTest extends ShardIntegrationTest {
         BsonDocument both = explain("{find: 'c', filter: {_id: {$gte: 0}, country: 'FR'}}");
         assertThat(winning(both).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("country_1");
         assertThat(stat(both, "nReturned")).isEqualTo(10);
+    }
+
+    @Test
+    void onlyAStringRangeOnIdAloneHasExactBounds() {
+        Filter simple = Filter.parse(new BsonDocument());
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'user5'}}"), simple)).isTrue();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gt: 'a', $lte: 'm'}}"), simple)).isTrue();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 5}}"), simple)).as("numbers").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a', $lt: 5}}"), simple)).as("a number beside").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a', $ne: 'b'}}"), simple)).as("$ne").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a'}, x: 1}"), simple)).as("another field").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: 'a'}"), simple)).as("an equality: IDHACK").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {}}"), simple)).isFalse();
+        Filter caseless = Filter.parse(new BsonDocument(), CommandVariables.withoutLet(),
+                Collation.parse("collation", ExtendedJson.parse("{locale: 'en', strength: 2}")));
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a'}}"), caseless)).as("a collation").isFalse();
+    }
+
+    @Test
+    void aStringRangeOnIdReturnsWhatTheFilterMatchesAmongIdsOfEveryType() {
+        run("plan2", "{insert: 'm', documents: [{_id: 'apple'}, {_id: 'banana'}, {_id: 'cherry'}, {_id: 'b'}, {_id: ''},"
+                + " {_id: 7}, {_id: 'bz'}, {_id: {$symbol: 'bsym'}}, {_id: {k: 'c'}}, {_id: {$oid: '0123456789abcdef01234567'}},"
+                + " {_id: true}, {_id: null}, {_id: {$minKey: 1}}, {_id: {$maxKey: 1}}, {_id: 'c'}]}");
+        for (String range : List.of("{$gte: 'b'}", "{$gt: 'b'}", "{$lt: 'c'}", "{$lte: 'c'}", "{$gt: 'b', $lt: 'c'}", "{$gte: ''}")) {
+            List<BsonValue> viaBounds = idsOf(run("plan2", "{find: 'm', filter: {_id: " + range + "}}"));
+            List<BsonValue> scanned = idsOf(run("plan2", "{find: 'm', filter: {_id: " + range + "}, hint: {$natural: 1}}"));
+            assertThat(viaBounds).as(range).isNotEmpty().containsExactlyInAnyOrderElementsOf(scanned);
+            assertThat(viaBounds).as(range).allMatch(id -> id.isString() || id.isSymbol());
+        }
+        assertThat(idsOf(run("plan2", "{find: 'm', filter: {_id: {$gt: 'b', $lt: 'c'}}}"))).containsExactly(
+                new BsonString("banana"), new BsonSymbol("bsym"), new BsonString("bz"));
+        BsonDocument e = explain0("plan2", "{find: 'm', filter: {_id: {$gte: 'b'}}}");
+        assertThat(stat(e, "nReturned")).isEqualTo(stat(e, "totalDocsExamined"));
+    }
+
+    private BsonDocument explain0(String db, String inner) {
+        BsonDocument reply = run(db, "{explain: " + inner + ", verbosity: 'executionStats'}");
+        assertThat(reply.getNumber("ok").intValue()).as(reply.toJson()).isEqualTo(1);
+        return reply;
+    }
+
+    private static List<BsonValue> idsOf(BsonDocument reply) {
+        return reply.getDocument("cursor").getArray("firstBatch").stream().map(d -> d.asDocument().get("_id")).toList();
     }
 
     @Test
