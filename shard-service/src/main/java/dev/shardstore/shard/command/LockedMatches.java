@@ -76,8 +76,8 @@ class LockedMatches {
             goOn = units.write(work -> {
                 List<Match> matches = new ArrayList<>();
                 for (StoredDocument row : store.lockByIds(collection, ids)) {
-                    Match candidate = new Match(row, row.decode());
-                    if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
+                    Match candidate = new Match(row);
+                    if (candidate.matches(filter, visible)) {
                         matches.add(candidate);
                         if (justOne) {
                             break;
@@ -121,8 +121,8 @@ class LockedMatches {
                         : store.page(collection, after, pageRows, MatchingScan.MAX_PAGE_BYTES, true).documents();
                 List<Match> matches = new ArrayList<>();
                 for (StoredDocument row : page) {
-                    Match candidate = new Match(row, row.decode());
-                    if (filter.matches(candidate.document()) && visible.test(candidate.document())) {
+                    Match candidate = new Match(row);
+                    if (candidate.matches(filter, visible)) {
                         matches.add(candidate);
                         if (justOne) {
                             break;

@@ -1,25 +1,23 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.StoredDocument;
+import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A stored document that matched a filter, and its decoded form. A scan whose bounds answer the filter exactly never
- * needs the decoded form, so it is then made on the first call of {@link #document}; a reply that sends the stored bytes
+ * A stored document read as a candidate for a filter, and its decoded form, made on the first call of {@link #document}:
+ * a scan whose bounds answer the filter exactly never needs it, and a reply that sends the stored bytes
  * ({@link StoredDocument#raw}) never makes it. Not thread-safe, like the scan that made it.
  */
 public final class Match {
     private final StoredDocument stored;
     private @Nullable BsonDocument document;
 
-    /**
-     * @param stored  the row as read
-     * @param decoded its decoded document, or null to decode it when first asked
-     */
-    public Match(StoredDocument stored, @Nullable BsonDocument decoded) {
+    /** @param stored the row as read */
+    public Match(StoredDocument stored) {
         this.stored = stored;
-        this.document = decoded;
     }
 
     /** The row as read. */
@@ -33,5 +31,10 @@ public final class Match {
             document = stored.decode();
         }
         return document;
+    }
+
+    /** Whether the document matches {@code filter} and is {@code visible} (not an orphan for the running command); decodes it. */
+    public boolean matches(Filter filter, Predicate<BsonDocument> visible) {
+        return filter.matches(document()) && visible.test(document());
     }
 }

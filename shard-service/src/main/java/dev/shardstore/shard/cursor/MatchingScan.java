@@ -138,9 +138,9 @@ public final class MatchingScan {
                 if (++docsExamined % DEADLINE_CHECK_INTERVAL == 0) {
                     OperationDeadline.check();
                 }
-                Match candidate = exact ? new Match(row, null) : new Match(row, row.decode());
+                Match candidate = new Match(row);
                 // on exact bounds only the orphan filter is left, and it reads the shard key fields from the bytes
-                if (exact ? visible.test(row.raw()) : filter.matches(candidate.document()) && visible.test(candidate.document())) {
+                if (exact ? visible.test(row.raw()) : candidate.matches(filter, visible)) {
                     current = candidate;
                 } else {
                     advancePast(row);
