@@ -43,6 +43,7 @@ public sealed interface Plan {
     /**
      * The documents whose {@code _id} KeyString lies within {@code bounds}, read in {@code _id} order straight from the
      * collection table's primary key (no join): what MongoDB's IXSCAN of {@code _id_} does for an {@code _id} range.
+     * Explain shows the filter under FETCH only when the scan applies it: with exact bounds FETCH has none, as in MongoDB.
      *
      * @param exact whether every document within the bounds matches the filter, so the scan need not check it (MongoDB's
      *              "exact" bounds tightness; {@link QueryPlanner#exactOnId})
@@ -60,7 +61,7 @@ public sealed interface Plan {
                     .append("indexVersion", new BsonInt32(2))
                     .append("direction", new BsonString("forward"))
                     .append("indexBounds", bounds.explain(List.of("_id"), Ordering.fromKeyPattern(ID_PATTERN)));
-            return fetch(filter, ixscan);
+            return fetch(exact ? new BsonDocument() : filter, ixscan);
         }
     }
 

@@ -192,6 +192,12 @@ class PlannerExplainTest extends ShardIntegrationTest {
                 new BsonString("banana"), new BsonSymbol("bsym"), new BsonString("bz"));
         BsonDocument e = explain0("plan2", "{find: 'm', filter: {_id: {$gte: 'b'}}}");
         assertThat(stat(e, "nReturned")).isEqualTo(stat(e, "totalDocsExamined"));
+        // the bounds answer the filter, so FETCH applies none (MongoDB's explain omits it too); a non-exact range keeps it
+        assertThat(winning(e).getString("stage").getValue()).isEqualTo("FETCH");
+        assertThat(winning(e).containsKey("filter")).as(winning(e).toJson()).isFalse();
+        assertThat(winning(e).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("_id_");
+        BsonDocument numeric = winning(explain0("plan2", "{find: 'm', filter: {_id: {$gte: 5}}}"));
+        assertThat(numeric.getDocument("filter")).as(numeric.toJson()).isEqualTo(ExtendedJson.parse("{_id: {$gte: 5}}"));
     }
 
     private BsonDocument explain0(String db, String inner) {
