@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Signing never waits for the config service (it signs every internal request, including the one that fetches
  * keys): when no cached key is valid for a time, a refresh starts in the background and the dummy signature is used
- * meanwhile. Checking a signature with an unknown key id refreshes at once, at most once per
- * {@code minRefreshInterval}, so clients sending made-up key ids cannot flood the config service. Thread-safe.
+ * meanwhile. Checking a signature with an unknown key id refreshes at once. Either kind starts at most once per
+ * {@code minRefreshInterval}: clients sending made-up key ids cannot flood the config service, and while it is down a
+ * service that keeps signing tries again once per interval (logging each failure) rather than once per request.
+ * Thread-safe.
  */
 public final class SigningKeyCache implements HmacClusterTimeSigner.Keys {
     private static final Logger log = LoggerFactory.getLogger(SigningKeyCache.class);
@@ -41,7 +43,7 @@ public final class SigningKeyCache implements HmacClusterTimeSigner.Keys {
     /**
      * @param client             the peer client (supplied late: it signs with this cache)
      * @param configUrl          the config service's base URL
-     * @param minRefreshInterval the least time between two refreshes caused by unknown key ids
+     * @param minRefreshInterval the least time between two refreshes that a missing key starts
      */
     public SigningKeyCache(Supplier<CommandClient> client, String configUrl, Duration minRefreshInterval) {
         this.client = client;
@@ -52,7 +54,7 @@ public final class SigningKeyCache implements HmacClusterTimeSigner.Keys {
     @Override
     public @Nullable SigningKey forSigning(BsonTimestamp time) {
         SigningKey key = SigningKey.signing(keys.get(), time);
-        if (key == null && refreshing.compareAndSet(false, true)) {
+        if (key == null && refreshDue() && refreshing.compareAndSet(false, true)) {
             Thread.ofVirtual().name("signing-key-refresh").start(() -> {
                 try {
                     refresh();
@@ -67,11 +69,15 @@ public final class SigningKeyCache implements HmacClusterTimeSigner.Keys {
     @Override
     public @Nullable SigningKey byId(long keyId) {
         SigningKey key = SigningKey.withId(keys.get(), keyId);
-        if (key == null && System.nanoTime() - lastRefreshNanos >= minRefreshNanos) {
+        if (key == null && refreshDue()) {
             refresh();
             key = SigningKey.withId(keys.get(), keyId);
         }
         return key;
+    }
+
+    private boolean refreshDue() {
+        return System.nanoTime() - lastRefreshNanos >= minRefreshNanos;
     }
 
     /** Reads every key from the config service; a failure keeps the cached keys (and is logged). */
