@@ -1,5 +1,6 @@
 package dev.shardstore.shard.plan;
 
+import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.contracts.keystring.Ordering;
@@ -45,8 +46,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class QueryPlanner {
-    /** The comparisons whose bounds on a string are exact ({@link #exactOnId}). */
-    private static final Set<String> STRING_RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
+    /** The comparisons whose bounds within one type bracket are exact ({@link #exactOnId}). */
+    private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
     private static final List<String> ID_FIELDS = List.of("_id");
     private static final Ordering ID_ORDERING = Ordering.fromKeyPattern(Plan.ID_PATTERN);
 
@@ -105,11 +106,14 @@ public class QueryPlanner {
 
     /**
      * Whether the {@code _id} bounds of {@code filterSpec} hold exactly the documents it matches, so that a scan of them
-     * need not check the filter (MongoDB's exact bounds). True only for the one shape this is plain for: a filter whose
-     * only field is {@code _id}, holding only {@code $gt}, {@code $gte}, {@code $lt} and {@code $lte} on strings, under
-     * the simple collation. Such a comparison matches exactly the strings (and symbols, which compare as strings) on its
-     * side of the operand, which is what the bounds' string bracket holds ({@link IndexBounds}); an {@code _id} is never
-     * an array, so no element can match in its place. Anything else keeps the filter check.
+     * need not check the filter (MongoDB's exact bounds). True only for the shape this is plain for: a filter whose
+     * only field is {@code _id}, holding only {@code $gt}, {@code $gte}, {@code $lt} and {@code $lte}, all on strings,
+     * all on numbers other than NaN, or all on dates, under the simple collation. Such a comparison matches exactly
+     * the values of its operand's type bracket on its side of the operand ({@link dev.shardstore.engine.query.Filter}:
+     * other brackets never match, NaN is neither above nor below a number), which is what the bounds' bracket holds
+     * ({@link IndexBounds}: strings and symbols; numbers of every type from -Infinity to +Infinity, NaN sorting below
+     * both; dates). An {@code _id} is never an array, so no element can match in its place. Anything else keeps the
+     * filter check: a NaN operand, operands of two brackets, other types, other fields or operators, a collation.
      */
     static boolean exactOnId(BsonDocument filterSpec, Filter filter) {
         if (filterSpec.size() != 1 || !filterSpec.containsKey("_id") || !filterSpec.get("_id").isDocument()
@@ -117,7 +121,21 @@ public class QueryPlanner {
             return false;
         }
         BsonDocument conditions = filterSpec.getDocument("_id");
-        return !conditions.isEmpty() && conditions.entrySet().stream().allMatch(c -> STRING_RANGE_OPERATORS.contains(c.getKey()) && c.getValue().isString());
+        if (conditions.isEmpty() || !RANGE_OPERATORS.containsAll(conditions.keySet())) {
+            return false;
+        }
+        int bracket = BsonOrder.typeRank(conditions.values().iterator().next().getBsonType());
+        return conditions.values().stream().allMatch(v -> hasExactBracket(v) && BsonOrder.typeRank(v.getBsonType()) == bracket);
+    }
+
+    /** Whether a range on {@code operand} is bounded by its whole type bracket ({@link IndexBounds}'s own brackets). */
+    private static boolean hasExactBracket(BsonValue operand) {
+        return switch (operand.getBsonType()) {
+            case STRING, DATE_TIME, INT32, INT64 -> true;
+            case DOUBLE -> !Double.isNaN(operand.asDouble().getValue());
+            case DECIMAL128 -> !operand.asDecimal128().getValue().isNaN();
+            default -> false;
+        };
     }
 
     /** The bounds of the filter on the {@code _id} index (never multikey: an {@code _id} is not an array). */

@@ -10,7 +10,9 @@ import dev.shardstore.shard.ShardIntegrationTest;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonSymbol;
 import org.bson.BsonValue;
@@ -162,12 +164,18 @@ class PlannerExplainTest extends ShardIntegrationTest {
     }
 
     @Test
-    void onlyAStringRangeOnIdAloneHasExactBounds() {
+    void onlyARangeOnIdAloneWithinOneBracketHasExactBounds() {
         Filter simple = Filter.parse(new BsonDocument());
         assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'user5'}}"), simple)).isTrue();
         assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gt: 'a', $lte: 'm'}}"), simple)).isTrue();
-        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 5}}"), simple)).as("numbers").isFalse();
-        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a', $lt: 5}}"), simple)).as("a number beside").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 5}}"), simple)).as("a number").isTrue();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gt: 1.5, $lt: {$numberLong: '9'}}}"), simple)).as("numbers of two types")
+                .isTrue();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$lt: {$date: '2026-01-01T00:00:00Z'}}}"), simple)).as("a date").isTrue();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: {$numberDouble: 'NaN'}}}"), simple)).as("NaN").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$lt: {$numberDecimal: 'NaN'}}}"), simple)).as("decimal NaN").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a', $lt: 5}}"), simple)).as("two brackets").isFalse();
+        assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: true}}"), simple)).as("a boolean").isFalse();
         assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a', $ne: 'b'}}"), simple)).as("$ne").isFalse();
         assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a'}, x: 1}"), simple)).as("another field").isFalse();
         assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: 'a'}"), simple)).as("an equality: IDHACK").isFalse();
@@ -175,6 +183,34 @@ class PlannerExplainTest extends ShardIntegrationTest {
         Filter caseless = Filter.parse(new BsonDocument(), CommandVariables.withoutLet(),
                 Collation.parse("collation", ExtendedJson.parse("{locale: 'en', strength: 2}")));
         assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: {$gte: 'a'}}"), caseless)).as("a collation").isFalse();
+    }
+
+    @Test
+    void aNumberOrDateRangeOnIdReturnsWhatTheFilterMatchesAmongIdsOfEveryType() {
+        // one NaN: every NaN is the same _id
+        BsonDocument inserted = run("plan4", "{insert: 'm', documents: [{_id: 1}, {_id: {$numberLong: '2'}}, {_id: 2.5}, {_id: {$numberDecimal: '3.00'}},"
+                + " {_id: {$numberDecimal: 'NaN'}}, {_id: {$numberDouble: '-Infinity'}},"
+                + " {_id: {$numberDouble: 'Infinity'}}, {_id: {$numberDouble: '-0.0'}}, {_id: {$numberLong: '9007199254740993'}},"
+                + " {_id: 9007199254740992.0}, {_id: {$numberDecimal: '1E+6000'}}, {_id: {$numberDecimal: '-1E+6000'}},"
+                + " {_id: {$date: '1970-01-01T00:00:00Z'}}, {_id: {$date: '1970-01-01T00:00:01Z'}}, {_id: {$date: '1969-12-31T23:59:59Z'}},"
+                + " {_id: 'five'}, {_id: null}, {_id: true}, {_id: {$minKey: 1}}, {_id: {$maxKey: 1}},"
+                + " {_id: {$timestamp: {t: 1, i: 1}}}, {_id: {$oid: '0123456789abcdef01234567'}}, {_id: {n: 2}}]}");
+        assertThat(inserted.getNumber("n").intValue()).as(inserted.toJson()).isEqualTo(23);
+        for (String range : List.of("{$gt: 2}", "{$gte: 2}", "{$lt: 2.5}", "{$lte: {$numberDecimal: '3'}}", "{$gt: {$numberDouble: '-Infinity'}}",
+                "{$lt: {$numberDouble: 'Infinity'}}", "{$gte: 0, $lt: {$numberLong: '9007199254740993'}}", "{$gt: 9007199254740992.0}",
+                "{$lte: {$numberDouble: '-0.0'}}", "{$gte: {$numberDouble: '-Infinity'}}", "{$gte: {$date: '1970-01-01T00:00:00Z'}}",
+                "{$lt: {$date: '1970-01-01T00:00:01Z'}}")) {
+            assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: " + range + "}"), Filter.parse(new BsonDocument()))).as(range).isTrue();
+            List<BsonValue> viaBounds = idsOf(run("plan4", "{find: 'm', filter: {_id: " + range + "}}"));
+            List<BsonValue> scanned = idsOf(run("plan4", "{find: 'm', filter: {_id: " + range + "}, hint: {$natural: 1}}"));
+            assertThat(viaBounds).as(range).isNotEmpty().containsExactlyInAnyOrderElementsOf(scanned);
+        }
+        assertThat(idsOf(run("plan4", "{find: 'm', filter: {_id: {$gte: 0, $lt: 3}}}"))).as("NaN is not a number in a range")
+                .containsExactly(new BsonDouble(-0.0), new BsonInt32(1), new BsonInt64(2), new BsonDouble(2.5));
+        BsonDocument exact = winning(explain0("plan4", "{find: 'm', filter: {_id: {$gt: 2}}}"));
+        assertThat(exact.containsKey("filter")).as(exact.toJson()).isFalse();
+        BsonDocument nan = winning(explain0("plan4", "{find: 'm', filter: {_id: {$gte: {$numberDouble: 'NaN'}}}}"));
+        assertThat(nan.containsKey("filter")).as(nan.toJson()).isTrue();
     }
 
     @Test
@@ -196,8 +232,8 @@ class PlannerExplainTest extends ShardIntegrationTest {
         assertThat(winning(e).getString("stage").getValue()).isEqualTo("FETCH");
         assertThat(winning(e).containsKey("filter")).as(winning(e).toJson()).isFalse();
         assertThat(winning(e).getDocument("inputStage").getString("indexName").getValue()).isEqualTo("_id_");
-        BsonDocument numeric = winning(explain0("plan2", "{find: 'm', filter: {_id: {$gte: 5}}}"));
-        assertThat(numeric.getDocument("filter")).as(numeric.toJson()).isEqualTo(ExtendedJson.parse("{_id: {$gte: 5}}"));
+        BsonDocument inexact = winning(explain0("plan2", "{find: 'm', filter: {_id: {$gte: 'b', $ne: 'bz'}}}"));
+        assertThat(inexact.containsKey("filter")).as(inexact.toJson()).isTrue();
     }
 
     private BsonDocument explain0(String db, String inner) {
