@@ -65,8 +65,14 @@ public sealed interface Plan {
         }
     }
 
-    /** The entries of {@code index} within {@code bounds}, each joined to its document. */
-    record IndexScan(IndexSpec index, IndexBounds bounds) implements Plan {
+    /**
+     * The entries of {@code index} within {@code bounds}, each joined to its document. As for {@link IdRange}, explain
+     * shows the filter under FETCH only when the scan applies it.
+     *
+     * @param exact whether every entry within the bounds belongs to a document the filter matches, so the scan need not
+     *              check it ({@link QueryPlanner#exactOn})
+     */
+    record IndexScan(IndexSpec index, IndexBounds bounds, boolean exact) implements Plan {
         @Override
         public BsonDocument winningPlan(BsonDocument filter) {
             BsonDocument ixscan = new BsonDocument("stage", new BsonString("IXSCAN"))
@@ -79,7 +85,7 @@ public sealed interface Plan {
                     .append("indexVersion", new BsonInt32(2))
                     .append("direction", new BsonString("forward"))
                     .append("indexBounds", bounds.explain(index.fields(), index.ordering()));
-            return fetch(filter, ixscan);
+            return fetch(exact ? new BsonDocument() : filter, ixscan);
         }
     }
 

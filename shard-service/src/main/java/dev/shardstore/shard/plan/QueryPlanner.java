@@ -8,6 +8,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.MatchingScan;
 import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.query.Paths;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.shard.storage.IndexSpec;
@@ -46,7 +47,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class QueryPlanner {
-    /** The comparisons whose bounds within one type bracket are exact ({@link #exactOnId}). */
+    /** The comparisons whose bounds within one type bracket are exact ({@link #exactRange}). */
     private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
     private static final List<String> ID_FIELDS = List.of("_id");
     private static final Ordering ID_ORDERING = Ordering.fromKeyPattern(Plan.ID_PATTERN);
@@ -84,7 +85,7 @@ public class QueryPlanner {
                     .findFirst()
                     .orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                             "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index"));
-            return new Plan.IndexScan(index, bounds(index, given, filter));
+            return new Plan.IndexScan(index, bounds(index, given, filter), exactOn(index, given, filter));
         }
         if (idKey.isPresent()) {
             return new Plan.IdLookup(idKey.get());
@@ -96,7 +97,7 @@ public class QueryPlanner {
             if (!bounds.bounded() || !usable(index, spec, bounds)) {
                 continue;
             }
-            Plan.IndexScan candidate = new Plan.IndexScan(index, bounds);
+            Plan.IndexScan candidate = new Plan.IndexScan(index, bounds, exactOn(index, given, filter));
             if (best == null || RANK.compare(candidate, best) > 0) {
                 best = candidate;
             }
@@ -106,21 +107,47 @@ public class QueryPlanner {
 
     /**
      * Whether the {@code _id} bounds of {@code filterSpec} hold exactly the documents it matches, so that a scan of them
-     * need not check the filter (MongoDB's exact bounds). True only for the shape this is plain for: a filter whose
-     * only field is {@code _id}, holding only {@code $gt}, {@code $gte}, {@code $lt} and {@code $lte}, all on strings,
-     * all on numbers other than NaN, or all on dates, under the simple collation. Such a comparison matches exactly
-     * the values of its operand's type bracket on its side of the operand ({@link dev.shardstore.engine.query.Filter}:
-     * other brackets never match, NaN is neither above nor below a number), which is what the bounds' bracket holds
-     * ({@link IndexBounds}: strings and symbols; numbers of every type from -Infinity to +Infinity, NaN sorting below
-     * both; dates). An {@code _id} is never an array, so no element can match in its place. Anything else keeps the
-     * filter check: a NaN operand, operands of two brackets, other types, other fields or operators, a collation.
+     * need not check the filter (MongoDB's exact bounds): {@link #exactRange} on {@code _id}. The {@code _id} index is
+     * never multikey (an {@code _id} is never an array), so its bounds intersect every comparison.
      */
     static boolean exactOnId(BsonDocument filterSpec, Filter filter) {
-        if (filterSpec.size() != 1 || !filterSpec.containsKey("_id") || !filterSpec.get("_id").isDocument()
+        return exactRange("_id", filterSpec, filter);
+    }
+
+    /**
+     * Whether every entry within {@code index}'s bounds for {@code filterSpec} belongs to a document the filter matches:
+     * {@link #exactRange} on an index of one ascending or descending field in binary order, whose path has no array
+     * index component. Each entry is a value the field's path reaches (an array's elements each, IndexKeys), read in one
+     * statement with its document, and a document one of whose values satisfies every comparison matches the filter. Bounds of an index not known to be multikey intersect the comparisons, so an entry within them
+     * satisfies all of them, even if the index became multikey since. A multikey index's bounds come from one comparison
+     * only (IndexBounds: two elements may satisfy two comparisons), so there the filter must hold just one. The scan
+     * returns each document once. A positional path ({@code a.0}) is left out: the filter also reads a field named
+     * {@code 0} there, so the two need not agree.
+     */
+    static boolean exactOn(IndexSpec index, BsonDocument filterSpec, Filter filter) {
+        if (index.key().size() != 1 || index.hashedField() != null || !index.collation().isSimple()) {
+            return false;
+        }
+        String field = index.fields().getFirst();
+        return Paths.split(field).stream().noneMatch(Paths::isIndex) && exactRange(field, filterSpec, filter)
+                && (!index.multikey() || filterSpec.getDocument(field).size() == 1);
+    }
+
+    /**
+     * Whether a filter is exactly a range on {@code field}, one that bounds drawn from it hold exactly: the filter's only
+     * field is {@code field}, holding only {@code $gt}, {@code $gte}, {@code $lt} and {@code $lte}, all on strings, all
+     * on numbers other than NaN, or all on dates, under the simple collation. Such a comparison matches exactly the
+     * values of its operand's type bracket on its side of the operand ({@link Filter}: other brackets never match, NaN
+     * is neither above nor below a number), which is what the bounds' bracket holds ({@link IndexBounds}: strings and
+     * symbols; numbers of every type from -Infinity to +Infinity, NaN sorting below both; dates). Anything else keeps
+     * the filter check: a NaN operand, operands of two brackets, other types, other fields or operators, a collation.
+     */
+    private static boolean exactRange(String field, BsonDocument filterSpec, Filter filter) {
+        if (filterSpec.size() != 1 || !filterSpec.containsKey(field) || !filterSpec.get(field).isDocument()
                 || !filter.collation().isSimple()) {
             return false;
         }
-        BsonDocument conditions = filterSpec.getDocument("_id");
+        BsonDocument conditions = filterSpec.getDocument(field);
         if (conditions.isEmpty() || !RANGE_OPERATORS.containsAll(conditions.keySet())) {
             return false;
         }

@@ -236,6 +236,40 @@ class PlannerExplainTest extends ShardIntegrationTest {
         assertThat(inexact.containsKey("filter")).as(inexact.toJson()).isTrue();
     }
 
+    @Test
+    void aRangeOnOneIndexedFieldIsExactAndReturnsWhatTheFilterMatches() {
+        // values of every type, arrays (multikey entries, one document reached twice), nested paths and missing fields
+        run("plan5", "{insert: 'm', documents: [{_id: 1, v: 5}, {_id: 2, v: 'five'}, {_id: 3, v: [1, 10]}, {_id: 4, v: [6, 7]},"
+                + " {_id: 5, v: {$numberDouble: 'NaN'}}, {_id: 6, v: null}, {_id: 7}, {_id: 8, v: {$date: '1970-01-01T00:00:01Z'}},"
+                + " {_id: 9, v: [[6]]}, {_id: 10, v: {$numberDecimal: '6.5'}}, {_id: 11, v: ['f', 'z']}, {_id: 12, v: true},"
+                + " {_id: 13, n: {w: 6}}, {_id: 14, n: [{w: 2}, {w: 9}]}, {_id: 15, n: {w: [6, 'x']}}, {_id: 16, p: [9, 1]}]}");
+        run("plan5", "{createIndexes: 'm', indexes: [{key: {v: 1}, name: 'v_1'}, {key: {'n.w': -1}, name: 'nw'}, {key: {'p.0': 1}, name: 'p0'},"
+                + " {key: {c: 1}, name: 'c_ci', collation: {locale: 'en', strength: 2}}, {key: {h: 'hashed'}, name: 'h'},"
+                + " {key: {v: 1, n: 1}, name: 'vn'}]}");
+        for (String filter : List.of("{v: {$gt: 5}}", "{v: {$gte: 6}}", "{v: {$lte: 6.5}}", "{v: {$gt: 'e'}}", "{v: {$lt: 'g'}}",
+                "{v: {$gte: {$date: '1970-01-01T00:00:00Z'}}}", "{v: {$gt: {$numberDouble: '-Infinity'}}}", "{'n.w': {$gt: 5}}",
+                "{'n.w': {$gte: 'a'}}", "{'n.w': {$lt: 3}}")) {
+            BsonDocument winning = winning(explain0("plan5", "{find: 'm', filter: " + filter + ", hint: '" + (filter.contains("n.w") ? "nw" : "v_1") + "'}"));
+            assertThat(winning.containsKey("filter")).as(filter + ": exact, " + winning.toJson()).isFalse();
+            List<BsonValue> viaBounds = idsOf(run("plan5", "{find: 'm', filter: " + filter + "}"));
+            List<BsonValue> scanned = idsOf(run("plan5", "{find: 'm', filter: " + filter + ", hint: {$natural: 1}}"));
+            assertThat(viaBounds).as(filter).isNotEmpty().doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(scanned);
+        }
+        // not exact: two comparisons on a multikey index (its bounds hold one), a positional path, a collation, a hashed or
+        // compound index, NaN, two brackets, another operator
+        for (String[] inexact : new String[][] {{"{'n.w': {$gt: 1, $lt: 3}}", "nw"}, {"{v: {$gte: 5, $lt: 7}}", "v_1"},
+                {"{'p.0': {$gt: 5}}", "p0"}, {"{c: {$gt: 'a'}}", "c_ci"}, {"{h: {$gt: 1}}", "h"},
+                {"{v: {$gt: 1}}", "vn"}, {"{v: {$gte: {$numberDouble: 'NaN'}}}", "v_1"}, {"{v: {$gt: 1, $lt: 'z'}}", "v_1"},
+                {"{v: {$gt: 1, $ne: 6}}", "v_1"}}) {
+            BsonDocument winning = winning(explain0("plan5", "{find: 'm', filter: " + inexact[0] + ", hint: '" + inexact[1] + "'}"));
+            assertThat(winning.containsKey("filter")).as(inexact[0] + " over " + inexact[1] + ": " + winning.toJson()).isTrue();
+        }
+        for (String[] checked : new String[][] {{"{'p.0': {$gt: 5}}", "p0"}, {"{'n.w': {$gt: 1, $lt: 3}}", "nw"}, {"{v: {$gte: 5, $lt: 7}}", "v_1"}}) {
+            assertThat(idsOf(run("plan5", "{find: 'm', filter: " + checked[0] + ", hint: '" + checked[1] + "'}"))).as(checked[0] + ", filter checked")
+                    .containsExactlyInAnyOrderElementsOf(idsOf(run("plan5", "{find: 'm', filter: " + checked[0] + ", hint: {$natural: 1}}")));
+        }
+    }
+
     private BsonDocument explain0(String db, String inner) {
         BsonDocument reply = run(db, "{explain: " + inner + ", verbosity: 'executionStats'}");
         assertThat(reply.getNumber("ok").intValue()).as(reply.toJson()).isEqualTo(1);
