@@ -55,7 +55,7 @@ public final class MatchingScan {
     private boolean noRowsAfterPage;
     private Match current;
     private final Plan plan;
-    /** Whether the plan's bounds answer the filter exactly ({@link Plan.IdRange#exact}, {@link Plan.IndexScan#exact}): documents are not matched again. */
+    /** Whether the plan's bounds answer the filter exactly ({@link Plan#exact}): documents are not matched again. */
     private final boolean exact;
     /** The key ranges a range plan reads in order, and the index (or collection table) it reads them from; null for none. */
     private final List<IndexBounds.KeyRange> ranges;
@@ -85,11 +85,7 @@ public final class MatchingScan {
         this.filter = filter;
         this.visible = OperationShardingState.visible(collection.namespace().full());
         this.plan = plan;
-        this.exact = switch (plan) {
-            case Plan.IdRange range -> range.exact();
-            case Plan.IndexScan scan -> scan.exact();
-            case null, default -> false;
-        };
+        this.exact = plan != null && plan.exact();
         this.idKey = plan == null ? idKey(filter)
                 : plan instanceof Plan.IdLookup(byte[] id) ? Optional.of(id) : Optional.empty();
         this.pageRows = Math.clamp(firstPageRows, 1, MAX_PAGE_ROWS);

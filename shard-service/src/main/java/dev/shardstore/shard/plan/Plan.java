@@ -20,6 +20,14 @@ public sealed interface Plan {
     /** Explain's {@code winningPlan} for this plan; {@code filter} is the parsed query ({@code {}} for none). */
     BsonDocument winningPlan(BsonDocument filter);
 
+    /**
+     * Whether every document the plan reads matches the filter, so the scan need not check it (MongoDB's "exact" bounds
+     * tightness; {@link QueryPlanner#exactOnId}, {@link QueryPlanner#exactOn}). False unless a range plan says so.
+     */
+    default boolean exact() {
+        return false;
+    }
+
     /** Every document in {@code _id} order. */
     record CollScan() implements Plan {
         @Override
@@ -61,7 +69,7 @@ public sealed interface Plan {
                     .append("indexVersion", new BsonInt32(2))
                     .append("direction", new BsonString("forward"))
                     .append("indexBounds", bounds.explain(List.of("_id"), Ordering.fromKeyPattern(ID_PATTERN)));
-            return fetch(exact ? new BsonDocument() : filter, ixscan);
+            return fetch(this, filter, ixscan);
         }
     }
 
@@ -85,13 +93,14 @@ public sealed interface Plan {
                     .append("indexVersion", new BsonInt32(2))
                     .append("direction", new BsonString("forward"))
                     .append("indexBounds", bounds.explain(index.fields(), index.ordering()));
-            return fetch(exact ? new BsonDocument() : filter, ixscan);
+            return fetch(this, filter, ixscan);
         }
     }
 
-    private static BsonDocument fetch(BsonDocument filter, BsonDocument ixscan) {
+    /** FETCH over {@code ixscan}, showing {@code filter} only when the scan applies it (not over exact bounds). */
+    private static BsonDocument fetch(Plan plan, BsonDocument filter, BsonDocument ixscan) {
         BsonDocument fetch = new BsonDocument("stage", new BsonString("FETCH"));
-        if (!filter.isEmpty()) {
+        if (!plan.exact() && !filter.isEmpty()) {
             fetch.append("filter", filter);
         }
         return fetch.append("inputStage", ixscan);

@@ -118,11 +118,12 @@ public class QueryPlanner {
      * Whether every entry within {@code index}'s bounds for {@code filterSpec} belongs to a document the filter matches:
      * {@link #exactRange} on an index of one ascending or descending field in binary order, whose path has no array
      * index component. Each entry is a value the field's path reaches (an array's elements each, IndexKeys), read in one
-     * statement with its document, and a document one of whose values satisfies every comparison matches the filter. Bounds of an index not known to be multikey intersect the comparisons, so an entry within them
-     * satisfies all of them, even if the index became multikey since. A multikey index's bounds come from one comparison
-     * only (IndexBounds: two elements may satisfy two comparisons), so there the filter must hold just one. The scan
-     * returns each document once. A positional path ({@code a.0}) is left out: the filter also reads a field named
-     * {@code 0} there, so the two need not agree.
+     * statement with its document, and a document one of whose values satisfies every comparison matches the filter.
+     * Bounds of an index not known to be multikey intersect the comparisons, so an entry within them satisfies all of
+     * them, even if the index became multikey since. A multikey index's bounds come from one comparison only
+     * (IndexBounds: two elements may satisfy two comparisons), so there the filter must hold just one. The scan returns
+     * each document once. A positional path ({@code a.0}) is left out: the filter also reads a field named {@code 0}
+     * there, so the two need not agree.
      */
     static boolean exactOn(IndexSpec index, BsonDocument filterSpec, Filter filter) {
         if (index.key().size() != 1 || index.hashedField() != null || !index.collation().isSimple()) {
