@@ -16,6 +16,7 @@ import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonSymbol;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -201,9 +202,7 @@ class PlannerExplainTest extends ShardIntegrationTest {
                 "{$lte: {$numberDouble: '-0.0'}}", "{$gte: {$numberDouble: '-Infinity'}}", "{$gte: {$date: '1970-01-01T00:00:00Z'}}",
                 "{$lt: {$date: '1970-01-01T00:00:01Z'}}")) {
             assertThat(QueryPlanner.exactOnId(ExtendedJson.parse("{_id: " + range + "}"), Filter.parse(new BsonDocument()))).as(range).isTrue();
-            List<BsonValue> viaBounds = idsOf(run("plan4", "{find: 'm', filter: {_id: " + range + "}}"));
-            List<BsonValue> scanned = idsOf(run("plan4", "{find: 'm', filter: {_id: " + range + "}, hint: {$natural: 1}}"));
-            assertThat(viaBounds).as(range).isNotEmpty().containsExactlyInAnyOrderElementsOf(scanned);
+            assertThat(sameAsCollectionScan("plan4", "{_id: " + range + "}", null)).as(range).isNotEmpty();
         }
         assertThat(idsOf(run("plan4", "{find: 'm', filter: {_id: {$gte: 0, $lt: 3}}}"))).as("NaN is not a number in a range")
                 .containsExactly(new BsonDouble(-0.0), new BsonInt32(1), new BsonInt64(2), new BsonDouble(2.5));
@@ -219,10 +218,8 @@ class PlannerExplainTest extends ShardIntegrationTest {
                 + " {_id: 7}, {_id: 'bz'}, {_id: {$symbol: 'bsym'}}, {_id: {k: 'c'}}, {_id: {$oid: '0123456789abcdef01234567'}},"
                 + " {_id: true}, {_id: null}, {_id: {$minKey: 1}}, {_id: {$maxKey: 1}}, {_id: 'c'}]}");
         for (String range : List.of("{$gte: 'b'}", "{$gt: 'b'}", "{$lt: 'c'}", "{$lte: 'c'}", "{$gt: 'b', $lt: 'c'}", "{$gte: ''}")) {
-            List<BsonValue> viaBounds = idsOf(run("plan2", "{find: 'm', filter: {_id: " + range + "}}"));
-            List<BsonValue> scanned = idsOf(run("plan2", "{find: 'm', filter: {_id: " + range + "}, hint: {$natural: 1}}"));
-            assertThat(viaBounds).as(range).isNotEmpty().containsExactlyInAnyOrderElementsOf(scanned);
-            assertThat(viaBounds).as(range).allMatch(id -> id.isString() || id.isSymbol());
+            assertThat(sameAsCollectionScan("plan2", "{_id: " + range + "}", null)).as(range).isNotEmpty()
+                    .allMatch(id -> id.isString() || id.isSymbol());
         }
         assertThat(idsOf(run("plan2", "{find: 'm', filter: {_id: {$gt: 'b', $lt: 'c'}}}"))).containsExactly(
                 new BsonString("banana"), new BsonSymbol("bsym"), new BsonString("bz"));
@@ -249,11 +246,11 @@ class PlannerExplainTest extends ShardIntegrationTest {
         for (String filter : List.of("{v: {$gt: 5}}", "{v: {$gte: 6}}", "{v: {$lte: 6.5}}", "{v: {$gt: 'e'}}", "{v: {$lt: 'g'}}",
                 "{v: {$gte: {$date: '1970-01-01T00:00:00Z'}}}", "{v: {$gt: {$numberDouble: '-Infinity'}}}", "{'n.w': {$gt: 5}}",
                 "{'n.w': {$gte: 'a'}}", "{'n.w': {$lt: 3}}")) {
-            BsonDocument winning = winning(explain0("plan5", "{find: 'm', filter: " + filter + ", hint: '" + (filter.contains("n.w") ? "nw" : "v_1") + "'}"));
+            String index = filter.contains("n.w") ? "nw" : "v_1";
+            BsonDocument winning = winning(explain0("plan5", "{find: 'm', filter: " + filter + ", hint: '" + index + "'}"));
             assertThat(winning.containsKey("filter")).as(filter + ": exact, " + winning.toJson()).isFalse();
-            List<BsonValue> viaBounds = idsOf(run("plan5", "{find: 'm', filter: " + filter + "}"));
-            List<BsonValue> scanned = idsOf(run("plan5", "{find: 'm', filter: " + filter + ", hint: {$natural: 1}}"));
-            assertThat(viaBounds).as(filter).isNotEmpty().doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(scanned);
+            assertThat(sameAsCollectionScan("plan5", filter, null)).as(filter).isNotEmpty();
+            assertThat(sameAsCollectionScan("plan5", filter, index)).as(filter + " over " + index).isNotEmpty();
         }
         // not exact: two comparisons on a multikey index (its bounds hold one), a positional path, a collation, a hashed or
         // compound index, NaN, two brackets, another operator
@@ -265,9 +262,20 @@ class PlannerExplainTest extends ShardIntegrationTest {
             assertThat(winning.containsKey("filter")).as(inexact[0] + " over " + inexact[1] + ": " + winning.toJson()).isTrue();
         }
         for (String[] checked : new String[][] {{"{'p.0': {$gt: 5}}", "p0"}, {"{'n.w': {$gt: 1, $lt: 3}}", "nw"}, {"{v: {$gte: 5, $lt: 7}}", "v_1"}}) {
-            assertThat(idsOf(run("plan5", "{find: 'm', filter: " + checked[0] + ", hint: '" + checked[1] + "'}"))).as(checked[0] + ", filter checked")
-                    .containsExactlyInAnyOrderElementsOf(idsOf(run("plan5", "{find: 'm', filter: " + checked[0] + ", hint: {$natural: 1}}")));
+            sameAsCollectionScan("plan5", checked[0], checked[1]);
         }
+    }
+
+    /**
+     * Asserts that a find of {@code filter} on {@code db.m}, hinted to the index named {@code hint} (null: the planner's
+     * choice), returns what a collection scan with the filter returns, each document once; returns their ids.
+     */
+    private List<BsonValue> sameAsCollectionScan(String db, String filter, @Nullable String hint) {
+        String hinted = hint == null ? "" : ", hint: '" + hint + "'";
+        List<BsonValue> planned = idsOf(run(db, "{find: 'm', filter: " + filter + hinted + "}"));
+        List<BsonValue> scanned = idsOf(run(db, "{find: 'm', filter: " + filter + ", hint: {$natural: 1}}"));
+        assertThat(planned).as(filter + hinted).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(scanned);
+        return planned;
     }
 
     private BsonDocument explain0(String db, String inner) {
