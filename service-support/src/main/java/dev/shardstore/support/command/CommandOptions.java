@@ -74,7 +74,7 @@ public final class CommandOptions {
             new Option("maxTimeMS", Treatment.IMPLEMENTED, "a whole number of ms, 0 = none: past it the command fails with MaxTimeMSExpired (50), checked by"
                     + " the router between routing attempts and by each shard while it scans documents (the router forwards it);"
                     + " a cursor's getMores spend what is left of it; refused on getMore itself (no awaitData cursors)",
-                    OperationDeadline::millis),
+                    MaxTimeMS::millis),
             conditional("readConcern", "local, available and majority read the shard primary's committed data, which is"
                     + " what each is on single-node shards; afterClusterTime waits for every write up to that time;"
                     + " snapshot (with transactions), linearizable and atClusterTime are not implemented",

@@ -2,27 +2,43 @@ package dev.shardstore.support.command;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.operation.Caller;
+import dev.shardstore.support.operation.OperationContext;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.bson.BsonDocument;
 
 /**
  * Dispatches a command document to the {@link CommandHandler} named by its first key. One registry
- * serves every front end of a service (DESIGN.md §6). The handler runs under the command's {@code maxTimeMS}
- * ({@link OperationDeadline}).
+ * serves every front end of a service (DESIGN.md §6). It creates each command's {@link OperationContext} once the
+ * command's options are accepted, with its {@code maxTimeMS} ({@link MaxTimeMS}) as the operation's deadline, and
+ * hands it to the handler.
  */
 public final class CommandRegistry {
     private final Map<String, CommandHandler> handlers = new HashMap<>();
+    private final LongSupplier ticker;
 
     /**
+     * A registry whose deadlines run on {@link System#nanoTime}.
+     *
      * @throws IllegalStateException if two handlers claim the same name or alias
      */
     public CommandRegistry(List<CommandHandler> handlerBeans) {
+        this(handlerBeans, System::nanoTime);
+    }
+
+    /**
+     * A registry whose deadlines run on {@code ticker} (nanoseconds; a test's own counter in tests).
+     *
+     * @throws IllegalStateException if two handlers claim the same name or alias
+     */
+    public CommandRegistry(List<CommandHandler> handlerBeans, LongSupplier ticker) {
+        this.ticker = ticker;
         for (CommandHandler handler : handlerBeans) {
             register(handler.name(), handler);
             handler.aliases().forEach(alias -> register(alias, handler));
@@ -38,14 +54,33 @@ public final class CommandRegistry {
     }
 
     /**
-     * Runs {@code command} on {@code db}.
+     * Runs {@code command} on {@code db} as a new operation of {@code caller}.
      *
      * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
      *                          for an unknown command name, an option {@link CommandOptions} refuses, a bad
-     *                          {@code maxTimeMS} ({@link OperationDeadline#millisOf}), or whatever the handler throws —
+     *                          {@code maxTimeMS} ({@link MaxTimeMS#millisOf}), or whatever the handler throws —
      *                          MaxTimeMSExpired (50) when it runs past its {@code maxTimeMS}
      */
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(Caller caller, String db, BsonDocument command) {
+        CommandHandler handler = handler(db, command);
+        return handler.run(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker), db, command);
+    }
+
+    /**
+     * Runs {@code command} on {@code db} as part of the operation {@code opCtx} (a router's {@code $out} writing its
+     * results): the command's own {@code maxTimeMS}, if any, narrows the operation's limit and never extends it.
+     *
+     * @throws CommandException as {@link #run(Caller, String, BsonDocument)}
+     */
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
+        CommandHandler handler = handler(db, command);
+        long maxTimeMs = MaxTimeMS.millisOf(command);
+        OperationContext within = maxTimeMs == 0 ? opCtx : opCtx.withDeadline(opCtx.deadline().within(maxTimeMs * 1_000_000L));
+        return handler.run(within, db, command);
+    }
+
+    /** The handler of {@code command}, once its options are accepted. */
+    private CommandHandler handler(String db, BsonDocument command) {
         if (command.isEmpty()) {
             throw new CommandException(ErrorCode.FailedToParse, "empty command document: the first field must name the command");
         }
@@ -55,9 +90,7 @@ public final class CommandRegistry {
             throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
         }
         CommandOptions.check(db, command);
-        long maxTimeMs = OperationDeadline.millisOf(command);
-        return maxTimeMs == 0 ? handler.run(db, command)
-                : OperationDeadline.within(TimeUnit.MILLISECONDS.toNanos(maxTimeMs), () -> handler.run(db, command));
+        return handler;
     }
 
     /** Every name and alias a handler serves, sorted. */

@@ -4,6 +4,7 @@ import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.support.operation.Caller;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,7 @@ public final class InternalCommands {
     public BsonDocument run(String db, BsonDocument command) {
         try {
             gossip.received(command, ClusterTimeGossip.Sender.PEER);
-            return stamped(registry.run(db, command));
+            return stamped(registry.run(Caller.peer(), db, command));
         } catch (CommandException e) {
             return refused(e);
         } catch (RuntimeException e) {

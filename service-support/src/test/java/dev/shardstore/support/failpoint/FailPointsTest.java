@@ -1,5 +1,6 @@
 package dev.shardstore.support.failpoint;
 
+import dev.shardstore.support.operation.Caller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -72,7 +73,7 @@ class FailPointsTest {
                 .hasMessageContaining("'data.action'");
         assertThatThrownBy(() -> run("{configureFailPoint: 'step', mode: 'alwaysOn', data: {action: 'error'}}"))
                 .hasMessageContaining("'data.errorCode'");
-        assertThatThrownBy(() -> commands.run("test", BsonDocument.parse("{configureFailPoint: 'step', mode: 'off'}")))
+        assertThatThrownBy(() -> commands.run(Caller.peer(), "test", BsonDocument.parse("{configureFailPoint: 'step', mode: 'off'}")))
                 .hasMessageContaining("admin");
     }
 
@@ -89,7 +90,7 @@ class FailPointsTest {
     }
 
     private BsonDocument run(String command) {
-        return commands.run("admin", BsonDocument.parse(command));
+        return commands.run(Caller.peer(), "admin", BsonDocument.parse(command));
     }
 
     /** A process that arms a crash, passes it, and would print "after" if it survived. */

@@ -1,0 +1,181 @@
+package dev.shardstore.support.operation;
+
+import dev.shardstore.contracts.clock.ReadConcern;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The state of one operation, created at the front end of a service and passed as a parameter down the call chain
+ * (MongoDB's {@code OperationContext}; docs/architecture.md "The operation context"): its {@link Deadline}, its
+ * session fields ({@code lsid}, {@code txnNumber}), its read concern, and who it runs for ({@link Caller}). Nothing
+ * about an operation is bound to a thread: a statement of a multi-statement transaction may run on another request
+ * thread than the one before it, and one thread may apply many operations in turn.
+ *
+ * <p>What a service adds to an operation while it runs — on a shard, the filtering metadata its shard version check
+ * accepted (with the shard and database versions it was sent with), the write unit its writes join and the retryable
+ * statement they record for — travels as a {@link Decoration} (MongoDB decorates its {@code OperationContext} the
+ * same way): {@link #with} returns a new context, so a decoration is seen exactly by the code it is passed to.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class OperationContext {
+    private static final Object[] NO_DECORATIONS = new Object[0];
+
+    private final Caller caller;
+    private final Deadline deadline;
+    private final @Nullable OperationSessionInfo session;
+    private final ReadConcern readConcern;
+    /** Alternating decoration keys and values. */
+    private final Object[] decorations;
+
+    private OperationContext(Caller caller, Deadline deadline, @Nullable OperationSessionInfo session, ReadConcern readConcern,
+            Object[] decorations) {
+        this.caller = Objects.requireNonNull(caller, "caller");
+        this.deadline = Objects.requireNonNull(deadline, "deadline");
+        this.session = session;
+        this.readConcern = Objects.requireNonNull(readConcern, "readConcern");
+        this.decorations = decorations;
+    }
+
+    /**
+     * The context of a command document that {@link dev.shardstore.support.command.CommandOptions} has accepted: its
+     * session fields and read concern as the command states them, and its {@code maxTimeMS} on {@code ticker}.
+     *
+     * @param maxTimeMs the command's limit in milliseconds, 0 for none
+     * @throws dev.shardstore.contracts.error.CommandException the errors of {@link OperationSessionInfo#of} and
+     *                                                         {@link ReadConcern#of} for fields that do not parse
+     */
+    public static OperationContext forCommand(Caller caller, BsonDocument command, long maxTimeMs, LongSupplier ticker) {
+        Deadline deadline = maxTimeMs == 0 ? Deadline.none() : Deadline.after(maxTimeMs * 1_000_000L, ticker);
+        return new OperationContext(caller, deadline, OperationSessionInfo.of(command).orElse(null), ReadConcern.of(command),
+                NO_DECORATIONS);
+    }
+
+    /** The context of work {@code caller} does of its own accord: no limit, no session, the default read concern. */
+    public static OperationContext of(Caller caller) {
+        return new OperationContext(caller, Deadline.none(), null, ReadConcern.DEFAULT, NO_DECORATIONS);
+    }
+
+    /** This process's own work named {@code task} ({@link Caller#internal}). */
+    public static OperationContext internal(String task) {
+        return of(Caller.internal(task));
+    }
+
+    /** Who the operation runs for. */
+    public Caller caller() {
+        return caller;
+    }
+
+    /** The operation's time limit. */
+    public Deadline deadline() {
+        return deadline;
+    }
+
+    /**
+     * Throws once the operation's limit has passed (see {@link Deadline#check()}).
+     *
+     * @throws dev.shardstore.contracts.error.CommandException MaxTimeMSExpired (50)
+     */
+    public void checkDeadline() {
+        deadline.check();
+    }
+
+    /** The session fields the operation was sent with, if any. */
+    public Optional<OperationSessionInfo> session() {
+        return Optional.ofNullable(session);
+    }
+
+    /** The read concern the operation was sent with ({@link ReadConcern#DEFAULT} without one). */
+    public ReadConcern readConcern() {
+        return readConcern;
+    }
+
+    /** This context with {@code deadline} as its limit (a cursor's getMore spends what its opening left). */
+    public OperationContext withDeadline(Deadline deadline) {
+        return new OperationContext(caller, deadline, session, readConcern, decorations);
+    }
+
+    /** This context with {@code value} as its {@code key} decoration (replacing any earlier one of that key). */
+    public <T> OperationContext with(Decoration<T> key, T value) {
+        Objects.requireNonNull(value, key.name());
+        int at = indexOf(key);
+        Object[] next;
+        if (at >= 0) {
+            next = decorations.clone();
+        } else {
+            next = Arrays.copyOf(decorations, decorations.length + 2);
+            at = decorations.length;
+            next[at] = key;
+        }
+        next[at + 1] = value;
+        return new OperationContext(caller, deadline, session, readConcern, next);
+    }
+
+    /** This context without a {@code key} decoration. */
+    public OperationContext without(Decoration<?> key) {
+        int at = indexOf(key);
+        if (at < 0) {
+            return this;
+        }
+        Object[] next = new Object[decorations.length - 2];
+        System.arraycopy(decorations, 0, next, 0, at);
+        System.arraycopy(decorations, at + 2, next, at, decorations.length - at - 2);
+        return new OperationContext(caller, deadline, session, readConcern, next);
+    }
+
+    /** The {@code key} decoration, or null when the operation has none. */
+    public <T> @Nullable T get(Decoration<T> key) {
+        int at = indexOf(key);
+        return at < 0 ? null : key.type().cast(decorations[at + 1]);
+    }
+
+    /** The {@code key} decoration, if the operation has one. */
+    public <T> Optional<T> find(Decoration<T> key) {
+        return Optional.ofNullable(get(key));
+    }
+
+    private int indexOf(Decoration<?> key) {
+        for (int i = 0; i < decorations.length; i += 2) {
+            if (decorations[i] == key) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public String toString() {
+        return "OperationContext[" + caller + ", " + deadline + (session == null ? "" : ", " + session) + "]";
+    }
+
+    /**
+     * A kind of state a service attaches to its operations. Keys compare by identity: each is a constant of the
+     * class that owns that state.
+     *
+     * @param name what the state is, for messages
+     * @param type the class of its values
+     */
+    public record Decoration<T>(String name, Class<T> type) {
+        public Decoration {
+            Objects.requireNonNull(type, "type");
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a decoration has a name");
+            }
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return this == other;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
+}
