@@ -1,5 +1,6 @@
 package dev.shardstore.config.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.catalog.ChunkCatalog;
@@ -84,7 +85,7 @@ public class ConfigFindCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         boolean keysCollection = "admin".equals(db) && KEYS.equals(collection);

@@ -1,5 +1,6 @@
 package dev.shardstore.config.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.config.catalog.CollectionCatalog;
 import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.contracts.bson.CommandArgs;
@@ -55,7 +56,7 @@ public class ConfigUpdateCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         if (!"config".equals(db) || !Set.of("settings", "collections").contains(collection)) {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -165,7 +166,7 @@ final class BatchedWrite {
      * @throws CommandException a routing error (the config service unreachable, stale after every attempt); a shard's
      *                          command-level error or transport failure becomes write errors of its statements
      */
-    Optional<BsonDocument> execute(boolean createDatabase) {
+    Optional<BsonDocument> execute(OperationContext opCtx, boolean createDatabase) {
         boolean nothingToRoute = ordered ? statements.get(0).rejection != null : statements.stream().allMatch(s -> s.rejection != null);
         if (nothingToRoute) { // e.g. an oversized document: answered without asking the config service or a shard
             for (Statement s : statements) {
@@ -175,7 +176,7 @@ final class BatchedWrite {
             }
             return Optional.of(reply());
         }
-        return router.run(db, collection, createDatabase, routing -> {
+        return router.run(opCtx, db, collection, createDatabase, routing -> {
             attempt(routing);
             return reply();
         });

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.session.StatementIds;
@@ -69,12 +70,12 @@ public class BulkWriteCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         Namespaces.checkAdmin(db, "bulkWrite");
         BulkWriteRequest request = BulkWriteRequest.parse(command);
         Results results = new Results(request.errorsOnly());
         for (List<Op> run : runs(request)) {
-            boolean failed = execute(command, request, run, results);
+            boolean failed = execute(opCtx, command, request, run, results);
             if (failed && request.ordered()) {
                 break;
             }
@@ -123,7 +124,7 @@ public class BulkWriteCommand implements CommandHandler {
     }
 
     /** Runs one run as its collection command and records its results; whether any of its ops failed. */
-    private boolean execute(BsonDocument bulkWrite, BulkWriteRequest request, List<Op> run, Results results) {
+    private boolean execute(OperationContext opCtx, BsonDocument bulkWrite, BulkWriteRequest request, List<Op> run, Results results) {
         Op first = run.getFirst();
         Namespace ns = first.namespace();
         BsonDocument command = new BsonDocument(first.kind().command, new BsonString(ns.collection()));
@@ -146,9 +147,9 @@ public class BulkWriteCommand implements CommandHandler {
         BsonDocument reply;
         try {
             reply = switch (first.kind()) {
-                case INSERT -> inserts.run(ns.db(), command);
-                case UPDATE -> updates.run(ns.db(), command);
-                case DELETE -> deletes.run(ns.db(), command);
+                case INSERT -> inserts.run(opCtx, ns.db(), command);
+                case UPDATE -> updates.run(opCtx, ns.db(), command);
+                case DELETE -> deletes.run(opCtx, ns.db(), command);
             };
         } catch (CommandException e) {
             for (Op op : request.ordered() ? List.of(first) : run) {

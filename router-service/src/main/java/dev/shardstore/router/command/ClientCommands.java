@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.Caller;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -77,7 +78,7 @@ public class ClientCommands {
             if (lsid != null) {
                 sessions.vivify(lsid);
             }
-            BsonDocument reply = registry.run(db, command);
+            BsonDocument reply = registry.run(Caller.client(transport.tag()), db, command);
             if (lsid != null && reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
                 cursors.bindSession(reply.getDocument("cursor").getNumber("id").longValue(), lsid);
             }

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -38,10 +39,10 @@ public class CollModCommand {
     /** {@code collMod}. */
     @Bean
     CommandHandler collMod(ConfigServer config, RoutingTableCache collections) {
-        return CommandHandler.of("collMod", (db, cmd) -> {
+        return CommandHandler.of("collMod", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "collMod");
             String collection = new CommandArgs(cmd).collectionName();
-            boolean sharded = router.run(db, collection, false, routing -> {
+            boolean sharded = router.run(opCtx, db, collection, false, routing -> {
                 if (!routing.isSharded()) {
                     return false;
                 }
@@ -56,7 +57,7 @@ public class CollModCommand {
                 }
                 return true;
             }).orElseThrow(() -> notFound(db, collection));
-            return router.run(db, collection, false, routing -> {
+            return router.run(opCtx, db, collection, false, routing -> {
                 if (!routing.isSharded() || !sharded) {
                     return CollectionDdlCommands.checked(router.send(routing, routing.database().primary(), db, cmd));
                 }

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -44,11 +45,11 @@ public class CollectionDdlCommands {
      */
     @Bean
     CommandHandler drop(ConfigServer config, RoutingTableCache collections) {
-        return CommandHandler.of("drop", (db, cmd) -> {
+        return CommandHandler.of("drop", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "drop");
             String collection = new CommandArgs(cmd).collectionName();
             String ns = db + "." + collection;
-            return router.run(db, collection, false, routing -> {
+            return router.run(opCtx, db, collection, false, routing -> {
                 if (!routing.isSharded()) {
                     return checked(router.send(routing, routing.database().primary(), db, cmd));
                 }
@@ -81,10 +82,10 @@ public class CollectionDdlCommands {
     /** {@code listIndexes}: the shard's cursor is adopted like find's. */
     @Bean
     CommandHandler listIndexes() {
-        return CommandHandler.of("listIndexes", (db, cmd) -> {
+        return CommandHandler.of("listIndexes", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "listIndexes");
             String collection = new CommandArgs(cmd).collectionName();
-            return router.run(db, collection, false, routing -> {
+            return router.run(opCtx, db, collection, false, routing -> {
                 String shard = indexReader(routing);
                 return cursors.adopt(db, collection, shard, checked(router.send(routing, shard, db, cmd)));
             }).orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + db + "." + collection));
@@ -92,10 +93,10 @@ public class CollectionDdlCommands {
     }
 
     private CommandHandler indexCommand(String name, boolean createDatabase, Supplier<BsonDocument> whenMissing) {
-        return CommandHandler.of(name, (db, cmd) -> {
+        return CommandHandler.of(name, (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, name);
             String collection = new CommandArgs(cmd).collectionName();
-            return router.run(db, collection, createDatabase, routing -> {
+            return router.run(opCtx, db, collection, createDatabase, routing -> {
                 if (!routing.isSharded()) {
                     return checked(router.send(routing, routing.database().primary(), db, cmd));
                 }

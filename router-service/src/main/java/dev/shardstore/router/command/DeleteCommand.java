@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -39,7 +40,7 @@ public class DeleteCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         Namespaces.checkUserDatabase(db, "delete");
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
@@ -60,7 +61,7 @@ public class DeleteCommand implements CommandHandler {
         CommandVariables.parse(command.get("let"), "let"); // a bad let refuses the command here, not per statement on the shards
         return new BatchedWrite(router, db, collection, command, "deletes", statements, ordered, false, DeleteCommand::target)
                 .refuseMultiWhenRetryable(statement -> statement.asDocument().getNumber("limit").longValue() == 0, "limit=0")
-                .execute(false).orElseGet(() -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
+                .execute(opCtx, false).orElseGet(() -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
     }
 
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue value) {

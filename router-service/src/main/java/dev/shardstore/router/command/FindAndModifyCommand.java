@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -42,14 +43,14 @@ public class FindAndModifyCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         Namespaces.checkUserDatabase(db, "findAndModify");
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonDocument query = args.optionalDocument(command, "query", "query");
         boolean upsert = args.optionalBoolean(command, "upsert", "upsert", false);
         CommandVariables.parse(command.get("let"), "let"); // refused before any shard is asked
-        BsonDocument reply = router.run(db, collection, true, routing -> modify(routing, db, collection, command, query, upsert)).orElseThrow();
+        BsonDocument reply = router.run(opCtx, db, collection, true, routing -> modify(routing, db, collection, command, query, upsert)).orElseThrow();
         if (ErrorReplies.isError(reply)) {
             throw ErrorReplies.toException(reply);
         }

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
@@ -52,7 +53,7 @@ public class InsertCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         Namespaces.checkUserDatabase(db, "insert");
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
@@ -66,7 +67,7 @@ public class InsertCommand implements CommandHandler {
                         "document at index " + i + " is " + size + " bytes, over the limit of " + BsonBytes.MAX_DOCUMENT_SIZE);
             }
         }
-        return write.execute(true).orElseThrow();
+        return write.execute(opCtx, true).orElseThrow();
     }
 
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue statement) {

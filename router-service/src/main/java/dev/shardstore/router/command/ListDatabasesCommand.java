@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.router.peer.PeerClient;
@@ -41,7 +42,7 @@ public class ListDatabasesCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         Namespaces.checkAdmin(db, "listDatabases");
         BsonArray catalog = config.run("admin", new BsonDocument("_configsvrListDatabases", new BsonInt32(1))).getArray("databases");
         boolean nameOnly = new CommandArgs(command).optionalBoolean(command, "nameOnly", "nameOnly", false);

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorReplies;
@@ -32,9 +33,9 @@ public class PrimaryShardCommands {
 
     @Bean
     CommandHandler listCollections() {
-        return CommandHandler.of("listCollections", (db, cmd) -> {
+        return CommandHandler.of("listCollections", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "listCollections");
-            return router.runOnDatabase(db, false, database -> new ShardReply(database.primary(), router.sendToPrimary(database, cmd)))
+            return router.runOnDatabase(opCtx, db, false, database -> new ShardReply(database.primary(), router.sendToPrimary(database, cmd)))
                     .map(reply -> cursors.adopt(db, "$cmd.listCollections", reply.shardId(), unwrap(reply)))
                     .orElseGet(() -> Replies.cursor(true, List.of(), 0, db + ".$cmd.listCollections"));
         });
@@ -52,10 +53,10 @@ public class PrimaryShardCommands {
      * @param whenMissing the reply when the database does not exist (and {@code create} is false)
      */
     private CommandHandler write(String name, boolean create, Supplier<BsonDocument> whenMissing) {
-        return CommandHandler.of(name, (db, cmd) -> {
+        return CommandHandler.of(name, (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, name);
             String collection = new CommandArgs(cmd).collectionName();
-            return toPrimary(db, collection, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
+            return toPrimary(opCtx, db, collection, cmd, create).map(PrimaryShardCommands::unwrap).orElseGet(whenMissing);
         });
     }
 
@@ -63,8 +64,8 @@ public class PrimaryShardCommands {
      * Runs {@code cmd} on the primary shard of {@code db} through the versioned loop: the collection's routing is
      * resolved (and its versions attached), and the statement retried on stale routing.
      */
-    private Optional<ShardReply> toPrimary(String db, String collection, BsonDocument cmd, boolean create) {
-        return router.run(db, collection, create, routing -> {
+    private Optional<ShardReply> toPrimary(OperationContext opCtx, String db, String collection, BsonDocument cmd, boolean create) {
+        return router.run(opCtx, db, collection, create, routing -> {
             String primary = routing.database().primary();
             return new ShardReply(primary, router.send(routing, primary, db, cmd));
         });

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -40,13 +41,13 @@ public class ReadCommands {
     /** {@code find}; on the config database it reads the catalog (config.shards, config.databases, ...) like mongos. */
     @Bean
     CommandHandler find(ConfigServer config) {
-        return CommandHandler.of("find", (db, cmd) -> {
+        return CommandHandler.of("find", (opCtx, db, cmd) -> {
             new CommandArgs(cmd).collectionName();
             if ("config".equals(db)) {
                 return config.run(db, cmd);
             }
             Namespaces.checkUserDatabase(db, "find");
-            return ViewResolution.orResolved(cmd, () -> reads.find(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
+            return ViewResolution.orResolved(cmd, () -> reads.find(opCtx, db, cmd), aggregate -> reads.aggregate(opCtx, db, aggregate), reply -> reply);
         });
     }
 
@@ -59,17 +60,17 @@ public class ReadCommands {
     @Bean
     CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages, DatabaseAggregate databaseLevel,
             AggregateOutput output, ConfigAggregate configAggregate) {
-        return CommandHandler.of("aggregate", (db, cmd) -> {
+        return CommandHandler.of("aggregate", (opCtx, db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
-                return distribution.aggregate(db, cmd);
+                return distribution.aggregate(opCtx, db, cmd);
             }
             String sessionStage = pipeline != null && pipeline.isArray() ? SessionStages.leadingStage(pipeline.asArray()) : null;
             if (sessionStage != null) {
                 return sessionStages.aggregate(db, cmd, sessionStage);
             }
             if (DatabaseAggregate.isDatabaseLevel(cmd) && !cmd.containsKey("explain")) {
-                return databaseLevel.aggregate(db, cmd);
+                return databaseLevel.aggregate(opCtx, db, cmd);
             }
             if ("config".equals(db)) {
                 return configAggregate.aggregate(cmd);
@@ -77,26 +78,26 @@ public class ReadCommands {
             new CommandArgs(cmd).collectionName();
             Namespaces.checkUserDatabase(db, "aggregate");
             if (cmd.containsKey("explain") && new CommandArgs(cmd).optionalBoolean(cmd, "explain", "explain", false)) {
-                return explainAggregate(db, cmd);
+                return explainAggregate(opCtx, db, cmd);
             }
             if (pipeline != null && pipeline.isArray()) {
                 OutputStage.checkPlacement(pipeline.asArray());
                 if (OutputStage.endsWithOutput(pipeline.asArray())) {
                     // $out/$merge: read (a view resolved as below), then write through the router
-                    return output.aggregate(db, cmd, read -> ViewResolution.orResolved(read, () -> reads.aggregate(db, read),
-                            aggregate -> reads.aggregate(db, aggregate), reply -> reply));
+                    return output.aggregate(opCtx, db, cmd, read -> ViewResolution.orResolved(read, () -> reads.aggregate(opCtx, db, read),
+                            aggregate -> reads.aggregate(opCtx, db, aggregate), reply -> reply));
                 }
             }
-            return ViewResolution.orResolved(cmd, () -> reads.aggregate(db, cmd), aggregate -> reads.aggregate(db, aggregate), reply -> reply);
+            return ViewResolution.orResolved(cmd, () -> reads.aggregate(opCtx, db, cmd), aggregate -> reads.aggregate(opCtx, db, aggregate), reply -> reply);
         });
     }
 
     /** {@code aggregate} with {@code explain: true}: the explain command's answer for the same aggregate. */
-    private BsonDocument explainAggregate(String db, BsonDocument cmd) {
+    private BsonDocument explainAggregate(OperationContext opCtx, String db, BsonDocument cmd) {
         BsonDocument aggregate = cmd.clone();
         aggregate.remove("explain");
         aggregate.putIfAbsent("cursor", new BsonDocument());
-        return explain(db, new BsonDocument("explain", aggregate).append("verbosity", new BsonString("queryPlanner")));
+        return explain(opCtx, db, new BsonDocument("explain", aggregate).append("verbosity", new BsonString("queryPlanner")));
     }
 
     @Bean
@@ -111,17 +112,17 @@ public class ReadCommands {
 
     @Bean
     CommandHandler count() {
-        return CommandHandler.of("count", (db, cmd) -> {
+        return CommandHandler.of("count", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "count");
-            return ViewResolution.orResolved(cmd, () -> reads.count(db, cmd), aggregate -> reads.aggregate(db, aggregate), ViewResolution::countReply);
+            return ViewResolution.orResolved(cmd, () -> reads.count(opCtx, db, cmd), aggregate -> reads.aggregate(opCtx, db, aggregate), ViewResolution::countReply);
         });
     }
 
     @Bean
     CommandHandler distinct() {
-        return CommandHandler.of("distinct", (db, cmd) -> {
+        return CommandHandler.of("distinct", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "distinct");
-            return ViewResolution.orResolved(cmd, () -> reads.distinct(db, cmd), aggregate -> reads.aggregate(db, aggregate),
+            return ViewResolution.orResolved(cmd, () -> reads.distinct(opCtx, db, cmd), aggregate -> reads.aggregate(opCtx, db, aggregate),
                     ViewResolution::distinctReply);
         });
     }
@@ -135,20 +136,20 @@ public class ReadCommands {
         return CommandHandler.of("explain", this::explain);
     }
 
-    private BsonDocument explain(String db, BsonDocument cmd) {
+    private BsonDocument explain(OperationContext opCtx, String db, BsonDocument cmd) {
         Namespaces.checkUserDatabase(db, "explain");
         BsonValue inner = cmd.get("explain");
         if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
             throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
         }
         String collection = new CommandArgs(inner.asDocument()).collectionName();
-        return ViewResolution.orResolved(inner.asDocument(), () -> explainPlain(db, cmd, collection),
-                aggregate -> explain(db, new BsonDocument("explain", aggregate).append("verbosity", cmd.get("verbosity", new BsonString("queryPlanner")))),
+        return ViewResolution.orResolved(inner.asDocument(), () -> explainPlain(opCtx, db, cmd, collection),
+                aggregate -> explain(opCtx, db, new BsonDocument("explain", aggregate).append("verbosity", cmd.get("verbosity", new BsonString("queryPlanner")))),
                 reply -> reply);
     }
 
-    private BsonDocument explainPlain(String db, BsonDocument cmd, String collection) {
-        return explainer.explain(db, cmd).orElseGet(() -> Replies.ok(
+    private BsonDocument explainPlain(OperationContext opCtx, String db, BsonDocument cmd, String collection) {
+        return explainer.explain(opCtx, db, cmd).orElseGet(() -> Replies.ok(
                 new BsonDocument("queryPlanner", new BsonDocument("namespace", new BsonString(db + "." + collection))
                         .append("winningPlan", new BsonDocument("stage", new BsonString("EOF")))
                         .append("rejectedPlans", new BsonArray()))));

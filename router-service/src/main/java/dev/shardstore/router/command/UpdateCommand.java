@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -40,7 +41,7 @@ public class UpdateCommand implements CommandHandler {
     }
 
     @Override
-    public BsonDocument run(String db, BsonDocument command) {
+    public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         if ("config".equals(db)) {
             // config.settings and config.collections' noBalance, as mongos forwards them to the config server
             return config.run(db, command);
@@ -64,7 +65,7 @@ public class UpdateCommand implements CommandHandler {
         return new BatchedWrite(router, db, collection, command, "updates", statements, ordered, true, (routing, index, statement) ->
                 target(args, routing, index, statement.asDocument()))
                 .refuseMultiWhenRetryable(statement -> args.optionalBoolean(statement.asDocument(), "multi", "multi", false), "multi=true")
-                .execute(true).orElseThrow();
+                .execute(opCtx, true).orElseThrow();
     }
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -76,7 +77,7 @@ public class AggregateOutput {
      * @return {@code {cursor: {firstBatch: [], id: 0, ns}, ok: 1}}
      * @throws CommandException the stage's parse errors, the read's errors, the write errors described above
      */
-    public BsonDocument aggregate(String db, BsonDocument command, UnaryOperator<BsonDocument> read) {
+    public BsonDocument aggregate(OperationContext opCtx, String db, BsonDocument command, UnaryOperator<BsonDocument> read) {
         BsonArray pipeline = command.getArray("pipeline");
         OutputStage stage = OutputStage.parse(db, pipeline);
         CommandVariables variables = CommandVariables.ofCommand(command);
@@ -90,15 +91,15 @@ public class AggregateOutput {
         reading.put("cursor", new BsonDocument());
         List<BsonDocument> documents = reads.drain(db, read.apply(reading));
         if (stage.name().equals("$out")) {
-            out(stage.target(), documents);
+            out(opCtx, stage.target(), documents);
         } else {
-            merge(stage, documents, variables);
+            merge(opCtx, stage, documents, variables);
         }
         return Replies.cursor(true, List.of(), 0, db + "." + collection);
     }
 
-    private void out(Namespace target, List<BsonDocument> documents) {
-        Optional<CollectionRouting> routing = router.run(target.db(), target.collection(), false, r -> r);
+    private void out(OperationContext opCtx, Namespace target, List<BsonDocument> documents) {
+        Optional<CollectionRouting> routing = router.run(opCtx, target.db(), target.collection(), false, r -> r);
         if (routing.isPresent() && routing.get().isSharded()) {
             throw new CommandException(ErrorCode.Location28769, target.full() + " cannot be sharded");
         }
@@ -106,27 +107,27 @@ public class AggregateOutput {
         try {
             // the replaced collection's default collation and indexes (each with its own collation) carry over
             BsonDocument create = new BsonDocument("create", new BsonString(temp));
-            defaultCollation(target).ifPresent(collation -> create.append("collation", collation));
-            run(target.db(), create);
+            defaultCollation(opCtx, target).ifPresent(collation -> create.append("collation", collation));
+            run(opCtx, target.db(), create);
             BsonArray indexes = new BsonArray();
-            for (BsonDocument index : listIndexes(target)) {
+            for (BsonDocument index : listIndexes(opCtx, target)) {
                 if (!index.getString("name").getValue().equals("_id_")) {
                     indexes.add(Collation.indexSpecToCopy(index));
                 }
             }
             if (!indexes.isEmpty()) {
-                run(target.db(), new BsonDocument("createIndexes", new BsonString(temp)).append("indexes", indexes));
+                run(opCtx, target.db(), new BsonDocument("createIndexes", new BsonString(temp)).append("indexes", indexes));
             }
             for (int from = 0; from < documents.size(); from += BATCH) {
                 List<BsonDocument> batch = documents.subList(from, Math.min(documents.size(), from + BATCH));
-                written(run(target.db(), new BsonDocument("insert", new BsonString(temp)).append("documents", new BsonArray(batch))));
+                written(run(opCtx, target.db(), new BsonDocument("insert", new BsonString(temp)).append("documents", new BsonArray(batch))));
             }
             BsonDocument rename = new BsonDocument("_shardsvrRenameCollection", new BsonString(temp))
                     .append("to", new BsonString(target.collection())).append("dropTarget", BsonBoolean.TRUE);
-            router.run(target.db(), temp, false, r -> successful(router.send(r, r.database().primary(), target.db(), rename)));
+            router.run(opCtx, target.db(), temp, false, r -> successful(router.send(r, r.database().primary(), target.db(), rename)));
         } catch (RuntimeException e) {
             try {
-                run(target.db(), new BsonDocument("drop", new BsonString(temp)));
+                run(opCtx, target.db(), new BsonDocument("drop", new BsonString(temp)));
             } catch (RuntimeException dropFailure) {
                 e.addSuppressed(dropFailure);
             }
@@ -134,11 +135,11 @@ public class AggregateOutput {
         }
     }
 
-    private void merge(OutputStage stage, List<BsonDocument> documents, CommandVariables variables) {
+    private void merge(OperationContext opCtx, OutputStage stage, List<BsonDocument> documents, CommandVariables variables) {
         Namespace target = stage.target();
-        Optional<CollectionRouting> routing = router.run(target.db(), target.collection(), false, r -> r);
+        Optional<CollectionRouting> routing = router.run(opCtx, target.db(), target.collection(), false, r -> r);
         List<String> on = stage.on() != null ? stage.on() : defaultOn(routing.orElse(null));
-        if (stage.on() != null && !(on.equals(List.of("_id")) || hasUniqueIndex(target, on))) {
+        if (stage.on() != null && !(on.equals(List.of("_id")) || hasUniqueIndex(opCtx, target, on))) {
             throw new CommandException(ErrorCode.Location51183, "Cannot find index to verify that join fields will be unique");
         }
         List<BsonDocument> statements = new ArrayList<>();
@@ -146,7 +147,7 @@ public class AggregateOutput {
             BsonDocument doc = withId(source);
             BsonDocument key = key(doc, on);
             if (stage.matchedPipeline() != null) {
-                mergeWithPipeline(stage, doc, key, variables);
+                mergeWithPipeline(opCtx, stage, doc, key, variables);
                 continue;
             }
             switch (stage.whenMatched()) {
@@ -159,8 +160,8 @@ public class AggregateOutput {
         for (int from = 0; from < statements.size(); from += BATCH) {
             List<BsonDocument> batch = statements.subList(from, Math.min(statements.size(), from + BATCH));
             BsonDocument reply = stage.whenMatched().equals("fail")
-                    ? run(target.db(), new BsonDocument("insert", new BsonString(target.collection())).append("documents", new BsonArray(batch)))
-                    : run(target.db(), new BsonDocument("update", new BsonString(target.collection())).append("updates", new BsonArray(batch)));
+                    ? run(opCtx, target.db(), new BsonDocument("insert", new BsonString(target.collection())).append("documents", new BsonArray(batch)))
+                    : run(opCtx, target.db(), new BsonDocument("update", new BsonString(target.collection())).append("updates", new BsonArray(batch)));
             written(reply);
             if (stage.whenNotMatched().equals("fail") && reply.getNumber("n").intValue() < batch.size()) {
                 throw noMatch();
@@ -169,7 +170,7 @@ public class AggregateOutput {
     }
 
     /** whenMatched: [pipeline]: one update per document with {@code $$new} and the stage's {@code let} (evaluated on it). */
-    private void mergeWithPipeline(OutputStage stage, BsonDocument doc, BsonDocument key, CommandVariables variables) {
+    private void mergeWithPipeline(OperationContext opCtx, OutputStage stage, BsonDocument doc, BsonDocument key, CommandVariables variables) {
         Namespace target = stage.target();
         BsonDocument let = new BsonDocument("new", literal(doc));
         if (stage.let() != null) {
@@ -177,14 +178,14 @@ public class AggregateOutput {
                     (c, f) -> List.of(), variables).getFirst();
             evaluated.forEach((name, value) -> let.put(name, literal(value)));
         }
-        BsonDocument reply = run(target.db(), new BsonDocument("update", new BsonString(target.collection()))
+        BsonDocument reply = run(opCtx, target.db(), new BsonDocument("update", new BsonString(target.collection()))
                 .append("updates", new BsonArray(List.of(new BsonDocument("q", key).append("u", stage.matchedPipeline()))))
                 .append("let", let));
         written(reply);
         if (reply.getNumber("n").intValue() == 0) {
             switch (stage.whenNotMatched()) {
                 case "fail" -> throw noMatch();
-                case "insert" -> written(run(target.db(), new BsonDocument("insert", new BsonString(target.collection()))
+                case "insert" -> written(run(opCtx, target.db(), new BsonDocument("insert", new BsonString(target.collection()))
                         .append("documents", new BsonArray(List.of(doc)))));
                 default -> { } // discard
             }
@@ -216,9 +217,9 @@ public class AggregateOutput {
         return on;
     }
 
-    private boolean hasUniqueIndex(Namespace target, List<String> on) {
+    private boolean hasUniqueIndex(OperationContext opCtx, Namespace target, List<String> on) {
         Set<String> fields = new HashSet<>(on);
-        for (BsonDocument index : listIndexes(target)) {
+        for (BsonDocument index : listIndexes(opCtx, target)) {
             boolean unique = index.getBoolean("unique", BsonBoolean.FALSE).getValue() && !index.containsKey("partialFilterExpression");
             if (unique && !index.getBoolean("sparse", BsonBoolean.FALSE).getValue() && index.getDocument("key").keySet().equals(fields)) {
                 return true;
@@ -254,17 +255,17 @@ public class AggregateOutput {
     }
 
     /** The collection's default collation ({@code options.collation} of listCollections), empty when it has none or is missing. */
-    private Optional<BsonValue> defaultCollation(Namespace ns) {
-        BsonDocument reply = run(ns.db(), new BsonDocument("listCollections", new BsonInt32(1))
+    private Optional<BsonValue> defaultCollation(OperationContext opCtx, Namespace ns) {
+        BsonDocument reply = run(opCtx, ns.db(), new BsonDocument("listCollections", new BsonInt32(1))
                 .append("filter", new BsonDocument("name", new BsonString(ns.collection()))));
         return reads.drain(ns.db(), reply).stream().findFirst()
                 .map(entry -> entry.getDocument("options", new BsonDocument()).get("collation"));
     }
 
-    private List<BsonDocument> listIndexes(Namespace ns) {
+    private List<BsonDocument> listIndexes(OperationContext opCtx, Namespace ns) {
         BsonDocument reply;
         try {
-            reply = run(ns.db(), new BsonDocument("listIndexes", new BsonString(ns.collection())));
+            reply = run(opCtx, ns.db(), new BsonDocument("listIndexes", new BsonString(ns.collection())));
         } catch (CommandException e) {
             if (e.code() == ErrorCode.NamespaceNotFound) {
                 return List.of(); // a missing collection has no index to copy or check
@@ -274,8 +275,8 @@ public class AggregateOutput {
         return reads.drain(ns.db(), reply);
     }
 
-    private BsonDocument run(String db, BsonDocument command) {
-        return successful(registry.getObject().run(db, command));
+    private BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
+        return successful(registry.getObject().run(opCtx, db, command));
     }
 
     /** Fails with the first write error of a write reply, as MongoDB reports a $out/$merge write error. */

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -52,7 +53,7 @@ public class DatabaseAggregate {
      *
      * @throws CommandException as listed on the class; FailedToParse when {@code cursor} is missing; the engine's errors
      */
-    public BsonDocument aggregate(String db, BsonDocument command) {
+    public BsonDocument aggregate(OperationContext opCtx, String db, BsonDocument command) {
         DatabaseNames.validate(db); // any database, admin and config included: no shard is asked
         CommandArgs args = new CommandArgs(command);
         BsonArray pipeline = args.requiredArray("pipeline");
@@ -71,7 +72,7 @@ public class DatabaseAggregate {
         CommandVariables variables = CommandVariables.ofCommand(command); // let and collation
         List<BsonDocument> input = documents(first.get("$documents"), variables);
         BsonArray rest = new BsonArray(pipeline.subList(1, pipeline.size()));
-        List<BsonDocument> output = PipelineSplit.run(rest, input, reads.lookupSource(db), variables);
+        List<BsonDocument> output = PipelineSplit.run(rest, input, reads.lookupSource(opCtx, db), variables);
         return cursors.open(db, "$cmd.aggregate", DocumentStream.of(output), batchSize, false);
     }
 

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
@@ -69,7 +70,7 @@ public class ShardedDataDistribution {
      *
      * @throws CommandException as listed on the class; the config service's or a shard's error
      */
-    public BsonDocument aggregate(String db, BsonDocument command) {
+    public BsonDocument aggregate(OperationContext opCtx, String db, BsonDocument command) {
         BsonValue target = command.get("aggregate");
         if (!"admin".equals(db) || target == null || !target.isNumber() || target.asNumber().intValue() != 1) {
             throw new CommandException(ErrorCode.InvalidNamespace,
@@ -93,7 +94,7 @@ public class ShardedDataDistribution {
         PipelineSplit.run(rest, List.of(), NO_LOOKUP, variables); // the rest's parse errors before any shard is asked
         List<BsonDocument> distributions = new ArrayList<>();
         for (String namespace : shardedNamespaces()) {
-            distribution(namespace).ifPresent(distributions::add);
+            distribution(opCtx, namespace).ifPresent(distributions::add);
         }
         List<BsonDocument> results = PipelineSplit.run(rest, distributions, NO_LOOKUP, variables);
         return cursors.open(db, "$cmd.aggregate", DocumentStream.of(results), batchSize, false);
@@ -105,9 +106,9 @@ public class ShardedDataDistribution {
     }
 
     /** The collection's document, or empty when the router finds it unsharded (dropped meanwhile). */
-    private Optional<BsonDocument> distribution(String namespace) {
+    private Optional<BsonDocument> distribution(OperationContext opCtx, String namespace) {
         int dot = namespace.indexOf('.');
-        return router.run(namespace.substring(0, dot), namespace.substring(dot + 1), false, this::distribution).flatMap(d -> d);
+        return router.run(opCtx, namespace.substring(0, dot), namespace.substring(dot + 1), false, this::distribution).flatMap(d -> d);
     }
 
     private Optional<BsonDocument> distribution(CollectionRouting routing) {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 
 import dev.shardstore.contracts.bson.Collation;
@@ -41,16 +42,16 @@ public class ShardedExplainer {
      * @throws CommandException TypeMismatch naming a malformed field; CommandNotFound for a command that cannot be
      *                          explained; the first shard error
      */
-    public Optional<BsonDocument> explain(String db, BsonDocument command) {
+    public Optional<BsonDocument> explain(OperationContext opCtx, String db, BsonDocument command) {
         BsonDocument explained = command.getDocument("explain");
         String kind = explained.getFirstKey();
         if (kind.equals("aggregate") && explained.isArray("pipeline") && OutputStage.endsWithOutput(explained.getArray("pipeline"))) {
-            return explainWithOutput(db, command);
+            return explainWithOutput(opCtx, db, command);
         }
         String collection = new CommandArgs(explained).collectionName();
         BsonDocument filter = targetingFilter(kind, explained);
         Collation collation = collationOf(kind, explained);
-        return router.run(db, collection, false, routing -> {
+        return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (!routing.isSharded()) {
                 BsonDocument reply = router.send(routing, targets.getFirst(), db, command);
@@ -76,13 +77,13 @@ public class ShardedExplainer {
      * that stage, whose {@code mergerPart} ends with the stage, since the router writes the result ({@code mergeType:
      * "mongos"}; for a pipeline the shards run whole, {@code shardsPart} is that pipeline).
      */
-    private Optional<BsonDocument> explainWithOutput(String db, BsonDocument command) {
+    private Optional<BsonDocument> explainWithOutput(OperationContext opCtx, String db, BsonDocument command) {
         BsonArray pipeline = command.getDocument("explain").getArray("pipeline");
         OutputStage.checkPlacement(pipeline);
         BsonDocument stage = pipeline.get(pipeline.size() - 1).asDocument();
         BsonDocument reading = command.clone();
         reading.getDocument("explain").put("pipeline", OutputStage.without(pipeline));
-        return explain(db, reading).map(reply -> {
+        return explain(opCtx, db, reading).map(reply -> {
             if (reply.isDocument("splitPipeline")) {
                 reply.getDocument("splitPipeline").getArray("mergerPart").add(stage);
             } else {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -70,7 +71,7 @@ public class ShardedReads {
      *
      * @throws CommandException TypeMismatch/BadValue naming a malformed option; the shards' errors
      */
-    public BsonDocument find(String db, BsonDocument command) {
+    public BsonDocument find(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonDocument filter = args.optionalDocument(command, "filter", "filter");
@@ -85,7 +86,7 @@ public class ShardedReads {
         boolean projectHere = !sortSpec.isEmpty() && !projectionSpec.isEmpty();
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let"); // let goes to the shards as sent
         Projection projection = projectHere ? Projection.parse(projectionSpec) : null;
-        return router.run(db, collection, false, routing -> {
+        return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (targets.size() == 1) { // the shard's reply goes on as it is: its batch is forwarded as bytes
                 return cursors.adopt(db, collection, targets.getFirst(), successful(router.sendForwarding(routing, targets.getFirst(), db, command)));
@@ -112,14 +113,14 @@ public class ShardedReads {
     }
 
     /** {@code count}: {@code {count, query?, skip?, limit?}} → {@code {n, ok: 1}}; 0 for a missing database. */
-    public BsonDocument count(String db, BsonDocument command) {
+    public BsonDocument count(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonDocument query = args.optionalDocument(command, "query", "query");
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
         Collation collation = Collation.parse("count.collation", command.get("collation"));
-        return router.run(db, collection, false, routing -> {
+        return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, query, collation);
             if (targets.size() == 1) {
                 return successful(router.send(routing, targets.getFirst(), db, command));
@@ -130,12 +131,12 @@ public class ShardedReads {
     }
 
     /** {@code distinct}: {@code {distinct, key, query?}} → {@code {values, ok: 1}}; none for a missing database. */
-    public BsonDocument distinct(String db, BsonDocument command) {
+    public BsonDocument distinct(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonDocument query = args.optionalDocument(command, "query", "query");
         Collation collation = Collation.parse("distinct.collation", command.get("collation"));
-        return router.run(db, collection, false, routing -> {
+        return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, query, collation);
             if (targets.size() == 1) {
                 return successful(router.send(routing, targets.getFirst(), db, command));
@@ -152,7 +153,7 @@ public class ShardedReads {
      * @throws CommandException FailedToParse when {@code cursor} is missing; the engine's pipeline errors; the
      *                          shards' errors
      */
-    public BsonDocument aggregate(String db, BsonDocument command) {
+    public BsonDocument aggregate(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonArray pipeline = args.requiredArray("pipeline");
@@ -160,7 +161,7 @@ public class ShardedReads {
         CommandVariables variables = CommandVariables.ofCommand(command); // let and collation go to the shards as sent
         Collation collation = variables.collation();
         PipelineSplit.validate(pipeline, variables);
-        return router.run(db, collection, false, routing -> {
+        return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline), collation);
             if (targets.size() == 1) {
                 return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
@@ -172,7 +173,7 @@ public class ShardedReads {
             DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards, false),
                     split.mergeSort() == null ? null : Sort.parse(split.mergeSort(), collation).comparator(), 0, 0);
             if (split.hasMergeStages()) {
-                stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(db), variables));
+                stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(opCtx, db), variables));
             }
             return cursors.open(db, collection, stream, batchSize, false);
         }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));
@@ -225,13 +226,13 @@ public class ShardedReads {
      * Where a {@code $lookup} run on the router (a merge part, a database-level aggregate) reads: a routed find of the
      * whole foreign collection of {@code db}, filtered here.
      */
-    public CollectionSource lookupSource(String db) {
-        return (foreign, filter) -> readAll(db, foreign).stream().filter(filter::matches).toList();
+    public CollectionSource lookupSource(OperationContext opCtx, String db) {
+        return (foreign, filter) -> readAll(opCtx, db, foreign).stream().filter(filter::matches).toList();
     }
 
     /** Every document of {@code db.collection}, read through a router cursor to its end. */
-    private List<BsonDocument> readAll(String db, String collection) {
-        return drain(db, find(db, new BsonDocument("find", new BsonString(collection))));
+    private List<BsonDocument> readAll(OperationContext opCtx, String db, String collection) {
+        return drain(db, find(opCtx, db, new BsonDocument("find", new BsonString(collection))));
     }
 
     /**

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
-import dev.shardstore.support.command.OperationDeadline;
+import dev.shardstore.support.operation.OperationContext;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -87,9 +87,10 @@ public class VersionedRouter {
      * @throws CommandException StaleConfig or StaleDbVersion when every attempt met stale routing; whatever
      *                          {@code body} or the caches throw otherwise (HostUnreachable, NetworkTimeout, ...)
      */
-    public <T> Optional<T> run(String db, String collection, boolean createDatabase, Function<CollectionRouting, T> body) {
+    public <T> Optional<T> run(OperationContext opCtx, String db, String collection, boolean createDatabase,
+            Function<CollectionRouting, T> body) {
         String namespace = db + "." + collection;
-        return retrying(db, namespace, createDatabase,
+        return retrying(opCtx, db, namespace, createDatabase,
                 database -> body.apply(new CollectionRouting(namespace, database, table(db, collection))));
     }
 
@@ -110,8 +111,8 @@ public class VersionedRouter {
      * Runs a database-level statement (listCollections, ...) with the database's placement; the same loop as
      * {@link #run} for StaleDbVersion. {@code body} sends with {@link #sendToPrimary}.
      */
-    public <T> Optional<T> runOnDatabase(String db, boolean createDatabase, Function<CachedDatabase, T> body) {
-        return retrying(db, null, createDatabase, body);
+    public <T> Optional<T> runOnDatabase(OperationContext opCtx, String db, boolean createDatabase, Function<CachedDatabase, T> body) {
+        return retrying(opCtx, db, null, createDatabase, body);
     }
 
     /**
@@ -243,13 +244,13 @@ public class VersionedRouter {
         }
     }
 
-    private <T> Optional<T> retrying(String db, @Nullable String namespace, boolean createDatabase, Function<CachedDatabase, T> body) {
+    private <T> Optional<T> retrying(OperationContext opCtx, String db, @Nullable String namespace, boolean createDatabase, Function<CachedDatabase, T> body) {
         StaleRoutingException last = null;
         for (int attempt = 0; attempt < maxAttempts; attempt++) {
             if (attempt >= 2) {
                 backOff(attempt - 1);
             }
-            OperationDeadline.check(); // the client's maxTimeMS bounds the retries too
+            opCtx.checkDeadline(); // the client's maxTimeMS bounds the retries too
             Optional<CachedDatabase> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
             if (database.isEmpty()) {
                 return Optional.empty();

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -55,7 +56,7 @@ public class AggregateCommand extends CollectionReadCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonValue cursorSpec = command.get("cursor");
@@ -76,13 +77,13 @@ public class AggregateCommand extends CollectionReadCommand {
         CommandVariables variables = CommandVariables.ofCommand(command, target.collation());
         Optional<CollectionInfo> buckets = target.buckets();
         if (buckets.isPresent()) {
-            stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), stages);
+            stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();
         }
-        List<BsonDocument> results = pipelines.run(read, stages, variables, command.get("hint"));
+        List<BsonDocument> results = pipelines.run(opCtx, read, stages, variables, command.get("hint"));
         ShardCursor cursor = new ListCursor(results, UnaryOperator.identity());
-        Batch first = cursor.next(batchSize);
-        long id = first.exhausted() ? 0 : cursors.register(ns.full(), ns, cursor);
+        Batch first = cursor.next(opCtx, batchSize);
+        long id = first.exhausted() ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -59,7 +60,7 @@ public class CollModCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         Optional<CollectionInfo> bucketsCollection = timeseries.buckets(ns);
         if (bucketsCollection.isEmpty()) {
@@ -78,7 +79,7 @@ public class CollModCommand extends ShardCommand {
         BsonDocument options = collection.options().clone();
         BsonDocument changes = new BsonDocument();
         if (command.containsKey("timeseries")) {
-            TimeseriesOptions current = TimeseriesCollections.optionsOf(collection).orElseThrow();
+            TimeseriesOptions current = TimeseriesCollections.optionsOf(opCtx, collection).orElseThrow();
             BsonDocument modified = current.modifiedBy(command.get("timeseries"), "collMod.timeseries").toDocument();
             options.put("timeseries", modified);
             changes.put("timeseries", modified);
@@ -93,7 +94,7 @@ public class CollModCommand extends ShardCommand {
             changes.put("expireAfterSeconds", expire);
         }
         if (!options.equals(collection.options())) {
-            catalog.modify(collection, options, changes);
+            catalog.modify(opCtx, collection, options, changes);
             buckets.clear(collection.uuid()); // open buckets were sized by the old bucketing
         }
         return Replies.ok();

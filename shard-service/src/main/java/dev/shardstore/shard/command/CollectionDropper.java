@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.timeseries.BucketCatalog;
@@ -36,14 +37,14 @@ class CollectionDropper {
      * Drops {@code ns}, whose lock the caller holds exclusively; returns whether it existed. A time-series collection
      * is dropped with its buckets collection (locked exclusively too), whose open buckets the bucket catalog forgets.
      */
-    boolean drop(Namespace ns) {
+    boolean drop(OperationContext opCtx, Namespace ns) {
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         if (buckets.isPresent()) {
             Namespace bucketsNs = buckets.get().namespace();
             bucketCatalog.clear(buckets.get().uuid());
-            return runtime.exclusive(bucketsNs, () -> drop(bucketsNs));
+            return runtime.exclusive(bucketsNs, () -> drop(opCtx, bucketsNs));
         }
-        Optional<CollectionInfo> dropped = catalog.drop(ns);
+        Optional<CollectionInfo> dropped = catalog.drop(opCtx, ns);
         dropped.ifPresent(c -> bucketCatalog.clear(c.uuid()));
         cursors.killCollection(ns);
         return dropped.isPresent();
@@ -55,15 +56,15 @@ class CollectionDropper {
      *
      * @return how many collections were dropped
      */
-    int dropDatabase(String db) {
+    int dropDatabase(OperationContext opCtx, String db) {
         int dropped = 0;
         for (CollectionInfo collection : catalog.list(db)) {
-            if (runtime.exclusive(collection.namespace(), () -> drop(collection.namespace()))) {
+            if (runtime.exclusive(collection.namespace(), () -> drop(opCtx, collection.namespace()))) {
                 dropped++;
             }
         }
         if (dropped > 0) {
-            catalog.recordDatabaseDropped(db);
+            catalog.recordDatabaseDropped(opCtx, db);
         }
         cursors.killDatabase(db);
         return dropped;

@@ -15,8 +15,10 @@ import java.util.Set;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import java.time.Duration;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonTimestamp;
+import dev.shardstore.support.operation.OperationContext;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
@@ -72,41 +74,40 @@ public class CommandInvoker {
      *                          (238) for a command that does not serve time-series collections sent to one, or what
      *                          {@code body} throws
      */
-    BsonDocument invoke(String name, String db, BsonDocument command, boolean checkVersions, Supplier<@Nullable Namespace> namespace,
-            CollectionAccess access, boolean servesTimeseries, boolean servesViews, Supplier<BsonDocument> body) {
+    BsonDocument invoke(OperationContext opCtx, String name, String db, BsonDocument command, boolean checkVersions,
+            Supplier<@Nullable Namespace> namespace, CollectionAccess access, boolean servesTimeseries, boolean servesViews,
+            Function<OperationContext, BsonDocument> body) {
         long start = System.nanoTime();
         String outcome = "InternalError";
         try {
             DatabaseNames.validate(db);
-            if (command.containsKey(LogicalSessionId.FIELD)) {
-                sessions.vivify(LogicalSessionId.parse(command.get(LogicalSessionId.FIELD), LogicalSessionId.FIELD));
-            }
-            BsonTimestamp after = ReadConcern.of(command).afterClusterTime();
+            opCtx.session().ifPresent(session -> sessions.vivify(session.lsid()));
+            BsonTimestamp after = opCtx.readConcern().afterClusterTime();
             if (after != null) {
                 clock.awaitDurable(after, AFTER_CLUSTER_TIME_WAIT);
             }
             Namespace target = namespace.get();
-            Supplier<BsonDocument> guarded = servesTimeseries || target == null ? body : () -> {
+            Function<OperationContext, BsonDocument> guarded = servesTimeseries || target == null ? body : checked -> {
                 if (timeseries.buckets(target).isPresent()) {
                     throw new CommandException(ErrorCode.NotImplemented, name + " on the time-series collection " + target
                             + " is not supported");
                 }
-                return body.get();
+                return body.apply(checked);
             };
             if (!servesViews && target != null) {
-                Supplier<BsonDocument> inner = guarded;
-                guarded = () -> {
+                Function<OperationContext, BsonDocument> inner = guarded;
+                guarded = checked -> {
                     if (views.find(target).isPresent()) {
                         throw onView(name, target);
                     }
-                    return inner.get();
+                    return inner.apply(checked);
                 };
             }
             // A time-series collection is versioned, locked and filtered as its buckets collection, which is what
             // config.collections shards (reference: sharded-timeseries "CRUD operations")
             Namespace versioned = servesTimeseries && target != null && timeseries.buckets(target).isPresent()
                     ? TimeseriesCollections.bucketsOf(target) : target;
-            BsonDocument reply = runtime.run(db, versioned, access, command, checkVersions, guarded);
+            BsonDocument reply = runtime.run(opCtx, db, versioned, access, command, checkVersions, guarded);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

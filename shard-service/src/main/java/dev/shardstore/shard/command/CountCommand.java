@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 
@@ -41,7 +42,7 @@ public class CountCommand extends CollectionReadCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "query", "query");
@@ -49,16 +50,16 @@ public class CountCommand extends CollectionReadCommand {
         Filter filter = Filter.parse(filterSpec, CommandVariables.withoutLet(), target.collation()); // count has no let
         long skip = args.optionalNonNegative("skip", 0);
         long limit = args.optionalNonNegative("limit", 0);
-        long n = target.buckets().isPresent() ? countMeasurements(target.buckets().get(), filterSpec, skip, limit)
-                : target.collection().map(c -> queries.count(c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
+        long n = target.buckets().isPresent() ? countMeasurements(opCtx, target.buckets().get(), filterSpec, skip, limit)
+                : target.collection().map(c -> queries.count(opCtx, c, filterSpec, filter, command.get("hint"), skip, limit)).orElse(0L);
         return Replies.ok(new BsonDocument("n", new BsonInt64(n)));
     }
 
-    private long countMeasurements(CollectionInfo buckets, BsonDocument filterSpec, long skip, long limit) {
-        BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets).orElseThrow(), filterSpec, null,
+    private long countMeasurements(OperationContext opCtx, CollectionInfo buckets, BsonDocument filterSpec, long skip, long limit) {
+        BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(opCtx, buckets).orElseThrow(), filterSpec, null,
                 new BsonDocument("_id", new BsonInt32(1)), skip, limit);
         pipeline.add(new BsonDocument("$count", new BsonString("n")));
-        List<BsonDocument> counted = pipelines.run(buckets.namespace(), pipeline, CommandVariables.withoutLet(), null);
+        List<BsonDocument> counted = pipelines.run(opCtx, buckets.namespace(), pipeline, CommandVariables.withoutLet(), null);
         return counted.isEmpty() ? 0 : counted.getFirst().getNumber("n").longValue();
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -81,7 +82,7 @@ public class CreateCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonDocument options = new BsonDocument();
         command.forEach((field, value) -> {
@@ -99,10 +100,10 @@ public class CreateCommand extends ShardCommand {
             }
         }
         if (options.containsKey("viewOn") || options.containsKey("pipeline")) {
-            return createView(ns, options);
+            return createView(opCtx, ns, options);
         }
         if (options.containsKey("timeseries")) {
-            return createTimeseries(ns, options);
+            return createTimeseries(opCtx, ns, options);
         }
         if (options.containsKey("expireAfterSeconds")) {
             throw new CommandException(ErrorCode.InvalidOptions, "'create.expireAfterSeconds' needs 'create.timeseries': "
@@ -111,7 +112,7 @@ public class CreateCommand extends ShardCommand {
         if (timeseries.buckets(ns).isPresent()) {
             throw exists(ns, "as a time-series collection");
         }
-        CollectionCatalog.Creation creation = catalog.create(ns, options);
+        CollectionCatalog.Creation creation = catalog.create(opCtx, ns, options);
         if (!creation.created() && !creation.collection().options().equals(options)) {
             throw exists(ns, "with different options: " + creation.collection().options().toJson());
         }
@@ -136,7 +137,7 @@ public class CreateCommand extends ShardCommand {
      * A view ({@link ViewCatalog}): a catalog entry with options {@code {viewOn, pipeline}}; created again with the same
      * definition it is a no-op, with another NamespaceExists, as for collections.
      */
-    private BsonDocument createView(Namespace ns, BsonDocument options) {
+    private BsonDocument createView(OperationContext opCtx, Namespace ns, BsonDocument options) {
         if (!options.containsKey("viewOn")) {
             throw new CommandException(ErrorCode.InvalidOptions, "'pipeline' requires 'viewOn' also be specified");
         }
@@ -149,20 +150,20 @@ public class CreateCommand extends ShardCommand {
         if (timeseries.buckets(ns).isPresent()) {
             throw exists(ns, "as a time-series collection");
         }
-        CollectionCatalog.Creation creation = catalog.create(ns, definition);
+        CollectionCatalog.Creation creation = catalog.create(opCtx, ns, definition);
         if (!creation.created() && !creation.collection().options().equals(definition)) {
             throw exists(ns, "with different options: " + creation.collection().options().toJson());
         }
         return Replies.ok();
     }
 
-    private BsonDocument createTimeseries(Namespace ns, BsonDocument options) {
+    private BsonDocument createTimeseries(OperationContext opCtx, Namespace ns, BsonDocument options) {
         TimeseriesOptions parsed = TimeseriesOptions.parse(options.get("timeseries"), "create.timeseries");
         options.put("timeseries", parsed.toDocument());
         if (options.containsKey("expireAfterSeconds")) {
             options.put("expireAfterSeconds", new BsonInt64(expireAfterSeconds(options.get("expireAfterSeconds"), "create.expireAfterSeconds")));
         }
-        creator.create(ns, parsed, options);
+        creator.create(opCtx, ns, parsed, options);
         return Replies.ok();
     }
 

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -67,7 +68,7 @@ public class CreateIndexesCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonValue raw = command.get("indexes");
@@ -79,10 +80,10 @@ public class CreateIndexesCommand extends ShardCommand {
             specs.add(validate(args.document(raw.asArray().get(i), "indexes." + i)));
         }
         requireUniqueIndexesCompatible(ns, specs);
-        CollectionCatalog.Creation creation = catalog.create(ns, new BsonDocument());
+        CollectionCatalog.Creation creation = catalog.create(opCtx, ns, new BsonDocument());
         CollectionInfo c = creation.collection();
         int before = indexes.list(c).size() + 1;
-        int created = creator.createAll(c, specs);
+        int created = creator.createAll(opCtx, c, specs);
         BsonDocument reply = new BsonDocument("numIndexesBefore", new BsonInt32(before))
                 .append("numIndexesAfter", new BsonInt32(before + created))
                 .append("createdCollectionAutomatically", BsonBoolean.valueOf(creation.created()));

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
@@ -61,14 +62,14 @@ public class DeleteCommand extends StatementWriteCommand<DeleteStatement> {
     }
 
     @Override
-    protected StatementOutcome onDocuments(Namespace ns, DeleteStatement statement, CommandVariables variables, String path) {
-        return deleter.delete(ns, statement, variables);
+    protected StatementOutcome onDocuments(OperationContext opCtx, Namespace ns, DeleteStatement statement, CommandVariables variables, String path) {
+        return deleter.delete(opCtx, ns, statement, variables);
     }
 
     @Override
-    protected StatementOutcome onMeasurements(CollectionInfo buckets, TimeseriesOptions options, DeleteStatement statement,
+    protected StatementOutcome onMeasurements(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, DeleteStatement statement,
             CommandVariables variables, String path) {
-        return modifier.delete(buckets, options, statement, variables, path);
+        return modifier.delete(opCtx, buckets, options, statement, variables, path);
     }
 
     @Override

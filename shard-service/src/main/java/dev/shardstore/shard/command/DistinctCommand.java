@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -48,7 +49,7 @@ public class DistinctCommand extends CollectionReadCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         Target target = target(ns, command);
@@ -58,18 +59,18 @@ public class DistinctCommand extends CollectionReadCommand {
         Optional<CollectionInfo> buckets = target.buckets();
         if (buckets.isPresent()) {
             String key = args.requiredString("key");
-            BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets.get()).orElseThrow(), query, null,
+            BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow(), query, null,
                     new BsonDocument(key, new BsonInt32(1)), 0, 0);
-            pipelines.run(buckets.get().namespace(), pipeline, CommandVariables.withoutLet(), null).forEach(distinct::add);
+            pipelines.run(opCtx, buckets.get().namespace(), pipeline, CommandVariables.withoutLet(), null).forEach(distinct::add);
         } else {
-            target.collection().ifPresent(c -> scan(c, query, filter, command.get("hint"), distinct));
+            target.collection().ifPresent(c -> scan(opCtx, c, query, filter, command.get("hint"), distinct));
         }
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }
 
-    private void scan(CollectionInfo collection, BsonDocument query, Filter filter, BsonValue hint, DistinctValues distinct) {
-        ShardCursor cursor = queries.find(collection, new FindQuery(filter, null, null, 0, 0, query, hint), BATCH);
-        for (Batch batch = cursor.next(BATCH); ; batch = cursor.next(BATCH)) {
+    private void scan(OperationContext opCtx, CollectionInfo collection, BsonDocument query, Filter filter, BsonValue hint, DistinctValues distinct) {
+        ShardCursor cursor = queries.find(opCtx, collection, new FindQuery(filter, null, null, 0, 0, query, hint), BATCH);
+        for (Batch batch = cursor.next(opCtx, BATCH); ; batch = cursor.next(opCtx, BATCH)) {
             batch.documents().forEach(distinct::add);
             if (batch.exhausted()) {
                 return;

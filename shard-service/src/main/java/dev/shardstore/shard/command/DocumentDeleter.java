@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.shard.cursor.Match;
@@ -33,13 +34,13 @@ class DocumentDeleter {
      *
      * @param variables the command's variables, for {@code $expr} in {@code q}
      */
-    StatementOutcome delete(Namespace ns, DeleteStatement statement, CommandVariables variables) {
+    StatementOutcome delete(OperationContext opCtx, Namespace ns, DeleteStatement statement, CommandVariables variables) {
         try {
             Filter filter = Filter.parse(statement.q(), variables, statement.collation());
             Optional<CollectionInfo> collection = catalog.find(ns);
             LongAdder deleted = new LongAdder();
-            collection.ifPresent(c -> matches.forEach(c, statement.q(), filter, statement.hint(), statement.justOne(), page -> {
-                deleted.add(store.delete(c, page.stream().map(Match::stored).toList()));
+            collection.ifPresent(c -> matches.forEach(opCtx, c, statement.q(), filter, statement.hint(), statement.justOne(), (inUnit, page) -> {
+                deleted.add(store.delete(inUnit, c, page.stream().map(Match::stored).toList()));
                 return true;
             }));
             return new StatementOutcome(deleted.sum(), 0, null, null);

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.query.IdField;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -53,7 +54,7 @@ class DocumentInserter {
     }
 
     /** Inserts {@code documents} into {@code ns}; the caller holds the namespace in shared mode. */
-    WriteResult insert(Namespace ns, List<BsonDocument> documents, boolean ordered) {
+    WriteResult insert(OperationContext opCtx, Namespace ns, List<BsonDocument> documents, boolean ordered) {
         WriteResult result = new WriteResult();
         List<Prepared> batch = new ArrayList<>(documents.size());
         Set<ByteBuffer> ids = new HashSet<>();
@@ -62,7 +63,7 @@ class DocumentInserter {
             BsonDocument doc = withIdFirst(documents.get(i));
             // a versioned batch with a document of another shard's chunk was routed stale: refuse it whole (nothing
             // is written before this loop ends)
-            OperationShardingState.checkInsert(ns.full(), doc);
+            OperationShardingState.checkInsert(opCtx, ns.full(), doc);
             BsonValue id = doc.get("_id");
             try {
                 IdField.requireValid(id);
@@ -82,15 +83,15 @@ class DocumentInserter {
             }
         }
         if (!batch.isEmpty()) {
-            CollectionInfo collection = catalog.create(ns, new BsonDocument()).collection();
+            CollectionInfo collection = catalog.create(opCtx, ns, new BsonDocument()).collection();
             if (store.mayRefuseDocuments(collection)) {
-                if (!insertIndexedBatch(ns, collection, batch, ordered, result)) {
-                    insertOneByOne(ns, collection, batch, ordered, result);
+                if (!insertIndexedBatch(opCtx, ns, collection, batch, ordered, result)) {
+                    insertOneByOne(opCtx, ns, collection, batch, ordered, result);
                 }
             } else if (ordered) {
-                insertOrdered(ns, collection, batch, result);
+                insertOrdered(opCtx, ns, collection, batch, result);
             } else {
-                report(ns, batch, units.write(work -> store.insert(collection, stored(batch))), false, result);
+                report(ns, batch, units.write(opCtx, inUnit -> store.insert(inUnit, collection, stored(batch))), false, result);
             }
         }
         if (ordered && firstRejected != null && !result.hasErrors()) {
@@ -104,15 +105,15 @@ class DocumentInserter {
      * When a duplicate stops the batch while later documents went in, the attempt is rolled back and
      * the prefix before the duplicate is written instead; the duplicate is the batch's error.
      */
-    private void insertOrdered(Namespace ns, CollectionInfo collection, List<Prepared> batch, WriteResult result) {
+    private void insertOrdered(OperationContext opCtx, Namespace ns, CollectionInfo collection, List<Prepared> batch, WriteResult result) {
         List<Prepared> attempt = batch;
         Prepared stoppedAt = null;
         while (true) {
             List<Prepared> current = attempt;
-            BitSet written = units.write(work -> {
-                BitSet inserted = store.insert(collection, stored(current));
+            BitSet written = units.write(opCtx, inUnit -> {
+                BitSet inserted = store.insert(inUnit, collection, stored(current));
                 if (stopsEarly(inserted, current.size())) {
-                    work.setRollbackOnly();
+                    units.setRollbackOnly(inUnit);
                 }
                 return inserted;
             });
@@ -136,13 +137,13 @@ class DocumentInserter {
      * refuses a document (duplicate key, parallel arrays) or an ordered batch hits a taken {@code _id};
      * the caller then goes document by document.
      */
-    private boolean insertIndexedBatch(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
+    private boolean insertIndexedBatch(OperationContext opCtx, Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
         BitSet written;
         try {
-            written = units.write(work -> {
-                BitSet inserted = store.insert(collection, stored(batch));
+            written = units.write(opCtx, inUnit -> {
+                BitSet inserted = store.insert(inUnit, collection, stored(batch));
                 if (ordered && inserted.cardinality() < batch.size()) {
-                    work.setRollbackOnly();
+                    units.setRollbackOnly(inUnit);
                     return null;
                 }
                 return inserted;
@@ -162,10 +163,10 @@ class DocumentInserter {
      * its own transaction, so a duplicate key in any unique index fails just that document (ordered:
      * and stops the batch).
      */
-    private void insertOneByOne(Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
+    private void insertOneByOne(OperationContext opCtx, Namespace ns, CollectionInfo collection, List<Prepared> batch, boolean ordered, WriteResult result) {
         for (Prepared p : batch) {
             try {
-                boolean inserted = units.write(work -> store.insert(collection, List.of(p.stored())).get(0));
+                boolean inserted = units.write(opCtx, inUnit -> store.insert(inUnit, collection, List.of(p.stored())).get(0));
                 if (!inserted) {
                     throw WriteError.duplicateId(ns, p.id());
                 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -56,18 +57,18 @@ class DocumentUpdater {
      * @param variables the command's variables ({@code let}, {@code $$NOW})
      * @param path the statement's name in errors ({@code updates.3})
      */
-    StatementOutcome update(Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
+    StatementOutcome update(OperationContext opCtx, Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
         try {
             Filter filter = Filter.parse(statement.q(), variables, statement.collation());
             Update update = parse(statement, variables, path);
             Sort sort = statement.sort() == null || statement.sort().isEmpty() ? null : Sort.parse(statement.sort(), statement.collation());
             Optional<CollectionInfo> collection = statement.upsert()
-                    ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
+                    ? Optional.of(catalog.create(opCtx, ns, new BsonDocument()).collection())
                     : catalog.find(ns);
             if (collection.isEmpty()) {
                 return new StatementOutcome(0, 0, null, null);
             }
-            return run(ns, collection.get(), filter, sort, update, statement);
+            return run(opCtx, ns, collection.get(), filter, sort, update, statement);
         } catch (CommandException e) {
             return StatementOutcome.failed(e);
         }
@@ -95,20 +96,20 @@ class DocumentUpdater {
         return update;
     }
 
-    private StatementOutcome run(Namespace ns, CollectionInfo collection, Filter filter, @Nullable Sort sort, Update update,
+    private StatementOutcome run(OperationContext opCtx, Namespace ns, CollectionInfo collection, Filter filter, @Nullable Sort sort, Update update,
             UpdateStatement statement) {
         for (int attempt = 1; ; attempt++) {
             Tally tally = new Tally();
             if (sort != null) {
-                firstMatch.write(collection, statement.q(), filter, statement.hint(), sort, match -> tally.apply(collection, filter, update, List.of(match)));
+                firstMatch.write(opCtx, collection, statement.q(), filter, statement.hint(), sort, (inUnit, match) -> tally.apply(inUnit, collection, filter, update, List.of(match)));
             } else {
-                matches.forEach(collection, statement.q(), filter, statement.hint(), !statement.multi(), page -> tally.apply(collection, filter, update, page));
+                matches.forEach(opCtx, collection, statement.q(), filter, statement.hint(), !statement.multi(), (inUnit, page) -> tally.apply(inUnit, collection, filter, update, page));
             }
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
             }
             BsonDocument inserted = update.applyForUpsert(Update.seedFromEqualities(filter.equalities()));
-            if (insertUpserted(collection, inserted)) {
+            if (insertUpserted(opCtx, collection, inserted)) {
                 return new StatementOutcome(0, 0, inserted.get("_id"), null);
             }
             if (attempt == 2) {
@@ -125,10 +126,10 @@ class DocumentUpdater {
      *     BSONObjectTooLarge (10334); DuplicateKey (11000) from a unique secondary index,
      *     the insert rolled back (document, oplog entry and index entries are one transaction)
      */
-    boolean insertUpserted(CollectionInfo collection, BsonDocument inserted) {
-        OperationShardingState.checkInsert(collection.namespace().full(), inserted);
+    boolean insertUpserted(OperationContext opCtx, CollectionInfo collection, BsonDocument inserted) {
+        OperationShardingState.checkInsert(opCtx, collection.namespace().full(), inserted);
         StoredDocument stored = Documents.encodeWithinLimit(inserted, "upserted document too large");
-        return units.write(work -> store.insert(collection, List.of(stored)).get(0));
+        return units.write(opCtx, inUnit -> store.insert(inUnit, collection, List.of(stored)).get(0));
     }
 
     /** Counts of one statement run, accumulated over its pages. */
@@ -138,19 +139,19 @@ class DocumentUpdater {
         CommandException error;
 
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
-        boolean apply(CollectionInfo collection, Filter filter, Update update, List<Match> page) {
+        boolean apply(OperationContext inUnit, CollectionInfo collection, Filter filter, Update update, List<Match> page) {
             List<DocumentStore.Replacement> changed = new ArrayList<>();
             boolean refusable = store.mayRefuseDocuments(collection);
             try {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
                     if (Update.changes(match.document(), after)) {
-                        OperationShardingState.checkUpdate(collection.namespace().full(), after);
+                        OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), after);
                         DocumentStore.Replacement replacement = new DocumentStore.Replacement(match.stored(),
                                 Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
                         if (refusable) {
                             // each document under a savepoint: an index refusing it (a duplicate key, parallel arrays) undoes just that document
-                            modified += units.savepoint(() -> store.replace(collection, List.of(replacement)));
+                            modified += units.savepoint(inUnit, () -> store.replace(inUnit, collection, List.of(replacement)));
                         } else {
                             changed.add(replacement);
                         }
@@ -160,7 +161,7 @@ class DocumentUpdater {
             } catch (CommandException e) {
                 error = e;
             }
-            modified += store.replace(collection, changed);
+            modified += store.replace(inUnit, collection, changed);
             return error == null;
         }
     }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -52,10 +53,10 @@ public class DropCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         int indexCount = catalog.find(ns).map(c -> indexes.list(c).size() + 1).orElse(1);
-        return dropper.drop(ns)
+        return dropper.drop(opCtx, ns)
                 ? Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(indexCount)).append("ns", new BsonString(ns.full())))
                 : Replies.ok();
     }

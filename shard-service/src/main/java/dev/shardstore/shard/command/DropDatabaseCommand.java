@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.shard.versioning.DatabaseVersionCheck;
 import java.util.Optional;
@@ -41,10 +42,10 @@ public class DropDatabaseCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Optional<DatabaseVersion> dropping = DatabaseVersionCheck.receivedVersion(command);
         dropping.ifPresent(version -> shardingState.markDropped(db, version));
-        dropper.dropDatabase(db);
+        dropper.dropDatabase(opCtx, db);
         if (dropping.isEmpty()) {
             shardingState.invalidate(db);
         }

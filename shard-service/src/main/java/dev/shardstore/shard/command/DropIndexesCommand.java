@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -45,7 +46,7 @@ public class DropIndexesCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Namespace ns = new Namespace(db, new CommandArgs(command).collectionName());
         BsonValue index = command.get("index");
         if (index == null) {
@@ -84,7 +85,7 @@ public class DropIndexesCommand extends ShardCommand {
         } else {
             throw new CommandException(ErrorCode.TypeMismatch, "dropIndexes 'index' must be a string, document or array");
         }
-        toDrop.forEach(i -> indexes.drop(c, i));
+        toDrop.forEach(i -> indexes.drop(opCtx, c, i));
         return Replies.ok(new BsonDocument("nIndexesWas", new BsonInt32(was)));
     }
 

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
@@ -74,7 +75,7 @@ public class ExplainCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         BsonValue inner = command.get("explain");
         if (inner == null || !inner.isDocument() || inner.asDocument().isEmpty()) {
             throw new CommandException(ErrorCode.FailedToParse, "explain command requires a nested object");
@@ -90,7 +91,7 @@ public class ExplainCommand extends ShardCommand {
         Namespace ns = new Namespace(db, args.collectionName());
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         if (buckets.isPresent()) {
-            return Replies.ok(explainTimeseries(buckets.get(), kind, args, explained, verbosity));
+            return Replies.ok(explainTimeseries(opCtx, buckets.get(), kind, args, explained, verbosity));
         }
         BsonDocument filterSpec;
         long skip = 0;
@@ -143,7 +144,7 @@ public class ExplainCommand extends ShardCommand {
                                 + " totalKeysExamined: {$numberLong: '0'}, totalDocsExamined: {$numberLong: '0'}}"));
             }
         } else {
-            reply = queries.explain(c.get(), filterSpec, filter, hint, skip, limit, stats);
+            reply = queries.explain(opCtx, c.get(), filterSpec, filter, hint, skip, limit, stats);
         }
         reply.append("command", explained);
         return Replies.ok(reply);
@@ -154,8 +155,8 @@ public class ExplainCommand extends ShardCommand {
      * collection (so {@code totalDocsExamined} counts buckets), and under {@code stages} the pipeline the read runs
      * as, {@code $_internalUnpackBucket} included ({@link TimeseriesRewrite}).
      */
-    private BsonDocument explainTimeseries(CollectionInfo buckets, String kind, CommandArgs args, BsonDocument explained, String verbosity) {
-        TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets).orElseThrow();
+    private BsonDocument explainTimeseries(OperationContext opCtx, CollectionInfo buckets, String kind, CommandArgs args, BsonDocument explained, String verbosity) {
+        TimeseriesOptions options = TimeseriesCollections.optionsOf(opCtx, buckets).orElseThrow();
         TimeseriesCollections.refuseCollation(Optional.of(buckets), kind, Collation.parse(kind + ".collation", explained.get("collation")));
         BsonArray pipeline = switch (kind) {
             case "find" -> {
@@ -170,7 +171,7 @@ public class ExplainCommand extends ShardCommand {
         };
         BsonDocument bucketMatch = pipeline.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : new BsonDocument();
         Filter filter = Filter.parse(bucketMatch);
-        BsonDocument reply = queries.explain(buckets, bucketMatch, filter, null, 0, 0, !verbosity.equals("queryPlanner"));
+        BsonDocument reply = queries.explain(opCtx, buckets, bucketMatch, filter, null, 0, 0, !verbosity.equals("queryPlanner"));
         reply.append("stages", pipeline);
         reply.append("command", explained);
         return reply;

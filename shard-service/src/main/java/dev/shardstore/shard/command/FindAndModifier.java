@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Sort;
@@ -67,9 +68,9 @@ class FindAndModifier {
     record Outcome(@Nullable BsonDocument value, int n, boolean updatedExisting, @Nullable BsonValue upsertedId) {}
 
     /** Runs {@code request} on {@code ns}; the caller holds the namespace in shared mode. */
-    Outcome run(Namespace ns, Request request) {
+    Outcome run(OperationContext opCtx, Namespace ns, Request request) {
         Optional<CollectionInfo> found = request.upsert()
-                ? Optional.of(catalog.create(ns, new BsonDocument()).collection())
+                ? Optional.of(catalog.create(opCtx, ns, new BsonDocument()).collection())
                 : catalog.find(ns);
         if (found.isEmpty()) {
             return new Outcome(null, 0, false, null);
@@ -77,15 +78,15 @@ class FindAndModifier {
         CollectionInfo collection = found.get();
         while (true) {
             AtomicReference<Outcome> outcome = new AtomicReference<>();
-            if (firstMatch.write(collection, request.filterSpec(), request.filter(), request.hint(), request.sort(), match ->
-                    outcome.set(request.update() == null ? remove(collection, match) : update(collection, match, request)))) {
+            if (firstMatch.write(opCtx, collection, request.filterSpec(), request.filter(), request.hint(), request.sort(), (inUnit, match) ->
+                    outcome.set(request.update() == null ? remove(inUnit, collection, match) : update(inUnit, collection, match, request)))) {
                 return outcome.get();
             }
             if (!request.upsert()) {
                 return new Outcome(null, 0, false, null);
             }
             BsonDocument inserted = request.update().applyForUpsert(Update.seedFromEqualities(request.filter().equalities()));
-            if (updater.insertUpserted(collection, inserted)) {
+            if (updater.insertUpserted(opCtx, collection, inserted)) {
                 return new Outcome(request.returnNew() ? inserted : null, 1, false, inserted.get("_id"));
             }
         }
@@ -104,19 +105,19 @@ class FindAndModifier {
         };
     }
 
-    private Outcome remove(CollectionInfo collection, Match match) {
-        units.notePreImage(match.document());
-        store.delete(collection, List.of(match.stored()));
+    private Outcome remove(OperationContext inUnit, CollectionInfo collection, Match match) {
+        units.notePreImage(inUnit, match.document());
+        store.delete(inUnit, collection, List.of(match.stored()));
         return new Outcome(match.document(), 1, false, null);
     }
 
-    private Outcome update(CollectionInfo collection, Match match, Request request) {
+    private Outcome update(OperationContext inUnit, CollectionInfo collection, Match match, Request request) {
         BsonDocument before = match.document();
         BsonDocument after = request.update().apply(before, request.filter().matchedPosition(before));
         if (Update.changes(before, after)) {
-            units.notePreImage(before);
-            OperationShardingState.checkUpdate(collection.namespace().full(), after);
-            store.replace(collection, List.of(new DocumentStore.Replacement(match.stored(),
+            units.notePreImage(inUnit, before);
+            OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), after);
+            store.replace(inUnit, collection, List.of(new DocumentStore.Replacement(match.stored(),
                     Documents.encodeWithinLimit(after, "Resulting document after update is too large"))));
         }
         return new Outcome(request.returnNew() ? after : before, 1, true, null);

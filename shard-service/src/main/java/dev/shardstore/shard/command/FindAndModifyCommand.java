@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -74,7 +75,7 @@ public class FindAndModifyCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         boolean remove = args.optionalBoolean(command, "remove", "remove", false);
@@ -96,7 +97,7 @@ public class FindAndModifyCommand extends ShardCommand {
                         variables, collation),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
-        FindAndModifier.Outcome outcome = retryable.runOne(command, () -> modifier.run(ns, request),
+        FindAndModifier.Outcome outcome = retryable.runOne(opCtx, command, statementCtx -> modifier.run(statementCtx, ns, request),
                 executed -> FindAndModifier.replayed(executed, returnNew));
         BsonDocument lastError = new BsonDocument("n", new BsonInt32(outcome.n()));
         if (!remove) {

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
@@ -55,7 +56,7 @@ public class FindCommand extends CollectionReadCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonDocument filterSpec = args.optionalDocument(command, "filter", "filter");
@@ -77,19 +78,19 @@ public class FindCommand extends CollectionReadCommand {
             return Replies.cursor(true, List.of(), 0, ns.full());
         }
         ShardCursor cursor = target.buckets().isPresent()
-                ? timeseriesFind(collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
-                : queries.findForReply(collection.get(), query, batchSize);
-        Batch first = cursor.next(batchSize);
-        long id = first.exhausted() || singleBatch ? 0 : cursors.register(ns.full(), ns, cursor);
+                ? timeseriesFind(opCtx, collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
+                : queries.findForReply(opCtx, collection.get(), query, batchSize);
+        Batch first = cursor.next(opCtx, batchSize);
+        long id = first.exhausted() || singleBatch ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
     }
 
     /** The find as a pipeline over the buckets ({@link TimeseriesRewrite#find}), with the find projection applied after it. */
-    private ShardCursor timeseriesFind(CollectionInfo buckets, FindQuery query, BsonDocument filterSpec, BsonDocument sortSpec, BsonDocument projectionSpec,
+    private ShardCursor timeseriesFind(OperationContext opCtx, CollectionInfo buckets, FindQuery query, BsonDocument filterSpec, BsonDocument sortSpec, BsonDocument projectionSpec,
             BsonDocument command) {
-        BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(buckets).orElseThrow(), filterSpec,
+        BsonArray pipeline = TimeseriesRewrite.find(TimeseriesCollections.optionsOf(opCtx, buckets).orElseThrow(), filterSpec,
                 sortSpec.isEmpty() ? null : sortSpec, projectionSpec.isEmpty() ? null : projectionSpec, query.skip(), query.limit());
-        List<BsonDocument> measurements = pipelines.run(buckets.namespace(), pipeline,
+        List<BsonDocument> measurements = pipelines.run(opCtx, buckets.namespace(), pipeline,
                 CommandVariables.parse(command.get("let"), "let"), null);
         Projection projection = query.projection();
         return new ListCursor(measurements, projection == null ? UnaryOperator.identity() : doc -> projection.apply(doc, query.filter()));

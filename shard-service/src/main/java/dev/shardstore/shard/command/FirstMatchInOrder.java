@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.query.Sort;
 import dev.shardstore.shard.cursor.FindQuery;
@@ -9,7 +10,7 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.support.failpoint.FailPoints;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -39,25 +40,25 @@ class FirstMatchInOrder {
 
     /**
      * Runs {@code write} on the first document of {@code collection} matching {@code filter} in {@code sort} order,
-     * locked, inside its row's transaction.
+     * locked, inside its row's transaction ({@code write} gets the operation in that row's unit of work).
      *
      * @param filterSpec the filter as given, planned with {@code hint} (null for none) to find the first match
      * @param sort the order; null for {@code _id} order
      * @return false when no document matches (nothing was written)
      */
-    boolean write(CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, @Nullable Sort sort,
-            Consumer<Match> write) {
+    boolean write(OperationContext opCtx, CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, @Nullable Sort sort,
+            BiConsumer<OperationContext, Match> write) {
         while (true) {
-            Optional<BsonDocument> first = queries.find(collection, new FindQuery(filter, sort, null, 0, 1, filterSpec, hint), 1)
-                    .next(1).documents().stream().findFirst();
+            Optional<BsonDocument> first = queries.find(opCtx, collection, new FindQuery(filter, sort, null, 0, 1, filterSpec, hint), 1)
+                    .next(opCtx, 1).documents().stream().findFirst();
             if (first.isEmpty()) {
                 return false;
             }
             BsonValue id = first.get().get("_id");
             failPoints.hit(BEFORE_LOCK);
             AtomicBoolean written = new AtomicBoolean();
-            matches.forEach(collection, Filter.and(Filter.parse(new BsonDocument("_id", id)), filter), true, page -> {
-                write.accept(page.getFirst());
+            matches.forEach(opCtx, collection, Filter.and(Filter.parse(new BsonDocument("_id", id)), filter), true, (inUnit, page) -> {
+                write.accept(inUnit, page.getFirst());
                 written.set(true);
                 return false;
             });

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -30,12 +31,12 @@ public class GetMoreCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         long id = cursorId(command.get("getMore"), "getMore");
         String ns = db + "." + args.requiredString("collection");
         long batchSize = args.optionalNonNegative("batchSize", 0);
-        CursorManager.CursorBatch batch = cursors.getMore(id, ns, batchSize == 0 ? Long.MAX_VALUE : batchSize);
+        CursorManager.CursorBatch batch = cursors.getMore(opCtx, id, ns, batchSize == 0 ? Long.MAX_VALUE : batchSize);
         return Replies.cursor(false, batch.documents(), batch.cursorId(), ns);
     }
 

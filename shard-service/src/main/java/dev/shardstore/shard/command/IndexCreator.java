@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.bson.Collation;
@@ -38,15 +39,15 @@ public class IndexCreator {
      * @throws CommandException IndexKeySpecsConflict (86) or IndexOptionsConflict (85) against an existing index;
      *                          DuplicateKey (11000) or the key generation's errors while building on existing data
      */
-    public int createAll(CollectionInfo c, List<BsonDocument> specs) {
+    public int createAll(OperationContext opCtx, CollectionInfo c, List<BsonDocument> specs) {
         try {
-            return units.write(work -> createInTransaction(c, specs));
+            return units.write(opCtx, inUnit -> createInTransaction(inUnit, c, specs));
         } finally {
             indexes.forget(c);
         }
     }
 
-    private int createInTransaction(CollectionInfo c, List<BsonDocument> specs) {
+    private int createInTransaction(OperationContext opCtx, CollectionInfo c, List<BsonDocument> specs) {
         int created = 0;
         Collation collectionDefault = CollectionCollation.defaultOf(c);
         for (BsonDocument given : specs) {
@@ -64,7 +65,7 @@ public class IndexCreator {
                         + "but different key specification. Requested index: " + spec.toJson());
             }
             if (!exists(c, spec)) {
-                indexes.create(c, spec);
+                indexes.create(opCtx, c, spec);
                 created++;
             }
         }

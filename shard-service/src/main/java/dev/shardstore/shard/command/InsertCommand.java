@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.namespace.Namespace;
@@ -60,7 +61,7 @@ public class InsertCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         BsonArray array = args.requiredBatch("documents");
@@ -70,25 +71,27 @@ public class InsertCommand extends ShardCommand {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        Optional<OperationSessionInfo> session = RetryableWrites.retryable(command);
+        Optional<OperationSessionInfo> session = RetryableWrites.retryable(opCtx);
         if (session.isPresent()) {
             // one statement per document, each with its stmtId
             List<BsonDocument> withIds = documents.stream().map(DocumentInserter::withIdFirst).toList();
             if (buckets.isPresent()) { // the bucket catalog checks ownership of each bucket it writes
-                TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets.get()).orElseThrow();
-                return retryable.runInsert(session.get(), command, withIds.size(), ordered,
-                        () -> timeseriesInserter.insert(buckets.get(), options, withIds, ordered),
-                        i -> timeseriesInserter.insert(buckets.get(), options, List.of(withIds.get(i)), true).single()).toReply();
+                TimeseriesOptions options = TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow();
+                return retryable.runInsert(opCtx, session.get(), command, withIds.size(), ordered,
+                        statementCtx -> timeseriesInserter.insert(statementCtx, buckets.get(), options, withIds, ordered),
+                        (statementCtx, i) -> timeseriesInserter.insert(statementCtx, buckets.get(), options, List.of(withIds.get(i)), true)
+                                .single()).toReply();
             }
             // every document is checked against the shard's chunks before any is written, as the batch path does
-            withIds.forEach(doc -> OperationShardingState.checkInsert(ns.full(), doc));
-            return retryable.runInsert(session.get(), command, withIds.size(), ordered, () -> inserter.insert(ns, withIds, ordered),
-                    i -> inserter.insert(ns, List.of(withIds.get(i)), true).single()).toReply();
+            withIds.forEach(doc -> OperationShardingState.checkInsert(opCtx, ns.full(), doc));
+            return retryable.runInsert(opCtx, session.get(), command, withIds.size(), ordered,
+                    statementCtx -> inserter.insert(statementCtx, ns, withIds, ordered),
+                    (statementCtx, i) -> inserter.insert(statementCtx, ns, List.of(withIds.get(i)), true).single()).toReply();
         }
         if (buckets.isPresent()) {
-            TimeseriesOptions options = TimeseriesCollections.optionsOf(buckets.get()).orElseThrow();
-            return timeseriesInserter.insert(buckets.get(), options, documents, ordered).toReply();
+            TimeseriesOptions options = TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow();
+            return timeseriesInserter.insert(opCtx, buckets.get(), options, documents, ordered).toReply();
         }
-        return inserter.insert(ns, documents, ordered).toReply();
+        return inserter.insert(opCtx, ns, documents, ordered).toReply();
     }
 }

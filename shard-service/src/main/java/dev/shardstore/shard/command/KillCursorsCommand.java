@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -32,7 +33,7 @@ public class KillCursorsCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String ns = db + "." + args.collectionName();
         BsonArray array = args.requiredArray("cursors");

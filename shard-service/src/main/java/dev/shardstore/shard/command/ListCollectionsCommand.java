@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -51,7 +52,7 @@ public class ListCollectionsCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Filter filter = Filter.parse(args.optionalDocument(command, "filter", "filter"));
         boolean nameOnly = args.optionalBoolean(command, "nameOnly", "nameOnly", false);
@@ -60,7 +61,7 @@ public class ListCollectionsCommand extends ShardCommand {
                 ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize")
                 : FindCommand.DEFAULT_BATCH_SIZE;
         List<BsonDocument> entries = catalog.list(db).stream()
-                .flatMap(c -> TimeseriesCollections.optionsOf(c).isPresent() ? Stream.of(entry(c), timeseriesEntry(c)) : Stream.of(entry(c)))
+                .flatMap(c -> TimeseriesCollections.isBuckets(c) ? Stream.of(entry(c), timeseriesEntry(c)) : Stream.of(entry(c)))
                 .sorted(Comparator.comparing(entry -> entry.getString("name").getValue()))
                 .filter(filter::matches).toList();
         UnaryOperator<BsonDocument> shape = nameOnly
@@ -68,8 +69,8 @@ public class ListCollectionsCommand extends ShardCommand {
                 : UnaryOperator.identity();
         String ns = db + ".$cmd.listCollections";
         ListCursor cursor = new ListCursor(entries, shape);
-        Batch first = cursor.next(batchSize);
-        long id = first.exhausted() ? 0 : cursors.register(ns, null, cursor);
+        Batch first = cursor.next(opCtx, batchSize);
+        long id = first.exhausted() ? 0 : cursors.register(opCtx, ns, null, cursor);
         return Replies.cursor(true, first.documents(), id, ns);
     }
 

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 
 import dev.shardstore.contracts.bson.Replies;
@@ -44,7 +45,7 @@ public class ListDatabasesCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         if (!db.equals("admin")) {
             throw new CommandException(ErrorCode.IllegalOperation, "listDatabases may only be run against the admin database.");
         }

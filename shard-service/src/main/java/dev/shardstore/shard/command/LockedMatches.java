@@ -1,6 +1,6 @@
 package dev.shardstore.shard.command;
 
-import dev.shardstore.support.command.OperationDeadline;
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.cursor.Match;
 import dev.shardstore.shard.cursor.MatchingScan;
 import dev.shardstore.engine.query.Filter;
@@ -43,24 +43,24 @@ class LockedMatches {
     }
 
     /**
-     * {@link #forEach(CollectionInfo, Filter, boolean, PageWrite)} planned on {@code filterSpec} and the statement's
+     * {@link #forEach(OperationContext, CollectionInfo, Filter, boolean, PageWrite)} planned on {@code filterSpec} and the statement's
      * {@code hint} (null for none; see {@link QueryPlanner}): when an index (the {@code _id} index too) bounds it, candidates come from an index scan (read without locks, a page of matches at a
      * time), then each page's documents are locked by {@code _id} and the filter checked again on the
      * locked versions. Documents a write moves further along the index are not visited twice.
      */
-    void forEach(CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, boolean justOne,
+    void forEach(OperationContext opCtx, CollectionInfo collection, BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, boolean justOne,
             PageWrite write) {
         Plan plan = planner.plan(collection, filterSpec, filter, hint);
         if (plan instanceof Plan.CollScan || plan instanceof Plan.IdLookup) {
-            forEach(collection, filter, justOne, write);
+            forEach(opCtx, collection, filter, justOne, write);
             return;
         }
-        MatchingScan scan = new MatchingScan(store, collection, filter, FIRST_PAGE_ROWS, plan);
-        Predicate<BsonDocument> visible = OperationShardingState.visible(collection.namespace().full());
+        MatchingScan scan = new MatchingScan(opCtx, store, collection, filter, FIRST_PAGE_ROWS, plan);
+        Predicate<BsonDocument> visible = OperationShardingState.visible(opCtx, collection.namespace().full());
         int rows = FIRST_PAGE_ROWS;
         boolean goOn = true;
         while (goOn) {
-            OperationDeadline.check(); // maxTimeMS: the pages written so far stay written, as in MongoDB
+            opCtx.checkDeadline(); // maxTimeMS: the pages written so far stay written, as in MongoDB
             List<byte[]> ids = new ArrayList<>();
             for (Optional<Match> m = scan.peek(); m.isPresent() && ids.size() < rows; m = scan.peek()) {
                 ids.add(m.get().stored().id());
@@ -73,7 +73,7 @@ class LockedMatches {
                 return;
             }
             scan.release();
-            goOn = units.write(work -> {
+            goOn = units.write(opCtx, inUnit -> {
                 List<Match> matches = new ArrayList<>();
                 for (StoredDocument row : store.lockByIds(collection, ids)) {
                     Match candidate = new Match(row);
@@ -84,7 +84,7 @@ class LockedMatches {
                         }
                     }
                 }
-                boolean more = matches.isEmpty() || write.write(matches);
+                boolean more = matches.isEmpty() || write.write(inUnit, matches);
                 return more && !(justOne && !matches.isEmpty());
             });
             rows = Math.min(rows * 2, MatchingScan.MAX_PAGE_ROWS);
@@ -95,10 +95,11 @@ class LockedMatches {
     @FunctionalInterface
     interface PageWrite {
         /**
+         * @param inUnit  the operation in the page's unit of work, for the writes of the page
          * @param matches the page's matching documents, in {@code _id} order, locked
          * @return false to stop (the write failed or is done)
          */
-        boolean write(List<Match> matches);
+        boolean write(OperationContext inUnit, List<Match> matches);
     }
 
     /**
@@ -106,16 +107,16 @@ class LockedMatches {
      *
      * @param justOne stop after the first matching document
      */
-    void forEach(CollectionInfo collection, Filter filter, boolean justOne, PageWrite write) {
+    void forEach(OperationContext opCtx, CollectionInfo collection, Filter filter, boolean justOne, PageWrite write) {
         Optional<byte[]> idKey = MatchingScan.idKey(filter);
-        Predicate<BsonDocument> visible = OperationShardingState.visible(collection.namespace().full());
+        Predicate<BsonDocument> visible = OperationShardingState.visible(opCtx, collection.namespace().full());
         byte[] position = START;
         int rows = FIRST_PAGE_ROWS;
         while (position != null) {
-            OperationDeadline.check(); // maxTimeMS: the pages written so far stay written, as in MongoDB
+            opCtx.checkDeadline(); // maxTimeMS: the pages written so far stay written, as in MongoDB
             byte[] after = position;
             int pageRows = rows;
-            position = units.write(work -> {
+            position = units.write(opCtx, inUnit -> {
                 List<StoredDocument> page = idKey.isPresent()
                         ? store.findById(collection, idKey.get(), true).map(List::of).orElse(List.of())
                         : store.page(collection, after, pageRows, MatchingScan.MAX_PAGE_BYTES, true).documents();
@@ -129,7 +130,7 @@ class LockedMatches {
                         }
                     }
                 }
-                boolean goOn = matches.isEmpty() || write.write(matches);
+                boolean goOn = matches.isEmpty() || write.write(inUnit, matches);
                 boolean more = goOn && !page.isEmpty() && idKey.isEmpty() && !(justOne && !matches.isEmpty());
                 return more ? page.getLast().id() : null;
             });

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Replies;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
@@ -22,7 +23,7 @@ public class PingCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         return Replies.ok();
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.engine.aggregate.CollectionSource;
 import dev.shardstore.engine.aggregate.Pipeline;
@@ -40,26 +41,26 @@ class PipelineRunner {
      *
      * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse and evaluation errors
      */
-    List<BsonDocument> run(Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint) {
-        CollectionSource source = (collection, filter) -> read(new Namespace(ns.db(), collection), filter, null, null);
+    List<BsonDocument> run(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint) {
+        CollectionSource source = (collection, filter) -> read(opCtx, new Namespace(ns.db(), collection), filter, null, null);
         Pipeline pipeline = Pipeline.parse(stages, source, variables);
         // the leading $match as given, so the planner can derive index bounds from it (scanFilter is its parse)
         BsonDocument leadingMatch = !stages.isEmpty() && stages.get(0).isDocument()
                 && stages.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : null;
-        return pipeline.run(read(ns, pipeline.scanFilter(), leadingMatch, hint));
+        return pipeline.run(read(opCtx, ns, pipeline.scanFilter(), leadingMatch, hint));
     }
 
     /**
      * The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist; planned on
      * {@code filterSpec} and {@code hint} (both may be null).
      */
-    private List<BsonDocument> read(Namespace ns, Filter filter, @Nullable BsonDocument filterSpec, @Nullable BsonValue hint) {
+    private List<BsonDocument> read(OperationContext opCtx, Namespace ns, Filter filter, @Nullable BsonDocument filterSpec, @Nullable BsonValue hint) {
         return catalog.find(ns).map(collection -> {
-            ShardCursor scan = queries.find(collection, new FindQuery(filter, null, null, 0, 0, filterSpec, hint), Long.MAX_VALUE);
+            ShardCursor scan = queries.find(opCtx, collection, new FindQuery(filter, null, null, 0, 0, filterSpec, hint), Long.MAX_VALUE);
             List<BsonDocument> documents = new ArrayList<>();
             Batch batch;
             do {
-                batch = scan.next(Long.MAX_VALUE);
+                batch = scan.next(opCtx, Long.MAX_VALUE);
                 documents.addAll(batch.documents());
             } while (!batch.exhausted());
             return documents;

@@ -9,11 +9,10 @@ import dev.shardstore.shard.storage.RetryableStatement;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPoints;
+import dev.shardstore.support.operation.OperationContext;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.IntFunction;
-import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 
@@ -67,9 +66,15 @@ class RetryableWrites {
         return new StatementOutcome(1, 0, null, null);
     }
 
-    /** The session of {@code command} when it is a retryable write, else empty. */
-    static Optional<OperationSessionInfo> retryable(BsonDocument command) {
-        return OperationSessionInfo.of(command).filter(OperationSessionInfo::isRetryable);
+    /** The session of {@code opCtx}'s command when it is a retryable write, else empty. */
+    static Optional<OperationSessionInfo> retryable(OperationContext opCtx) {
+        return opCtx.session().filter(OperationSessionInfo::isRetryable);
+    }
+
+    /** One statement of a write command: statement {@code i}, run with the context its units are to open with. */
+    @FunctionalInterface
+    interface Statement {
+        StatementOutcome run(OperationContext opCtx, int i);
     }
 
     /**
@@ -79,14 +84,14 @@ class RetryableWrites {
      * @param replay  the outcome of an executed statement, from its oplog entry
      * @throws CommandException TransactionTooOld (225); MaxTimeMSExpired (50) when the session stays checked out
      */
-    WriteResult run(BsonDocument command, int count, boolean ordered, IntFunction<StatementOutcome> execute,
+    WriteResult run(OperationContext opCtx, BsonDocument command, int count, boolean ordered, Statement execute,
             Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
-        Optional<OperationSessionInfo> session = retryable(command);
+        Optional<OperationSessionInfo> session = retryable(opCtx);
         if (session.isEmpty()) {
-            return WriteResult.ofStatements(count, ordered, execute);
+            return WriteResult.ofStatements(count, ordered, i -> execute.run(opCtx, i));
         }
         int[] stmtIds = StatementIds.of(command, count);
-        return runInSession(session.get(), progress -> statements(session.get(), progress, stmtIds, ordered, execute, replay));
+        return runInSession(session.get(), progress -> statements(opCtx, session.get(), progress, stmtIds, ordered, execute, replay));
     }
 
     /**
@@ -98,15 +103,15 @@ class RetryableWrites {
      * @param one   inserts document {@code i}
      * @throws CommandException as {@link #run}
      */
-    WriteResult runInsert(OperationSessionInfo session, BsonDocument command, int count, boolean ordered, Supplier<WriteResult> batch,
-            IntFunction<StatementOutcome> one) {
+    WriteResult runInsert(OperationContext opCtx, OperationSessionInfo session, BsonDocument command, int count, boolean ordered,
+            Function<OperationContext, WriteResult> batch, Statement one) {
         int[] stmtIds = StatementIds.of(command, count);
         return runInSession(session, progress -> {
             boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
             if (fresh) {
                 RetryableStatement statement = RetryableStatement.insertBatch(session.lsid(), session.txnNumber(), stmtIds, progress.lastOpTime);
                 try {
-                    WriteResult result = units.asStatement(statement, batch);
+                    WriteResult result = units.asStatement(opCtx, statement, batch);
                     if (statement.opTime() != 0) { // every document written, with its statement's history
                         progress.lastOpTime = statement.opTime();
                         failPoints.hit(AFTER_STATEMENT);
@@ -116,15 +121,15 @@ class RetryableWrites {
                     // rolled back: nothing of the batch committed; the statements run one by one below
                 }
             }
-            return statements(session, progress, stmtIds, ordered, one, RetryableWrites::oneDocument);
+            return statements(opCtx, session, progress, stmtIds, ordered, one, RetryableWrites::oneDocument);
         });
     }
 
-    private WriteResult statements(OperationSessionInfo session, Progress progress, int[] stmtIds, boolean ordered,
-            IntFunction<StatementOutcome> execute, Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
+    private WriteResult statements(OperationContext opCtx, OperationSessionInfo session, Progress progress, int[] stmtIds,
+            boolean ordered, Statement execute, Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
         return WriteResult.ofStatements(stmtIds.length, ordered, i -> {
             try {
-                return statement(session, progress, stmtIds[i], () -> execute.apply(i), replay);
+                return statement(opCtx, session, progress, stmtIds[i], statementCtx -> execute.run(statementCtx, i), replay);
             } catch (CommandException e) {
                 if (e.code() != ErrorCode.IncompleteTransactionHistory) {
                     throw e;
@@ -143,13 +148,14 @@ class RetryableWrites {
      * @throws CommandException TransactionTooOld (225), IncompleteTransactionHistory (217), MaxTimeMSExpired (50), or
      *                          what {@code execute} throws
      */
-    <T> T runOne(BsonDocument command, Supplier<T> execute, Function<SessionHistory.ExecutedStatement, T> replay) {
-        Optional<OperationSessionInfo> session = retryable(command);
+    <T> T runOne(OperationContext opCtx, BsonDocument command, Function<OperationContext, T> execute,
+            Function<SessionHistory.ExecutedStatement, T> replay) {
+        Optional<OperationSessionInfo> session = retryable(opCtx);
         if (session.isEmpty()) {
-            return execute.get();
+            return execute.apply(opCtx);
         }
         int stmtId = StatementIds.of(command, 1)[0];
-        return runInSession(session.get(), progress -> statement(session.get(), progress, stmtId, execute, replay));
+        return runInSession(session.get(), progress -> statement(opCtx, session.get(), progress, stmtId, execute, replay));
     }
 
     private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {
@@ -168,7 +174,8 @@ class RetryableWrites {
         }
     }
 
-    private <T> T statement(OperationSessionInfo info, Progress progress, int stmtId, Supplier<T> execute,
+    private <T> T statement(OperationContext opCtx, OperationSessionInfo info, Progress progress, int stmtId,
+            Function<OperationContext, T> execute,
             Function<SessionHistory.ExecutedStatement, T> replay) {
         SessionHistory.ExecutedStatement executed = progress.transaction.executed().get(stmtId);
         if (executed != null) {
@@ -179,7 +186,7 @@ class RetryableWrites {
                     + info.txnNumber() + " on session " + info.lsid() + ": statement " + stmtId + " may have run");
         }
         RetryableStatement statement = new RetryableStatement(info.lsid(), info.txnNumber(), stmtId, progress.lastOpTime);
-        T result = units.asStatement(statement, execute);
+        T result = units.asStatement(opCtx, statement, execute);
         if (statement.opTime() != 0) {
             progress.lastOpTime = statement.opTime();
             failPoints.hit(AFTER_STATEMENT);

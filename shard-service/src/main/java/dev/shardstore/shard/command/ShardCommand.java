@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.support.command.CommandHandler;
@@ -20,18 +21,20 @@ public abstract class ShardCommand implements CommandHandler {
     }
 
     @Override
-    public final BsonDocument run(String db, BsonDocument command) {
-        return invoker.invoke(name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(), servesTimeseries(),
-                servesViews(), () -> execute(db, command));
+    public final BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
+        return invoker.invoke(opCtx, name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(),
+                servesTimeseries(), servesViews(), checked -> execute(checked, db, command));
     }
 
     /**
      * Runs the command once the checks passed, holding the collection lock {@link #access} asks for.
      *
+     * @param opCtx the operation, with the filtering metadata its shard version check accepted
+     *              ({@link dev.shardstore.shard.versioning.OperationShardingState})
      * @return the reply including {@code ok: 1}
      * @throws dev.shardstore.contracts.error.CommandException for every failure the caller should see
      */
-    protected abstract BsonDocument execute(String db, BsonDocument command);
+    protected abstract BsonDocument execute(OperationContext opCtx, String db, BsonDocument command);
 
     /**
      * What the command does to its {@link #namespace}: the lock it runs under and what a critical section blocks.

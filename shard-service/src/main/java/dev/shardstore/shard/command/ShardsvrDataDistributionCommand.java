@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.ShardProperties;
@@ -77,7 +78,7 @@ public class ShardsvrDataDistributionCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Namespace ns = Namespace.parse(new CommandArgs(command).requiredString(name()));
         state.markStale(ns.full());
         Optional<RoutingTable> table = state.refresh(ns.full()).table();

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.ShardProperties;
 import org.bson.BsonDocument;
@@ -31,7 +32,7 @@ public class ShardsvrNameCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         return Replies.ok(new BsonDocument("name", new BsonString(shardName)));
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -118,7 +119,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         ShardKeyPattern key = ShardKeyPattern.of(args.document(args.required(command, "key", "key"), "key"));
@@ -129,9 +130,9 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
                     + key.pattern().toJson() + " with 'unique: true'");
         }
         BsonValue timeseriesSpec = command.get("timeseries");
-        Optional<TimeseriesOptions> existing = timeseries.options(ns);
+        Optional<TimeseriesOptions> existing = timeseries.options(opCtx, ns);
         if (timeseriesSpec == null && existing.isEmpty()) {
-            return inCriticalSection(ns, () -> prepare(catalog.create(ns, new BsonDocument()).collection(), key, null, unique, maxChunkSizeBytes));
+            return inCriticalSection(ns, () -> prepare(opCtx, catalog.create(opCtx, ns, new BsonDocument()).collection(), key, null, unique, maxChunkSizeBytes));
         }
         if (unique) {
             throw new CommandException(ErrorCode.InvalidOptions, "'unique' cannot be true for the time-series collection " + ns);
@@ -142,8 +143,8 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
                     + existing.get().toDocument().toJson() + " of the existing time-series collection " + ns);
         }
         TimeseriesShardKey translated = TimeseriesShardKey.translate(options, key.pattern());
-        BsonDocument reply = inCriticalSection(TimeseriesCollections.bucketsOf(ns), () -> prepare(
-                timeseriesCreator.create(ns, options, new BsonDocument("timeseries", options.toDocument())),
+        BsonDocument reply = inCriticalSection(TimeseriesCollections.bucketsOf(ns), () -> prepare(opCtx,
+                timeseriesCreator.create(opCtx, ns, options, new BsonDocument("timeseries", options.toDocument())),
                 translated.bucketsKey(), translated, false, maxChunkSizeBytes));
         return reply.append("timeseriesFields", options.toDocument());
     }
@@ -165,16 +166,16 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
      *
      * @param timeseriesKey the translated key when {@code c} is a time-series buckets collection, else null
      */
-    private BsonDocument prepare(CollectionInfo c, ShardKeyPattern key, TimeseriesShardKey timeseriesKey, boolean unique,
+    private BsonDocument prepare(OperationContext opCtx, CollectionInfo c, ShardKeyPattern key, TimeseriesShardKey timeseriesKey, boolean unique,
             long maxChunkSizeBytes) {
         requireSimpleDefaultCollation(c);
         requireUniqueIndexesCompatible(c, key);
         long count = store.count(c);
         List<BsonDocument> splitKeys = List.of();
         if (count == 0 && timeseriesKey != null) {
-            createTimeseriesShardKeyIndex(c, timeseriesKey);
+            createTimeseriesShardKeyIndex(opCtx, c, timeseriesKey);
         } else if (count == 0) {
-            createShardKeyIndex(c, key, unique);
+            createShardKeyIndex(opCtx, c, key, unique);
         } else {
             IndexWalk.Source index = requireShardKeyIndex(c, key, unique);
             SplitPoints.Cursor range = shardKeyIndex.range(c, index, key, key.encode(key.globalMin()), key.encode(key.globalMax()));
@@ -220,14 +221,14 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
      * The reference's index backing a time-series shard key, unless an index on that key exists (the one create
      * made serves {@code {m: 1, t: 1}}); named as MongoDB names an index on the key given on the time-series namespace.
      */
-    private void createTimeseriesShardKeyIndex(CollectionInfo c, TimeseriesShardKey key) {
+    private void createTimeseriesShardKeyIndex(OperationContext opCtx, CollectionInfo c, TimeseriesShardKey key) {
         String name = CreateIndexesCommand.validate(new BsonDocument("key", key.viewKey())).getString("name").getValue();
         if (shardKeyIndex.find(c, key.bucketsKey(), false).isEmpty()) {
-            creator.createAll(c, List.of(CreateIndexesCommand.validate(new BsonDocument("key", key.index()).append("name", new BsonString(name)))));
+            creator.createAll(opCtx, c, List.of(CreateIndexesCommand.validate(new BsonDocument("key", key.index()).append("name", new BsonString(name)))));
         }
     }
 
-    private void createShardKeyIndex(CollectionInfo c, ShardKeyPattern key, boolean unique) {
+    private void createShardKeyIndex(OperationContext opCtx, CollectionInfo c, ShardKeyPattern key, boolean unique) {
         if (ShardKeyIndex.isIdKey(key)) {
             return;
         }
@@ -235,7 +236,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
         if (unique) {
             spec.append("unique", BsonBoolean.TRUE);
         }
-        creator.createAll(c, List.of(CreateIndexesCommand.validate(spec)));
+        creator.createAll(opCtx, c, List.of(CreateIndexesCommand.validate(spec)));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.shard.versioning.CollectionShardingState;
@@ -40,7 +41,7 @@ public class ShardsvrRefreshCollectionCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         Namespace ns = Namespace.parse(new CommandArgs(command).requiredString(name()));
         // the section's waiters are released with the metadata marked stale; their refreshes and this one coalesce
         runtime.exitCriticalSection(ns, ShardsvrPrepareShardCollectionCommand.criticalSectionReason(ns));

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -51,7 +52,7 @@ public class ShardsvrRenameCollectionCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace from = new Namespace(db, args.collectionName());
         Namespace to = new Namespace(db, args.requiredString("to"));
@@ -62,7 +63,7 @@ public class ShardsvrRenameCollectionCommand extends ShardCommand {
             throw new CommandException(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
         }
         return runtime.exclusive(to, () -> {
-            if (catalog.renameDroppingTarget(from, to).isEmpty()) {
+            if (catalog.renameDroppingTarget(opCtx, from, to).isEmpty()) {
                 throw new CommandException(ErrorCode.NamespaceNotFound, "Source collection " + from.full() + " does not exist");
             }
             cursors.killCollection(from);

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -63,11 +64,11 @@ abstract class StatementWriteCommand<S> extends ShardCommand {
     /** The option a retryable write refuses in {@code statement} ({@code multi=true}, {@code limit=0}), or empty. */
     protected abstract Optional<String> refusedInRetryableWrite(S statement);
 
-    /** Runs {@code statement} on the documents of {@code ns}. */
-    protected abstract StatementOutcome onDocuments(Namespace ns, S statement, CommandVariables variables, String path);
+    /** Runs {@code statement} on the documents of {@code ns}, opening its units with {@code opCtx}. */
+    protected abstract StatementOutcome onDocuments(OperationContext opCtx, Namespace ns, S statement, CommandVariables variables, String path);
 
     /** Runs {@code statement} on the measurements of the time-series collection whose buckets are {@code buckets}. */
-    protected abstract StatementOutcome onMeasurements(CollectionInfo buckets, TimeseriesOptions options, S statement,
+    protected abstract StatementOutcome onMeasurements(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, S statement,
             CommandVariables variables, String path);
 
     /** The outcome of a retryable write's statement that already ran, from its oplog entry. */
@@ -77,7 +78,7 @@ abstract class StatementWriteCommand<S> extends ShardCommand {
     protected abstract BsonDocument reply(WriteResult result);
 
     @Override
-    protected final BsonDocument execute(String db, BsonDocument command) {
+    protected final BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         Namespace ns = new Namespace(db, args.collectionName());
         String field = name() + "s";
@@ -92,16 +93,16 @@ abstract class StatementWriteCommand<S> extends ShardCommand {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables variables = CommandVariables.parse(command.get("let"), "let");
-        boolean retryableWrite = RetryableWrites.retryable(command).isPresent();
+        boolean retryableWrite = RetryableWrites.retryable(opCtx).isPresent();
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
-        TimeseriesOptions options = buckets.flatMap(TimeseriesCollections::optionsOf).orElse(null);
-        return reply(retryable.run(command, statements.size(), ordered, i -> {
+        TimeseriesOptions options = buckets.flatMap(b -> TimeseriesCollections.optionsOf(opCtx, b)).orElse(null);
+        return reply(retryable.run(opCtx, command, statements.size(), ordered, (statementCtx, i) -> {
             S statement = statements.get(i);
             String path = field + "." + i;
             Optional<String> refused = retryableWrite ? refusedInRetryableWrite(statement) : Optional.empty();
             return refused.isPresent() ? RetryableWrites.refusedMulti(refused.get())
-                    : buckets.isPresent() ? onMeasurements(buckets.get(), options, statement, variables, path)
-                    : onDocuments(ns, statement, variables, path);
+                    : buckets.isPresent() ? onMeasurements(statementCtx, buckets.get(), options, statement, variables, path)
+                    : onDocuments(statementCtx, ns, statement, variables, path);
         }, this::replayed));
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -38,14 +39,14 @@ class TimeseriesCreator {
      * @throws CommandException InvalidNamespace for a {@code system.} name; NamespaceExists (48) when a regular
      *                          collection has the name or the time-series collection exists with other options
      */
-    CollectionInfo create(Namespace ns, TimeseriesOptions parsed, BsonDocument options) {
+    CollectionInfo create(OperationContext opCtx, Namespace ns, TimeseriesOptions parsed, BsonDocument options) {
         if (ns.collection().startsWith("system.")) {
             throw new CommandException(ErrorCode.InvalidNamespace, "a time-series collection cannot be named '" + ns.collection() + "'");
         }
         if (catalog.find(ns).isPresent()) {
             throw exists(ns, "as a collection that is not time-series");
         }
-        CollectionCatalog.Creation creation = catalog.create(TimeseriesCollections.bucketsOf(ns), options);
+        CollectionCatalog.Creation creation = catalog.create(opCtx, TimeseriesCollections.bucketsOf(ns), options);
         if (!creation.created() && !creation.collection().options().equals(options)) {
             throw exists(ns, "with different options: " + creation.collection().options().toJson());
         }
@@ -57,7 +58,7 @@ class TimeseriesCreator {
             }
             key.append("control.min." + t, new BsonInt32(1)).append("control.max." + t, new BsonInt32(1));
             String name = (parsed.metaField() != null ? parsed.metaField() + "_1_" : "") + t + "_1";
-            indexes.createAll(creation.collection(), List.of(CreateIndexesCommand.validate(
+            indexes.createAll(opCtx, creation.collection(), List.of(CreateIndexesCommand.validate(
                     new BsonDocument("key", key).append("name", new BsonString(name)))));
         }
         return creation.collection();

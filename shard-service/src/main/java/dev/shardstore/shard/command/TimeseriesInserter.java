@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.query.IdField;
@@ -28,7 +29,7 @@ class TimeseriesInserter {
     }
 
     /** Inserts {@code measurements} into the time-series collection whose buckets are {@code collection}. */
-    WriteResult insert(CollectionInfo collection, TimeseriesOptions options, List<BsonDocument> measurements, boolean ordered) {
+    WriteResult insert(OperationContext opCtx, CollectionInfo collection, TimeseriesOptions options, List<BsonDocument> measurements, boolean ordered) {
         WriteResult result = new WriteResult();
         List<BsonDocument> valid = new ArrayList<>(measurements.size());
         for (int i = 0; i < measurements.size(); i++) {
@@ -46,7 +47,7 @@ class TimeseriesInserter {
             }
         }
         if (!valid.isEmpty()) {
-            buckets.insert(collection, options, valid);
+            buckets.insert(opCtx, collection, options, valid);
             result.addN(valid.size());
         }
         return result;

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
@@ -65,12 +66,12 @@ class TimeseriesModifier {
      *
      * @param path the statement's name in errors ({@code deletes.3})
      */
-    StatementOutcome delete(CollectionInfo buckets, TimeseriesOptions options, DeleteStatement statement, CommandVariables variables,
+    StatementOutcome delete(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, DeleteStatement statement, CommandVariables variables,
             String path) {
         try {
             refuseHint(statement.hint(), "delete");
             TimeseriesCollections.refuseCollation(Optional.of(buckets), "delete." + path, statement.collation());
-            Tally tally = modify(buckets, options, statement.q(), Filter.parse(statement.q(), variables), statement.justOne(),
+            Tally tally = modify(opCtx, buckets, options, statement.q(), Filter.parse(statement.q(), variables), statement.justOne(),
                     (m, filter) -> null);
             return new StatementOutcome(tally.matched, 0, null, tally.error);
         } catch (CommandException e) {
@@ -85,7 +86,7 @@ class TimeseriesModifier {
      *
      * @param path the statement's name in errors ({@code updates.3})
      */
-    StatementOutcome update(CollectionInfo buckets, TimeseriesOptions options, UpdateStatement statement, CommandVariables variables,
+    StatementOutcome update(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, UpdateStatement statement, CommandVariables variables,
             String path) {
         try {
             refuseHint(statement.hint(), "update");
@@ -95,7 +96,7 @@ class TimeseriesModifier {
             }
             Filter filter = Filter.parse(statement.q(), variables);
             Update update = DocumentUpdater.parse(statement, variables, path);
-            Tally tally = modify(buckets, options, statement.q(), filter, !statement.multi(),
+            Tally tally = modify(opCtx, buckets, options, statement.q(), filter, !statement.multi(),
                     (m, f) -> update.apply(m, f.matchedPosition(m)));
             if (tally.error != null || tally.matched > 0 || !statement.upsert()) {
                 return new StatementOutcome(tally.matched, tally.modified, null, tally.error);
@@ -103,7 +104,7 @@ class TimeseriesModifier {
             BsonDocument inserted = DocumentInserter.withIdFirst(update.applyForUpsert(Update.seedFromEqualities(filter.equalities())));
             Bucket.timeOf(options, inserted);
             Documents.encodeWithinLimit(inserted, "upserted document too large");
-            catalog.insert(buckets, options, List.of(inserted));
+            catalog.insert(opCtx, buckets, options, List.of(inserted));
             return new StatementOutcome(0, 0, inserted.get("_id"), null);
         } catch (CommandException e) {
             return StatementOutcome.failed(e);
@@ -120,15 +121,15 @@ class TimeseriesModifier {
      * Runs the change over the measurements matching {@code filter}: {@code change} gives a matched measurement's
      * new version, or null to delete it.
      */
-    private Tally modify(CollectionInfo buckets, TimeseriesOptions options, BsonDocument q, Filter filter, boolean justOne,
+    private Tally modify(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, BsonDocument q, Filter filter, boolean justOne,
             BiFunction<BsonDocument, Filter, @Nullable BsonDocument> change) {
         BsonDocument bucketSpec = BucketPredicates.of(options, q);
         Filter bucketFilter = Filter.parse(bucketSpec);
         BucketUnpacker unpacker = new BucketUnpacker(options.timeField(), options.metaField(), null, true);
         Tally tally = new Tally();
-        matches.forEach(buckets, bucketSpec, bucketFilter, null, false, page -> {
+        matches.forEach(opCtx, buckets, bucketSpec, bucketFilter, null, false, (inUnit, page) -> {
             try {
-                Tally pageTally = rewrite(buckets, options, unpacker, filter, justOne ? 1 : Long.MAX_VALUE, change, page, tally.created);
+                Tally pageTally = rewrite(inUnit, buckets, options, unpacker, filter, justOne ? 1 : Long.MAX_VALUE, change, page, tally.created);
                 tally.matched += pageTally.matched;
                 tally.modified += pageTally.modified;
                 tally.created.addAll(pageTally.created);
@@ -149,7 +150,7 @@ class TimeseriesModifier {
      * buckets this statement created ({@code created}) hold measurements it already changed: the scan may meet them
      * again, and they are left alone so that no measurement is changed twice.
      */
-    private Tally rewrite(CollectionInfo buckets, TimeseriesOptions options, BucketUnpacker unpacker, Filter filter, long limit,
+    private Tally rewrite(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, BucketUnpacker unpacker, Filter filter, long limit,
             BiFunction<BsonDocument, Filter, @Nullable BsonDocument> change, List<Match> page, Set<BsonValue> created) {
         Tally tally = new Tally();
         List<StoredDocument> emptied = new ArrayList<>();
@@ -189,10 +190,10 @@ class TimeseriesModifier {
                 rewritten.add(new DocumentStore.Replacement(bucket.stored(), Documents.encodeWithinLimit(repacked, "time-series bucket too large")));
             }
         }
-        List<BsonDocument> fresh = freshBuckets(buckets, options, moved);
-        store.delete(buckets, emptied);
-        store.replace(buckets, rewritten);
-        store.insert(buckets, fresh.stream().map(StoredDocument::of).toList());
+        List<BsonDocument> fresh = freshBuckets(opCtx, buckets, options, moved);
+        store.delete(opCtx, buckets, emptied);
+        store.replace(opCtx, buckets, rewritten);
+        store.insert(opCtx, buckets, fresh.stream().map(StoredDocument::of).toList());
         fresh.forEach(b -> tally.created.add(b.get("_id")));
         return tally;
     }
@@ -210,7 +211,7 @@ class TimeseriesModifier {
      *
      * @throws CommandException WouldChangeOwningShard (283) when this shard would not own such a bucket
      */
-    private static List<BsonDocument> freshBuckets(CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> moved) {
+    private static List<BsonDocument> freshBuckets(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> moved) {
         Map<BsonDocument, Bucket> open = new LinkedHashMap<>();
         List<Bucket> filled = new ArrayList<>();
         for (BsonDocument measurement : moved) {
@@ -229,7 +230,7 @@ class TimeseriesModifier {
         List<BsonDocument> docs = new ArrayList<>(filled.size());
         for (Bucket bucket : filled) {
             BsonDocument doc = bucket.toDocument();
-            OperationShardingState.checkUpdate(buckets.namespace().full(), doc);
+            OperationShardingState.checkUpdate(opCtx, buckets.namespace().full(), doc);
             docs.add(doc);
         }
         return docs;

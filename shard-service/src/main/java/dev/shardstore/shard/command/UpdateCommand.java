@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
@@ -69,14 +70,14 @@ public class UpdateCommand extends StatementWriteCommand<UpdateStatement> {
     }
 
     @Override
-    protected StatementOutcome onDocuments(Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
-        return updater.update(ns, statement, variables, path);
+    protected StatementOutcome onDocuments(OperationContext opCtx, Namespace ns, UpdateStatement statement, CommandVariables variables, String path) {
+        return updater.update(opCtx, ns, statement, variables, path);
     }
 
     @Override
-    protected StatementOutcome onMeasurements(CollectionInfo buckets, TimeseriesOptions options, UpdateStatement statement,
+    protected StatementOutcome onMeasurements(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, UpdateStatement statement,
             CommandVariables variables, String path) {
-        return modifier.update(buckets, options, statement, variables, path);
+        return modifier.update(opCtx, buckets, options, statement, variables, path);
     }
 
     @Override

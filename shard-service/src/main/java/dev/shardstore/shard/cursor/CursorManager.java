@@ -1,6 +1,7 @@
 package dev.shardstore.shard.cursor;
 
-import dev.shardstore.support.command.OperationDeadline;
+import dev.shardstore.support.operation.Deadline;
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardProperties;
@@ -46,12 +47,14 @@ public class CursorManager {
      * Keeps {@code cursor} open for getMores.
      *
      * @param ns         the namespace of its results ({@code db.coll}, or {@code db.$cmd.listCollections})
+     * @param opCtx      the operation that opened it: its getMores keep its filtering metadata and spend what is left
+     *                   of its deadline
      * @param collection the collection it reads between batches, null when it reads nothing
      * @return the new cursor id
      */
-    public long register(String ns, @Nullable Namespace collection, ShardCursor cursor) {
-        OwnershipFilter filter = collection == null ? null : OperationShardingState.filterFor(collection.full()).orElse(null);
-        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter);
+    public long register(OperationContext opCtx, String ns, @Nullable Namespace collection, ShardCursor cursor) {
+        OwnershipFilter filter = collection == null ? null : OperationShardingState.filterFor(opCtx, collection.full()).orElse(null);
+        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter, opCtx.deadline().remainingNanos());
         while (true) {
             long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             if (open.putIfAbsent(id, entry) == null) {
@@ -68,7 +71,7 @@ public class CursorManager {
      * @param ns the namespace the getMore names
      * @throws CommandException CursorNotFound (43) for an unknown, killed, timed-out or foreign cursor
      */
-    public CursorBatch getMore(long id, String ns, long maxDocuments) {
+    public CursorBatch getMore(OperationContext opCtx, long id, String ns, long maxDocuments) {
         OpenCursor entry = open.get(id);
         if (entry == null || !entry.ns.equals(ns)) {
             throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " not found"
@@ -80,11 +83,12 @@ public class CursorManager {
                 throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " was killed");
             }
             long start = System.nanoTime();
-            Batch batch = OperationDeadline.within(entry.budgetNanos, () -> entry.collection == null
-                    ? entry.cursor.next(maxDocuments)
-                    : runtime.shared(entry.collection, () -> entry.cursor.next(maxDocuments)));
+            OperationContext batchCtx = opCtx.withDeadline(opCtx.deadline().within(entry.budgetNanos));
+            Batch batch = entry.collection == null
+                    ? entry.cursor.next(batchCtx, maxDocuments)
+                    : runtime.shared(entry.collection, () -> entry.cursor.next(batchCtx, maxDocuments));
             entry.lastUsedNanos = System.nanoTime();
-            if (entry.budgetNanos != OperationDeadline.NONE) { // maxTimeMS is cumulative over a cursor's getMores
+            if (entry.budgetNanos != Deadline.NONE) { // maxTimeMS is cumulative over a cursor's getMores
                 entry.budgetNanos = Math.max(0, entry.budgetNanos - (entry.lastUsedNanos - start));
             }
             if (batch.exhausted()) {
@@ -180,10 +184,11 @@ public class CursorManager {
         final @Nullable OwnershipFilter filter;
         final ReentrantLock lock = new ReentrantLock();
         volatile long lastUsedNanos = System.nanoTime();
-        /** What is left of the opening command's maxTimeMS for the getMores, or OperationDeadline.NONE; under {@link #lock}. */
-        long budgetNanos = OperationDeadline.remainingNanos();
+        /** What is left of the opening command's maxTimeMS for the getMores, or Deadline.NONE; under {@link #lock}. */
+        long budgetNanos;
 
-        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter) {
+        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter, long budgetNanos) {
+            this.budgetNanos = budgetNanos;
             this.ns = ns;
             this.collection = collection;
             this.cursor = cursor;

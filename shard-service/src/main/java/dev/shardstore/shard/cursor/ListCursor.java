@@ -1,5 +1,6 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.support.operation.OperationContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -24,7 +25,7 @@ public final class ListCursor implements ShardCursor {
     }
 
     @Override
-    public Batch next(long maxDocuments) {
+    public Batch next(OperationContext opCtx, long maxDocuments) {
         BatchBuilder batch = new BatchBuilder(maxDocuments);
         while (!batch.isFull() && next < documents.size()) {
             BsonDocument out = shape.apply(documents.get(next));

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.cursor;
 
-import dev.shardstore.support.command.OperationDeadline;
+import dev.shardstore.support.operation.Deadline;
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -19,6 +20,7 @@ import java.util.function.Predicate;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Walks the documents of one collection that match a filter, in {@code _id} order (an index scan: in index
@@ -66,24 +68,31 @@ public final class MatchingScan {
     private final Set<ByteBuffer> seen = new HashSet<>();
     private long keysExamined;
     private long docsExamined;
+    /** The limit of the operation reading now ({@link #within}). */
+    private Deadline deadline;
 
     /**
      * @param firstPageRows rows to read in the first page (the number of documents the caller expects to need)
      */
-    public MatchingScan(DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows) {
-        this(store, collection, filter, firstPageRows, null);
+    public MatchingScan(OperationContext opCtx, DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows) {
+        this(opCtx, store, collection, filter, firstPageRows, null);
     }
 
     /**
      * A scan following {@code plan} ({@code null}: the default, an {@code _id} lookup for an {@code _id}
      * equality, else the whole collection). An index scan reads its KeyString ranges in index order,
      * keyset-paged on {@code (key, _id)}, and skips documents it already returned (multikey entries).
+     *
+     * @param opCtx the operation that opens the scan: its filtering metadata decides what the scan sees for its whole
+     *              life, its deadline bounds the reads until {@link #within} gives another
      */
-    public MatchingScan(DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows, Plan plan) {
+    public MatchingScan(OperationContext opCtx, DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows,
+            @Nullable Plan plan) {
         this.store = store;
         this.collection = collection;
         this.filter = filter;
-        this.visible = OperationShardingState.visible(collection.namespace().full());
+        this.visible = OperationShardingState.visible(opCtx, collection.namespace().full());
+        this.deadline = opCtx.deadline();
         this.plan = plan;
         this.exact = plan != null && plan.exact();
         this.idKey = plan == null ? idKey(filter)
@@ -102,6 +111,14 @@ public final class MatchingScan {
         if (ranges != null && !ranges.isEmpty()) {
             positionKey = ranges.getFirst().low();
         }
+    }
+
+    /**
+     * Bounds the reads from now on by {@code deadline}: a cursor's batch, read by a later getMore, spends what that
+     * getMore has left of the cursor's {@code maxTimeMS}.
+     */
+    public void within(Deadline deadline) {
+        this.deadline = deadline;
     }
 
     /** Index entries read so far (explain's totalKeysExamined). */
@@ -136,7 +153,7 @@ public final class MatchingScan {
                     continue;
                 }
                 if (++docsExamined % DEADLINE_CHECK_INTERVAL == 0) {
-                    OperationDeadline.check();
+                    deadline.check();
                 }
                 Match candidate = new Match(row);
                 // on exact bounds only the orphan filter is left, and it reads the shard key fields from the bytes
@@ -190,7 +207,7 @@ public final class MatchingScan {
     }
 
     private void load() {
-        OperationDeadline.check(); // the command's maxTimeMS, before each round trip
+        deadline.check(); // the command's maxTimeMS, before each round trip
         index = 0;
         if (ranges != null) {
             loadRangePage();

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -44,8 +45,8 @@ public class QueryRunner {
      * @throws dev.shardstore.contracts.error.CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292)
      *                                                         when a sort needs more memory than allowed
      */
-    public ShardCursor find(CollectionInfo c, FindQuery query, long expected) {
-        return find(c, query, expected, false);
+    public ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected) {
+        return find(opCtx, c, query, expected, false);
     }
 
     /**
@@ -56,11 +57,11 @@ public class QueryRunner {
      *
      * @throws dev.shardstore.contracts.error.CommandException as {@link #find}
      */
-    public ShardCursor findForReply(CollectionInfo c, FindQuery query, long expected) {
-        return find(c, query, expected, true);
+    public ShardCursor findForReply(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected) {
+        return find(opCtx, c, query, expected, true);
     }
 
-    private ShardCursor find(CollectionInfo c, FindQuery query, long expected, boolean asStored) {
+    private ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, boolean asStored) {
         Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
@@ -68,12 +69,12 @@ public class QueryRunner {
         if (query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)) {
             long firstBatch = Math.max(1, query.limit() == 0 ? expected : Math.min(expected, query.limit()));
             int firstPage = (int) Math.min(wanted(query.skip(), firstBatch), MatchingScan.MAX_PAGE_ROWS);
-            return new ScanCursor(new MatchingScan(store, c, query.filter(), firstPage, plan), projection, asStored, query.skip(),
+            return new ScanCursor(new MatchingScan(opCtx, store, c, query.filter(), firstPage, plan), projection, asStored, query.skip(),
                     query.limit());
         }
         long keep = wanted(query.skip(), query.limit());
         SortBuffer buffer = new SortBuffer(query.sort().comparator(), keep, sortMemoryLimit);
-        MatchingScan scan = new MatchingScan(store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
+        MatchingScan scan = new MatchingScan(opCtx, store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
         for (Optional<Match> m = scan.peek(); m.isPresent(); m = scan.peek()) {
             buffer.add(m.get().document(), m.get().stored().size());
             scan.consume();
@@ -88,25 +89,25 @@ public class QueryRunner {
      * (0 for none), as MongoDB's {@code count} command computes it. A filter that matches everything
      * counts rows without reading documents.
      */
-    public long count(CollectionInfo c, Filter filter, long skip, long limit) {
-        return count(c, null, filter, null, skip, limit);
+    public long count(OperationContext opCtx, CollectionInfo c, Filter filter, long skip, long limit) {
+        return count(opCtx, c, null, filter, null, skip, limit);
     }
 
     /**
-     * {@link #count(CollectionInfo, Filter, long, long)} planned with the filter document and a
+     * {@link #count(OperationContext, CollectionInfo, Filter, long, long)} planned with the filter document and a
      * {@code hint} ({@link QueryPlanner}).
      */
-    public long count(CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, long skip, long limit) {
+    public long count(OperationContext opCtx, CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint, long skip, long limit) {
         long cap = wanted(skip, limit);
         long matching;
         Plan plan = planner.plan(c, filterSpec, filter, hint);
         // counting rows is only right when no orphan may hide among them
         if (filter.isMatchAll() && plan instanceof Plan.CollScan
-                && OperationShardingState.filterFor(c.namespace().full()).isEmpty()) {
+                && OperationShardingState.filterFor(opCtx, c.namespace().full()).isEmpty()) {
             matching = store.count(c);
         } else {
             matching = 0;
-            MatchingScan scan = new MatchingScan(store, c, filter, MatchingScan.MAX_PAGE_ROWS, plan);
+            MatchingScan scan = new MatchingScan(opCtx, store, c, filter, MatchingScan.MAX_PAGE_ROWS, plan);
             for (Optional<Match> m = scan.peek(); m.isPresent() && matching < cap; m = scan.peek()) {
                 matching++;
                 scan.consume();
@@ -121,7 +122,7 @@ public class QueryRunner {
      *
      * @return {@code {queryPlanner, executionStats?}} without {@code ok}
      */
-    public BsonDocument explain(CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint,
+    public BsonDocument explain(OperationContext opCtx, CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint,
             long skip, long limit, boolean executionStats) {
         BsonDocument parsed = filterSpec == null ? new BsonDocument() : filterSpec;
         Plan plan = planner.plan(c, filterSpec, filter, hint);
@@ -133,7 +134,7 @@ public class QueryRunner {
             long start = System.nanoTime();
             long cap = wanted(skip, limit);
             long matching = 0;
-            MatchingScan scan = new MatchingScan(store, c, filter, MatchingScan.MAX_PAGE_ROWS, plan);
+            MatchingScan scan = new MatchingScan(opCtx, store, c, filter, MatchingScan.MAX_PAGE_ROWS, plan);
             for (Optional<Match> m = scan.peek(); m.isPresent() && matching < cap; m = scan.peek()) {
                 matching++;
                 scan.consume();

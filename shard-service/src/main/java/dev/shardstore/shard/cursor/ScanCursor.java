@@ -1,5 +1,6 @@
 package dev.shardstore.shard.cursor;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.storage.StoredDocument;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -33,7 +34,8 @@ final class ScanCursor implements ShardCursor {
     }
 
     @Override
-    public Batch next(long maxDocuments) {
+    public Batch next(OperationContext opCtx, long maxDocuments) {
+        scan.within(opCtx.deadline());
         BatchBuilder batch = new BatchBuilder(Math.min(maxDocuments, limitLeft));
         while (!batch.isFull()) {
             Optional<Match> match = scan.peek();

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.migration;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -180,7 +181,7 @@ public class MigrationCommands {
             }
 
             @Override
-            protected BsonDocument execute(String db, BsonDocument command) {
+            protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
                 if (!"admin".equals(db)) {
                     throw new CommandException(ErrorCode.IllegalOperation, name + " may only be run against the admin database");
                 }

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.migration;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -66,6 +67,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class MigrationDestinationManager {
+    /** The context of this component's own writes: no deadline, no session. */
+    private static final OperationContext RECIPIENT = OperationContext.internal("migrationRecipient");
     /** Fail point after each cloned batch is applied. */
     public static final String DURING_CLONE = "recipient.duringClone";
     /** Fail point after each non-empty batch of changes is applied before the commit. */
@@ -295,8 +298,8 @@ public class MigrationDestinationManager {
                     if (receipt.fenced) {
                         throw new CommandException(ErrorCode.OperationFailed, "migration " + request.id() + " was aborted by its donor");
                     }
-                    runtime.shared(collection.namespace(), () -> units.writeFromMigrate(work ->
-                            sessionHistory.write(collection.namespace().full(), collection.uuid(), entries)));
+                    runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit ->
+                            sessionHistory.write(inUnit, collection.namespace().full(), collection.uuid(), entries)));
                 }
                 after = entries.get(entries.size() - 1).getTimestamp("ts").getValue();
             }
@@ -321,8 +324,8 @@ public class MigrationDestinationManager {
             }
         }
         return runtime.exclusive(ns, () -> {
-            CollectionInfo collection = catalog.create(ns, options).collection();
-            indexCreator.createAll(collection, specs);
+            CollectionInfo collection = catalog.create(RECIPIENT, ns, options).collection();
+            indexCreator.createAll(RECIPIENT, collection, specs);
             return collection;
         });
     }
@@ -398,7 +401,7 @@ public class MigrationDestinationManager {
             if (receipt.fenced) {
                 throw new CommandException(ErrorCode.OperationFailed, "migration " + receipt.request.id() + " was aborted by its donor");
             }
-            runtime.shared(collection.namespace(), () -> units.writeFromMigrate(work -> {
+            runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit -> {
                 if (!upserts.isEmpty()) {
                     List<StoredDocument> existing = store.lockByIds(collection, upserts.stream().map(StoredDocument::id).toList());
                     Map<ByteBuffer, StoredDocument> before = new LinkedHashMap<>();
@@ -413,11 +416,11 @@ public class MigrationDestinationManager {
                             replacements.add(new DocumentStore.Replacement(old, document));
                         }
                     }
-                    store.replace(collection, replacements);
-                    store.insert(collection, inserts);
+                    store.replace(inUnit, collection, replacements);
+                    store.insert(inUnit, collection, inserts);
                 }
                 if (!deletes.isEmpty()) {
-                    store.delete(collection, store.lockByIds(collection, deletes));
+                    store.delete(inUnit, collection, store.lockByIds(collection, deletes));
                 }
                 return null;
             }));

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.migration;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -60,6 +61,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Component
 public class MigrationSourceManager {
+    /** The context of this component's own writes: no deadline, no session. */
+    private static final OperationContext DONOR = OperationContext.internal("migrationDonor");
     /** Fail point after the recipient reported {@code steady}, before the critical section. */
     public static final String HANG_AFTER_CLONE = "moveChunk.hangAfterClone";
     /** Fail point inside the critical section's commit phase, before the config commit. */
@@ -158,7 +161,7 @@ public class MigrationSourceManager {
             throw new CommandException(ErrorCode.ConflictingOperationInProgress, "the chunk " + request.range() + " of " + ns
                     + " changed since the migration was requested (this shard sees " + chunk + "); retry the move");
         }
-        CollectionInfo collection = runtime.shared(ns, () -> catalog.create(ns, new BsonDocument()).collection());
+        CollectionInfo collection = runtime.shared(ns, () -> catalog.create(DONOR, ns, new BsonDocument()).collection());
         IndexWalk.Source index = reader.index(collection, key);
         KeyRange keys = KeyRange.of(key, request.range());
         if (!request.forceJumbo()) {

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.migration;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -50,6 +51,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class RangeDeleter {
+    /** The context of this component's own writes: no deadline, no session. */
+    private static final OperationContext RANGE_DELETER = OperationContext.internal("rangeDeleter");
     /** Fail point passed before a task's first batch. */
     public static final String BEFORE_RANGE_DELETION = "moveChunk.beforeRangeDeletion";
     private static final Logger log = LoggerFactory.getLogger(RangeDeleter.class);
@@ -244,7 +247,7 @@ public class RangeDeleter {
         if (page.isEmpty()) {
             return 0;
         }
-        units.writeFromMigrate(work -> store.delete(collection.get(), store.lockByIds(collection.get(),
+        units.writeFromMigrate(RANGE_DELETER, inUnit -> store.delete(inUnit, collection.get(), store.lockByIds(collection.get(),
                 page.stream().map(StoredDocument::id).toList())));
         return page.size();
     }

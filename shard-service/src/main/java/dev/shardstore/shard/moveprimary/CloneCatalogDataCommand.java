@@ -1,5 +1,6 @@
 package dev.shardstore.shard.moveprimary;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -44,7 +45,7 @@ public class CloneCatalogDataCommand extends ShardCommand {
     }
 
     @Override
-    protected BsonDocument execute(String db, BsonDocument command) {
+    protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String from = args.requiredString("from");
         String fromShard = args.requiredString("fromShard");

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.moveprimary;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.CommandClient;
@@ -37,6 +38,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class DatabaseCloner {
+    /** The context of this component's own writes: no deadline, no session. */
+    private static final OperationContext CLONER = OperationContext.internal("movePrimaryCloner");
     /** Documents per batch read from the old primary and inserted here. */
     static final int BATCH_SIZE = 1000;
 
@@ -88,12 +91,12 @@ public class DatabaseCloner {
 
     /** Clones one collection, whose lock the caller holds exclusively; empty when the donor does not have it. */
     private Optional<Long> cloneCollection(Namespace ns, Donor donor) {
-        catalog.drop(ns); // a copy an earlier attempt left: start over
+        catalog.drop(CLONER, ns); // a copy an earlier attempt left: start over
         Optional<BsonDocument> entry = donor.collection(ns.collection());
         if (entry.isEmpty()) {
             return Optional.empty();
         }
-        CollectionInfo collection = catalog.create(ns, entry.get().getDocument("options", new BsonDocument())).collection();
+        CollectionInfo collection = catalog.create(CLONER, ns, entry.get().getDocument("options", new BsonDocument())).collection();
         long documents = 0;
         BsonDocument reply = donor.run(new BsonDocument("find", new BsonString(ns.collection())).append("batchSize", new BsonInt32(BATCH_SIZE)));
         BsonArray batch = reply.getDocument("cursor").getArray("firstBatch");
@@ -113,7 +116,7 @@ public class DatabaseCloner {
             BsonDocument spec = index.asDocument().clone();
             if (!spec.getString("name").getValue().equals("_id_")) {
                 spec.remove("v");
-                indexes.create(collection, spec);
+                indexes.create(CLONER, collection, spec);
             }
         }
         return Optional.of(documents);
@@ -124,7 +127,7 @@ public class DatabaseCloner {
             return 0;
         }
         List<StoredDocument> documents = batch.stream().map(d -> StoredDocument.of(d.asDocument())).toList();
-        int inserted = units.writeFromMigrate(work -> store.insert(collection, documents)).cardinality();
+        int inserted = units.writeFromMigrate(CLONER, inUnit -> store.insert(inUnit, collection, documents)).cardinality();
         if (inserted != documents.size()) {
             throw new CommandException(ErrorCode.InternalError, "the old primary served a document of " + collection.namespace()
                     + " twice while it was cloned; the clone is retried from the start");

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.Collation;
@@ -72,13 +73,13 @@ public class CollectionCatalog {
      *                ({@link IndexSpec#isIdIndex()})
      * @return the new collection, or the existing one (with its own options) and {@code created = false}
      */
-    public Creation create(Namespace ns, BsonDocument options) {
+    public Creation create(OperationContext opCtx, Namespace ns, BsonDocument options) {
         Optional<CollectionInfo> existing = find(ns);
         if (existing.isPresent()) {
             return new Creation(existing.get(), false);
         }
         CollectionInfo candidate = CollectionInfo.newInstance(ns, options);
-        Creation creation = units.write(work -> {
+        Creation creation = units.write(opCtx, inUnit -> {
             int inserted = jdbc.sql("INSERT INTO collections (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?) "
                             + "ON CONFLICT (namespace) DO NOTHING")
                     .param(ns.full()).param(ns.db()).param(ns.collection())
@@ -91,10 +92,10 @@ public class CollectionCatalog {
             jdbc.sql("CREATE TABLE " + candidate.table() + " (id bytea PRIMARY KEY, doc bytea NOT NULL)").update();
             BsonDocument command = new BsonDocument("create", new BsonString(ns.collection()));
             command.putAll(options);
-            oplog.appendCommand(ns.db(), candidate.uuid(), command);
+            oplog.appendCommand(inUnit, ns.db(), candidate.uuid(), command);
             Collation collation = CollectionCollation.defaultOf(candidate);
             if (!collation.isSimple()) { // the primary key is binary: _ids equal under the collation conflict here
-                indexes.create(candidate, new BsonDocument("key", new BsonDocument("_id", new BsonInt32(1)))
+                indexes.create(inUnit, candidate, new BsonDocument("key", new BsonDocument("_id", new BsonInt32(1)))
                         .append("name", new BsonString(IndexSpec.ID_INDEX_NAME)).append("unique", BsonBoolean.TRUE)
                         .append(CollectionCollation.OPTION, collation.toDocument()));
             }
@@ -110,8 +111,8 @@ public class CollectionCatalog {
      *
      * @return the dropped collection, empty when it did not exist
      */
-    public Optional<CollectionInfo> drop(Namespace ns) {
-        Optional<CollectionInfo> dropped = units.write(work -> {
+    public Optional<CollectionInfo> drop(OperationContext opCtx, Namespace ns) {
+        Optional<CollectionInfo> dropped = units.write(opCtx, inUnit -> {
             Optional<CollectionInfo> row = jdbc.sql("DELETE FROM collections WHERE namespace = ? RETURNING " + COLUMNS)
                     .param(ns.full())
                     .query(ROW)
@@ -119,7 +120,7 @@ public class CollectionCatalog {
             row.ifPresent(info -> {
                 indexes.dropAll(info);
                 jdbc.sql("DROP TABLE " + info.table()).update();
-                oplog.appendCommand(ns.db(), info.uuid(), new BsonDocument("drop", new BsonString(ns.collection())));
+                oplog.appendCommand(inUnit, ns.db(), info.uuid(), new BsonDocument("drop", new BsonString(ns.collection())));
             });
             return row;
         });
@@ -135,15 +136,15 @@ public class CollectionCatalog {
      * @param changes what the oplog entry records as changed (the collMod's option fields)
      * @return the collection with its new options
      */
-    public CollectionInfo modify(CollectionInfo collection, BsonDocument options, BsonDocument changes) {
+    public CollectionInfo modify(OperationContext opCtx, CollectionInfo collection, BsonDocument options, BsonDocument changes) {
         Namespace ns = collection.namespace();
         CollectionInfo modified = new CollectionInfo(ns, collection.uuid(), collection.table(), options);
-        units.write(work -> {
+        units.write(opCtx, inUnit -> {
             jdbc.sql("UPDATE collections SET options = ? WHERE namespace = ? AND uuid = ?")
                     .param(BsonBytes.encode(options)).param(ns.full()).param(collection.uuid()).update();
             BsonDocument command = new BsonDocument("collMod", new BsonString(ns.collection()));
             command.putAll(changes);
-            return oplog.appendCommand(ns.db(), collection.uuid(), command);
+            return oplog.appendCommand(inUnit, ns.db(), collection.uuid(), command);
         });
         cache.put(ns, modified);
         return modified;
@@ -159,11 +160,11 @@ public class CollectionCatalog {
      *
      * @return the renamed collection under its new name; empty when {@code from} does not exist
      */
-    public Optional<CollectionInfo> renameDroppingTarget(Namespace from, Namespace to) {
+    public Optional<CollectionInfo> renameDroppingTarget(OperationContext opCtx, Namespace from, Namespace to) {
         if (!from.db().equals(to.db())) {
             throw new IllegalArgumentException("rename across databases: " + from.full() + " -> " + to.full());
         }
-        Optional<CollectionInfo> renamed = units.write(work -> {
+        Optional<CollectionInfo> renamed = units.write(opCtx, inUnit -> {
             Optional<CollectionInfo> source = jdbc.sql("SELECT " + COLUMNS + " FROM collections WHERE namespace = ? FOR UPDATE")
                     .param(from.full()).query(ROW).optional();
             if (source.isEmpty()) {
@@ -176,7 +177,7 @@ public class CollectionCatalog {
                     });
             jdbc.sql("UPDATE collections SET namespace = ?, name = ? WHERE namespace = ?")
                     .param(to.full()).param(to.collection()).param(from.full()).update();
-            oplog.appendCommand(from.db(), source.get().uuid(), new BsonDocument("renameCollection", new BsonString(from.full()))
+            oplog.appendCommand(inUnit, from.db(), source.get().uuid(), new BsonDocument("renameCollection", new BsonString(from.full()))
                     .append("to", new BsonString(to.full())).append("dropTarget", BsonBoolean.TRUE));
             return Optional.of(new CollectionInfo(to, source.get().uuid(), source.get().table(), source.get().options()));
         });
@@ -186,8 +187,8 @@ public class CollectionCatalog {
     }
 
     /** Records the end of a {@code dropDatabase} in the oplog ({@code {dropDatabase: 1}}), after its collections were dropped. */
-    public void recordDatabaseDropped(String db) {
-        units.write(work -> oplog.appendCommand(db, null, new BsonDocument("dropDatabase", new BsonInt32(1))));
+    public void recordDatabaseDropped(OperationContext opCtx, String db) {
+        units.write(opCtx, inUnit -> oplog.appendCommand(inUnit, db, null, new BsonDocument("dropDatabase", new BsonInt32(1))));
     }
 
     /** The collections of {@code db} on this shard, by name. */

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -37,10 +38,10 @@ public class DocumentKeys {
         this.sharding = sharding;
     }
 
-    /** The shard key of writes to {@code ns} by the command on this thread; null when unsharded or unknown. */
-    @Nullable ShardKeyPattern shardKeyOf(Namespace ns) {
+    /** The shard key of writes to {@code ns} by {@code opCtx}'s command; null when unsharded or unknown. */
+    @Nullable ShardKeyPattern shardKeyOf(OperationContext opCtx, Namespace ns) {
         String namespace = ns.full();
-        return OperationShardingState.filterFor(namespace)
+        return OperationShardingState.filterFor(opCtx, namespace)
                 .map(OwnershipFilter::table)
                 .or(() -> sharding.known(namespace).flatMap(CollectionFilteringInfo::table))
                 .map(RoutingTable::shardKey)

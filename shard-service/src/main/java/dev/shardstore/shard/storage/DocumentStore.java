@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import java.sql.Connection;
@@ -77,15 +78,15 @@ public class DocumentStore {
 
     /**
      * Inserts the documents whose {@code _id} is not taken, in one round trip, and appends an
-     * {@code i} entry per inserted document. Runs inside a {@link WriteUnitOfWork}.
+     * {@code i} entry per inserted document. Runs inside {@code opCtx}'s {@link WriteUnitOfWork}.
      *
      * @param documents documents with distinct ids (the caller resolves duplicates within a batch)
      * @return the positions in {@code documents} that were inserted; the others hit an existing {@code _id}
      */
-    public BitSet insert(CollectionInfo c, List<StoredDocument> documents) {
+    public BitSet insert(OperationContext opCtx, CollectionInfo c, List<StoredDocument> documents) {
         String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
                 + "ON CONFLICT (id) DO NOTHING RETURNING id";
-        BitSet inserted = change(c, 'i', change, documents, List.of());
+        BitSet inserted = change(opCtx, c, 'i', change, documents, List.of());
         markMultikey(c, entries.add(c.namespace(), indexes.maintained(c), inserted.stream().mapToObj(documents::get).toList()));
         return inserted;
     }
@@ -97,11 +98,11 @@ public class DocumentStore {
      *
      * @return how many documents were replaced
      */
-    public int replace(CollectionInfo c, List<Replacement> replacements) {
+    public int replace(OperationContext opCtx, CollectionInfo c, List<Replacement> replacements) {
         List<StoredDocument> postImages = replacements.stream().map(Replacement::after).toList();
         List<StoredDocument> preImages = replacements.stream().map(Replacement::before).toList();
         String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
-        int replaced = change(c, 'u', change, postImages, preImages).cardinality();
+        int replaced = change(opCtx, c, 'u', change, postImages, preImages).cardinality();
         markMultikey(c, entries.replace(c.namespace(), indexes.maintained(c), preImages, postImages));
         return replaced;
     }
@@ -112,9 +113,9 @@ public class DocumentStore {
      *
      * @return how many documents were deleted
      */
-    public int delete(CollectionInfo c, List<StoredDocument> documents) {
+    public int delete(OperationContext opCtx, CollectionInfo c, List<StoredDocument> documents) {
         String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
-        int deleted = change(c, 'd', change, documents, List.of()).cardinality();
+        int deleted = change(opCtx, c, 'd', change, documents, List.of()).cardinality();
         entries.remove(indexes.maintained(c), documents.stream().map(StoredDocument::id).toList());
         return deleted;
     }
@@ -137,12 +138,12 @@ public class DocumentStore {
      * Runs one {@link Oplog#changeStatement}: {@code documents} are written ({@code i}, {@code u}) or deleted
      * ({@code d}); {@code preImages}, for {@code u} only, give the shard keys before the update.
      */
-    private BitSet change(CollectionInfo c, char op, String change, List<StoredDocument> documents, List<StoredDocument> preImages) {
+    private BitSet change(OperationContext opCtx, CollectionInfo c, char op, String change, List<StoredDocument> documents, List<StoredDocument> preImages) {
         BitSet changed = new BitSet(documents.size());
         if (documents.isEmpty()) {
             return changed;
         }
-        ShardKeyPattern pattern = keys.shardKeyOf(c.namespace());
+        ShardKeyPattern pattern = keys.shardKeyOf(opCtx, c.namespace());
         int size = documents.size();
         byte[][] ids = new byte[size][];
         byte[][] docs = new byte[size][];
@@ -161,14 +162,14 @@ public class DocumentStore {
                 previousShardKeys[i] = Arrays.equals(before, key.shardKey()) ? null : before;
             }
         }
-        ClusterClock.Reservation reservation = units.reserve(size);
+        ClusterClock.Reservation reservation = units.reserve(opCtx, size);
         long storedFirst = Oplog.storedTs(reservation.first());
-        RetryableStatement statement = units.statement();
+        RetryableStatement statement = units.statement(opCtx);
         JdbcClient.StatementSpec sql = jdbc.sql(Oplog.changeStatement(change, op, statement != null))
                 .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys)
-                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate());
+                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate(opCtx));
         if (statement != null) {
-            long prev = units.previousWrite(statement);
+            long prev = units.previousWrite(opCtx, statement);
             Long chain = statement.batch() == null ? null : storedFirst;
             sql = sql.param(statement.lsidKey()).param(statement.txnNumber()).param(statementIds(statement, size))
                     .param(chain).param(prev == 0 ? null : Oplog.storedTs(prev)).param(chain)
@@ -178,10 +179,10 @@ public class DocumentStore {
                 .list()
                 .forEach(ts -> changed.set((int) (ts - storedFirst)));
         if (statement != null && !changed.isEmpty()) { // row n's entry is at storedFirst + n: the newest is the last set bit
-            units.wroteForStatement(reservation, changed.cardinality(), storedFirst + changed.length() - 1);
+            units.wroteForStatement(opCtx, reservation, changed.cardinality(), storedFirst + changed.length() - 1);
         }
         if (op != 'd' && pattern != null) {
-            changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(
+            changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(opCtx,
                     new CommittedWritesObserver.WrittenDocument(c.namespace(), shardKeys[i], docs[i].length)));
         }
         return changed;

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.Collation;
 import java.util.ArrayList;
@@ -73,11 +74,11 @@ public class IndexCatalog {
      * @param spec {@code {key, name, unique?, sparse?, partialFilterExpression?, collation?}}, validated by the caller;
      *             a {@code collation} is a full spec ({@link Collation#toDocument()}), absent for the simple one
      */
-    public IndexSpec create(CollectionInfo c, BsonDocument spec) {
+    public IndexSpec create(OperationContext opCtx, CollectionInfo c, BsonDocument spec) {
         UUID tableId = UUID.randomUUID();
         IndexSpec index = fromSpec(spec, "i_" + tableId.toString().replace("-", ""), false);
         try {
-            return units.write(work -> {
+            return units.write(opCtx, inUnit -> {
                 jdbc.sql("INSERT INTO indexes (collection_uuid, name, spec, table_name) VALUES (?, ?, ?, ?)")
                         .param(c.uuid()).param(index.name()).param(BsonBytes.encode(index.specDocument()))
                         .param(index.table()).update();
@@ -103,7 +104,7 @@ public class IndexCatalog {
                 }
                 BsonDocument command = new BsonDocument("createIndexes", new BsonString(c.namespace().collection()))
                         .append("spec", index.specDocument());
-                oplog.appendCommand(c.namespace().db(), c.uuid(), command);
+                oplog.appendCommand(inUnit, c.namespace().db(), c.uuid(), command);
                 return multikey ? index.asMultikey() : index;
             });
         } finally {
@@ -117,12 +118,12 @@ public class IndexCatalog {
     }
 
     /** Drops one index: its table, its row and an oplog entry, in one transaction. */
-    public void drop(CollectionInfo c, IndexSpec index) {
+    public void drop(OperationContext opCtx, CollectionInfo c, IndexSpec index) {
         try {
-            units.write(work -> {
+            units.write(opCtx, inUnit -> {
                 jdbc.sql("DELETE FROM indexes WHERE collection_uuid = ? AND name = ?").param(c.uuid()).param(index.name()).update();
                 jdbc.sql("DROP TABLE " + index.table()).update();
-                return oplog.appendCommand(c.namespace().db(), c.uuid(),
+                return oplog.appendCommand(inUnit, c.namespace().db(), c.uuid(),
                         new BsonDocument("dropIndexes", new BsonString(c.namespace().collection())).append("index", new BsonString(index.name())));
             });
         } finally {

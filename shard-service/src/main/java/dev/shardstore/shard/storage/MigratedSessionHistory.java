@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -77,7 +78,7 @@ public class MigratedSessionHistory {
      * @return how many were written (the others were older or already here)
      * @throws CommandException BadValue naming the field of a malformed entry
      */
-    public int write(String ns, UUID ui, List<BsonDocument> entries) {
+    public int write(OperationContext opCtx, String ns, UUID ui, List<BsonDocument> entries) {
         int written = 0;
         Map<SessionTxn, Set<Integer>> statements = new HashMap<>(); // per session and txnNumber: the stmtIds here
         for (BsonDocument entry : entries) {
@@ -91,7 +92,7 @@ public class MigratedSessionHistory {
                 continue;
             }
             long prev = row.isPresent() && row.get().txnNum() == txnNumber ? row.get().lastWriteOpTime() : 0;
-            long stored = Oplog.storedTs(units.reserve(1).first());
+            long stored = Oplog.storedTs(units.reserve(opCtx, 1).first());
             byte[] key = SessionHistory.key(lsid);
             jdbc.sql("INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, from_migrate, o, lsid, txn_number, stmt_id, prev_op_time, pre_image)"
                             + " VALUES (?, ?, ?, ?, ?, ?, true, ?, ?, ?, ?, ?, ?)")

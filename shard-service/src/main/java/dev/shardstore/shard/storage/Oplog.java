@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import java.util.UUID;
 import org.bson.BsonDocument;
@@ -58,19 +59,19 @@ public class Oplog {
 
     /**
      * Appends a command entry ({@code op: c}, {@code ns: "<db>.$cmd"}, {@code o: command}), such as
-     * {@code {create: "coll"}} or {@code {drop: "coll"}}, in the current unit of work.
+     * {@code {create: "coll"}} or {@code {drop: "coll"}}, in {@code opCtx}'s unit of work.
      *
      * @param ui the collection the command is about; null for a database-wide one ({@code dropDatabase})
      * @return the entry's cluster time
      * @throws IllegalStateException outside a {@link WriteUnitOfWork}
      */
-    public BsonTimestamp appendCommand(String db, @Nullable UUID ui, BsonDocument command) {
-        long ts = units.reserve(1).first();
+    public BsonTimestamp appendCommand(OperationContext opCtx, String db, @Nullable UUID ui, BsonDocument command) {
+        long ts = units.reserve(opCtx, 1).first();
         jdbc.sql("INSERT INTO oplog (ts_key, op, ns, ui, from_migrate, o) VALUES (?, 'c', ?, ?, ?, ?)")
                 .param(storedTs(ts))
                 .param(db + ".$cmd")
                 .param(ui)
-                .param(units.fromMigrate())
+                .param(units.fromMigrate(opCtx))
                 .param(BsonBytes.encode(command))
                 .update();
         return new BsonTimestamp(ts);

@@ -1,6 +1,7 @@
 package dev.shardstore.shard.storage;
 
 import dev.shardstore.support.failpoint.FailPoints;
+import dev.shardstore.support.operation.OperationContext;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -36,8 +37,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * unit never joins a transaction it did not open (it refuses to start inside a foreign one), so "the template
  * returned" is "the transaction is over".
  *
- * <p>A {@code write} inside a {@code write} on the same thread joins the outer unit (one transaction, released when
- * the outer one ends); {@link #savepoint} runs a part that can fail alone. The fail point {@link #BEFORE_COMMIT} is
+ * <p>The unit travels in the operation's context ({@link OperationContext}, decorated by {@link #write}): the body
+ * gets the context with its unit, and passes it to whatever writes for it. A {@code write} given a context that
+ * already has a unit joins that unit (one transaction, released when the outer one ends); {@link #savepoint} runs a
+ * part that can fail alone. The fail point {@link #BEFORE_COMMIT} is
  * passed after the body and before the commit, for tests that hold a transaction open with its times reserved
  * (pause) or fail it there (error).
  *
@@ -53,8 +56,11 @@ public class WriteUnitOfWork {
      */
     public static final String BEFORE_COMMIT = "writeUnitOfWork.beforeCommit";
 
-    private static final ThreadLocal<Unit> CURRENT = new ThreadLocal<>();
-    private static final ThreadLocal<RetryableStatement> STATEMENT = new ThreadLocal<>();
+    /** The unit an operation's writes join. */
+    private static final OperationContext.Decoration<Unit> UNIT = new OperationContext.Decoration<>("writeUnitOfWork", Unit.class);
+    /** The retryable statement an operation's units record for ({@link #asStatement}). */
+    private static final OperationContext.Decoration<RetryableStatement> STATEMENT =
+            new OperationContext.Decoration<>("retryableStatement", RetryableStatement.class);
     private static final Logger log = LoggerFactory.getLogger(WriteUnitOfWork.class);
 
     private final List<CommittedWritesObserver> observers = new CopyOnWriteArrayList<>();
@@ -75,15 +81,16 @@ public class WriteUnitOfWork {
     }
 
     /**
-     * Runs {@code body} in a transaction of its own (or in the current unit when called inside one) and commits
-     * it, unless the body threw or asked for a rollback ({@link Work#setRollbackOnly()}). Oplog entries written
-     * by the body are client writes ({@code fromMigrate: false}).
+     * Runs {@code body} in a transaction of its own (or in {@code opCtx}'s unit when it has one) and commits it,
+     * unless the body threw or asked for a rollback ({@link #setRollbackOnly}). Oplog entries written by the body are
+     * client writes ({@code fromMigrate: false}).
      *
+     * @param body gets {@code opCtx} with the unit, to pass to everything that writes for it
      * @return what {@code body} returned
      * @throws IllegalStateException when called inside a transaction that is not a unit's
      */
-    public <T> T write(Function<Work, T> body) {
-        return run(false, body);
+    public <T> T write(OperationContext opCtx, Function<OperationContext, T> body) {
+        return run(opCtx, false, body);
     }
 
     /**
@@ -91,19 +98,19 @@ public class WriteUnitOfWork {
      * migration on the recipient and of range deletion, which readers of the oplog that follow client changes
      * skip (reference: Migrations).
      */
-    public <T> T writeFromMigrate(Function<Work, T> body) {
-        return run(true, body);
+    public <T> T writeFromMigrate(OperationContext opCtx, Function<OperationContext, T> body) {
+        return run(opCtx, true, body);
     }
 
     /**
-     * Runs {@code body} under a savepoint of the current unit: when it throws, only its own changes are undone
+     * Runs {@code body} under a savepoint of {@code opCtx}'s unit: when it throws, only its own changes are undone
      * (the exception propagates), and the unit goes on. Used for a multi-update, where a duplicate key stops the
      * statement at one document but keeps the earlier ones.
      *
      * @throws IllegalStateException outside a unit
      */
-    public <T> T savepoint(Supplier<T> body) {
-        Unit unit = current();
+    public <T> T savepoint(OperationContext opCtx, Supplier<T> body) {
+        Unit unit = current(opCtx);
         int mark = unit.written.size();
         Set<ClusterClock.Reservation> statementWritesBefore = Set.copyOf(unit.statementWrites.keySet());
         try {
@@ -115,85 +122,90 @@ public class WriteUnitOfWork {
         }
     }
 
+    /**
+     * Rolls {@code opCtx}'s unit back instead of committing it when its body returns.
+     *
+     * @throws IllegalStateException outside a unit
+     */
+    public void setRollbackOnly(OperationContext opCtx) {
+        current(opCtx).status.setRollbackOnly();
+    }
+
     /** Registers {@code observer} to hear of every later unit's committed client writes (see the class comment). */
     public void observeCommittedWrites(CommittedWritesObserver observer) {
         observers.add(observer);
     }
 
     /**
-     * Notes a client insert or update of a sharded collection's document in the current unit, reported to the observers
-     * if the unit commits; ignored in a {@code fromMigrate} unit or when nobody observes.
+     * Notes a client insert or update of a sharded collection's document in {@code opCtx}'s unit, reported to the
+     * observers if the unit commits; ignored in a {@code fromMigrate} unit or when nobody observes.
      *
      * @throws IllegalStateException outside a unit
      */
-    void recordWritten(CommittedWritesObserver.WrittenDocument written) {
-        Unit unit = current();
+    void recordWritten(OperationContext opCtx, CommittedWritesObserver.WrittenDocument written) {
+        Unit unit = current(opCtx);
         if (!unit.fromMigrate && !observers.isEmpty()) {
             unit.written.add(written);
         }
     }
 
     /**
-     * Runs {@code body}, one statement of a retryable write, on this thread (reference: Retryable writes): every unit
-     * it commits marks its insert, update and delete oplog entries with {@code statement}'s session fields and makes the
-     * newest one the session's last write in the {@code transactions} table, in the same transaction
+     * Runs {@code body}, one statement of a retryable write (reference: Retryable writes): every unit it commits with
+     * the context it is given marks its insert, update and delete oplog entries with {@code statement}'s session fields
+     * and makes the newest one the session's last write in the {@code transactions} table, in the same transaction
      * ({@link SessionHistory#record}); a unit that rolls back records nothing.
      *
+     * @param body gets {@code opCtx} with the statement, to open its units with
      * @throws IllegalStateException inside a unit or another statement: the statement must own its units
      */
-    public <T> T asStatement(RetryableStatement statement, Supplier<T> body) {
-        if (CURRENT.get() != null || STATEMENT.get() != null) {
+    public <T> T asStatement(OperationContext opCtx, RetryableStatement statement, Function<OperationContext, T> body) {
+        if (opCtx.get(UNIT) != null || opCtx.get(STATEMENT) != null) {
             throw new IllegalStateException("a retryable statement must start outside any unit of work");
         }
-        STATEMENT.set(statement);
-        try {
-            return body.get();
-        } finally {
-            STATEMENT.remove();
-        }
+        return body.apply(opCtx.with(STATEMENT, statement));
     }
 
     /**
      * Keeps findAndModify's document before its change with the running retryable statement's oplog entry, so a retry
      * can answer with it (MongoDB's retry image); nothing outside a retryable statement.
      */
-    public void notePreImage(BsonDocument document) {
-        RetryableStatement statement = STATEMENT.get();
+    public void notePreImage(OperationContext opCtx, BsonDocument document) {
+        RetryableStatement statement = opCtx.get(STATEMENT);
         if (statement != null) {
             statement.preImage(document);
         }
     }
 
     /**
-     * Reserves {@code count} cluster times for oplog entries of the current unit; they are released when the
+     * Reserves {@code count} cluster times for oplog entries of {@code opCtx}'s unit; they are released when the
      * unit's transaction is over.
      *
      * @throws IllegalStateException outside a unit
      */
-    ClusterClock.Reservation reserve(int count) {
-        Unit unit = current();
+    ClusterClock.Reservation reserve(OperationContext opCtx, int count) {
+        Unit unit = current(opCtx);
         ClusterClock.Reservation reservation = clock.reserve(count);
         unit.reservations.add(reservation);
         return reservation;
     }
 
     /**
-     * The retryable statement the current unit writes for, whose session fields its writes put on their oplog entries
-     * ({@link DocumentStore}); null when it runs for none, or is a {@code fromMigrate} unit.
+     * The retryable statement {@code opCtx}'s unit writes for, whose session fields its writes put on their oplog
+     * entries ({@link DocumentStore}); null when it runs for none, or is a {@code fromMigrate} unit.
      *
      * @throws IllegalStateException outside a unit
      */
-    @Nullable RetryableStatement statement() {
-        Unit unit = current();
-        return unit.fromMigrate ? null : STATEMENT.get();
+    @Nullable RetryableStatement statement(OperationContext opCtx) {
+        Unit unit = current(opCtx);
+        return unit.fromMigrate ? null : opCtx.get(STATEMENT);
     }
 
     /**
      * The previous write of {@code statement}'s session and transaction number that its next entry chains to: the
      * entry this unit wrote for it last, else the statement's {@link RetryableStatement#prevOpTime()}.
      */
-    long previousWrite(RetryableStatement statement) {
-        OptionalLong newest = current().statementWrites.values().stream().mapToLong(StatementWrite::newestStored).max();
+    long previousWrite(OperationContext opCtx, RetryableStatement statement) {
+        OptionalLong newest = current(opCtx).statementWrites.values().stream().mapToLong(StatementWrite::newestStored).max();
         return newest.isPresent() ? Oplog.tsOf(newest.getAsLong()) : statement.prevOpTime();
     }
 
@@ -202,8 +214,8 @@ public class WriteUnitOfWork {
      * session fields, the newest at stored time {@code newestStored}; {@link SessionHistory#record} points the session at
      * it before the unit commits.
      */
-    void wroteForStatement(ClusterClock.Reservation reservation, int count, long newestStored) {
-        current().statementWrites.put(reservation, new StatementWrite(count, newestStored)); // one change per reservation
+    void wroteForStatement(OperationContext opCtx, ClusterClock.Reservation reservation, int count, long newestStored) {
+        current(opCtx).statementWrites.put(reservation, new StatementWrite(count, newestStored)); // one change per reservation
     }
 
     /**
@@ -214,39 +226,39 @@ public class WriteUnitOfWork {
      */
     record StatementWrite(int count, long newestStored) {}
 
-    /** Whether the current unit's oplog entries are {@code fromMigrate}. */
-    boolean fromMigrate() {
-        return current().fromMigrate;
+    /** Whether the oplog entries of {@code opCtx}'s unit are {@code fromMigrate}. */
+    boolean fromMigrate(OperationContext opCtx) {
+        return current(opCtx).fromMigrate;
     }
 
-    private Unit current() {
-        Unit unit = CURRENT.get();
+    private static Unit current(OperationContext opCtx) {
+        Unit unit = opCtx.get(UNIT);
         if (unit == null) {
             throw new IllegalStateException("oplog entries are written only inside a WriteUnitOfWork");
         }
         return unit;
     }
 
-    private <T> T run(boolean fromMigrate, Function<Work, T> body) {
-        Unit outer = CURRENT.get();
+    private <T> T run(OperationContext opCtx, boolean fromMigrate, Function<OperationContext, T> body) {
+        Unit outer = opCtx.get(UNIT);
         if (outer != null) {
             if (outer.fromMigrate != fromMigrate) {
                 throw new IllegalStateException("a unit of work cannot mix client and fromMigrate writes");
             }
-            return body.apply(outer);
+            return body.apply(opCtx);
         }
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("a WriteUnitOfWork must own its transaction; one is already open on this thread");
         }
         Unit unit = new Unit(fromMigrate);
-        CURRENT.set(unit);
+        OperationContext inUnit = opCtx.with(UNIT, unit);
         T result;
         try {
             result = tx.execute(status -> {
                 unit.status = status;
-                T value = body.apply(unit);
+                T value = body.apply(inUnit);
                 if (!status.isRollbackOnly()) {
-                    RetryableStatement statement = STATEMENT.get();
+                    RetryableStatement statement = opCtx.get(STATEMENT);
                     if (statement != null && !fromMigrate) {
                         history.record(statement, unit.reservations, unit.statementWrites);
                     }
@@ -255,7 +267,6 @@ public class WriteUnitOfWork {
                 return value;
             });
         } finally {
-            CURRENT.remove();
             unit.reservations.forEach(ClusterClock.Reservation::release);
         }
         // the template returned without a throw and without rollback-only: the transaction committed
@@ -275,14 +286,8 @@ public class WriteUnitOfWork {
         }
     }
 
-    /** The handle a unit's body gets. */
-    public interface Work {
-        /** Rolls the unit back instead of committing it when the body returns. */
-        void setRollbackOnly();
-    }
-
-    /** One unit on one thread: its transaction and the cluster times it reserved. */
-    private static final class Unit implements Work {
+    /** One unit: its transaction and the cluster times it reserved. */
+    private static final class Unit {
         private final boolean fromMigrate;
         private final List<ClusterClock.Reservation> reservations = new ArrayList<>();
         private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
@@ -292,11 +297,6 @@ public class WriteUnitOfWork {
 
         Unit(boolean fromMigrate) {
             this.fromMigrate = fromMigrate;
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            status.setRollbackOnly();
         }
     }
 }

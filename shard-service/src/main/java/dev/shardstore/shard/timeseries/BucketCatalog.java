@@ -1,5 +1,6 @@
 package dev.shardstore.shard.timeseries;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.namespace.Namespace;
@@ -66,16 +67,16 @@ public class BucketCatalog {
      * @throws dev.shardstore.contracts.error.CommandException StaleConfig when a new bucket's shard key belongs to
      *                                                         another shard (the router then retries the batch)
      */
-    public void insert(CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> measurements) {
+    public void insert(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, List<BsonDocument> measurements) {
         Collection collection = collections.computeIfAbsent(buckets.uuid(), uuid -> new Collection(buckets.namespace()));
         collection.lock.lock();
         try {
             for (int attempt = 0; ; attempt++) {
-                Map<BsonValue, Placement> placements = place(collection, buckets, options, measurements);
-                if (units.write(work -> {
-                    boolean written = write(buckets, options, placements);
+                Map<BsonValue, Placement> placements = place(opCtx, collection, buckets, options, measurements);
+                if (units.write(opCtx, inUnit -> {
+                    boolean written = write(inUnit, buckets, options, placements);
                     if (!written) {
-                        work.setRollbackOnly();
+                        units.setRollbackOnly(inUnit);
                     }
                     return written;
                 })) {
@@ -124,7 +125,7 @@ public class BucketCatalog {
     }
 
     /** Decides the bucket of each measurement, updating the open buckets; new buckets are built in full. */
-    private Map<BsonValue, Placement> place(Collection collection, CollectionInfo buckets, TimeseriesOptions options,
+    private Map<BsonValue, Placement> place(OperationContext opCtx, Collection collection, CollectionInfo buckets, TimeseriesOptions options,
             List<BsonDocument> measurements) {
         Map<BsonValue, Placement> placements = new LinkedHashMap<>();
         for (BsonDocument measurement : measurements) {
@@ -134,7 +135,7 @@ public class BucketCatalog {
             int size = BsonBytes.encode(measurement).length;
             OpenBucket open = collection.open.get(key);
             if (open == null || !open.fits(options, time, size)) {
-                open = reopen(buckets, options, meta, time, size);
+                open = reopen(opCtx, buckets, options, meta, time, size);
                 if (open == null) {
                     Bucket fresh = Bucket.open(options, meta, time);
                     open = new OpenBucket(fresh.id(), fresh.minTime(), 0, 0);
@@ -150,15 +151,15 @@ public class BucketCatalog {
     }
 
     /** A stored, owned bucket of {@code meta} with room for the measurement, or null. */
-    private @Nullable OpenBucket reopen(CollectionInfo buckets, TimeseriesOptions options, @Nullable BsonValue meta, long time, int size) {
+    private @Nullable OpenBucket reopen(OperationContext opCtx, CollectionInfo buckets, TimeseriesOptions options, @Nullable BsonValue meta, long time, int size) {
         String min = "control.min." + options.timeField();
         BsonDocument filter = new BsonDocument(min, new BsonDocument("$lte", new BsonDateTime(time))
                 .append("$gt", new BsonDateTime(time - options.bucketMaxSpanMillis())));
         filter.append("meta", meta == null ? new BsonDocument("$exists", BsonBoolean.FALSE) : meta);
-        ShardCursor cursor = queries.find(buckets, new FindQuery(Filter.parse(filter), null, null, 0, 0, filter, null), 16);
+        ShardCursor cursor = queries.find(opCtx, buckets, new FindQuery(Filter.parse(filter), null, null, 0, 0, filter, null), 16);
         Batch batch;
         do {
-            batch = cursor.next(16);
+            batch = cursor.next(opCtx, 16);
             for (BsonDocument stored : batch.documents()) {
                 Bucket candidate = Bucket.reopen(options, stored);
                 if (candidate.fits(time, size)) {
@@ -173,7 +174,7 @@ public class BucketCatalog {
      * Writes the placements: new buckets inserted, stored ones read locked, extended and replaced. False (nothing
      * must be kept) when a stored bucket is gone, no longer has room or is no longer owned by this shard.
      */
-    private boolean write(CollectionInfo buckets, TimeseriesOptions options, Map<BsonValue, Placement> placements) {
+    private boolean write(OperationContext inUnit, CollectionInfo buckets, TimeseriesOptions options, Map<BsonValue, Placement> placements) {
         List<byte[]> storedIds = new ArrayList<>();
         placements.forEach((id, p) -> {
             if (!p.isNew()) {
@@ -193,7 +194,7 @@ public class BucketCatalog {
                 return false;
             }
             BsonDocument stored = p.isNew() ? null : before.decode();
-            if (stored != null && !OperationShardingState.visible(buckets.namespace().full()).test(stored)) {
+            if (stored != null && !OperationShardingState.visible(inUnit, buckets.namespace().full()).test(stored)) {
                 return false; // an open bucket that became an orphan here (its chunk moved): never add to it
             }
             Bucket bucket = p.isNew() ? p.fresh() : Bucket.reopen(options, stored);
@@ -206,14 +207,14 @@ public class BucketCatalog {
             }
             BsonDocument doc = bucket.toDocument();
             if (p.isNew()) {
-                OperationShardingState.checkInsert(buckets.namespace().full(), doc);
+                OperationShardingState.checkInsert(inUnit, buckets.namespace().full(), doc);
                 inserts.add(StoredDocument.of(doc));
             } else {
                 replacements.add(new DocumentStore.Replacement(before, StoredDocument.of(doc)));
             }
         }
-        store.insert(buckets, inserts);
-        store.replace(buckets, replacements);
+        store.insert(inUnit, buckets, inserts);
+        store.replace(inUnit, buckets, replacements);
         return true;
     }
 

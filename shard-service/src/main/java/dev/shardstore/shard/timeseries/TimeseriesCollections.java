@@ -1,5 +1,6 @@
 package dev.shardstore.shard.timeseries;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -42,12 +43,12 @@ public class TimeseriesCollections {
      * options: the config service's are the source of truth of the bucketing (reference: sharded-timeseries "Sharding
      * metadata"), and a collMod may not have reached this shard's local options yet.
      */
-    public static Optional<TimeseriesOptions> optionsOf(CollectionInfo buckets) {
+    public static Optional<TimeseriesOptions> optionsOf(OperationContext opCtx, CollectionInfo buckets) {
         BsonValue spec = buckets.options().get("timeseries");
-        if (!buckets.namespace().collection().startsWith(BUCKETS_PREFIX) || spec == null) {
+        if (!isBuckets(buckets)) {
             return Optional.empty();
         }
-        TimeseriesOptions sharded = OperationShardingState.filterFor(buckets.namespace().full())
+        TimeseriesOptions sharded = OperationShardingState.filterFor(opCtx, buckets.namespace().full())
                 .map(filter -> filter.table().collection().timeseriesFields()).orElse(null);
         return Optional.of(sharded != null ? sharded : TimeseriesOptions.parse(spec, "timeseries"));
     }
@@ -60,12 +61,17 @@ public class TimeseriesCollections {
         if (view.collection().startsWith("system.") || catalog.find(view).isPresent()) {
             return Optional.empty();
         }
-        return catalog.find(bucketsOf(view)).filter(c -> optionsOf(c).isPresent());
+        return catalog.find(bucketsOf(view)).filter(TimeseriesCollections::isBuckets);
     }
 
-    /** The options of the time-series collection {@code view}, empty when it is not one. */
-    public Optional<TimeseriesOptions> options(Namespace view) {
-        return buckets(view).flatMap(TimeseriesCollections::optionsOf);
+    /** Whether {@code collection} is the buckets collection of a time-series collection (it has its options). */
+    public static boolean isBuckets(CollectionInfo collection) {
+        return collection.namespace().collection().startsWith(BUCKETS_PREFIX) && collection.options().get("timeseries") != null;
+    }
+
+    /** The options of the time-series collection {@code view} as {@code opCtx}'s command sees them, empty when it is not one. */
+    public Optional<TimeseriesOptions> options(OperationContext opCtx, Namespace view) {
+        return buckets(view).flatMap(b -> optionsOf(opCtx, b));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.timeseries;
 
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.cursor.Batch;
@@ -37,6 +38,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class TimeseriesTtlMonitor {
+    /** The context of the monitor\'s own deletes: no deadline, no session. */
+    private static final OperationContext TTL_MONITOR = OperationContext.internal("timeseriesTtlMonitor");
     private static final Logger log = LoggerFactory.getLogger(TimeseriesTtlMonitor.class);
 
     private final CollectionCatalog catalog;
@@ -68,7 +71,7 @@ public class TimeseriesTtlMonitor {
         Instant now = clock.instant();
         int deleted = 0;
         for (CollectionInfo buckets : catalog.listAll()) {
-            Optional<TimeseriesOptions> options = TimeseriesCollections.optionsOf(buckets);
+            Optional<TimeseriesOptions> options = TimeseriesCollections.optionsOf(TTL_MONITOR, buckets);
             BsonValue expireAfter = buckets.options().get("expireAfterSeconds");
             if (options.isPresent() && expireAfter != null && expireAfter.isNumber()) {
                 long cutoff = now.toEpochMilli() - expireAfter.asNumber().longValue() * 1000;
@@ -81,20 +84,20 @@ public class TimeseriesTtlMonitor {
     private int expire(CollectionInfo buckets, TimeseriesOptions options, long cutoffMillis) {
         BsonDocument filter = new BsonDocument("control.max." + options.timeField(), new BsonDocument("$lt", new BsonDateTime(cutoffMillis)));
         BsonDocument command = new BsonDocument("delete", new BsonString(buckets.namespace().collection()));
-        int deleted = runtime.run(buckets.namespace().db(), buckets.namespace(), CollectionAccess.WRITE, command, false, () -> {
+        int deleted = runtime.run(TTL_MONITOR, buckets.namespace().db(), buckets.namespace(), CollectionAccess.WRITE, command, false, opCtx -> {
             // the collection may have been dropped (and made again) since the catalog was listed
             Optional<CollectionInfo> current = catalog.find(buckets.namespace()).filter(c -> c.uuid().equals(buckets.uuid()));
             if (current.isEmpty()) {
                 return 0;
             }
             List<StoredDocument> expired = new ArrayList<>();
-            ShardCursor cursor = queries.find(current.get(), new FindQuery(Filter.parse(filter), null, null, 0, 0, filter, null), 1000);
+            ShardCursor cursor = queries.find(opCtx, current.get(), new FindQuery(Filter.parse(filter), null, null, 0, 0, filter, null), 1000);
             Batch batch;
             do {
-                batch = cursor.next(1000);
+                batch = cursor.next(opCtx, 1000);
                 batch.documents().forEach(bucket -> expired.add(StoredDocument.of(bucket)));
             } while (!batch.exhausted());
-            return expired.isEmpty() ? 0 : units.write(work -> store.delete(current.get(), expired));
+            return expired.isEmpty() ? 0 : units.write(opCtx, inUnit -> store.delete(inUnit, current.get(), expired));
         });
         if (deleted > 0) {
             log.info("TTL deleted {} buckets of {} with no measurement since {}", deleted, buckets.namespace(),

@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import dev.shardstore.support.operation.OperationContext;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -101,9 +103,10 @@ public class CollectionShardingRuntime {
      * @throws CommandException TypeMismatch/BadValue for malformed versions; StaleDbVersion (249); StaleConfig
      *                          (13388), also when a critical section outlasts the wait timeout; what {@code body}
      *                          throws
+     * @param body          runs with {@code opCtx} decorated with the accepted {@link OperationShardingState}
      */
-    public <T> T run(String db, @Nullable Namespace namespace, CollectionAccess access, BsonDocument command,
-            boolean checkVersions, Supplier<T> body) {
+    public <T> T run(OperationContext opCtx, String db, @Nullable Namespace namespace, CollectionAccess access, BsonDocument command,
+            boolean checkVersions, Function<OperationContext, T> body) {
         Optional<DatabaseVersion> dbVersion = checkVersions ? DatabaseVersionCheck.receivedVersion(command) : Optional.empty();
         Optional<ChunkVersion> shardVersion = checkVersions && namespace != null
                 ? ShardVersionCheck.receivedVersion(command) : Optional.empty();
@@ -144,7 +147,8 @@ public class CollectionShardingRuntime {
                     }
                     if (!refreshCollection) {
                         failPoints.hit(AFTER_VERSION_CHECK);
-                        return OperationShardingState.runWith(filter, body);
+                        return body.apply(opCtx.with(OperationShardingState.DECORATION,
+                                new OperationShardingState(shardVersion.orElse(null), dbVersion.orElse(null), filter)));
                     }
                 }
             } finally {

@@ -1,62 +1,62 @@
 package dev.shardstore.shard.versioning;
 
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.support.operation.OperationContext;
 import java.util.Optional;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The filtering metadata of the command running on the current thread (MongoDB's OperationShardingState): set
- * by {@link CollectionShardingRuntime} once the shard version check accepted the command under the collection lock,
- * read by the scan paths so that every read and write of the command sees one snapshot. A cursor captures its predicate when it is created, so
- * its getMores keep that snapshot. Commands without a shard version run without one (no orphan filtering).
+ * What the shard version check accepted for one command (MongoDB's {@code OperationShardingState}, a decoration of
+ * its operation context): the {@code shardVersion} and {@code databaseVersion} the command was sent with, and the
+ * filtering metadata it runs with. {@link CollectionShardingRuntime} decorates the command's
+ * {@link OperationContext} with it once the versions are accepted under the collection lock; the scan and write
+ * paths read it from the context they are passed, so every read and write of the command sees one snapshot. A cursor
+ * captures its filter when it is created, so its getMores keep that snapshot. A command without a shard version has
+ * no filter (no orphan filtering).
+ *
+ * @param shardVersion    the version the command was sent with for its collection, if any
+ * @param databaseVersion the database version it was sent with, if any
+ * @param filter          the ownership filter of the version accepted, or null when the command is unversioned
  */
-public final class OperationShardingState {
-    private static final ThreadLocal<OwnershipFilter> CURRENT = new ThreadLocal<>();
+public record OperationShardingState(@Nullable ChunkVersion shardVersion, @Nullable DatabaseVersion databaseVersion,
+        @Nullable OwnershipFilter filter) {
+    /** The key of this state on an operation's context. */
+    public static final OperationContext.Decoration<OperationShardingState> DECORATION =
+            new OperationContext.Decoration<>("operationShardingState", OperationShardingState.class);
+
     private static final Predicate<BsonDocument> EVERYTHING = d -> true;
 
-    private OperationShardingState() {
-    }
-
-    /** Runs {@code body} with {@code filter} (null: none) as the current command's filtering metadata. */
-    public static <T> T runWith(@Nullable OwnershipFilter filter, Supplier<T> body) {
-        OwnershipFilter previous = CURRENT.get();
-        CURRENT.set(filter);
-        try {
-            return body.get();
-        } finally {
-            CURRENT.set(previous);
-        }
-    }
-
-    /** The current command's filtering metadata for {@code namespace} ({@code db.coll}), if it is versioned on it. */
-    public static Optional<OwnershipFilter> filterFor(String namespace) {
-        OwnershipFilter filter = CURRENT.get();
+    /** The filtering metadata of {@code opCtx}'s command for {@code namespace} ({@code db.coll}), if it is versioned on it. */
+    public static Optional<OwnershipFilter> filterFor(OperationContext opCtx, String namespace) {
+        OperationShardingState state = opCtx.get(DECORATION);
+        OwnershipFilter filter = state == null ? null : state.filter();
         return filter != null && filter.namespace().equals(namespace) ? Optional.of(filter) : Optional.empty();
     }
 
     /**
-     * The documents of {@code namespace} the current command may see: those this shard owns when the command is
+     * The documents of {@code namespace} that {@code opCtx}'s command may see: those this shard owns when the command is
      * versioned on a sharded collection, else all.
      */
-    public static Predicate<BsonDocument> visible(String namespace) {
-        return filterFor(namespace).<Predicate<BsonDocument>>map(f -> f::owns).orElse(EVERYTHING);
+    public static Predicate<BsonDocument> visible(OperationContext opCtx, String namespace) {
+        return filterFor(opCtx, namespace).<Predicate<BsonDocument>>map(f -> f::owns).orElse(EVERYTHING);
     }
 
     /**
-     * Checks that the current command may insert {@code document} into {@code namespace} (see
+     * Checks that {@code opCtx}'s command may insert {@code document} into {@code namespace} (see
      * {@link OwnershipFilter#checkInsert}); no check for an unversioned command.
      */
-    public static void checkInsert(String namespace, BsonDocument document) {
-        filterFor(namespace).ifPresent(f -> f.checkInsert(document));
+    public static void checkInsert(OperationContext opCtx, String namespace, BsonDocument document) {
+        filterFor(opCtx, namespace).ifPresent(f -> f.checkInsert(document));
     }
 
     /**
-     * Checks that {@code after}, a document of {@code namespace} the current command updated, stays on this shard
-     * (see {@link OwnershipFilter#checkUpdate}); no check for an unversioned command.
+     * Checks that {@code after}, a document of {@code namespace} that {@code opCtx}'s command updated, stays on this
+     * shard (see {@link OwnershipFilter#checkUpdate}); no check for an unversioned command.
      */
-    public static void checkUpdate(String namespace, BsonDocument after) {
-        filterFor(namespace).ifPresent(f -> f.checkUpdate(after));
+    public static void checkUpdate(OperationContext opCtx, String namespace, BsonDocument after) {
+        filterFor(opCtx, namespace).ifPresent(f -> f.checkUpdate(after));
     }
 }

@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.OperationContext;
+import dev.shardstore.support.operation.Deadline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +10,6 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.CursorManager;
-import dev.shardstore.support.command.OperationDeadline;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,18 +86,19 @@ class MaxTimeMSTest extends ShardIntegrationTest {
     void aCursorsGetMoresSpendOneBudget() {
         AtomicInteger batches = new AtomicInteger();
         // each batch takes 1.2 s of a 2 s budget: the first getMore fits, the second runs out
-        long id = OperationDeadline.within(TimeUnit.SECONDS.toNanos(2), () -> cursors.register(DB + ".slow", null, max -> {
+        OperationContext find = OperationContext.internal("test").withDeadline(Deadline.after(TimeUnit.SECONDS.toNanos(2), System::nanoTime));
+        long id = cursors.register(find, DB + ".slow", null, (batchCtx, max) -> {
             sleep(1200);
-            OperationDeadline.check(); // what a scan does between pages
+            batchCtx.checkDeadline(); // what a scan does between pages
             return new Batch(List.of(new BsonDocument("batch", new BsonInt32(batches.incrementAndGet()))), false);
-        }));
+        });
 
-        assertThat(cursors.getMore(id, DB + ".slow", 1).documents()).hasSize(1);
-        assertThatThrownBy(() -> cursors.getMore(id, DB + ".slow", 1)).isInstanceOfSatisfying(CommandException.class,
+        OperationContext getMore = OperationContext.internal("test");
+        assertThat(cursors.getMore(getMore, id, DB + ".slow", 1).documents()).hasSize(1);
+        assertThatThrownBy(() -> cursors.getMore(getMore, id, DB + ".slow", 1)).isInstanceOfSatisfying(CommandException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.MaxTimeMSExpired));
-        assertThatThrownBy(() -> cursors.getMore(id, DB + ".slow", 1)).as("a cursor that ran out is closed")
+        assertThatThrownBy(() -> cursors.getMore(getMore, id, DB + ".slow", 1)).as("a cursor that ran out is closed")
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CursorNotFound));
-        assertThat(OperationDeadline.remainingNanos()).as("no limit leaks onto the thread").isEqualTo(OperationDeadline.NONE);
     }
 
     private static void sleep(long millis) {

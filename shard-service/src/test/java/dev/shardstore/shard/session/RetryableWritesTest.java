@@ -1,5 +1,6 @@
 package dev.shardstore.shard.session;
 
+import dev.shardstore.support.operation.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -39,6 +40,7 @@ import org.springframework.beans.factory.annotation.Autowired;
  * serializes two commands of one session (real threads).
  */
 class RetryableWritesTest extends ShardIntegrationTest {
+    private static final OperationContext TEST = OperationContext.internal("test");
     private static final String DB = "retry";
 
     @Autowired
@@ -305,8 +307,8 @@ class RetryableWritesTest extends ShardIntegrationTest {
         UUID ui = jdbc.sql("SELECT uuid FROM collections WHERE namespace = ?").param(DB + ".moved").query(UUID.class).single();
         LogicalSessionId lsid = LogicalSessionId.random();
         List<BsonDocument> entries = List.of(migratedInsert(lsid, 0, 1), migratedInsert(lsid, 1, 2));
-        int first = units.writeFromMigrate(work -> migrated.write(DB + ".moved", ui, entries));
-        int second = units.writeFromMigrate(work -> migrated.write(DB + ".moved", ui, entries));
+        int first = units.writeFromMigrate(TEST, work -> migrated.write(work, DB + ".moved", ui, entries));
+        int second = units.writeFromMigrate(TEST, work -> migrated.write(work, DB + ".moved", ui, entries));
         assertThat(first).isEqualTo(2);
         assertThat(second).as("a second import finds both statements by walking the chain it wrote").isZero();
         assertThat(sessionEntries(lsid)).isEqualTo(2);

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import static dev.shardstore.shard.TestRouting.chunk;
 import static dev.shardstore.shard.TestRouting.collection;
 import static dev.shardstore.shard.TestRouting.version;
@@ -28,6 +29,7 @@ import org.springframework.beans.factory.annotation.Autowired;
  * documents, an update that moves a document across the range's bound included.
  */
 class OplogEntriesTest extends ShardIntegrationTest {
+    private static final OperationContext TEST = OperationContext.internal("test");
     private static final String DB = "oplogent";
 
     @Autowired
@@ -97,12 +99,12 @@ class OplogEntriesTest extends ShardIntegrationTest {
 
     @Test
     void anUnshardedCollectionRecordsTheIdAloneAndMigrationWritesAreMarked() {
-        CollectionInfo c = catalog.create(new Namespace(DB, "plain"), new BsonDocument()).collection();
+        CollectionInfo c = catalog.create(TEST, new Namespace(DB, "plain"), new BsonDocument()).collection();
         BsonTimestamp start = reader.allDurable();
         run(DB, "{insert: 'plain', documents: [{_id: 1, country: 'FR'}]}");
         StoredDocument cloned = StoredDocument.of(ExtendedJson.parse("{_id: 2, country: 'GB'}"));
-        units.writeFromMigrate(work -> store.insert(c, List.of(cloned)));
-        units.writeFromMigrate(work -> store.delete(c, List.of(cloned)));
+        units.writeFromMigrate(TEST, work -> store.insert(work, c, List.of(cloned)));
+        units.writeFromMigrate(TEST, work -> store.delete(work, c, List.of(cloned)));
 
         List<OplogEntry> all = reader.read(c.uuid(), start, null, 100).entries();
         assertThat(all).extracting(e -> e.op().code() + " " + e.o2().toJson() + " " + e.fromMigrate()).containsExactly(

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.support.operation.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -39,6 +40,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * retention keeps what pinned readers need.
  */
 class OplogReaderTest extends ShardIntegrationTest {
+    private static final OperationContext TEST = OperationContext.internal("test");
     private static final String DB = "oplogread";
     private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -134,11 +136,11 @@ class OplogReaderTest extends ShardIntegrationTest {
                     for (int i = 0; i < perWriter; i++) {
                         int id = writer * 1000 + i;
                         boolean rollBack = random.nextInt(6) == 0;
-                        units.write(work -> {
-                            store.insert(c, List.of(document(id)));
+                        units.write(TEST, work -> {
+                            store.insert(work, c, List.of(document(id)));
                             pause(random.nextInt(3));
                             if (rollBack) {
-                                work.setRollbackOnly();
+                                units.setRollbackOnly(work);
                             }
                             return null;
                         });
@@ -168,16 +170,16 @@ class OplogReaderTest extends ShardIntegrationTest {
     void aRollbackOrAnExceptionBeforeTheCommitReleasesTheReservation() {
         CollectionInfo c = collection("released");
         BsonTimestamp start = reader.allDurable();
-        BsonTimestamp whileOpen = units.write(work -> {
-            store.insert(c, List.of(document(1)));
-            work.setRollbackOnly();
+        BsonTimestamp whileOpen = units.write(TEST, work -> {
+            store.insert(work, c, List.of(document(1)));
+            units.setRollbackOnly(work);
             return clock.allDurable();
         });
         assertThat(Long.compareUnsigned(whileOpen.getValue(), clock.latest().getValue())).as("held back while open").isNegative();
         assertReleased();
 
-        assertThatThrownBy(() -> units.write(work -> {
-            store.insert(c, List.of(document(2)));
+        assertThatThrownBy(() -> units.write(TEST, work -> {
+            store.insert(work, c, List.of(document(2)));
             throw new IllegalStateException("fails between reserve and commit");
         })).hasMessageContaining("between reserve and commit");
         assertReleased();
@@ -194,9 +196,9 @@ class OplogReaderTest extends ShardIntegrationTest {
     @Test
     void oplogEntriesAreWrittenOnlyInsideAUnitThatOwnsItsTransaction() {
         CollectionInfo c = collection("outside");
-        assertThatThrownBy(() -> store.insert(c, List.of(document(1))))
+        assertThatThrownBy(() -> store.insert(TEST, c, List.of(document(1))))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("WriteUnitOfWork");
-        assertThatThrownBy(() -> tx.execute(status -> units.write(work -> store.insert(c, List.of(document(2))))))
+        assertThatThrownBy(() -> tx.execute(status -> units.write(TEST, work -> store.insert(work, c, List.of(document(2))))))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("must own its transaction");
         assertThat(store.count(c)).isZero();
     }
@@ -258,11 +260,11 @@ class OplogReaderTest extends ShardIntegrationTest {
     }
 
     private CollectionInfo collection(String name) {
-        return catalog.create(new Namespace(DB, name), new BsonDocument()).collection();
+        return catalog.create(TEST, new Namespace(DB, name), new BsonDocument()).collection();
     }
 
     private void insert(CollectionInfo c, int id) {
-        units.write(work -> store.insert(c, List.of(document(id))));
+        units.write(TEST, work -> store.insert(work, c, List.of(document(id))));
     }
 
     private static StoredDocument document(int id) {

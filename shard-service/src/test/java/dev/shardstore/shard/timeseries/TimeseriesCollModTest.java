@@ -1,5 +1,6 @@
 package dev.shardstore.shard.timeseries;
 
+import dev.shardstore.support.operation.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
@@ -33,6 +34,7 @@ import org.springframework.beans.factory.annotation.Autowired;
  * options; {@code expireAfterSeconds}; distinct on measurements; and the bucket catalog forgetting open buckets.
  */
 class TimeseriesCollModTest extends ShardIntegrationTest {
+    private static final OperationContext TEST = OperationContext.internal("test");
     private static final String DB = "tscollmod";
     private static final long MINUTE = 60_000;
     private static final long DAY = 24 * 60 * MINUTE;
@@ -88,7 +90,7 @@ class TimeseriesCollModTest extends ShardIntegrationTest {
         assertOk(run(DB, "{collMod: 'c', timeseries: {bucketMaxSpanSeconds: 1200, bucketRoundingSeconds: 1200}}"));
         assertOk(run(DB, "{collMod: 'c', timeseries: {granularity: 'minutes'}}"));
         assertThat(code(run(DB, "{collMod: 'c', timeseries: {granularity: 'seconds'}}"))).isEqualTo(72);
-        assertThat(TimeseriesCollections.optionsOf(catalog.find(new Namespace(DB, "system.buckets.c")).orElseThrow()).orElseThrow()
+        assertThat(TimeseriesCollections.optionsOf(TEST, catalog.find(new Namespace(DB, "system.buckets.c")).orElseThrow()).orElseThrow()
                 .bucketMaxSpanSeconds()).isEqualTo(86_400);
     }
 
