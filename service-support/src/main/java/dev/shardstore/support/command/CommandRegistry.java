@@ -13,7 +13,7 @@ import org.bson.BsonDocument;
 
 /**
  * Dispatches a command document to the {@link CommandHandler} named by its first key. One registry
- * serves every front end of a service (DESIGN.md §6). The handler runs under the command's {@code maxTimeMS}
+ * serves every front end of a service (docs/architecture.md "The client API: REST and the wire protocol"). The handler runs under the command's {@code maxTimeMS}
  * ({@link OperationDeadline}).
  */
 public final class CommandRegistry {

@@ -8,7 +8,7 @@ import org.bson.BsonValue;
 
 /**
  * The time limit of the command running on this thread: a command's {@code maxTimeMS} (MongoDB's operation deadline,
- * reference: MongoDB manual "cursor.maxTimeMS()" and the {@code maxTimeMS} command argument). {@link CommandRegistry}
+ * MongoDB manual "cursor.maxTimeMS()" and the {@code maxTimeMS} command argument). {@link CommandRegistry}
  * sets it around every handler, on the router and on the shards alike; the loops that can take long — the shard's
  * document scans, the router's stale-routing retries — call {@link #check()}, which throws MaxTimeMSExpired (50) once
  * it has passed. A cursor opened under a limit keeps what is left of it and spends it over its getMores
