@@ -1,4 +1,4 @@
--- One database per service instance, as in the local cluster (DESIGN.md §1).
+-- One database per service instance, as in the local cluster (docs/architecture.md "Services").
 CREATE DATABASE config;
 CREATE DATABASE shard1;
 CREATE DATABASE shard2;

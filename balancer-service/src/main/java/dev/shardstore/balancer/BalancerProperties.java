@@ -7,8 +7,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * {@code shardstore.balancer.*}.
  *
- * @param roundInterval   the pause between the end of one round that did nothing and the start of the next (reference: 10 s)
- * @param shortRoundInterval the pause after a round in which a split, merge or migration succeeded (reference: 1 s,
+ * @param roundInterval   the pause between the end of one round that did nothing and the start of the next (MongoDB's balancer: 10 s)
+ * @param shortRoundInterval the pause after a round in which a split, merge or migration succeeded (MongoDB's balancer: 1 s,
  *                           MongoDB's {@code kShortBalanceRoundInterval}); {@code roundInterval} when that is shorter
  * @param migrationTimeout how long a round waits for one {@code _configsvrMoveRange} (it answers when the migration is over)
  * @param history         how many past rounds {@code /actuator/balancer} keeps

@@ -5,7 +5,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
-/** The config server: owns the authoritative catalog (DESIGN.md §1, §3). */
+/** The config server: owns the authoritative catalog (docs/architecture.md "Services", "The catalog on the config service"). */
 @SpringBootApplication
 @EnableScheduling
 @ConfigurationPropertiesScan

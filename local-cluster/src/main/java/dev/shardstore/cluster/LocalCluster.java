@@ -18,7 +18,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * A local sharded cluster of separate OS processes (DESIGN.md §7): one embedded PostgreSQL server
+ * A local sharded cluster of separate OS processes (docs/architecture.md "Services"): one embedded PostgreSQL server
  * (a database per stateful service), one embedded Kafka broker, the config service, N shards, M
  * routers and the balancer, resharding and session services. What it started is recorded in its home
  * directory, so a later launcher can {@link #attach} to it, show its status and stop it.

@@ -7,7 +7,7 @@ import java.util.OptionalInt;
 import java.util.stream.Collectors;
 
 /**
- * The processes of a local cluster, their ports and databases (DESIGN.md §7). Base ports, each
+ * The processes of a local cluster, their ports and databases (docs/architecture.md "Services"). Base ports, each
  * shifted by {@code portOffset}: PostgreSQL 25432, Kafka 29092 (all below 32768, outside Linux's ephemeral port range), config 8081, balancer 8082,
  * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, …, and the routers' MongoDB
  * wire-protocol listeners 27017, 27018, 27019, … (router1 on MongoDB's own port).

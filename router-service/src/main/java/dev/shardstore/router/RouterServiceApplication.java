@@ -5,7 +5,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
-/** The router (mongos): no durable state; routes client commands to shards (DESIGN.md §1, §6). */
+/** The router (mongos): no durable state; routes client commands to shards (docs/architecture.md "Services", "The life of a routed read"). */
 @SpringBootApplication
 @EnableScheduling
 @ConfigurationPropertiesScan

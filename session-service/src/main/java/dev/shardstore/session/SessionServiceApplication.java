@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * Logical sessions (reference: "Logical Sessions"): owns the sessions collection ({@code config.system.sessions},
+ * Logical sessions (mongo/src/mongo/db/s/README.md "Logical Sessions"): owns the sessions collection ({@code config.system.sessions},
  * table {@code system_sessions}) that every node's logical session cache refreshes, and deletes the sessions idle longer
  * than {@code localLogicalSessionTimeoutMinutes} (the TTL of MongoDB's index on {@code lastUse}).
  */

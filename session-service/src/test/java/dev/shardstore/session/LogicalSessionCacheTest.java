@@ -31,7 +31,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * A node's {@link LogicalSessionCache} against the real session service (HTTP, PostgreSQL): the refresh's four steps
- * (reference: "How the logical session cache syncs with the sessions collection") — used sessions upserted, ended ones
+ * (mongo/src/mongo/db/s/README.md "How the logical session cache syncs with the sessions collection") — used sessions upserted, ended ones
  * removed, expired ones dropped from the cache, and the listeners told which sessions are gone — and the TTL: a session
  * idle longer than the timeout is deleted by the reaper while one refreshed meanwhile survives. Sessions expire after 2 s
  * here; refreshes and expiry runs are called by the test, never by the timers (an hour).

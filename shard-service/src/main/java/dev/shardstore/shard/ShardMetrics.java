@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard's Micrometer meters (DESIGN.md §9):
+ * The shard's Micrometer meters (docs/architecture.md "Observability"):
  * <ul>
  *   <li>{@code shardstore.shard.command} — timer per command, tags {@code command} (the command's
  *       registered name) and {@code outcome} ({@code ok} or the MongoDB code name of the error);</li>

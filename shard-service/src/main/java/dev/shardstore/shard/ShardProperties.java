@@ -20,7 +20,7 @@ import org.springframework.util.unit.DataSize;
  *                           prepare and the config service's refresh) lasts at most if the config service never
  *                           releases it; a dropCollection's section lasts until its coordinator exits it
  * @param sessionCheckoutTimeout how long a retryable write waits for its session while another command of the same
- *                           session runs on this shard before it fails with MaxTimeMSExpired (reference: "The logical
+ *                           session runs on this shard before it fails with MaxTimeMSExpired (mongo/src/mongo/db/s/README.md "The logical
  *                           session catalog")
  */
 @ConfigurationProperties("shardstore.shard")

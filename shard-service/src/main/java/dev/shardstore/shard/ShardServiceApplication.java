@@ -8,7 +8,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 /**
  * The shard service (MongoDB's {@code mongod} in a sharded cluster): stores documents and the oplog
  * in its own PostgreSQL database, runs the query engine and checks the database version the router
- * attached to each command against the shard's filtering information (DESIGN.md §4, §5).
+ * attached to each command against the shard's filtering information (docs/architecture.md "Shard storage and the oplog", "Shard versioning and the stale-config retry loop").
  */
 @SpringBootApplication
 @ConfigurationPropertiesScan

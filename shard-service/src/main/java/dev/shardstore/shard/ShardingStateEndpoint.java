@@ -21,7 +21,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.stereotype.Component;
 
 /**
- * Actuator endpoint {@code /actuator/shardingState} (DESIGN.md §9): the shard's name, its latest
+ * Actuator endpoint {@code /actuator/shardingState} (docs/architecture.md "Observability"): the shard's name, its latest
  * cluster time, the cached database filtering information and the number of open cursors.
  *
  * <p>Shape: {@code {shard, clusterTime: {t, i}, databases: {<db>: {primary, version: {uuid, lastMod,

@@ -27,7 +27,7 @@ import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * Reads what a round decides from, MongoDB's ClusterStatistics (reference: "Auto-balancing"): {@code config.settings},
+ * Reads what a round decides from, MongoDB's ClusterStatistics (mongo/src/mongo/db/s/README.md "Auto-balancing"): {@code config.settings},
  * {@code config.shards}, {@code config.collections}, {@code config.chunks} and {@code config.tags} from the config
  * service ({@code find} on the config database), and each shard's owned bytes of each collection
  * ({@code _shardsvrDataDistribution}). Each call reads afresh; nothing is cached between rounds.

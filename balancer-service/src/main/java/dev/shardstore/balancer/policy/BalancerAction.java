@@ -15,7 +15,7 @@ import org.bson.types.ObjectId;
 
 /**
  * Something a round does: a split at zone boundaries, a merge of small contiguous chunks (MongoDB 7.0's auto-merger) or a
- * migration (reference: "What happens during a balancer round").
+ * migration (mongo/src/mongo/db/s/README.md "What happens during a balancer round").
  */
 public sealed interface BalancerAction {
     /** The collection acted on, {@code db.coll}. */

@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The balancer's policy as a pure function of a {@link ClusterSnapshot} (reference: "What happens during a balancer
+ * The balancer's policy as a pure function of a {@link ClusterSnapshot} (mongo/src/mongo/db/s/README.md "What happens during a balancer
  * round"). Per round: nothing while the balancer is off or outside its {@code activeWindow}; then per collection (skipping
- * {@code noBalance} ones) the deciders in the reference's order: zone-boundary splits (a collection with splits moves
+ * {@code noBalance} ones) the deciders in the order of mongo/src/mongo/db/s/README.md "What happens during a balancer round": zone-boundary splits (a collection with splits moves
  * nothing else this round), draining shards, zone violations, imbalance within each zone by the configured
  * {@link LoadMeasure}; then the auto-merger ({@link AutoMergeDecider}) on the shards no migration takes. All collections share one {@link Round}, so a shard takes part in at most one migration per round.
  * Thread-safe (immutable).

@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * Everything a balancer round decides from, read once at its start; the policy is a pure function of it
- * (reference: "What happens during a balancer round": ClusterStatistics and one DistributionStatus per collection).
+ * (mongo/src/mongo/db/s/README.md "What happens during a balancer round": ClusterStatistics and one DistributionStatus per collection).
  *
  * @param shards      every {@code config.shards} entry (copied)
  * @param collections every sharded collection (copied)

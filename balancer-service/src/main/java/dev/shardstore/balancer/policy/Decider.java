@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * One balancing rule applied to one collection: it looks at the collection's distribution and the shards still free this
  * round, and returns its decisions (yes with an action, no, or throttle), each with a reason. Deciders run in the
- * reference's order (see {@link BalancerPolicy}); a yes for a migration takes its two shards from the round.
+ * order of mongo/src/mongo/db/s/README.md "What happens during a balancer round" (see {@link BalancerPolicy}); a yes for a migration takes its two shards from the round.
  */
 interface Decider {
     /** The name shown in decisions ({@code balancerPlan}, the actuator endpoint, {@code config.actionlog}). */

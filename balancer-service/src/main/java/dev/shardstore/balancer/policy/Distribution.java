@@ -13,7 +13,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A collection's chunks per shard and per zone, MongoDB's DistributionStatus (reference: "Auto-balancing"): which chunks
+ * A collection's chunks per shard and per zone, MongoDB's DistributionStatus (mongo/src/mongo/db/s/README.md "Auto-balancing"): which chunks
  * each shard owns, which zone each chunk is in, and the load measures the policies compare.
  */
 final class Distribution {

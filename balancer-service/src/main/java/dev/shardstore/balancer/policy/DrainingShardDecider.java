@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * Second step: each draining shard (removeShard) gives one chunk per round to the least loaded shard that may hold the
- * chunk's zone (reference: "What happens during a balancer round", priority 1). The whole chunk moves under the chunk-count
+ * chunk's zone (mongo/src/mongo/db/s/README.md "What happens during a balancer round", priority 1). The whole chunk moves under the chunk-count
  * policy; under the data-size policy only its {@code min} is sent and the config service cuts at half the chunk size. Jumbo chunks are
  * skipped (a draining shard holding only jumbo chunks cannot finish without {@code clearJumboFlag}).
  */

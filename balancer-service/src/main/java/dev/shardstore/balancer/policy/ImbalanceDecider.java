@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * Last step: within each zone (and among the chunks in no zone), repeatedly pair the most loaded free shard with the least
- * loaded free one and move a chunk between them while the {@link LoadMeasure} says they are imbalanced (reference: "What
+ * loaded free one and move a chunk between them while the {@link LoadMeasure} says they are imbalanced (mongo/src/mongo/db/s/README.md "What
  * happens during a balancer round", priority 3). Each pair takes its two shards, so disjoint pairs migrate in parallel:
  * about n/2 migrations per round on n shards. The donor's first non-jumbo chunk of the zone moves.
  */

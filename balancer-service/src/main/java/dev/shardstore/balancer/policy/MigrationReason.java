@@ -1,7 +1,7 @@
 package dev.shardstore.balancer.policy;
 
 /**
- * Why a chunk moves, in the reference's priority order; the values are MongoDB's ({@code balancerCollectionStatus}
+ * Why a chunk moves, in the priority order of mongo/src/mongo/db/s/README.md "What happens during a balancer round"; the values are MongoDB's ({@code balancerCollectionStatus}
  * {@code firstComplianceViolation} and the balancer's {@code MigrationReason}).
  */
 public enum MigrationReason {

@@ -5,7 +5,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * The shards still free in the round being planned: a shard takes part in at most one migration per round (reference:
+ * The shards still free in the round being planned: a shard takes part in at most one migration per round (mongo/src/mongo/db/s/README.md
  * "What happens during a balancer round"), so choosing a donor and a recipient takes both. Not thread-safe: one per plan.
  */
 final class Round {

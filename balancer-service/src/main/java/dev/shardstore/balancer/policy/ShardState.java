@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * One {@code config.shards} entry as the balancer sees it (reference: "Auto-balancing", ClusterStatistics).
+ * One {@code config.shards} entry as the balancer sees it (mongo/src/mongo/db/s/README.md "Auto-balancing", ClusterStatistics).
  *
  * @param id       the shard id ({@code shard1})
  * @param draining whether {@code removeShard} started draining it: it gives chunks away and takes none

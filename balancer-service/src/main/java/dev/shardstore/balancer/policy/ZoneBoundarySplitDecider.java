@@ -9,7 +9,7 @@ import org.bson.BsonDocument;
 
 /**
  * First step of a round: a chunk with a zone boundary strictly inside it is split there, so every chunk lies in one zone
- * (reference: "What happens during a balancer round": splits with new bounds equal to the zone boundaries). Splits take no
+ * (mongo/src/mongo/db/s/README.md "What happens during a balancer round": splits with new bounds equal to the zone boundaries). Splits take no
  * shard from the round; a collection with splits planned moves nothing in the same round (its chunks change first).
  */
 final class ZoneBoundarySplitDecider implements Decider {

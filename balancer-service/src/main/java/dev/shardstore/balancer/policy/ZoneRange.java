@@ -7,7 +7,7 @@ import org.bson.BsonDocument;
 
 /**
  * One {@code config.tags} entry: the key range {@code [min, max)} of a collection pinned to the shards of a zone
- * (reference: "Auto-balancing", DistributionStatus's zone ranges).
+ * (mongo/src/mongo/db/s/README.md "Auto-balancing", DistributionStatus's zone ranges).
  *
  * @param zone  the zone's name (non-empty)
  * @param range the shard key range, bounds in pattern shape

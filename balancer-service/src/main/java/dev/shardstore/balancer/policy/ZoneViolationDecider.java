@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * Third step: a chunk on a shard outside the chunk's zone moves to the least loaded shard of that zone, one per shard per
- * round (reference: "What happens during a balancer round", priority 2). Jumbo chunks are skipped.
+ * round (mongo/src/mongo/db/s/README.md "What happens during a balancer round", priority 2). Jumbo chunks are skipped.
  */
 record ZoneViolationDecider(LoadMeasure load) implements Decider {
     static final String NAME = "zoneViolation";

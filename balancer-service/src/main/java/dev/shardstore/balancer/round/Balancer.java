@@ -41,7 +41,7 @@ import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
- * The balancer thread (reference: "Auto-balancing"): a round {@code round-interval} after the previous one ends, or
+ * The balancer thread (mongo/src/mongo/db/s/README.md "Auto-balancing"): a round {@code round-interval} after the previous one ends, or
  * {@code short-round-interval} after one that balanced something ({@link #pauseAfter}).
  * A round reads a {@link ClusterSnapshot}, asks the {@link BalancerPolicy}, runs the zone-boundary splits one after the
  * other through the config service ({@code _configsvrSplitChunk}), then the auto-merger's merges one after the other
@@ -88,7 +88,7 @@ public class Balancer {
     }
 
     /**
-     * The pause between the end of {@code round} and the start of the next (reference: MongoDB's balancer thread sleeps
+     * The pause between the end of {@code round} and the start of the next ({@code mongo/src/mongo/db/s/balancer/balancer.cpp}: MongoDB's balancer thread sleeps
      * {@code kShortBalanceRoundInterval}, 1 s, after a round that balanced something, and
      * {@code kBalanceRoundDefaultInterval}, 10 s, otherwise).
      * <ul>
@@ -283,7 +283,7 @@ public class Balancer {
     }
 
     /**
-     * Reference, "Jumbo Chunks" (MongoDB's {@code _splitOrMarkJumbo}): a migration refused because the chunk is too big
+     * mongo/src/mongo/db/s/README.md "Jumbo Chunks" (MongoDB's {@code _splitOrMarkJumbo}): a migration refused because the chunk is too big
      * splits the chunk at its median ({@code _configsvrSplitChunk bounds}), so the next round can move the halves; a chunk
      * that cannot be split (one repeated key) is marked jumbo, and no later round schedules it again (until clearJumboFlag).
      * Best effort: a failure is only logged, the next refusal retries.

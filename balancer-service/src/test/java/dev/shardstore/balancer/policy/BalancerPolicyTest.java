@@ -30,7 +30,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** The balancer policy over snapshots (reference: "What happens during a balancer round", "Jumbo Chunks"). */
+/** The balancer policy over snapshots (mongo/src/mongo/db/s/README.md "What happens during a balancer round", "Jumbo Chunks"). */
 class BalancerPolicyTest {
     private final BalancerPolicy policy = new BalancerPolicy();
 

@@ -121,7 +121,7 @@ public class ChunkCatalog {
                 .params(collection, shard, excluded.toHexString()).query(ChunkCatalog::row).optional();
     }
 
-    /** Sets {@code chunk}'s jumbo flag (reference: "Jumbo Chunks"); no version changes, only the balancer reads it. */
+    /** Sets {@code chunk}'s jumbo flag (mongo/src/mongo/db/s/README.md "Jumbo Chunks"); no version changes, only the balancer reads it. */
     public void setJumbo(CatalogChunk chunk, boolean jumbo) {
         jdbc.sql("UPDATE chunks SET jumbo = ? WHERE id = ?").params(jumbo, chunk.id().toHexString()).update();
     }

@@ -177,7 +177,7 @@ public class CollectionCatalog {
     /**
      * collMod of a sharded time-series collection's bucketing ({@code timeseries: {granularity} | {bucketMaxSpanSeconds,
      * bucketRoundingSeconds}}, see {@link TimeseriesOptions#modifiedBy}) on its buckets namespace: {@code config.collections}'
-     * {@code timeseriesFields} is the source of truth of the bucketing (reference: sharded-timeseries "Sharding
+     * {@code timeseriesFields} is the source of truth of the bucketing (mongo/src/mongo/db/s/README_timeseries.md "Sharding
      * metadata"). As MongoDB does, one chunk per owning shard gets a new major version in the same transaction, so
      * every shard and router holding the old routing table meets a newer version, refreshes and so reads the new
      * bucketing before it rounds {@code control.min.<timeField>} or builds a bucket predicate again. A modification

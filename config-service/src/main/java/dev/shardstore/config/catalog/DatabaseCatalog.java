@@ -18,7 +18,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * {@code config.databases}: lookup, creation on first write, dropDatabase and movePrimary's commit.
  *
- * <p>Creation follows the reference ("Database creation"): the primary shard is the shard with the
+ * <p>Creation follows mongo/src/mongo/db/s/README.md ("Database creation"): the primary shard is the shard with the
  * smallest total data size; the version is {uuid: new, lastMod: 1, timestamp}. Creations and drops of
  * one database are serialized by a PostgreSQL advisory lock on its name, so concurrent first writes
  * from several routers create it exactly once.
@@ -112,7 +112,7 @@ public class DatabaseCatalog {
     }
 
     /**
-     * movePrimary's commit (reference: "Types of operations…": changing the primary shard increments {@code lastMod}):
+     * movePrimary's commit (mongo/src/mongo/db/s/README.md "Types of operations…": changing the primary shard increments {@code lastMod}):
      * in one transaction, {@code db}'s primary becomes {@code to} at {@code lastMod + 1} of {@code expected} (same uuid,
      * a new timestamp), with a {@code DATABASE_VERSION_CHANGED} event. Idempotent: when an earlier call committed this
      * move (primary {@code to} at {@code expected.lastMod + 1}), it returns that version and changes nothing.

@@ -14,7 +14,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The persisted DDL coordinators (table {@code sharding_ddl_coordinators}, MongoDB's
- * {@code config.system.sharding_ddl_coordinators}; reference: "DDL operations", "Serializing conflicting
+ * {@code config.system.sharding_ddl_coordinators}; mongo/src/mongo/db/s/README.md "DDL operations", "Serializing conflicting
  * operations"): dropCollection's, keyed by {@code "db.coll"}, and movePrimary's, keyed by the database name. A key has
  * at most one. The rows also serialize DDL: while a collection has one, the other DDL operations and chunk commits on it
  * are refused with ConflictingOperationInProgress (117); while its database has one (movePrimary), so are those of

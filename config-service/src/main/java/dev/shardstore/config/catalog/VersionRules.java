@@ -9,7 +9,7 @@ import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
 
 /**
- * The version rules of every catalog commit, exactly the reference's tables "Types of operations that will cause
+ * The version rules of every catalog commit, exactly the tables of mongo/src/mongo/db/s/README.md "Types of operations that will cause
  * the versioning information to become stale" and "Special versioning conventions" as docs/sharding-protocol.md
  * ("Version rules") spells them out. Pure functions; {@code cv} is the collection version (highest chunk version),
  * {@code sv} a shard's version (highest chunk version on that shard). The "unsharded", "dropped" and "ignored"
@@ -78,7 +78,7 @@ public final class VersionRules {
     /**
      * The fence a recovering migration donor puts on its chunk (MongoDB's {@code _configsvrEnsureChunkVersionIsGreaterThan}):
      * the chunk gets {@code (cv.major + 1)|0}, so that a commit still in flight that names its old version is refused.
-     * Not in the reference's table, which lists user-visible operations; it bumps like a merge.
+     * Not in those tables, which list user-visible operations; it bumps like a merge.
      */
     public static ChunkVersion fence(ChunkVersion collectionVersion) {
         return nextMajor(collectionVersion, 0);

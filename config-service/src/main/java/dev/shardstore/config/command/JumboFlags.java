@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A chunk's {@code jumbo} flag (reference: "Jumbo Chunks"): the balancer sets it when a migration of the chunk failed
+ * A chunk's {@code jumbo} flag (mongo/src/mongo/db/s/README.md "Jumbo Chunks"): the balancer sets it when a migration of the chunk failed
  * because it is too big, and never chooses such a chunk again; {@code clearJumboFlag} clears it. The flag concerns only the
  * balancer, so changing it bumps no version.
  */

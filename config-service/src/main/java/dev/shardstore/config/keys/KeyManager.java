@@ -13,7 +13,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Owns {@code admin.system.keys} (table {@code system_keys}; reference: "Key management"): makes keys ahead, so that
+ * Owns {@code admin.system.keys} (table {@code system_keys}; mongo/src/mongo/db/s/README.md "Key management"): makes keys ahead, so that
  * one is always valid for the next {@link KeysProperties#rotationInterval()} (whenever the newest key expires within
  * one interval, a key expiring one interval after it is added: two at the first start), never deletes one, and serves them from memory to the config
  * service's own signer ({@link #keys()}) and to {@code find} on {@code admin.system.keys}, where every other service reads them.

@@ -5,7 +5,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code shardstore.keys.*}: cluster time signing keys (reference: "Key management").
+ * {@code shardstore.keys.*}: cluster time signing keys (mongo/src/mongo/db/s/README.md "Key management").
  *
  * @param rotationInterval how long each key signs (MongoDB's {@code KeysRotationIntervalSec}, 3 months); a new key is
  *                         made whenever the newest one expires within this interval, so one key is always valid for

@@ -12,7 +12,7 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Appends catalog events to the outbox table inside the caller's transaction, so an event exists if
- * and only if the catalog change it announces committed (DESIGN.md §5).
+ * and only if the catalog change it announces committed (docs/architecture.md "Catalog events over Kafka and the outbox").
  */
 @Component
 public class Outbox {

@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The config service's balancer-related commands (reference: "Auto-splitting and auto-balancing"): settings and the action
+ * The config service's balancer-related commands (mongo/src/mongo/db/s/README.md "Auto-splitting and auto-balancing"): settings and the action
  * log, called by the balancer service; zones, called by routers for {@code addShardToZone}, {@code removeShardFromZone} and
  * {@code updateZoneKeyRange} (MongoDB's {@code _configsvr} names).
  */

@@ -22,7 +22,7 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Zones (reference: "Auto-balancing", the DistributionStatus's zones; MongoDB's {@code config.shards.tags} and
+ * Zones (mongo/src/mongo/db/s/README.md "Auto-balancing", the DistributionStatus's zones; MongoDB's {@code config.shards.tags} and
  * {@code config.tags}): which zones each shard is in (table {@code shard_zones}) and which shard key ranges of a collection
  * belong to a zone (table {@code tags}). Writes serialize on the table lock of {@code tags}, so two overlapping ranges cannot
  * both be accepted.

@@ -19,7 +19,7 @@ import org.springframework.stereotype.Service;
 
 /**
  * {@code _configsvrDropCollection} as MongoDB's dropCollection coordinator does it (docs/sharding-protocol.md,
- * "Dropping a sharded collection"; reference: "DDL operations"). A coordinator document
+ * "Dropping a sharded collection"; mongo/src/mongo/db/s/README.md "DDL operations"). A coordinator document
  * ({@link ShardingDdlCoordinators}) records the phase reached, so that every phase runs even if this process dies:
  * <ol>
  *   <li>(a) {@link DropCollectionPhase#BLOCK}: every shard blocks versioned reads and writes of the collection

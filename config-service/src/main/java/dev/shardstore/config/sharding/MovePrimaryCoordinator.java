@@ -27,7 +27,7 @@ import org.springframework.stereotype.Service;
 
 /**
  * {@code _configsvrMovePrimary} as MongoDB's movePrimary coordinator does it (docs/sharding-protocol.md, "Moving a
- * database's primary shard"; reference: "Shard versioning and database versioning", "DDL operations"). A coordinator
+ * database's primary shard"; mongo/src/mongo/db/s/README.md "Shard versioning and database versioning", "DDL operations"). A coordinator
  * document ({@link MovePrimaryCoordinatorDocument}, in the one coordinator framework {@link ShardingDdlCoordinatorService})
  * records the phase reached, so that every phase runs even if this process dies:
  * <ol>

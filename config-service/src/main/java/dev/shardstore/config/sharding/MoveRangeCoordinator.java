@@ -31,7 +31,7 @@ import org.springframework.stereotype.Service;
  * the catalog, splits the chunk when only part of it is to move, and asks the donor, the shard owning the range, to run
  * the migration with {@code _shardsvrMoveRange}, which answers once the migration committed or aborted.
  *
- * <p>Serialization with DDL (reference: "Serializing conflicting operations"): a migration is refused with
+ * <p>Serialization with DDL (mongo/src/mongo/db/s/README.md "Serializing conflicting operations"): a migration is refused with
  * ConflictingOperationInProgress (117) while a DDL coordinator of the namespace is unfinished; a migration already
  * running when a drop starts cannot commit (chunk commits are refused while the coordinator exists, so it aborts), and
  * the drop's block on each shard waits until the shard's migration of the namespace is over

@@ -37,7 +37,7 @@ import org.springframework.stereotype.Service;
  * shard prepare the collection, computes the initial chunks ({@link InitialChunks}), registers collection, chunks and
  * {@code ROUTING_CHANGED} event in one transaction, then asks the owning shards and the primary to refresh.
  *
- * <p>A time-series namespace (reference: sharded-timeseries "shardCollection command" and "Sharding metadata"):
+ * <p>A time-series namespace (mongo/src/mongo/db/s/README_timeseries.md "shardCollection command" and "Sharding metadata"):
  * when {@code timeseries} options are given, or the primary shard holds {@code db.coll} as a time-series collection,
  * the primary checks and translates the key ({@link TimeseriesShardKey}) and prepares the buckets collection
  * {@code db.system.buckets.coll}; what is registered is the buckets namespace with the translated key and
@@ -75,7 +75,7 @@ public class ShardCollectionCoordinator {
      * @return the sharded collection (for a time-series namespace, its buckets collection)
      * @throws CommandException AlreadyInitialized (23) when sharded with another key; InvalidOptions naming
      *                          {@code unique} for a unique hashed key or {@code numInitialChunks} when it does not
-     *                          apply or is too large, or naming the field of a time-series key the reference refuses
+     *                          apply or is too large, or naming the field of a time-series key MongoDB refuses
      *                          (or {@code timeseries} when the options differ from the sharded collection's);
      *                          InvalidNamespace for admin/config/local; ShardNotFound when no
      *                          shard is registered; the primary shard's error when it cannot prepare the collection;

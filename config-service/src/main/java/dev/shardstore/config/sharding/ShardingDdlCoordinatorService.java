@@ -20,7 +20,7 @@ import org.springframework.stereotype.Service;
 
 /**
  * The one framework of the config service's DDL coordinators (MongoDB's {@code ShardingDDLCoordinatorService};
- * reference: "DDL operations", "Serializing conflicting operations"), used by dropCollection and movePrimary:
+ * mongo/src/mongo/db/s/README.md "DDL operations", "Serializing conflicting operations"), used by dropCollection and movePrimary:
  * <ul>
  *   <li>{@link #run}: at most one operation per key (a namespace, or a database) runs in this process; a second request
  *       for the same operation with the same arguments joins the running one and gets its result, any other is

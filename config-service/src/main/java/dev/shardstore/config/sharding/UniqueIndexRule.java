@@ -16,7 +16,7 @@ import org.springframework.stereotype.Component;
  * MongoDB's unique index rule for {@code refineCollectionShardKey}: every unique index of the collection must still be
  * led by the new key's fields ({@link ShardKeyPattern#isUniqueIndexCompatible}), read from the database's primary
  * shard, which holds every index of the collection (the shards' own checks cover createIndexes and shardCollection).
- * Reference: Sharding, unique indexes on sharded collections.
+ * MongoDB manual, "Sharding": unique indexes on sharded collections.
  */
 @Component
 public class UniqueIndexRule {

@@ -13,7 +13,7 @@ import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
 /**
- * One test per row of the reference's tables "Types of operations that will cause the versioning information to
+ * One test per row of the tables of mongo/src/mongo/db/s/README.md "Types of operations that will cause the versioning information to
  * become stale" and "Special versioning conventions".
  */
 class VersionRulesTest {

@@ -22,7 +22,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The config service's {@code admin.system.keys} (reference: "Key management") on a real PostgreSQL, with a
+ * The config service's {@code admin.system.keys} (mongo/src/mongo/db/s/README.md "Key management") on a real PostgreSQL, with a
  * one-minute rotation interval; time passes by moving the config service's logical clock, not by waiting.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)

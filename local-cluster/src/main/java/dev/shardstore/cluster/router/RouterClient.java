@@ -20,7 +20,7 @@ import org.bson.BsonValue;
 
 /**
  * Runs commands through a router's client API: {@code POST {router}/v1/databases/{db}/command} with a
- * command document as relaxed Extended JSON, answered by a reply document (DESIGN.md §6). Error
+ * command document as relaxed Extended JSON, answered by a reply document (docs/architecture.md "The client API: REST and the wire protocol"). Error
  * replies ({@code ok: 0}, also when sent as an HTTP 4xx/5xx problem body) are returned, not thrown;
  * {@link #requireOk} turns them into a {@link RouterException}. Thread-safe.
  */

@@ -22,7 +22,7 @@ import site.ycsb.Status;
 /**
  * The direct-PostgreSQL baseline for YCSB: the same operations as plain SQL on one shard's database,
  * in the shard storage's own layout ({@code id bytea PRIMARY KEY} holding the {@code _id} KeyString,
- * {@code doc bytea} holding the document's BSON, DESIGN.md §4), over one JDBC connection per YCSB
+ * {@code doc bytea} holding the document's BSON, docs/architecture.md "Shard storage and the oplog"), over one JDBC connection per YCSB
  * thread with prepared statements. A read decodes the BSON; an update reads the row {@code FOR UPDATE},
  * applies the fields and writes it back in one transaction, as a document store must. No oplog, no
  * routing, no HTTP: this is the floor the router's figures are compared with. Properties:

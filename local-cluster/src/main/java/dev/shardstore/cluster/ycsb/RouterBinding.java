@@ -7,7 +7,7 @@ import org.bson.BsonDocument;
 import site.ycsb.DBException;
 
 /**
- * YCSB binding for a router's REST command API (DESIGN.md §6): {@link CommandBinding}'s commands as Extended JSON to
+ * YCSB binding for a router's REST command API (docs/architecture.md "The client API: REST and the wire protocol"): {@link CommandBinding}'s commands as Extended JSON to
  * {@code POST /v1/databases/{db}/command}. Property {@code shardstore.router}: the router's URL.
  */
 public final class RouterBinding extends CommandBinding {

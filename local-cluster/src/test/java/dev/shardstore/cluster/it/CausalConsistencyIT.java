@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Cluster time end to end (reference: "Causal consistency in sessions") on a local cluster of separate processes (the
+ * Cluster time end to end (mongo/src/mongo/db/s/README.md "Causal consistency in sessions") on a local cluster of separate processes (the
  * cluster {@link OnSharedCluster} classes share, which has 2 routers): a write through router A returns an operationTime T; a read through router
  * B with {@code afterClusterTime: T} sees it, for a chunk on each shard; router A's signed {@code $clusterTime} is
  * accepted by router B (one set of keys, from the config service), a forged one is refused.

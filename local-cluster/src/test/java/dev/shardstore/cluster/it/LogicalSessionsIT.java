@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Logical sessions across processes (reference: "Logical Sessions"; 2 shards, 1 router, ports offset 1900): the
+ * Logical sessions across processes (mongo/src/mongo/db/s/README.md "Logical Sessions"; 2 shards, 1 router, ports offset 1900): the
  * router's and shards' logical session caches refresh every second against the session service, and sessions expire
  * after 6 s without use. An ended session's router cursor is killed; an idle session leaves the sessions collection and
  * its shard's transaction-table row is reaped, so a resend of its retryable insert runs again (a duplicate key); a

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Retryable writes end to end (reference: Retryable writes) on a local cluster (2 shards, 1 router, test commands on,
+ * Retryable writes end to end (mongo/src/mongo/db/s/README.md "Retryable writes") on a local cluster (2 shards, 1 router, test commands on,
  * ports offset 2700) with {@code retryit.c} sharded on {@code {x: 1}}, {@code [MinKey, 400)} on one shard and
  * {@code [400, MaxKey)} on the other:
  * <ol>

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Sharded time-series collections end to end (issue 13; reference: sharded-timeseries) on a local cluster of separate
+ * Sharded time-series collections end to end (issue 13; mongo/src/mongo/db/s/README_timeseries.md) on a local cluster of separate
  * processes (the cluster {@link OnSharedCluster} classes share), loading the bundled Seattle/New York weather measurements
  * ({@code data/weather.csv}, see data/README.md for its source) through the router:
  * <ul>

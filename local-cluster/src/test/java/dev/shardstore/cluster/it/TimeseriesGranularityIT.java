@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * collMod of a sharded time-series collection's granularity end to end (issue 13; reference: sharded-timeseries
+ * collMod of a sharded time-series collection's granularity end to end (issue 13; mongo/src/mongo/db/s/README_timeseries.md
  * "Sharding metadata", "Orphan buckets and the bucket catalog") on a local cluster of separate processes (the cluster
  * {@link OnSharedCluster} classes share), with small data:
  * <ul>

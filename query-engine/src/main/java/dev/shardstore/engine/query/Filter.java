@@ -99,7 +99,7 @@ public final class Filter {
 
     /**
      * The collation its string comparisons use: a planner may use an index's string bounds or an {@code _id} lookup
-     * only when they order strings the same way (reference: MongoDB manual, "Collation", "Collation and Index Use").
+     * only when they order strings the same way (MongoDB manual, "Collation", "Collation and Index Use").
      */
     public Collation collation() {
         return collation;

@@ -90,7 +90,7 @@ public final class Update {
      * ({@code $$NOW}, {@code let}), a document a replacement or the operator form. The statement's {@code collation}
      * is that of its {@code arrayFilters} and of the operators that compare values ({@code $min $max $addToSet
      * $pull $pullAll}, {@code $push}'s {@code $sort}), as MongoDB's update driver passes the collator to them
-     * (reference: MongoDB manual, "Collation"), and of a pipeline's stages and expressions. The arguments are not
+     * (MongoDB manual, "Collation"), and of a pipeline's stages and expressions. The arguments are not
      * retained.
      *
      * @throws CommandException as listed on the class

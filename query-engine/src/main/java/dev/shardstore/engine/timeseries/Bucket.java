@@ -67,7 +67,7 @@ public final class Bucket {
     }
 
     /**
-     * The document a router targets an insert of {@code measurement} by (reference: sharded-timeseries "CRUD
+     * The document a router targets an insert of {@code measurement} by (mongo/src/mongo/db/s/README_timeseries.md "CRUD
      * operations"): the new bucket it would open, {@code {_id, control: {min: {<t>: time rounded down}}, meta?}},
      * whose shard key (meta and {@code control.min.<t>}) says which shard owns the measurement's bucket.
      *

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Derives from a filter on measurements a filter on their buckets that every bucket holding a matching measurement
  * satisfies (MongoDB's bucket-level predicates, used both to skip whole buckets before unpacking and, on the
- * router, to target updates and deletes by the buckets' shard key; reference: sharded-timeseries "CRUD
+ * router, to target updates and deletes by the buckets' shard key; mongo/src/mongo/db/s/README_timeseries.md "CRUD
  * operations"):
  * <ul>
  *   <li>a condition on the meta field or one of its subfields becomes the same condition on {@code meta}

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Rewrites reads of a time-series collection into pipelines over its buckets collection (MongoDB's view
- * resolution plus its time-series rewrites; reference: sharded-timeseries "Query routing for aggregation"):
+ * resolution plus its time-series rewrites; mongo/src/mongo/db/s/README_timeseries.md "Query routing for aggregation"):
  * <pre>[{$match: &lt;bucket-level predicate&gt;}?, {$_internalUnpackBucket: {timeField, metaField?,
  * bucketMaxSpanSeconds, include?}}, &lt;the measurement pipeline&gt;]</pre>
  * The bucket-level {@code $match} ({@link BucketPredicates}) skips whole buckets before anything is unpacked; the

@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The resource-style aggregate endpoint (DESIGN.md §6): {@code POST
+ * The resource-style aggregate endpoint (docs/architecture.md "The client API: REST and the wire protocol"): {@code POST
  * /v1/databases/{db}/collections/{collection}/aggregate} with the pipeline (a JSON array of stages) as the
  * body runs {@code {aggregate: <collection>, pipeline: <body>, cursor: {batchSize?}}} and answers with the
  * command's cursor reply; page on with getMore through the command endpoint. Errors are the command's.

@@ -14,7 +14,7 @@ import org.springframework.stereotype.Component;
  * {@code /actuator/catalogEvents}: whether this router consumes catalog events ({@code GET} → {@code {state:
  * "running" | "stopped"}}), and {@code POST {"state": "stopped" | "running"}} to stop or restart the consumer. For
  * operators and end-to-end tests showing that a router without events is still corrected by the shards' version
- * checks (events are hints, DESIGN.md §5).
+ * checks (events are hints, docs/architecture.md "Catalog events over Kafka and the outbox").
  */
 @Component
 @Endpoint(id = "catalogEvents")

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The client command endpoint (DESIGN.md §6): {@code POST /v1/databases/{db}/command} with a MongoDB
+ * The client command endpoint (docs/architecture.md "The client API: REST and the wire protocol"): {@code POST /v1/databases/{db}/command} with a MongoDB
  * command document in Extended JSON; the reply is MongoDB's reply document in relaxed Extended JSON,
  * or a problem+json error. Bodies are parsed here (not by a message converter) so that a malformed
  * body is a FailedToParse 400 that names the line and column.

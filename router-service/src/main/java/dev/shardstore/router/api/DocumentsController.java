@@ -29,7 +29,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Resource-style endpoints over the same command registry (DESIGN.md §6). Each builds the MongoDB
+ * Resource-style endpoints over the same command registry (docs/architecture.md "The client API: REST and the wire protocol"). Each builds the MongoDB
  * command and answers with the command's reply, so replies and errors are those of the command
  * endpoint.
  *

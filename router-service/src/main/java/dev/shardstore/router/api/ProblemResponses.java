@@ -11,7 +11,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Turns every failure of a client request into an RFC 9457 problem body that also carries MongoDB's
- * {@code ok: 0, errmsg, code, codeName} and the request id (DESIGN.md §6), through {@link Problems}: a refusal
+ * {@code ok: 0, errmsg, code, codeName} and the request id (docs/architecture.md "The client API: REST and the wire protocol"), through {@link Problems}: a refusal
  * with its code's HTTP status, anything unexpected — any {@link Throwable}, including an {@link Error} such as a
  * stack overflow — as an InternalError 500, logged with the request id. Bad input never gets that far. Failures
  * before a controller is chosen (unknown path, wrong method or media type) are answered by the error path,

@@ -14,7 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.stereotype.Component;
 
 /**
- * {@code GET /actuator/routingTable}: what this router's caches hold (DESIGN.md §9) — databases with
+ * {@code GET /actuator/routingTable}: what this router's caches hold (docs/architecture.md "Observability") — databases with
  * primary shard and DatabaseVersion; collections with their routing table summary ({@code RoutingTable.summary()}
  * as relaxed JSON, and its number of {@code chunks}, when sharded), whether the entry is stale, and how often it
  * was refreshed ({@code fullRefreshes}, {@code incrementalRefreshes}) and a statement on it was rerun after a

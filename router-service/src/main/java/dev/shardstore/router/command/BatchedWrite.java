@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>Retryable write ({@code lsid} and {@code txnNumber}): statement {@code i} has the id {@link StatementIds} gives
  *       it (its client index unless the client sent {@code stmtIds}/{@code stmtId}); each shard gets {@code stmtIds} with
  *       the ids of its statements, so a retry of the command, however targeted, names each statement the same way
- *       (reference: Retryable writes).</li>
+ *       (mongo/src/mongo/db/s/README.md "Retryable writes").</li>
  *   <li>A single-document statement without the shard key ({@link Target#withoutShardKey}) runs alone, after the
  *       unordered round or as its own ordered round, through {@link WriteWithoutShardKey}.</li>
  * </ul>
@@ -107,7 +107,7 @@ final class BatchedWrite {
     private final boolean reportsModified;
     private final Targeter targeter;
     private final List<Statement> statements = new ArrayList<>();
-    /** The statements' ids when the command is a retryable write (reference: Retryable writes), else null. */
+    /** The statements' ids when the command is a retryable write (mongo/src/mongo/db/s/README.md "Retryable writes"), else null. */
     private final int @Nullable [] stmtIds;
     private @Nullable WriteWithoutShardKey withoutShardKey;
 

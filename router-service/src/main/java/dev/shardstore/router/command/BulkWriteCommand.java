@@ -27,7 +27,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code bulkWrite} (MongoDB 8.0): inserts, updates and deletes on any number of collections in one command, run on the
- * {@code admin} database (reference: MongoDB manual "bulkWrite"; the driver "Bulk Write" specification). Reply:
+ * {@code admin} database (MongoDB manual "bulkWrite"; the driver "Bulk Write" specification). Reply:
  * {@code {cursor: {id, firstBatch: [{ok, idx, n, nModified?, upserted?: {_id}} | {ok: 0, idx, code, codeName, errmsg,
  * ...}], ns: "admin.$cmd.bulkWrite"}, nErrors, nInserted, nMatched, nModified, nUpserted, nDeleted, writeConcernError?,
  * ok: 1}}; with {@code errorsOnly: true} the cursor holds the errors only.

@@ -17,7 +17,7 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A parsed {@code bulkWrite} command (MongoDB 8.0; reference: the driver "Bulk Write" specification, MongoDB manual
+ * A parsed {@code bulkWrite} command (MongoDB 8.0; the driver "Bulk Write" specification, MongoDB manual
  * "bulkWrite"): {@code {bulkWrite: 1, ops: [...], nsInfo: [{ns}], ordered?: true, errorsOnly?: false, cursor?:
  * {batchSize}, let?, bypassDocumentValidation?}}. Every op is checked here, before any is run, so a malformed or
  * refused op writes nothing.

@@ -16,19 +16,19 @@ import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 
 /**
- * A client's command through the router's one {@link CommandRegistry} (DESIGN.md §6), timed as
+ * A client's command through the router's one {@link CommandRegistry} (docs/architecture.md "The client API: REST and the wire protocol"), timed as
  * {@code shardstore.router.command} with the tags {@code command} (the name, or {@code unknown} for a name no handler
  * serves, so clients cannot grow the tag's values), {@code outcome} ({@code ok}/{@code error}) and
  * {@code transport} (the front end: {@code rest} or {@code wire}). Every front end calls this, so a command behaves
  * and is measured the same whichever way it arrives.
  *
- * <p>Cluster time (reference: "Causal consistency in sessions"): a client's {@code $clusterTime} moves the router's
+ * <p>Cluster time (mongo/src/mongo/db/s/README.md "Causal consistency in sessions"): a client's {@code $clusterTime} moves the router's
  * clock only when validly signed (else the command is refused before it runs); every reply — success, or the error a
  * {@link CommandException} becomes — carries {@code $clusterTime} and {@code operationTime}. The router does not
  * write, so its operationTime is its cluster time after the command: at or above every shard's operationTime it
  * gossiped back, which is what {@code afterClusterTime} needs.
  *
- * <p>Sessions (reference: "How a session gets placed into the logical session cache"): a command's {@code lsid} places
+ * <p>Sessions (mongo/src/mongo/db/s/README.md "How a session gets placed into the logical session cache"): a command's {@code lsid} places
  * the session in the router's {@link LogicalSessionCache} or bumps its {@code lastUse}, and a cursor the command opens
  * belongs to that session, so ending or expiring the session kills it.
  */

@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Configuration;
  * MongoDB's {@code collMod} through the router: {@code {collMod: <coll>, timeseries?: {granularity} |
  * {bucketMaxSpanSeconds, bucketRoundingSeconds}, expireAfterSeconds?: <seconds> | "off"}} → {@code {ok: 1}} (the
  * other options MongoDB documents are refused naming them by the command option table). An unsharded collection's
- * command goes to the primary shard. On a sharded time-series collection (reference: sharded-timeseries "Sharding
+ * command goes to the primary shard. On a sharded time-series collection (mongo/src/mongo/db/s/README_timeseries.md "Sharding
  * metadata" and "DDL operations") a bucketing change is first made on the config service ({@code _configsvrCollMod}
  * on the buckets namespace: {@code config.collections}' {@code timeseriesFields} is the source of truth, and the
  * chunk versions it bumps make every router and shard refresh its cached bucketing), then the command goes to every

@@ -41,7 +41,7 @@ public class CollectionDdlCommands {
 
     /**
      * {@code drop}: a missing database answers ok, as MongoDB does for a missing collection. Dropping a sharded
-     * time-series collection drops its sharded buckets collection (reference: sharded-timeseries "DDL operations").
+     * time-series collection drops its sharded buckets collection (mongo/src/mongo/db/s/README_timeseries.md "DDL operations").
      */
     @Bean
     CommandHandler drop(ConfigServer config, RoutingTableCache collections) {

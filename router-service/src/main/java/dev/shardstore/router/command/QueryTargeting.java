@@ -31,8 +31,8 @@ import org.bson.BsonDocument;
  *   <li>any other single-document write, and an upsert without the shard key: {@link WriteWithoutShardKey}'s read
  *       then write;</li>
  *   <li>on a sharded time-series collection the rules above apply to the statement's bucket-level predicate
- *       ({@link BucketPredicates}: meta field → {@code meta}, time field → {@code control.min/max}; reference:
- *       sharded-timeseries "CRUD operations"), which is {@code {}} (every shard owning chunks) when it narrows
+ *       ({@link BucketPredicates}: meta field → {@code meta}, time field → {@code control.min/max};
+ *       mongo/src/mongo/db/s/README_timeseries.md "CRUD operations"), which is {@code {}} (every shard owning chunks) when it narrows
  *       nothing; the {@code _id} equality shortcut does not apply (a measurement's {@code _id} is not unique on a
  *       shard), so a single-measurement write without the meta pinned goes through {@link WriteWithoutShardKey}.
  *       {@code findAndModify} there is refused ({@link #requireNotTimeseries}).</li>

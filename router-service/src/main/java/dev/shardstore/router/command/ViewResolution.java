@@ -17,7 +17,7 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * Reads of a view, as mongos runs them (reference: MongoDB manual, "Views"; the primary shard keeps the view and answers
+ * Reads of a view, as mongos runs them (MongoDB manual, "Views"; the primary shard keeps the view and answers
  * a read of it with CommandOnShardedViewNotSupportedOnMongod (169) carrying {@code resolvedView: {ns, pipeline}}): the
  * read is rerun as an {@code aggregate} on the resolved collection — sharded or not — of the view's pipeline followed by
  * the read's own parts:

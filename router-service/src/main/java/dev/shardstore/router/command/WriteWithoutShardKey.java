@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * MongoDB 7.1's single-document writes without the shard key on a sharded collection ({@code updateOne},
  * {@code replaceOne}, {@code deleteOne}, {@code findAndModify} and upserts whose filter does not pin the whole shard key;
- * reference: mongos' {@code write_without_shard_key}), in two phases under one routing:
+ * mongos' {@code mongo/src/mongo/s/write_ops/write_without_shard_key_util.cpp}), in two phases under one routing:
  *
  * <ol>
  *   <li>read: {@code find} with the write's filter, {@code sort}, {@code collation} (the statement's, or findAndModify's),

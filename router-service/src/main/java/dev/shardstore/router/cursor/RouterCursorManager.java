@@ -181,7 +181,7 @@ public class RouterCursorManager implements CursorSessions {
     }
 
     /**
-     * Kills the cursors of the sessions (ended, killed or expired: reference, step 4 of the logical session cache's
+     * Kills the cursors of the sessions (ended, killed or expired: mongo/src/mongo/db/s/README.md "How the logical session cache syncs with the sessions collection", step 4 of the logical session cache's
      * refresh), with their shard cursors; the number killed.
      */
     public int killSessions(Set<LogicalSessionId> lsids) {

@@ -14,7 +14,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Catalog events as hints (DESIGN.md §5): mark the router's cache entries stale sooner. Each router
+ * Catalog events as hints (docs/architecture.md "Catalog events over Kafka and the outbox"): mark the router's cache entries stale sooner. Each router
  * reads every event (its own consumer group); correctness never depends on delivery, because the
  * shard's version check sends a stale router to refresh anyway.
  */

@@ -35,13 +35,13 @@ import org.springframework.stereotype.Component;
  * written through the router's own commands ({@code insert}, {@code update}, {@code createIndexes}, {@code drop}), so
  * every write is routed, versioned and owned like a client's. The reply is MongoDB's: an empty first batch, cursor 0.
  *
- * <p>{@code $out} (reference: MongoDB's {@code DocumentSourceOut}): refused with Location28769 when the target is
+ * <p>{@code $out} (MongoDB's {@code DocumentSourceOut}, {@code mongo/src/mongo/db/pipeline/document_source_out.cpp}): refused with Location28769 when the target is
  * sharded. The documents go into {@code <db>.tmp.agg_out.<uuid>} (an unsharded collection, so on the target
  * database's primary shard), which first gets the target's indexes; then the primary renames it over the target in one
  * PostgreSQL transaction ({@code _shardsvrRenameCollection} with {@code dropTarget: true}), so a reader sees the old
  * target or the new one, never a mix or nothing. On any failure the temporary collection is dropped.
  *
- * <p>{@code $merge} (reference: MongoDB's {@code DocumentSourceMerge}): each document is matched on {@code on} (default
+ * <p>{@code $merge} (MongoDB's {@code DocumentSourceMerge}, {@code mongo/src/mongo/db/pipeline/document_source_merge.cpp}): each document is matched on {@code on} (default
  * {@code _id}; for a sharded target the shard key fields and {@code _id}). A given {@code on} needs a unique index on
  * exactly those fields (Location51183); a document whose {@code on} value is missing, null or an array is Location51132.
  * whenMatched replace/merge/keepExisting are update statements (replacement, {@code $set}, {@code $setOnInsert}) with

@@ -22,7 +22,7 @@ import org.springframework.stereotype.Component;
  * let?}} → a cursor reply on {@code <db>.$cmd.aggregate}, run on the router alone: no shard holds the input. The
  * {@code $documents} argument is an expression (a literal array, or one using {@code let} variables and
  * {@code $$NOW}) that must evaluate to an array of documents; every later stage is the engine's, with {@code $lookup}
- * reading the database's collections through the router. Reference: MongoDB manual, "$documents".
+ * reading the database's collections through the router. MongoDB manual, "$documents".
  *
  * <p>Refusals, MongoDB's: an empty pipeline, or a first stage that needs a collection, is InvalidNamespace (73)
  * ("{aggregate: 1} is not valid for '$match'; a collection is required."); MongoDB's other collectionless first stages

@@ -14,7 +14,7 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The last stage of an aggregate that writes: {@code $out} or {@code $merge} (reference: the aggregation stages of the
+ * The last stage of an aggregate that writes: {@code $out} or {@code $merge} (MongoDB manual: the aggregation stages of the
  * same names; MongoDB's {@code DocumentSourceOut} and {@code DocumentSourceMerge}).
  *
  * <p>Shapes: {@code {$out: "coll"}} or {@code {$out: {db, coll}}} ({@code timeseries} refused, NotImplemented);

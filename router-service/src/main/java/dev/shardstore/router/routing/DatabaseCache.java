@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.stereotype.Component;
 
 /**
- * The router's cache of database placement (DESIGN.md §5): loaded lazily from the config service,
+ * The router's cache of database placement (docs/architecture.md "Database versioning"): loaded lazily from the config service,
  * dropped on {@code StaleDbVersion} or on a catalog event, reloaded on next use. Concurrent loads of
  * one database coalesce into one config call. Absence is not cached: a database another router
  * creates must be visible at once, and no shard version check could correct a cached "absent".

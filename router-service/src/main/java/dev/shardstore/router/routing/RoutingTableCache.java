@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The router's routing table cache for collections (reference: "The routing table cache"; MongoDB's
+ * The router's routing table cache for collections (mongo/src/mongo/db/s/README.md "The routing table cache"; MongoDB's
  * {@code CatalogCache}). Per namespace it holds a {@link RoutingTable}, "unsharded", or nothing:
  *
  * <ul>
@@ -48,7 +48,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class RoutingTableCache {
-    /** One try and two retries (reference: "Operational Caveats"). */
+    /** One try and two retries (mongo/src/mongo/db/s/README.md "Operational Caveats"). */
     static final int REFRESH_ATTEMPTS = 3;
 
     private static final Logger log = LoggerFactory.getLogger(RoutingTableCache.class);

@@ -21,7 +21,7 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Shard targeting of a query filter (reference: "Routing"; MongoDB's {@code ChunkManager::getShardIdsForQuery}):
+ * Shard targeting of a query filter (mongo/src/mongo/db/s/README.md "Routing"; MongoDB's {@code ChunkManager::getShardIdsForQuery}):
  * the chunks whose ranges intersect the filter's bounds on the shard key.
  *
  * <p>The bounds are the index bounds the filter gives over the shard key fields, derived as for an index
@@ -94,8 +94,8 @@ public final class ShardKeyTargeter {
     /**
      * The shards a statement on {@code routing}'s collection with {@code filter} must reach: {@link #shards(RoutingTable,
      * BsonDocument)} when it is sharded, else the primary shard. On a sharded time-series collection the filter (on
-     * measurements) is first turned into its bucket-level predicate ({@link BucketPredicates}; reference:
-     * sharded-timeseries "CRUD operations").
+     * measurements) is first turned into its bucket-level predicate ({@link BucketPredicates};
+     * mongo/src/mongo/db/s/README_timeseries.md "CRUD operations").
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter) {
         if (!routing.isSharded()) {
@@ -111,7 +111,7 @@ public final class ShardKeyTargeter {
      * As {@link #shards(CollectionRouting, BsonDocument)} for a query under {@code collation}: chunks are ranges in
      * binary (simple collation) order and hashes are of the binary value, so a filter comparing strings under another
      * collation narrows nothing and the query goes to every shard owning a chunk, as mongos broadcasts it
-     * (reference: "Routing"; MongoDB manual, "Collation": shard key queries with a non-simple collation).
+     * (mongo/src/mongo/db/s/README.md "Routing"; MongoDB manual, "Collation": shard key queries with a non-simple collation).
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter, Collation collation) {
         return routing.isSharded() ? shards(routing, routable(routing.table(), filter, collation)) : shards(routing, filter);
@@ -121,8 +121,8 @@ public final class ShardKeyTargeter {
      * What of {@code filter} chunk ranges, hashes and shard key equalities can route under {@code collation}: the
      * filter itself, or {@code {}} (narrowing nothing) when it compares strings on the shard key under a non-simple
      * collation — the one decision behind the reads' targeting ({@link #shards(CollectionRouting, BsonDocument,
-     * Collation)}) and the writes' (a string shard key equality under such a collation pins no shard; reference:
-     * "Routing"; MongoDB manual, "Collation"). Only conditions that can bound the shard key count (on a key field, a
+     * Collation)}) and the writes' (a string shard key equality under such a collation pins no shard;
+     * mongo/src/mongo/db/s/README.md "Routing"; MongoDB manual, "Collation"). Only conditions that can bound the shard key count (on a key field, a
      * prefix or an extension of one, at the top level or in {@code $and $or $nor}): a string condition on another field
      * leaves a numeric shard key equality targeting its owner. On a time-series collection, whose filter is on
      * measurements and whose key is on buckets, any string condition counts.

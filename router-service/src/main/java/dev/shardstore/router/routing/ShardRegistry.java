@@ -14,7 +14,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Shard id → host URL (reference: "The shard registry"): refreshed at start, periodically
+ * Shard id → host URL (mongo/src/mongo/db/s/README.md "The shard registry"): refreshed at start, periodically
  * ({@code shardstore.router.shard-registry-refresh}, default 30 s), on a SHARD_ADDED event and on a miss.
  */
 @Component

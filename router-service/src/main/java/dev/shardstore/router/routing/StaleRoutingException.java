@@ -9,7 +9,7 @@ import org.bson.BsonDocument;
 
 /**
  * A shard answered {@code StaleConfig} (13388) or {@code StaleDbVersion} (249) to a versioned request
- * (reference: "Versioning updates"): the router's routing information and the shard's disagree.
+ * (mongo/src/mongo/db/s/README.md "Versioning updates"): the router's routing information and the shard's disagree.
  * {@link VersionedRouter#run} catches it, marks the cache entry stale and reruns the statement; it never
  * reaches a client as such (after the last attempt the router throws the reply as a {@link CommandException}).
  * Carries no stack trace: it is control flow, thrown on every routing change.

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * The router's versioned-request loop (reference: "Versioning updates"; DESIGN.md §5): every request to a
+ * The router's versioned-request loop (mongo/src/mongo/db/s/README.md "Versioning updates"; docs/architecture.md "Shard versioning and the stale-config retry loop"): every request to a
  * shard carries the version the router used to target it — {@code shardVersion} (the shard's version in the
  * routing table, {@code ChunkVersion.UNSHARDED} for an unsharded collection) and, for the primary shard,
  * {@code databaseVersion}. When a shard answers {@code StaleConfig} (13388) the collection's cache entry is
@@ -96,7 +96,7 @@ public class VersionedRouter {
 
     /**
      * The routing table of {@code db.collection}, or, when it has none, that of its buckets collection if that is a
-     * sharded time-series collection's (reference: sharded-timeseries "CRUD operations": the router looks for the
+     * sharded time-series collection's (mongo/src/mongo/db/s/README_timeseries.md "CRUD operations": the router looks for the
      * buckets collection's routing table); null when neither is sharded.
      */
     private @Nullable RoutingTable table(String db, String collection) {

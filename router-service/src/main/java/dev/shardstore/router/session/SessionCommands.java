@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The session commands of the router (reference: "Logical Sessions"), over its {@link LogicalSessionCache}:
+ * The session commands of the router (mongo/src/mongo/db/s/README.md "Logical Sessions"), over its {@link LogicalSessionCache}:
  * <ul>
  *   <li>{@code {startSession: 1}} → {@code {id: {id: <UUID>}, timeoutMinutes, ok: 1}}: a new session, placed in the cache;</li>
  *   <li>{@code {endSessions: [lsid]}}: ended here, removed from the sessions collection at the next refresh, which then

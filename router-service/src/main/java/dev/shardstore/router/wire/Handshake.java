@@ -28,7 +28,7 @@ import org.bson.BsonValue;
  * client's order) when the client listed any.
  *
  * <p>{@code maxWireVersion} 25 is MongoDB 8.0's: the commands, fields and reply shapes the router implements follow
- * 8.0's command reference, so a driver may use anything 8.0 offers and gets 8.0's answer or a clear error for what
+ * the MongoDB 8.0 manual's "Database Commands", so a driver may use anything 8.0 offers and gets 8.0's answer or a clear error for what
  * is not implemented. {@code minWireVersion} is 0 as on every mongos (the floor is the driver's choice).
  *
  * <p>{@code logicalSessionTimeoutMinutes} (the router's {@code localLogicalSessionTimeoutMinutes}) tells drivers that

@@ -23,7 +23,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
- * The router's MongoDB wire-protocol listener (DESIGN.md §6): mongosh and the official drivers connect to
+ * The router's MongoDB wire-protocol listener (docs/architecture.md "The client API: REST and the wire protocol"): mongosh and the official drivers connect to
  * {@code shardstore.router.wire.port} (27017) and run the same commands, through the same registry and cursors, as
  * the REST front end. Plain JDK sockets: one platform thread accepts, and each connection gets its own platform
  * thread ({@link WireConnection}), as mongos serves a connection: a driver keeps few connections busy, and on a

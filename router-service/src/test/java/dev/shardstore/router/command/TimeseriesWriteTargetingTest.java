@@ -12,8 +12,8 @@ import dev.shardstore.router.routing.TimeseriesTargetingTest;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where update and delete statements on a sharded time-series collection go ({@link QueryTargeting}; reference:
- * sharded-timeseries "CRUD operations"): by the bucket-level predicate of their filter, to every shard owning chunks
+ * Where update and delete statements on a sharded time-series collection go ({@link QueryTargeting};
+ * mongo/src/mongo/db/s/README_timeseries.md "CRUD operations"): by the bucket-level predicate of their filter, to every shard owning chunks
  * when it narrows nothing, and single-measurement writes that do not pin the bucket's shard key the read-then-write way.
  */
 class TimeseriesWriteTargetingTest {

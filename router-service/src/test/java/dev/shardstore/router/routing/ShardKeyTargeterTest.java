@@ -59,7 +59,7 @@ class ShardKeyTargeterTest {
 
     /**
      * Chunks are ranges in binary order: under a non-simple collation a string comparison on the shard key narrows
-     * nothing (every shard), while one on numbers still targets (reference: "Routing"; MongoDB manual, "Collation").
+     * nothing (every shard), while one on numbers still targets (mongo/src/mongo/db/s/README.md "Routing"; MongoDB manual, "Collation").
      */
     @Test
     void aNonSimpleCollationBroadcastsStringConditionsOnTheShardKey() {

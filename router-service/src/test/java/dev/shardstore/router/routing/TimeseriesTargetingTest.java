@@ -21,7 +21,7 @@ import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
 /**
- * Targeting on a sharded time-series collection (reference: sharded-timeseries "CRUD operations"): a measurement filter
+ * Targeting on a sharded time-series collection (mongo/src/mongo/db/s/README_timeseries.md "CRUD operations"): a measurement filter
  * targets through its bucket-level predicate, and an insert through the bucket it would open.
  */
 public class TimeseriesTargetingTest {

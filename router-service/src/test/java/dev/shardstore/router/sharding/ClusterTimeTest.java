@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Cluster time on the router (reference: "The logical clock and causal consistency"): every client reply carries
+ * Cluster time on the router (mongo/src/mongo/db/s/README.md "The logical clock and causal consistency"): every client reply carries
  * {@code $clusterTime} and {@code operationTime}; the shards' times come back to the client; a client's time moves
  * the router's clock within the drift bound and beyond it is refused without moving it.
  */

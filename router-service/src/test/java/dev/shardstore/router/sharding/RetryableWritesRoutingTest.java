@@ -10,7 +10,7 @@ import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 
 /**
- * The router's part of retryable writes (reference: Retryable writes) on a collection {@code {x: 1}} split at 0
+ * The router's part of retryable writes (mongo/src/mongo/db/s/README.md "Retryable writes") on a collection {@code {x: 1}} split at 0
  * ({@code [MinKey, 0)} on sh1, {@code [0, MaxKey)} on sh2): each statement gets its client index as stmtId (or the
  * client's {@code stmtIds}), each shard gets {@code lsid}, {@code txnNumber} and the ids of its own statements;
  * multi-document statements are refused with MongoDB's write error; {@code txnNumber} needs {@code lsid};

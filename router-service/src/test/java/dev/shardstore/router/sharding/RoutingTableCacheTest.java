@@ -28,7 +28,7 @@ import org.springframework.kafka.test.utils.ContainerTestUtils;
 
 /**
  * The router's routing table cache and stale-routing loop against a fake config service and fake shards that
- * check shard versions (reference: "The routing table cache", "Versioning updates").
+ * check shard versions (mongo/src/mongo/db/s/README.md "The routing table cache", "Versioning updates").
  */
 class RoutingTableCacheTest extends RouterAgainstFakeCluster {
     private static final BsonDocument KEY = new BsonDocument("x", new BsonInt32(1));

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A service's in-memory cache of the config service's {@code admin.system.keys} (reference: "Key management": "each
+ * A service's in-memory cache of the config service's {@code admin.system.keys} (mongo/src/mongo/db/s/README.md "Key management": "each
  * node also keeps the in memory cache of the valid keys"), read with {@code find} on the config service.
  *
  * <p>Signing never waits for the config service (it signs every internal request, including the one that fetches

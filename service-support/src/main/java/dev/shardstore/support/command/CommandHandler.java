@@ -5,7 +5,7 @@ import java.util.Set;
 import org.bson.BsonDocument;
 
 /**
- * One database command, named as in MongoDB's command reference (the first key of the command
+ * One database command, named as in MongoDB manual "Database Commands" (the first key of the command
  * document). Implementations are Spring beans; a {@link CommandRegistry} collects them.
  */
 public interface CommandHandler {

@@ -104,13 +104,13 @@ public final class CommandOptions {
             implemented("databaseVersion", "internal: the router's database version, checked by the shard"),
             implemented("shardVersion", "internal: the router's shard version, checked by the shard"));
 
-    /** The reads that compare strings under any collation (filter, sort, distinct values; reference: MongoDB manual, "Collation"). */
+    /** The reads that compare strings under any collation (filter, sort, distinct values; MongoDB manual, "Collation"). */
     private static final Map<String, Option> ICU_COLLATION = icuCollation("ICU collation (locale, strength,"
             + " caseLevel, caseFirst, numericOrdering, alternate, maxVariable, normalization, backwards) on filter string"
             + " comparisons (not $regex), sort and distinct; without one, the collection's default collation; string"
             + " predicates use only indexes with the same collation; a query comparing strings under a non-simple collation"
             + " is sent to every shard of a sharded collection; refused on time-series collections");
-    /** An aggregate's collation applies to every string comparison of its pipeline (reference: MongoDB manual, "Collation"). */
+    /** An aggregate's collation applies to every string comparison of its pipeline (MongoDB manual, "Collation"). */
     private static final Map<String, Option> AGGREGATE_COLLATION = icuCollation("ICU collation on every string comparison of"
             + " the pipeline, on the shards and in the router's merge: $match ($expr included, not $regex), $sort, $group keys"
             + " (strings equal under it are one group, the first seen its _id), $min/$max/$addToSet, $bucket, $sortByCount,"
@@ -122,7 +122,7 @@ public final class CommandOptions {
     private static final ValueCheck VALID_COLLATION = (path, value) -> Collation.parse(path, value);
     /**
      * The writes that find and order their documents under any collation: the filter, {@code sort}, {@code arrayFilters}
-     * and the update operators that compare values (reference: MongoDB manual, "Collation"; its {@code collation_update}
+     * and the update operators that compare values (MongoDB manual, "Collation"; its {@code collation_update}
      * tests).
      */
     private static final Map<String, Option> WRITE_COLLATION = icuCollation("ICU collation (as find's; without one, the"
@@ -348,7 +348,7 @@ public final class CommandOptions {
 
     // --- the value checks -------------------------------------------------------------------------------------
 
-    /** The commands a {@code txnNumber} makes retryable (reference: Retryable writes). */
+    /** The commands a {@code txnNumber} makes retryable (mongo/src/mongo/db/s/README.md "Retryable writes"). */
     private static final Set<String> RETRYABLE_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify", "bulkWrite");
 
     private static void retryableWriteOnly(String path, BsonValue value) {

@@ -15,7 +15,7 @@ import org.bson.BsonDocument;
 
 /**
  * Dispatches a command document to the {@link CommandHandler} named by its first key. One registry
- * serves every front end of a service (DESIGN.md §6). It creates each command's {@link OperationContext} once the
+ * serves every front end of a service (docs/architecture.md "The client API: REST and the wire protocol"). It creates each command's {@link OperationContext} once the
  * command's options are accepted, with its {@code maxTimeMS} ({@link MaxTimeMS}) as the operation's deadline, and
  * hands it to the handler.
  */

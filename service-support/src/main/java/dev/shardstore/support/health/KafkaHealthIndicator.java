@@ -12,7 +12,7 @@ import org.springframework.kafka.core.KafkaAdmin;
 
 /**
  * Health of the Kafka connection: UP with the broker count when {@code describeCluster} answers within
- * the timeout, DOWN otherwise. Spring Boot ships no Kafka indicator; DESIGN.md §9 asks for one.
+ * the timeout, DOWN otherwise. Spring Boot ships no Kafka indicator; docs/architecture.md "Observability" lists it.
  * Keeps one admin client open for the service's lifetime.
  */
 public final class KafkaHealthIndicator implements HealthIndicator, AutoCloseable {

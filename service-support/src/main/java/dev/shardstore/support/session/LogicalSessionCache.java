@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node's logical session cache (reference: "The logical session cache"): the sessions used on this node with their
+ * A node's logical session cache (mongo/src/mongo/db/s/README.md "The logical session cache"): the sessions used on this node with their
  * {@code lastUse}, synced with the session service's sessions collection every {@code refresh-interval}
  * ({@code logicalSessionRefreshMillis}) in MongoDB's four steps: (1) upsert the sessions used here since the last
  * refresh, (2) delete the ones ended here ({@code endSessions}, {@code killSessions}), (3) drop from the cache the
@@ -43,7 +43,7 @@ public final class LogicalSessionCache implements AutoCloseable {
     /** What one refresh did: sessions upserted, removed (ended here), expired (gone from the collection). */
     public record RefreshResult(int refreshed, int ended, Set<LogicalSessionId> expired) {}
 
-    /** Reaps per-session state of sessions that are gone (reference: the "reap" function). */
+    /** Reaps per-session state of sessions that are gone (mongo/src/mongo/db/s/README.md "Periodic cleanup of the session catalog and transactions table": the "reap" function). */
     @FunctionalInterface
     public interface Reaper {
         /** Runs once per refresh; {@code cache} answers which sessions still exist. */
@@ -69,7 +69,7 @@ public final class LogicalSessionCache implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::refreshQuietly, period, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Places {@code lsid} in the cache, or bumps its {@code lastUse} (reference: "How a session gets placed ..."). */
+    /** Places {@code lsid} in the cache, or bumps its {@code lastUse} (mongo/src/mongo/db/s/README.md "How a session gets placed ..."). */
     public void vivify(LogicalSessionId lsid) {
         active.put(lsid, clock.instant());
         used.add(lsid);

@@ -16,7 +16,7 @@ import org.springframework.web.ErrorResponse;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 
 /**
- * The one mapping from a failed HTTP request to its answer (DESIGN.md §6): an RFC 9457 problem body
+ * The one mapping from a failed HTTP request to its answer (docs/architecture.md "The client API: REST and the wire protocol"): an RFC 9457 problem body
  * ({@code application/problem+json}) that also carries MongoDB's {@code ok: 0, errmsg, code, codeName} and the
  * request's {@code requestId}. Used by the router's controller advice and by {@link ProblemErrorController} (the
  * servlet container's error path), so no request to any service answers with Spring's default error body.

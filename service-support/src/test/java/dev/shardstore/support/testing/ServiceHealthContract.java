@@ -15,7 +15,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * The health contract every service meets (DESIGN.md §9): booted against real embedded PostgreSQL and
+ * The health contract every service meets (docs/architecture.md "Observability"): booted against real embedded PostgreSQL and
  * Kafka, {@code /actuator/health} answers UP with a database and a Kafka component; and a request it cannot
  * serve is answered with a problem+json body carrying MongoDB's code and the request id, never Spring's
  * default error body. Subclasses (published in this module's test-jar) only name their database.

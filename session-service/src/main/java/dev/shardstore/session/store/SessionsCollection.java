@@ -12,7 +12,7 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * The sessions collection, {@code config.system.sessions} (reference: "How the logical session cache syncs with the
+ * The sessions collection, {@code config.system.sessions} (mongo/src/mongo/db/s/README.md "How the logical session cache syncs with the
  * sessions collection"): a row per session id with its newest {@code lastUse}. Every node's cache upserts the sessions
  * it saw used, deletes the ones ended on it, and asks which of its cached ids still exist: a missing one has expired.
  */

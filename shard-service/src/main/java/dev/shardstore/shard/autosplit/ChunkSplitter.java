@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs auto-split tasks (reference: "The auto split task", "Top Chunk Optimization"; MongoDB's {@code ChunkSplitter}) on
+ * Runs auto-split tasks (mongo/src/mongo/db/s/README.md "The auto split task", "Top Chunk Optimization"; MongoDB's {@code ChunkSplitter}) on
  * a small pool of {@code shardstore.shard.autosplit.threads} threads with a bounded queue. One task:
  * <ol>
  *   <li>re-reads the settings (auto-split still on, the maximum chunk size) and the filtering metadata: the chunk must

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bytes written to one chunk since its last split attempt, and whether a split of it is in progress (MongoDB's
- * {@code ChunkWritesTracker} with its split lock; reference: "Deciding when to auto-split a chunk"). Thread-safe.
+ * {@code ChunkWritesTracker} with its split lock; mongo/src/mongo/db/s/README.md "Deciding when to auto-split a chunk"). Thread-safe.
  */
 final class ChunkWrites {
     private final AtomicLong bytes = new AtomicLong();

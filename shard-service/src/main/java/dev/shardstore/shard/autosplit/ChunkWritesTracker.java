@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentMap;
 import org.springframework.stereotype.Component;
 
 /**
- * Counts the bytes of committed client inserts and updates per chunk of this shard (reference: "Deciding when to
+ * Counts the bytes of committed client inserts and updates per chunk of this shard (mongo/src/mongo/db/s/README.md "Deciding when to
  * auto-split a chunk"; MongoDB's {@code ChunkManager}/{@code ChunkInfo}/{@code ChunkWritesTracker}) and hands a chunk to
  * the {@link ChunkSplitter} once a fifth of the maximum chunk size was written to it and no split of it is in progress.
  *

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The last step of top chunk optimization (reference: "Top Chunk Optimization"): moves the new top chunk to the least
+ * The last step of top chunk optimization (mongo/src/mongo/db/s/README.md "Top Chunk Optimization"): moves the new top chunk to the least
  * loaded shard, so the hot spot of monotonic inserts leaves this shard. MongoDB asks its balancer for the best recipient
  * of that one chunk; the balancer service has no such command, so this picks it the simple way and documents it:
  * <ul>

@@ -104,7 +104,7 @@ public class CommandInvoker {
                 };
             }
             // A time-series collection is versioned, locked and filtered as its buckets collection, which is what
-            // config.collections shards (reference: sharded-timeseries "CRUD operations")
+            // config.collections shards (mongo/src/mongo/db/s/README_timeseries.md "CRUD operations")
             Namespace versioned = servesTimeseries && target != null && timeseries.buckets(target).isPresent()
                     ? TimeseriesCollections.bucketsOf(target) : target;
             BsonDocument reply = runtime.run(opCtx, db, versioned, access, command, checkVersions, guarded);

@@ -18,7 +18,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Runs the statements of {@code insert}, {@code update}, {@code delete} and {@code findAndModify}, as retryable writes
- * when the command carries {@code lsid} and {@code txnNumber} (reference: "Retryable writes", "The logical session
+ * when the command carries {@code lsid} and {@code txnNumber} (mongo/src/mongo/db/s/README.md "Retryable writes", "The logical session
  * catalog"):
  * <ol>
  *   <li>the session is checked out ({@link SessionCatalog}) for the whole command;</li>

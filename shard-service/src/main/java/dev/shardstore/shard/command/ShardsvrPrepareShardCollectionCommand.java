@@ -42,8 +42,8 @@ import org.springframework.stereotype.Component;
  *       {@code _id_hashed}; unique when asked), except for {@code {_id: 1}}, which the {@code _id} index serves;
  *       no split keys;</li>
  *   <li>not empty: an index whose key starts with the shard key must exist ({@link ShardKeyIndex}) — not sparse,
- *       partial or multikey, and for {@code unique} a unique index on exactly the shard key (reference: MongoDB's
- *       shardCollection requirements); without one, a document whose shard key holds an array is ShardKeyNotFound
+ *       partial or multikey, and for {@code unique} a unique index on exactly the shard key (MongoDB manual
+ *       "shardCollection": its requirements); without one, a document whose shard key holds an array is ShardKeyNotFound
  *       (61) naming the field, else InvalidOptions (72) naming the index to create. The split keys
  *       ({@link SplitPoints#bySize}, walking that index) cut the documents, in shard key order, into chunks of
  *       about {@code maxChunkSizeBytes}, counting each document as the collection's average document size.</li>
@@ -52,11 +52,11 @@ import org.springframework.stereotype.Component;
  * lead (MongoDB's message: uniqueness can't be maintained unless the shard key is a prefix); BadValue for a malformed key; the index build's errors.
  *
  * <p>On a time-series namespace — {@code timeseries} options given, or the collection is already one here — the
- * key is the one given on the time-series namespace (reference: sharded-timeseries "shardCollection command"): it
+ * key is the one given on the time-series namespace (mongo/src/mongo/db/s/README_timeseries.md "shardCollection command"): it
  * is checked and translated ({@link TimeseriesShardKey}), the time-series collection is created with the options
  * when missing (given options that differ from an existing collection's are InvalidOptions naming
  * {@code timeseries}), and the buckets collection {@code system.buckets.<coll>} is prepared as above on the
- * translated key, its index being the reference's ({@code {control.min.t: 1, control.max.t: 1}} for a time key),
+ * translated key, its index being the one of mongo/src/mongo/db/s/README_timeseries.md "shardCollection command" ({@code {control.min.t: 1, control.max.t: 1}} for a time key),
  * named as MongoDB names an index on the given key. The reply adds {@code timeseriesFields} (the options). A
  * unique key is InvalidOptions: time-series collections have no unique indexes.
  *
@@ -218,7 +218,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
     }
 
     /**
-     * The reference's index backing a time-series shard key, unless an index on that key exists (the one create
+     * The index of mongo/src/mongo/db/s/README_timeseries.md "shardCollection command" backing a time-series shard key, unless an index on that key exists (the one create
      * made serves {@code {m: 1, t: 1}}); named as MongoDB names an index on the key given on the time-series namespace.
      */
     private void createTimeseriesShardKeyIndex(OperationContext opCtx, CollectionInfo c, TimeseriesShardKey key) {
@@ -256,8 +256,8 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
 
     /**
      * Every unique index of the collection must be one {@code key} can enforce
-     * ({@link ShardKeyPattern#isUniqueIndexCompatible}), whether the collection is empty or not (reference:
-     * MongoDB's shardCollection requirements).
+     * ({@link ShardKeyPattern#isUniqueIndexCompatible}), whether the collection is empty or not (MongoDB manual
+     * "shardCollection": its requirements).
      *
      * @throws CommandException InvalidOptions (72) with MongoDB's message naming the index key and the proposed key
      */

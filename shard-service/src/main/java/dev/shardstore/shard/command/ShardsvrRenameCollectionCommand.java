@@ -18,7 +18,7 @@ import org.springframework.stereotype.Component;
  * true}} on a database → {@code {ok: 1}}: renames {@code db.from} to {@code db.to} in this shard's catalog, replacing
  * {@code db.to} when it exists, in one PostgreSQL transaction ({@link CollectionCatalog#renameDroppingTarget}). It is
  * what the router's {@code $out} ends with, as MongoDB's {@code $out} ends with an internal {@code renameCollection}
- * with {@code dropTarget: true} on the target's primary shard (reference: the aggregation {@code $out} stage). Both
+ * with {@code dropTarget: true} on the target's primary shard (MongoDB manual: the aggregation {@code $out} stage). Both
  * namespaces are locked exclusively (the source through the command's declared access, the target here), so a reader
  * of the target sees its old contents or its new ones; cursors open on either are killed, as a drop kills them.
  *

@@ -14,7 +14,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code splitVector()} as a function of this shard, shared by the {@link SplitVectorCommand} and the
- * auto-splitter (reference: "The auto split task"): opens a shard key range of a collection over the index that
+ * auto-splitter (mongo/src/mongo/db/s/README.md "The auto split task"): opens a shard key range of a collection over the index that
  * supports the key ({@link ShardKeyIndex}) and chooses split points in it ({@link SplitPoints}).
  */
 @Component

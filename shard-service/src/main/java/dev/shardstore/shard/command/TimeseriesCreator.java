@@ -16,7 +16,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Creates a time-series collection (MongoDB manual, "Create a Time Series Collection"), for {@code create} and for
- * {@code shardCollection} on a time-series namespace that does not exist yet (reference: sharded-timeseries
+ * {@code shardCollection} on a time-series namespace that does not exist yet (mongo/src/mongo/db/s/README_timeseries.md
  * "shardCollection command"): the buckets collection {@code system.buckets.<coll>} holding the normalized options
  * and an index on {@code {meta: 1, control.min.<t>: 1, control.max.<t>: 1}} (without {@code meta} when there is no
  * meta field), named {@code <meta>_1_<t>_1} as MongoDB names the index it creates on {@code {<meta>: 1, <t>: 1}}.

@@ -33,7 +33,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * The write path of {@code update} and {@code delete} on a time-series collection (MongoDB 7.0+ "arbitrary" updates
- * and deletes of measurements; reference: sharded-timeseries "CRUD operations": they run one bucket at a time,
+ * and deletes of measurements; mongo/src/mongo/db/s/README_timeseries.md "CRUD operations": they run one bucket at a time,
  * unpacking it). The measurement filter {@code q} gives a bucket-level filter ({@link BucketPredicates}: meta →
  * {@code meta}, time → {@code control.min/max}); the candidate buckets are read locked, page by page, through
  * {@link LockedMatches} (so buckets this shard does not own are never touched), unpacked ({@link BucketUnpacker}) and

@@ -28,7 +28,7 @@ import org.springframework.stereotype.Component;
  * in shared mode, so a concurrent drop waits for the batch; it is not versioned, so a critical section does not
  * block it (its cursor keeps the filtering metadata it was opened with). A cursor records that filtering metadata, so
  * that range deletion can wait for the cursors that may still return documents of a range this shard gave away
- * ({@link #anyMayReturn}; reference: "Orphan filtering").
+ * ({@link #anyMayReturn}; mongo/src/mongo/db/s/README.md "Orphan filtering").
  */
 @Component
 public class CursorManager {

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * The migrations this shard takes part in (MongoDB's {@code ActiveMigrationsRegistry}; reference: "The live migration
+ * The migrations this shard takes part in (MongoDB's {@code ActiveMigrationsRegistry}; mongo/src/mongo/db/s/README.md "The live migration
  * protocol", step 1): at most one donation or one receipt at a time. A second request to move the same chunk to the same
  * shard joins the running donation and gets its result; any other migration request while one runs is
  * ConflictingOperationInProgress (117). Migrations are also refused while a migration of an earlier process life is

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * The donor's side of the data transfer (MongoDB's {@code MigrationChunkClonerSource}; reference: "The live migration
+ * The donor's side of the data transfer (MongoDB's {@code MigrationChunkClonerSource}; mongo/src/mongo/db/s/README.md "The live migration
  * protocol", steps 2 and 3), answering the recipient's pulls for the running donation:
  * <ul>
  *   <li>{@code _migrateClone}: the next page of the range's documents in shard key index order, after the position the

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The donor's decision steps of a migration (MongoDB's {@code MigrationCoordinator}; reference: "Orphaned range
+ * The donor's decision steps of a migration (MongoDB's {@code MigrationCoordinator}; mongo/src/mongo/db/s/README.md "Orphaned range
  * deletion"), shared by the migration itself and its recovery after a restart:
  * <ul>
  *   <li>{@link #decideFromCatalog}: when the donor does not know whether the config service committed (it restarted, or

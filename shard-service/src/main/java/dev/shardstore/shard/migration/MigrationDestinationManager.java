@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The recipient of a chunk migration (MongoDB's {@code MigrationDestinationManager}; reference: "The live migration
+ * The recipient of a chunk migration (MongoDB's {@code MigrationDestinationManager}; mongo/src/mongo/db/s/README.md "The live migration
  * protocol", "Orphaned range deletion"). {@code _recvChunkStart} registers the receipt and starts a thread that
  * <ol>
  *   <li>loads the collection's filtering metadata (so its writes record the shard key in the oplog), creates the
@@ -284,7 +284,7 @@ public class MigrationDestinationManager {
     /**
      * Pulls the range's retryable-write history from the donor ({@code _getNextSessionMods}) and writes it as this
      * shard's, once every change is applied and the donor blocks writes, so no later retryable write of the range is
-     * missed; a statement resent after the commit, answered here, is recognised (reference: Retryable writes).
+     * missed; a statement resent after the commit, answered here, is recognised (mongo/src/mongo/db/s/README.md "Retryable writes").
      */
     private void migrateSessionHistory(RecipientMigration receipt, CollectionInfo collection) {
         StartRequest request = receipt.request;

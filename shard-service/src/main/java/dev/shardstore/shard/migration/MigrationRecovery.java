@@ -16,8 +16,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Finishes the migrations this shard donated and did not finish (MongoDB's migration recovery on step-up; reference:
- * "Orphaned range deletion"): when the shard starts, and every {@code recovery-retry-interval} for those whose recipient
+ * Finishes the migrations this shard donated and did not finish (MongoDB's migration recovery on step-up;
+ * mongo/src/mongo/db/s/README.md "Orphaned range deletion"): when the shard starts, and every {@code recovery-retry-interval} for those whose recipient
  * or config service did not answer. For each coordinator document not owned by a migration running in this process:
  * an undecided one is decided from the catalog after a fence ({@link MigrationCoordinator#decideFromCatalog}), then the
  * decision is applied ({@link MigrationCoordinator#finish}: the critical section the donor may still hold, the range

@@ -33,7 +33,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The donor of a chunk migration (MongoDB's {@code MigrationSourceManager}; reference: "The live migration protocol";
+ * The donor of a chunk migration (MongoDB's {@code MigrationSourceManager}; mongo/src/mongo/db/s/README.md "The live migration protocol";
  * docs/sharding-protocol.md, "Chunk migration"). {@code _shardsvrMoveRange} runs {@link #moveRange}, which answers once
  * the migration committed or aborted:
  * <ol>

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Actuator endpoint {@code /actuator/migrations} (DESIGN.md §9): this shard's chunk migrations.
+ * Actuator endpoint {@code /actuator/migrations} (docs/architecture.md "Observability"): this shard's chunk migrations.
  *
  * <p>Shape: {@code {active: [<MigrationProgress.describe() as relaxed Extended JSON>], coordinators: [{min, max, from, to,
  * migrationId, ns, decision}], rangeDeletions: [{migrationId, ns, min, max, side, pending, whenToClean, readyAt}]}}: the

@@ -33,7 +33,7 @@ import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Deletes orphaned ranges (MongoDB's range deleter; reference: "Orphaned range deletion"): one worker thread runs the
+ * Deletes orphaned ranges (MongoDB's range deleter; mongo/src/mongo/db/s/README.md "Orphaned range deletion"): one worker thread runs the
  * ready range deletion tasks ({@link RangeDeletionStore}) in the order they became ready, a {@code DELAYED} one not before
  * {@code orphanCleanupDelaySecs} after that. For each task it
  * <ol>

@@ -204,7 +204,7 @@ public class QueryPlanner {
      * The part of the filter an index whose keys compare strings under {@code index} may take bounds from, for a
      * query under {@code query}: all of it when the collations are the same; otherwise only the top-level conditions
      * that compare no string (MongoDB uses an index whose collation differs from the query's only for predicates
-     * that do not compare strings; reference: MongoDB manual, "Collation and Index Use"). Leaving conditions out
+     * that do not compare strings; MongoDB manual, "Collation and Index Use"). Leaving conditions out
      * only widens the bounds: the scan checks the whole filter on every document.
      */
     private static BsonDocument usableBy(Collation index, Collation query, BsonDocument spec) {

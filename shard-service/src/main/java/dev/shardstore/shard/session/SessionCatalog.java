@@ -17,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard's logical session catalog (reference: "The logical session catalog"): the runtime state of every session
+ * The shard's logical session catalog (mongo/src/mongo/db/s/README.md "The logical session catalog"): the runtime state of every session
  * that ran a retryable write here, and the checkout that serializes them — a command with an {@code lsid} and a
  * {@code txnNumber} checks its session out before it runs and back in when it is done, so two commands of one session
  * never run at once on this shard; a second one waits (first come, first served) for at most the checkout timeout.
@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  * <p>Runtime state per session: the highest {@code txnNumber} started here (which can be above the one in the
  * {@code transactions} table when a transaction number wrote nothing), the last checkout time and the number of
  * waiters. {@link #reap} removes the entries of sessions that are gone from the sessions collection and were not checked
- * out since a cutoff (reference: the logical session cache's reap, steps 1 and 2). Thread-safe.
+ * out since a cutoff (mongo/src/mongo/db/s/README.md "Periodic cleanup of the session catalog and transactions table": the logical session cache's reap, steps 1 and 2). Thread-safe.
  */
 @Component
 public class SessionCatalog {

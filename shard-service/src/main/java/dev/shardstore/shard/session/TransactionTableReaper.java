@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard's part of the logical session cache's reap (reference: "Periodic cleanup of the session catalog and
+ * The shard's part of the logical session cache's reap (mongo/src/mongo/db/s/README.md "Periodic cleanup of the session catalog and
  * transactions table"): after each refresh, the session catalog's entries not checked out for
  * {@code localLogicalSessionTimeoutMinutes} (steps 1 and 2), and the {@code transactions} rows last written longer ago
  * (steps 3 and 4), are removed when their session is no longer in the sessions collection (expired or ended). A row

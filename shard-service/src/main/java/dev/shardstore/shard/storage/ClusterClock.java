@@ -29,7 +29,7 @@ import org.springframework.stereotype.Component;
  * {@link WriteUnitOfWork} releases it). {@link #allDurable()} is just below the oldest reservation still in flight,
  * or the newest time handed out when none is: every time at or below it belongs to a transaction that is over, so
  * no entry at or below it can still appear. A reader that asks for the point first and then reads entries up to it
- * reads a final prefix of the oplog (DESIGN.md §4).
+ * reads a final prefix of the oplog (docs/architecture.md "Shard storage and the oplog").
  *
  * <p>Thread-safe; reserving and releasing take a few nanoseconds under the monitor and never block on I/O.
  */
@@ -79,7 +79,7 @@ public class ClusterClock {
     }
 
     /**
-     * Waits until every write at or below {@code time} is over (reference: "Causal consistency in sessions": the read
+     * Waits until every write at or below {@code time} is over (mongo/src/mongo/db/s/README.md "Causal consistency in sessions": the read
      * must see every write up to its {@code afterClusterTime}): until no reservation at or below it is in flight. No
      * write at or below {@code time} can start afterwards: the process's clock has seen {@code time} (the request's gossip
      * moved it), so every later write ticks above it — on a single-node shard that is what MongoDB's no-op write achieves.

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * Told of the client inserts and updates of documents of sharded collections once their {@link WriteUnitOfWork} has
- * committed (MongoDB's op observer hook that feeds the {@code ChunkWritesTracker}; reference: "Deciding when to
+ * committed (MongoDB's op observer hook that feeds the {@code ChunkWritesTracker}; mongo/src/mongo/db/s/README.md "Deciding when to
  * auto-split a chunk"). Writes of chunk migration and range deletion ({@code fromMigrate}) and writes of unsharded
  * collections are not reported; a write undone by a rolled-back savepoint or unit is not reported either.
  *

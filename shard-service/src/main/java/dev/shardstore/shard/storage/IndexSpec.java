@@ -94,8 +94,8 @@ public record IndexSpec(String name, BsonDocument key, boolean unique, boolean s
     /**
      * Whether writing a document's entries can fail, so that the document statement before it must be undone: a unique
      * key can be taken (DuplicateKey), a compound key can meet parallel arrays (CannotIndexParallelArrays), a hashed
-     * field can meet an array (BadValue) unless it is {@code _id}, which is never an array (IdField). Reference:
-     * IndexKeys.
+     * field can meet an array (BadValue) unless it is {@code _id}, which is never an array (IdField). See
+     * {@link IndexKeys}.
      */
     public boolean mayRefuseDocuments() {
         String hashed = hashedField();

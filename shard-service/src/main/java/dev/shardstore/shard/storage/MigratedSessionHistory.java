@@ -25,7 +25,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * Retryable-write history that moves with its chunk (reference: "Retryable writes", MongoDB's session migration with
+ * Retryable-write history that moves with its chunk (mongo/src/mongo/db/s/README.md "Retryable writes", MongoDB's session migration with
  * {@code _getNextSessionMods}): the donor hands out the session entries of the documents in the moving range, the
  * recipient writes them as its own, so a statement resent after the migration, answered by the recipient, is still
  * recognised and not applied twice.

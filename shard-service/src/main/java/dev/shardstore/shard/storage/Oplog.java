@@ -10,7 +10,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * The shard's oplog table (MongoDB's {@code local.oplog.rs}; DESIGN.md §4, Flyway {@code V3__oplog_readers.sql}),
+ * The shard's oplog table (MongoDB's {@code local.oplog.rs}; docs/architecture.md "Shard storage and the oplog", Flyway {@code V3__oplog_readers.sql}),
  * one row per change:
  * <ul>
  *   <li>{@code ts_key}: the entry's cluster time, a Timestamp's 64-bit value {@code seconds << 32 | increment}

@@ -19,7 +19,7 @@ import org.springframework.stereotype.Repository;
 /**
  * Reads the oplog the way chunk migration's {@code _transferMods} and resharding's oplog fetcher do: the entries
  * of one collection after a given time, optionally only those of documents in a shard key range, in time order,
- * a batch at a time, and never past the all-durable point (DESIGN.md §4; reference: Migrations).
+ * a batch at a time, and never past the all-durable point (docs/architecture.md "Shard storage and the oplog"; mongo/src/mongo/db/s/README.md "Migrations").
  *
  * <p><b>Why a reader never misses an entry.</b> Each {@link #read} first takes the all-durable point
  * ({@link ClusterClock#allDurable()}), then selects entries with {@code after < ts <= point}. Every time at or below

@@ -6,7 +6,7 @@ import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One statement of a retryable write while it runs (reference: Retryable writes): the {@link WriteUnitOfWork}s opened
+ * One statement of a retryable write while it runs (mongo/src/mongo/db/s/README.md "Retryable writes"): the {@link WriteUnitOfWork}s opened
  * under {@link WriteUnitOfWork#asStatement} mark their oplog entries with these session fields and upsert the session's
  * {@code transactions} row before they commit ({@link SessionHistory#record}). Mutable, confined to the thread that
  * runs the statement.

@@ -14,7 +14,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * The shard's retryable-write history (reference: "The transactions table", "Retryable writes"; Flyway
+ * The shard's retryable-write history (mongo/src/mongo/db/s/README.md "The transactions table", "Retryable writes"; Flyway
  * {@code V6__retryable_writes.sql}): the {@code transactions} table (MongoDB's {@code config.transactions}: {@code _id}
  * = lsid, {@code txnNum}, {@code lastWriteOpTime}, {@code lastWriteDate}, {@code state}) and the session columns of
  * the oplog ({@code lsid}, {@code txnNumber}, {@code stmtId}, {@code prevOpTime}, and findAndModify's pre-image).

@@ -24,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The one owner of a write's transaction boundary on this shard (MongoDB's {@code WriteUnitOfWork}; with
- * {@link Oplog} and {@link DocumentStore}, its {@code OpObserver}; DESIGN.md §4): every insert, update, delete,
+ * {@link Oplog} and {@link DocumentStore}, its {@code OpObserver}; docs/architecture.md "The life of a routed write"): every insert, update, delete,
  * findAndModify, create, drop and index build opens its PostgreSQL transaction here, its oplog entries take their
  * cluster times from this unit ({@link #reserve}), and the unit releases those reservations once the transaction
  * is over. Oplog entries cannot be appended anywhere else: {@link #reserve} refuses to run outside a unit.
@@ -96,7 +96,7 @@ public class WriteUnitOfWork {
     /**
      * {@link #write}, with every oplog entry of the unit marked {@code fromMigrate: true}: the writes of chunk
      * migration on the recipient and of range deletion, which readers of the oplog that follow client changes
-     * skip (reference: Migrations).
+     * skip (mongo/src/mongo/db/s/README.md "Migrations").
      */
     public <T> T writeFromMigrate(OperationContext opCtx, Function<OperationContext, T> body) {
         return run(opCtx, true, body);
@@ -150,7 +150,7 @@ public class WriteUnitOfWork {
     }
 
     /**
-     * Runs {@code body}, one statement of a retryable write (reference: Retryable writes): every unit it commits with
+     * Runs {@code body}, one statement of a retryable write (mongo/src/mongo/db/s/README.md "Retryable writes"): every unit it commits with
      * the context it is given marks its insert, update and delete oplog entries with {@code statement}'s session fields
      * and makes the newest one the session's last write in the {@code transactions} table, in the same transaction
      * ({@link SessionHistory#record}); a unit that rolls back records nothing.

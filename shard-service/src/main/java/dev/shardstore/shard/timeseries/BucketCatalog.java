@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard's bucket catalog (MongoDB's {@code BucketCatalog}; reference: sharded-timeseries "Orphan buckets and the
+ * The shard's bucket catalog (MongoDB's {@code BucketCatalog}; mongo/src/mongo/db/s/README_timeseries.md "Orphan buckets and the
  * bucket catalog"): for each buckets collection and meta value it remembers the open bucket, the one new measurements
  * of that meta go to. A measurement goes to the open bucket when it fits ({@link Bucket#fits}: same time span, below
  * the count and size limits), else to a stored bucket of its meta whose span covers it and that still has room
@@ -102,8 +102,8 @@ public class BucketCatalog {
 
     /**
      * Forgets the open buckets of the buckets collection {@code buckets}, whatever its instance: called when a chunk of it
-     * left this shard (a committed migration), after which an open bucket may be an orphan here (reference:
-     * sharded-timeseries "Orphan buckets and the bucket catalog": the catalog is cleared after a migration succeeded).
+     * left this shard (a committed migration), after which an open bucket may be an orphan here
+     * (mongo/src/mongo/db/s/README_timeseries.md "Orphan buckets and the bucket catalog": the catalog is cleared after a migration succeeded).
      * A write racing with this still never extends an orphan: {@link #insert} checks ownership under the row lock.
      */
     public void clear(Namespace buckets) {

@@ -15,7 +15,7 @@ import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
 
 /**
- * Which namespaces of this shard are time-series collections. As in MongoDB (reference: sharded-timeseries), a
+ * Which namespaces of this shard are time-series collections. As in MongoDB (mongo/src/mongo/db/s/README_timeseries.md), a
  * time-series collection {@code db.coll} is a view-like namespace with no table of its own; its measurements live in
  * buckets in the collection {@code db.system.buckets.coll}, whose create options hold {@code timeseries} (and
  * {@code expireAfterSeconds}). Lookups go through the {@link CollectionCatalog}'s cache.
@@ -40,7 +40,7 @@ public class TimeseriesCollections {
      * The options of the time-series collection whose buckets {@code buckets} holds, empty for any other collection.
      * When the current command is versioned on the sharded buckets collection, the {@code timeseriesFields} of its
      * routing table (checked against the router's version, refreshed from the config service) win over the local
-     * options: the config service's are the source of truth of the bucketing (reference: sharded-timeseries "Sharding
+     * options: the config service's are the source of truth of the bucketing (mongo/src/mongo/db/s/README_timeseries.md "Sharding
      * metadata"), and a collMod may not have reached this shard's local options yet.
      */
     public static Optional<TimeseriesOptions> optionsOf(OperationContext opCtx, CollectionInfo buckets) {

@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard's version check, critical sections and collection locks as one mechanism (DESIGN.md §5; MongoDB's
- * {@code CollectionShardingRuntime} with its collection lock; reference: "Shard versioning and database
+ * The shard's version check, critical sections and collection locks as one mechanism (docs/architecture.md "Shard versioning and the stale-config retry loop"; MongoDB's
+ * {@code CollectionShardingRuntime} with its collection lock; mongo/src/mongo/db/s/README.md "Shard versioning and database
  * versioning", "Migrations"). Per namespace it owns:
  * <ul>
  *   <li>the collection lock: commands that read or write documents hold it shared, commands that change the

@@ -22,7 +22,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>With a previous table, asks only for the chunks newer than its collection version and applies them
  * ({@link RoutingTable#withChanges}); a full answer (the epoch changed), a collection of another epoch or changes
- * that do not fit the previous table replace it by a table built from scratch (reference: "Types of refreshes").
+ * that do not fit the previous table replace it by a table built from scratch (mongo/src/mongo/db/s/README.md "Types of refreshes").
  */
 @Component
 public class ConfigRoutingTableLookup {

@@ -1,7 +1,7 @@
 package dev.shardstore.shard.versioning;
 
 /**
- * The two phases of a critical section (reference: "Migrations", the donor's critical section; MongoDB's
+ * The two phases of a critical section (mongo/src/mongo/db/s/README.md "Migrations", the donor's critical section; MongoDB's
  * {@code ShardingMigrationCriticalSection}): first writes are blocked while the last changes are caught up, then,
  * for the commit, reads too. Only versioned commands (those carrying {@code shardVersion}, as every router request
  * for a collection does) are blocked; getMores keep the snapshot their cursor was opened with.

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard side of the database versioning protocol (reference: "Shard versioning and database
- * versioning"; DESIGN.md §5). A command that carries {@code databaseVersion} (the router's cached
+ * The shard side of the database versioning protocol (mongo/src/mongo/db/s/README.md "Shard versioning and database
+ * versioning"; docs/architecture.md "Database versioning"). A command that carries {@code databaseVersion} (the router's cached
  * version) is served only when this shard is the database's primary at exactly that version:
  * <ol>
  *   <li>no {@code databaseVersion} → no check;</li>

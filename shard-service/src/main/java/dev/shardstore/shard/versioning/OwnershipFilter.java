@@ -10,7 +10,7 @@ import org.bson.BsonDocument;
 
 /**
  * The filtering metadata snapshot of one versioned command on a sharded collection (MongoDB's
- * ScopedCollectionFilter; reference: "Orphan filtering"): which documents this shard owns, by their shard key,
+ * ScopedCollectionFilter; mongo/src/mongo/db/s/README.md "Orphan filtering"): which documents this shard owns, by their shard key,
  * as of the routing table the shard version check accepted. Reads and multi-writes skip the documents it does
  * not own (orphans left by migrations); writes may not create documents it does not own. Immutable.
  *

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The shard side of the shard versioning protocol (reference: "Shard versioning and database versioning";
+ * The shard side of the shard versioning protocol (mongo/src/mongo/db/s/README.md "Shard versioning and database versioning";
  * docs/sharding-protocol.md "Shard commands"). A command that carries {@code shardVersion} (the version the
  * router used for this shard) is served only when it equals this shard's version of the collection in its
  * filtering metadata ({@link ChunkVersion#UNSHARDED} for an unsharded one):

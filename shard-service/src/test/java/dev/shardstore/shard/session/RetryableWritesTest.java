@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * Retryable writes on one shard against real PostgreSQL (reference: "Retryable writes", "The logical session catalog",
+ * Retryable writes on one shard against real PostgreSQL (mongo/src/mongo/db/s/README.md "Retryable writes", "The logical session catalog",
  * "The transactions table"): each kind of write sent twice with the same lsid, txnNumber and stmtIds has one effect and
  * the same reply; TransactionTooOld (225); IncompleteTransactionHistory (217) once the history is gone; a higher
  * txnNumber starts afresh; multi writes are refused; the session's row commits or rolls back with the write; checkout

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * The shard's reap of its transactions table (reference: "Periodic cleanup of the session catalog and transactions
+ * The shard's reap of its transactions table (mongo/src/mongo/db/s/README.md "Periodic cleanup of the session catalog and transactions
  * table"): a row last written longer ago than the session timeout is deleted when its session is gone from the sessions
  * collection, and kept when the session is still there or the row is recent. A retry of a reaped session's statement is
  * then no longer recognised and runs again (here: a duplicate key), while the live session's retry is still answered

@@ -9,7 +9,7 @@ import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shard on the cluster's one time line (reference: "Cluster time ticking"): a peer's {@code $clusterTime} moves
+ * The shard on the cluster's one time line (mongo/src/mongo/db/s/README.md "Cluster time ticking"): a peer's {@code $clusterTime} moves
  * its clock, its next oplog entry is above it, and its reply's {@code operationTime} covers the write it made.
  */
 class ShardClusterTimeTest extends ShardIntegrationTest {

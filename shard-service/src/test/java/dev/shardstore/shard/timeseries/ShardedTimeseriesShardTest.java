@@ -24,7 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The shard's half of sharded time-series collections against its real PostgreSQL (reference: sharded-timeseries):
+ * The shard's half of sharded time-series collections against its real PostgreSQL (mongo/src/mongo/db/s/README_timeseries.md):
  * {@code _shardsvrPrepareShardCollection} on a time-series namespace (each row of the key translation table, the
  * refused keys, creating the collection or using an existing one's options), and versioned reads and inserts on a
  * time-series collection whose buckets collection is sharded: checked and filtered as the buckets collection, so

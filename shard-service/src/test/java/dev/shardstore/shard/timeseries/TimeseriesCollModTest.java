@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * collMod of time-series collections on one shard against its real PostgreSQL (MongoDB manual, "collMod"; reference:
- * sharded-timeseries "Sharding metadata"): a coarser granularity buckets later inserts by the new rounding while
+ * collMod of time-series collections on one shard against its real PostgreSQL (MongoDB manual, "collMod";
+ * mongo/src/mongo/db/s/README_timeseries.md "Sharding metadata"): a coarser granularity buckets later inserts by the new rounding while
  * measurements of older buckets stay found by range queries, count and distinct; the refused transitions and
  * options; {@code expireAfterSeconds}; distinct on measurements; and the bucket catalog forgetting open buckets.
  */

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The cluster's balancer settings, {@code config.settings} documents {@code balancer}, {@code chunksize} and
- * {@code automerge} (reference: "Auto-splitting and auto-balancing"; MongoDB's balancer settings). The config service
+ * {@code automerge} (mongo/src/mongo/db/s/README.md "Auto-splitting and auto-balancing"; MongoDB's balancer settings). The config service
  * validates every settings update with {@link #fromDocuments} and the balancer service reads them with it: one parser.
  *
  * @param mode                        {@code full} balances, {@code off} does nothing (balancerStart / balancerStop)

@@ -15,7 +15,7 @@ import org.bson.BsonValue;
 import org.bson.types.Decimal128;
 
 /**
- * MongoDB's total order over BSON values (DESIGN.md §2): first by canonical type bracket
+ * MongoDB's total order over BSON values (docs/architecture.md "Documents, BSON order and keys"): first by canonical type bracket
  * (MinKey &lt; Undefined &lt; Null &lt; numbers &lt; String/Symbol &lt; Object &lt; Array &lt; BinData &lt;
  * ObjectId &lt; Boolean &lt; Date &lt; Timestamp &lt; RegEx &lt; DBPointer &lt; JavaScript &lt;
  * JavaScriptWithScope &lt; MaxKey), then by value within the bracket, as MongoDB's

@@ -14,7 +14,7 @@ import org.bson.json.JsonParseException;
 import org.bson.json.JsonReader;
 
 /**
- * MongoDB Extended JSON v2 in and out (DESIGN.md §2): parses canonical or relaxed input with the
+ * MongoDB Extended JSON v2 in and out (docs/architecture.md "Documents, BSON order and keys"): parses canonical or relaxed input with the
  * BSON library's {@link JsonReader}, writes relaxed mode exactly as the library's writer would, with Jackson's
  * generator ({@link RelaxedJsonWriter}).
  *

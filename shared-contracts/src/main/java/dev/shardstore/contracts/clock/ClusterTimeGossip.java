@@ -8,7 +8,7 @@ import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 
 /**
- * The one place cluster time is gossiped (reference: "Cluster time gossiping"): every message a process sends
+ * The one place cluster time is gossiped (mongo/src/mongo/db/s/README.md "Cluster time gossiping"): every message a process sends
  * carries its cluster time as {@code $clusterTime: {clusterTime: Timestamp, signature: {hash, keyId}}}, and every
  * message it receives moves its {@link LogicalClock} up to the time it carries. Replies to commands also carry
  * {@code operationTime}, the cluster time of the latest state the command saw or made.

@@ -6,7 +6,7 @@ import org.bson.BsonInt64;
 import org.bson.BsonTimestamp;
 
 /**
- * Signs cluster times and checks signatures (reference: "Cluster time signing"): the signature of a
+ * Signs cluster times and checks signatures (mongo/src/mongo/db/s/README.md "Cluster time signing"): the signature of a
  * {@code $clusterTime} is {@code {hash: BinData(0, <20 bytes>), keyId: NumberLong}}, an HMAC-SHA1 of the time under
  * the key {@code keyId} of {@code admin.system.keys}.
  */

@@ -19,7 +19,7 @@ import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Signs cluster times with HMAC-SHA1 under the keys of {@code admin.system.keys} (reference: "Cluster time
+ * Signs cluster times with HMAC-SHA1 under the keys of {@code admin.system.keys} (mongo/src/mongo/db/s/README.md "Cluster time
  * signing"): the hash is the HMAC of the time's 8 bytes (big-endian {@code seconds << 32 | counter}) under the key
  * that is valid for the time (the one with the earliest {@code expiresAt} above it). Until a key is known it signs
  * with MongoDB's dummy signature (zero hash, key id 0), which a node with keys never accepts for a time ahead of its

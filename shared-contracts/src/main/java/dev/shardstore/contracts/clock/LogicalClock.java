@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 import org.bson.BsonTimestamp;
 
 /**
- * The process's hybrid logical clock (reference: "The logical clock and causal consistency"): its value, the
+ * The process's hybrid logical clock (mongo/src/mongo/db/s/README.md "The logical clock and causal consistency"): its value, the
  * <b>cluster time</b>, is a BSON Timestamp {@code seconds << 32 | counter}. It moves two ways only:
  * <ul>
  *   <li>{@link #tick} — a node that changes state (a shard writing its oplog, the config service stamping a

@@ -11,7 +11,7 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A command's {@code readConcern: {level?, afterClusterTime?}} (reference: "Causal consistency in sessions"), parsed and
+ * A command's {@code readConcern: {level?, afterClusterTime?}} (mongo/src/mongo/db/s/README.md "Causal consistency in sessions"), parsed and
  * validated in one place for the router and the shards.
  *
  * @param level            the level; {@link Level#LOCAL} when none is given

@@ -11,7 +11,7 @@ import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One cluster time signing key, a document of {@code admin.system.keys} (reference: "Key management"):
+ * One cluster time signing key, a document of {@code admin.system.keys} (mongo/src/mongo/db/s/README.md "Key management"):
  * {@code {_id: NumberLong, purpose: "HMAC", key: BinData(0, <20 bytes>), expiresAt: Timestamp}}. A key signs cluster
  * times below its {@code expiresAt}; keys are never deleted, so old signatures stay verifiable.
  *

@@ -81,10 +81,10 @@ public enum ErrorCode {
     NetworkInterfaceExceededTimeLimit(202, 503),
     /** A {@code $clusterTime} signed with a key id the node does not know. */
     KeyNotFound(211, 401),
-    /** A retryable write's statement whose history was truncated: whether it ran cannot be told (reference: Retryable writes). */
+    /** A retryable write's statement whose history was truncated: whether it ran cannot be told (mongo/src/mongo/db/s/README.md "Retryable writes"). */
     IncompleteTransactionHistory(217, 409),
     QueryFeatureNotAllowed(224, 400),
-    /** A {@code txnNumber} below the session's current one (reference: Logical Sessions). */
+    /** A {@code txnNumber} below the session's current one (mongo/src/mongo/db/s/README.md "Logical Sessions"). */
     TransactionTooOld(225, 409),
     /** A feature or option this server refuses: the caller's to change (HTTP 400), not a server fault. */
     NotImplemented(238, 400),

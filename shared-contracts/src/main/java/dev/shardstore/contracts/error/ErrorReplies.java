@@ -8,7 +8,7 @@ import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds and reads MongoDB error replies and the RFC 9457 problem body of DESIGN.md §6.
+ * Builds and reads MongoDB error replies and the RFC 9457 problem body of docs/architecture.md "The client API: REST and the wire protocol".
  */
 public final class ErrorReplies {
     /** Base of the problem {@code type} URI; the code name is appended. */

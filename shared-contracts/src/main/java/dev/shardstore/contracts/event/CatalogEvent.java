@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A notification that the catalog changed, published by the config service through its outbox to
  * {@link #TOPIC}. Receivers mark the named cache entry stale; the version check stays the authority,
- * so a lost or late event costs one stale round trip and nothing else (DESIGN.md §5).
+ * so a lost or late event costs one stale round trip and nothing else (docs/architecture.md "Catalog events over Kafka and the outbox").
  *
  * <p>JSON shape: {@code {"type": "DATABASE_DROPPED", "database": "geo", "namespace": null, "sequence": 17,
  * "epoch": null, "collectionVersion": null, "shards": []}}; a {@code ROUTING_CHANGED} event names the

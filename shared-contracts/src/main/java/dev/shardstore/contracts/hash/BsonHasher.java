@@ -15,7 +15,7 @@ import org.bson.BsonValue;
 import org.bson.types.Decimal128;
 
 /**
- * MongoDB's hash of a BSON value for hashed indexes and hashed shard keys (DESIGN.md §2; the
+ * MongoDB's hash of a BSON value for hashed indexes and hashed shard keys (docs/architecture.md "Documents, BSON order and keys"; the
  * aggregation expression {@code $toHashedIndexKey}), so hashed chunk boundaries and placements equal
  * MongoDB's for the same values.
  *

@@ -8,7 +8,7 @@ import org.bson.BsonMinKey;
 import org.bson.BsonValue;
 
 /**
- * KeyString (DESIGN.md §2): an order-preserving byte encoding of BSON values and compound keys.
+ * KeyString (docs/architecture.md "Documents, BSON order and keys"): an order-preserving byte encoding of BSON values and compound keys.
  * For any values {@code a} and {@code b}, {@code compare(encode(a), encode(b))} has the sign of
  * {@link dev.shardstore.contracts.bson.BsonOrder#compare BsonOrder.compare(a, b)}, and values equal
  * in that order (int 1, long 1, double 1.0, decimal 1.00; -0.0 and 0; NaN of any type; a Symbol and

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A logical session id, MongoDB's {@code lsid: {id: <UUID, BinData subtype 4>, uid?: <BinData, 32-byte SHA-256 of
- * the user>}} (reference: Logical Sessions). Two ids are equal when both parts are; {@code uid} is absent without
+ * the user>}} (mongo/src/mongo/db/s/README.md "Logical Sessions"). Two ids are equal when both parts are; {@code uid} is absent without
  * authentication. Immutable: the {@code uid} bytes are copied in and out.
  *
  * @param id  the session's UUID

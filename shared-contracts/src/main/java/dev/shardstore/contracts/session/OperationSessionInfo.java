@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The session fields of one command (MongoDB's {@code OperationSessionInfo}): its {@code lsid} and, for a retryable
- * write, its {@code txnNumber} (reference: Logical Sessions, Retryable writes). Parsed in one place for the router
+ * write, its {@code txnNumber} (mongo/src/mongo/db/s/README.md "Logical Sessions", "Retryable writes"). Parsed in one place for the router
  * and the shards.
  *
  * @param lsid      the session

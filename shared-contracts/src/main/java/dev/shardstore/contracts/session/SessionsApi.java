@@ -15,7 +15,7 @@ import org.bson.BsonValue;
 
 /**
  * The session service's internal commands, through which every node's logical session cache syncs with the sessions
- * collection (reference: "How the logical session cache syncs with the sessions collection"):
+ * collection (mongo/src/mongo/db/s/README.md "How the logical session cache syncs with the sessions collection"):
  *
  * <pre>
  * {_sessionsRefresh: 1, sessions: [{_id: lsid, lastUse: Date}]}   → {ok: 1}              upsert, lastUse only moves forward

@@ -8,7 +8,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonValue;
 
 /**
- * The statement ids of a retryable write's statements (reference: Retryable writes; MongoDB's
+ * The statement ids of a retryable write's statements (mongo/src/mongo/db/s/README.md "Retryable writes"; MongoDB's
  * {@code write_ops::getStmtIdForWriteAt}): statement {@code i} of a batch has id {@code stmtIds[i]} when the command
  * carries {@code stmtIds}, else {@code stmtId + i} when it carries {@code stmtId}, else {@code i}. The router assigns
  * ids by the client's indexes and sends each shard {@code stmtIds} with the ids of the statements it got.

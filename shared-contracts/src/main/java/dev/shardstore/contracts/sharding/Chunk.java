@@ -13,7 +13,7 @@ import org.bson.BsonString;
  *
  * @param range   the shard key range {@code [min, max)}
  * @param shard   the owning shard's id
- * @param lastmod the chunk version (reference: "Shard versioning")
+ * @param lastmod the chunk version (mongo/src/mongo/db/s/README.md "Shard versioning")
  * @param jumbo   whether the balancer gave up splitting it
  */
 public record Chunk(ChunkRange range, String shard, ChunkVersion lastmod, boolean jumbo) {

@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * A shard key range {@code [min, max)} as KeyStrings: what a chunk range covers once its bounds are encoded
- * ({@link #of}), and what storage compares a stored shard key with (unsigned byte order is key order; reference:
- * "KeyString"). Migration, range deletion and the oplog's filter by range read it, and so does the count of orphans.
+ * ({@link #of}), and what storage compares a stored shard key with (unsigned byte order is key order;
+ * docs/architecture.md "Documents, BSON order and keys"). Migration, range deletion and the oplog's filter by range read it, and so does the count of orphans.
  *
  * @param min inclusive lower bound (copied)
  * @param max exclusive upper bound (copied), above {@code min} in unsigned byte order

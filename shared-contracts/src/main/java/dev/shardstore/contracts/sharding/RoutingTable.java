@@ -30,7 +30,7 @@ import org.bson.BsonDocument;
  * ("Routing table").
  *
  * <p>{@link #withChanges} applies an incremental refresh (only chunks newer than the cached collection version,
- * reference: "Types of refreshes") in O(k log n) searches plus block copies of the untouched runs (no
+ * mongo/src/mongo/db/s/README.md "Types of refreshes") in O(k log n) searches plus block copies of the untouched runs (no
  * per-chunk work on them, no re-encoding).
  */
 public final class RoutingTable {
@@ -97,7 +97,7 @@ public final class RoutingTable {
     /**
      * This table's chunks under {@code current}, the collection entry an incremental refresh read with them: the
      * entry's own fields can change without a new epoch ({@code collMod}'s {@code timeseriesFields}, balancing
-     * settings), and routers and shards must use the current ones (reference: sharded-timeseries "Sharding metadata").
+     * settings), and routers and shards must use the current ones (mongo/src/mongo/db/s/README_timeseries.md "Sharding metadata").
      *
      * @throws IllegalArgumentException when {@code current} is another collection, epoch, timestamp or shard key (the
      *                                  caller must then do a full refresh)
@@ -204,13 +204,13 @@ public final class RoutingTable {
         return collection.key();
     }
 
-    /** The highest chunk version of the collection (reference: "Collection version"). */
+    /** The highest chunk version of the collection (mongo/src/mongo/db/s/README.md "Collection version"). */
     public ChunkVersion collectionVersion() {
         return collectionVersion;
     }
 
     /**
-     * The highest chunk version on {@code shard} (reference: "Shard version"); {@code 0|0} with the collection's
+     * The highest chunk version on {@code shard} (mongo/src/mongo/db/s/README.md "Shard version"); {@code 0|0} with the collection's
      * epoch and timestamp for a shard that owns no chunk, as MongoDB reports it.
      */
     public ChunkVersion shardVersion(String shard) {

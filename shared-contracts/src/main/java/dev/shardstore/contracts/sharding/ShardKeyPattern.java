@@ -107,7 +107,7 @@ public record ShardKeyPattern(BsonDocument pattern) {
      * pattern's field names are, in order, the first field names of the index — whatever their directions or
      * hashing, since equal values of the key fields put two documents on the same shard. So {@code {_id: "hashed"}}
      * does not back a unique {@code {x: 1}}, while {@code {x: "hashed"}} backs a unique {@code {x: 1, y: 1}}.
-     * Reference: Sharding, unique indexes on sharded collections.
+     * MongoDB manual, "Sharding": unique indexes on sharded collections.
      *
      * @param indexKey a unique index's key pattern, e.g. {@code {x: 1, y: -1}}
      */

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *                          positive; null for the cluster's {@code chunksize} setting
  * @param enableAutoMerger  whether the auto-merger may join this collection's chunks; null for the default (true)
  * @param timeseriesFields  for the buckets collection {@code db.system.buckets.<coll>} of a sharded time-series
- *                          collection, its options (reference: sharded-timeseries "Sharding metadata": the config
+ *                          collection, its options (mongo/src/mongo/db/s/README_timeseries.md "Sharding metadata": the config
  *                          service's copy is the source of truth of the granularity); null for any other collection
  */
 public record ShardedCollection(String namespace, UUID uuid, ObjectId epoch, BsonTimestamp timestamp, ShardKeyPattern key,

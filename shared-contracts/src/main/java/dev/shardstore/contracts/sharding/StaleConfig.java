@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code StaleConfig} (13388) error a shard answers when the shard version a request carries differs from
- * its filtering metadata (reference: "Versioning updates"). Extra fields, as MongoDB's {@code StaleConfigInfo}:
+ * its filtering metadata (mongo/src/mongo/db/s/README.md "Versioning updates"). Extra fields, as MongoDB's {@code StaleConfigInfo}:
  * {@code {ns, vReceived, vWanted?, shardId}}; {@code vWanted} is absent when the shard does not know its own
  * version (its refresh failed).
  *

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * The namespace of a time-series collection's buckets: {@code db.system.buckets.<coll>} for the time-series namespace
- * {@code db.<coll>} (reference: sharded-timeseries; what {@code config.collections} shards).
+ * {@code db.<coll>} (mongo/src/mongo/db/s/README_timeseries.md; what {@code config.collections} shards).
  */
 public final class BucketsNamespace {
     /** The prefix of a buckets collection's name. */

@@ -136,7 +136,7 @@ public record TimeseriesOptions(String timeField, @Nullable String metaField, @N
      * These options after {@code collMod}'s {@code timeseries: {granularity?, bucketMaxSpanSeconds?,
      * bucketRoundingSeconds?}} (MongoDB manual, "collMod": time-series options). Bucketing only ever gets coarser, so
      * every bucket written before the change still spans at most the new {@code bucketMaxSpanSeconds}: the bucket
-     * predicates built from the new options keep finding old measurements (reference: sharded-timeseries "Sharding
+     * predicates built from the new options keep finding old measurements (mongo/src/mongo/db/s/README_timeseries.md "Sharding
      * metadata"). A granularity moves to a coarser one only ({@code seconds} → {@code minutes} → {@code hours}); custom
      * bucketing needs both parameters, equal, neither below the current ones; a granularity after custom bucketing
      * needs its span and rounding not below the current ones.

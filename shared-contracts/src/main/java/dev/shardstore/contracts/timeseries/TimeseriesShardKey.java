@@ -10,7 +10,7 @@ import org.bson.BsonValue;
 
 /**
  * The shard key of a sharded time-series collection, translated from the key the user gives on the time-series
- * namespace to the key of its buckets collection, and the index backing it (reference: sharded-timeseries, "shardCollection
+ * namespace to the key of its buckets collection, and the index backing it (mongo/src/mongo/db/s/README_timeseries.md "shardCollection
  * command" and its translation table; with {@code {timeField: "t", metaField: "m"}}):
  * <pre>
  * {t: 1}                 → {control.min.t: 1}                 index {control.min.t: 1, control.max.t: 1}

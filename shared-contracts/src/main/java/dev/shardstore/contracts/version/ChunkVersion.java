@@ -9,7 +9,7 @@ import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
 
 /**
- * A chunk's version (reference: "Shard versioning"): {@code major} +1 when a chunk moves,
+ * A chunk's version (mongo/src/mongo/db/s/README.md "Shard versioning"): {@code major} +1 when a chunk moves,
  * {@code minor} +1 when it is split; the {@code epoch} identifies the collection instance (new on
  * drop/re-shard and on refineCollectionShardKey) and {@code timestamp} is the collection's
  * creation cluster time. The shard version is the highest chunk version on one shard, the
@@ -23,7 +23,7 @@ import org.bson.types.ObjectId;
  * <p>BSON shape: {@code {major: int, minor: int, epoch: ObjectId, timestamp: Timestamp}}.
  */
 public record ChunkVersion(int major, int minor, ObjectId epoch, BsonTimestamp timestamp) implements Comparable<ChunkVersion> {
-    /** "Collection is unsharded" (reference: "Special versioning conventions"): 0|0 with a zero epoch. */
+    /** "Collection is unsharded" (mongo/src/mongo/db/s/README.md "Special versioning conventions"): 0|0 with a zero epoch. */
     public static final ChunkVersion UNSHARDED = new ChunkVersion(0, 0, new ObjectId(new byte[12]), new BsonTimestamp(0));
 
     /** "Ignore the chunk version for this request": 0|0 with an epoch built from the maximum date. */

@@ -9,7 +9,7 @@ import org.bson.BsonTimestamp;
 import org.bson.UuidRepresentation;
 
 /**
- * The version of a database's placement (reference: Shard versioning and database versioning,
+ * The version of a database's placement (mongo/src/mongo/db/s/README.md "Shard versioning and database versioning",
  * "Database versioning"): which instance of the database ({@code uuid}, new on every drop and
  * re-create) and how often its primary shard changed ({@code lastMod}, +1 on movePrimary, 1 for a
  * new database). {@code timestamp} is the cluster time at which this version was created.
@@ -29,7 +29,7 @@ public record DatabaseVersion(UUID uuid, int lastMod, BsonTimestamp timestamp) {
         }
     }
 
-    /** A new database's first version: fresh uuid, lastMod 1 (reference: "Database version conventions"). */
+    /** A new database's first version: fresh uuid, lastMod 1 (mongo/src/mongo/db/s/README.md "Database version conventions"). */
     public static DatabaseVersion newDatabase(BsonTimestamp timestamp) {
         return new DatabaseVersion(UUID.randomUUID(), 1, timestamp);
     }

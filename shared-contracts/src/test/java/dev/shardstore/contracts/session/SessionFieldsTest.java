@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The session fields of a command (reference: Logical Sessions, Retryable writes): lsid, txnNumber, stmtId(s). */
+/** The session fields of a command (mongo/src/mongo/db/s/README.md "Logical Sessions", "Retryable writes"): lsid, txnNumber, stmtId(s). */
 class SessionFieldsTest {
     private static final String ID = "{$binary: {base64: 'AAECAwQFBgcICQoLDA0ODw==', subType: '04'}}";
 

@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The routing table on a small collection sharded on {@code {x: 1}}: validation, lookups at chunk bounds,
  * shard and collection versions, and incremental refreshes for each kind of catalog change, each checked
- * against a table rebuilt from scratch (reference: "Routing", "Shard versioning").
+ * against a table rebuilt from scratch (mongo/src/mongo/db/s/README.md "Routing", "Shard versioning").
  */
 class RoutingTableTest {
     private static final ShardedCollection COLL = ShardingFixtures.collection(X_KEY);

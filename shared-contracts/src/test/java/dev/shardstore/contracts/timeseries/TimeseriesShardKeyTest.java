@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Each row of the reference's translation table, and each shard key a time-series collection refuses. */
+/** Each row of the translation table of mongo/src/mongo/db/s/README_timeseries.md "shardCollection command", and each shard key a time-series collection refuses. */
 class TimeseriesShardKeyTest {
     private static final TimeseriesOptions OPTIONS = TimeseriesOptions.of("t", "m", Granularity.SECONDS);
 

@@ -14,7 +14,7 @@ import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
-/** The version value types: checked inputs, BSON round trips, and ordering only within one instance (reference: "Shard versioning"). */
+/** The version value types: checked inputs, BSON round trips, and ordering only within one instance (mongo/src/mongo/db/s/README.md "Shard versioning"). */
 class VersionsTest {
     private static final BsonTimestamp TS = new BsonTimestamp(1_700_000_000, 1);
 
