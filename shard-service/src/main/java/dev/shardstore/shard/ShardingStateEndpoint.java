@@ -2,7 +2,7 @@ package dev.shardstore.shard;
 
 import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.shard.cursor.CursorManager;
-import dev.shardstore.shard.storage.ClusterClock;
+import dev.shardstore.shard.storage.OplogTimeReservations;
 import dev.shardstore.shard.versioning.DatabaseFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionFilteringInfo;
 import dev.shardstore.shard.versioning.CollectionShardingState;
@@ -40,12 +40,12 @@ public class ShardingStateEndpoint {
     private final CollectionShardingState collections;
     private final CollectionShardingRuntime runtime;
     private final CursorManager cursors;
-    private final ClusterClock clock;
+    private final OplogTimeReservations clock;
     private final JsonMapper json;
     private final ChunkSplitter splitter;
 
     public ShardingStateEndpoint(ShardProperties properties, DatabaseShardingState databases, CollectionShardingState collections,
-            CollectionShardingRuntime runtime, CursorManager cursors, ClusterClock clock, JsonMapper json, ChunkSplitter splitter) {
+            CollectionShardingRuntime runtime, CursorManager cursors, OplogTimeReservations clock, JsonMapper json, ChunkSplitter splitter) {
         this.splitter = splitter;
         this.properties = properties;
         this.databases = databases;

@@ -41,7 +41,7 @@ public class ShardingDdlCoordinators {
     /**
      * The unfinished dropCollection coordinator of {@code namespace}, or a new one at {@link DropCollectionPhase#BLOCK}
      * naming the sharded collection instance registered now. Serialized with shardCollection's registration (the same
-     * namespace lock as {@link CollectionCatalog#create}), so the instance captured is the one to drop.
+     * namespace lock as {@link ShardedCollectionCatalog#create}), so the instance captured is the one to drop.
      *
      * @return the document, and whether it was created by this call
      * @throws CommandException ConflictingOperationInProgress (117) while a movePrimary of the database is unfinished
@@ -49,7 +49,7 @@ public class ShardingDdlCoordinators {
     public Started<DropCollectionCoordinatorDocument> startDropCollection(Namespace namespace) {
         return tx.execute(status -> {
             lockDatabase(namespace.db(), false);
-            CollectionCatalog.lockNamespace(jdbc, namespace.full());
+            ShardedCollectionCatalog.lockNamespace(jdbc, namespace.full());
             Optional<DropCollectionCoordinatorDocument> existing = findDropCollection(namespace);
             if (existing.isPresent()) {
                 return new Started<>(existing.get(), false);

@@ -5,7 +5,7 @@ import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.catalog.ChunkCatalog;
 import dev.shardstore.config.catalog.ClusterVersion;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.ShardCatalog;
@@ -55,7 +55,7 @@ public class ConfigFindCommand implements CommandHandler {
     private static final String KEYS = "system.keys";
     private final ShardCatalog shards;
     private final DatabaseCatalog databases;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final ChunkCatalog chunks;
     private final Changelog changelog;
     private final ClusterSettings settings;
@@ -64,7 +64,7 @@ public class ConfigFindCommand implements CommandHandler {
     private final KeyManager keys;
     private final ClusterVersion version;
 
-    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks,
+    public ConfigFindCommand(ShardCatalog shards, DatabaseCatalog databases, ShardedCollectionCatalog collections, ChunkCatalog chunks,
             Changelog changelog, ClusterSettings settings, ActionLog actionLog, ZoneCatalog zones, KeyManager keys,
             ClusterVersion version) {
         this.version = version;

@@ -1,7 +1,7 @@
 package dev.shardstore.config.command;
 
 import dev.shardstore.support.operation.OperationContext;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
@@ -41,10 +41,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class ConfigUpdateCommand implements CommandHandler {
     private static final Set<String> STATEMENT_FIELDS = Set.of("q", "u", "upsert", "multi");
     private final ClusterSettings settings;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final TransactionTemplate tx;
 
-    public ConfigUpdateCommand(ClusterSettings settings, CollectionCatalog collections, TransactionTemplate tx) {
+    public ConfigUpdateCommand(ClusterSettings settings, ShardedCollectionCatalog collections, TransactionTemplate tx) {
         this.settings = settings;
         this.collections = collections;
         this.tx = tx;

@@ -2,7 +2,7 @@ package dev.shardstore.config.command;
 
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.ChunkCommits;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.sharding.DropCollectionCoordinator;
 import dev.shardstore.config.sharding.MoveRangeCoordinator;
@@ -59,10 +59,10 @@ public class ShardingCommands {
      * full: bool, ok: 1}}: only the chunks newer than {@code sinceVersion} when it is of the current epoch.
      */
     @Bean
-    CommandHandler getRoutingTable(CollectionCatalog collections) {
+    CommandHandler getRoutingTable(ShardedCollectionCatalog collections) {
         return CommandHandler.of("_configsvrGetRoutingTable", (db, cmd) -> {
             ShardingArgs args = new ShardingArgs(cmd);
-            CollectionCatalog.RoutingSnapshot table = collections.routingTable(args.namespace().toString(), args.optionalVersion("sinceVersion"));
+            ShardedCollectionCatalog.RoutingSnapshot table = collections.routingTable(args.namespace().toString(), args.optionalVersion("sinceVersion"));
             return Replies.ok(new BsonDocument("collection", table.collection() == null ? BsonNull.VALUE : table.collection().toBson())
                     .append("chunks", new BsonArray(table.chunks().stream().map(CatalogChunk::toBson).toList()))
                     .append("full", BsonBoolean.valueOf(table.full())));
@@ -210,7 +210,7 @@ public class ShardingCommands {
      * new key does not lead is InvalidOptions ({@link UniqueIndexRule}).
      */
     @Bean
-    CommandHandler refineCollectionShardKey(CollectionCatalog collections, UniqueIndexRule uniqueIndexes) {
+    CommandHandler refineCollectionShardKey(ShardedCollectionCatalog collections, UniqueIndexRule uniqueIndexes) {
         return CommandHandler.of("_configsvrRefineCollectionShardKey", (db, cmd) -> {
             ShardingArgs args = new ShardingArgs(cmd);
             uniqueIndexes.requireCompatible(args.namespace(), args.key());
@@ -221,10 +221,10 @@ public class ShardingCommands {
     /**
      * {@code {_configsvrCollMod: "db.system.buckets.coll", timeseries: {...}}} → {@code {collection: {...}, ok: 1}}:
      * the bucketing change of a sharded time-series collection, on its buckets namespace
-     * ({@link CollectionCatalog#modifyTimeseries}).
+     * ({@link ShardedCollectionCatalog#modifyTimeseries}).
      */
     @Bean
-    CommandHandler collMod(CollectionCatalog collections) {
+    CommandHandler collMod(ShardedCollectionCatalog collections) {
         return CommandHandler.of("_configsvrCollMod", (db, cmd) -> {
             ShardingArgs args = new ShardingArgs(cmd);
             if (!cmd.containsKey("timeseries")) {

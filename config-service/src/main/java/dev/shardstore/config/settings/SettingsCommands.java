@@ -1,6 +1,6 @@
 package dev.shardstore.config.settings;
 
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -66,7 +66,7 @@ public class SettingsCommands {
      * field of the wrong type; NotImplemented naming {@code defragmentCollection: true} (this balancer does not defragment).
      */
     @Bean
-    CommandHandler configureCollectionBalancing(CollectionCatalog collections) {
+    CommandHandler configureCollectionBalancing(ShardedCollectionCatalog collections) {
         String name = "_configsvrConfigureCollectionBalancing";
         return CommandHandler.of(name, (db, cmd) -> {
             CommandArgs args = new CommandArgs(cmd);

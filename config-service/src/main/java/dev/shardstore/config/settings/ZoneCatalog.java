@@ -1,6 +1,6 @@
 package dev.shardstore.config.settings;
 
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.error.CommandException;
@@ -31,9 +31,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class ZoneCatalog {
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
 
-    public ZoneCatalog(JdbcClient jdbc, TransactionTemplate tx, CollectionCatalog collections) {
+    public ZoneCatalog(JdbcClient jdbc, TransactionTemplate tx, ShardedCollectionCatalog collections) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.collections = collections;

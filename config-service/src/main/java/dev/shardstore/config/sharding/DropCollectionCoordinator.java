@@ -1,6 +1,6 @@
 package dev.shardstore.config.sharding;
 
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DropCollectionCoordinatorDocument;
 import dev.shardstore.config.catalog.DropCollectionPhase;
@@ -46,13 +46,13 @@ public class DropCollectionCoordinator implements ResumableDdlCoordinator {
 
     private final DatabaseCatalog databases;
     private final ShardCatalog shards;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final ShardingDdlCoordinators coordinators;
     private final ShardPeers peers;
     private final ShardingDdlCoordinatorService ddl;
     private final FailPoints failPoints;
 
-    public DropCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections,
+    public DropCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, ShardedCollectionCatalog collections,
             ShardingDdlCoordinators coordinators, ShardPeers peers, ShardingDdlCoordinatorService ddl, FailPoints failPoints) {
         this.databases = databases;
         this.shards = shards;

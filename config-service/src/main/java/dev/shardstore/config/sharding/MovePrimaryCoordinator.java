@@ -1,6 +1,6 @@
 package dev.shardstore.config.sharding;
 
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
 import dev.shardstore.config.catalog.MovePrimaryCoordinatorDocument;
@@ -64,14 +64,14 @@ import org.springframework.stereotype.Service;
 public class MovePrimaryCoordinator implements ResumableDdlCoordinator {
     private final DatabaseCatalog databases;
     private final ShardCatalog shards;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final ShardingDdlCoordinators coordinators;
     private final ShardingDdlCoordinatorService ddl;
     private final ShardPeers peers;
     private final FailPoints failPoints;
     private final Changelog changelog;
 
-    public MovePrimaryCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections,
+    public MovePrimaryCoordinator(DatabaseCatalog databases, ShardCatalog shards, ShardedCollectionCatalog collections,
             ShardingDdlCoordinators coordinators, ShardingDdlCoordinatorService ddl, ShardPeers peers, FailPoints failPoints,
             Changelog changelog) {
         this.databases = databases;

@@ -3,7 +3,7 @@ package dev.shardstore.config.sharding;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.ChunkCatalog;
 import dev.shardstore.config.catalog.ChunkCommits;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.catalog.CommitExpectation;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.KeyBounds;
@@ -79,7 +79,7 @@ public class MoveRangeCoordinator {
     public record Outcome(boolean moved, ChunkRange range, String fromShard, String toShard, BsonDocument donorReply) {}
 
     private final DatabaseCatalog databases;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final ChunkCatalog chunks;
     private final ChunkCommits commits;
     private final ShardRepository shards;
@@ -87,7 +87,7 @@ public class MoveRangeCoordinator {
     private final ShardPeers peers;
     private final ClusterSettings settings;
 
-    public MoveRangeCoordinator(DatabaseCatalog databases, CollectionCatalog collections, ChunkCatalog chunks, ChunkCommits commits,
+    public MoveRangeCoordinator(DatabaseCatalog databases, ShardedCollectionCatalog collections, ChunkCatalog chunks, ChunkCommits commits,
             ShardRepository shards, ShardingDdlCoordinators coordinators, ShardPeers peers, ClusterSettings settings) {
         this.databases = databases;
         this.collections = collections;

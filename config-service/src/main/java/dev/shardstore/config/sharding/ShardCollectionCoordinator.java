@@ -3,7 +3,7 @@ package dev.shardstore.config.sharding;
 import dev.shardstore.config.settings.ClusterSettings;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.config.catalog.CatalogChunk;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.catalog.DatabaseCatalog;
 import dev.shardstore.config.catalog.DatabaseEntity;
@@ -47,14 +47,14 @@ import org.springframework.stereotype.Service;
 public class ShardCollectionCoordinator {
     private final DatabaseCatalog databases;
     private final ShardCatalog shards;
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final ShardPeers peers;
     private final ShardRefresher refresher;
     private final LogicalClock clock;
     private final ClusterSettings settings;
     private final ShardingDdlCoordinators coordinators;
 
-    public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, CollectionCatalog collections, ShardPeers peers,
+    public ShardCollectionCoordinator(DatabaseCatalog databases, ShardCatalog shards, ShardedCollectionCatalog collections, ShardPeers peers,
             ShardRefresher refresher, LogicalClock clock, ClusterSettings settings, ShardingDdlCoordinators coordinators) {
         this.databases = databases;
         this.shards = shards;
@@ -87,7 +87,7 @@ public class ShardCollectionCoordinator {
         coordinators.requireNone(namespace.toString(), "shardCollection");
         Optional<ShardedCollection> existing = collections.find(namespace.toString());
         if (existing.isPresent()) {
-            CollectionCatalog.requireSameKey(existing.get(), key, unique);
+            ShardedCollectionCatalog.requireSameKey(existing.get(), key, unique);
             return existing.get();
         }
         Optional<ShardedCollection> existingTimeseries = BucketsNamespace.candidate(namespace)
@@ -161,7 +161,7 @@ public class ShardCollectionCoordinator {
             throw new CommandException(ErrorCode.InvalidOptions, "'timeseries' " + timeseries.toJson() + " differs from the options "
                     + existing.timeseriesFields().toDocument().toJson() + " of the sharded time-series collection " + existing.namespace());
         }
-        CollectionCatalog.requireSameKey(existing, TimeseriesShardKey.translate(existing.timeseriesFields(), key.pattern()).bucketsKey(), unique);
+        ShardedCollectionCatalog.requireSameKey(existing, TimeseriesShardKey.translate(existing.timeseriesFields(), key.pattern()).bucketsKey(), unique);
         return existing;
     }
 }

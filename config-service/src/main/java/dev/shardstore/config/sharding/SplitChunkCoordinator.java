@@ -3,7 +3,7 @@ package dev.shardstore.config.sharding;
 import dev.shardstore.config.catalog.CatalogChunk;
 import dev.shardstore.config.catalog.ChunkCatalog;
 import dev.shardstore.config.catalog.ChunkCommits;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.config.catalog.CommitExpectation;
 import dev.shardstore.config.catalog.CommitResult;
 import dev.shardstore.config.catalog.KeyBounds;
@@ -40,13 +40,13 @@ public class SplitChunkCoordinator {
         record Bounds(ChunkRange range) implements SplitAt {}
     }
 
-    private final CollectionCatalog collections;
+    private final ShardedCollectionCatalog collections;
     private final ChunkCatalog chunks;
     private final ChunkCommits commits;
     private final ShardRepository shards;
     private final ShardPeers peers;
 
-    public SplitChunkCoordinator(CollectionCatalog collections, ChunkCatalog chunks, ChunkCommits commits, ShardRepository shards,
+    public SplitChunkCoordinator(ShardedCollectionCatalog collections, ChunkCatalog chunks, ChunkCommits commits, ShardRepository shards,
             ShardPeers peers) {
         this.collections = collections;
         this.chunks = chunks;

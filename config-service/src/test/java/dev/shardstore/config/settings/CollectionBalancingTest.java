@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.config.catalog.CatalogChunk;
-import dev.shardstore.config.catalog.CollectionCatalog;
+import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.CommandClient;
@@ -54,7 +54,7 @@ class CollectionBalancingTest {
     JdbcClient jdbc;
 
     @Autowired
-    CollectionCatalog collections;
+    ShardedCollectionCatalog collections;
 
     private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(20));
 

@@ -52,12 +52,12 @@ public class BulkWriteCommand implements CommandHandler {
     /** The generic arguments each collection command of a run carries over from the bulkWrite. */
     private static final List<String> CARRIED = List.of("lsid", "txnNumber", "writeConcern", "comment", "maxTimeMS");
 
-    private final InsertCommand inserts;
-    private final UpdateCommand updates;
-    private final DeleteCommand deletes;
+    private final ClusterInsertCommand inserts;
+    private final ClusterUpdateCommand updates;
+    private final ClusterDeleteCommand deletes;
     private final RouterCursorManager cursors;
 
-    public BulkWriteCommand(InsertCommand inserts, UpdateCommand updates, DeleteCommand deletes, RouterCursorManager cursors) {
+    public BulkWriteCommand(ClusterInsertCommand inserts, ClusterUpdateCommand updates, ClusterDeleteCommand deletes, RouterCursorManager cursors) {
         this.inserts = inserts;
         this.updates = updates;
         this.deletes = deletes;

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.router.query.ViewResolution;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;

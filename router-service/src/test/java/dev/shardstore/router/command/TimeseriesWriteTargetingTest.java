@@ -1,5 +1,7 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.router.write.QueryTargeting;
+import dev.shardstore.router.write.BatchedWrite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -9,7 +9,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
-import dev.shardstore.shard.timeseries.BucketCatalog;
+import dev.shardstore.shard.write.BucketCatalog;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import java.util.Optional;

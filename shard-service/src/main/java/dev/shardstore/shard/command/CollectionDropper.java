@@ -3,7 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.cursor.CursorManager;
 import dev.shardstore.shard.storage.CollectionCatalog;
-import dev.shardstore.shard.timeseries.BucketCatalog;
+import dev.shardstore.shard.write.BucketCatalog;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.Optional;
 import dev.shardstore.shard.storage.CollectionInfo;

@@ -8,7 +8,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.shard.ShardMetrics;
-import dev.shardstore.shard.storage.ClusterClock;
+import dev.shardstore.shard.storage.OplogTimeReservations;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.view.ViewCatalog;
 import java.util.Set;
@@ -26,7 +26,7 @@ import org.springframework.stereotype.Component;
 /**
  * What runs around every shard command: validating the database name, placing the command's {@code lsid} in the
  * shard's logical session cache, waiting for the writes up to the command's
- * {@code readConcern.afterClusterTime} ({@link ClusterClock#awaitDurable}, before any lock is taken, for at most
+ * {@code readConcern.afterClusterTime} ({@link OplogTimeReservations#awaitDurable}, before any lock is taken, for at most
  * {@link #AFTER_CLUSTER_TIME_WAIT}), then {@link CollectionShardingRuntime} (the collection lock the command declared,
  * the database and shard version checks under it, the wait for a critical section, the accepted filtering metadata the
  * command runs with), and the per-command timer.
@@ -41,12 +41,12 @@ public class CommandInvoker {
 
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;
-    private final ClusterClock clock;
+    private final OplogTimeReservations clock;
     private final TimeseriesCollections timeseries;
     private final LogicalSessionCache sessions;
     private final ViewCatalog views;
 
-    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, ClusterClock clock, TimeseriesCollections timeseries,
+    public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, OplogTimeReservations clock, TimeseriesCollections timeseries,
             LogicalSessionCache sessions, ViewCatalog views) {
         this.sessions = sessions;
         this.runtime = runtime;

@@ -1,5 +1,11 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.shard.write.DeleteStatement;
+import dev.shardstore.shard.write.StatementOutcome;
+import dev.shardstore.shard.write.WriteResult;
+import dev.shardstore.shard.write.RetryableWrites;
+import dev.shardstore.shard.write.TimeseriesModifier;
+import dev.shardstore.shard.write.DocumentDeleter;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;

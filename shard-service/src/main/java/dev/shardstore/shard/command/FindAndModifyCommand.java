@@ -1,5 +1,7 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.shard.write.RetryableWrites;
+import dev.shardstore.shard.write.FindAndModifier;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.shard.storage.CollectionCollation;
 import dev.shardstore.shard.storage.CollectionCatalog;

@@ -1,5 +1,8 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.shard.write.RetryableWrites;
+import dev.shardstore.shard.write.TimeseriesInserter;
+import dev.shardstore.shard.write.DocumentInserter;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 

@@ -10,7 +10,7 @@ import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.jspecify.annotations.Nullable;
-import dev.shardstore.shard.timeseries.BucketCatalog;
+import dev.shardstore.shard.write.BucketCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;

@@ -11,7 +11,7 @@ import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.command.CreateIndexesCommand;
-import dev.shardstore.shard.command.IndexCreator;
+import dev.shardstore.shard.write.IndexCreator;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;

@@ -162,7 +162,7 @@ public class DocumentStore {
                 previousShardKeys[i] = Arrays.equals(before, key.shardKey()) ? null : before;
             }
         }
-        ClusterClock.Reservation reservation = units.reserve(opCtx, size);
+        OplogTimeReservations.Reservation reservation = units.reserve(opCtx, size);
         long storedFirst = Oplog.storedTs(reservation.first());
         RetryableStatement statement = units.statement(opCtx);
         JdbcClient.StatementSpec sql = jdbc.sql(Oplog.changeStatement(change, op, statement != null))

@@ -22,7 +22,7 @@ import org.springframework.stereotype.Repository;
  * a batch at a time, and never past the all-durable point (docs/architecture.md "Shard storage and the oplog"; mongo/src/mongo/db/s/README.md "Migrations").
  *
  * <p><b>Why a reader never misses an entry.</b> Each {@link #read} first takes the all-durable point
- * ({@link ClusterClock#allDurable()}), then selects entries with {@code after < ts <= point}. Every time at or below
+ * ({@link OplogTimeReservations#allDurable()}), then selects entries with {@code after < ts <= point}. Every time at or below
  * the point belongs to a transaction that had committed or rolled back before the point was taken, so the select,
  * which starts later, sees each of those entries that exists, and no entry at or below the point can appear
  * afterwards. The batch therefore holds every entry in {@code (after, resumeAfter]}, and the next read starts
@@ -44,19 +44,19 @@ public class OplogReader {
     private static final int TRUNCATE_BATCH_ROWS = 10_000;
 
     private final JdbcClient jdbc;
-    private final ClusterClock clock;
+    private final OplogTimeReservations clock;
     private final Set<Pin> pins = new HashSet<>();
     /** Entries at or below this time (a Timestamp value, unsigned) may have been deleted. Guarded by this. */
     private long truncatedThrough;
 
-    public OplogReader(JdbcClient jdbc, ClusterClock clock) {
+    public OplogReader(JdbcClient jdbc, OplogTimeReservations clock) {
         this.jdbc = jdbc;
         this.clock = clock;
         Long oldest = jdbc.sql("SELECT min(ts_key) FROM oplog").query(Long.class).optional().orElse(null);
         this.truncatedThrough = oldest == null ? 0 : Oplog.tsOf(oldest) - 1;
     }
 
-    /** The all-durable point: no entry at or below it can still appear ({@link ClusterClock#allDurable()}). */
+    /** The all-durable point: no entry at or below it can still appear ({@link OplogTimeReservations#allDurable()}). */
     public BsonTimestamp allDurable() {
         return clock.allDurable();
     }

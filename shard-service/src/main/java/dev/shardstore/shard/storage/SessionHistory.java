@@ -109,10 +109,10 @@ public class SessionHistory {
      * @param writes what each of the unit's changes wrote for the statement, by reservation
      * @throws PartialBatchException when an insert batch's unit did not write each of its statements exactly once
      */
-    void record(RetryableStatement statement, List<ClusterClock.Reservation> reservations,
-            Map<ClusterClock.Reservation, WriteUnitOfWork.StatementWrite> writes) {
+    void record(RetryableStatement statement, List<OplogTimeReservations.Reservation> reservations,
+            Map<OplogTimeReservations.Reservation, WriteUnitOfWork.StatementWrite> writes) {
         int[] batch = statement.batch();
-        for (ClusterClock.Reservation r : reservations) {
+        for (OplogTimeReservations.Reservation r : reservations) {
             WriteUnitOfWork.StatementWrite written = writes.get(r);
             if (written == null) {
                 continue;

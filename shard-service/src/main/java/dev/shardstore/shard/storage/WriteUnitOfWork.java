@@ -30,7 +30,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * is over. Oplog entries cannot be appended anywhere else: {@link #reserve} refuses to run outside a unit.
  *
  * <p>Why the reservations are released here and nowhere else: a reservation holds back the oplog's all-durable
- * point ({@link ClusterClock#allDurable()}) until it is released, so it must be released exactly when its
+ * point ({@link OplogTimeReservations#allDurable()}) until it is released, so it must be released exactly when its
  * transaction has committed or rolled back, never before (a reader could skip an entry that commits later) and
  * always (a leaked one would freeze the point). {@link #write} releases them in a {@code finally} around the
  * transaction template, which returns only after the commit or rollback is over and whatever the body threw; and a
@@ -67,11 +67,11 @@ public class WriteUnitOfWork {
 
     private final TransactionTemplate tx;
     private final TransactionTemplate nested;
-    private final ClusterClock clock;
+    private final OplogTimeReservations clock;
     private final FailPoints failPoints;
     private final SessionHistory history;
 
-    public WriteUnitOfWork(PlatformTransactionManager transactions, ClusterClock clock, FailPoints failPoints, SessionHistory history) {
+    public WriteUnitOfWork(PlatformTransactionManager transactions, OplogTimeReservations clock, FailPoints failPoints, SessionHistory history) {
         this.history = history;
         this.tx = new TransactionTemplate(transactions);
         this.nested = new TransactionTemplate(transactions);
@@ -112,7 +112,7 @@ public class WriteUnitOfWork {
     public <T> T savepoint(OperationContext opCtx, Supplier<T> body) {
         Unit unit = current(opCtx);
         int mark = unit.written.size();
-        Set<ClusterClock.Reservation> statementWritesBefore = Set.copyOf(unit.statementWrites.keySet());
+        Set<OplogTimeReservations.Reservation> statementWritesBefore = Set.copyOf(unit.statementWrites.keySet());
         try {
             return nested.execute(status -> body.get());
         } catch (RuntimeException e) {
@@ -182,9 +182,9 @@ public class WriteUnitOfWork {
      *
      * @throws IllegalStateException outside a unit
      */
-    ClusterClock.Reservation reserve(OperationContext opCtx, int count) {
+    OplogTimeReservations.Reservation reserve(OperationContext opCtx, int count) {
         Unit unit = current(opCtx);
-        ClusterClock.Reservation reservation = clock.reserve(count);
+        OplogTimeReservations.Reservation reservation = clock.reserve(count);
         unit.reservations.add(reservation);
         return reservation;
     }
@@ -214,7 +214,7 @@ public class WriteUnitOfWork {
      * session fields, the newest at stored time {@code newestStored}; {@link SessionHistory#record} points the session at
      * it before the unit commits.
      */
-    void wroteForStatement(OperationContext opCtx, ClusterClock.Reservation reservation, int count, long newestStored) {
+    void wroteForStatement(OperationContext opCtx, OplogTimeReservations.Reservation reservation, int count, long newestStored) {
         current(opCtx).statementWrites.put(reservation, new StatementWrite(count, newestStored)); // one change per reservation
     }
 
@@ -267,7 +267,7 @@ public class WriteUnitOfWork {
                 return value;
             });
         } finally {
-            unit.reservations.forEach(ClusterClock.Reservation::release);
+            unit.reservations.forEach(OplogTimeReservations.Reservation::release);
         }
         // the template returned without a throw and without rollback-only: the transaction committed
         if (!unit.written.isEmpty() && !unit.status.isRollbackOnly()) {
@@ -289,10 +289,10 @@ public class WriteUnitOfWork {
     /** One unit: its transaction and the cluster times it reserved. */
     private static final class Unit {
         private final boolean fromMigrate;
-        private final List<ClusterClock.Reservation> reservations = new ArrayList<>();
+        private final List<OplogTimeReservations.Reservation> reservations = new ArrayList<>();
         private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
         /** What each change wrote for the unit's retryable statement, by its reservation. */
-        private final Map<ClusterClock.Reservation, StatementWrite> statementWrites = new IdentityHashMap<>();
+        private final Map<OplogTimeReservations.Reservation, StatementWrite> statementWrites = new IdentityHashMap<>();
         private TransactionStatus status;
 
         Unit(boolean fromMigrate) {

@@ -17,7 +17,7 @@ import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.OplogReader;
-import dev.shardstore.shard.timeseries.BucketCatalog;
+import dev.shardstore.shard.write.BucketCatalog;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPointAction;
 import dev.shardstore.support.failpoint.FailPoints;

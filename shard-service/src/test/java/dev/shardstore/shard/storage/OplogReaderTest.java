@@ -53,7 +53,7 @@ class OplogReaderTest extends ShardIntegrationTest {
     @Autowired
     OplogReader reader;
     @Autowired
-    ClusterClock clock;
+    OplogTimeReservations clock;
     @Autowired
     FailPoints failPoints;
     @Autowired

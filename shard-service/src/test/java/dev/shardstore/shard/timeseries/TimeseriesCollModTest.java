@@ -1,5 +1,6 @@
 package dev.shardstore.shard.timeseries;
 
+import dev.shardstore.shard.write.BucketCatalog;
 import dev.shardstore.support.operation.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 

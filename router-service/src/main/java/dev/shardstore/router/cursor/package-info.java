@@ -1,0 +1,4 @@
+/**
+ * The router's cursors: merged streams of shard cursors handed to clients in batches, bound to their sessions.
+ */
+package dev.shardstore.router.cursor;

@@ -1,0 +1,5 @@
+/**
+ * The router service (MongoDB's {@code mongos}): its Spring Boot application. The packages below it hold its front
+ * ends, command handlers, write and read paths and the routing caches (docs/architecture.md "Services").
+ */
+package dev.shardstore.router;

@@ -1,0 +1,5 @@
+/**
+ * Routing: the cached databases and routing tables, shard-key targeting and the versioned send loop that retries on
+ * stale routing (docs/architecture.md "Shard versioning and the stale-config retry loop").
+ */
+package dev.shardstore.router.routing;

@@ -1,0 +1,5 @@
+/**
+ * Auto-split: tracks the bytes written per chunk ({@link dev.shardstore.shard.autosplit.ChunkWritesTracker}) and,
+ * past the chunk size, picks split points and asks the config service to split (docs/architecture.md "Auto-split").
+ */
+package dev.shardstore.shard.autosplit;

@@ -1,0 +1,5 @@
+/**
+ * Chunk migration and range deletion on a shard, donor and recipient side: the persisted coordinator state, the
+ * clone and catch-up, the critical section and the deletion of donated ranges (docs/architecture.md "Chunk migration").
+ */
+package dev.shardstore.shard.migration;

@@ -1,0 +1,5 @@
+/**
+ * movePrimary on a shard: the database critical section and the cloning of a database's unsharded collections from
+ * its old primary.
+ */
+package dev.shardstore.shard.moveprimary;

@@ -1,0 +1,6 @@
+/**
+ * The shard service (MongoDB's shard {@code mongod}): its Spring Boot application, properties, metrics and the
+ * sharding-state Actuator endpoint. The packages below it hold its command handlers, write and read paths, storage
+ * and the sharding protocols it takes part in (docs/architecture.md "Services").
+ */
+package dev.shardstore.shard;

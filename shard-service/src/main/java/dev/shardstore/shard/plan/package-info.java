@@ -1,0 +1,5 @@
+/**
+ * The shard's query planner: chooses a collection scan, an {@code _id} lookup or an index scan with its KeyString
+ * bounds for a filter, and says when those bounds answer the filter exactly.
+ */
+package dev.shardstore.shard.plan;

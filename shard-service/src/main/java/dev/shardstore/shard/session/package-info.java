@@ -1,0 +1,5 @@
+/**
+ * The shard's logical session catalog: checking a session out for one command at a time and reaping the
+ * {@code transactions} rows of expired sessions (docs/architecture.md "Logical sessions and retryable writes").
+ */
+package dev.shardstore.shard.session;

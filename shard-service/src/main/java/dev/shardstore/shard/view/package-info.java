@@ -1,0 +1,5 @@
+/**
+ * Views on a shard: the view catalog and the resolution of a view to its collection and pipeline, which the router
+ * then runs.
+ */
+package dev.shardstore.shard.view;
