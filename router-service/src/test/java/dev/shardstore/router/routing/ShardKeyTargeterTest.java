@@ -1,5 +1,6 @@
 package dev.shardstore.router.routing;
 
+import dev.shardstore.support.catalog.DatabaseEntry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.Collation;
@@ -64,7 +65,7 @@ class ShardKeyTargeterTest {
     @Test
     void aNonSimpleCollationBroadcastsStringConditionsOnTheShardKey() {
         RoutingTable words = table("{x: 1}", "{x: 'g'}", "{x: 'p'}");
-        CollectionRouting routing = new CollectionRouting("db.c", new CachedDatabase("db", "s0", new DatabaseVersion(UUID.randomUUID(), 1, TS)), words);
+        CollectionRouting routing = new CollectionRouting("db.c", new DatabaseEntry("db", "s0", new DatabaseVersion(UUID.randomUUID(), 1, TS)), words);
         Collation caseless = Collation.parse("find.collation", ExtendedJson.parse("{locale: 'en', strength: 2}"));
         BsonDocument equality = ExtendedJson.parse("{x: 'hello'}");
 
