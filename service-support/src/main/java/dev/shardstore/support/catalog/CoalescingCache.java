@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>One load per name at a time: a {@link #refresh} while one runs joins it and gets its result or its error
- *       (the error is not cached: the next refresh loads again).</li>
+ *       (the error is not cached: the next refresh loads again); one that comes after a stale mark made the running
+ *       load outdated waits for it and loads again (MongoDB's cache re-runs a lookup invalidated while it runs).</li>
  *   <li>A load gets the last value (possibly stale, null when none) as the base of an incremental refresh.</li>
  *   <li>{@link #invalidate} forgets the name: a load already running does not store its (possibly older) result,
  *       and the next refresh starts a new load.</li>
@@ -42,6 +43,8 @@ public final class CoalescingCache<V> {
         /** What a value must meet to be fresh again, when a conditional mark is pending. */
         @Nullable Predicate<? super V> wanted;
         @Nullable CompletableFuture<@Nullable V> loading;
+        /** {@link #marks} when the running load began. */
+        long loadingSince;
     }
 
     private final Map<String, Slot<V>> slots = new HashMap<>();
@@ -78,23 +81,38 @@ public final class CoalescingCache<V> {
      * @throws RuntimeException what {@code load} threw, to every caller that joined it
      */
     public @Nullable V refresh(String name, Function<@Nullable V, @Nullable V> load) {
-        Slot<V> slot;
-        CompletableFuture<@Nullable V> mine = new CompletableFuture<>();
-        CompletableFuture<@Nullable V> running;
-        long marks;
-        @Nullable V base;
-        synchronized (this) {
-            slot = slots.computeIfAbsent(name, k -> new Slot<>());
-            running = slot.loading;
-            if (running == null) {
-                slot.loading = mine;
+        while (true) {
+            Slot<V> slot;
+            CompletableFuture<@Nullable V> mine = new CompletableFuture<>();
+            CompletableFuture<@Nullable V> running;
+            boolean current;
+            long marks;
+            @Nullable V base;
+            synchronized (this) {
+                slot = slots.computeIfAbsent(name, k -> new Slot<>());
+                running = slot.loading;
+                current = running != null && slot.loadingSince == slot.marks;
+                if (running == null) {
+                    slot.loading = mine;
+                    slot.loadingSince = slot.marks;
+                }
+                marks = slot.marks;
+                base = slot.value;
             }
-            marks = slot.marks;
-            base = slot.value;
+            if (current) {
+                return join(running); // outside the lock: the load needs it to store its result
+            }
+            if (running != null) {
+                // it began before a stale mark: its result may be what the mark said is outdated; load again after it
+                running.handle((value, error) -> null).join();
+                continue;
+            }
+            return run(name, slot, mine, marks, base, load);
         }
-        if (running != null) {
-            return join(running); // outside the lock: the load needs it to store its result
-        }
+    }
+
+    private @Nullable V run(String name, Slot<V> slot, CompletableFuture<@Nullable V> mine, long marks, @Nullable V base,
+            Function<@Nullable V, @Nullable V> load) {
         @Nullable V value;
         try {
             value = load.apply(base);

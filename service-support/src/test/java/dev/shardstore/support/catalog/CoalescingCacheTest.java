@@ -162,6 +162,24 @@ class CoalescingCacheTest {
     }
 
     @Test
+    void aRefreshAfterAStaleMarkWaitsForTheOutdatedLoadAndLoadsAgain() throws Exception {
+        HeldLoad outdated = new HeldLoad();
+        Future<@Nullable String> running = refreshInBackground("ns", outdated);
+        assertThat(outdated.started.await(10, TimeUnit.SECONDS)).isTrue();
+        cache.markStale("ns");
+        AtomicInteger ownLoads = new AtomicInteger();
+        CompletableFuture<@Nullable String> after = joinInBackground("ns", base -> {
+            ownLoads.incrementAndGet();
+            return base + "+after the mark";
+        });
+        outdated.release.complete("v1");
+        assertThat(running.get(10, TimeUnit.SECONDS)).isEqualTo("v1");
+        assertThat(after.get(10, TimeUnit.SECONDS)).isEqualTo("v1+after the mark");
+        assertThat(ownLoads).hasValue(1);
+        assertThat(cache.fresh("ns")).contains("v1+after the mark");
+    }
+
+    @Test
     void anInvalidationDuringALoadKeepsItsResultOutAndTheNextCallerLoadsAnew() throws Exception {
         cache.put("db", "v0");
         HeldLoad load = new HeldLoad();
