@@ -99,7 +99,7 @@ public final class CoalescingCache<V> {
                 marks = slot.marks;
                 base = slot.value;
             }
-            if (current) {
+            if (running != null && current) {
                 return join(running); // outside the lock: the load needs it to store its result
             }
             if (running != null) {

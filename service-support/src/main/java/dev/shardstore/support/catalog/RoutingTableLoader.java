@@ -63,17 +63,17 @@ public final class RoutingTableLoader {
      *                          valid routing table
      */
     public Refresh load(String namespace, @Nullable RoutingTable previous) {
-        RuntimeException last = null;
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 return once(namespace, previous);
             } catch (RuntimeException e) { // unreachable config service, or a reply that does not make a table
-                last = e;
                 log.warn("routing table refresh of {} failed (attempt {} of {}): {}", namespace, attempt, ATTEMPTS, e.getMessage());
+                if (attempt == ATTEMPTS) {
+                    throw e instanceof CommandException error ? error
+                            : new CommandException(ErrorCode.InternalError, "routing table of " + namespace + " is unusable: " + e.getMessage(), e);
+                }
             }
         }
-        throw last instanceof CommandException error ? error
-                : new CommandException(ErrorCode.InternalError, "routing table of " + namespace + " is unusable: " + last.getMessage(), last);
     }
 
     private Refresh once(String namespace, @Nullable RoutingTable previous) {
