@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.contracts.version.VersionRules;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -176,10 +177,9 @@ public final class ConfigServerStub {
         boolean controlled = false;
         for (Chunk c : table.chunks()) {
             if (c == chunk) {
-                updated.add(new Chunk(c.range(), command.getString("toShard").getValue(),
-                        new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp())));
+                updated.add(new Chunk(c.range(), command.getString("toShard").getValue(), VersionRules.migratedChunk(cv)));
             } else if (!controlled && c.shard().equals(from)) {
-                updated.add(new Chunk(c.range(), c.shard(), new ChunkVersion(cv.major() + 1, 1, cv.epoch(), cv.timestamp())));
+                updated.add(new Chunk(c.range(), c.shard(), VersionRules.controlChunk(cv)));
                 controlled = true;
             } else {
                 updated.add(c);
@@ -215,8 +215,7 @@ public final class ConfigServerStub {
 
     /**
      * {@code _configsvrCommitChunkSplit} with the config service's rules: {@code [min, max)} must be exactly a chunk of
-     * {@code shard} (BadValue otherwise, counted in {@link #refusedSplits}); the pieces get {@code base.major|base.minor + i},
-     * base being the collection version, or {@code (cv.major + 1)|0} when the shard version is the collection version.
+     * {@code shard} (BadValue otherwise, counted in {@link #refusedSplits}); the pieces get {@link VersionRules#split}.
      */
     private synchronized BsonDocument commitSplit(BsonDocument command) {
         String ns = command.getString("_configsvrCommitChunkSplit").getValue();
@@ -236,12 +235,11 @@ public final class ConfigServerStub {
         bounds.add(max);
         ChunkVersion cv = collectionVersion(table);
         ChunkVersion shardVersion = table.chunks().stream().filter(c -> c.shard().equals(shard)).map(Chunk::lastmod).max(ChunkVersion::compareTo).orElseThrow();
-        ChunkVersion base = shardVersion.equals(cv) ? new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp()) : cv;
+        List<ChunkVersion> versions = VersionRules.split(cv, shardVersion, bounds.size() - 1);
         List<Chunk> updated = new java.util.ArrayList<>(table.chunks());
         updated.remove(chunk);
         for (int i = 0; i + 1 < bounds.size(); i++) {
-            updated.add(new Chunk(new dev.shardstore.contracts.sharding.ChunkRange(bounds.get(i), bounds.get(i + 1)), shard,
-                    new ChunkVersion(base.major(), base.minor() + i + 1, base.epoch(), base.timestamp())));
+            updated.add(new Chunk(new dev.shardstore.contracts.sharding.ChunkRange(bounds.get(i), bounds.get(i + 1)), shard, versions.get(i)));
         }
         updated.sort((a, b) -> dev.shardstore.contracts.bson.BsonOrder.compare(a.range().min(), b.range().min()));
         tables.put(ns, new Table(table.collection(), updated));
@@ -290,7 +288,7 @@ public final class ConfigServerStub {
         return refusedSplits.get();
     }
 
-    /** {@code _configsvrEnsureChunkVersionIsGreaterThan}: a chunk still at or below {@code version} gets {@code (cv.major + 1)|0}. */
+    /** {@code _configsvrEnsureChunkVersionIsGreaterThan}: a chunk still at or below {@code version} gets {@link VersionRules#fence}. */
     private synchronized BsonDocument ensureChunkVersion(BsonDocument command) {
         String ns = command.getString("_configsvrEnsureChunkVersionIsGreaterThan").getValue();
         Table table = tables.get(ns);
@@ -302,7 +300,7 @@ public final class ConfigServerStub {
             for (Chunk c : table.chunks()) {
                 if (c.range().min().equals(command.getDocument("minKey")) && c.range().max().equals(command.getDocument("maxKey"))
                         && !version.isOlderThan(c.lastmod())) {
-                    updated.add(new Chunk(c.range(), c.shard(), new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp())));
+                    updated.add(new Chunk(c.range(), c.shard(), VersionRules.fence(cv)));
                     fenced = true;
                 } else {
                     updated.add(c);

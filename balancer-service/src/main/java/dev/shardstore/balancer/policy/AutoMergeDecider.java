@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Last step, MongoDB 7.0's auto-merger: on each shard free this round, every run of two or more contiguous chunks of the
@@ -30,6 +31,12 @@ record AutoMergeDecider(Instant now, Duration window) implements Decider {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** Chunks the auto-merger would join break no placement rule: a collection complies whatever it merges. */
+    @Override
+    public Optional<MigrationReason> violation(Distribution distribution) {
+        return Optional.empty();
     }
 
     @Override

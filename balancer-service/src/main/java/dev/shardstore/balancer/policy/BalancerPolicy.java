@@ -3,7 +3,6 @@ package dev.shardstore.balancer.policy;
 import dev.shardstore.contracts.balancer.BalancerSettings;
 import dev.shardstore.contracts.balancer.ActiveWindow;
 
-import dev.shardstore.contracts.sharding.Chunk;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,29 +72,23 @@ public final class BalancerPolicy {
     }
 
     /**
-     * {@code balancerCollectionStatus}'s {@code firstComplianceViolation} for {@code collection}, empty when compliant: a
-     * chunk on a draining shard ({@code draining}); a chunk across a zone boundary or outside its zone's shards
-     * ({@code zoneViolation}); an imbalance the policy would move, ignoring what other collections use this round
-     * ({@code chunksImbalance}).
+     * {@code balancerCollectionStatus}'s {@code firstComplianceViolation} for {@code collection}, empty when compliant: the
+     * first {@link Decider#violation} of the deciders, in priority order: a chunk on a draining shard ({@code draining}); a
+     * chunk across a zone boundary or outside its zone's shards ({@code zoneViolation}); an imbalance the policy would move,
+     * ignoring what other collections use this round ({@code chunksImbalance}).
      */
     public Optional<MigrationReason> firstComplianceViolation(CollectionState collection, List<ShardState> shards, BalancerSettings settings) {
         Distribution distribution = new Distribution(collection, shards, settings);
-        for (ShardState shard : distribution.shards()) {
-            if (shard.draining() && !distribution.chunksOn(shard.id()).isEmpty()) {
-                return Optional.of(MigrationReason.DRAINING);
+        LoadMeasure load = LoadMeasure.of(settings.policy());
+        // the reference's priority order: draining, then zones (a chunk across a boundary, or outside its zone), imbalance
+        for (Decider decider : List.of(new DrainingShardDecider(load), new ZoneBoundarySplitDecider(), new ZoneViolationDecider(load),
+                new ImbalanceDecider(load))) {
+            Optional<MigrationReason> violation = decider.violation(distribution);
+            if (violation.isPresent()) {
+                return violation;
             }
         }
-        for (ShardState shard : distribution.shards()) {
-            for (Chunk chunk : distribution.chunksOn(shard.id())) {
-                String zone = distribution.zoneOf(chunk);
-                if (zone == null || !shard.accepts(zone)) {
-                    return Optional.of(MigrationReason.ZONE_VIOLATION);
-                }
-            }
-        }
-        boolean imbalanced = new ImbalanceDecider(LoadMeasure.of(settings.policy())).decide(distribution, Round.of(shards)).stream()
-                .anyMatch(d -> d.verdict() == Verdict.YES);
-        return imbalanced ? Optional.of(MigrationReason.CHUNKS_IMBALANCE) : Optional.empty();
+        return Optional.empty();
     }
 
     private static List<Decider> moveDeciders(BalancerSettings settings) {

@@ -23,10 +23,10 @@ record DrainingShardDecider(LoadMeasure load) implements Decider {
         String ns = distribution.namespace();
         List<Decision> decisions = new ArrayList<>();
         for (ShardState shard : distribution.shards()) {
-            List<Chunk> chunks = distribution.chunksOn(shard.id());
-            if (!shard.draining() || chunks.isEmpty()) {
+            if (!drains(distribution, shard)) {
                 continue;
             }
+            List<Chunk> chunks = distribution.chunksOn(shard.id());
             if (!round.available(shard.id())) {
                 decisions.add(Decision.throttle(NAME, ns, "draining shard " + shard.id() + " already takes part in a migration this round"));
                 continue;
@@ -37,6 +37,17 @@ record DrainingShardDecider(LoadMeasure load) implements Decider {
             decisions.add(Decision.no(NAME, ns, "no draining shard owns chunks of the collection"));
         }
         return decisions;
+    }
+
+    /** A draining shard still owning chunks of the collection: the ones it must give away (jumbo ones included). */
+    @Override
+    public Optional<MigrationReason> violation(Distribution distribution) {
+        return distribution.shards().stream().anyMatch(shard -> drains(distribution, shard))
+                ? Optional.of(MigrationReason.DRAINING) : Optional.empty();
+    }
+
+    private static boolean drains(Distribution distribution, ShardState shard) {
+        return shard.draining() && !distribution.chunksOn(shard.id()).isEmpty();
     }
 
     private Decision drainOne(Distribution distribution, Round round, ShardState shard, List<Chunk> chunks) {

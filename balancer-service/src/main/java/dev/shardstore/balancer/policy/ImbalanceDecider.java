@@ -44,6 +44,16 @@ record ImbalanceDecider(LoadMeasure load) implements Decider {
         return decisions;
     }
 
+    /**
+     * An imbalance this decider would move with every shard free (what other collections use this round does not count):
+     * a yes of {@link #decide} on a fresh round.
+     */
+    @Override
+    public Optional<MigrationReason> violation(Distribution distribution) {
+        return decide(distribution, Round.of(distribution.shards())).stream().anyMatch(d -> d.verdict() == Verdict.YES)
+                ? Optional.of(MigrationReason.CHUNKS_IMBALANCE) : Optional.empty();
+    }
+
     /** The next migration for {@code zone}, a no when only jumbo chunks could move, or empty when balanced or no pair is free. */
     private Optional<Decision> nextMove(Distribution distribution, String zone, Round round) {
         List<ShardState> zoneShards = distribution.shards().stream()

@@ -4,6 +4,7 @@ import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.sharding.Chunk;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.bson.BsonDocument;
 
@@ -24,14 +25,7 @@ final class ZoneBoundarySplitDecider implements Decider {
     public List<Decision> decide(Distribution distribution, Round round) {
         List<Decision> decisions = new ArrayList<>();
         for (Chunk chunk : distribution.collection().chunks()) {
-            TreeSet<BsonDocument> points = new TreeSet<>(BsonOrder::compare);
-            for (ZoneRange zone : distribution.collection().zones()) {
-                for (BsonDocument bound : List.of(zone.range().min(), zone.range().max())) {
-                    if (ZoneRange.strictlyInside(bound, chunk.range())) {
-                        points.add(bound);
-                    }
-                }
-            }
+            TreeSet<BsonDocument> points = boundariesInside(distribution, chunk);
             if (!points.isEmpty()) {
                 decisions.add(Decision.yes(NAME, new BalancerAction.Split(distribution.namespace(), chunk.range(), chunk.shard(),
                         List.copyOf(points)), "chunk " + chunk.range() + " crosses " + points.size() + " zone boundar"
@@ -43,5 +37,25 @@ final class ZoneBoundarySplitDecider implements Decider {
                     ? "no zone ranges" : "every chunk lies inside one zone"));
         }
         return decisions;
+    }
+
+    /** A chunk across a zone boundary is a zone violation too (MongoDB's {@code balancerCollectionStatus}). */
+    @Override
+    public Optional<MigrationReason> violation(Distribution distribution) {
+        return distribution.collection().chunks().stream().anyMatch(chunk -> !boundariesInside(distribution, chunk).isEmpty())
+                ? Optional.of(MigrationReason.ZONE_VIOLATION) : Optional.empty();
+    }
+
+    /** The zone boundaries strictly inside {@code chunk}, in key order: where it must be split. */
+    private static TreeSet<BsonDocument> boundariesInside(Distribution distribution, Chunk chunk) {
+        TreeSet<BsonDocument> points = new TreeSet<>(BsonOrder::compare);
+        for (ZoneRange zone : distribution.collection().zones()) {
+            for (BsonDocument bound : List.of(zone.range().min(), zone.range().max())) {
+                if (ZoneRange.strictlyInside(bound, chunk.range())) {
+                    points.add(bound);
+                }
+            }
+        }
+        return points;
     }
 }

@@ -22,10 +22,10 @@ record ZoneViolationDecider(LoadMeasure load) implements Decider {
         List<Decision> decisions = new ArrayList<>();
         for (ShardState shard : distribution.shards()) {
             for (Chunk chunk : distribution.chunksOn(shard.id())) {
-                String zone = distribution.zoneOf(chunk);
-                if (zone == null || shard.accepts(zone) || chunk.jumbo()) {
+                if (!misplaced(distribution, shard, chunk) || chunk.jumbo()) {
                     continue;
                 }
+                String zone = distribution.zoneOf(chunk);
                 if (!round.available(shard.id())) {
                     decisions.add(Decision.throttle(NAME, ns, "shard " + shard.id() + " holds chunks of zone '" + zone
                             + "' but already takes part in a migration this round"));
@@ -48,5 +48,24 @@ record ZoneViolationDecider(LoadMeasure load) implements Decider {
             decisions.add(Decision.no(NAME, ns, "every chunk is on a shard of its zone"));
         }
         return decisions;
+    }
+
+    /** A chunk on a shard outside its zone (jumbo ones included: they violate the zone even if no round moves them). */
+    @Override
+    public Optional<MigrationReason> violation(Distribution distribution) {
+        for (ShardState shard : distribution.shards()) {
+            for (Chunk chunk : distribution.chunksOn(shard.id())) {
+                if (misplaced(distribution, shard, chunk)) {
+                    return Optional.of(MigrationReason.ZONE_VIOLATION);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether {@code chunk}, on {@code shard}, lies in one zone that {@code shard} is not in. */
+    private static boolean misplaced(Distribution distribution, ShardState shard, Chunk chunk) {
+        String zone = distribution.zoneOf(chunk);
+        return zone != null && !shard.accepts(zone);
     }
 }

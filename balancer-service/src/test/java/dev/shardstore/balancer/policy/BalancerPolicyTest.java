@@ -288,4 +288,30 @@ class BalancerPolicyTest {
                 .contains(MigrationReason.CHUNKS_IMBALANCE);
         assertThat(policy.firstComplianceViolation(collection(spread("a", 2, "b", 2)), shards("a", "b"), chunkCount())).isEmpty();
     }
+
+    /**
+     * The compliance check asks the deciders' own rules, so it also names what no round acts on now: a draining shard
+     * holding only jumbo chunks, a jumbo chunk outside its zone, a chunk across a zone boundary.
+     */
+    @Test
+    void complianceNamesViolationsNoRoundActsOnNow() {
+        List<Chunk> allJumbo = spread("a", 3).stream().map(Snapshots::jumbo).toList();
+        assertThat(policy.firstComplianceViolation(collection(allJumbo), List.of(draining("a"), ShardState.active("b")), chunkCount()))
+                .contains(MigrationReason.DRAINING);
+
+        ZoneRange eu = new ZoneRange("EU", range(Integer.MIN_VALUE, 10));
+        List<Chunk> jumboFirst = new ArrayList<>(spread("a", 2, "b", 2));
+        jumboFirst.set(0, jumbo(new Chunk(jumboFirst.get(0).range(), "b", jumboFirst.get(0).lastmod())));
+        List<ShardState> aInEu = List.of(inZones("a", "EU"), ShardState.active("b"));
+        CollectionState misplacedJumbo = collection(NS, jumboFirst, sizes(), 128 * MB, List.of(eu));
+        assertThat(policy.plan(snapshot(aInEu, chunkCount(), misplacedJumbo)).migrations()).as("the jumbo chunk stays").isEmpty();
+        assertThat(policy.firstComplianceViolation(misplacedJumbo, aInEu, chunkCount())).contains(MigrationReason.ZONE_VIOLATION);
+
+        ZoneRange across = new ZoneRange("EU", range(Integer.MIN_VALUE, 5));
+        List<ShardState> bothInEu = List.of(inZones("a", "EU"), inZones("b", "EU"));
+        assertThat(policy.firstComplianceViolation(collection(NS, spread("a", 2, "b", 2), sizes(), 128 * MB, List.of(across)), bothInEu,
+                chunkCount())).contains(MigrationReason.ZONE_VIOLATION);
+        assertThat(policy.firstComplianceViolation(collection(NS, spread("a", 2, "b", 2), sizes(), 128 * MB, List.of(eu)), bothInEu,
+                chunkCount())).isEmpty();
+    }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.config.catalog;
 
+import dev.shardstore.contracts.version.VersionRules;
 import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.config.changelog.Changelog;
 import dev.shardstore.config.outbox.Outbox;

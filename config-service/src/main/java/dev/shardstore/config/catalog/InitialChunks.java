@@ -1,5 +1,6 @@
 package dev.shardstore.config.catalog;
 
+import dev.shardstore.contracts.version.VersionRules;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.Chunk;

@@ -145,7 +145,7 @@ public class MoveRangeCoordinator {
     private CatalogChunk resolve(ShardedCollection collection, Target target) {
         ShardKeyPattern key = collection.key();
         return switch (target) {
-            case Target.Find f -> owning(collection, key.encode(keyFromEqualities(key, f.query())));
+            case Target.Find f -> owning(collection, key.encode(shardKeyFromQuery(key, f.query())));
             case Target.Bounds b -> chunks.exact(collection.uuid(), KeyBounds.encode(key, b.range().min(), "bounds.0"),
                     KeyBounds.encode(key, b.range().max(), "bounds.1")).orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                     "'bounds' " + b.range() + " is not exactly one chunk of " + collection.namespace()
@@ -166,9 +166,9 @@ public class MoveRangeCoordinator {
     }
 
     /** {@code find}'s shard key; ShardKeyNotFound names the missing field and {@code find}. */
-    private static BsonDocument keyFromEqualities(ShardKeyPattern key, BsonDocument query) {
+    private static BsonDocument shardKeyFromQuery(ShardKeyPattern key, BsonDocument query) {
         try {
-            return key.keyFromEqualities(query);
+            return key.requireShardKeyFromQuery(query);
         } catch (CommandException e) {
             throw new CommandException(e.code(), "'find': " + e.getMessage() + " (moveChunk's find needs the full shard key "
                     + key.pattern().toJson() + ")");

@@ -67,7 +67,7 @@ public class SplitChunkCoordinator {
         ShardKeyPattern key = collection.key();
         CatalogChunk chunk = switch (at) {
             case SplitAt.Middle m -> owning(collection, KeyBounds.encode(key, m.key(), "middle"));
-            case SplitAt.Find f -> owning(collection, key.encode(key.keyFromEqualities(f.query())));
+            case SplitAt.Find f -> owning(collection, key.encode(key.requireShardKeyFromQuery(f.query())));
             case SplitAt.Bounds b -> chunks.exact(collection.uuid(), KeyBounds.encode(key, b.range().min(), "bounds.0"),
                     KeyBounds.encode(key, b.range().max(), "bounds.1")).orElseThrow(() -> new CommandException(ErrorCode.BadValue,
                     "'bounds' " + b.range() + " is not a chunk of " + namespace));

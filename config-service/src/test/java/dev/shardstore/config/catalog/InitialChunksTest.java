@@ -1,5 +1,6 @@
 package dev.shardstore.config.catalog;
 
+import dev.shardstore.contracts.version.VersionRules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -133,7 +133,9 @@ public final class Filter {
     /**
      * The AND-ed equality conditions of the filter: {@code {a: v}} and {@code {a: {$eq: v}}} at the top level
      * or inside {@code $and}, by dotted path, in filter order (the first value wins when a path repeats).
-     * Seeds upserts ({@link Update#seedFromEqualities}) and plans {@code _id} lookups. Unmodifiable.
+     * Seeds upserts ({@link Update#seedFromEqualities}) and plans {@code _id} lookups. Unmodifiable. The shard key a
+     * query pins is not read from here but by {@link dev.shardstore.contracts.sharding.ShardKeyPattern#extractShardKeyFromQuery}
+     * from the filter document, with MongoDB's stricter rules for a key (a path matched twice pins nothing; no array).
      */
     public Map<String, BsonValue> equalities() {
         return equalities;

@@ -1,5 +1,6 @@
 package dev.shardstore.router.routing;
 
+import dev.shardstore.support.catalog.DatabaseEntry;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.List;
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param database  the database's primary shard and version
  * @param table     the routing table, or null when the router believes the collection unsharded
  */
-public record CollectionRouting(String namespace, CachedDatabase database, @Nullable RoutingTable table) {
+public record CollectionRouting(String namespace, DatabaseEntry database, @Nullable RoutingTable table) {
     public CollectionRouting {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(database, "database");

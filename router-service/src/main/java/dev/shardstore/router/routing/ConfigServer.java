@@ -1,12 +1,10 @@
 package dev.shardstore.router.routing;
 
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.support.ServiceSupportProperties;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -26,18 +24,6 @@ public class ConfigServer {
         this.client = client;
         this.longRunning = longRunning;
         this.url = properties.configUrl();
-    }
-
-    /** The database's catalog entry {@code {_id, primary, version}}, or empty when it does not exist. */
-    public Optional<BsonDocument> getDatabase(String db) {
-        try {
-            return Optional.of(run("admin", new BsonDocument("_configsvrGetDatabase", new BsonString(db))).getDocument("database"));
-        } catch (CommandException e) {
-            if (e.code() == ErrorCode.NamespaceNotFound) {
-                return Optional.empty();
-            }
-            throw e;
-        }
     }
 
     /** The database's catalog entry, created by the config service if needed. */

@@ -1,29 +1,29 @@
 package dev.shardstore.router.routing;
 
+import dev.shardstore.support.catalog.CoalescingCache;
+import dev.shardstore.support.catalog.DatabaseEntry;
+import dev.shardstore.support.catalog.DatabaseLoader;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.stereotype.Component;
 
 /**
- * The router's cache of database placement (docs/architecture.md "Database versioning"): loaded lazily from the config service,
- * dropped on {@code StaleDbVersion} or on a catalog event, reloaded on next use. Concurrent loads of
- * one database coalesce into one config call. Absence is not cached: a database another router
- * creates must be visible at once, and no shard version check could correct a cached "absent".
+ * The router's cache of database placement (docs/architecture.md "Database versioning"): loaded lazily from the config service by the
+ * {@link DatabaseLoader} the shards use too, dropped on {@code StaleDbVersion} or on a catalog event, reloaded on next
+ * use. Concurrent loads of one database coalesce into one config call ({@link CoalescingCache}). Absence is not cached:
+ * a database another router creates must be visible at once, and no shard version check could correct a cached
+ * "absent".
  */
 @Component
 public class DatabaseCache {
-    private final ConfigServer config;
-    private final Map<String, CompletableFuture<CachedDatabase>> entries = new ConcurrentHashMap<>();
+    private final DatabaseLoader loader;
+    private final CoalescingCache<DatabaseEntry> cache = new CoalescingCache<>();
     private final Counter refreshes;
 
     public DatabaseCache(ConfigServer config, MeterRegistry meters) {
-        this.config = config;
+        this.loader = new DatabaseLoader(command -> config.run("admin", command));
         this.refreshes = Counter.builder("shardstore.router.cache.refreshes").tag("kind", "database")
                 .description("database entries loaded from the config service").register(meters);
     }
@@ -34,63 +34,34 @@ public class DatabaseCache {
      * @return empty when the database does not exist
      * @throws dev.shardstore.contracts.error.CommandException when the config service cannot be reached
      */
-    public Optional<CachedDatabase> get(String db) {
-        return lookup(db, false);
+    public Optional<DatabaseEntry> get(String db) {
+        return Optional.ofNullable(cache.get(db, previous -> {
+            refreshes.increment();
+            return loader.lookup(db).orElse(null);
+        }));
     }
 
     /** The cached entry, asking the config service to create the database when it does not exist. */
-    public CachedDatabase getOrCreate(String db) {
-        return lookup(db, true).orElseThrow();
-    }
-
-    /** Forgets the entry so the next use reloads it; no-op when another thread already replaced it. */
-    public void invalidate(String db) {
-        entries.remove(db);
-    }
-
-    /** A snapshot for the {@code routingTable} actuator endpoint: completed entries only. */
-    public Map<String, CachedDatabase> snapshot() {
-        Map<String, CachedDatabase> out = new TreeMap<>();
-        entries.forEach((db, f) -> {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                out.put(db, f.join());
-            }
-        });
-        return out;
-    }
-
-    private Optional<CachedDatabase> lookup(String db, boolean create) {
+    public DatabaseEntry getOrCreate(String db) {
         while (true) {
-            CompletableFuture<CachedDatabase> mine = new CompletableFuture<>();
-            CompletableFuture<CachedDatabase> existing = entries.putIfAbsent(db, mine);
-            if (existing == null) {
-                return load(mine, db, create);
-            }
-            try {
-                return Optional.of(existing.join());
-            } catch (CompletionException e) {
-                // The load we waited for failed or found no database: drop it and load ourselves.
-                entries.remove(db, existing);
+            // joining a lookup that found no database gives null: then create it with a load of our own
+            DatabaseEntry entry = cache.get(db, previous -> {
+                refreshes.increment();
+                return loader.create(db);
+            });
+            if (entry != null) {
+                return entry;
             }
         }
     }
 
-    private Optional<CachedDatabase> load(CompletableFuture<CachedDatabase> mine, String db, boolean create) {
-        try {
-            refreshes.increment();
-            Optional<CachedDatabase> loaded = (create ? Optional.of(config.createDatabase(db)) : config.getDatabase(db))
-                    .map(CachedDatabase::fromCatalog);
-            if (loaded.isPresent()) {
-                mine.complete(loaded.get());
-            } else {
-                entries.remove(db, mine);
-                mine.completeExceptionally(new IllegalStateException("database " + db + " does not exist"));
-            }
-            return loaded;
-        } catch (RuntimeException e) {
-            entries.remove(db, mine);
-            mine.completeExceptionally(e);
-            throw e;
-        }
+    /** Forgets the entry so the next use reloads it (a load running now does not store its result). */
+    public void invalidate(String db) {
+        cache.invalidate(db);
+    }
+
+    /** A snapshot for the {@code routingTable} actuator endpoint: loaded entries only. */
+    public Map<String, DatabaseEntry> snapshot() {
+        return cache.snapshot();
     }
 }

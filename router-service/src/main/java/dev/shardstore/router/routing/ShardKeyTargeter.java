@@ -16,6 +16,7 @@ import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.timeseries.BucketPredicates;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -44,6 +45,8 @@ public final class ShardKeyTargeter {
     private static final String HASHES = "$shardKeyHashes";
     /** The logical operators whose clauses may bound the shard key. */
     private static final Set<String> LOGICAL = Set.of("$and", "$or", "$nor");
+    /** The key whose equality is the query's {@code _id} equality (MongoDB's {@code kVirtualIdShardKey}). */
+    private static final ShardKeyPattern ID_KEY = ShardKeyPattern.of(new BsonDocument("_id", new BsonInt32(1)));
 
     private ShardKeyTargeter() {}
 
@@ -155,12 +158,14 @@ public final class ShardKeyTargeter {
 
     /**
      * The one chunk a filter of plain top-level equalities on every shard key field pins ({@code {_id: k}} on
-     * {@code {_id: "hashed"}}: a routed point read), found with one lookup of the key instead of deriving index bounds;
-     * null for any other filter, which {@link #chunks} targets. Only where both agree by construction: every top-level
-     * name is a field (no {@code $and}, {@code $or}, {@code $expr}, ... that could narrow or widen the key's bounds), each
-     * key field's value is a scalar that is its own single point (not a document, which may hold operators, an array or a
-     * regular expression, which match by element or pattern, nor null, which also matches a missing field, nor
-     * MinKey/MaxKey). The issue-10 profile had bound derivation at 13% of the router's CPU per point read.
+     * {@code {_id: "hashed"}}: a routed point read), found with one lookup of the key
+     * ({@link ShardKeyPattern#extractShardKeyFromQuery}, as mongos' {@code getShardIdsForQuery} first tries) instead of
+     * deriving index bounds; null for any other filter, which {@link #chunks} targets. Only where both agree by
+     * construction: every top-level name is a field (no {@code $and}, {@code $or}, {@code $expr}, ... that could narrow
+     * or widen the key's bounds), each key field's value is a scalar that is its own single point (not a document, which
+     * may hold operators, an array or a regular expression, which match by element or pattern, nor null, which also
+     * matches a missing field, nor MinKey/MaxKey). The issue-10 profile had bound derivation at 13% of the router's CPU
+     * per point read.
      */
     private static @Nullable Chunk pointChunk(RoutingTable table, BsonDocument filter) {
         ShardKeyPattern key = table.shardKey();
@@ -172,15 +177,25 @@ public final class ShardKeyTargeter {
                 return null;
             }
         }
-        BsonDocument equalities = new BsonDocument();
         for (String field : key.fields()) {
             BsonValue value = filter.get(field);
             if (value == null || !isPoint(value)) {
                 return null;
             }
-            equalities.append(field, value);
         }
-        return table.findChunk(key.encode(key.keyFromEqualities(equalities)));
+        // empty only when another top-level name is on a path below or above a key field: the bounds decide then
+        return key.extractShardKeyFromQuery(filter).map(k -> table.findChunk(key.encode(k))).orElse(null);
+    }
+
+    /**
+     * Whether the query has an equality on {@code _id} that names one document per shard under {@code collation} (a
+     * single write may then go to every shard): found as the equality of the shard key {@code {_id: 1}} is
+     * ({@link ShardKeyPattern#equalitiesFromQuery}), and not a string compared under a non-simple collation, which may
+     * equal several {@code _id}s (MongoDB's {@code isExactIdQuery}, which extracts the key {@code {_id: 1}} the same way,
+     * with a collator).
+     */
+    public static boolean hasIdEquality(BsonDocument query, Collation collation) {
+        return ID_KEY.equalitiesFromQuery(query).filter(id -> !collation.affects(id.get("_id"))).isPresent();
     }
 
     private static boolean isPoint(BsonValue value) {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.routing;
 
+import dev.shardstore.support.catalog.DatabaseEntry;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.peer.PeerClient;
@@ -111,7 +112,7 @@ public class VersionedRouter {
      * Runs a database-level statement (listCollections, ...) with the database's placement; the same loop as
      * {@link #run} for StaleDbVersion. {@code body} sends with {@link #sendToPrimary}.
      */
-    public <T> Optional<T> runOnDatabase(OperationContext opCtx, String db, boolean createDatabase, Function<CachedDatabase, T> body) {
+    public <T> Optional<T> runOnDatabase(OperationContext opCtx, String db, boolean createDatabase, Function<DatabaseEntry, T> body) {
         return retrying(opCtx, db, null, createDatabase, body);
     }
 
@@ -142,7 +143,7 @@ public class VersionedRouter {
      * Sends a database-level command to the database's primary shard with its database version (and no shard
      * version, whatever the client sent); see {@link #send}.
      */
-    public BsonDocument sendToPrimary(CachedDatabase database, BsonDocument command) {
+    public BsonDocument sendToPrimary(DatabaseEntry database, BsonDocument command) {
         BsonDocument versioned = shallowCopy(command);
         versioned.remove(InternalApi.SHARD_VERSION_FIELD);
         versioned.put(InternalApi.DATABASE_VERSION_FIELD, database.version().toBson());
@@ -244,14 +245,14 @@ public class VersionedRouter {
         }
     }
 
-    private <T> Optional<T> retrying(OperationContext opCtx, String db, @Nullable String namespace, boolean createDatabase, Function<CachedDatabase, T> body) {
+    private <T> Optional<T> retrying(OperationContext opCtx, String db, @Nullable String namespace, boolean createDatabase, Function<DatabaseEntry, T> body) {
         StaleRoutingException last = null;
         for (int attempt = 0; attempt < maxAttempts; attempt++) {
             if (attempt >= 2) {
                 backOff(attempt - 1);
             }
             opCtx.checkDeadline(); // the client's maxTimeMS bounds the retries too
-            Optional<CachedDatabase> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
+            Optional<DatabaseEntry> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
             if (database.isEmpty()) {
                 return Optional.empty();
             }

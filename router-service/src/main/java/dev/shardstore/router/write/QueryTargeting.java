@@ -7,7 +7,6 @@ import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.timeseries.BucketPredicates;
 import dev.shardstore.router.routing.CollectionRouting;
-import dev.shardstore.router.routing.ShardKeyEqualities;
 import dev.shardstore.router.routing.ShardKeyTargeter;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +20,7 @@ import org.bson.BsonDocument;
  *   <li>unsharded: the primary shard;</li>
  *   <li>under a non-simple {@code collation}, a query comparing strings on the shard key is routed as if it narrowed
  *       nothing ({@link ShardKeyTargeter#routable}): chunk ranges and hashes are of binary values; a string {@code _id}
- *       equality then takes no shortcut below ({@link ShardKeyEqualities#hasIdEquality});</li>
+ *       equality then takes no shortcut below ({@link ShardKeyTargeter#hasIdEquality});</li>
  *   <li>equality on every shard key field (the hashed field for a hashed key): the one shard owning that key;</li>
  *   <li>a multi-document write: the shards owning chunks the query's shard-key bounds intersect
  *       ({@link ShardKeyTargeter}; every shard owning chunks when the query does not bound the key);</li>
@@ -69,7 +68,7 @@ public final class QueryTargeting {
                     + " (a multi: true upsert needs the full shard key in its filter)");
         }
         // a measurement's _id is not unique even on one shard: a time-series write goes the read-then-write way
-        if (!upsert && timeseries == null && ShardKeyEqualities.hasIdEquality(query, collation)) {
+        if (!upsert && timeseries == null && ShardKeyTargeter.hasIdEquality(query, collation)) {
             return BatchedWrite.Target.to(table.shards());
         }
         return BatchedWrite.Target.withoutShardKey();
@@ -90,6 +89,6 @@ public final class QueryTargeting {
 
     /** The shard owning the key {@code query} pins with equalities on every shard key field, if it does. */
     public static Optional<String> owner(RoutingTable table, BsonDocument query) {
-        return ShardKeyEqualities.shardKey(table.shardKey(), query).map(key -> table.findChunk(table.shardKey().encode(key)).shard());
+        return table.shardKey().extractShardKeyFromQuery(query).map(key -> table.findChunk(table.shardKey().encode(key)).shard());
     }
 }

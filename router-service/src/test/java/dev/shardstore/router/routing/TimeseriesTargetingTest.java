@@ -1,5 +1,6 @@
 package dev.shardstore.router.routing;
 
+import dev.shardstore.support.catalog.DatabaseEntry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
@@ -45,7 +46,7 @@ public class TimeseriesTargetingTest {
         RoutingTable table = RoutingTable.of(buckets, List.of(
                 new Chunk(new ChunkRange(pattern.globalMin(), middle), "s0", new ChunkVersion(1, 0, EPOCH, TS)),
                 new Chunk(new ChunkRange(middle, pattern.globalMax()), "s1", new ChunkVersion(1, 1, EPOCH, TS))));
-        return new CollectionRouting("db.w", new CachedDatabase("db", "s0", new DatabaseVersion(UUID.randomUUID(), 1, TS)), table);
+        return new CollectionRouting("db.w", new DatabaseEntry("db", "s0", new DatabaseVersion(UUID.randomUUID(), 1, TS)), table);
     }
 
     private static List<String> targets(CollectionRouting routing, String filter) {

@@ -16,6 +16,7 @@ import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.contracts.version.DatabaseVersion;
+import dev.shardstore.contracts.version.VersionRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonString;
-import org.bson.BsonTimestamp;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -124,7 +124,7 @@ final class FakeCluster implements AutoCloseable {
 
     /**
      * Shards {@code ns} with a ranged key on {@code field}: chunks split at {@code splitPoints}, owned in turn by
-     * {@code owners}, versions 1|0, 1|1, ... in key order.
+     * {@code owners}, versions per {@link VersionRules#shardCollection} (1|0, 1|1, ... in key order).
      */
     RoutingTable shardCollection(String ns, BsonDocument key, List<BsonValue> splitPoints, List<String> owners) {
         ShardKeyPattern pattern = ShardKeyPattern.of(key);
@@ -132,48 +132,46 @@ final class FakeCluster implements AutoCloseable {
                 pattern, false, false);
         String field = pattern.fields().get(0);
         List<Chunk> chunks = new ArrayList<>();
+        List<ChunkVersion> versions = VersionRules.shardCollection(splitPoints.size() + 1, coll.epoch(), coll.timestamp());
         BsonDocument min = pattern.globalMin();
         for (int i = 0; i <= splitPoints.size(); i++) {
             BsonDocument max = i < splitPoints.size() ? new BsonDocument(field, splitPoints.get(i)) : pattern.globalMax();
-            chunks.add(new Chunk(new ChunkRange(min, max), owners.get(i), new ChunkVersion(1, i, coll.epoch(), coll.timestamp())));
+            chunks.add(new Chunk(new ChunkRange(min, max), owners.get(i), versions.get(i)));
             min = max;
         }
         RoutingTable table = RoutingTable.of(coll, chunks);
         collections.put(ns, table);
-        databases.putIfAbsent(ns.substring(0, ns.indexOf('.')), new DatabaseVersion(UUID.randomUUID(), 1, new BsonTimestamp(1, 1)));
+        databases.putIfAbsent(ns.substring(0, ns.indexOf('.')), VersionRules.newDatabase(new BsonTimestamp(1, 1)));
         return table;
     }
 
-    /** Moves chunk {@code index} (key order) to {@code to}: it gets {@code (cv.major + 1)|0}, as the protocol says. */
+    /** Moves chunk {@code index} (key order) to {@code to}: it gets {@link VersionRules#migratedChunk}. */
     RoutingTable moveChunk(String ns, int index, String to) {
         RoutingTable table = collections.get(ns);
-        ChunkVersion cv = table.collectionVersion();
         Chunk moved = table.chunks().get(index);
-        RoutingTable next = table.withChanges(List.of(new Chunk(moved.range(), to, new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp()))));
+        RoutingTable next = table.withChanges(List.of(new Chunk(moved.range(), to, VersionRules.migratedChunk(table.collectionVersion()))));
         collections.put(ns, next);
         return next;
     }
 
     /**
-     * Splits chunk {@code index} at {@code {field: at}} with the protocol's versions: base {@code (cv.major + 1)|0} when
-     * the owner's version is the collection version, else {@code cv}; the two halves get base.minor + 1 and + 2.
+     * Splits chunk {@code index} at {@code {field: at}} with the protocol's versions ({@link VersionRules#split}).
      */
     RoutingTable splitChunk(String ns, int index, BsonValue at) {
         RoutingTable table = collections.get(ns);
-        ChunkVersion cv = table.collectionVersion();
         Chunk chunk = table.chunks().get(index);
-        ChunkVersion base = table.shardVersion(chunk.shard()).equals(cv) ? new ChunkVersion(cv.major() + 1, 0, cv.epoch(), cv.timestamp()) : cv;
+        List<ChunkVersion> halves = VersionRules.split(table.collectionVersion(), table.shardVersion(chunk.shard()), 2);
         BsonDocument middle = new BsonDocument(table.shardKey().fields().get(0), at);
         RoutingTable next = table.withChanges(List.of(
-                new Chunk(new ChunkRange(chunk.range().min(), middle), chunk.shard(), new ChunkVersion(base.major(), base.minor() + 1, cv.epoch(), cv.timestamp())),
-                new Chunk(new ChunkRange(middle, chunk.range().max()), chunk.shard(), new ChunkVersion(base.major(), base.minor() + 2, cv.epoch(), cv.timestamp()))));
+                new Chunk(new ChunkRange(chunk.range().min(), middle), chunk.shard(), halves.get(0)),
+                new Chunk(new ChunkRange(middle, chunk.range().max()), chunk.shard(), halves.get(1))));
         collections.put(ns, next);
         return next;
     }
 
-    /** Moves database {@code db}'s version on ({@code lastMod + 1}, as movePrimary does, keeping the primary). */
+    /** Moves database {@code db}'s version on ({@link VersionRules#movePrimary}, keeping the primary). */
     void bumpDatabaseVersion(String db) {
-        databases.computeIfPresent(db, (k, v) -> new DatabaseVersion(v.uuid(), v.lastMod() + 1, v.timestamp()));
+        databases.computeIfPresent(db, (k, v) -> VersionRules.movePrimary(v, v.timestamp()));
     }
 
     /** The catalog's table of {@code ns}. */
@@ -201,7 +199,7 @@ final class FakeCluster implements AutoCloseable {
         return switch (cmd.getFirstKey()) {
             case "_configsvrGetDatabase", "_configsvrCreateDatabase" -> {
                 String db = cmd.getString(cmd.getFirstKey()).getValue();
-                DatabaseVersion version = databases.computeIfAbsent(db, k -> new DatabaseVersion(UUID.randomUUID(), 1, new BsonTimestamp(1, 1)));
+                DatabaseVersion version = databases.computeIfAbsent(db, k -> VersionRules.newDatabase(new BsonTimestamp(1, 1)));
                 yield Replies.ok(new BsonDocument("database", new BsonDocument("_id", new BsonString(db))
                         .append("primary", new BsonString(PRIMARY)).append("version", version.toBson())));
             }

@@ -1,26 +1,30 @@
 package dev.shardstore.shard.versioning;
 
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.shard.ShardMetrics;
+import dev.shardstore.support.catalog.CoalescingCache;
+import dev.shardstore.support.catalog.RoutingTableLoader;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.springframework.stereotype.Component;
 
 /**
  * The shard's filtering metadata per collection namespace (MongoDB's CollectionShardingState): unknown (no
  * entry), unsharded, or sharded with a routing table, loaded lazily from the config service
- * ({@link ConfigRoutingTableLookup}). A refresh of a known sharded entry is incremental. Concurrent refreshes of
- * one namespace coalesce into one load; {@link #markStale} (a {@code ROUTING_CHANGED} event) keeps the entry as
+ * ({@link RoutingTableLoader}, the router's loader too). A refresh of a known sharded entry is incremental. Concurrent
+ * refreshes of one namespace coalesce into one load ({@link CoalescingCache}); {@link #markStale} (a {@code ROUTING_CHANGED} event) keeps the entry as
  * the basis of the next, incremental, refresh but makes the version check refresh before trusting it.
  * Thread-safe.
  */
 @Component
 public class CollectionShardingState {
-    private final ConfigRoutingTableLookup lookup;
+    private final RoutingTableLoader loader;
     private final ShardMetrics metrics;
     private final CoalescingCache<CollectionFilteringInfo> cache = new CoalescingCache<>();
 
-    public CollectionShardingState(ConfigRoutingTableLookup lookup, ShardMetrics metrics) {
-        this.lookup = lookup;
+    public CollectionShardingState(RoutingTableLoader loader, ShardMetrics metrics) {
+        this.loader = loader;
         this.metrics = metrics;
     }
 
@@ -44,10 +48,12 @@ public class CollectionShardingState {
      * @throws dev.shardstore.contracts.error.CommandException when the config service cannot answer
      */
     public CollectionFilteringInfo refresh(String namespace) {
-        return cache.refresh(namespace, previous -> {
+        CollectionFilteringInfo info = cache.refresh(namespace, previous -> {
             metrics.collectionRefresh();
-            return lookup.lookup(namespace, previous);
+            RoutingTable table = loader.load(namespace, previous == null ? null : previous.routingTable()).table();
+            return table == null ? CollectionFilteringInfo.UNSHARDED : new CollectionFilteringInfo(table);
         });
+        return Objects.requireNonNull(info);
     }
 
     /** The cached entry, or a fresh load when there is none or it is marked stale. */

@@ -1,27 +1,33 @@
 package dev.shardstore.shard.versioning;
 
 import dev.shardstore.contracts.version.DatabaseVersion;
-
 import dev.shardstore.shard.ShardMetrics;
+import dev.shardstore.shard.ShardProperties;
+import dev.shardstore.support.catalog.CoalescingCache;
+import dev.shardstore.support.catalog.DatabaseLoader;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.springframework.stereotype.Component;
 
 /**
  * The shard's cached filtering information per database (MongoDB's DatabaseShardingState), loaded
- * lazily from the config service. Concurrent refreshes of one database coalesce into a single load
- * whose result every waiter shares. {@link #invalidate} drops the entry and makes a load that is
- * already running not store its (possibly older) result. Thread-safe.
+ * lazily from the config service ({@link DatabaseLoader}). Concurrent refreshes of one database coalesce into a single
+ * load whose result every waiter shares ({@link CoalescingCache}). {@link #invalidate} drops the entry and makes a load
+ * that is already running not store its (possibly older) result. A database the config service does not know is
+ * cached as {@link DatabaseFilteringInfo#NO_DATABASE}. Thread-safe.
  */
 @Component
 public class DatabaseShardingState {
-    private final ConfigDatabaseLookup lookup;
+    private final DatabaseLoader loader;
     private final ShardMetrics metrics;
+    private final String shardName;
     private final CoalescingCache<DatabaseFilteringInfo> cache = new CoalescingCache<>();
 
-    public DatabaseShardingState(ConfigDatabaseLookup lookup, ShardMetrics metrics) {
-        this.lookup = lookup;
+    public DatabaseShardingState(DatabaseLoader loader, ShardMetrics metrics, ShardProperties shard) {
+        this.loader = loader;
         this.metrics = metrics;
+        this.shardName = shard.name();
     }
 
     /** The cached entry, empty when unknown. */
@@ -35,10 +41,12 @@ public class DatabaseShardingState {
      * @throws dev.shardstore.contracts.error.CommandException when the config service cannot answer
      */
     public DatabaseFilteringInfo refresh(String db) {
-        return cache.refresh(db, previous -> {
+        DatabaseFilteringInfo info = cache.refresh(db, previous -> {
             metrics.dbVersionRefresh();
-            return lookup.lookup(db);
+            return loader.lookup(db).map(e -> new DatabaseFilteringInfo(e.version(), shardName.equals(e.primary())))
+                    .orElse(DatabaseFilteringInfo.NO_DATABASE);
         });
+        return Objects.requireNonNull(info);
     }
 
     /** Forgets {@code db}'s entry; the next versioned command for it refreshes. */

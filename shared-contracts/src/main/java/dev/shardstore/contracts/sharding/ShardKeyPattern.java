@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonMaxKey;
@@ -214,18 +215,69 @@ public record ShardKeyPattern(BsonDocument pattern) {
     }
 
     /**
-     * A bound for the equality values of the key fields ({@code {country: "FR", name: "Paris"}}, unhashed), the
-     * hashed one hashed; for finding the chunk that owns a given key (admin {@code split} with {@code find}).
+     * The shard key {@code query} pins (MongoDB's {@code ShardKeyPattern::extractShardKeyFromQuery}): in pattern order,
+     * the hashed field hashed, ready for {@link #encode}, when the filter has an equality on every key field (the rules
+     * of an equality are {@link QueryEqualities}'s: {@code {f: v}}, {@code {f: {$eq: v}}}, in {@code $and}, or inside an
+     * equality on a prefix of {@code f}) whose value may be a shard key value (null, MinKey and MaxKey may; an array, a
+     * regular expression or a document with {@code $}-prefixed names may not).
      *
-     * @throws CommandException ShardKeyNotFound naming the first missing field
+     * @return empty when the filter pins no single key
      */
-    public BsonDocument keyFromEqualities(BsonDocument equalities) {
+    public Optional<BsonDocument> extractShardKeyFromQuery(BsonDocument query) {
+        return equalitiesFromQuery(query).map(this::hashed);
+    }
+
+    /**
+     * As {@link #extractShardKeyFromQuery} with the hashed field's value unhashed ({@code {country: "FR", name:
+     * "Paris"}}), for a caller that still has to look at the values (the router's point-read shortcut, collation checks).
+     */
+    public Optional<BsonDocument> equalitiesFromQuery(BsonDocument query) {
+        List<String> fields = fields();
+        List<@Nullable BsonValue> values = QueryEqualities.of(query, fields);
+        if (values == null) {
+            return Optional.empty();
+        }
+        BsonDocument key = new BsonDocument();
+        for (int i = 0; i < fields.size(); i++) {
+            BsonValue value = values.get(i);
+            if (value == null || !QueryEqualities.storable(value)) {
+                return Optional.empty();
+            }
+            key.append(fields.get(i), value);
+        }
+        return Optional.of(key);
+    }
+
+    /**
+     * As {@link #extractShardKeyFromQuery}, for a command that must name one key (admin {@code split} and
+     * {@code moveChunk} with {@code find}; MongoDB answers ShardKeyNotFound there too).
+     *
+     * @throws CommandException ShardKeyNotFound naming the first key field without a usable equality (or saying
+     *                          that the query's equalities on the key conflict)
+     */
+    public BsonDocument requireShardKeyFromQuery(BsonDocument query) {
+        Optional<BsonDocument> key = extractShardKeyFromQuery(query);
+        if (key.isPresent()) {
+            return key.get();
+        }
+        List<@Nullable BsonValue> values = QueryEqualities.of(query, fields());
+        if (values == null) {
+            throw new CommandException(ErrorCode.ShardKeyNotFound, "query " + query.toJson()
+                    + " has more than one equality on a shard key field, or one below it, of " + pattern.toJson());
+        }
+        int i = 0;
+        while (values.get(i) != null && QueryEqualities.storable(values.get(i))) {
+            i++;
+        }
+        throw new CommandException(ErrorCode.ShardKeyNotFound, "query " + query.toJson() + (values.get(i) == null
+                ? " does not contain shard key field '" : " has no equality that can be a shard key value on field '")
+                + fields().get(i) + "'");
+    }
+
+    /** {@code equalities} (one value per key field, in pattern order) with the hashed field hashed. */
+    private BsonDocument hashed(BsonDocument equalities) {
         BsonDocument key = new BsonDocument();
         for (var e : pattern.entrySet()) {
-            if (!equalities.containsKey(e.getKey())) {
-                throw new CommandException(ErrorCode.ShardKeyNotFound,
-                        "query " + equalities.toJson() + " does not contain shard key field '" + e.getKey() + "'");
-            }
             BsonValue v = equalities.get(e.getKey());
             key.append(e.getKey(), e.getValue().isString() ? new BsonInt64(BsonHasher.hash64(v)) : v);
         }

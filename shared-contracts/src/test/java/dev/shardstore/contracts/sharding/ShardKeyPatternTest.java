@@ -251,21 +251,21 @@ class ShardKeyPatternTest {
     }
 
     @Test
-    void keyFromEqualitiesTakesTheKeyFieldsInPatternOrderHashingTheHashedOne() {
+    void requireShardKeyFromQueryTakesTheKeyFieldsInPatternOrderHashingTheHashedOne() {
         ShardKeyPattern p = pattern("{region: 1, 'u.id': 'hashed'}");
-        BsonDocument key = p.keyFromEqualities(json("{'u.id': 42, other: true, region: 'eu'}"));
+        BsonDocument key = p.requireShardKeyFromQuery(json("{'u.id': 42, other: true, region: 'eu'}"));
         assertThat(key).isEqualTo(new BsonDocument("region", new BsonString("eu")).append("u.id", new BsonInt64(-944302157085130861L)));
         assertThat(p.encode(key)).isEqualTo(p.keyOf(json("{region: 'eu', u: {id: 42}}")));
-        assertThat(COUNTRY_NAME.keyFromEqualities(json("{name: 'Paris', country: 'FR'}")))
+        assertThat(COUNTRY_NAME.requireShardKeyFromQuery(json("{name: 'Paris', country: 'FR'}")))
                 .isEqualTo(COUNTRY_NAME.extractKey(json("{country: 'FR', name: 'Paris'}")));
     }
 
     @Test
-    void keyFromEqualitiesNamesTheFirstMissingField() {
-        assertThatThrownBy(() -> COUNTRY_NAME.keyFromEqualities(json("{name: 'Paris'}")))
+    void requireShardKeyFromQueryNamesTheFirstMissingField() {
+        assertThatThrownBy(() -> COUNTRY_NAME.requireShardKeyFromQuery(json("{name: 'Paris'}")))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ShardKeyNotFound))
                 .hasMessageContaining("'country'");
-        assertThatThrownBy(() -> COUNTRY_NAME.keyFromEqualities(json("{country: 'FR'}")))
+        assertThatThrownBy(() -> COUNTRY_NAME.requireShardKeyFromQuery(json("{country: 'FR'}")))
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ShardKeyNotFound))
                 .hasMessageContaining("'name'");
     }

@@ -1,7 +1,5 @@
-package dev.shardstore.config.catalog;
+package dev.shardstore.contracts.version;
 
-import dev.shardstore.contracts.version.ChunkVersion;
-import dev.shardstore.contracts.version.DatabaseVersion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;

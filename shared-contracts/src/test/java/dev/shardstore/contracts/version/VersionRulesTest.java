@@ -1,10 +1,8 @@
-package dev.shardstore.config.catalog;
+package dev.shardstore.contracts.version;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.shardstore.contracts.version.ChunkVersion;
-import dev.shardstore.contracts.version.DatabaseVersion;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
