@@ -5,7 +5,6 @@ import dev.shardstore.contracts.event.CatalogEvent;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.infra.EmbeddedInfra;
-import dev.shardstore.support.testing.MutableClock;
 import dev.shardstore.support.testing.ServiceHealthContract;
 import java.time.Duration;
 import java.util.List;
@@ -21,10 +20,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -34,10 +30,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * Spring's test context cache reuses it) on a real embedded PostgreSQL database and Kafka broker, with
  * {@link ConfigServerStub} as the config peer. Commands go over real HTTP through {@link CommandClient}.
  * Each test class uses its own database names, so classes do not see each other's collections. Every
- * subclass also meets the services' shared {@link ServiceHealthContract}. The shard's clock is a {@link MutableClock}
- * running with the system clock, so a test can skip past a timeout instead of waiting it out.
+ * subclass also meets the services' shared {@link ServiceHealthContract}. The shard's clock is {@link MovableShardClock}'s: a test
+ * can skip past a timeout instead of waiting it out.
  */
-@Import(ShardIntegrationTest.MovableClock.class)
+@Import(MovableShardClock.class)
 public abstract class ShardIntegrationTest extends ServiceHealthContract {
     protected static final String SHARD_NAME = "shard-it";
 
@@ -122,15 +118,5 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
     /** Runs a command document on {@code db} over HTTP; the whole reply. */
     protected BsonDocument runWithClusterTime(String db, BsonDocument command) {
         return client.run("shard", "http://127.0.0.1:" + port, db, command);
-    }
-
-    /** Puts the movable clock in place of the shard's system clock. */
-    @TestConfiguration(proxyBeanMethods = false)
-    static class MovableClock {
-        @Bean
-        @Primary
-        MutableClock movableClock() {
-            return MutableClock.ofSystem();
-        }
     }
 }
