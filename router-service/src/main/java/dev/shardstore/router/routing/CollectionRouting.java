@@ -40,6 +40,6 @@ public record CollectionRouting(String namespace, CachedDatabase database, @Null
      * when sharded, {@link ChunkVersion#UNSHARDED} otherwise.
      */
     public ChunkVersion shardVersion(String shard) {
-        return table != null ? table.shardVersion(shard) : ChunkVersion.UNSHARDED;
+        return RoutingTable.versionOf(table, shard);
     }
 }
