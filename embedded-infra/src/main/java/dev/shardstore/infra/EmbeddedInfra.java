@@ -4,7 +4,7 @@ import java.util.Map;
 
 /**
  * One PostgreSQL server and one Kafka broker shared by every test in a JVM, started on first use on
- * free ports and stopped by a shutdown hook. Each test class asks for its own database, so tests
+ * free ports and stopped when the JVM exits ({@link #closeAtExit}). Each test class asks for its own database, so tests
  * never see each other's tables; Kafka topics are shared, so tests name theirs uniquely.
  *
  * <p>By default both are embedded (zonky's PostgreSQL binaries, a KRaft broker in this JVM). With
@@ -62,14 +62,52 @@ public final class EmbeddedInfra {
 
     private static EmbeddedInfra startBoth() {
         InfraBackend backend = containersRequested() ? ContainerBackend.start() : EmbeddedBackend.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(backend::close, "embedded-infra-shutdown"));
+        closeAtExit(backend);
         return new EmbeddedInfra(backend);
+    }
+
+    /**
+     * Stops {@code backend} when the JVM exits. The broker stops in a shutdown hook of its own: the Kafka test kit deletes
+     * its log directories in another hook, and a broker that outlived them would not shut down. PostgreSQL stops, with
+     * Spring Boot on the class path, in one of its shutdown handlers, which run once every application context is closed
+     * (else in a hook of its own too): stopped alongside the contexts, it went away under one still closing, whose
+     * scheduled task (the config service's outbox relay, every 100 ms) then waited 30 s for a pooled connection, and
+     * Surefire killed the fork JVM 30 s after its {@code System.exit}.
+     */
+    private static void closeAtExit(InfraBackend backend) {
+        Runtime.getRuntime().addShutdownHook(new Thread(backend::closeBroker, "embedded-infra-broker-shutdown"));
+        if (SpringBootShutdown.AVAILABLE) {
+            SpringBootShutdown.afterContextsClose(backend::closeDatabase);
+        } else {
+            Runtime.getRuntime().addShutdownHook(new Thread(backend::closeDatabase, "embedded-infra-database-shutdown"));
+        }
+    }
+
+    /** Spring Boot's shutdown handlers, touched only when Spring Boot is on the class path. */
+    private static final class SpringBootShutdown {
+        static final boolean AVAILABLE = present("org.springframework.boot.SpringApplication");
+
+        private SpringBootShutdown() {}
+
+        static void afterContextsClose(Runnable action) {
+            org.springframework.boot.SpringApplication.getShutdownHandlers().add(action);
+        }
+
+        private static boolean present(String className) {
+            try {
+                Class.forName(className, false, EmbeddedInfra.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException e) {
+                return false;
+            }
+        }
     }
 
     /** The embedded servers: zonky's PostgreSQL and a KRaft broker. */
     private record EmbeddedBackend(EmbeddedPostgresServer postgres, EmbeddedKafkaServer kafka) implements InfraBackend {
         static EmbeddedBackend start() {
-            EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(PostgresOptions.ephemeral());
+            // stopped by closeAtExit, once the contexts using it are closed
+            EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(PostgresOptions.ephemeral().withoutStopAtJvmExit());
             try {
                 return new EmbeddedBackend(postgres, EmbeddedKafkaServer.start(0, KAFKA_PARTITIONS));
             } catch (RuntimeException e) {
@@ -94,12 +132,13 @@ public final class EmbeddedInfra {
         }
 
         @Override
-        public void close() {
-            try {
-                kafka.close();
-            } finally {
-                postgres.close();
-            }
+        public void closeBroker() {
+            kafka.close();
+        }
+
+        @Override
+        public void closeDatabase() {
+            postgres.close();
         }
     }
 
