@@ -65,11 +65,12 @@ final class ContainerBackend implements InfraBackend {
     }
 
     @Override
-    public void close() {
-        try {
-            kafka.stop();
-        } finally {
-            postgres.stop();
-        }
+    public void closeBroker() {
+        kafka.stop();
+    }
+
+    @Override
+    public void closeDatabase() {
+        postgres.stop();
     }
 }

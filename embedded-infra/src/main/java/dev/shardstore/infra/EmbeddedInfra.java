@@ -1,10 +1,11 @@
 package dev.shardstore.infra;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One PostgreSQL server and one Kafka broker shared by every test in a JVM, started on first use on
- * free ports and stopped by a shutdown hook. Each test class asks for its own database, so tests
+ * free ports and stopped when the JVM exits (PostgreSQL after Spring Boot's test contexts). Each test class asks for its own database, so tests
  * never see each other's tables; Kafka topics are shared, so tests name theirs uniquely.
  *
  * <p>By default both are embedded (zonky's PostgreSQL binaries, a KRaft broker in this JVM). With
@@ -31,6 +32,8 @@ public final class EmbeddedInfra {
     public static final String BACKEND_PROPERTY = "shardstore.infra";
 
     private final InfraBackend backend;
+    /** Whether Spring Boot's shutdown handlers, not this class's hook, stop PostgreSQL. */
+    private final AtomicBoolean databaseClosedBySpringBoot = new AtomicBoolean();
 
     private EmbeddedInfra(InfraBackend backend) {
         this.backend = backend;
@@ -62,14 +65,67 @@ public final class EmbeddedInfra {
 
     private static EmbeddedInfra startBoth() {
         InfraBackend backend = containersRequested() ? ContainerBackend.start() : EmbeddedBackend.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(backend::close, "embedded-infra-shutdown"));
-        return new EmbeddedInfra(backend);
+        EmbeddedInfra infra = new EmbeddedInfra(backend);
+        infra.closeAtExit();
+        return infra;
+    }
+
+    /**
+     * Stops the backend when the JVM exits. The broker stops in a shutdown hook of its own: the Kafka test kit deletes its
+     * log directories in another hook, and a broker that outlived them would not shut down. PostgreSQL stops in a hook of
+     * its own too, unless a starting Spring Boot test context took its properties ({@link #springProperties}): then in one of
+     * Spring Boot's shutdown handlers, which run once every application context is closed. Stopped alongside the
+     * contexts, it went away under one still closing, whose scheduled task (the config service's outbox relay, every
+     * 100 ms) then waited 30 s for a pooled connection, and Surefire killed the fork JVM 30 s after its
+     * {@code System.exit}.
+     */
+    private void closeAtExit() {
+        Runtime.getRuntime().addShutdownHook(new Thread(backend::closeBroker, "embedded-infra-broker-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (!databaseClosedBySpringBoot.get()) {
+                backend.closeDatabase();
+            }
+        }, "embedded-infra-database-shutdown"));
+    }
+
+    /** Leaves stopping PostgreSQL to Spring Boot's shutdown handlers, which run after the test contexts closed (once). */
+    private void closeDatabaseAfterSpringContexts() {
+        if (databaseClosedBySpringBoot.compareAndSet(false, true)) {
+            SpringBootShutdown.afterContextsClose(backend::closeDatabase);
+        }
+    }
+
+    /** Spring Boot's shutdown handlers, touched only when Spring Boot is on the class path. */
+    private static final class SpringBootShutdown {
+        static final boolean AVAILABLE = present("org.springframework.boot.SpringApplication");
+
+        private SpringBootShutdown() {}
+
+        static void afterContextsClose(Runnable action) {
+            org.springframework.boot.SpringApplication.getShutdownHandlers().add(action);
+        }
+
+        /** Whether the caller runs inside {@code SpringApplication.run}, which enables Spring Boot's shutdown hook. */
+        static boolean insideApplicationRun() {
+            return AVAILABLE && StackWalker.getInstance().walk(frames -> frames.anyMatch(
+                    f -> f.getClassName().equals("org.springframework.boot.SpringApplication") && f.getMethodName().equals("run")));
+        }
+
+        private static boolean present(String className) {
+            try {
+                Class.forName(className, false, EmbeddedInfra.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException e) {
+                return false;
+            }
+        }
     }
 
     /** The embedded servers: zonky's PostgreSQL and a KRaft broker. */
     private record EmbeddedBackend(EmbeddedPostgresServer postgres, EmbeddedKafkaServer kafka) implements InfraBackend {
         static EmbeddedBackend start() {
-            EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(PostgresOptions.ephemeral());
+            // stopped by closeAtExit, once the contexts using it are closed
+            EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(PostgresOptions.ephemeral().withoutStopAtJvmExit());
             try {
                 return new EmbeddedBackend(postgres, EmbeddedKafkaServer.start(0, KAFKA_PARTITIONS));
             } catch (RuntimeException e) {
@@ -94,12 +150,13 @@ public final class EmbeddedInfra {
         }
 
         @Override
-        public void close() {
-            try {
-                kafka.close();
-            } finally {
-                postgres.close();
-            }
+        public void closeBroker() {
+            kafka.close();
+        }
+
+        @Override
+        public void closeDatabase() {
+            postgres.close();
         }
     }
 
@@ -111,6 +168,9 @@ public final class EmbeddedInfra {
      * @param database see {@link EmbeddedPostgresServer#createDatabase} for the allowed names
      */
     public Map<String, String> springProperties(String database) {
+        if (SpringBootShutdown.insideApplicationRun()) { // a test context starting: Spring Boot's hook will close it
+            closeDatabaseAfterSpringContexts();
+        }
         backend.createDatabase(database);
         return Map.of(
                 "spring.datasource.url", backend.jdbcUrl(database),

@@ -56,7 +56,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setPort(options.port())
                 .setPGStartupWait(STARTUP_WAIT)
-                .setOverrideWorkingDirectory(binaries.toFile());
+                .setOverrideWorkingDirectory(binaries.toFile())
+                .setRegisterShutdownHook(options.stopAtJvmExit());
         if (options.dataDirectory().isPresent()) {
             Path dataDirectory = options.dataDirectory().get().toAbsolutePath();
             Postmaster.stop(dataDirectory, Duration.ofSeconds(30));

@@ -4,7 +4,7 @@ package dev.shardstore.infra;
  * What a test's infrastructure offers: PostgreSQL databases created on demand and one Kafka broker. Implemented by the
  * embedded servers (the default) and by Testcontainers' containers ({@link ContainerBackend}).
  */
-interface InfraBackend extends AutoCloseable {
+interface InfraBackend {
     /** Creates {@code database} unless it exists (idempotent, safe concurrently). */
     void createDatabase(String database);
 
@@ -14,6 +14,9 @@ interface InfraBackend extends AutoCloseable {
     /** The broker's bootstrap servers. */
     String bootstrapServers();
 
-    @Override
-    void close();
+    /** Stops the broker. */
+    void closeBroker();
+
+    /** Stops PostgreSQL. */
+    void closeDatabase();
 }

@@ -15,8 +15,11 @@ import java.util.Optional;
  *                            through SLF4J
  * @param binariesDirectory   where PostgreSQL's binaries are unpacked (zonky's working directory); empty for zonky's
  *                            default, {@link PostgresBinaries#workingDirectory}
+ * @param stopAtJvmExit       true to have zonky stop the server in a JVM shutdown hook of its own; false when its owner
+ *                            stops it ({@link EmbeddedInfra}: after Spring Boot has closed the test contexts using it)
  */
-public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean inheritServerOutput, Optional<Path> binariesDirectory) {
+public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean inheritServerOutput, Optional<Path> binariesDirectory,
+        boolean stopAtJvmExit) {
 
     public PostgresOptions {
         if (port < 0 || port > 65_535) {
@@ -26,21 +29,26 @@ public record PostgresOptions(int port, Optional<Path> dataDirectory, boolean in
 
     /** A throw-away server on a free port with a temporary data directory: for tests. */
     public static PostgresOptions ephemeral() {
-        return new PostgresOptions(0, Optional.empty(), false, Optional.empty());
+        return new PostgresOptions(0, Optional.empty(), false, Optional.empty(), true);
     }
 
     /** A server on {@code port} whose data survives restarts in {@code dataDirectory}. */
     public static PostgresOptions persistent(int port, Path dataDirectory) {
-        return new PostgresOptions(port, Optional.of(dataDirectory), false, Optional.empty());
+        return new PostgresOptions(port, Optional.of(dataDirectory), false, Optional.empty(), true);
     }
 
     /** The same options with the postmaster's output going to this JVM's stdout/stderr. */
     public PostgresOptions withServerOutputInherited() {
-        return new PostgresOptions(port, dataDirectory, true, binariesDirectory);
+        return new PostgresOptions(port, dataDirectory, true, binariesDirectory, stopAtJvmExit);
     }
 
     /** The same options with PostgreSQL's binaries unpacked under {@code directory}. */
     public PostgresOptions withBinariesDirectory(Path directory) {
-        return new PostgresOptions(port, dataDirectory, inheritServerOutput, Optional.of(directory));
+        return new PostgresOptions(port, dataDirectory, inheritServerOutput, Optional.of(directory), stopAtJvmExit);
+    }
+
+    /** The same options with the server left for its owner to stop: no shutdown hook of zonky's. */
+    public PostgresOptions withoutStopAtJvmExit() {
+        return new PostgresOptions(port, dataDirectory, inheritServerOutput, binariesDirectory, false);
     }
 }

@@ -10,8 +10,10 @@ import dev.shardstore.session.store.SessionReaper;
 import dev.shardstore.session.store.SessionsCollection;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
+import dev.shardstore.support.testing.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -34,7 +36,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * (mongo/src/mongo/db/s/README.md "How the logical session cache syncs with the sessions collection") — used sessions upserted, ended ones
  * removed, expired ones dropped from the cache, and the listeners told which sessions are gone — and the TTL: a session
  * idle longer than the timeout is deleted by the reaper while one refreshed meanwhile survives. Sessions expire after 2 s
- * here; refreshes and expiry runs are called by the test, never by the timers (an hour).
+ * here, on a test clock the TTL test moves; refreshes and expiry runs are called by the test, never by the timers (an hour).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "shardstore.sessions.timeout=2s", "shardstore.sessions.reap-interval=1h"})
@@ -42,9 +44,9 @@ class LogicalSessionCacheTest {
     @LocalServerPort
     int port;
     @Autowired
-    SessionReaper reaper;
-    @Autowired
     SessionsCollection stored;
+    @Autowired
+    SessionServiceProperties properties;
 
     private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(10));
     private final List<Set<LogicalSessionId>> gone = new CopyOnWriteArrayList<>();
@@ -97,17 +99,24 @@ class LogicalSessionCacheTest {
     }
 
     @Test
-    void anIdleSessionExpiresAndLeavesTheCacheWhileARefreshedOneStays() throws Exception {
+    void anIdleSessionExpiresAndLeavesTheCacheWhileARefreshedOneStays() {
+        // the node's cache and the reaper read one test clock: the 2 s timeout passes when the test says so
+        MutableClock clock = MutableClock.at(Instant.now());
+        cache.close();
+        cache = new LogicalSessionCache(client, new LogicalSessionCacheProperties(true, "http://127.0.0.1:" + port,
+                Duration.ofHours(1), Duration.ofSeconds(2)), clock);
+        cache.onSessionsGone(gone::add);
+        SessionReaper reaper = new SessionReaper(stored, properties, clock);
         LogicalSessionId idle = LogicalSessionId.random();
         LogicalSessionId refreshed = LogicalSessionId.random();
         cache.vivify(idle);
         cache.vivify(refreshed);
         cache.refresh();
 
-        Thread.sleep(1_500);
+        clock.advance(Duration.ofMillis(1_500));
         cache.vivify(refreshed); // refreshSessions, or any command with its lsid
         cache.refresh();
-        Thread.sleep(1_000);
+        clock.advance(Duration.ofMillis(1_000));
         int expired = reaper.expire();
 
         assertThat(expired).isEqualTo(1);

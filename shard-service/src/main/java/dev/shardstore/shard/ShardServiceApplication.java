@@ -1,8 +1,10 @@
 package dev.shardstore.shard;
 
+import java.time.Clock;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
@@ -14,6 +16,12 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @ConfigurationPropertiesScan
 @EnableScheduling
 public class ShardServiceApplication {
+    /** The wall clock of the shard's timeouts (idle cursors); tests put a clock they move in its place. */
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
     /** Starts the shard; settings come from {@code application.yml}, environment variables and arguments. */
     public static void main(String[] args) {
         SpringApplication.run(ShardServiceApplication.class, args);

@@ -20,6 +20,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -29,8 +30,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * Spring's test context cache reuses it) on a real embedded PostgreSQL database and Kafka broker, with
  * {@link ConfigServerStub} as the config peer. Commands go over real HTTP through {@link CommandClient}.
  * Each test class uses its own database names, so classes do not see each other's collections. Every
- * subclass also meets the services' shared {@link ServiceHealthContract}.
+ * subclass also meets the services' shared {@link ServiceHealthContract}. The shard's clock is {@link MovableShardClock}'s: a test
+ * can skip past a timeout instead of waiting it out.
  */
+@Import(MovableShardClock.class)
 public abstract class ShardIntegrationTest extends ServiceHealthContract {
     protected static final String SHARD_NAME = "shard-it";
 

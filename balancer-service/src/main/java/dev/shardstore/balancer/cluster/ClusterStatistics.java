@@ -7,11 +7,11 @@ import dev.shardstore.balancer.policy.ShardState;
 import dev.shardstore.balancer.policy.ZoneRange;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.ServiceSupportProperties;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.util.HashMap;
@@ -37,12 +37,15 @@ public class ClusterStatistics {
     private static final String CONFIG = "config";
     /** MongoDB's {@code config.shards} state of a draining shard. */
     private static final int DRAINING = 2;
-    private final CommandClient client;
+    private final PeerCommands client;
     private final String configUrl;
+    private final Clock clock;
 
-    public ClusterStatistics(CommandClient client, ServiceSupportProperties properties) {
+    /** @param clock what a snapshot's {@code localTime} and {@code now} are read from */
+    public ClusterStatistics(PeerCommands client, ServiceSupportProperties properties, Clock clock) {
         this.client = client;
         this.configUrl = properties.configUrl();
+        this.clock = clock;
     }
 
     /**
@@ -58,7 +61,7 @@ public class ClusterStatistics {
         Map<String, String> hosts = hostsOf(shardDocs);
         List<CollectionState> collections = find("collections", new BsonDocument()).stream().map(ShardedCollection::fromBson)
                 .map(collection -> collection(collection, hosts, settings)).toList();
-        return new ClusterSnapshot(shards, collections, settings, LocalTime.now(), Instant.now());
+        return new ClusterSnapshot(shards, collections, settings, LocalTime.now(clock), clock.instant());
     }
 
     /** One collection's state, for {@code balancerCollectionStatus}; empty when it is not sharded. */
@@ -128,7 +131,7 @@ public class ClusterStatistics {
     /** The shard's owned bytes of {@code namespace}, empty when it does not answer (the round goes on without it). */
     private Optional<Long> dataSize(String shard, String host, String namespace) {
         try {
-            BsonDocument reply = client.runChecked(shard, host, "admin", new BsonDocument("_shardsvrDataDistribution", new BsonString(namespace)));
+            BsonDocument reply = client.run(shard, host, "admin", new BsonDocument("_shardsvrDataDistribution", new BsonString(namespace)));
             return Optional.of(reply.getNumber("ownedSizeBytes").longValue());
         } catch (CommandException e) {
             return Optional.empty();
@@ -136,7 +139,7 @@ public class ClusterStatistics {
     }
 
     private List<BsonDocument> find(String collection, BsonDocument filter) {
-        BsonDocument reply = client.runChecked(CONFIG, configUrl, CONFIG, new BsonDocument("find", new BsonString(collection)).append("filter", filter));
+        BsonDocument reply = client.run(CONFIG, configUrl, CONFIG, new BsonDocument("find", new BsonString(collection)).append("filter", filter));
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
 

@@ -2,6 +2,7 @@ package dev.shardstore.balancer.command;
 
 import dev.shardstore.balancer.BalancerProperties;
 import dev.shardstore.balancer.cluster.ClusterStatistics;
+import dev.shardstore.balancer.cluster.PeerCommands;
 import dev.shardstore.balancer.policy.BalancerPolicy;
 import dev.shardstore.contracts.balancer.BalancerSettings;
 import dev.shardstore.balancer.policy.CollectionState;
@@ -11,7 +12,6 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.support.command.CommandHandler;
@@ -35,7 +35,7 @@ public class BalancerCommands {
 
     /** {@code {balancerStart: 1}} → {@code {ok: 1}}: sets the balancer {@code mode} to {@code full}. */
     @Bean
-    CommandHandler balancerStart(CommandClient client, ServiceSupportProperties support) {
+    CommandHandler balancerStart(PeerCommands client, ServiceSupportProperties support) {
         return CommandHandler.of("balancerStart", (db, cmd) -> {
             setMode(client, support, BalancerSettings.Mode.FULL);
             return Replies.ok();
@@ -48,7 +48,7 @@ public class BalancerCommands {
      * the mode stays off).
      */
     @Bean
-    CommandHandler balancerStop(CommandClient client, ServiceSupportProperties support, Balancer balancer) {
+    CommandHandler balancerStop(PeerCommands client, ServiceSupportProperties support, Balancer balancer) {
         return CommandHandler.of("balancerStop", (db, cmd) -> {
             long maxTimeMs = new CommandArgs(cmd).optionalNonNegative("maxTimeMS", 60_000);
             setMode(client, support, BalancerSettings.Mode.OFF);
@@ -104,8 +104,8 @@ public class BalancerCommands {
         return CommandHandler.of("balancerPlan", (db, cmd) -> Replies.ok(new BsonDocument("decisions", balancer.plan().toBson())));
     }
 
-    private static void setMode(CommandClient client, ServiceSupportProperties support, BalancerSettings.Mode mode) {
-        client.runChecked(CONFIG, support.configUrl(), "admin", new BsonDocument("_configsvrSetSettings", new BsonString("balancer"))
+    private static void setMode(PeerCommands client, ServiceSupportProperties support, BalancerSettings.Mode mode) {
+        client.run(CONFIG, support.configUrl(), "admin", new BsonDocument("_configsvrSetSettings", new BsonString("balancer"))
                 .append("set", new BsonDocument("mode", new BsonString(mode.value())).append("stopped", BsonBoolean.valueOf(mode == BalancerSettings.Mode.OFF))));
     }
 }

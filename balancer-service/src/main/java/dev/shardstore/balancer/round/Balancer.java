@@ -2,6 +2,7 @@ package dev.shardstore.balancer.round;
 
 import dev.shardstore.balancer.BalancerProperties;
 import dev.shardstore.balancer.cluster.ClusterStatistics;
+import dev.shardstore.balancer.cluster.PeerCommands;
 import dev.shardstore.balancer.policy.BalancerAction;
 import dev.shardstore.balancer.policy.BalancerPolicy;
 import dev.shardstore.balancer.policy.ClusterSnapshot;
@@ -13,6 +14,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.support.ServiceSupportProperties;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -36,6 +38,7 @@ import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
@@ -59,10 +62,11 @@ public class Balancer {
     private static final String CONFIG = "config";
     private final ClusterStatistics statistics;
     private final BalancerPolicy policy;
-    private final CommandClient longRunning;
+    private final PeerCommands longRunning;
     private final String configUrl;
     private final BalancerProperties properties;
     private final MeterRegistry meters;
+    private final Clock clock;
     private final ReentrantLock roundLock = new ReentrantLock();
     private final AtomicBoolean inRound = new AtomicBoolean();
     private final AtomicLong rounds = new AtomicLong();
@@ -70,13 +74,27 @@ public class Balancer {
     private final ExecutorService migrations = Executors.newVirtualThreadPerTaskExecutor();
     private volatile ScheduledExecutorService scheduler;
 
-    public Balancer(ClusterStatistics statistics, ServiceSupportProperties support, BalancerProperties properties, MeterRegistry meters) {
+    /** The service's balancer: its round's calls wait up to {@code migration-timeout} for an answer. */
+    @Autowired
+    public Balancer(ClusterStatistics statistics, ServiceSupportProperties support, BalancerProperties properties, MeterRegistry meters,
+            Clock clock) {
+        this(statistics, new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout())::runChecked, support.configUrl(),
+                properties, meters, clock);
+    }
+
+    /**
+     * @param longRunning how a round calls the config service and the shards (its splits, merges and migrations)
+     * @param clock       what a round's start and the durations of the round and of each action are read from
+     */
+    public Balancer(ClusterStatistics statistics, PeerCommands longRunning, String configUrl, BalancerProperties properties, MeterRegistry meters,
+            Clock clock) {
         this.statistics = statistics;
         this.policy = new BalancerPolicy(properties.snapshotHistoryWindow());
-        this.longRunning = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout());
-        this.configUrl = support.configUrl();
+        this.longRunning = longRunning;
+        this.configUrl = configUrl;
         this.properties = properties;
         this.meters = meters;
+        this.clock = clock;
     }
 
     /** Starts the rounds once the service is ready (not before: its peers may still be starting with it). */
@@ -146,7 +164,7 @@ public class Balancer {
      * @throws CommandException HostUnreachable / NetworkTimeout when the config service does not answer
      */
     public long numRounds() {
-        long count = longRunning.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrBalancerRound", new org.bson.BsonInt32(1)))
+        long count = longRunning.run(CONFIG, configUrl, "admin", new BsonDocument("_configsvrBalancerRound", new org.bson.BsonInt32(1)))
                 .getNumber("numBalancerRounds").longValue();
         rounds.accumulateAndGet(count, Math::max);
         return count;
@@ -178,8 +196,7 @@ public class Balancer {
     }
 
     private RoundReport round() {
-        Instant started = Instant.now();
-        long start = System.nanoTime();
+        Instant started = clock.instant();
         long number = rounds.get() + 1;
         RoundPlan plan = new RoundPlan(List.of());
         List<MigrationOutcome> outcomes = new ArrayList<>();
@@ -207,7 +224,7 @@ public class Balancer {
         } catch (java.util.concurrent.ExecutionException e) {
             error = String.valueOf(e.getCause());
         }
-        RoundReport report = new RoundReport(number, started, (System.nanoTime() - start) / 1_000_000, plan, outcomes, error);
+        RoundReport report = new RoundReport(number, started, millisSince(started), plan, outcomes, error);
         remember(report);
         meters.counter("shardstore.balancer.rounds").increment();
         if (report.error() != null) {
@@ -222,7 +239,7 @@ public class Balancer {
 
     /** Counts the round on the config service ({@code _configsvrBalancerRound start}); its number. */
     private long startRound() {
-        long number = longRunning.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrBalancerRound", new org.bson.BsonInt32(1))
+        long number = longRunning.run(CONFIG, configUrl, "admin", new BsonDocument("_configsvrBalancerRound", new org.bson.BsonInt32(1))
                 .append("start", BsonBoolean.TRUE)).getNumber("numBalancerRounds").longValue();
         rounds.accumulateAndGet(number, Math::max);
         return number;
@@ -252,7 +269,7 @@ public class Balancer {
             BsonDocument splitVector = new BsonDocument("splitVector", new BsonString(merge.namespace()))
                     .append("keyPattern", merge.keyPattern().pattern()).append("min", run.min()).append("max", run.max())
                     .append("maxChunkSizeBytes", new BsonInt64(merge.maxChunkSizeBytes()));
-            List<BsonDocument> splitKeys = longRunning.runChecked(merge.shard(), host, Namespace.parse(merge.namespace()).db(), splitVector)
+            List<BsonDocument> splitKeys = longRunning.run(merge.shard(), host, Namespace.parse(merge.namespace()).db(), splitVector)
                     .getArray("splitKeys").stream().map(org.bson.BsonValue::asDocument).toList();
             for (ChunkRange group : merge.groupsWithin(splitKeys)) {
                 config(new BsonDocument("_configsvrCommitChunksMerge", new BsonString(merge.namespace()))
@@ -309,20 +326,24 @@ public class Balancer {
     }
 
     private MigrationOutcome timed(BalancerAction action, String meter, Runnable call) {
-        long start = System.nanoTime();
+        Instant start = clock.instant();
         try {
             call.run();
             meters.counter(meter, "outcome", "ok").increment();
-            return new MigrationOutcome(action, true, (System.nanoTime() - start) / 1_000_000, null);
+            return new MigrationOutcome(action, true, millisSince(start), null);
         } catch (CommandException e) {
             meters.counter(meter, "outcome", "failed").increment();
             log.info("balancer {} failed: {}", action.toBson().toJson(), e.getMessage());
-            return new MigrationOutcome(action, false, (System.nanoTime() - start) / 1_000_000, e.getMessage());
+            return new MigrationOutcome(action, false, millisSince(start), e.getMessage());
         }
     }
 
+    private long millisSince(Instant start) {
+        return Duration.between(start, clock.instant()).toMillis();
+    }
+
     private void config(BsonDocument command) {
-        longRunning.runChecked(CONFIG, configUrl, "admin", command);
+        longRunning.run(CONFIG, configUrl, "admin", command);
     }
 
     /** {@code config.actionlog} {@code balancer.round}; best effort, as MongoDB's (a failed write is only logged). */

@@ -1,5 +1,7 @@
 package dev.shardstore.cluster.bench;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
@@ -112,10 +114,9 @@ public final class BalancerBenchmark {
         return writes.get() / seconds;
     }
 
-    private static void awaitCompliant(RouterClient router) throws InterruptedException {
-        while (!ok(router, "admin", "{\"balancerCollectionStatus\": \"" + NS + "\"}").getBoolean("balancerCompliant").getValue()) {
-            Thread.sleep(2_000);
-        }
+    private static void awaitCompliant(RouterClient router) {
+        await().forever().pollInterval(Duration.ofSeconds(2))
+                .until(() -> ok(router, "admin", "{\"balancerCollectionStatus\": \"" + NS + "\"}").getBoolean("balancerCompliant").getValue());
     }
 
     private static void report(String phase, RouterClient router, Instant since) {

@@ -65,7 +65,7 @@ class AddShardIT {
         // needs a chunk of 1,600+ keys on the primary), which the shards' auto-split would cut during the loads
         ok("config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"autosplit\"},"
                 + " \"u\": {\"$set\": {\"enabled\": false}}, \"upsert\": true}]}");
-        Thread.sleep(2_000); // past the shards' settings cache
+        // no wait: a shard caches the settings per collection, read at the collection's first write, and none exists yet
     }
 
     @AfterAll

@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
@@ -11,6 +12,7 @@ import dev.shardstore.cluster.load.Namespace;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.cluster.router.RouterException;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -261,7 +264,8 @@ class ClusterEndToEndIT {
         String primary = ok(router1, "config", "{\"find\": \"databases\", \"filter\": {\"_id\": \"geo\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getString("primary").getValue();
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
-        List<Long> failedCallMillis = new ArrayList<>();
+        AtomicInteger failedCalls = new AtomicInteger();
+        AtomicInteger clientTimeouts = new AtomicInteger();
         AtomicBoolean writing = new AtomicBoolean(true);
         Thread writer = Thread.ofPlatform().start(() -> {
             for (int batch = 0; writing.get(); batch++) {
@@ -272,7 +276,6 @@ class ClusterEndToEndIT {
                     ids.add(id);
                     docs.append(i == 0 ? "" : ",").append("{\"_id\": \"").append(id).append("\", \"batch\": ").append(batch).append('}');
                 }
-                long start = System.nanoTime();
                 try {
                     BsonDocument reply = router1.run("geo", cmd("{\"insert\": \"faults\", \"ordered\": false, \"documents\": [" + docs + "]}"));
                     if (RouterClient.isOk(reply)) {
@@ -284,18 +287,15 @@ class ClusterEndToEndIT {
                             }
                         }
                         if (!failed.isEmpty()) { // the shard did not answer: its statements are write errors, as mongos reports them
-                            synchronized (failedCallMillis) {
-                                failedCallMillis.add((System.nanoTime() - start) / 1_000_000);
-                            }
+                            failedCalls.incrementAndGet();
                         }
                     } else {
-                        synchronized (failedCallMillis) {
-                            failedCallMillis.add((System.nanoTime() - start) / 1_000_000);
-                        }
+                        failedCalls.incrementAndGet();
                     }
                 } catch (RouterException e) {
-                    synchronized (failedCallMillis) {
-                        failedCallMillis.add((System.nanoTime() - start) / 1_000_000);
+                    failedCalls.incrementAndGet();
+                    if (e.getCause() instanceof HttpTimeoutException) {
+                        clientTimeouts.incrementAndGet();
                     }
                 }
             }
@@ -303,21 +303,19 @@ class ClusterEndToEndIT {
         waitUntil(() -> acknowledged.size() >= 2_000, Duration.ofSeconds(60));
 
         cluster.killService(primary);
-        long start = System.nanoTime();
+        // the router answers with the error (run throws a RouterException if it left the client waiting past its timeout)
         BsonDocument whileDown = router1.run("geo", cmd("{\"count\": \"cities\"}"));
-        long answeredInMillis = (System.nanoTime() - start) / 1_000_000;
         assertThat(RouterClient.isOk(whileDown)).isFalse();
         assertThat(whileDown.getString("codeName").getValue()).isIn("HostUnreachable", "NetworkTimeout");
         assertThat(whileDown.getString("errmsg").getValue()).contains(primary);
-        assertThat(answeredInMillis).as("the router answers promptly instead of hanging").isLessThan(10_000);
 
         cluster.startService(primary);
         waitUntil(() -> RouterClient.isOk(router1.run("geo", cmd("{\"count\": \"cities\"}"))), Duration.ofSeconds(60));
         writing.set(false);
         writer.join();
 
-        assertThat(failedCallMillis).as("writes failed while the shard was down").isNotEmpty();
-        assertThat(failedCallMillis).allSatisfy(ms -> assertThat(ms).isLessThan(35_000));
+        assertThat(failedCalls).as("writes failed while the shard was down").hasPositiveValue();
+        assertThat(clientTimeouts).as("every failed write was answered, none left the client waiting past its timeout").hasValue(0);
         BsonArray ids = new BsonArray(acknowledged.stream().<BsonValue>map(BsonString::new).toList());
         BsonDocument inAcknowledged = new BsonDocument("count", new BsonString("faults"))
                 .append("query", new BsonDocument("_id", new BsonDocument("$in", ids)));
@@ -330,8 +328,10 @@ class ClusterEndToEndIT {
     @Order(8)
     void withKafkaDownAStaleRouterIsCorrectedByTheVersionCheckAlone() throws Exception {
         ok(router1, "stale", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}");
+        // router1 hears no event from here on: stopping its consumer returns once the events it fetched (the database's
+        // creation) are handled, so none can mark its cache stale behind the test's back
+        ItSupport.setCatalogEvents(router1, "stopped");
         cluster.killService("kafka"); // catalog events are lost from here on
-        Thread.sleep(1_000); // an event fetched before the kill (the database's creation) is handled by now
         // router1 caches the first incarnation's version now, and no event can tell it about what follows.
         assertThat(count(router1, "stale", "{\"count\": \"c\"}")).isEqualTo(1);
         double retriesBefore = staleRetries(cluster.routerUrl(1));
@@ -343,6 +343,7 @@ class ClusterEndToEndIT {
                 .extracting(d -> d.asDocument().getInt32("_id").getValue()).containsExactly(2);
         assertThat(staleRetries(cluster.routerUrl(1))).as("router1 was corrected through StaleDbVersion").isGreaterThan(retriesBefore);
         cluster.startService("kafka");
+        ItSupport.setCatalogEvents(router1, "running");
     }
 
     /** The router's {@code shardstore.router.stale.retries} counter, from its actuator metrics endpoint. */
@@ -354,18 +355,10 @@ class ClusterEndToEndIT {
         return ExtendedJson.parse(response.body()).getArray("measurements").get(0).asDocument().getNumber("value").doubleValue();
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (condition.getAsBoolean()) {
-                    return;
-                }
-            } catch (RouterException | IllegalStateException retry) {
-                // not yet
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("condition not met within " + timeout);
+    /** Polls {@code condition} every 250 ms until it holds; a RouterException or IllegalStateException counts as not yet. */
+    private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) {
+        await().atMost(timeout).pollInterval(Duration.ofMillis(250))
+                .ignoreExceptionsMatching(e -> e instanceof RouterException || e instanceof IllegalStateException)
+                .until(condition::getAsBoolean);
     }
 }

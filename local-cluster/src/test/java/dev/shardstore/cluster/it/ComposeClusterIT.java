@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
@@ -48,11 +49,8 @@ class ComposeClusterIT {
 
     @Test
     void aHashedCollectionSpreadsOverTheComposeShardsAndEveryDocumentIsCountedBack() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (router.run("admin", new BsonDocument("listShards", new BsonInt32(1))).getArray("shards", new BsonArray()).size() < 3) {
-            assertThat(System.nanoTime()).as("the register-shards job adds shard1..3").isLessThan(deadline);
-            Thread.sleep(2_000);
-        }
+        await("the register-shards job adds shard1..3").atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(2))
+                .until(() -> router.run("admin", new BsonDocument("listShards", new BsonInt32(1))).getArray("shards", new BsonArray()).size() >= 3);
         RouterClient.requireOk("shardCollection", router.run("admin", new BsonDocument("shardCollection", new BsonString("compose.points"))
                 .append("key", new BsonDocument("_id", new BsonString("hashed")))));
         BsonArray documents = new BsonArray(IntStream.range(0, 1_000).mapToObj(i -> (org.bson.BsonValue) new BsonDocument("_id", new BsonInt32(i))).toList());

@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
@@ -94,24 +95,12 @@ final class ItSupport {
 
     /**
      * Polls {@code condition} every 200 ms until it holds; fails naming {@code what} after {@code timeout}. A condition that
-     * throws counts as not yet met (a component it asks may be restarting); the last such failure is the assertion's cause.
+     * throws a RuntimeException counts as not yet met (a component it asks may be restarting); the last such failure is the
+     * timeout's cause.
      */
-    static void waitUntil(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        RuntimeException last = null;
-        while (true) {
-            try {
-                if (condition.getAsBoolean()) {
-                    return;
-                }
-            } catch (RuntimeException notYet) {
-                last = notYet;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + ": not within " + timeout, last);
-            }
-            Thread.sleep(200);
-        }
+    static void waitUntil(BooleanSupplier condition, Duration timeout, String what) {
+        await(what).atMost(timeout).pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(RuntimeException.class)
+                .until(condition::getAsBoolean);
     }
 
     /** Runs {@code json} on {@code db} through {@code router} and returns its reply, failing with it unless it is ok. */

@@ -3,6 +3,7 @@ package dev.shardstore.cluster.it;
 import static dev.shardstore.cluster.it.ItSupport.get;
 import static dev.shardstore.cluster.it.ItSupport.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.router.RouterClient;
@@ -17,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -94,10 +96,16 @@ class MovePrimaryIT {
                 long acknowledged;
                 try {
                     failPoints.waitFor("config", "movePrimary.afterBlockWrites", entered + 1);
-                    Thread.sleep(500); // the reply of a write that committed before the section may still be on its way
-                    acknowledged = writer.acknowledged();
-                    Thread.sleep(1500);
-                    assertThat(writer.acknowledged()).as("writes wait while the old primary blocks them").isEqualTo(acknowledged);
+                    // the reply of a write that committed before the section may still be on its way: the count stands still
+                    // over one 500 ms poll once it has arrived
+                    AtomicLong last = new AtomicLong(-1);
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                        long now = writer.acknowledged();
+                        return last.getAndSet(now) == now;
+                    });
+                    acknowledged = last.get();
+                    await("writes wait while the old primary blocks them").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10))
+                            .until(() -> writer.acknowledged() == acknowledged);
                 } finally {
                     failPoints.disable("config", "movePrimary.afterBlockWrites");
                 }
@@ -236,8 +244,8 @@ class MovePrimaryIT {
                         if (RouterClient.isOk(reply) && reply.getNumber("n").intValue() == 1) {
                             acknowledged.add(id);
                         }
-                    } catch (RuntimeException e) {
-                        sleepQuietly(); // the router is unreachable for a moment: not acknowledged
+                    } catch (RuntimeException e) { // the router is unreachable for a moment: not acknowledged
+                        awaitReachable(router);
                     }
                 }
             });
@@ -261,12 +269,10 @@ class MovePrimaryIT {
             done.get(180, TimeUnit.SECONDS);
         }
 
-        private static void sleepQuietly() {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        /** Until {@code router} answers a ping again, or the writer is closed meanwhile. */
+        private void awaitReachable(RouterClient router) {
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(RuntimeException.class)
+                    .until(() -> stop.get() || RouterClient.isOk(router.run("admin", new BsonDocument("ping", new BsonInt32(1)))));
         }
     }
 

@@ -41,6 +41,6 @@ public record CollectionRouting(String namespace, DatabaseEntry database, @Nulla
      * when sharded, {@link ChunkVersion#UNSHARDED} otherwise.
      */
     public ChunkVersion shardVersion(String shard) {
-        return table != null ? table.shardVersion(shard) : ChunkVersion.UNSHARDED;
+        return RoutingTable.versionOf(table, shard);
     }
 }

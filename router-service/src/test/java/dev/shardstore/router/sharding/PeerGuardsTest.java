@@ -1,9 +1,9 @@
 package dev.shardstore.router.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -64,13 +64,9 @@ class PeerGuardsTest extends RouterAgainstFakeCluster {
             CLUSTER.broken.remove("sh2");
         }
 
-        Instant deadline = Instant.now().plusSeconds(30);
-        Reply reply = command("breaker", "{find: 'c', filter: {x: 5}}");
-        while (reply.status() != 200 && Instant.now().isBefore(deadline)) {
-            Thread.sleep(100);
-            reply = command("breaker", "{find: 'c', filter: {x: 5}}");
-        }
-        reply.assertOk();
+        // the breaker lets a trial call through once its open state's wait has passed on resilience4j's own clock
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> command("breaker", "{find: 'c', filter: {x: 5}}").assertOk());
         command("breaker", "{find: 'c', filter: {x: 5}}").assertOk();
         command("breaker", "{insert: 'c', documents: [{x: 7}]}").assertOk();
         assertThat(get("/actuator/peers")).contains("\"CLOSED\"").doesNotContain("\"OPEN\"", "HALF_OPEN");
@@ -87,10 +83,7 @@ class PeerGuardsTest extends RouterAgainstFakeCluster {
                 for (int i = 0; i < 3; i++) {
                     held.add(clients.submit(() -> command("bulkhead", "{find: 'c', filter: {x: 5}}")));
                 }
-                Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-                while (requestsTo("bulkhead") < 3 && Instant.now().isBefore(deadline)) {
-                    Thread.sleep(20);
-                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> requestsTo("bulkhead") >= 3);
                 assertThat(requestsTo("bulkhead")).isEqualTo(3);
 
                 command("bulkhead", "{find: 'c', filter: {x: 6}}").assertError(503, 202, "sh2", "3 requests in flight");

@@ -13,9 +13,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -194,21 +200,21 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
         shardAtZero("cache10.c");
         command("cache10", "{insert: 'c', documents: [{x: 1}]}").assertOk();
         RoutingTable moved = CLUSTER.moveChunk("cache10.c", 0, "sh2");
-        // the move's event reaches the router while the refresh its StaleConfig started is still running
+        // the move's event reaches the router while the refresh its StaleConfig started is still running: the config
+        // service's reply waits until the router's listener has handled the event
+        AtomicInteger handledDuringRefresh = new AtomicInteger();
         CLUSTER.beforeRoutingTableReply = () -> {
-            publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache10", "cache10.c", 1, moved.collection().epoch().toHexString(),
-                    moved.collectionVersion().toString(), List.of("sh1", "sh2")));
-            try {
-                Thread.sleep(1_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            RecordMetadata event = publish(new CatalogEvent(CatalogEvent.Type.ROUTING_CHANGED, "cache10", "cache10.c", 1,
+                    moved.collection().epoch().toHexString(), moved.collectionVersion().toString(), List.of("sh1", "sh2")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> committedOffset(event.partition()) > event.offset());
+            handledDuringRefresh.incrementAndGet();
         };
         try {
             command("cache10", "{insert: 'c', documents: [{x: -1}]}").assertOk();
         } finally {
             CLUSTER.beforeRoutingTableReply = null;
         }
+        assertThat(handledDuringRefresh).as("the event was handled while the one refresh ran").hasValue(1);
         BsonDocument entry = cacheEntry("cache10.c");
         assertThat(entry.getBoolean("stale").getValue()).as("the refresh already brought what the event announced").isFalse();
         assertThat(entry.getNumber("incrementalRefreshes").intValue()).isEqualTo(1);
@@ -294,7 +300,22 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
                 .filter(r -> r.command().getString(r.name()).getValue().equals(db)).count();
     }
 
-    private static void publish(CatalogEvent event) {
+    /**
+     * The offset the router's catalog-event consumer has committed on {@code partition} of the topic: the container
+     * commits after its listener has handled the records it polled (Spring Kafka's default BATCH ack mode), so an offset
+     * past an event's means the router's cache has been told of it. -1 before the first commit.
+     */
+    private long committedOffset(int partition) throws Exception {
+        String group = listeners.getListenerContainer(CatalogEventListener.LISTENER_ID).getGroupId();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, EmbeddedInfra.shared().bootstrapServers()))) {
+            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+                    .get(new TopicPartition(CatalogEvent.TOPIC, partition));
+            return committed == null ? -1 : committed.offset();
+        }
+    }
+
+    /** Publishes {@code event} on the catalog topic as the config service's outbox does; where it was written. */
+    private static RecordMetadata publish(CatalogEvent event) {
         String json = "{\"type\":\"" + event.type() + "\",\"database\":\"" + event.database() + "\",\"namespace\":"
                 + (event.namespace() == null ? "null" : "\"" + event.namespace() + "\"") + ",\"sequence\":" + event.sequence()
                 + ",\"epoch\":" + (event.epoch() == null ? "null" : "\"" + event.epoch() + "\"")
@@ -304,7 +325,7 @@ class RoutingTableCacheTest extends RouterAgainstFakeCluster {
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, EmbeddedInfra.shared().bootstrapServers(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
-            producer.send(new ProducerRecord<>(CatalogEvent.TOPIC, event.database(), json)).get();
+            return producer.send(new ProducerRecord<>(CatalogEvent.TOPIC, event.database(), json)).get();
         } catch (Exception e) {
             throw new IllegalStateException("cannot publish " + json, e);
         }

@@ -7,6 +7,7 @@ import dev.shardstore.contracts.wire.MalformedMessageException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.bson.Replies;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.time.Duration;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
@@ -336,11 +338,7 @@ class WireProtocolServerTest {
         assertThat(replies).as("content errors are answered").isPositive();
         assertThat(closedWithoutReply).as("framing errors close").isPositive();
 
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (wire.openConnections() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(wire.openConnections()).as("every fuzz connection was closed").isZero();
+        await("every fuzz connection was closed").atMost(Duration.ofSeconds(30)).until(() -> wire.openConnections() == 0);
         try (WireTestClient client = new WireTestClient(wire.port())) {
             assertThat(client.command("admin", json("{hello: 1}")).getBoolean("isWritablePrimary").getValue()).isTrue();
             assertThat(client.command("admin", json("{listShards: 1}")).getArray("shards")).hasSize(1);

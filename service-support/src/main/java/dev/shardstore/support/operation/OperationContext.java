@@ -51,7 +51,7 @@ public final class OperationContext {
      *                                                         {@link ReadConcern#of} for fields that do not parse
      */
     public static OperationContext forCommand(Caller caller, BsonDocument command, long maxTimeMs, LongSupplier ticker) {
-        Deadline deadline = maxTimeMs == 0 ? Deadline.none() : Deadline.after(maxTimeMs * 1_000_000L, ticker);
+        Deadline deadline = maxTimeMs == 0 ? Deadline.none(ticker) : Deadline.after(maxTimeMs * 1_000_000L, ticker);
         return new OperationContext(caller, deadline, OperationSessionInfo.of(command).orElse(null), ReadConcern.of(command),
                 NO_DECORATIONS);
     }

@@ -1,11 +1,12 @@
 package dev.shardstore.session.store;
 
 import dev.shardstore.session.SessionServiceProperties;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.dao.DataAccessException;
@@ -26,16 +27,24 @@ public class SessionReaper {
 
     private final SessionsCollection sessions;
     private final SessionServiceProperties properties;
+    private final Clock clock;
     private final AtomicLong expired = new AtomicLong();
 
+    @Autowired
     public SessionReaper(SessionsCollection sessions, SessionServiceProperties properties) {
+        this(sessions, properties, Clock.systemUTC());
+    }
+
+    /** A reaper that measures idleness on {@code clock} (tests move it past the timeout instead of waiting). */
+    public SessionReaper(SessionsCollection sessions, SessionServiceProperties properties, Clock clock) {
         this.sessions = sessions;
         this.properties = properties;
+        this.clock = clock;
     }
 
     /** Deletes the sessions idle longer than the timeout; the number deleted. */
     public int expire() {
-        int n = sessions.deleteIdleSince(Instant.now().minus(properties.timeout()));
+        int n = sessions.deleteIdleSince(clock.instant().minus(properties.timeout()));
         expired.addAndGet(n);
         return n;
     }

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.contracts.namespace.Namespace;
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -36,11 +37,17 @@ public class CursorManager {
 
     private final ConcurrentMap<Long, OpenCursor> open = new ConcurrentHashMap<>();
     private final CollectionShardingRuntime runtime;
-    private final long timeoutNanos;
+    private final long timeoutMillis;
+    private final Clock clock;
 
-    public CursorManager(CollectionShardingRuntime runtime, ShardProperties properties) {
+    /**
+     * @param clock what a cursor's idleness is measured on (the shard's {@code Clock} bean, the system clock; tests move
+     *              theirs past the timeout instead of waiting it out)
+     */
+    public CursorManager(CollectionShardingRuntime runtime, ShardProperties properties, Clock clock) {
         this.runtime = runtime;
-        this.timeoutNanos = properties.cursorTimeout().toNanos();
+        this.timeoutMillis = properties.cursorTimeout().toMillis();
+        this.clock = clock;
     }
 
     /**
@@ -54,7 +61,7 @@ public class CursorManager {
      */
     public long register(OperationContext opCtx, String ns, @Nullable Namespace collection, ShardCursor cursor) {
         OwnershipFilter filter = collection == null ? null : OperationShardingState.filterFor(opCtx, collection.full()).orElse(null);
-        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter, opCtx.deadline().remainingNanos());
+        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter, opCtx.deadline().remainingNanos(), clock.millis());
         while (true) {
             long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             if (open.putIfAbsent(id, entry) == null) {
@@ -82,14 +89,13 @@ public class CursorManager {
             if (open.get(id) != entry) {
                 throw new CommandException(ErrorCode.CursorNotFound, "cursor id " + id + " was killed");
             }
-            long start = System.nanoTime();
             OperationContext batchCtx = opCtx.withDeadline(opCtx.deadline().within(entry.budgetNanos));
             Batch batch = entry.collection == null
                     ? entry.cursor.next(batchCtx, maxDocuments)
                     : runtime.shared(entry.collection, () -> entry.cursor.next(batchCtx, maxDocuments));
-            entry.lastUsedNanos = System.nanoTime();
+            entry.lastUsedMillis = clock.millis();
             if (entry.budgetNanos != Deadline.NONE) { // maxTimeMS is cumulative over a cursor's getMores
-                entry.budgetNanos = Math.max(0, entry.budgetNanos - (entry.lastUsedNanos - start));
+                entry.budgetNanos = batchCtx.deadline().remainingNanos();
             }
             if (batch.exhausted()) {
                 open.remove(id, entry);
@@ -130,9 +136,9 @@ public class CursorManager {
     /** Closes cursors idle for longer than the cursor timeout; a cursor serving a getMore is never idle. */
     @Scheduled(fixedDelayString = "${shardstore.shard.cursor-reap-interval:1m}")
     public void reapIdle() {
-        long now = System.nanoTime();
+        long now = clock.millis();
         open.forEach((id, entry) -> {
-            if (now - entry.lastUsedNanos > timeoutNanos && entry.lock.tryLock()) {
+            if (now - entry.lastUsedMillis > timeoutMillis && entry.lock.tryLock()) {
                 try {
                     if (open.remove(id, entry)) {
                         log.debug("cursor {} on {} timed out", id, entry.ns);
@@ -183,13 +189,16 @@ public class CursorManager {
         /** The filtering metadata the cursor's command ran with; null when it was not versioned. */
         final @Nullable OwnershipFilter filter;
         final ReentrantLock lock = new ReentrantLock();
-        volatile long lastUsedNanos = System.nanoTime();
+        /** When the cursor was opened or its last getMore ended, in {@link Clock#millis()} of the manager's clock. */
+        volatile long lastUsedMillis;
         /** What is left of the opening command's maxTimeMS for the getMores, or Deadline.NONE; under {@link #lock}. */
         long budgetNanos;
 
-        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter, long budgetNanos) {
+        OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter, long budgetNanos,
+                long openedMillis) {
             this.budgetNanos = budgetNanos;
             this.ns = ns;
+            this.lastUsedMillis = openedMillis;
             this.collection = collection;
             this.cursor = cursor;
             this.filter = filter;

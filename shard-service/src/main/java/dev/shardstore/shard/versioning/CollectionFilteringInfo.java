@@ -27,6 +27,6 @@ public record CollectionFilteringInfo(@Nullable RoutingTable routingTable) {
 
     /** {@code shard}'s version of the collection: {@link ChunkVersion#UNSHARDED} when unsharded. */
     public ChunkVersion shardVersion(String shard) {
-        return routingTable == null ? ChunkVersion.UNSHARDED : routingTable.shardVersion(shard);
+        return RoutingTable.versionOf(routingTable, shard);
     }
 }

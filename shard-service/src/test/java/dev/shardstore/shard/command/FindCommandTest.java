@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.shard.ShardIntegrationTest;
+import dev.shardstore.shard.cursor.CursorManager;
+import dev.shardstore.support.testing.MutableClock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -15,9 +18,15 @@ import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 class FindCommandTest extends ShardIntegrationTest {
     private static final String DB = "finddb";
+
+    @Autowired
+    MutableClock shardClock;
+    @Autowired
+    CursorManager cursors;
 
     @Test
     void filtersSortsProjectsSkipsAndLimits() {
@@ -144,11 +153,12 @@ class FindCommandTest extends ShardIntegrationTest {
     }
 
     @Test
-    void idleCursorsTimeOut() throws InterruptedException {
+    void idleCursorsTimeOut() {
         insertNumbered("idle", 10);
         long id = cursorId(run(DB, "{find: 'idle', batchSize: 2}"));
 
-        Thread.sleep(5000); // cursor-timeout is 4 s in the tests, reaped every 200 ms
+        shardClock.advance(Duration.ofSeconds(5)); // cursor-timeout is 4 s in the tests
+        cursors.reapIdle(); // what the reaper's next pass (every 200 ms) does
 
         assertError(getMore("idle", id, 2), 43);
     }

@@ -13,6 +13,7 @@ import dev.shardstore.shard.cursor.CursorManager;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -85,28 +86,20 @@ class MaxTimeMSTest extends ShardIntegrationTest {
     @Test
     void aCursorsGetMoresSpendOneBudget() {
         AtomicInteger batches = new AtomicInteger();
-        // each batch takes 1.2 s of a 2 s budget: the first getMore fits, the second runs out
-        OperationContext find = OperationContext.internal("test").withDeadline(Deadline.after(TimeUnit.SECONDS.toNanos(2), System::nanoTime));
+        AtomicLong ticker = new AtomicLong();
+        // each batch takes 1.2 s (on the test's ticker) of a 2 s budget: the first getMore fits, the second runs out
+        OperationContext find = OperationContext.internal("test").withDeadline(Deadline.after(TimeUnit.SECONDS.toNanos(2), ticker::get));
         long id = cursors.register(find, DB + ".slow", null, (batchCtx, max) -> {
-            sleep(1200);
+            ticker.addAndGet(TimeUnit.MILLISECONDS.toNanos(1200));
             batchCtx.checkDeadline(); // what a scan does between pages
             return new Batch(List.of(new BsonDocument("batch", new BsonInt32(batches.incrementAndGet()))), false);
         });
 
-        OperationContext getMore = OperationContext.internal("test");
+        OperationContext getMore = OperationContext.internal("test").withDeadline(Deadline.none(ticker::get));
         assertThat(cursors.getMore(getMore, id, DB + ".slow", 1).documents()).hasSize(1);
         assertThatThrownBy(() -> cursors.getMore(getMore, id, DB + ".slow", 1)).isInstanceOfSatisfying(CommandException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.MaxTimeMSExpired));
         assertThatThrownBy(() -> cursors.getMore(getMore, id, DB + ".slow", 1)).as("a cursor that ran out is closed")
                 .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CursorNotFound));
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

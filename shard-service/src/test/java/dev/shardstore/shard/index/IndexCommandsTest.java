@@ -1,9 +1,11 @@
 package dev.shardstore.shard.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.shard.ShardIntegrationTest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -236,9 +238,12 @@ class IndexCommandsTest extends ShardIntegrationTest {
                         return writes;
                     }));
                 }
-                Thread.sleep(30); // the writers are going when the build starts and keep going through it
+                // the writers are going when the build starts and keep going through it
+                int beforeBuild = nextId.get();
+                await().atMost(Duration.ofSeconds(30)).until(() -> nextId.get() >= beforeBuild + 5);
                 run("ix10", "{createIndexes: 'c', indexes: [{key: {a: 1}, name: 'a_1'}]}");
-                Thread.sleep(30);
+                int afterBuild = nextId.get();
+                await().atMost(Duration.ofSeconds(30)).until(() -> nextId.get() >= afterBuild + 5);
                 stop.set(true);
                 for (Future<Integer> writer : running) {
                     assertThat(writer.get(60, TimeUnit.SECONDS)).isPositive();

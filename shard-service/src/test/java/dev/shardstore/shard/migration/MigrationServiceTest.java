@@ -28,6 +28,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -284,30 +285,29 @@ class MigrationServiceTest extends ShardIntegrationTest {
                 "{find: 'cursor', filter: {x: {$gte: 50, $lt: 100}}, batchSize: 5}", currentShardVersion(ns)));
         long cursorId = first.getDocument("cursor").getNumber("id").longValue();
         assertThat(cursorId).isNotZero();
-        int returned = first.getDocument("cursor").getArray("firstBatch").size();
+        AtomicInteger returned = new AtomicInteger(first.getDocument("cursor").getArray("firstBatch").size());
         long deleting = failPoints.configure(RangeDeleter.BEFORE_RANGE_DELETION, FailPointAction.pause(), 1);
 
         // one document per getMore, every 300 ms, keeps the cursor alive (the tests' cursor timeout is 1.5 s)
         CompletableFuture<BsonDocument> move = moveAsync(ns, 50);
-        while (!move.isDone()) {
-            returned += getMore(cursorId, 1);
-            Thread.sleep(300);
-        }
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            returned.addAndGet(getMore(cursorId, 1));
+            return move.isDone();
+        });
         assertThat(ErrorReplies.isError(move.get())).isFalse();
         await().atMost(Duration.ofSeconds(10)).until(() -> donorTasks.list().stream().anyMatch(t -> !t.pending()));
-        long idleUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos(); // the task's 1 s delay passes meanwhile
-        while (System.nanoTime() < idleUntil) {
-            assertThat(failPoints.timesEntered(RangeDeleter.BEFORE_RANGE_DELETION)).as("no deletion while the cursor may return the range")
-                    .isEqualTo(deleting);
-            returned += getMore(cursorId, 1);
-            Thread.sleep(300);
-        }
+        // for 3 s, past the task's 1 s delay, the cursor stays open and nothing is deleted
+        await("no deletion while the cursor may return the range").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(300)).until(() -> {
+                    returned.addAndGet(getMore(cursorId, 1));
+                    return failPoints.timesEntered(RangeDeleter.BEFORE_RANGE_DELETION) == deleting;
+                });
         int last;
         do {
             last = getMore(cursorId, 1000);
-            returned += last;
+            returned.addAndGet(last);
         } while (last > 0);
-        assertThat(returned).as("the cursor opened before the commit returns the whole range once").isEqualTo(50);
+        assertThat(returned.get()).as("the cursor opened before the commit returns the whole range once").isEqualTo(50);
 
         assertThat(failPoints.awaitEntered(RangeDeleter.BEFORE_RANGE_DELETION, deleting + 1, Duration.ofSeconds(30))).isTrue();
         failPoints.configure(RangeDeleter.BEFORE_RANGE_DELETION, null, 0);

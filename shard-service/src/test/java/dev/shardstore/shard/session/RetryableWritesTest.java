@@ -3,6 +3,7 @@ package dev.shardstore.shard.session;
 import dev.shardstore.support.operation.OperationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
@@ -293,9 +294,7 @@ class RetryableWritesTest extends ShardIntegrationTest {
                     .hasCauseInstanceOf(CommandException.class)
                     .cause().satisfies(e -> assertThat(((CommandException) e).code()).isEqualTo(ErrorCode.MaxTimeMSExpired));
             waiting = CompletableFuture.supplyAsync(() -> run(DB, retryable("{insert: 'wait', documents: [{_id: 1}]}", lsid, 1)));
-            while (catalog.waiters(lsid) == 0) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> catalog.waiters(lsid) > 0);
             assertThat(waiting).as("the command waits for the session").isNotDone();
             assertThat(documentsOf(DB, "wait")).isEmpty();
         }

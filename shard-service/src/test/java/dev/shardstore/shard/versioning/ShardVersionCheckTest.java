@@ -279,8 +279,8 @@ class ShardVersionCheckTest extends ShardIntegrationTest {
             // a router that still believes the collection unsharded writes a document the new chunks give to 'other'
             Future<BsonDocument> write = client.submit(() -> run("sv_cs",
                     versioned("{insert: 'c', documents: [{_id: 1, x: 15}]}", ChunkVersion.UNSHARDED)));
-            Thread.sleep(500);
-            assertThat(write).as("the write waits for the critical section").isNotDone();
+            await("the write waits for the critical section").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10))
+                    .until(() -> !write.isDone());
             assertThat(shardingState().getArray("criticalSections")).extracting(v -> v.asDocument().getString("namespace").getValue())
                     .contains("sv_cs.c");
 

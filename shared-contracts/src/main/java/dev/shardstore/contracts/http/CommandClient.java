@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
@@ -86,6 +87,7 @@ public final class CommandClient implements AutoCloseable {
     private final Duration requestTimeout;
     private final @Nullable ClusterTimeGossip gossip;
     private final Duration connectTimeout;
+    private final LongSupplier nanoTicker;
     /** The wire channel of each peer (by base URL) that named its command port. */
     private final Map<String, WireCommandChannel> channels = new ConcurrentHashMap<>();
 
@@ -106,6 +108,15 @@ public final class CommandClient implements AutoCloseable {
      * @param gossip the process's gossip hook; null for none
      */
     public CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip) {
+        this(connectTimeout, requestTimeout, gossip, System::nanoTime);
+    }
+
+    /**
+     * @param nanoTicker what the command port's idle connections are timed on ({@link System#nanoTime} but in tests,
+     *                   which move it past {@link WireCommandChannel#CHECK_AFTER_IDLE_NANOS} instead of waiting)
+     */
+    CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip, LongSupplier nanoTicker) {
+        this.nanoTicker = nanoTicker;
         this.gossip = gossip;
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
         this.connectTimeout = connectTimeout;
@@ -218,7 +229,7 @@ public final class CommandClient implements AutoCloseable {
             int port = Integer.parseInt(header.getValue().trim());
             String host = URI.create(baseUrl).getHost();
             if (port > 0 && port < 65536 && host != null) {
-                channels.computeIfAbsent(baseUrl, url -> new WireCommandChannel(host, port, connectTimeout, requestTimeout));
+                channels.computeIfAbsent(baseUrl, url -> new WireCommandChannel(host, port, connectTimeout, requestTimeout, nanoTicker));
             }
         } catch (IllegalArgumentException ignored) {
             // a header we cannot read: keep using HTTP, which works

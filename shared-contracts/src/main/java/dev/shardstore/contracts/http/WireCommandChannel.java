@@ -24,6 +24,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.jspecify.annotations.Nullable;
@@ -64,6 +65,7 @@ final class WireCommandChannel implements AutoCloseable {
     private final AtomicInteger requestIds = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
     private volatile boolean closed;
+    private final LongSupplier nanoTicker;
 
     /** One blocking socket channel, its buffered streams and its deadline. */
     private static final class Connection {
@@ -83,7 +85,9 @@ final class WireCommandChannel implements AutoCloseable {
         }
     }
 
-    WireCommandChannel(String host, int port, Duration connectTimeout, Duration requestTimeout) {
+    /** @param nanoTicker what idle connections are timed on ({@link System#nanoTime} but in tests) */
+    WireCommandChannel(String host, int port, Duration connectTimeout, Duration requestTimeout, LongSupplier nanoTicker) {
+        this.nanoTicker = nanoTicker;
         this.address = InetSocketAddress.createUnresolved(host, port);
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
@@ -157,7 +161,7 @@ final class WireCommandChannel implements AutoCloseable {
 
     private @Nullable Connection reuse(Deque<Connection> pool) {
         for (Connection c = pool.pollFirst(); c != null; c = pool.pollFirst()) {
-            if (System.nanoTime() - c.idleSince < CHECK_AFTER_IDLE_NANOS || stillOpen(c)) {
+            if (nanoTicker.getAsLong() - c.idleSince < CHECK_AFTER_IDLE_NANOS || stillOpen(c)) {
                 return c;
             }
             discard(c);
@@ -210,7 +214,7 @@ final class WireCommandChannel implements AutoCloseable {
             discard(c);
             return;
         }
-        c.idleSince = System.nanoTime();
+        c.idleSince = nanoTicker.getAsLong();
         (c.nonBlocking ? idleNonBlocking : idle).addFirst(c);
         if (closed) {
             close(); // closed while it was being put back: drain again so it is not left open

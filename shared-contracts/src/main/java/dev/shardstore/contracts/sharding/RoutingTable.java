@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable routing table of one sharded collection (MongoDB's {@code ChunkManager}): its chunks sorted by
@@ -216,6 +217,16 @@ public final class RoutingTable {
     public ChunkVersion shardVersion(String shard) {
         ChunkVersion v = shardVersions.get(shard);
         return v != null ? v : new ChunkVersion(0, 0, collection.epoch(), collection.timestamp());
+    }
+
+    /**
+     * {@code shard}'s version of a collection whose routing table is {@code table}: {@link #shardVersion} when sharded,
+     * {@link ChunkVersion#UNSHARDED} when there is no table — the collection is unsharded, or was dropped (reference:
+     * "Types of operations that will cause the versioning information to become stale": dropping a collection sets its
+     * version and epoch to the unsharded convention).
+     */
+    public static ChunkVersion versionOf(@Nullable RoutingTable table, String shard) {
+        return table == null ? ChunkVersion.UNSHARDED : table.shardVersion(shard);
     }
 
     /** The shards that own at least one chunk, sorted. */

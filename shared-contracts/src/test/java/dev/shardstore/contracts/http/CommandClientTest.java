@@ -3,6 +3,7 @@ package dev.shardstore.contracts.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
@@ -200,15 +201,15 @@ class CommandClientTest {
      * Waits until a closed port refuses connections: closing a server socket that a thread is blocked accepting on
      * completes asynchronously, and a connection made meanwhile is accepted and then dropped.
      */
-    static void awaitRefused(int port) throws InterruptedException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            try (Socket probe = new Socket("localhost", port)) {
-                Thread.sleep(50);
-            } catch (IOException refused) {
-                return;
-            }
-        }
-        throw new AssertionError("port " + port + " still accepts connections after close");
+    static void awaitRefused(int port) {
+        await("port " + port + " refuses connections after close").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    try (Socket probe = new Socket("localhost", port)) {
+                        return false;
+                    } catch (IOException refused) {
+                        return true;
+                    }
+                });
     }
 
     /** What the peer sends for one request; true keeps the connection open for the next one. */

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
@@ -44,7 +45,10 @@ class CommandPortTest {
     private static final BsonDocument PING = new BsonDocument("ping", new BsonInt32(1));
     private static final Duration HANG_GUARD = Duration.ofSeconds(20);
 
-    private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofMillis(500));
+    /** How far the client's ticker is ahead of {@link System#nanoTime}: a test skips idle time by growing it. */
+    private final AtomicLong skippedNanos = new AtomicLong();
+    private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofMillis(500), null,
+            () -> System.nanoTime() + skippedNanos.get());
     private CommandClientTest.Peer http;
     private WirePeer wire;
 
@@ -166,7 +170,7 @@ class CommandPortTest {
         assertThat(run().getString("via").getValue()).isEqualTo("http");
         assertThat(run().getString("via").getValue()).isEqualTo("wire");
         wire.dropConnections();
-        Thread.sleep(WireCommandChannel.CHECK_AFTER_IDLE_NANOS / 1_000_000 + 200);
+        skippedNanos.addAndGet(WireCommandChannel.CHECK_AFTER_IDLE_NANOS + 1); // idle long enough to be checked before reuse
 
         assertThat(run().getString("via").getValue()).isEqualTo("wire");
         assertThat(wire.connections).hasValue(2);

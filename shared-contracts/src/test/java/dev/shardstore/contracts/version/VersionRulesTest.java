@@ -3,9 +3,19 @@ package dev.shardstore.contracts.version;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.RoutingTable;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.contracts.sharding.ShardedCollection;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.UUID;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonMaxKey;
+import org.bson.BsonMinKey;
 import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
@@ -60,10 +70,21 @@ class VersionRulesTest {
 
     @Test
     void droppingACollectionSetsTheVersionAndEpochToTheUnshardedConstant() {
-        assertThat(ChunkVersion.UNSHARDED.major()).isZero();
-        assertThat(ChunkVersion.UNSHARDED.minor()).isZero();
-        assertThat(ChunkVersion.UNSHARDED.epoch()).isNotEqualTo(EPOCH);
-        assertThat(ChunkVersion.UNSHARDED.sameEpoch(v(1, 0))).isFalse();
+        ShardedCollection collection = new ShardedCollection("db.c", UUID.randomUUID(), EPOCH, TS,
+                ShardKeyPattern.of(new BsonDocument("x", new BsonInt32(1))), false, false);
+        List<ChunkVersion> versions = VersionRules.shardCollection(2, EPOCH, TS);
+        RoutingTable sharded = RoutingTable.of(collection, List.of(
+                new Chunk(new ChunkRange(new BsonDocument("x", new BsonMinKey()), new BsonDocument("x", new BsonInt32(0))), "sh1", versions.get(0)),
+                new Chunk(new ChunkRange(new BsonDocument("x", new BsonInt32(0)), new BsonDocument("x", new BsonMaxKey())), "sh2", versions.get(1))));
+        assertThat(RoutingTable.versionOf(sharded, "sh2")).isEqualTo(v(1, 1));
+
+        // dropped: the catalog has no routing table for the namespace any more
+        ChunkVersion dropped = RoutingTable.versionOf(null, "sh2");
+
+        assertThat(dropped).isEqualTo(ChunkVersion.UNSHARDED);
+        assertThat(dropped.major()).isZero();
+        assertThat(dropped.minor()).isZero();
+        assertThat(dropped.sameEpoch(v(1, 1))).as("a router still holding the sharded version is stale").isFalse();
     }
 
     @Test
