@@ -6,7 +6,7 @@ import dev.shardstore.cluster.Role;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,8 +1,7 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.MalformedMessageException;
-
 import com.github.luben.zstd.Zstd;
+import dev.shardstore.transport.wire.MalformedMessageException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;

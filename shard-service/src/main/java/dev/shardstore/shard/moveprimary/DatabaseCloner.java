@@ -2,7 +2,6 @@ package dev.shardstore.shard.moveprimary;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
@@ -11,6 +10,7 @@ import dev.shardstore.shard.storage.IndexCatalog;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.transport.http.CommandClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.shardstore.contracts.wire;
+package dev.shardstore.transport.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

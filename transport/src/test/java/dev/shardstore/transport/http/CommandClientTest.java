@@ -1,4 +1,4 @@
-package dev.shardstore.contracts.http;
+package dev.shardstore.transport.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

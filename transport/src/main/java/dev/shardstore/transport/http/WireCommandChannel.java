@@ -1,11 +1,12 @@
-package dev.shardstore.contracts.http;
+package dev.shardstore.transport.http;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.BsonLimits;
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.MalformedMessageException;
-import dev.shardstore.contracts.wire.OpMsg;
-import dev.shardstore.contracts.wire.SocketDeadlines;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.MalformedMessageException;
+import dev.shardstore.transport.wire.OpMsg;
+import dev.shardstore.transport.wire.SocketDeadlines;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;

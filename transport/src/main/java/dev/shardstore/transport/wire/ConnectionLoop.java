@@ -1,4 +1,4 @@
-package dev.shardstore.contracts.wire;
+package dev.shardstore.transport.wire;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

@@ -1,8 +1,9 @@
-package dev.shardstore.contracts.http;
+package dev.shardstore.transport.http;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.http.InternalApi;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

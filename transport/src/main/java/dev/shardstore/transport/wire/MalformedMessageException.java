@@ -1,4 +1,4 @@
-package dev.shardstore.contracts.wire;
+package dev.shardstore.transport.wire;
 
 /**
  * A frame a node cannot read past: a length that lies or exceeds {@code maxMessageSizeBytes}, an unknown

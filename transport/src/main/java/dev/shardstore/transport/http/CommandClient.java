@@ -1,11 +1,12 @@
-package dev.shardstore.contracts.http;
+package dev.shardstore.transport.http;
 
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
-import dev.shardstore.contracts.wire.MalformedMessageException;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.transport.wire.MalformedMessageException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;

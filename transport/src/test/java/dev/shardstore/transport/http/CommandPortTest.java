@@ -1,4 +1,4 @@
-package dev.shardstore.contracts.http;
+package dev.shardstore.transport.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,8 +9,9 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
+import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.OpMsg;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
