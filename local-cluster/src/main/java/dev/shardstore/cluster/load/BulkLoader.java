@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.load;
 
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ public final class BulkLoader {
                 long firstDocument = sent + 1;
                 sent += batch.documents();
                 permits.acquireUninterruptibly();
-                router.runAsync(target.database(), "insert", batch.body()).whenComplete((reply, failure) -> {
+                router.runAsync(target.db(), "insert", batch.body()).whenComplete((reply, failure) -> {
                     try {
                         if (failure != null) {
                             fatal.compareAndSet(null, failure.getCause() != null ? failure.getCause() : failure);

@@ -96,11 +96,6 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         return icu(path, spec, locale);
     }
 
-    /** The collation a command, index or collection uses: its own if given, else {@code fallback}. */
-    public static Collation orDefault(String path, @Nullable BsonValue value, Collation fallback) {
-        return value == null ? fallback : parse(path, value);
-    }
-
     /** Equal when the resolved specs are: two collators built from one spec compare alike. */
     @Override
     public boolean equals(Object other) {
