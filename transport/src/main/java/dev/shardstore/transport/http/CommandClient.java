@@ -250,7 +250,7 @@ public final class CommandClient implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new CommandException(ErrorCode.HostUnreachable, "interrupted while waiting for " + peerName, e);
         }
-        return blocker.result;
+        return blocker.result();
     }
 
     /** One exchange as a {@link ForkJoinPool.ManagedBlocker}. */
@@ -271,6 +271,15 @@ public final class CommandClient implements AutoCloseable {
         @Override
         public boolean isReleasable() {
             return result != null;
+        }
+
+        /** The call's value: {@code managedBlock} returns only once {@link #block} has run it. */
+        T result() {
+            T done = result;
+            if (done == null) {
+                throw new IllegalStateException("managedBlock returned before the call ran");
+            }
+            return done;
         }
     }
 

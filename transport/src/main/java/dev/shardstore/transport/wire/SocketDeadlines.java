@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Time limits on blocking socket operations (connect, waiting for a message or a reply) without the socket's own
@@ -64,7 +65,7 @@ public final class SocketDeadlines {
         T run() throws IOException;
     }
 
-    private static SocketTimeoutException timedOut(String what, Exception cause) {
+    private static SocketTimeoutException timedOut(String what, @Nullable Exception cause) {
         SocketTimeoutException timeout = new SocketTimeoutException(what);
         timeout.initCause(cause);
         return timeout;
