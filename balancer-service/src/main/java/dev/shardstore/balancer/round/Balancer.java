@@ -34,6 +34,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -68,7 +69,8 @@ public class Balancer {
     private final AtomicLong rounds = new AtomicLong();
     private final Deque<RoundReport> history = new ArrayDeque<>();
     private final ExecutorService migrations = Executors.newVirtualThreadPerTaskExecutor();
-    private volatile ScheduledExecutorService scheduler;
+    /** Set once the service is ready ({@link #startRounds}); null before. */
+    private volatile @Nullable ScheduledExecutorService scheduler;
 
     public Balancer(ClusterStatistics statistics, ServiceSupportProperties support, BalancerProperties properties, MeterRegistry meters) {
         this.statistics = statistics;
@@ -84,7 +86,7 @@ public class Balancer {
     public void startRounds() {
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("balancer").daemon().factory());
         scheduler = executor;
-        executor.schedule(this::roundThenScheduleNext, properties.roundInterval().toMillis(), TimeUnit.MILLISECONDS);
+        executor.schedule(() -> roundThenScheduleNext(executor), properties.roundInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -163,7 +165,7 @@ public class Balancer {
     }
 
     /** One round, then the next one scheduled after {@link #pauseAfter} (the full interval when the round threw). */
-    private void roundThenScheduleNext() {
+    private void roundThenScheduleNext(ScheduledExecutorService executor) {
         Duration pause = properties.roundInterval();
         try {
             pause = pauseAfter(runRound(), properties);
@@ -171,7 +173,7 @@ public class Balancer {
             log.warn("balancer round failed", e);
         }
         try {
-            scheduler.schedule(this::roundThenScheduleNext, pause.toMillis(), TimeUnit.MILLISECONDS);
+            executor.schedule(() -> roundThenScheduleNext(executor), pause.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // shut down meanwhile: no more rounds
         }

@@ -187,7 +187,7 @@ public final class Demo {
                 + " \"projection\": {\"name\": 1, \"country\": 1, \"admin1\": 1}}");
         printDocuments(reply);
         return firstBatch(reply).stream().map(BsonValue::asDocument).filter(d -> d.getString("country").getValue().equals("FR"))
-                .findFirst().orElseThrow(() -> new IllegalStateException("Paris, FR is not in the sample")).get("_id");
+                .findFirst().map(paris -> paris.get("_id")).orElseThrow(() -> new IllegalStateException("Paris, FR is not in the sample"));
     }
 
     /** Prints a step's title. */

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Loads a JSON, JSON Lines or CSV file (optionally gzipped) into a collection through a router, as
@@ -52,7 +53,7 @@ public final class BulkLoader {
         long begin = System.nanoTime();
         Tally tally = new Tally();
         Semaphore permits = new Semaphore(inFlight);
-        AtomicReference<Throwable> fatal = new AtomicReference<>();
+        AtomicReference<@Nullable Throwable> fatal = new AtomicReference<>();
         long sent = 0;
         try (InputFile file = InputFile.open(path)) {
             listener.started(file);
