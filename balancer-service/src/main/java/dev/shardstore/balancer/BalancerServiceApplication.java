@@ -1,7 +1,7 @@
 package dev.shardstore.balancer;
 
 import dev.shardstore.balancer.cluster.PeerCommands;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Clock;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;

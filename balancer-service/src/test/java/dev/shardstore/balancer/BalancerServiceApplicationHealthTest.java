@@ -4,10 +4,15 @@ import dev.shardstore.support.testing.ServiceHealthContract;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** Boots the service against real embedded PostgreSQL and Kafka and checks its health report. */
+/** Boots the service against the embedded Kafka broker (it owns no database) and checks its health report. */
 class BalancerServiceApplicationHealthTest extends ServiceHealthContract {
     @DynamicPropertySource
     static void infra(DynamicPropertyRegistry registry) {
-        register(registry, "balancer_health_test");
+        registerBroker(registry);
+    }
+
+    @Override
+    protected boolean ownsDatabase() {
+        return false;
     }
 }

@@ -2,6 +2,7 @@ package dev.shardstore.infra;
 
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One PostgreSQL server and one Kafka broker shared by every test in a JVM, started on first use on
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class EmbeddedInfra {
     private static final int KAFKA_PARTITIONS = 1;
-    private static volatile EmbeddedInfra shared;
+    private static volatile @Nullable EmbeddedInfra shared;
 
     /** The system property that selects the backend: {@code embedded} (default) or {@code testcontainers}. */
     public static final String BACKEND_PROPERTY = "shardstore.infra";

@@ -23,9 +23,14 @@ public record ClusterHome(Path dir) {
         return dir.resolve("cluster.json");
     }
 
+    /** The directory of the components' logs, {@code logs/}. */
+    public Path logs() {
+        return dir.resolve("logs");
+    }
+
     /** Where a component's stdout and stderr go, e.g. {@code logs/shard2.log}. */
     public Path log(String component) {
-        return dir.resolve("logs").resolve(component + ".log");
+        return logs().resolve(component + ".log");
     }
 
     /** Written by the PostgreSQL or Kafka holder once its server is ready. */

@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -49,7 +50,7 @@ public record Health(boolean up, String detail) {
         }
     }
 
-    private static String statusOf(String body) {
+    private static @Nullable String statusOf(String body) {
         try {
             JsonNode status = JSON.readTree(body).get("status");
             return status != null && status.isString() ? status.asString() : null;

@@ -1,6 +1,7 @@
 package dev.shardstore.cluster;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** What a component of the local cluster is; services name the Maven module whose jar runs them. */
 public enum Role {
@@ -13,9 +14,9 @@ public enum Role {
     RESHARDING("resharding-service"),
     SESSION("session-service");
 
-    private final String module;
+    private final @Nullable String module;
 
-    Role(String module) {
+    Role(@Nullable String module) {
         this.module = module;
     }
 

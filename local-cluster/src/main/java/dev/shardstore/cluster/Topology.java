@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
  * shifted by {@code portOffset}: PostgreSQL 25432, Kafka 29092 (all below 32768, outside Linux's ephemeral port range), config 8081, balancer 8082,
  * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, …, and the routers' MongoDB
  * wire-protocol listeners 27017, 27018, 27019, … (router1 on MongoDB's own port).
- * Databases: {@code config}, {@code shard1}…, {@code balancer}, {@code resharding}, {@code sessions};
- * routers own none.
+ * Databases: {@code config}, {@code shard1}…, {@code sessions}; routers, the balancer and the resharding
+ * service own none (the balancer reads the catalog from the config service; resharding has no state yet).
  *
  * @param components in start order: PostgreSQL, Kafka, config, shards, routers, balancer, resharding, session
  */
@@ -65,8 +65,8 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
             components.add(new Component("router" + i, Role.ROUTER, port + portOffset, Optional.empty(),
                     OptionalInt.of(WIRE_PORT + i - 1 + portOffset)));
         }
-        components.add(service("balancer", Role.BALANCER, 8082 + portOffset, "balancer"));
-        components.add(service("resharding", Role.RESHARDING, 8083 + portOffset, "resharding"));
+        components.add(new Component("balancer", Role.BALANCER, 8082 + portOffset, Optional.empty()));
+        components.add(new Component("resharding", Role.RESHARDING, 8083 + portOffset, Optional.empty()));
         components.add(service("session", Role.SESSION, 8084 + portOffset, "sessions"));
         return new Topology(shards, routers, portOffset, components);
     }

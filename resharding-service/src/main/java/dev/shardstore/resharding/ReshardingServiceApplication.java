@@ -5,8 +5,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * The resharding coordinator: resharding operations and their state machine documents.
- * For now it boots, connects to its own PostgreSQL database and to Kafka, and reports health on
- * {@code /actuator/health}; its behaviour arrives with later issues.
+ * For now it boots, connects to Kafka and reports health on {@code /actuator/health}; its behaviour (and the
+ * PostgreSQL database its state will need) arrives with later issues.
  */
 @SpringBootApplication
 public class ReshardingServiceApplication {

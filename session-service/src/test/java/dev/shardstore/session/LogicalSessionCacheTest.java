@@ -2,7 +2,6 @@ package dev.shardstore.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.SessionsApi;
 import dev.shardstore.infra.EmbeddedInfra;
@@ -11,6 +10,7 @@ import dev.shardstore.session.store.SessionsCollection;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import dev.shardstore.support.testing.MutableClock;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

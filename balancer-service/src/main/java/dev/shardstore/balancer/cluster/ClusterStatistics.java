@@ -12,6 +12,7 @@ import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.support.ServiceSupportProperties;
 import java.time.Clock;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.util.HashMap;

@@ -15,6 +15,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.Optional;
 import org.bson.BsonBoolean;

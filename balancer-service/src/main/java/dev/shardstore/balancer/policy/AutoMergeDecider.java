@@ -3,6 +3,7 @@ package dev.shardstore.balancer.policy;
 import dev.shardstore.contracts.balancer.BalancerSettings;
 import dev.shardstore.contracts.sharding.Chunk;
 import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,7 +53,8 @@ record AutoMergeDecider(Instant now, Duration window) implements Decider {
         if (distribution.settings().policy() != BalancerSettings.Policy.DATA_SIZE) {
             return List.of(Decision.no(NAME, ns, "the auto-merger runs under the dataSize policy only"));
         }
-        if (collection.key() == null || collection.chunks().isEmpty()) {
+        ShardKeyPattern key = collection.key();
+        if (key == null || collection.chunks().isEmpty()) {
             return List.of(Decision.no(NAME, ns, "no shard key pattern or chunks known"));
         }
         Instant settledBefore = now.minus(window);
@@ -60,21 +62,21 @@ record AutoMergeDecider(Instant now, Duration window) implements Decider {
         List<Chunk> run = new ArrayList<>();
         for (Chunk chunk : collection.chunks()) {
             if (!run.isEmpty() && !(continues(distribution, run.getLast(), chunk) && mergeable(collection, chunk, settledBefore))) {
-                decide(distribution, round, run, decisions);
+                decide(distribution, key, round, run, decisions);
                 run.clear();
             }
             if (mergeable(collection, chunk, settledBefore)) {
                 run.add(chunk);
             }
         }
-        decide(distribution, round, run, decisions);
+        decide(distribution, key, round, run, decisions);
         if (decisions.isEmpty()) {
             decisions.add(Decision.no(NAME, ns, "no two contiguous chunks on one shard have been settled for " + window.toSeconds() + " s"));
         }
         return decisions;
     }
 
-    private void decide(Distribution distribution, Round round, List<Chunk> run, List<Decision> decisions) {
+    private void decide(Distribution distribution, ShardKeyPattern key, Round round, List<Chunk> run, List<Decision> decisions) {
         if (run.size() < 2) {
             return;
         }
@@ -88,7 +90,7 @@ record AutoMergeDecider(Instant now, Duration window) implements Decider {
         CollectionState collection = distribution.collection();
         Chunk first = run.getFirst();
         List<ChunkRange> ranges = run.stream().map(Chunk::range).toList();
-        decisions.add(Decision.yes(NAME, new BalancerAction.Merge(ns, shard, collection.key(), ranges, collection.maxChunkSizeBytes(),
+        decisions.add(Decision.yes(NAME, new BalancerAction.Merge(ns, shard, key, ranges, collection.maxChunkSizeBytes(),
                 first.lastmod().epoch(), first.lastmod().timestamp()), run.size() + " contiguous chunks on " + shard
                 + " settled for over " + window.toSeconds() + " s"));
     }

@@ -28,9 +28,4 @@ final class Round {
         available.remove(donor);
         available.remove(recipient);
     }
-
-    /** Whether two shards are still free, so another migration can be planned. */
-    boolean hasPair() {
-        return available.size() >= 2;
-    }
 }

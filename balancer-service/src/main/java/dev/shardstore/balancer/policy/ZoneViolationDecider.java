@@ -3,6 +3,7 @@ package dev.shardstore.balancer.policy;
 import dev.shardstore.contracts.sharding.Chunk;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -25,7 +26,7 @@ record ZoneViolationDecider(LoadMeasure load) implements Decider {
                 if (!misplaced(distribution, shard, chunk) || chunk.jumbo()) {
                     continue;
                 }
-                String zone = distribution.zoneOf(chunk);
+                String zone = Objects.requireNonNull(distribution.zoneOf(chunk), "a misplaced chunk lies in a zone");
                 if (!round.available(shard.id())) {
                     decisions.add(Decision.throttle(NAME, ns, "shard " + shard.id() + " holds chunks of zone '" + zone
                             + "' but already takes part in a migration this round"));

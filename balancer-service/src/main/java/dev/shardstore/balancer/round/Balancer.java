@@ -9,10 +9,10 @@ import dev.shardstore.balancer.policy.ClusterSnapshot;
 import dev.shardstore.balancer.policy.RoundPlan;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.support.ServiceSupportProperties;
+import dev.shardstore.transport.http.CommandClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -36,6 +36,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -72,7 +73,8 @@ public class Balancer {
     private final AtomicLong rounds = new AtomicLong();
     private final Deque<RoundReport> history = new ArrayDeque<>();
     private final ExecutorService migrations = Executors.newVirtualThreadPerTaskExecutor();
-    private volatile ScheduledExecutorService scheduler;
+    /** Set once the service is ready ({@link #startRounds}); null before. */
+    private volatile @Nullable ScheduledExecutorService scheduler;
 
     /** The service's balancer: its round's calls wait up to {@code migration-timeout} for an answer. */
     @Autowired
@@ -102,7 +104,7 @@ public class Balancer {
     public void startRounds() {
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("balancer").daemon().factory());
         scheduler = executor;
-        executor.schedule(this::roundThenScheduleNext, properties.roundInterval().toMillis(), TimeUnit.MILLISECONDS);
+        executor.schedule(() -> roundThenScheduleNext(executor), properties.roundInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -181,7 +183,7 @@ public class Balancer {
     }
 
     /** One round, then the next one scheduled after {@link #pauseAfter} (the full interval when the round threw). */
-    private void roundThenScheduleNext() {
+    private void roundThenScheduleNext(ScheduledExecutorService executor) {
         Duration pause = properties.roundInterval();
         try {
             pause = pauseAfter(runRound(), properties);
@@ -189,7 +191,7 @@ public class Balancer {
             log.warn("balancer round failed", e);
         }
         try {
-            scheduler.schedule(this::roundThenScheduleNext, pause.toMillis(), TimeUnit.MILLISECONDS);
+            executor.schedule(() -> roundThenScheduleNext(executor), pause.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // shut down meanwhile: no more rounds
         }

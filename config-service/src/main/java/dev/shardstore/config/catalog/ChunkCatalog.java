@@ -128,7 +128,8 @@ public class ChunkCatalog {
 
     /** The shards owning at least one chunk of the collection, sorted. */
     public List<String> shards(UUID collection) {
-        return jdbc.sql("SELECT DISTINCT shard FROM chunks WHERE collection_uuid = ? ORDER BY shard").param(collection).query(String.class).list();
+        return jdbc.sql("SELECT DISTINCT shard FROM chunks WHERE collection_uuid = ? ORDER BY shard").param(collection)
+                .query((rs, n) -> rs.getString("shard")).list();
     }
 
     private static Map<String, Object> rowParams(ShardKeyPattern key, CatalogChunk c) {

@@ -11,6 +11,7 @@ import jakarta.persistence.Table;
 import java.util.UUID;
 import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A row of {@code config.collections}; {@link #toCollection()} gives the contract's {@link ShardedCollection}. The
@@ -45,13 +46,13 @@ public class CollectionEntity {
     private boolean noBalance;
 
     @Column(name = "max_chunk_size_bytes")
-    private Long maxChunkSizeBytes;
+    private @Nullable Long maxChunkSizeBytes;
 
     @Column(name = "enable_auto_merger")
-    private Boolean enableAutoMerger;
+    private @Nullable Boolean enableAutoMerger;
 
     @Column(name = "timeseries_fields")
-    private byte[] timeseriesFields;
+    private byte @Nullable [] timeseriesFields;
 
     protected CollectionEntity() {}
 
@@ -62,7 +63,8 @@ public class CollectionEntity {
         this.noBalance = collection.noBalance();
         this.maxChunkSizeBytes = collection.maxChunkSizeBytes();
         this.enableAutoMerger = collection.enableAutoMerger();
-        this.timeseriesFields = collection.isTimeseries() ? BsonBytes.encode(collection.timeseriesFields().toDocument()) : null;
+        TimeseriesOptions timeseries = collection.timeseriesFields();
+        this.timeseriesFields = timeseries == null ? null : BsonBytes.encode(timeseries.toDocument());
         setEpoch(collection.key(), collection.epoch(), collection.timestamp());
     }
 
@@ -83,7 +85,7 @@ public class CollectionEntity {
      *
      * @param maxChunkSizeBytes positive bytes, or 0 to fall back to the cluster's {@code chunksize}
      */
-    public void configureBalancing(Long maxChunkSizeBytes, Boolean enableAutoMerger, Boolean noBalance) {
+    public void configureBalancing(@Nullable Long maxChunkSizeBytes, @Nullable Boolean enableAutoMerger, @Nullable Boolean noBalance) {
         if (maxChunkSizeBytes != null) {
             this.maxChunkSizeBytes = maxChunkSizeBytes == 0 ? null : maxChunkSizeBytes;
         }

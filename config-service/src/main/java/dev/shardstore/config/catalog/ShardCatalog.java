@@ -86,7 +86,8 @@ public class ShardCatalog {
         return tx.execute(status -> {
             jdbc.sql("LOCK TABLE shards IN SHARE ROW EXCLUSIVE MODE").update();
             ShardEntity shard = shards.findById(id).orElseThrow(() -> new CommandException(ErrorCode.ShardNotFound, "shard " + id + " does not exist"));
-            List<String> dbsToMove = jdbc.sql("SELECT id FROM databases WHERE primary_shard = ? ORDER BY id").param(id).query(String.class).list();
+            List<String> dbsToMove = jdbc.sql("SELECT id FROM databases WHERE primary_shard = ? ORDER BY id").param(id)
+                    .query((rs, n) -> rs.getString("id")).list();
             BsonArray dbs = new BsonArray(dbsToMove.stream().map(db -> (BsonValue) new BsonString(db)).toList());
             String note = "you need to call movePrimary for each of dbsToMove once their unsharded collections may move";
             if (!shard.draining()) {

@@ -18,6 +18,7 @@ import java.util.UUID;
 import org.bson.BsonDocument;
 import org.bson.BsonMaxKey;
 import org.bson.BsonMinKey;
+import org.bson.BsonNull;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.types.ObjectId;
@@ -194,11 +195,12 @@ public class ShardedCollectionCatalog {
             CollectionEntity entity = collections.findForUpdate(namespace).orElseThrow(() -> notSharded(namespace));
             coordinators.requireNone(namespace, "collMod");
             ShardedCollection current = entity.toCollection();
-            if (!current.isTimeseries()) {
+            TimeseriesOptions fields = current.timeseriesFields();
+            if (fields == null) {
                 throw new CommandException(ErrorCode.InvalidOptions, "collMod 'timeseries' on " + namespace + ", which is not a time-series collection");
             }
-            TimeseriesOptions modified = current.timeseriesFields().modifiedBy(modification, "collMod.timeseries");
-            if (modified.equals(current.timeseriesFields())) {
+            TimeseriesOptions modified = fields.modifiedBy(modification, "collMod.timeseries");
+            if (modified.equals(fields)) {
                 return current;
             }
             entity.setTimeseriesFields(modified);
@@ -259,8 +261,10 @@ public class ShardedCollectionCatalog {
         List<String> fa = a.fields();
         List<String> fb = b.fields();
         for (int i = 0; i < count; i++) {
+            // fields() are the pattern's own keys, so each lookup finds its value
             if (!fa.get(i).equals(fb.get(i))
-                    || a.pattern().get(fa.get(i)).isString() != b.pattern().get(fb.get(i)).isString()) {
+                    || a.pattern().getOrDefault(fa.get(i), BsonNull.VALUE).isString()
+                            != b.pattern().getOrDefault(fb.get(i), BsonNull.VALUE).isString()) {
                 return false;
             }
         }

@@ -59,7 +59,7 @@ public class ShardingDdlCoordinators {
                     .orElse(null);
             DropCollectionCoordinatorDocument created = new DropCollectionCoordinatorDocument(namespace, DropCollectionPhase.BLOCK, uuid);
             jdbc.sql("INSERT INTO sharding_ddl_coordinators (namespace, operation, phase, collection_uuid) VALUES (?, ?, ?, ?)")
-                    .params(created.key(), created.operation(), created.phaseName(), uuid).update();
+                    .param(created.key()).param(created.operation()).param(created.phaseName()).param(uuid).update();
             return new Started<>(created, true);
         });
     }
@@ -119,7 +119,7 @@ public class ShardingDdlCoordinators {
     public void save(DdlCoordinatorDocument document) {
         byte[] state = document.state() == null ? null : BsonBytes.encode(document.state());
         jdbc.sql("UPDATE sharding_ddl_coordinators SET phase = ?, state = ?, updated_at = now() WHERE namespace = ?")
-                .params(document.phaseName(), state, document.key()).update();
+                .param(document.phaseName()).param(state).param(document.key()).update();
     }
 
     /** Deletes the coordinator document of {@code key}: its DDL operation is over. */

@@ -28,7 +28,7 @@ public class Outbox {
     @Transactional(propagation = Propagation.MANDATORY)
     public void append(CatalogEvent.Type type, String database, @Nullable String namespace) {
         jdbc.sql("INSERT INTO outbox (topic, event_type, database, namespace) VALUES (?, ?, ?, ?)")
-                .params(CatalogEvent.TOPIC, type.name(), database, namespace)
+                .param(CatalogEvent.TOPIC).param(type.name()).param(database).param(namespace)
                 .update();
     }
 
@@ -46,9 +46,10 @@ public class Outbox {
         jdbc.sql("""
                 INSERT INTO outbox (topic, event_type, database, namespace, epoch, collection_version, shards)
                 VALUES (?, ?, ?, ?, ?, ?, ?)""")
-                .params(CatalogEvent.TOPIC, CatalogEvent.Type.ROUTING_CHANGED.name(), namespace.substring(0, namespace.indexOf('.')),
-                        namespace, epoch.toHexString(), collectionVersion == null ? null : collectionVersion.toString(),
-                        shards.stream().sorted().distinct().toArray(String[]::new))
+                .param(CatalogEvent.TOPIC).param(CatalogEvent.Type.ROUTING_CHANGED.name())
+                .param(namespace.substring(0, namespace.indexOf('.'))).param(namespace).param(epoch.toHexString())
+                .param(collectionVersion == null ? null : collectionVersion.toString())
+                .param(shards.stream().sorted().distinct().toArray(String[]::new))
                 .update();
     }
 
@@ -69,9 +70,9 @@ public class Outbox {
         jdbc.sql("""
                 INSERT INTO outbox (topic, event_type, database, namespace, epoch, collection_version, shards)
                 VALUES (?, ?, ?, ?, ?, ?, ?)""")
-                .params(CatalogEvent.TOPIC, type.name(), namespace.substring(0, namespace.indexOf('.')), namespace,
-                        collectionVersion == null ? null : collectionVersion.epoch().toHexString(),
-                        collectionVersion == null ? null : collectionVersion.toString(), new String[] {donor, recipient})
+                .param(CatalogEvent.TOPIC).param(type.name()).param(namespace.substring(0, namespace.indexOf('.'))).param(namespace)
+                .param(collectionVersion == null ? null : collectionVersion.epoch().toHexString())
+                .param(collectionVersion == null ? null : collectionVersion.toString()).param(new String[] {donor, recipient})
                 .update();
     }
 }

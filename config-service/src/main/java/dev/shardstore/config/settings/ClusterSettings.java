@@ -6,11 +6,11 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.balancer.BalancerSettings;
 import dev.shardstore.contracts.sharding.ShardedCollection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -139,12 +139,9 @@ public class ClusterSettings {
 
     /** The settings with {@code doc} as document {@code id} must be readable by the balancer. */
     private void validate(String id, BsonDocument doc) {
-        Map<String, BsonDocument> documents = new HashMap<>();
-        for (String name : FIELDS.keySet()) {
-            documents.put(name, name.equals(id) ? doc : find(name).orElseGet(BsonDocument::new));
-        }
+        Function<String, BsonDocument> settings = name -> name.equals(id) ? doc : find(name).orElseGet(BsonDocument::new);
         try {
-            BalancerSettings.fromDocuments(documents.get("balancer"), documents.get("chunksize"), documents.get("automerge"));
+            BalancerSettings.fromDocuments(settings.apply("balancer"), settings.apply("chunksize"), settings.apply("automerge"));
         } catch (IllegalArgumentException e) {
             throw new CommandException(ErrorCode.BadValue, "config.settings: " + e.getMessage(), e);
         }

@@ -23,6 +23,7 @@ import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.contracts.timeseries.TimeseriesShardKey;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -157,11 +158,12 @@ public class ShardCollectionCoordinator {
      */
     private static ShardedCollection requireSameTimeseries(ShardedCollection existing, ShardKeyPattern key, boolean unique,
             @Nullable BsonDocument timeseries) {
-        if (timeseries != null && !TimeseriesOptions.parse(timeseries, "timeseries").equals(existing.timeseriesFields())) {
+        TimeseriesOptions registered = Objects.requireNonNull(existing.timeseriesFields(), "requireSameTimeseries: a time-series collection");
+        if (timeseries != null && !TimeseriesOptions.parse(timeseries, "timeseries").equals(registered)) {
             throw new CommandException(ErrorCode.InvalidOptions, "'timeseries' " + timeseries.toJson() + " differs from the options "
-                    + existing.timeseriesFields().toDocument().toJson() + " of the sharded time-series collection " + existing.namespace());
+                    + registered.toDocument().toJson() + " of the sharded time-series collection " + existing.namespace());
         }
-        ShardedCollectionCatalog.requireSameKey(existing, TimeseriesShardKey.translate(existing.timeseriesFields(), key.pattern()).bucketsKey(), unique);
+        ShardedCollectionCatalog.requireSameKey(existing, TimeseriesShardKey.translate(registered, key.pattern()).bucketsKey(), unique);
         return existing;
     }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.infra.EmbeddedInfra;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;

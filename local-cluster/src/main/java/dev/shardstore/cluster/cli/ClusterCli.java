@@ -3,6 +3,7 @@ package dev.shardstore.cluster.cli;
 import dev.shardstore.cluster.StartupException;
 import dev.shardstore.cluster.load.LoadException;
 import dev.shardstore.cluster.router.RouterException;
+import dev.shardstore.contracts.error.CommandException;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Command;
 /**
  * The {@code ./cluster} command line: {@code up}, {@code down}, {@code status}, {@code logs},
  * {@code load}, {@code demo}, {@code move} (moveChunk with progress), {@code balance} and {@code add-shard} (the balancer at work), {@code ycsb} (the YCSB benchmark), and {@code stop}/{@code start}/{@code kill} of one component. Expected failures (a missing file, a port in use, a component that
- * does not start, an unreachable router) print one {@code error:} message and exit with status 1;
+ * does not start, an unreachable router, an argument the contracts reject, such as an invalid {@code --ns}: a
+ * {@link CommandException}) print one {@code error:} message and exit with status 1;
  * anything else prints its stack trace.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
@@ -37,6 +39,6 @@ public final class ClusterCli {
 
     private static boolean isExpected(Exception e) {
         return e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof StartupException
-                || e instanceof RouterException || e instanceof LoadException || e instanceof UncheckedIOException;
+                || e instanceof CommandException || e instanceof RouterException || e instanceof LoadException || e instanceof UncheckedIOException;
     }
 }

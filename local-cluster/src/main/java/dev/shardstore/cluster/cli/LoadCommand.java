@@ -3,8 +3,8 @@ package dev.shardstore.cluster.cli;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.load.BulkLoader;
 import dev.shardstore.cluster.load.LoadReport;
-import dev.shardstore.cluster.load.Namespace;
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +44,7 @@ final class LoadCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        Namespace target = Namespace.parse(namespace);
+        Namespace target = Namespace.parse(namespace, "--ns");
         RouterClient client = new RouterClient(routerUrl(), Duration.ofMinutes(2));
         LoadReport report = new BulkLoader(client, batchSize, inFlight).load(file, target, new ProgressBarListener());
         out.printf("%,d documents read, %,d inserted into %s, %,d failed, in %.1f s: %,.0f documents/s%n",

@@ -35,9 +35,10 @@ final class LogsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        Path log = new ClusterHome(home.dir()).log(name);
+        ClusterHome cluster = new ClusterHome(home.dir());
+        Path log = cluster.log(name);
         if (!Files.exists(log)) {
-            throw new IllegalArgumentException("no log for '" + name + "' at " + log + "; logs there: " + available(log.getParent()));
+            throw new IllegalArgumentException("no log for '" + name + "' at " + log + "; logs there: " + available(cluster.logs()));
         }
         PrintWriter out = spec.commandLine().getOut();
         long position = copyFrom(log, 0, out);

@@ -6,6 +6,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shows a running migration on stderr from the donor's {@code currentOp} entries ({@code phase}, {@code documentsCloned},
@@ -18,8 +19,8 @@ final class MigrationProgressView implements AutoCloseable {
 
     private final String namespace;
     private final boolean terminal;
-    private ProgressBar bar;
-    private String lastPhase;
+    private @Nullable ProgressBar bar;
+    private @Nullable String lastPhase;
     private long lastLine;
 
     MigrationProgressView(String namespace) {

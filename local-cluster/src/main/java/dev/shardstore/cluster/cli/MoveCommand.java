@@ -6,7 +6,7 @@ import dev.shardstore.cluster.Role;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Optional;
@@ -17,6 +17,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,10 +57,10 @@ final class MoveCommand implements Callable<Integer> {
     /** Which chunk: exactly one of {@code --find} and {@code --bounds}. */
     static final class Target {
         @Option(names = "--find", paramLabel = "JSON", description = "shard key equality of a document in the chunk, e.g. '{\"country\": \"FR\"}'")
-        String find;
+        @Nullable String find;
 
         @Option(names = "--bounds", paramLabel = "JSON", description = "the chunk's exact bounds, e.g. '[{\"x\": 0}, {\"x\": 100}]'")
-        String bounds;
+        @Nullable String bounds;
     }
 
     @Override

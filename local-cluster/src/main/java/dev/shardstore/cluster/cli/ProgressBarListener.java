@@ -7,6 +7,7 @@ import me.tongfei.progressbar.DelegatingProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shows a load's progress on stderr: bytes of the file read (KiB or MiB) and documents sent. On a terminal it is a bar
@@ -20,7 +21,7 @@ final class ProgressBarListener implements LoadListener {
 
     private final boolean terminal;
 
-    private ProgressBar bar;
+    private @Nullable ProgressBar bar;
 
     ProgressBarListener() {
         this(isTerminal(System.getProperty("shardstore.progress"), System.console() != null));
@@ -51,8 +52,12 @@ final class ProgressBarListener implements LoadListener {
 
     @Override
     public void progress(long bytesRead, long documentsSent) {
-        bar.stepTo(bytesRead);
-        bar.setExtraMessage("%,d docs".formatted(documentsSent));
+        ProgressBar shown = bar;
+        if (shown == null) {
+            return; // the loader calls started() first; nothing to draw on before it
+        }
+        shown.stepTo(bytesRead);
+        shown.setExtraMessage("%,d docs".formatted(documentsSent));
     }
 
     @Override

@@ -175,9 +175,14 @@ final class YcsbCommand implements Callable<Integer> {
             out.printf("%-9s %-18s %10s %,12.0f%n", t.name(), "OVERALL", "", r.throughput());
         });
         YcsbResult postgres = results.get(YcsbTarget.POSTGRES);
-        ratios(results).forEach((t, ratio) -> {
+        Map<YcsbTarget, Double> ratios = ratios(results);
+        results.forEach((t, r) -> {
+            Double ratio = ratios.get(t);
+            if (postgres == null || ratio == null) {
+                return; // no baseline, or the baseline itself
+            }
             out.printf("ratio %s/postgres: throughput %.3f", t.name(), ratio);
-            results.get(t).operations().forEach((op, o) -> {
+            r.operations().forEach((op, o) -> {
                 YcsbResult.Operation base = postgres.operations().get(op);
                 if (base != null && o.p50Us() > 0) {
                     out.printf(", %s p50 %.3f", op, base.p50Us() / o.p50Us());

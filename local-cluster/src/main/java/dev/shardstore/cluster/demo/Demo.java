@@ -3,9 +3,9 @@ package dev.shardstore.cluster.demo;
 import dev.shardstore.cluster.load.BulkLoader;
 import dev.shardstore.cluster.load.LoadListener;
 import dev.shardstore.cluster.load.LoadReport;
-import dev.shardstore.cluster.load.Namespace;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import org.bson.BsonArray;
@@ -73,13 +73,13 @@ public final class Demo {
 
     private void printConnectionString() {
         step("The router also speaks MongoDB's wire protocol: connect with mongosh or any MongoDB driver");
-        out.println("   mongosh " + connectionString + "/" + CITIES.database());
-        out.println("   " + CITIES.database() + "> db." + CITIES.collection() + ".countDocuments({country: \"FR\"})");
+        out.println("   mongosh " + connectionString + "/" + CITIES.db());
+        out.println("   " + CITIES.db() + "> db." + CITIES.collection() + ".countDocuments({country: \"FR\"})");
     }
 
     private void dropCities() {
         step("Start from an empty collection");
-        drop(CITIES.database(), CITIES.collection());
+        drop(CITIES.db(), CITIES.collection());
     }
 
     /** Drops {@code db.collection}, printing the command and its reply; a collection that does not exist is fine. */
@@ -137,8 +137,8 @@ public final class Demo {
 
     /** Prints {@code stage: shard (shard plan), ...} from a mongos-style explain. */
     private void printExplainSummary(BsonDocument explain) {
-        out.println("   " + CITIES.database() + "> " + ExtendedJson.toJson(explain));
-        BsonDocument plan = RouterClient.requireOk("explain", router.run(CITIES.database(), explain)).getDocument("queryPlanner").getDocument("winningPlan");
+        out.println("   " + CITIES.db() + "> " + ExtendedJson.toJson(explain));
+        BsonDocument plan = RouterClient.requireOk("explain", router.run(CITIES.db(), explain)).getDocument("queryPlanner").getDocument("winningPlan");
         StringBuilder line = new StringBuilder("   " + plan.getString("stage").getValue() + ":");
         for (BsonValue shard : plan.getArray("shards")) {
             BsonDocument s = shard.asDocument();
@@ -187,7 +187,7 @@ public final class Demo {
                 + " \"projection\": {\"name\": 1, \"country\": 1, \"admin1\": 1}}");
         printDocuments(reply);
         return firstBatch(reply).stream().map(BsonValue::asDocument).filter(d -> d.getString("country").getValue().equals("FR"))
-                .findFirst().orElseThrow(() -> new IllegalStateException("Paris, FR is not in the sample")).get("_id");
+                .findFirst().map(paris -> paris.get("_id")).orElseThrow(() -> new IllegalStateException("Paris, FR is not in the sample"));
     }
 
     /** Prints a step's title. */
@@ -198,7 +198,7 @@ public final class Demo {
 
     /** Prints a command on the demo's database, runs it and returns the reply. */
     private BsonDocument command(String json) {
-        return run(CITIES.database(), json);
+        return run(CITIES.db(), json);
     }
 
     /** Prints a command on {@code db}, runs it and returns the reply. */

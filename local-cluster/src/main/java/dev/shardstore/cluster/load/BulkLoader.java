@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.load;
 
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Loads a JSON, JSON Lines or CSV file (optionally gzipped) into a collection through a router, as
@@ -51,7 +53,7 @@ public final class BulkLoader {
         long begin = System.nanoTime();
         Tally tally = new Tally();
         Semaphore permits = new Semaphore(inFlight);
-        AtomicReference<Throwable> fatal = new AtomicReference<>();
+        AtomicReference<@Nullable Throwable> fatal = new AtomicReference<>();
         long sent = 0;
         try (InputFile file = InputFile.open(path)) {
             listener.started(file);
@@ -65,7 +67,7 @@ public final class BulkLoader {
                 long firstDocument = sent + 1;
                 sent += batch.documents();
                 permits.acquireUninterruptibly();
-                router.runAsync(target.database(), "insert", batch.body()).whenComplete((reply, failure) -> {
+                router.runAsync(target.db(), "insert", batch.body()).whenComplete((reply, failure) -> {
                     try {
                         if (failure != null) {
                             fatal.compareAndSet(null, failure.getCause() != null ? failure.getCause() : failure);

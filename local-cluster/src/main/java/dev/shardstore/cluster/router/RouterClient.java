@@ -55,7 +55,8 @@ public final class RouterClient {
         try {
             return runAsync(db, command.getFirstKey(), ExtendedJson.toJson(command).getBytes(StandardCharsets.UTF_8)).join();
         } catch (CompletionException e) {
-            throw e.getCause() instanceof RouterException re ? re : new RouterException(e.getCause().toString(), e.getCause());
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw cause instanceof RouterException re ? re : new RouterException(cause.toString(), cause);
         }
     }
 
@@ -75,7 +76,8 @@ public final class RouterClient {
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                 .handle((response, failure) -> {
                     if (failure != null) {
-                        throw transportFailure(commandName, failure instanceof CompletionException ? failure.getCause() : failure);
+                        throw transportFailure(commandName,
+                                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
                     }
                     return parseReply(commandName, response);
                 });

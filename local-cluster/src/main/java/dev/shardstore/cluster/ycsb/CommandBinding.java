@@ -11,6 +11,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.DBException;
@@ -52,7 +53,7 @@ public abstract class CommandBinding extends DB {
      * @return the reply, or null when the command failed (transport failure or {@code ok: 0}); YCSB counts failures
      *         and has no place for their messages
      */
-    protected abstract BsonDocument send(String db, BsonDocument command);
+    protected abstract @Nullable BsonDocument send(String db, BsonDocument command);
 
     @Override
     public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
@@ -110,7 +111,7 @@ public abstract class CommandBinding extends DB {
     }
 
     /** The reply's {@code cursor.firstBatch}, or null when the command failed. */
-    private BsonArray firstBatch(BsonDocument find) {
+    private @Nullable BsonArray firstBatch(BsonDocument find) {
         BsonDocument reply = run(find);
         return reply == null ? null : reply.getDocument("cursor").getArray("firstBatch");
     }
@@ -120,7 +121,7 @@ public abstract class CommandBinding extends DB {
         return reply == null || reply.containsKey("writeErrors") ? Status.ERROR : Status.OK;
     }
 
-    private BsonDocument run(BsonDocument command) {
+    private @Nullable BsonDocument run(BsonDocument command) {
         return send(db, command);
     }
 }

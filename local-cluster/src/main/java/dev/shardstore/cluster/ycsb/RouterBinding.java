@@ -4,6 +4,7 @@ import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.cluster.router.RouterException;
 import java.time.Duration;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 import site.ycsb.DBException;
 
 /**
@@ -23,7 +24,7 @@ public final class RouterBinding extends CommandBinding {
     }
 
     @Override
-    protected BsonDocument send(String db, BsonDocument command) {
+    protected @Nullable BsonDocument send(String db, BsonDocument command) {
         try {
             BsonDocument reply = router.run(db, command);
             return RouterClient.isOk(reply) ? reply : null;

@@ -8,6 +8,7 @@ import com.mongodb.client.MongoClients;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 import site.ycsb.DBException;
 
 /**
@@ -23,7 +24,8 @@ public final class WireBinding extends CommandBinding {
 
     private static final Object LOCK = new Object();
     private static final AtomicInteger OPEN = new AtomicInteger();
-    private static MongoClient client;
+    /** Shared by the binding instances of one YCSB run (one per client thread); null while none is open. */
+    private static @Nullable MongoClient client;
 
     @Override
     public void init() throws DBException {
@@ -41,9 +43,13 @@ public final class WireBinding extends CommandBinding {
     }
 
     @Override
-    protected BsonDocument send(String db, BsonDocument command) {
+    protected @Nullable BsonDocument send(String db, BsonDocument command) {
+        MongoClient open = client;
+        if (open == null) {
+            throw new IllegalStateException("WireBinding.send before init or after the last cleanup");
+        }
         try {
-            return client.getDatabase(db).runCommand(command, BsonDocument.class);
+            return open.getDatabase(db).runCommand(command, BsonDocument.class);
         } catch (MongoException e) {
             return null;
         }

@@ -11,7 +11,7 @@ import dev.shardstore.cluster.load.LoadReport;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.cluster.load.Namespace;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

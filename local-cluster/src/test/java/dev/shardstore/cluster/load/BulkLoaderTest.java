@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.cluster.testing.FakeService;
+import dev.shardstore.contracts.namespace.Namespace;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -69,13 +70,5 @@ class BulkLoaderTest {
                 .isInstanceOf(LoadException.class)
                 .hasMessageContaining("stopped after sending 1 documents")
                 .hasMessageContaining("router at http://localhost:" + closedPort + " is unreachable");
-    }
-
-    @Test
-    void namespacesNeedADatabaseAndACollection() {
-        assertThat(Namespace.parse("geo.cities.v2")).isEqualTo(new Namespace("geo", "cities.v2"));
-        assertThatThrownBy(() -> Namespace.parse("cities"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("DATABASE.COLLECTION");
     }
 }

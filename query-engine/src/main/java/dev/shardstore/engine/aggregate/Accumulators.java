@@ -18,6 +18,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code $group} accumulators (MongoDB manual, "Accumulator Operators"), an operator table of state
@@ -40,7 +41,8 @@ import org.bson.types.Decimal128;
 final class Accumulators {
     /** The running state of one accumulator for one group. */
     interface State {
-        void add(BsonValue value);
+        /** Takes one input value; null is missing. */
+        void add(@Nullable BsonValue value);
 
         BsonValue result();
     }
@@ -71,7 +73,7 @@ final class Accumulators {
         private BsonValue total = new BsonInt32(0);
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             if (Numbers.isNumber(value)) {
                 total = Numbers.add(total, value);
             }
@@ -88,7 +90,7 @@ final class Accumulators {
         private long count;
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             if (Numbers.isNumber(value)) {
                 sum.add(value);
                 count++;
@@ -113,7 +115,7 @@ final class Accumulators {
     private static final class Extreme implements State {
         private final int sign;
         private final Collation collation;
-        private BsonValue best;
+        private @Nullable BsonValue best;
 
         Extreme(int sign, Collation collation) {
             this.sign = sign;
@@ -121,7 +123,7 @@ final class Accumulators {
         }
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             if (value != null && !value.isNull() && (best == null || Integer.signum(BsonOrder.compare(value, best, collation)) == sign)) {
                 best = value;
             }
@@ -134,10 +136,10 @@ final class Accumulators {
     }
 
     private static final class First implements State {
-        private BsonValue first;
+        private @Nullable BsonValue first;
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             if (first == null) {
                 first = value == null ? BsonNull.VALUE : value;
             }
@@ -153,7 +155,7 @@ final class Accumulators {
         private BsonValue last = BsonNull.VALUE;
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             last = value == null ? BsonNull.VALUE : value;
         }
 
@@ -167,7 +169,7 @@ final class Accumulators {
         private final BsonArray values = new BsonArray();
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             if (value != null) {
                 values.add(value);
             }
@@ -187,7 +189,7 @@ final class Accumulators {
         }
 
         @Override
-        public void add(BsonValue value) {
+        public void add(@Nullable BsonValue value) {
             if (value != null) {
                 values.add(value);
             }

@@ -3,13 +3,14 @@ package dev.shardstore.engine.aggregate;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /** Reading and setting dotted paths through embedded documents (never through arrays), copy-on-write. */
 final class Documents {
     private Documents() {}
 
     /** The value at {@code path}, or null when a component is missing or not a document. */
-    static BsonValue get(BsonDocument doc, List<String> path) {
+    static @Nullable BsonValue get(BsonDocument doc, List<String> path) {
         BsonValue value = doc;
         for (String component : path) {
             if (value == null || !value.isDocument()) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
@@ -59,7 +60,7 @@ final class GroupStage implements Stage {
                 throw new CommandException(ErrorCode.BadValue, "The field '" + name + "' must be an accumulator object");
             }
             String operator = value.asDocument().getFirstKey();
-            BsonValue argument = value.asDocument().get(operator);
+            BsonValue argument = value.asDocument().values().iterator().next(); // the accumulator's argument
             if (operator.equals("$count")) {
                 if (!argument.isDocument() || !argument.asDocument().isEmpty()) {
                     throw new CommandException(ErrorCode.BadValue, "$count takes no arguments, i.e. $count:{}");
@@ -82,7 +83,8 @@ final class GroupStage implements Stage {
                 fields.forEach(f -> fresh.put(f.name(), f.factory().get()));
                 return fresh;
             });
-            fields.forEach(f -> states.get(f.name()).add(f.argument().evaluate(scope)));
+            // every group's states are made from the same fields, so each field finds its state
+            fields.forEach(f -> Objects.requireNonNull(states.get(f.name())).add(f.argument().evaluate(scope)));
         }
         List<BsonDocument> out = new ArrayList<>(groups.size());
         groups.forEach((key, states) -> {

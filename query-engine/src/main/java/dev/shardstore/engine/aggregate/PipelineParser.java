@@ -94,7 +94,7 @@ final class PipelineParser {
         if (parser == null) {
             throw new CommandException(ErrorCode.Location40324, "Unrecognized pipeline stage name: '" + name + "'");
         }
-        return parser.parse(stage.get(name), this);
+        return parser.parse(stage.values().iterator().next(), this); // the one field's value
     }
 
     /** The argument of {@code stage} as a document. */

@@ -10,6 +10,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code {$unwind: "$path"}} or {@code {$unwind: {path: "$path", includeArrayIndex?: "name",
@@ -24,10 +25,10 @@ import org.bson.BsonValue;
  */
 final class UnwindStage implements Stage {
     private final List<String> path;
-    private final String indexField;
+    private final @Nullable String indexField;
     private final boolean preserve;
 
-    private UnwindStage(List<String> path, String indexField, boolean preserve) {
+    private UnwindStage(List<String> path, @Nullable String indexField, boolean preserve) {
         this.path = path;
         this.indexField = indexField;
         this.preserve = preserve;

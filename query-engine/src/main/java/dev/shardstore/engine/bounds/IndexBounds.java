@@ -14,6 +14,7 @@ import org.bson.BsonDateTime;
 import org.bson.BsonDouble;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Index bounds derived from a filter, as MongoDB's planner derives them for the predicates it can use:
@@ -140,7 +141,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
     }
 
     private static Ordering prefixOrdering(Ordering ordering, int n) {
-        return n == 0 ? null : new Ordering(ordering.directions().subList(0, n));
+        return new Ordering(ordering.directions().subList(0, n)); // n >= 1: an index has at least one field
     }
 
     /** The intervals of one field: sorted distinct points, one range, or {@code [MinKey, MaxKey]}. */
@@ -199,7 +200,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
     }
 
     /** Points of an equality; null (unbounded) for values the index cannot look up as a point. */
-    private static TreeSet<BsonValue> equalityPoints(BsonValue v) {
+    private static @Nullable TreeSet<BsonValue> equalityPoints(BsonValue v) {
         if (v.isArray() || v.isRegularExpression() || (v.getBsonType() == org.bson.BsonType.MIN_KEY) || (v.getBsonType() == org.bson.BsonType.MAX_KEY)) {
             return null;
         }
@@ -208,7 +209,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
         return set;
     }
 
-    private static TreeSet<BsonValue> inPoints(BsonValue v) {
+    private static @Nullable TreeSet<BsonValue> inPoints(BsonValue v) {
         if (!v.isArray()) {
             return null;
         }
@@ -223,7 +224,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
     }
 
     /** AND of two point sets; null stands for "unbounded" and leaves the other. */
-    private static TreeSet<BsonValue> intersect(TreeSet<BsonValue> a, TreeSet<BsonValue> b) {
+    private static @Nullable TreeSet<BsonValue> intersect(@Nullable TreeSet<BsonValue> a, @Nullable TreeSet<BsonValue> b) {
         if (a == null) {
             return b;
         }
@@ -236,7 +237,7 @@ public record IndexBounds(List<List<Interval>> fields, List<KeyRange> ranges, in
     }
 
     /** A comparison's interval within the value's type bracket; null when it does not narrow. */
-    private static Interval range(String op, BsonValue v) {
+    private static @Nullable Interval range(String op, BsonValue v) {
         BsonValue min;
         BsonValue max;
         boolean maxInclusive = true;

@@ -9,6 +9,7 @@ import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $addToSet} (MongoDB manual, "$addToSet"): appends the value, or each value of {@code {$each: [..]}},
@@ -35,7 +36,7 @@ record AddToSetField(String path, List<BsonValue> values, Collation collation) i
             throw new CommandException(ErrorCode.BadValue,
                     "Found unexpected fields after $each in $addToSet: " + modifiers.toJson());
         }
-        BsonValue each = modifiers.get("$each");
+        BsonValue each = modifiers.values().iterator().next(); // the one field, $each
         if (!each.isArray()) {
             throw new CommandException(ErrorCode.BadValue,
                     "The argument to $each in $addToSet must be an array but it was of type " + TypeNames.of(each.getBsonType()));
@@ -49,9 +50,9 @@ record AddToSetField(String path, List<BsonValue> values, Collation collation) i
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
-        List<BsonValue> elements = new ArrayList<>(ArrayFields.require(existing, () -> "Cannot apply $addToSet to"
-                + " non-array field. Field named '" + path + "' has non-array type " + TypeNames.of(existing.getBsonType())));
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
+        List<BsonValue> elements = new ArrayList<>(ArrayFields.require(existing, field -> "Cannot apply $addToSet to"
+                + " non-array field. Field named '" + path + "' has non-array type " + TypeNames.of(field.getBsonType())));
         boolean added = false;
         for (BsonValue value : values) {
             if (elements.stream().noneMatch(element -> BsonOrder.compare(element, value, collation) == 0)) {

@@ -40,7 +40,7 @@ final class AllOperator {
 
     private static Matcher matcher(String path, BsonValue element, Collation collation) {
         if (isElemMatch(element)) {
-            return PathMatcher.wholeArray(path, ElemMatch.parse(element.asDocument().get("$elemMatch"), collation));
+            return PathMatcher.wholeArray(path, ElemMatch.parse(element.asDocument().values().iterator().next(), collation)); // $elemMatch, the first field
         }
         if (FieldOperators.isOperatorDocument(element)) {
             throw new CommandException(ErrorCode.BadValue, "no $ expressions in $all");

@@ -13,6 +13,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $inc} and {@code $mul} (MongoDB manual, "$inc", "$mul"; the arithmetic is MongoDB's {@code SafeNum}):
@@ -70,7 +71,7 @@ record ArithmeticField(Operator operator, String path, BsonValue operand) implem
 
     /** @throws CommandException TypeMismatch (14) when the field holds a non-number */
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         if (existing == null) {
             slot.set(operator == Operator.INC ? operand : compute(zeroOf(operand), operand));
             return;

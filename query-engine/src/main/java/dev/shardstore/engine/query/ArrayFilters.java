@@ -112,6 +112,10 @@ final class ArrayFilters {
 
     /** Whether {@code element} qualifies for {@code $[identifier]}. */
     boolean matches(String identifier, BsonValue element) {
-        return byIdentifier.get(identifier).matches(new BsonDocument(identifier, element));
+        Matcher filter = byIdentifier.get(identifier);
+        if (filter == null) { // parsing the update checked that each identifier it uses has a filter
+            throw new IllegalArgumentException("no array filter for identifier '" + identifier + "'");
+        }
+        return filter.matches(new BsonDocument(identifier, element));
     }
 }

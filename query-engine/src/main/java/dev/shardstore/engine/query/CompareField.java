@@ -3,6 +3,7 @@ package dev.shardstore.engine.query;
 import dev.shardstore.contracts.bson.BsonOrder;
 import dev.shardstore.contracts.bson.Collation;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $min} and {@code $max} (MongoDB manual, "$min", "$max"): replace the field when the given value is
@@ -22,7 +23,7 @@ record CompareField(boolean max, BsonValue value, Collation collation) implement
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         int c = existing == null ? 0 : BsonOrder.compare(value, existing, collation);
         if (existing == null || (max ? c > 0 : c < 0)) {
             slot.set(Values.copy(value));

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $eq $gt $gte $lt $lte} on one value, as MongoDB's {@code ComparisonMatchExpression::matchesSingleElement}
@@ -56,10 +57,10 @@ record Comparison(Operator operator, BsonValue operand, Collation collation) imp
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         int valueRank = value == null ? MISSING_RANK : BsonOrder.typeRank(value.getBsonType());
         int operandRank = BsonOrder.typeRank(operand.getBsonType());
-        if (valueRank != operandRank) {
+        if (value == null || valueRank != operandRank) { // missing shares undefined's bracket, which no operand has
             return crossBracket(valueRank, operandRank);
         }
         if (operator != Operator.EQ && (isNaN(value) || isNaN(operand))) {

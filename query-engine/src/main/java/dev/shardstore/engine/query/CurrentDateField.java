@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonDateTime;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $currentDate} (MongoDB manual, "$currentDate"): sets the field to the update's time, a date for
@@ -40,7 +41,7 @@ record CurrentDateField(boolean timestamp) implements UpdateOperation {
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         slot.set(timestamp
                 ? new BsonTimestamp((int) context.now().getEpochSecond(), 1)
                 : new BsonDateTime(context.now().toEpochMilli()));

@@ -7,6 +7,7 @@ import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $elemMatch} on one value, as MongoDB's {@code ElemMatchValueMatchExpression} and
@@ -57,7 +58,7 @@ record ElemMatch(Matcher conditions, boolean operatorForm) implements ValuePredi
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         if (value == null || !value.isArray()) {
             return false;
         }

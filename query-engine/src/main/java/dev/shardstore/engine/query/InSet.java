@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import org.bson.BsonNull;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $in} on one value, as MongoDB's {@code InMatchExpression}: the value equals (in BSON order, so
@@ -50,7 +51,7 @@ final class InSet implements ValuePredicate {
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         if (value == null || value.getBsonType() == BsonType.UNDEFINED) {
             return hasNull;
         }

@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $mod: [divisor, remainder]} on one value, as MongoDB's {@code ModMatchExpression} (MongoDB manual,
@@ -48,7 +49,7 @@ record ModPredicate(long divisor, long remainder) implements ValuePredicate {
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         if (value == null || !isNumeric(value)) {
             return false;
         }
@@ -61,7 +62,7 @@ record ModPredicate(long divisor, long remainder) implements ValuePredicate {
     }
 
     /** The integer part of a number, or {@code null} for NaN and infinities. */
-    private static BigDecimal truncate(BsonValue value) {
+    private static @Nullable BigDecimal truncate(BsonValue value) {
         return switch (value.getBsonType()) {
             case INT32, INT64 -> BigDecimal.valueOf(value.asNumber().longValue());
             case DOUBLE -> {

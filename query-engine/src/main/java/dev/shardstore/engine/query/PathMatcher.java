@@ -2,6 +2,7 @@ package dev.shardstore.engine.query;
 
 import java.util.List;
 import java.util.Map;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -39,8 +40,10 @@ record PathMatcher(String path, List<String> components, Paths.Mode mode, ValueP
     public int matchPosition(BsonDocument doc) {
         for (Paths.Reached reached : Paths.resolveWithPositions(doc, components, mode)) {
             if (predicate.test(reached.value())) {
+                // an $elemMatch matches arrays only
                 return reached.position() == Paths.NO_POSITION && predicate instanceof ElemMatch elemMatch
-                        ? elemMatch.firstMatchingIndex(reached.value().asArray())
+                        && reached.value() instanceof BsonArray array
+                        ? elemMatch.firstMatchingIndex(array)
                         : reached.position();
             }
         }

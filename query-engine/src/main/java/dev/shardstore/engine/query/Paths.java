@@ -8,6 +8,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonUndefined;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Dotted-path resolution with MongoDB's implicit array traversal, shared by {@link Filter}, {@link Sort}
@@ -102,7 +103,7 @@ public final class Paths {
     }
 
     /** A value {@link #resolveWithPositions} reached, and the position it was reached through. */
-    record Reached(BsonValue value, int position) {}
+    record Reached(@Nullable BsonValue value, int position) {}
 
     /** No array was traversed implicitly on the way to a value. */
     static final int NO_POSITION = -1;
@@ -122,14 +123,14 @@ public final class Paths {
     /** Receives each value reached and its position. */
     @FunctionalInterface
     private interface Sink {
-        void accept(BsonValue value, int position);
+        void accept(@Nullable BsonValue value, int position);
     }
 
     /**
      * {@code value} is what the components before {@code index} reached ({@code null}: missing), through
      * the array position {@code position}.
      */
-    private static void descend(BsonValue value, List<String> path, int index, Mode mode, int position, Sink out) {
+    private static void descend(@Nullable BsonValue value, List<String> path, int index, Mode mode, int position, Sink out) {
         if (value != null && value.isArray()) {
             fromArray(value.asArray(), path, index, mode, position, out);
         } else if (index == path.size()) {

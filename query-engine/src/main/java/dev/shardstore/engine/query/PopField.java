@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $pop: {a: 1 | -1}} (MongoDB manual, "$pop"): removes the last (1) or first (-1) element; a missing
@@ -36,7 +37,7 @@ record PopField(String path, boolean first) implements UpdateOperation {
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         if (existing == null) {
             return;
         }

@@ -10,6 +10,7 @@ import java.util.OptionalInt;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A parsed find projection (MongoDB manual, "Project Fields to Return from Query", "Projection
@@ -158,14 +159,14 @@ public final class Projection {
                     throw new CommandException(ErrorCode.BadValue,
                             "An empty sub-projection is not a valid value. Found empty object at path " + path);
                 }
-                switch (sub.getFirstKey()) {
+                switch (sub.getFirstKey()) { // an operator's argument is the first field's value
                     case "$slice" -> {
-                        if (operators.slices().put(path, ProjectionSlice.parse(path, sub.get("$slice"))) != null) {
+                        if (operators.slices().put(path, ProjectionSlice.parse(path, sub.values().iterator().next())) != null) {
                             throw new CommandException(ErrorCode.BadValue, "Path collision at " + path);
                         }
                     }
                     case "$elemMatch" -> {
-                        operators.elemMatches().add(ProjectionElemMatch.parse(path, sub.get("$elemMatch")));
+                        operators.elemMatches().add(ProjectionElemMatch.parse(path, sub.values().iterator().next()));
                         put(into, path, true);
                     }
                     default -> {
@@ -225,7 +226,7 @@ public final class Projection {
     }
 
     /** The included part of a value under a sub-path; {@code null} for a scalar, which has none. */
-    private static BsonValue includeWithin(BsonValue value, Node node) {
+    private static @Nullable BsonValue includeWithin(BsonValue value, Node node) {
         if (value.isDocument()) {
             return include(value.asDocument(), node);
         }

@@ -7,6 +7,7 @@ import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code $slice} projection (MongoDB manual, "$slice (projection)"): {@code {path: {$slice: n}}} keeps the
@@ -22,7 +23,7 @@ import org.bson.BsonValue;
  * @param skip elements to skip, negative from the end, or {@code null} for the single-number form
  * @param limit the single number, or the limit of the array form
  */
-record ProjectionSlice(List<String> path, Long skip, long limit) {
+record ProjectionSlice(List<String> path, @Nullable Long skip, long limit) {
     /** @throws CommandException as listed on the class */
     static ProjectionSlice parse(String path, BsonValue argument) {
         if (isWhole(argument)) {

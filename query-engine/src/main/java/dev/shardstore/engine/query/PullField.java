@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $pull} and {@code $pullAll} (MongoDB manual, "$pull", "$pullAll"): remove every element that matches.
@@ -68,8 +69,8 @@ record PullField(String operator, Predicate<BsonValue> removes) implements Updat
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
-        List<BsonValue> elements = ArrayFields.require(existing, () -> "Cannot apply " + operator + " to a non-array value");
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
+        List<BsonValue> elements = ArrayFields.require(existing, field -> "Cannot apply " + operator + " to a non-array value");
         List<BsonValue> kept = elements.stream().filter(removes.negate()).toList();
         if (kept.size() != elements.size()) {
             slot.set(new BsonArray(new ArrayList<>(kept)));

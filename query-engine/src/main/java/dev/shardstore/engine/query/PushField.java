@@ -12,6 +12,7 @@ import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $push} (MongoDB manual, "$push"): appends a value to an array, creating the field when missing. With
@@ -30,16 +31,16 @@ import org.bson.BsonValue;
  * @param sort the order after inserting, or {@code null}
  * @param slice how many to keep (negative: from the end), or {@code null}
  */
-record PushField(String path, List<BsonValue> each, Integer position, Comparator<BsonValue> sort, Integer slice)
+record PushField(String path, List<BsonValue> each, @Nullable Integer position, @Nullable Comparator<BsonValue> sort,
+        @Nullable Integer slice)
         implements UpdateOperation {
     private static final Set<String> CLAUSES = Set.of("$each", "$position", "$sort", "$slice");
 
     /** @throws CommandException as listed on the class */
     static PushField parse(String path, BsonValue argument, Collation collation) {
-        if (!argument.isDocument() || !argument.asDocument().containsKey("$each")) {
+        if (!(argument instanceof BsonDocument modifiers) || !modifiers.containsKey("$each")) {
             return new PushField(path, List.of(argument), null, null, null);
         }
-        BsonDocument modifiers = argument.asDocument();
         for (String clause : modifiers.keySet()) {
             if (!CLAUSES.contains(clause)) {
                 throw new CommandException(ErrorCode.BadValue, "Unrecognized clause in $push: " + clause);
@@ -55,7 +56,7 @@ record PushField(String path, List<BsonValue> each, Integer position, Comparator
                 integer(modifiers.get("$slice"), "$slice"));
     }
 
-    private static Integer integer(BsonValue value, String clause) {
+    private static @Nullable Integer integer(@Nullable BsonValue value, String clause) {
         if (value == null) {
             return null;
         }
@@ -99,9 +100,9 @@ record PushField(String path, List<BsonValue> each, Integer position, Comparator
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
-        List<BsonValue> elements = new ArrayList<>(ArrayFields.require(existing, () -> "The field '" + path
-                + "' must be an array but is of type " + TypeNames.of(existing.getBsonType()) + " in document "
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
+        List<BsonValue> elements = new ArrayList<>(ArrayFields.require(existing, field -> "The field '" + path
+                + "' must be an array but is of type " + TypeNames.of(field.getBsonType()) + " in document "
                 + Values.element("_id", context.root().get("_id", new BsonDocument()))));
         int at = position == null ? elements.size()
                 : position >= 0 ? Math.min(position, elements.size()) : Math.max(0, elements.size() + position);

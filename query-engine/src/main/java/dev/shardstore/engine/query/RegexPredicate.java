@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.bson.BsonRegularExpression;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A regular expression test ({@code {a: /re/}}, {@code $regex}, regex elements of {@code $in}), as
@@ -41,7 +42,7 @@ record RegexPredicate(String pattern, String options, Pattern compiled) implemen
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         if (value == null) {
             return false;
         }

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $rename: {<from>: <to>}} (MongoDB manual, "$rename"), as MongoDB's {@code RenameNode}: the operation
@@ -52,7 +53,7 @@ record RenameField(List<String> from, String to) implements UpdateOperation {
             }
 
             @Override
-            public void apply(Slot slot, BsonValue existing, UpdateContext context) {}
+            public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {}
         };
     }
 
@@ -62,7 +63,7 @@ record RenameField(List<String> from, String to) implements UpdateOperation {
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         BsonDocument parent = parentOf(context.root(), from, "source", String.join(".", from));
         String field = from.get(from.size() - 1);
         if (parent == null || !parent.containsKey(field)) {
@@ -81,7 +82,7 @@ record RenameField(List<String> from, String to) implements UpdateOperation {
      *
      * @throws CommandException BadValue when the path goes through an array
      */
-    private static BsonDocument parentOf(BsonDocument root, List<String> path, String role, String dotted) {
+    private static @Nullable BsonDocument parentOf(BsonDocument root, List<String> path, String role, String dotted) {
         BsonValue current = root;
         for (String component : path.subList(0, path.size() - 1)) {
             current = current.asDocument().get(component);

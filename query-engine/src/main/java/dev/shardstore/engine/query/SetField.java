@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $set}: replaces the value, or creates the field (MongoDB manual, "$set"); and {@code $setOnInsert},
@@ -17,7 +18,7 @@ record SetField(BsonValue value, boolean onInsertOnly) implements UpdateOperatio
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         if (!onInsertOnly || context.inserting()) {
             slot.set(Values.copy(value));
         }

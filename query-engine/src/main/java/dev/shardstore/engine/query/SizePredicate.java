@@ -3,6 +3,7 @@ package dev.shardstore.engine.query;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $size} on one value, as MongoDB's {@code SizeMatchExpression} (MongoDB manual, "$size"): the value
@@ -28,7 +29,7 @@ record SizePredicate(int size) implements ValuePredicate {
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         return value != null && value.isArray() && value.asArray().size() == size;
     }
 }

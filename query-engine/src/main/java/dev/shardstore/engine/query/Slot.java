@@ -6,6 +6,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One field of a document, or one position of an array, being updated in place on a working copy.
@@ -22,7 +23,7 @@ abstract sealed class Slot {
     }
 
     /** The current value, or {@code null} when the field is missing or the position is past the end. */
-    abstract BsonValue get();
+    abstract @Nullable BsonValue get();
 
     abstract void set(BsonValue value);
 
@@ -38,7 +39,7 @@ abstract sealed class Slot {
         }
 
         @Override
-        BsonValue get() {
+        @Nullable BsonValue get() {
             return document.get(name);
         }
 
@@ -66,7 +67,7 @@ abstract sealed class Slot {
         }
 
         @Override
-        BsonValue get() {
+        @Nullable BsonValue get() {
             return index < array.size() ? array.get(index) : null;
         }
 

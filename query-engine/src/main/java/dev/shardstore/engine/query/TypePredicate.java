@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $type} on one value, as MongoDB's {@code TypeMatchExpression} (MongoDB manual, "$type"): the value
@@ -68,7 +69,7 @@ record TypePredicate(Set<BsonType> types) implements ValuePredicate {
     }
 
     @Override
-    public boolean test(BsonValue value) {
+    public boolean test(@Nullable BsonValue value) {
         return value != null && types.contains(value.getBsonType());
     }
 }

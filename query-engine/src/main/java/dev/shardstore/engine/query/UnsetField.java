@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code $unset}: removes the field; an array element becomes null instead; a missing field is a no-op
@@ -13,7 +14,7 @@ record UnsetField() implements UpdateOperation {
     }
 
     @Override
-    public void apply(Slot slot, BsonValue existing, UpdateContext context) {
+    public void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context) {
         if (existing != null) {
             slot.remove();
         }

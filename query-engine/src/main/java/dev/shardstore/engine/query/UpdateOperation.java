@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /** What one update operator does to the field at the end of its path (a leaf of the {@link UpdateTree}). */
 interface UpdateOperation {
@@ -13,5 +14,5 @@ interface UpdateOperation {
     /**
      * Applies the operator to {@code slot}, whose current value is {@code existing} ({@code null} when missing).
      */
-    void apply(Slot slot, BsonValue existing, UpdateContext context);
+    void apply(Slot slot, @Nullable BsonValue existing, UpdateContext context);
 }

@@ -14,6 +14,7 @@ import java.util.stream.IntStream;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operator form of an update ({@code {$set: {...}, $unset: {...}, $inc: {...}}}) as a tree of paths,
@@ -116,7 +117,7 @@ final class UpdateTree {
             for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
                 String path = field.getKey();
                 List<String> components = tree.validatedComponents(path);
-                if (operator.getKey().equals("$rename")) {
+                if (factory == null) { // $rename, the one operator without a factory (checked above)
                     if (components.stream().anyMatch(UpdateTree::isPositional)) {
                         throw new CommandException(ErrorCode.BadValue, "The source field for $rename may not be dynamic: " + path);
                     }
@@ -262,7 +263,7 @@ final class UpdateTree {
                 .boxed().toList();
     }
 
-    private void applyInterior(Slot slot, String name, BsonValue existing, Interior node, UpdateContext context) {
+    private void applyInterior(Slot slot, String name, @Nullable BsonValue existing, Interior node, UpdateContext context) {
         if (existing != null && (existing.isDocument() || existing.isArray())) {
             applyChildren(existing, name, node, context);
         } else if (node.createsPath()) {

@@ -1,6 +1,7 @@
 package dev.shardstore.engine.query;
 
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A test of one value reached by a path: MongoDB's {@code matchesSingleElement}. The argument is
@@ -8,5 +9,5 @@ import org.bson.BsonValue;
  */
 @FunctionalInterface
 interface ValuePredicate {
-    boolean test(BsonValue value);
+    boolean test(@Nullable BsonValue value);
 }

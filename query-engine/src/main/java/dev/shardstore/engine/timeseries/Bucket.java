@@ -93,7 +93,7 @@ public final class Bucket {
      * left with no measurements instead, and only passes measurements of the bucket's meta within its time span.
      */
     public static Bucket repack(TimeseriesOptions options, BsonDocument stored, List<BsonDocument> measurements) {
-        Bucket bucket = empty(options, stored.get("_id"), stored.getDocument("control").getDocument("min").get(options.timeField()),
+        Bucket bucket = empty(options, stored(stored, "_id"), stored(stored.getDocument("control").getDocument("min"), options.timeField()),
                 stored.get("meta"));
         for (BsonDocument measurement : measurements) {
             bucket.add(measurement, BsonBytes.encode(measurement).length);
@@ -103,7 +103,16 @@ public final class Bucket {
 
     /** The bucket's {@code _id}. */
     public BsonValue id() {
-        return doc.get("_id");
+        return stored(doc, "_id");
+    }
+
+    /** A field every bucket has. */
+    private static BsonValue stored(BsonDocument bucket, String field) {
+        BsonValue value = bucket.get(field);
+        if (value == null) {
+            throw new IllegalArgumentException("a bucket without '" + field + "': " + bucket.toJson());
+        }
+        return value;
     }
 
     /** {@code control.min.<timeField>}, ms since the epoch: the rounded lower time bound. */

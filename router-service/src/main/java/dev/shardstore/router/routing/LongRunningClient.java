@@ -1,9 +1,9 @@
 package dev.shardstore.router.routing;
 
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.router.RouterProperties;
 import dev.shardstore.support.ServiceSupportProperties;
+import dev.shardstore.transport.http.CommandClient;
 import jakarta.annotation.PreDestroy;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;

@@ -1,12 +1,10 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.MalformedMessageException;
-
 import com.github.luben.zstd.Zstd;
+import dev.shardstore.transport.wire.MalformedMessageException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
@@ -52,11 +50,6 @@ public enum Compressor {
     /** The available compressor called {@code name} in a handshake, or empty. */
     public static Optional<Compressor> ofName(String name) {
         return Arrays.stream(values()).filter(c -> c.wireName.equals(name) && c.available()).findFirst();
-    }
-
-    /** The compressors that work on this machine, in id order. */
-    public static List<Compressor> availableOnes() {
-        return Arrays.stream(values()).filter(Compressor::available).toList();
     }
 
     /** Whether this compressor's library works here (checked once with a round trip). */

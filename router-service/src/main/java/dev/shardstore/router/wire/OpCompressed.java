@@ -1,10 +1,9 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpCode;
-import dev.shardstore.contracts.wire.MalformedMessageException;
-import dev.shardstore.contracts.wire.Messages;
-
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.MalformedMessageException;
+import dev.shardstore.transport.wire.Messages;
+import dev.shardstore.transport.wire.OpCode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.bson.io.BasicOutputBuffer;

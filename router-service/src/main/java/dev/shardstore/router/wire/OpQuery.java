@@ -1,12 +1,11 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
-import dev.shardstore.contracts.wire.BsonFrames;
-import dev.shardstore.contracts.wire.OpCode;
-
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.transport.wire.BsonFrames;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.OpCode;
+import dev.shardstore.transport.wire.OpMsg;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.bson.BsonDocument;

@@ -1,9 +1,8 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.BsonFrames;
-import dev.shardstore.contracts.wire.OpCode;
-import dev.shardstore.contracts.wire.Messages;
-
+import dev.shardstore.transport.wire.BsonFrames;
+import dev.shardstore.transport.wire.Messages;
+import dev.shardstore.transport.wire.OpCode;
 import org.bson.BsonDocument;
 import org.bson.io.BasicOutputBuffer;
 

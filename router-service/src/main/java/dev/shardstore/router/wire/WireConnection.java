@@ -1,15 +1,14 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.ConnectionLoop;
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
-import dev.shardstore.contracts.wire.OpCode;
-import dev.shardstore.contracts.wire.MalformedMessageException;
-
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.transport.wire.ConnectionLoop;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.MalformedMessageException;
+import dev.shardstore.transport.wire.OpCode;
+import dev.shardstore.transport.wire.OpMsg;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.net.Socket;

@@ -1,7 +1,6 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.OpCode;
-
+import dev.shardstore.transport.wire.OpCode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,17 +1,16 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
-import dev.shardstore.contracts.wire.BsonFrames;
-import dev.shardstore.contracts.wire.OpCode;
-import dev.shardstore.contracts.wire.MalformedMessageException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.transport.wire.BsonFrames;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.MalformedMessageException;
+import dev.shardstore.transport.wire.OpCode;
+import dev.shardstore.transport.wire.OpMsg;
 import java.io.ByteArrayInputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

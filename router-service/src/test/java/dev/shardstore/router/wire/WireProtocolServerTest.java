@@ -1,10 +1,5 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
-import dev.shardstore.contracts.wire.OpCode;
-import dev.shardstore.contracts.wire.MalformedMessageException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
@@ -17,6 +12,10 @@ import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.router.query.StubShard;
 import dev.shardstore.router.testing.StubPeer;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.MalformedMessageException;
+import dev.shardstore.transport.wire.OpCode;
+import dev.shardstore.transport.wire.OpMsg;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.SocketTimeoutException;

@@ -1,8 +1,5 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
-
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.LogicalClock;
@@ -12,13 +9,15 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.transport.http.CommandClient;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.OpMsg;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import java.time.Clock;

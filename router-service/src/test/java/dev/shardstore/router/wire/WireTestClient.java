@@ -1,11 +1,10 @@
 package dev.shardstore.router.wire;
 
-import dev.shardstore.contracts.wire.Frame;
-import dev.shardstore.contracts.wire.OpMsg;
-import dev.shardstore.contracts.wire.BsonFrames;
-import dev.shardstore.contracts.wire.OpCode;
-import dev.shardstore.contracts.wire.Messages;
-
+import dev.shardstore.transport.wire.BsonFrames;
+import dev.shardstore.transport.wire.Frame;
+import dev.shardstore.transport.wire.Messages;
+import dev.shardstore.transport.wire.OpCode;
+import dev.shardstore.transport.wire.OpMsg;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

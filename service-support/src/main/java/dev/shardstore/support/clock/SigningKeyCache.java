@@ -3,7 +3,7 @@ package dev.shardstore.support.clock;
 import dev.shardstore.contracts.clock.HmacClusterTimeSigner;
 import dev.shardstore.contracts.clock.SigningKey;
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;

@@ -15,6 +15,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one table of the options MongoDB documents for the commands this cluster serves — find, aggregate, count,
@@ -280,8 +281,8 @@ public final class CommandOptions {
             throw invalid(name + ".$db", "names " + json(dollarDb) + " but the command was sent to database " + db);
         }
         String entryField = ENTRY_FIELDS.get(name);
-        if (entryField != null && command.get(entryField) instanceof BsonArray entries) {
-            Map<String, Option> entryOptions = ENTRIES.get(name);
+        Map<String, Option> entryOptions = ENTRIES.get(name);
+        if (entryField != null && entryOptions != null && command.get(entryField) instanceof BsonArray entries) {
             for (int i = 0; i < entries.size(); i++) {
                 if (entries.get(i) instanceof BsonDocument entry) {
                     for (Map.Entry<String, BsonValue> field : entry.entrySet()) {
@@ -311,7 +312,11 @@ public final class CommandOptions {
      * @throws CommandException 40415 for a field the statement does not have; the field's own refusal
      */
     public static void checkStatementField(String command, String field, String path, BsonValue value) {
-        find(ENTRIES.get(command), null, field, path).check(path, value);
+        Map<String, Option> statement = ENTRIES.get(command);
+        if (statement == null) {
+            throw new IllegalArgumentException("no statement table for '" + command + "': update or delete");
+        }
+        find(statement, null, field, path).check(path, value);
     }
 
     /** Whether {@code field} is one of MongoDB's generic command arguments ({@code comment}, {@code lsid}, ...). */
@@ -335,7 +340,7 @@ public final class CommandOptions {
         return table;
     }
 
-    private static Option find(Map<String, Option> options, String command, String field, String unknownName) {
+    private static Option find(Map<String, Option> options, @Nullable String command, String field, String unknownName) {
         Option option = options.get(field);
         if (option == null && command != null) {
             option = GENERIC.get(field);

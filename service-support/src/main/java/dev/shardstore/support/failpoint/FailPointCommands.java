@@ -53,7 +53,7 @@ public final class FailPointCommands {
 
     private static FailPointAction action(@Nullable BsonDocument data) {
         BsonValue action = data == null ? null : data.get("action");
-        if (action == null || !action.isString()) {
+        if (data == null || action == null || !action.isString()) {
             throw new CommandException(ErrorCode.BadValue, "'data.action' must be \"crash\", \"pause\" or \"error\"");
         }
         return switch (action.asString().getValue().toLowerCase(Locale.ROOT)) {

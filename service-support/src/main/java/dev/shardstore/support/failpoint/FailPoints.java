@@ -4,6 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -65,7 +66,10 @@ public final class FailPoints {
                 crash.run();
             }
             case PAUSE -> pauseWhileArmed(name, point);
-            case ERROR -> throw new CommandException(action.errorCode(), "fail point " + name + " is armed with error " + action.errorCode());
+            case ERROR -> {
+                ErrorCode code = Objects.requireNonNull(action.errorCode(), "FailPointAction: the error action has a code");
+                throw new CommandException(code, "fail point " + name + " is armed with error " + code);
+            }
         }
     }
 

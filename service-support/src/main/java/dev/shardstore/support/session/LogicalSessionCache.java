@@ -1,10 +1,10 @@
 package dev.shardstore.support.session;
 
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.SessionsApi;
 import dev.shardstore.contracts.session.SessionsApi.SessionRecord;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;

@@ -9,7 +9,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.clock.SigningKey;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -16,9 +16,11 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * The health contract every service meets (docs/architecture.md "Observability"): booted against real embedded PostgreSQL and
- * Kafka, {@code /actuator/health} answers UP with a database and a Kafka component; and a request it cannot
- * serve is answered with a problem+json body carrying MongoDB's code and the request id, never Spring's
- * default error body. Subclasses (published in this module's test-jar) only name their database.
+ * Kafka, {@code /actuator/health} answers UP with a Kafka component, and with a database component exactly when the
+ * service owns a database; and a request it cannot serve is answered with a problem+json body carrying MongoDB's code
+ * and the request id, never Spring's default error body. Subclasses (published in this module's test-jar) only name
+ * their database ({@link #register}), or, for a service without one, register the broker alone
+ * ({@link #registerBroker}) and answer {@code false} from {@link #ownsDatabase}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 public abstract class ServiceHealthContract {
@@ -30,13 +32,28 @@ public abstract class ServiceHealthContract {
         EmbeddedInfra.shared().springProperties(database).forEach((k, v) -> registry.add(k, () -> v));
     }
 
+    /** Points a service that owns no database at the broker alone. */
+    protected static void registerBroker(DynamicPropertyRegistry registry) {
+        registry.add("spring.kafka.bootstrap-servers", () -> EmbeddedInfra.shared().bootstrapServers());
+    }
+
+    /** Whether the service owns a PostgreSQL database, so that its health reports one: true unless a subclass says not. */
+    protected boolean ownsDatabase() {
+        return true;
+    }
+
     @Test
-    void reportsHealthWithDatabaseAndKafka() throws Exception {
+    void reportsHealthWithItsDatabaseAndKafka() throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"db\"").contains("\"kafka\"").contains("\"brokers\":1");
+        assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"kafka\"").contains("\"brokers\":1");
+        if (ownsDatabase()) {
+            assertThat(response.body()).contains("\"db\"");
+        } else {
+            assertThat(response.body()).doesNotContain("\"db\"");
+        }
     }
 
     @Test

@@ -1,8 +1,8 @@
 package dev.shardstore.shard.autosplit;
 
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.support.ServiceSupportProperties;
+import dev.shardstore.transport.http.CommandClient;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonString;

@@ -2,12 +2,12 @@ package dev.shardstore.shard.migration;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.support.ServiceSupportProperties;
+import dev.shardstore.transport.http.CommandClient;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;

@@ -1,7 +1,7 @@
 package dev.shardstore.shard.versioning;
 
 import dev.shardstore.contracts.error.ErrorReplies;
-import dev.shardstore.contracts.http.CommandClient;
+import dev.shardstore.transport.http.CommandClient;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.support.catalog.ConfigCommands;
 import dev.shardstore.support.catalog.DatabaseLoader;

@@ -2,10 +2,10 @@ package dev.shardstore.shard.bench;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.event.CatalogEvent;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.shard.ConfigServerStub;
 import dev.shardstore.shard.ShardServiceApplication;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

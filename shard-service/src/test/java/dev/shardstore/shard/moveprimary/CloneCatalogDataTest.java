@@ -3,11 +3,11 @@ package dev.shardstore.shard.moveprimary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.shard.ConfigServerStub;
 import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.shard.ShardServiceApplication;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -6,7 +6,6 @@ import static dev.shardstore.shard.TestRouting.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.version.ChunkVersion;
@@ -18,6 +17,7 @@ import dev.shardstore.shard.ShardServiceApplication;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.support.failpoint.FailPointAction;
 import dev.shardstore.support.failpoint.FailPoints;
+import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

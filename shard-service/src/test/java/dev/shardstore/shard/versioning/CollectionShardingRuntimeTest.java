@@ -7,7 +7,6 @@ import static dev.shardstore.shard.TestRouting.versioned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
-import dev.shardstore.contracts.http.CommandClient;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardedCollection;
 import dev.shardstore.contracts.sharding.StaleConfig;
@@ -18,6 +17,7 @@ import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.shard.ShardServiceApplication;
 import dev.shardstore.support.failpoint.FailPointAction;
 import dev.shardstore.support.failpoint.FailPoints;
+import dev.shardstore.transport.http.CommandClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

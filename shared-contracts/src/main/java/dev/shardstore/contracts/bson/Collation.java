@@ -7,6 +7,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.bson.BsonArray;
@@ -96,11 +97,6 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         return icu(path, spec, locale);
     }
 
-    /** The collation a command, index or collection uses: its own if given, else {@code fallback}. */
-    public static Collation orDefault(String path, @Nullable BsonValue value, Collation fallback) {
-        return value == null ? fallback : parse(path, value);
-    }
-
     /** Equal when the resolved specs are: two collators built from one spec compare alike. */
     @Override
     public boolean equals(Object other) {
@@ -156,12 +152,13 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
      * under the simple collation, are returned as they are.
      */
     public BsonValue indexKey(BsonValue value) {
-        if (collator == null || !holdsString(value)) {
+        Collator icu = collator;
+        if (icu == null || !holdsString(value)) {
             return value;
         }
         return switch (value.getBsonType()) {
-            case STRING -> collationKey(value.asString().getValue());
-            case SYMBOL -> collationKey(value.asSymbol().getSymbol());
+            case STRING -> collationKey(icu, value.asString().getValue());
+            case SYMBOL -> collationKey(icu, value.asSymbol().getSymbol());
             case DOCUMENT -> {
                 BsonDocument out = new BsonDocument();
                 value.asDocument().forEach((field, v) -> out.append(field, indexKey(v)));
@@ -172,8 +169,8 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         };
     }
 
-    private BsonString collationKey(String s) {
-        byte[] key = collator.getCollationKey(s).toByteArray();
+    private static BsonString collationKey(Collator icu, String s) {
+        byte[] key = icu.getCollationKey(s).toByteArray();
         StringBuilder out = new StringBuilder(key.length);
         for (byte b : key) {
             out.append((char) ((b & 0xFF) + 1));
@@ -204,7 +201,8 @@ public record Collation(BsonDocument spec, @Nullable Collator collator) {
         RuleBasedCollator collator = (RuleBasedCollator) Collator.getInstance(uLocale);
         Integer strength = strength(path, spec);
         if (strength != null) {
-            collator.setStrength(STRENGTHS.get(strength));
+            // strength() admits 1 to 5 only, every one a key of STRENGTHS
+            collator.setStrength(Objects.requireNonNull(STRENGTHS.get(strength)));
         }
         Boolean caseLevel = bool(path, spec, "caseLevel");
         if (caseLevel != null) {

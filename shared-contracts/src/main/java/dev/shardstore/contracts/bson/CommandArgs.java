@@ -33,7 +33,7 @@ public final class CommandArgs {
      * @throws CommandException TypeMismatch when it is not a string
      */
     public String collectionName() {
-        BsonValue name = command.get(commandName);
+        BsonValue name = command.values().iterator().next();
         if (!name.isString()) {
             throw typeMismatch(commandName, "a collection name string", name);
         }

@@ -2,6 +2,7 @@ package dev.shardstore.contracts.error;
 
 import java.util.Objects;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A command failed with a MongoDB error code. Thrown anywhere a command is processed; the command
@@ -13,6 +14,7 @@ import org.bson.BsonDocument;
 public class CommandException extends RuntimeException {
     private final ErrorCode code;
     private final BsonDocument extraInfo;
+    private final String errmsg;
 
     public CommandException(ErrorCode code, String message) {
         this(code, message, new BsonDocument(), null);
@@ -26,8 +28,9 @@ public class CommandException extends RuntimeException {
         this(code, message, extraInfo, null);
     }
 
-    public CommandException(ErrorCode code, String message, BsonDocument extraInfo, Throwable cause) {
+    public CommandException(ErrorCode code, String message, BsonDocument extraInfo, @Nullable Throwable cause) {
         super(Objects.requireNonNull(message, "message"), cause);
+        this.errmsg = message;
         this.code = Objects.requireNonNull(code, "code");
         this.extraInfo = Objects.requireNonNull(extraInfo, "extraInfo").clone();
     }
@@ -43,6 +46,6 @@ public class CommandException extends RuntimeException {
 
     /** The command-reply form: {@code {ok: 0, errmsg, code, codeName, ...extraInfo}}. */
     public BsonDocument toReply() {
-        return ErrorReplies.errorReply(code, getMessage(), extraInfo);
+        return ErrorReplies.errorReply(code, errmsg, extraInfo);
     }
 }

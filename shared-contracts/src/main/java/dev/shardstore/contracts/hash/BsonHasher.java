@@ -13,6 +13,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.jspecify.annotations.Nullable;
 
 /**
  * MongoDB's hash of a BSON value for hashed indexes and hashed shard keys (docs/architecture.md "Documents, BSON order and keys"; the
@@ -59,7 +60,7 @@ public final class BsonHasher {
         return hash;
     }
 
-    private static void element(Input in, String name, BsonValue value) {
+    private static void element(Input in, @Nullable String name, BsonValue value) {
         in.int32(BsonOrder.typeRank(value.getBsonType()));
         if (name != null) {
             in.cstring(name);

@@ -12,8 +12,8 @@ package dev.shardstore.contracts.http;
  *
  * <p>The same commands also travel as MongoDB wire-protocol OP_MSG messages (the command with {@code $db}, the reply
  * as the body section), as mongos and mongod talk: a service that listens for them names its port in the
- * {@link #COMMAND_PORT_HEADER} of every HTTP reply, and a {@link CommandClient} that sees it sends that peer's later
- * commands there ({@link WireCommandChannel}).
+ * {@link #COMMAND_PORT_HEADER} of every HTTP reply, and a client that sees it sends that peer's later commands there
+ * (the {@code transport} module implements both ends: {@code CommandClient} and {@code WireCommandChannel}).
  */
 public final class InternalApi {
     public static final String MEDIA_TYPE_BSON = "application/bson";

@@ -24,11 +24,14 @@ public record LogicalSessionId(UUID id, byte @Nullable [] uid) {
     /** The command field. */
     public static final String FIELD = "lsid";
 
-    public LogicalSessionId {
+    // a full canonical constructor, not a compact one: javac writes the type annotation of a compact constructor's
+    // implicit parameters into no class file, so callers elsewhere would see uid as non-null
+    public LogicalSessionId(UUID id, byte @Nullable [] uid) {
         if (id == null) {
             throw new IllegalArgumentException("id is required");
         }
-        uid = uid == null ? null : uid.clone();
+        this.id = id;
+        this.uid = uid == null ? null : uid.clone();
     }
 
     @Override

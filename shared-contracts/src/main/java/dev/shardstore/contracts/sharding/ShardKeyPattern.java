@@ -278,7 +278,7 @@ public record ShardKeyPattern(BsonDocument pattern) {
     private BsonDocument hashed(BsonDocument equalities) {
         BsonDocument key = new BsonDocument();
         for (var e : pattern.entrySet()) {
-            BsonValue v = equalities.get(e.getKey());
+            BsonValue v = Objects.requireNonNull(equalities.get(e.getKey()), "the equalities hold every key field");
             key.append(e.getKey(), e.getValue().isString() ? new BsonInt64(BsonHasher.hash64(v)) : v);
         }
         return key;

@@ -15,6 +15,14 @@ class NamespaceTest {
         assertThat(new Namespace("geo", "cities.europe").full()).isEqualTo("geo.cities.europe");
     }
 
+    @Test
+    void parsingSplitsAtTheFirstDotAndNeedsBothParts() {
+        assertThat(Namespace.parse("geo.cities.v2")).isEqualTo(new Namespace("geo", "cities.v2"));
+        assertThatThrownBy(() -> Namespace.parse("cities", "--ns"))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.InvalidNamespace))
+                .hasMessageContaining("'--ns' must be a namespace 'db.collection'");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "a/b", "a\\b", "a.b", "a b", "a\"b", "a$b", "a\0b",
             "a234567890123456789012345678901234567890123456789012345678901234"})

@@ -14,6 +14,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Arithmetic expression operators (MongoDB manual, "Arithmetic Expression Operators"):
@@ -131,7 +132,7 @@ final class Arithmetic {
     }
 
     /** {@code $abs} when {@code mode} is null, otherwise rounding to the optional places operand. */
-    private static Expression rounding(String name, List<Expression> operands, RoundingMode mode) {
+    private static Expression rounding(String name, List<Expression> operands, @Nullable RoundingMode mode) {
         return variables -> {
             BsonValue value = operands.get(0).evaluate(variables);
             BsonValue places = operands.size() > 1 ? operands.get(1).evaluate(variables) : new BsonInt32(0);

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import org.bson.BsonBoolean;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Boolean expression operators (MongoDB manual, "Boolean Expression Operators"): {@code $and} (true for no
@@ -35,7 +36,7 @@ final class Booleans {
     }
 
     /** MongoDB's truthiness of an expression value ({@code null} is missing). */
-    static boolean truthy(BsonValue value) {
+    static boolean truthy(@Nullable BsonValue value) {
         if (Operands.nullish(value)) {
             return false;
         }

@@ -8,6 +8,7 @@ import org.bson.BsonBoolean;
 import org.bson.BsonInt32;
 import org.bson.BsonUndefined;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Comparison expression operators (MongoDB manual, "Comparison Expression Operators"):
@@ -41,7 +42,7 @@ final class Comparisons {
     }
 
     /** The value as it compares: missing as undefined, which shares missing's place in BSON order. */
-    static BsonValue comparable(BsonValue value) {
+    static BsonValue comparable(@Nullable BsonValue value) {
         return value == null ? new BsonUndefined() : value;
     }
 }

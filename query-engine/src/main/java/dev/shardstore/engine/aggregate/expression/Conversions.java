@@ -23,6 +23,7 @@ import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Type conversion expression operators (MongoDB manual, "$convert"): {@code $convert: {input, to, onError?,
@@ -99,9 +100,10 @@ final class Conversions {
         };
     }
 
-    private static BsonType target(BsonValue to) {
-        if (to != null && to.isString() && TARGETS.containsKey(to.asString().getValue())) {
-            return TARGETS.get(to.asString().getValue());
+    private static BsonType target(@Nullable BsonValue to) {
+        BsonType named = to != null && to.isString() ? TARGETS.get(to.asString().getValue()) : null;
+        if (named != null) {
+            return named;
         }
         if (Numbers.isNumber(to)) {
             BsonType type = BsonType.findByValue((int) Numbers.toDouble(to));
@@ -189,7 +191,7 @@ final class Conversions {
         };
     }
 
-    private static CommandException failure(BsonValue value, BsonType target, String reason) {
+    private static CommandException failure(BsonValue value, BsonType target, @Nullable String reason) {
         return new CommandException(ErrorCode.ConversionFailure, "Failed to parse " + TypeNames.of(target) + " from "
                 + TypeNames.of(value.getBsonType()) + " " + value + (reason == null ? "" : ": " + reason));
     }

@@ -22,6 +22,7 @@ import org.bson.BsonInvalidOperationException;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Date expression operators (MongoDB manual, "Date Expression Operators"): {@code $year $month $dayOfMonth
@@ -49,8 +50,9 @@ final class Dates {
 
     private static OperatorParser part(ToIntFunction<ZonedDateTime> field) {
         return (name, arg, parser) -> {
-            boolean named = arg.isDocument() && arg.asDocument().containsKey("date");
-            Expression date = parser.parse(named ? arg.asDocument().get("date") : arg);
+            BsonValue dateArgument = arg.isDocument() ? arg.asDocument().get("date") : null;
+            boolean named = dateArgument != null;
+            Expression date = parser.parse(dateArgument != null ? dateArgument : arg);
             Expression zone = zone(named ? arg.asDocument() : new BsonDocument(), parser);
             return variables -> {
                 ZonedDateTime at = zoned(name, date.evaluate(variables), zone.evaluate(variables));
@@ -155,7 +157,7 @@ final class Dates {
         };
     }
 
-    private static String text(String name, String parameter, BsonValue value) {
+    private static String text(String name, String parameter, @Nullable BsonValue value) {
         if (value == null || !value.isString()) {
             throw new CommandException(ErrorCode.TypeMismatch, name + " requires '" + parameter + "' to be a string, found: "
                     + (value == null ? "missing" : TypeNames.of(value.getBsonType())));
@@ -183,7 +185,7 @@ final class Dates {
     }
 
     /** The date in the zone, or null when the date is null or missing. */
-    private static ZonedDateTime zoned(String name, BsonValue date, BsonValue zone) {
+    private static @Nullable ZonedDateTime zoned(String name, @Nullable BsonValue date, @Nullable BsonValue zone) {
         if (Operands.nullish(date) || Operands.nullish(zone)) {
             return null;
         }

@@ -12,6 +12,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses aggregation expressions (MongoDB manual, "Expressions"). Thread-safe; use {@link #INSTANCE}.
@@ -86,7 +87,7 @@ public final class ExpressionParser {
             throw new CommandException(ErrorCode.BadValue, "an expression specification must contain exactly one field, "
                     + "the name of the expression. Found " + spec.size() + " fields in " + spec.toJson());
         }
-        BsonValue argument = spec.get(name);
+        BsonValue argument = spec.values().iterator().next(); // the one field's value
         if (name.equals("$literal")) {
             return variables -> argument;
         }
@@ -117,7 +118,7 @@ public final class ExpressionParser {
     }
 
     /** The value of an array element or argument: missing becomes null. */
-    static BsonValue orNull(BsonValue value) {
+    static BsonValue orNull(@Nullable BsonValue value) {
         return value == null ? BsonNull.VALUE : value;
     }
 }

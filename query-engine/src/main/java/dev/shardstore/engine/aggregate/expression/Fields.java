@@ -8,6 +8,7 @@ import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The field operators that name a field literally, so that names with dots or a leading {@code $} can be read and
@@ -45,7 +46,7 @@ final class Fields {
         return variables -> get(name, input.evaluate(variables), field);
     }
 
-    private static BsonValue get(String name, BsonValue input, String field) {
+    private static @Nullable BsonValue get(String name, @Nullable BsonValue input, String field) {
         if (Operands.nullish(input)) {
             return BsonNull.VALUE;
         }

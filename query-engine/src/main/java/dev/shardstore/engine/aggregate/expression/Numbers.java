@@ -12,6 +12,7 @@ import org.bson.BsonInt64;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.jspecify.annotations.Nullable;
 
 /**
  * MongoDB's numeric type promotion for arithmetic (MongoDB manual, "$add", "$multiply"): the result has the
@@ -40,7 +41,8 @@ public final class Numbers {
     }
 
     /** Whether {@code value} is an int, long, double or decimal. */
-    public static boolean isNumber(BsonValue value) {
+    @Contract("null -> false")
+    public static boolean isNumber(@Nullable BsonValue value) {
         return value != null && (value.isNumber() || value.isDecimal128());
     }
 

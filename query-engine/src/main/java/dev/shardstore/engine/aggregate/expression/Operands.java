@@ -8,6 +8,7 @@ import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Argument handling shared by the operator families: MongoDB accepts {@code {$op: [a, b]}} and, for one
@@ -63,7 +64,8 @@ final class Operands {
     }
 
     /** Whether a value is null, undefined or missing: the operands most operators answer null for. */
-    static boolean nullish(BsonValue value) {
+    @Contract("null -> true")
+    static boolean nullish(@Nullable BsonValue value) {
         return value == null || value.isNull() || value.getBsonType() == BsonType.UNDEFINED;
     }
 }

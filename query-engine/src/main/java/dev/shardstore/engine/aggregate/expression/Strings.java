@@ -15,6 +15,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * String expression operators (MongoDB manual, "String Expression Operators"): {@code $concat} (null when an
@@ -67,7 +68,7 @@ final class Strings {
         };
     }
 
-    private static int index(String name, BsonValue value) {
+    private static int index(String name, @Nullable BsonValue value) {
         if (!Numbers.isNumber(value)) {
             throw new CommandException(ErrorCode.TypeMismatch, name + " requires numeric arguments, found: "
                     + (value == null ? "missing" : TypeNames.of(value.getBsonType())));
