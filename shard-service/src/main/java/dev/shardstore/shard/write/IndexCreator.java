@@ -1,6 +1,5 @@
 package dev.shardstore.shard.write;
 
-import dev.shardstore.shard.command.CreateIndexesCommand;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -32,7 +31,7 @@ public class IndexCreator {
     }
 
     /**
-     * Creates the indexes of {@code specs} (each as {@link CreateIndexesCommand#validate} returns it) that do not
+     * Creates the indexes of {@code specs} (each as {@link dev.shardstore.shard.command.CreateIndexesCommand#validate} returns it) that do not
      * exist yet, all in one transaction: a failing one leaves none of them. The caller holds the collection
      * exclusively. An index without {@code collation} gets the collection's default collation.
      *
