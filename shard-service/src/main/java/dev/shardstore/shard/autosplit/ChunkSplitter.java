@@ -146,7 +146,7 @@ public class ChunkSplitter {
             log.warn("auto-split of chunk {} of {} failed", chunk.range(), ns, e);
             outcome = AutoSplitOutcome.FAILED;
         } finally {
-            if (entered) {
+            if (entered && flight != null) { // entered only with a flight
                 leave(flight);
             }
             writes.finishSplit();

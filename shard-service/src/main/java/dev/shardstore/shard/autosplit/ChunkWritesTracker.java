@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -104,7 +105,7 @@ public class ChunkWritesTracker implements CommittedWritesObserver {
 
     /** One collection's counters, per chunk range of the routing table they follow (guarded by the instance's monitor). */
     private static final class CollectionWrites {
-        private RoutingTable table;
+        private @Nullable RoutingTable table;
         private final Map<ChunkRange, ChunkWrites> chunks = new HashMap<>();
 
         /** Moves to {@code seen} when it is newer than the table followed so far; returns the table to attribute writes by. */

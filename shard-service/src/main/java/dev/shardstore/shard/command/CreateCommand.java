@@ -15,6 +15,7 @@ import dev.shardstore.shard.view.ViewCatalog;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import dev.shardstore.support.command.CommandOptions;
 import java.util.List;
+import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
@@ -158,7 +159,7 @@ public class CreateCommand extends ShardCommand {
     }
 
     private BsonDocument createTimeseries(OperationContext opCtx, Namespace ns, BsonDocument options) {
-        TimeseriesOptions parsed = TimeseriesOptions.parse(options.get("timeseries"), "create.timeseries");
+        TimeseriesOptions parsed = TimeseriesOptions.parse(Objects.requireNonNull(options.get("timeseries"), "the caller checked it is there"), "create.timeseries");
         options.put("timeseries", parsed.toDocument());
         if (options.containsKey("expireAfterSeconds")) {
             options.put("expireAfterSeconds", new BsonInt64(expireAfterSeconds(options.get("expireAfterSeconds"), "create.expireAfterSeconds")));

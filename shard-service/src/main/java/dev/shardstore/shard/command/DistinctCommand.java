@@ -20,6 +20,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -68,7 +69,7 @@ public class DistinctCommand extends CollectionReadCommand {
         return Replies.ok(new BsonDocument("values", new BsonArray(distinct.values())));
     }
 
-    private void scan(OperationContext opCtx, CollectionInfo collection, BsonDocument query, Filter filter, BsonValue hint, DistinctValues distinct) {
+    private void scan(OperationContext opCtx, CollectionInfo collection, BsonDocument query, Filter filter, @Nullable BsonValue hint, DistinctValues distinct) {
         ShardCursor cursor = queries.find(opCtx, collection, new FindQuery(filter, null, null, 0, 0, query, hint), BATCH);
         for (Batch batch = cursor.next(opCtx, BATCH); ; batch = cursor.next(opCtx, BATCH)) {
             batch.documents().forEach(distinct::add);

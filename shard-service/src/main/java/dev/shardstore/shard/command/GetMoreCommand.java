@@ -6,6 +6,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.CursorManager;
+import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -33,7 +34,7 @@ public class GetMoreCommand extends ShardCommand {
     @Override
     protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
-        long id = cursorId(command.get("getMore"), "getMore");
+        long id = cursorId(Objects.requireNonNull(command.get("getMore"), "the command's name is its first field"), "getMore");
         String ns = db + "." + args.requiredString("collection");
         long batchSize = args.optionalNonNegative("batchSize", 0);
         CursorManager.CursorBatch batch = cursors.getMore(opCtx, id, ns, batchSize == 0 ? Long.MAX_VALUE : batchSize);

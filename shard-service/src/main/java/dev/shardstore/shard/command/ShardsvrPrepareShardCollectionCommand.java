@@ -31,6 +31,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -167,7 +168,7 @@ public class ShardsvrPrepareShardCollectionCommand extends ShardCommand {
      *
      * @param timeseriesKey the translated key when {@code c} is a time-series buckets collection, else null
      */
-    private BsonDocument prepare(OperationContext opCtx, CollectionInfo c, ShardKeyPattern key, TimeseriesShardKey timeseriesKey, boolean unique,
+    private BsonDocument prepare(OperationContext opCtx, CollectionInfo c, ShardKeyPattern key, @Nullable TimeseriesShardKey timeseriesKey, boolean unique,
             long maxChunkSizeBytes) {
         requireSimpleDefaultCollation(c);
         requireUniqueIndexesCompatible(c, key);

@@ -18,6 +18,7 @@ import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.versioning.CollectionAccess;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -105,7 +106,8 @@ abstract class StatementWriteCommand<S> extends ShardCommand {
             String path = field + "." + i;
             Optional<String> refused = retryableWrite ? refusedInRetryableWrite(statement) : Optional.empty();
             return refused.isPresent() ? RetryableWrites.refusedMulti(refused.get())
-                    : buckets.isPresent() ? onMeasurements(statementCtx, buckets.get(), options, statement, variables, path)
+                    : buckets.isPresent() ? onMeasurements(statementCtx, buckets.get(),
+                            Objects.requireNonNull(options, "a buckets collection has time-series options"), statement, variables, path)
                     : onDocuments(statementCtx, ns, statement, variables, path);
         }, this::replayed));
     }

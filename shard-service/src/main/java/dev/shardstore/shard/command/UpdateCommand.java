@@ -20,9 +20,11 @@ import dev.shardstore.shard.storage.OplogEntry;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -97,7 +99,8 @@ public class UpdateCommand extends StatementWriteCommand<UpdateStatement> {
      */
     @Override
     protected StatementOutcome replayed(SessionHistory.ExecutedStatement executed) {
-        return executed.op() == OplogEntry.Op.INSERT ? new StatementOutcome(0, 0, executed.o().get("_id"), null)
+        return executed.op() == OplogEntry.Op.INSERT ? new StatementOutcome(0, 0,
+                Objects.requireNonNull(executed.o(), "an insert's oplog entry holds the document").get("_id"), null)
                 : new StatementOutcome(1, 1, null, null);
     }
 
@@ -106,7 +109,7 @@ public class UpdateCommand extends StatementWriteCommand<UpdateStatement> {
      *
      * @throws CommandException TypeMismatch (14) when it is not an array
      */
-    static List<BsonValue> arrayFilters(BsonValue value, String path) {
+    static List<BsonValue> arrayFilters(@Nullable BsonValue value, String path) {
         if (value == null || value.isNull()) {
             return List.of();
         }

@@ -14,6 +14,7 @@ import dev.shardstore.shard.plan.Plan;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -55,16 +56,16 @@ public final class MatchingScan {
     private List<StoredDocument> page = List.of();
     private int index;
     private boolean noRowsAfterPage;
-    private Match current;
-    private final Plan plan;
+    private @Nullable Match current;
+    private final @Nullable Plan plan;
     /** Whether the plan's bounds answer the filter exactly ({@link Plan#exact}): documents are not matched again. */
     private final boolean exact;
     /** The key ranges a range plan reads in order, and the index (or collection table) it reads them from; null for none. */
-    private final List<IndexBounds.KeyRange> ranges;
-    private final IndexWalk.Source rangeSource;
+    private final @Nullable List<IndexBounds.KeyRange> ranges;
+    private final IndexWalk.@Nullable Source rangeSource;
     private List<byte[]> pageKeys = List.of();
     private int rangeIndex;
-    private byte[] positionKey;
+    private byte @Nullable [] positionKey;
     private final Set<ByteBuffer> seen = new HashSet<>();
     private long keysExamined;
     private long docsExamined;
@@ -210,7 +211,7 @@ public final class MatchingScan {
         deadline.check(); // the command's maxTimeMS, before each round trip
         index = 0;
         if (ranges != null) {
-            loadRangePage();
+            loadRangePage(ranges, Objects.requireNonNull(rangeSource, "a range plan has its source"));
             return;
         }
         if (idKey.isPresent()) {
@@ -228,11 +229,12 @@ public final class MatchingScan {
         pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
     }
 
-    private void loadRangePage() {
+    private void loadRangePage(List<IndexBounds.KeyRange> ranges, IndexWalk.Source rangeSource) {
         while (rangeIndex < ranges.size()) {
             IndexBounds.KeyRange range = ranges.get(rangeIndex);
             int asked = pageRows;
-            List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, rangeSource, positionKey, position,
+            byte[] afterKey = Objects.requireNonNull(positionKey, "a range plan's scan starts at its first range's low key");
+            List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, rangeSource, afterKey, position,
                     range.high(), asked);
             pageRows = Math.min(pageRows * 2, MAX_PAGE_ROWS);
             if (!rows.isEmpty()) {

@@ -62,8 +62,11 @@ public class ChunkRangeReader {
             }
         }
         boolean more = documents.size() < rows.size() || rows.size() == maxDocuments;
-        DocumentStore.IndexedDocument last = rows.isEmpty() ? null : rows.get(documents.size() - 1);
-        return new Page(documents, more ? new Position(last.key(), last.document().id()) : null);
+        if (!more) {
+            return new Page(documents, null);
+        }
+        DocumentStore.IndexedDocument last = rows.get(documents.size() - 1);
+        return new Page(documents, new Position(last.key(), last.document().id()));
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.support.failpoint.FailPoints;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
@@ -75,7 +76,7 @@ public class MigrationChunkClonerSource {
      */
     BsonDocument nextCloneBatch(UUID id, @Nullable BsonDocument after) {
         ActiveMigrationsRegistry.Donation donation = donation(id);
-        DonorSession session = donation.session;
+        DonorSession session = sessionOf(donation);
         failPoints.hit(DURING_CLONE);
         ChunkRangeReader.Position position = after == null ? null
                 : new ChunkRangeReader.Position(after.getBinary("key").getData(), after.getBinary("id").getData());
@@ -103,7 +104,7 @@ public class MigrationChunkClonerSource {
      */
     BsonDocument nextMods(UUID id, BsonTimestamp after) {
         ActiveMigrationsRegistry.Donation donation = donation(id);
-        DonorSession session = donation.session;
+        DonorSession session = sessionOf(donation);
         if (Long.compareUnsigned(after.getValue(), session.startAfter().getValue()) < 0) {
             throw new CommandException(ErrorCode.CappedPositionLost, "'after' " + after + " is before the migration's start "
                     + session.startAfter());
@@ -146,7 +147,7 @@ public class MigrationChunkClonerSource {
      * @throws CommandException OperationFailed (96) as {@link #nextCloneBatch}
      */
     BsonDocument nextSessionMods(UUID id, long after) {
-        DonorSession session = donation(id).session;
+        DonorSession session = sessionOf(donation(id));
         List<BsonDocument> entries = sessionHistory.read(session.collection().uuid(), session.range(), after, MODS_BATCH_ENTRIES);
         return new BsonDocument("entries", new BsonArray(entries)).append("more", BsonBoolean.valueOf(entries.size() == MODS_BATCH_ENTRIES));
     }
@@ -158,5 +159,10 @@ public class MigrationChunkClonerSource {
             throw new CommandException(ErrorCode.OperationFailed, "migration " + id + " is not ready to be cloned yet");
         }
         return donation;
+    }
+
+    /** The session of a donation {@link #donation} returned: it checked the session is there, and it is set once, never cleared. */
+    private static DonorSession sessionOf(ActiveMigrationsRegistry.Donation donation) {
+        return Objects.requireNonNull(donation.session, "donation(id) checked it is set");
     }
 }

@@ -30,9 +30,10 @@ public class MigrationCoordinatorStore {
     /** Inserts an undecided document (in the caller's transaction, if any). */
     void insert(MigrationCoordinatorDocument doc) {
         jdbc.sql("INSERT INTO migration_coordinators (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                .params(doc.id(), doc.namespace().full(), doc.collectionUuid(), BsonBytes.encode(doc.range().min()),
-                        BsonBytes.encode(doc.range().max()), doc.donor(), doc.recipient(), BsonBytes.encode(doc.preMigrationVersion().toBson()),
-                        doc.decision() == null ? null : doc.decision().value())
+                .param(doc.id()).param(doc.namespace().full()).param(doc.collectionUuid()).param(BsonBytes.encode(doc.range().min()))
+                .param(BsonBytes.encode(doc.range().max())).param(doc.donor()).param(doc.recipient())
+                .param(BsonBytes.encode(doc.preMigrationVersion().toBson()))
+                .param(doc.decision() == null ? null : doc.decision().value())
                 .update();
     }
 

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -363,7 +364,7 @@ public class MigrationDestinationManager {
         Map<ByteBuffer, byte[]> deletes = new LinkedHashMap<>();
         for (BsonValue value : entries) {
             BsonDocument entry = value.asDocument();
-            byte[] id = KeyString.encode(entry.getDocument("o2").get("_id"));
+            byte[] id = KeyString.encode(Objects.requireNonNull(entry.getDocument("o2").get("_id"), "an entry's o2 names its document's _id"));
             ByteBuffer slot = ByteBuffer.wrap(id);
             BsonDocument document = entry.isDocument("o") ? entry.getDocument("o") : null;
             if (document != null && inRange(key, range, document)) {

@@ -4,6 +4,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CriticalSection;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -89,13 +90,14 @@ public class MigrationRecovery {
         boolean decidedHere = doc.decision() == null;
         MigrationCoordinatorDocument decided = decidedHere ? coordinators.decide(doc.id(), coordinator.decideFromCatalog(doc)) : doc;
         coordinator.finish(decided, null);
+        MigrationDecision decision = Objects.requireNonNull(decided.decision(), "decided here, or before when it was recorded");
         if (decidedHere) {
             // a decision recorded before was announced by the migration that recorded it
-            boolean committed = decided.decision() == MigrationDecision.COMMITTED;
-            metrics.migrationFinished("donor", decided.decision().value());
+            boolean committed = decision == MigrationDecision.COMMITTED;
+            metrics.migrationFinished("donor", decision.value());
             peers.logChange(committed ? "moveChunk.commit" : "moveChunk.error", doc.namespace(), MigrationCoordinator.details(doc)
                     .append("note", new BsonString("decided by recovery after a restart")));
         }
-        log.info("migration {} of {} finished by recovery: {}", doc.id(), doc.namespace(), decided.decision().value());
+        log.info("migration {} of {} finished by recovery: {}", doc.id(), doc.namespace(), decision.value());
     }
 }

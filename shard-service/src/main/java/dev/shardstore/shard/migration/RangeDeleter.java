@@ -23,9 +23,11 @@ import jakarta.annotation.PreDestroy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -73,7 +75,7 @@ public class RangeDeleter {
     private final ShardMetrics metrics;
     private final Object signal = new Object();
     private volatile boolean stopped;
-    private Thread worker;
+    private @Nullable Thread worker;
 
     public RangeDeleter(RangeDeletionStore tasks, CollectionCatalog catalog, CollectionShardingState state, CollectionShardingRuntime runtime,
             CursorManager cursors, ChunkRangeReader reader, DocumentStore store, WriteUnitOfWork units, FailPoints failPoints,
@@ -179,8 +181,8 @@ public class RangeDeleter {
             if (stopped) {
                 break;
             }
-            Instant due = task.whenToClean() == RangeDeletionTask.WhenToClean.DELAYED
-                    ? task.readyAt().plus(properties.orphanCleanupDelay()) : task.readyAt();
+            Instant readyAt = Objects.requireNonNull(task.readyAt(), "a task that is no longer pending was made ready");
+            Instant due = task.whenToClean() == RangeDeletionTask.WhenToClean.DELAYED ? readyAt.plus(properties.orphanCleanupDelay()) : readyAt;
             Duration wait = Duration.between(Instant.now(), due);
             if (!wait.isNegative() && !wait.isZero()) {
                 next = wait.compareTo(next) < 0 ? wait : next;

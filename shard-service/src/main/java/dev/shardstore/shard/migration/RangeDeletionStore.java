@@ -39,10 +39,10 @@ public class RangeDeletionStore {
         KeyRange keys = task.keyRange();
         jdbc.sql("INSERT INTO range_deletions (" + COLUMNS + ", min_key, max_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         + " ON CONFLICT (id) DO NOTHING")
-                .params(task.id(), task.namespace().full(), task.collectionUuid(), BsonBytes.encode(task.keyPattern().pattern()),
-                        BsonBytes.encode(task.range().min()), BsonBytes.encode(task.range().max()), task.pending(),
-                        task.side().name().toLowerCase(Locale.ROOT), task.whenToClean().name().toLowerCase(Locale.ROOT),
-                        task.readyAt() == null ? null : Timestamp.from(task.readyAt()), keys.min(), keys.max())
+                .param(task.id()).param(task.namespace().full()).param(task.collectionUuid()).param(BsonBytes.encode(task.keyPattern().pattern()))
+                .param(BsonBytes.encode(task.range().min())).param(BsonBytes.encode(task.range().max())).param(task.pending())
+                .param(task.side().name().toLowerCase(Locale.ROOT)).param(task.whenToClean().name().toLowerCase(Locale.ROOT))
+                .param(task.readyAt() == null ? null : Timestamp.from(task.readyAt())).param(keys.min()).param(keys.max())
                 .update();
     }
 
@@ -55,7 +55,7 @@ public class RangeDeletionStore {
     boolean markReady(UUID id, RangeDeletionTask.@org.jspecify.annotations.Nullable WhenToClean whenToClean) {
         return jdbc.sql("UPDATE range_deletions SET pending = false, ready_at = coalesce(ready_at, now()),"
                         + " when_to_clean = coalesce(?, when_to_clean) WHERE id = ?")
-                .params(whenToClean == null ? null : whenToClean.name().toLowerCase(Locale.ROOT), id).update() > 0;
+                .param(whenToClean == null ? null : whenToClean.name().toLowerCase(Locale.ROOT)).param(id).update() > 0;
     }
 
     /** The task of migration {@code id}. */

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.plan;
 
+import dev.shardstore.engine.aggregate.expression.Contract;
 import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.shard.storage.IndexSpec;
 import org.bson.BsonBoolean;
@@ -9,6 +10,7 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 import dev.shardstore.contracts.keystring.Ordering;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a query reads its candidates: the whole collection, one {@code _id}, a range of {@code _id}s (the collection
@@ -125,7 +127,8 @@ public sealed interface Plan {
     }
 
     /** Whether {@code hint} asks for anything ({@code null}, {@code {}} and {@code ""} do not). */
-    static boolean isHint(BsonValue hint) {
+    @Contract("null -> false")
+    static boolean isHint(@Nullable BsonValue hint) {
         return hint != null && !(hint.isDocument() && hint.asDocument().isEmpty()) && !(hint.isString() && hint.asString().getValue().isEmpty());
     }
 }

@@ -21,6 +21,7 @@ import dev.shardstore.contracts.hash.BsonHasher;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -63,7 +64,7 @@ public class QueryPlanner {
      * @param filter     the parsed filter
      * @param hint       the {@code hint} argument, or null
      */
-    public Plan plan(CollectionInfo c, BsonDocument filterSpec, Filter filter, BsonValue hint) {
+    public Plan plan(CollectionInfo c, @Nullable BsonDocument filterSpec, Filter filter, @Nullable BsonValue hint) {
         BsonDocument given = filterSpec == null ? new BsonDocument() : filterSpec;
         // the _id index here is the collection table's primary key, in binary order
         BsonDocument spec = usableBy(Collation.SIMPLE, filter.collation(), given);

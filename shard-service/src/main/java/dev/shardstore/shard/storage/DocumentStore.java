@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -146,10 +147,10 @@ public class DocumentStore {
         ShardKeyPattern pattern = keys.shardKeyOf(opCtx, c.namespace());
         int size = documents.size();
         byte[][] ids = new byte[size][];
-        byte[][] docs = new byte[size][];
-        byte[][] documentKeys = new byte[size][];
-        byte[][] shardKeys = new byte[size][];
-        byte[][] previousShardKeys = new byte[size][];
+        byte[] @Nullable [] docs = new byte[size][];
+        byte[] @Nullable [] documentKeys = new byte[size][];
+        byte[] @Nullable [] shardKeys = new byte[size][];
+        byte[] @Nullable [] previousShardKeys = new byte[size][];
         for (int i = 0; i < size; i++) {
             StoredDocument d = documents.get(i);
             DocumentKeys.Key key = DocumentKeys.of(pattern, d.bson());
@@ -182,8 +183,13 @@ public class DocumentStore {
             units.wroteForStatement(opCtx, reservation, changed.cardinality(), storedFirst + changed.length() - 1);
         }
         if (op != 'd' && pattern != null) {
-            changed.stream().filter(i -> shardKeys[i] != null).forEach(i -> units.recordWritten(opCtx,
-                    new CommittedWritesObserver.WrittenDocument(c.namespace(), shardKeys[i], docs[i].length)));
+            changed.stream().forEach(i -> {
+                byte[] shardKey = shardKeys[i];
+                byte[] doc = docs[i]; // null only for a delete
+                if (shardKey != null && doc != null) {
+                    units.recordWritten(opCtx, new CommittedWritesObserver.WrittenDocument(c.namespace(), shardKey, doc.length));
+                }
+            });
         }
         return changed;
     }

@@ -134,7 +134,7 @@ public class IndexCatalog {
     /** Drops every index table of a collection being dropped; call inside the drop's transaction. */
     void dropAll(CollectionInfo c) {
         List<String> tables = jdbc.sql("DELETE FROM indexes WHERE collection_uuid = ? RETURNING table_name")
-                .param(c.uuid()).query(String.class).list();
+                .param(c.uuid()).query((rs, n) -> rs.getString("table_name")).list();
         for (String table : tables) {
             if (!table.matches("i_[0-9a-f]{32}")) {
                 throw new IllegalStateException("not an index table: " + table);

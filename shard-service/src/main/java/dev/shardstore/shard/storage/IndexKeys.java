@@ -16,6 +16,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * MongoDB's index key generation for one index: per key field the values its path reaches (index-key
@@ -32,7 +33,7 @@ public final class IndexKeys {
     private final IndexSpec spec;
     private final List<List<String>> paths = new ArrayList<>();
     private final Ordering ordering;
-    private final Filter partial;
+    private final @Nullable Filter partial;
     /** Position of the hashed field in the key, or -1. */
     private final int hashed;
 
@@ -112,7 +113,7 @@ public final class IndexKeys {
      * @throws CommandException BadValue when the path meets an array (MongoDB: "hashed indexes do not currently
      *                          support array values")
      */
-    private BsonValue hashedValue(BsonDocument doc, List<String> path) {
+    private @Nullable BsonValue hashedValue(BsonDocument doc, List<String> path) {
         if (reachesArray(doc, path)) {
             throw new CommandException(ErrorCode.BadValue, "hashed indexes do not currently support array values: field '"
                     + String.join(".", path) + "' of index " + spec.name());

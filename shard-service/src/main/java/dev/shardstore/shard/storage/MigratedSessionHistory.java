@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -82,7 +83,7 @@ public class MigratedSessionHistory {
         int written = 0;
         Map<SessionTxn, Set<Integer>> statements = new HashMap<>(); // per session and txnNumber: the stmtIds here
         for (BsonDocument entry : entries) {
-            LogicalSessionId lsid = LogicalSessionId.parse(entry.get("lsid"), "lsid");
+            LogicalSessionId lsid = LogicalSessionId.parse(Objects.requireNonNull(entry.get("lsid"), "a retryable write's history entry names its session"), "lsid");
             long txnNumber = number(entry, "txnNumber");
             int stmtId = (int) number(entry, "stmtId");
             Optional<SessionHistory.TransactionRecord> row = history.find(lsid);

@@ -4,6 +4,7 @@ import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -89,7 +90,7 @@ public class WriteUnitOfWork {
      * @return what {@code body} returned
      * @throws IllegalStateException when called inside a transaction that is not a unit's
      */
-    public <T> T write(OperationContext opCtx, Function<OperationContext, T> body) {
+    public <T extends @Nullable Object> T write(OperationContext opCtx, Function<OperationContext, T> body) {
         return run(opCtx, false, body);
     }
 
@@ -98,7 +99,7 @@ public class WriteUnitOfWork {
      * migration on the recipient and of range deletion, which readers of the oplog that follow client changes
      * skip (mongo/src/mongo/db/s/README.md "Migrations").
      */
-    public <T> T writeFromMigrate(OperationContext opCtx, Function<OperationContext, T> body) {
+    public <T extends @Nullable Object> T writeFromMigrate(OperationContext opCtx, Function<OperationContext, T> body) {
         return run(opCtx, true, body);
     }
 
@@ -109,7 +110,7 @@ public class WriteUnitOfWork {
      *
      * @throws IllegalStateException outside a unit
      */
-    public <T> T savepoint(OperationContext opCtx, Supplier<T> body) {
+    public <T extends @Nullable Object> T savepoint(OperationContext opCtx, Supplier<T> body) {
         Unit unit = current(opCtx);
         int mark = unit.written.size();
         Set<OplogTimeReservations.Reservation> statementWritesBefore = Set.copyOf(unit.statementWrites.keySet());
@@ -128,7 +129,7 @@ public class WriteUnitOfWork {
      * @throws IllegalStateException outside a unit
      */
     public void setRollbackOnly(OperationContext opCtx) {
-        current(opCtx).status.setRollbackOnly();
+        current(opCtx).status().setRollbackOnly();
     }
 
     /** Registers {@code observer} to hear of every later unit's committed client writes (see the class comment). */
@@ -158,7 +159,7 @@ public class WriteUnitOfWork {
      * @param body gets {@code opCtx} with the statement, to open its units with
      * @throws IllegalStateException inside a unit or another statement: the statement must own its units
      */
-    public <T> T asStatement(OperationContext opCtx, RetryableStatement statement, Function<OperationContext, T> body) {
+    public <T extends @Nullable Object> T asStatement(OperationContext opCtx, RetryableStatement statement, Function<OperationContext, T> body) {
         if (opCtx.get(UNIT) != null || opCtx.get(STATEMENT) != null) {
             throw new IllegalStateException("a retryable statement must start outside any unit of work");
         }
@@ -239,7 +240,7 @@ public class WriteUnitOfWork {
         return unit;
     }
 
-    private <T> T run(OperationContext opCtx, boolean fromMigrate, Function<OperationContext, T> body) {
+    private <T extends @Nullable Object> T run(OperationContext opCtx, boolean fromMigrate, Function<OperationContext, T> body) {
         Unit outer = opCtx.get(UNIT);
         if (outer != null) {
             if (outer.fromMigrate != fromMigrate) {
@@ -270,7 +271,7 @@ public class WriteUnitOfWork {
             unit.reservations.forEach(OplogTimeReservations.Reservation::release);
         }
         // the template returned without a throw and without rollback-only: the transaction committed
-        if (!unit.written.isEmpty() && !unit.status.isRollbackOnly()) {
+        if (!unit.written.isEmpty() && !unit.status().isRollbackOnly()) {
             notifyCommitted(unit.written);
         }
         return result;
@@ -293,10 +294,15 @@ public class WriteUnitOfWork {
         private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
         /** What each change wrote for the unit's retryable statement, by its reservation. */
         private final Map<OplogTimeReservations.Reservation, StatementWrite> statementWrites = new IdentityHashMap<>();
-        private TransactionStatus status;
+        /** The unit's transaction, set as it begins: before the body runs. */
+        private @Nullable TransactionStatus status;
 
         Unit(boolean fromMigrate) {
             this.fromMigrate = fromMigrate;
+        }
+
+        TransactionStatus status() {
+            return Objects.requireNonNull(status, "set as the unit's transaction begins, before its body runs");
         }
     }
 }

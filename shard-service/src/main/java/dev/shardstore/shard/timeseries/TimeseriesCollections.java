@@ -10,6 +10,7 @@ import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.versioning.OperationShardingState;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonValue;
 import org.springframework.stereotype.Component;
@@ -50,7 +51,7 @@ public class TimeseriesCollections {
         }
         TimeseriesOptions sharded = OperationShardingState.filterFor(opCtx, buckets.namespace().full())
                 .map(filter -> filter.table().collection().timeseriesFields()).orElse(null);
-        return Optional.of(sharded != null ? sharded : TimeseriesOptions.parse(spec, "timeseries"));
+        return Optional.of(sharded != null ? sharded : TimeseriesOptions.parse(Objects.requireNonNull(spec, "isBuckets checked it"), "timeseries"));
     }
 
     /**

@@ -141,7 +141,7 @@ public class CollectionShardingRuntime {
                 } else {
                     OwnershipFilter filter = null;
                     if (shardVersion.isPresent()) {
-                        ShardVersionCheck.Decision decision = shardVersionCheck.decide(namespace.full(), shardVersion.get(), collectionRefreshed);
+                        ShardVersionCheck.Decision decision = shardVersionCheck.decide(versioned(namespace), shardVersion.get(), collectionRefreshed);
                         refreshCollection = decision.refresh();
                         filter = decision.filter();
                     }
@@ -162,25 +162,25 @@ public class CollectionShardingRuntime {
             if (blocking != null) {
                 if (!blocking.awaitRelease(deadline)) {
                     throw blocking.section.database() ? databaseVersionCheck.staleInCriticalSection(db, dbVersion.get())
-                            : shardVersionCheck.stale(namespace.full(), shardVersion.get(), null);
+                            : shardVersionCheck.stale(versioned(namespace), shardVersion.get(), null);
                 }
                 dbRefreshed = null; // what was loaded before the section may be what it changed
                 collectionRefreshed = null;
             } else if (refreshDatabase) {
                 dbRefreshed = databases.refresh(db);
             } else {
-                collectionRefreshed = shardVersionCheck.refresh(namespace.full(), shardVersion.get());
+                collectionRefreshed = shardVersionCheck.refresh(versioned(namespace), shardVersion.get());
             }
         }
     }
 
     /** Runs {@code action} holding {@code namespace}'s lock in shared mode, with no check (a getMore's batch). */
-    public <T> T shared(Namespace namespace, Supplier<T> action) {
+    public <T extends @Nullable Object> T shared(Namespace namespace, Supplier<T> action) {
         return holding(runtime(namespace.full()).lock.readLock(), action);
     }
 
     /** Runs {@code action} holding {@code namespace}'s lock exclusively, with no check (dropDatabase's drops). */
-    public <T> T exclusive(Namespace namespace, Supplier<T> action) {
+    public <T extends @Nullable Object> T exclusive(Namespace namespace, Supplier<T> action) {
         return holding(runtime(namespace.full()).lock.writeLock(), action);
     }
 
@@ -247,6 +247,11 @@ public class CollectionShardingRuntime {
                 .sorted(java.util.Comparator.comparing(CriticalSection::namespace)).toList();
     }
 
+    /** The name of the collection whose shard version {@link #run} checks: a shard version is read only with a namespace. */
+    private static String versioned(@Nullable Namespace namespace) {
+        return Objects.requireNonNull(namespace, "a shard version is read only for a command about a collection").full();
+    }
+
     private static Optional<CriticalSection> section(@Nullable NamespaceRuntime runtime) {
         Held held = runtime == null ? null : runtime.section;
         return held == null ? Optional.empty() : Optional.of(held.section);
@@ -269,7 +274,7 @@ public class CollectionShardingRuntime {
                 } else {
                     return null;
                 }
-                store.save(runtime.section.section);
+                store.save(Objects.requireNonNull(runtime.section, "held or advanced just above").section);
             }
             return null;
         });
@@ -337,7 +342,7 @@ public class CollectionShardingRuntime {
         return section.database() ? databaseRuntime(section.namespace()) : runtime(section.namespace());
     }
 
-    private static <T> T holding(Lock lock, Supplier<T> action) {
+    private static <T extends @Nullable Object> T holding(Lock lock, Supplier<T> action) {
         lock.lock();
         try {
             return action.get();

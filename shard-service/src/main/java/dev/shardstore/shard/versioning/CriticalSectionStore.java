@@ -27,8 +27,8 @@ class CriticalSectionStore {
                         INSERT INTO critical_sections (namespace, phase, reason, expires_at) VALUES (?, ?, ?, ?)
                         ON CONFLICT (namespace) DO UPDATE SET phase = excluded.phase, reason = excluded.reason,
                             expires_at = excluded.expires_at""")
-                .params(section.namespace(), section.phase().name(), BsonBytes.encode(section.reason()),
-                        section.expiresAt() == null ? null : Timestamp.from(section.expiresAt()))
+                .param(section.namespace()).param(section.phase().name()).param(BsonBytes.encode(section.reason()))
+                .param(section.expiresAt() == null ? null : Timestamp.from(section.expiresAt()))
                 .update();
     }
 

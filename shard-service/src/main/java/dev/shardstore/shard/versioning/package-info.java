@@ -3,4 +3,7 @@
  * and database locks, critical sections, and the catalog events that mark the caches stale (docs/architecture.md
  * "Shard versioning and the stale-config retry loop").
  */
+@NullMarked
 package dev.shardstore.shard.versioning;
+
+import org.jspecify.annotations.NullMarked;

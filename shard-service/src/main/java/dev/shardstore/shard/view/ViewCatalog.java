@@ -8,6 +8,7 @@ import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -70,7 +71,7 @@ public class ViewCatalog {
      *                          the engine's pipeline errors, GraphContainsCycle (93), ViewDepthLimitExceeded (149)
      */
     public BsonDocument validateNew(Namespace ns, BsonDocument options) {
-        BsonValue viewOn = options.get("viewOn");
+        BsonValue viewOn = Objects.requireNonNull(options.get("viewOn"), "create checked it is there");
         if (!viewOn.isString()) {
             throw new CommandException(ErrorCode.TypeMismatch, "'create.viewOn' must be a string, not " + viewOn.getBsonType());
         }

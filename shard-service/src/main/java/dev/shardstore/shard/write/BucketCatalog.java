@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -189,24 +190,28 @@ public class BucketCatalog {
         List<DocumentStore.Replacement> replacements = new ArrayList<>();
         for (Map.Entry<BsonValue, Placement> entry : placements.entrySet()) {
             Placement p = entry.getValue();
-            StoredDocument before = p.isNew() ? null : locked.get(ByteBuffer.wrap(KeyString.encode(entry.getKey())));
-            if (!p.isNew() && before == null) {
-                return false;
+            Bucket bucket = p.fresh(); // a new bucket's; null for a stored one
+            StoredDocument before = null;
+            if (bucket == null) {
+                before = locked.get(ByteBuffer.wrap(KeyString.encode(entry.getKey())));
+                if (before == null) {
+                    return false;
+                }
+                BsonDocument stored = before.decode();
+                if (!OperationShardingState.visible(inUnit, buckets.namespace().full()).test(stored)) {
+                    return false; // an open bucket that became an orphan here (its chunk moved): never add to it
+                }
+                bucket = Bucket.reopen(options, stored);
             }
-            BsonDocument stored = p.isNew() ? null : before.decode();
-            if (stored != null && !OperationShardingState.visible(inUnit, buckets.namespace().full()).test(stored)) {
-                return false; // an open bucket that became an orphan here (its chunk moved): never add to it
-            }
-            Bucket bucket = p.isNew() ? p.fresh() : Bucket.reopen(options, stored);
             for (BsonDocument m : p.measurements()) {
                 int size = BsonBytes.encode(m).length;
-                if (!p.isNew() && !bucket.fits(Bucket.timeOf(options, m), size)) {
+                if (before != null && !bucket.fits(Bucket.timeOf(options, m), size)) {
                     return false;
                 }
                 bucket.add(m, size);
             }
             BsonDocument doc = bucket.toDocument();
-            if (p.isNew()) {
+            if (before == null) {
                 OperationShardingState.checkInsert(inUnit, buckets.namespace().full(), doc);
                 inserts.add(StoredDocument.of(doc));
             } else {
@@ -269,7 +274,7 @@ public class BucketCatalog {
      * The measurements of one batch going to one bucket.
      *
      * @param fresh the new bucket (already built, empty), or null for a stored one
-     * @param isNew whether the bucket is new
+     * @param isNew whether the bucket is new (then {@code fresh} is it)
      */
     private record Placement(@Nullable Bucket fresh, boolean isNew, List<BsonDocument> measurements) {}
 }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
@@ -64,7 +65,7 @@ public class DocumentInserter {
             // a versioned batch with a document of another shard's chunk was routed stale: refuse it whole (nothing
             // is written before this loop ends)
             OperationShardingState.checkInsert(opCtx, ns.full(), doc);
-            BsonValue id = doc.get("_id");
+            BsonValue id = Objects.requireNonNull(doc.get("_id"), "withIdFirst gives every document an _id");
             try {
                 IdField.requireValid(id);
                 Prepared prepared = new Prepared(i, id, Documents.encodeWithinLimit(doc, "object to insert too large"));

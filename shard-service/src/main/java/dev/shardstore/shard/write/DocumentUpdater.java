@@ -16,6 +16,7 @@ import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import dev.shardstore.shard.versioning.OperationShardingState;
 import org.bson.BsonDocument;
@@ -113,7 +114,7 @@ public class DocumentUpdater {
                 return new StatementOutcome(0, 0, inserted.get("_id"), null);
             }
             if (attempt == 2) {
-                throw WriteError.duplicateId(ns, inserted.get("_id"));
+                throw WriteError.duplicateId(ns, Objects.requireNonNull(inserted.get("_id"), "applyForUpsert gives the document an _id"));
             }
         }
     }
@@ -136,7 +137,7 @@ public class DocumentUpdater {
     private final class Tally {
         long matched;
         long modified;
-        CommandException error;
+        @Nullable CommandException error;
 
         /** Updates one locked page's matches; stops (returns false) at the first failing document. */
         boolean apply(OperationContext inUnit, CollectionInfo collection, Filter filter, Update update, List<Match> page) {

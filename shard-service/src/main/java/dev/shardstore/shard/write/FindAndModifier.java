@@ -12,6 +12,7 @@ import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.shardstore.shard.versioning.OperationShardingState;
@@ -79,13 +80,14 @@ public class FindAndModifier {
         while (true) {
             AtomicReference<Outcome> outcome = new AtomicReference<>();
             if (firstMatch.write(opCtx, collection, request.filterSpec(), request.filter(), request.hint(), request.sort(), (inUnit, match) ->
-                    outcome.set(request.update() == null ? remove(inUnit, collection, match) : update(inUnit, collection, match, request)))) {
+                    outcome.set(request.update() == null ? remove(inUnit, collection, match) : update(inUnit, collection, match, request.update(), request)))) {
                 return outcome.get();
             }
             if (!request.upsert()) {
                 return new Outcome(null, 0, false, null);
             }
-            BsonDocument inserted = request.update().applyForUpsert(Update.seedFromEqualities(request.filter().equalities()));
+            Update update = Objects.requireNonNull(request.update(), "the command refuses an upsert without an update");
+            BsonDocument inserted = update.applyForUpsert(Update.seedFromEqualities(request.filter().equalities()));
             if (updater.insertUpserted(opCtx, collection, inserted)) {
                 return new Outcome(request.returnNew() ? inserted : null, 1, false, inserted.get("_id"));
             }
@@ -100,7 +102,8 @@ public class FindAndModifier {
         return switch (executed.op()) {
             case DELETE -> new Outcome(executed.preImage(), 1, false, null);
             case UPDATE -> new Outcome(returnNew ? executed.o() : executed.preImage(), 1, true, null);
-            case INSERT -> new Outcome(returnNew ? executed.o() : null, 1, false, executed.o().get("_id"));
+            case INSERT -> new Outcome(returnNew ? executed.o() : null, 1, false,
+                    Objects.requireNonNull(executed.o(), "an insert's oplog entry holds the document").get("_id"));
             case COMMAND -> throw new IllegalStateException("a command entry is no statement's history");
         };
     }
@@ -111,9 +114,9 @@ public class FindAndModifier {
         return new Outcome(match.document(), 1, false, null);
     }
 
-    private Outcome update(OperationContext inUnit, CollectionInfo collection, Match match, Request request) {
+    private Outcome update(OperationContext inUnit, CollectionInfo collection, Match match, Update update, Request request) {
         BsonDocument before = match.document();
-        BsonDocument after = request.update().apply(before, request.filter().matchedPosition(before));
+        BsonDocument after = update.apply(before, request.filter().matchedPosition(before));
         if (Update.changes(before, after)) {
             units.notePreImage(inUnit, before);
             OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), after);

@@ -11,6 +11,7 @@ import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.bson.BsonDocument;
@@ -109,7 +110,7 @@ public class RetryableWrites {
         return runInSession(session, progress -> {
             boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
             if (fresh) {
-                RetryableStatement statement = RetryableStatement.insertBatch(session.lsid(), session.txnNumber(), stmtIds, progress.lastOpTime);
+                RetryableStatement statement = RetryableStatement.insertBatch(session.lsid(), txnNumber(session), stmtIds, progress.lastOpTime);
                 try {
                     WriteResult result = units.asStatement(opCtx, statement, batch);
                     if (statement.opTime() != 0) { // every document written, with its statement's history
@@ -158,8 +159,13 @@ public class RetryableWrites {
         return runInSession(session.get(), progress -> statement(opCtx, session.get(), progress, stmtId, execute, replay));
     }
 
+    /** The transaction number of a retryable write's session: {@link #retryable} keeps only the sessions that have one. */
+    private static long txnNumber(OperationSessionInfo session) {
+        return Objects.requireNonNull(session.txnNumber(), "a retryable write's session has a txnNumber");
+    }
+
     private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {
-        long txnNumber = info.txnNumber();
+        long txnNumber = txnNumber(info);
         try (SessionCatalog.CheckedOutSession session = catalog.checkOut(info.lsid())) {
             Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());
             long current = Math.max(session.activeTxnNumber(), record.map(SessionHistory.TransactionRecord::txnNum).orElse(-1L));
@@ -185,7 +191,7 @@ public class RetryableWrites {
             throw new CommandException(ErrorCode.IncompleteTransactionHistory, "Incomplete history detected for transaction "
                     + info.txnNumber() + " on session " + info.lsid() + ": statement " + stmtId + " may have run");
         }
-        RetryableStatement statement = new RetryableStatement(info.lsid(), info.txnNumber(), stmtId, progress.lastOpTime);
+        RetryableStatement statement = new RetryableStatement(info.lsid(), txnNumber(info), stmtId, progress.lastOpTime);
         T result = units.asStatement(opCtx, statement, execute);
         if (statement.opTime() != 0) {
             progress.lastOpTime = statement.opTime();

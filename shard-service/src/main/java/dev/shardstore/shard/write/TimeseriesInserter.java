@@ -8,6 +8,7 @@ import dev.shardstore.engine.timeseries.Bucket;
 import dev.shardstore.shard.storage.CollectionInfo;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 
@@ -35,7 +36,7 @@ public class TimeseriesInserter {
             BsonDocument measurement = DocumentInserter.withIdFirst(measurements.get(i));
             try {
                 Bucket.timeOf(options, measurement);
-                IdField.requireValid(measurement.get("_id"));
+                IdField.requireValid(Objects.requireNonNull(measurement.get("_id"), "withIdFirst gives every measurement an _id"));
                 Documents.encodeWithinLimit(measurement, "object to insert too large");
                 valid.add(measurement);
             } catch (CommandException e) {

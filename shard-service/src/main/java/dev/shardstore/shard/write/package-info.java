@@ -5,4 +5,7 @@
  * protocol around them (docs/architecture.md "The life of a routed write"). Command handlers parse, call it and shape
  * the reply.
  */
+@NullMarked
 package dev.shardstore.shard.write;
+
+import org.jspecify.annotations.NullMarked;
