@@ -1,11 +1,9 @@
 package dev.shardstore.shard.command;
 
-import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.contracts.namespace.Namespace;
-import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.OplogTimeReservations;
