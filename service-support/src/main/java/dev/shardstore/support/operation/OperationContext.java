@@ -56,14 +56,9 @@ public final class OperationContext {
                 NO_DECORATIONS);
     }
 
-    /** The context of work {@code caller} does of its own accord: no limit, no session, the default read concern. */
-    public static OperationContext of(Caller caller) {
-        return new OperationContext(caller, Deadline.none(), null, ReadConcern.DEFAULT, NO_DECORATIONS);
-    }
-
-    /** This process's own work named {@code task} ({@link Caller#internal}). */
+    /** This process's own work named {@code task} ({@link Caller#internal}): no limit, no session, the default read concern. */
     public static OperationContext internal(String task) {
-        return of(Caller.internal(task));
+        return new OperationContext(Caller.internal(task), Deadline.none(), null, ReadConcern.DEFAULT, NO_DECORATIONS);
     }
 
     /** Who the operation runs for. */
@@ -116,27 +111,10 @@ public final class OperationContext {
         return new OperationContext(caller, deadline, session, readConcern, next);
     }
 
-    /** This context without a {@code key} decoration. */
-    public OperationContext without(Decoration<?> key) {
-        int at = indexOf(key);
-        if (at < 0) {
-            return this;
-        }
-        Object[] next = new Object[decorations.length - 2];
-        System.arraycopy(decorations, 0, next, 0, at);
-        System.arraycopy(decorations, at + 2, next, at, decorations.length - at - 2);
-        return new OperationContext(caller, deadline, session, readConcern, next);
-    }
-
     /** The {@code key} decoration, or null when the operation has none. */
     public <T> @Nullable T get(Decoration<T> key) {
         int at = indexOf(key);
         return at < 0 ? null : key.type().cast(decorations[at + 1]);
-    }
-
-    /** The {@code key} decoration, if the operation has one. */
-    public <T> Optional<T> find(Decoration<T> key) {
-        return Optional.ofNullable(get(key));
     }
 
     private int indexOf(Decoration<?> key) {

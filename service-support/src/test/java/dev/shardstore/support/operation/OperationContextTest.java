@@ -66,13 +66,10 @@ class OperationContextTest {
         OperationContext noted = bare.with(NOTE, "a").with(COUNT, 1);
         assertThat(bare.get(NOTE)).isNull();
         assertThat(noted.get(NOTE)).isEqualTo("a");
-        assertThat(noted.find(COUNT)).contains(1);
+        assertThat(noted.get(COUNT)).isEqualTo(1);
         OperationContext replaced = noted.with(NOTE, "b");
         assertThat(replaced.get(NOTE)).isEqualTo("b");
         assertThat(noted.get(NOTE)).as("the context it came from keeps its own").isEqualTo("a");
-        assertThat(replaced.without(NOTE).get(NOTE)).isNull();
-        assertThat(replaced.without(NOTE).get(COUNT)).isEqualTo(1);
-        assertThat(bare.without(NOTE)).isSameAs(bare);
         OperationContext.Decoration<String> sameName = new OperationContext.Decoration<>("note", String.class);
         assertThat(noted.get(sameName)).as("keys compare by identity").isNull();
         // another thread sees what it is handed, not what its own thread happens to hold
