@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonObjectId;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.springframework.stereotype.Component;
@@ -90,17 +89,8 @@ public class ClusterInsertCommand implements CommandHandler {
         BsonArray batch = args.requiredBatch("documents");
         List<RawBsonDocument> docs = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
-            docs.add(BsonBytes.toRaw(withId(args.document(batch.get(i), "documents." + i))));
+            docs.add(BsonBytes.toRaw(BatchedWrite.withId(args.document(batch.get(i), "documents." + i))));
         }
         return docs;
-    }
-
-    private static BsonDocument withId(BsonDocument doc) {
-        if (doc.containsKey("_id")) {
-            return doc;
-        }
-        BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
-        withId.putAll(doc);
-        return withId;
     }
 }

@@ -10,6 +10,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.VersionedRouter;
+import dev.shardstore.router.write.BatchedWrite;
 import dev.shardstore.support.command.CommandRegistry;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,7 +23,6 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
@@ -144,7 +144,7 @@ public class AggregateOutput {
         }
         List<BsonDocument> statements = new ArrayList<>();
         for (BsonDocument source : documents) {
-            BsonDocument doc = withId(source);
+            BsonDocument doc = BatchedWrite.withId(source);
             BsonDocument key = key(doc, on);
             if (stage.matchedPipeline() != null) {
                 mergeWithPipeline(opCtx, stage, doc, key, variables);
@@ -243,15 +243,6 @@ public class AggregateOutput {
             key.append(path, value);
         }
         return key;
-    }
-
-    private static BsonDocument withId(BsonDocument doc) {
-        if (doc.containsKey("_id")) {
-            return doc;
-        }
-        BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
-        withId.putAll(doc);
-        return withId;
     }
 
     /** The collection's default collation ({@code options.collation} of listCollections), empty when it has none or is missing. */

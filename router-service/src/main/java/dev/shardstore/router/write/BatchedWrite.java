@@ -26,6 +26,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -384,6 +385,20 @@ public final class BatchedWrite {
 
     private static BsonValue number(long value) {
         return value <= Integer.MAX_VALUE ? new BsonInt32((int) value) : new BsonInt64(value);
+    }
+
+    /**
+     * {@code doc} itself when it has an {@code _id}, else a copy with a new ObjectId placed first: the router gives a
+     * document it is about to insert its {@code _id}, rather than the shard, so that routing (and a {@code $merge}'s
+     * match on {@code _id}) sees it.
+     */
+    public static BsonDocument withId(BsonDocument doc) {
+        if (doc.containsKey("_id")) {
+            return doc;
+        }
+        BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
+        withId.putAll(doc);
+        return withId;
     }
 
     /** A write error {@code {index, code, codeName, errmsg}}. */
