@@ -6,6 +6,7 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.timeseries.Bucket;
 import dev.shardstore.router.routing.CollectionRouting;
@@ -71,14 +72,15 @@ public class ClusterInsertCommand implements CommandHandler {
     }
 
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue statement) {
-        if (!routing.isSharded()) {
+        RoutingTable table = routing.table();
+        if (table == null) {
             return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
-        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
+        TimeseriesOptions timeseries = table.collection().timeseriesFields();
         try {
             // a measurement goes where the bucket it would open belongs (its meta and rounded time)
             BsonDocument keySource = timeseries == null ? statement.asDocument() : Bucket.routingDocument(timeseries, statement.asDocument());
-            return BatchedWrite.Target.to(List.of(routing.table().chunkFor(keySource).shard()));
+            return BatchedWrite.Target.to(List.of(table.chunkFor(keySource).shard()));
         } catch (CommandException e) {
             return BatchedWrite.Target.failed(index, e.code(), "document at index " + index + ": " + e.getMessage());
         }
