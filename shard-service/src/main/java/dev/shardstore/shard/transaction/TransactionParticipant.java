@@ -362,7 +362,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         }
         if (e instanceof CommandException c) {
             return ErrorLabel.isTransientTransactionError(c.code()) && !ErrorLabel.TransientTransactionError.on(c.toReply())
-                    ? new CommandException(c.code(), String.valueOf(c.getMessage()), merged(c.extraInfo(), ErrorLabel.TransientTransactionError.extraInfo()), c)
+                    ? new CommandException(c.code(), c.getMessage(), merged(c.extraInfo(), ErrorLabel.TransientTransactionError.extraInfo()), c)
                     : c;
         }
         log.warn("a transaction's statement failed unexpectedly; the transaction was aborted", e);
