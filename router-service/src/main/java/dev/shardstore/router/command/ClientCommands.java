@@ -6,12 +6,17 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.contracts.error.WriteErrors;
 import dev.shardstore.router.cursor.CursorSessions;
+import dev.shardstore.router.transaction.RouterTransaction;
+import dev.shardstore.router.transaction.RouterTransactions;
+import dev.shardstore.router.transaction.TransactionAborter;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.session.LogicalSessionCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
@@ -32,6 +37,9 @@ import org.springframework.stereotype.Component;
  * <p>Sessions (mongo/src/mongo/db/s/README.md "How a session gets placed into the logical session cache"): a command's {@code lsid} places
  * the session in the router's {@link LogicalSessionCache} or bumps its {@code lastUse}, and a cursor the command opens
  * belongs to that session, so ending or expiring the session kills it.
+ *
+ * <p>Transactions (mongo/src/mongo/db/s/README.md "Transactions"): a command with {@code autocommit: false} runs in
+ * its session's transaction ({@link #inTransaction}), on REST and the wire protocol alike.
  */
 @Component
 public class ClientCommands {
@@ -52,9 +60,13 @@ public class ClientCommands {
     private final ClusterTimeGossip gossip;
     private final LogicalSessionCache sessions;
     private final CursorSessions cursors;
+    private final RouterTransactions transactions;
+    private final TransactionAborter transactionCommands;
 
     public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
-            CursorSessions cursors) {
+            CursorSessions cursors, RouterTransactions transactions, TransactionAborter transactionCommands) {
+        this.transactions = transactions;
+        this.transactionCommands = transactionCommands;
         this.registry = registry;
         this.meters = meters;
         this.gossip = gossip;
@@ -74,20 +86,46 @@ public class ClientCommands {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
         return timed(transport, registry.knows(name) ? name : "unknown", () -> {
             gossip.received(command, ClusterTimeGossip.Sender.CLIENT);
-            if (OperationSessionInfo.of(command).map(OperationSessionInfo::inTransaction).orElse(false)) {
-                // the shards run a transaction's statements, but the router does not yet track participants and commit
-                throw new CommandException(ErrorCode.NotImplemented, "'autocommit': multi-document transactions are not yet"
-                        + " routed by the router");
-            }
             LogicalSessionId lsid = command.containsKey(LogicalSessionId.FIELD)
                     ? LogicalSessionId.parse(command.get(LogicalSessionId.FIELD), LogicalSessionId.FIELD) : null;
             if (lsid != null) {
                 sessions.vivify(lsid);
             }
-            BsonDocument reply = registry.run(Caller.client(transport.tag()), db, command);
+            Caller caller = Caller.client(transport.tag());
+            Optional<OperationSessionInfo> session = OperationSessionInfo.of(command);
+            BsonDocument reply = session.isPresent() && session.get().inTransaction()
+                    ? inTransaction(caller, db, command, session.get(), name)
+                    : registry.run(caller, db, command);
             if (lsid != null && reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
                 cursors.bindSession(reply.getDocument("cursor").getNumber("id").longValue(), lsid);
             }
+            return reply;
+        });
+    }
+
+    /**
+     * A command of a multi-document transaction, with its session held ({@link RouterTransactions}): it runs in the
+     * session's transaction, and its reply carries the transaction's {@code recoveryToken}. A statement that fails
+     * — with a write error too, which becomes the command's error as in MongoDB — aborts the transaction on every
+     * participant (mongo/src/mongo/db/s/README.md "Aborting a Transaction").
+     */
+    private BsonDocument inTransaction(Caller caller, String db, BsonDocument command, OperationSessionInfo session, String name) {
+        return transactions.run(session, name, command, txn -> {
+            boolean statement = !name.equals("commitTransaction") && !name.equals("abortTransaction");
+            BsonDocument reply;
+            try {
+                reply = registry.run(caller, db, command, txn::attach);
+                CommandException writeError = statement ? WriteErrors.firstAsCommandError(reply) : null;
+                if (writeError != null) {
+                    throw writeError;
+                }
+            } catch (CommandException e) {
+                if (statement && txn.state() == RouterTransaction.State.ACTIVE) {
+                    transactionCommands.abortQuietly(txn);
+                }
+                throw e;
+            }
+            reply.put("recoveryToken", txn.recoveryToken());
             return reply;
         });
     }

@@ -61,9 +61,9 @@ public class ClusterCollModCommand {
             }).orElseThrow(() -> notFound(db, collection));
             return router.run(opCtx, db, collection, false, routing -> {
                 if (!routing.isSharded() || !sharded) {
-                    return CollectionDdlCommands.checked(router.send(routing, routing.database().primary(), db, cmd));
+                    return CollectionDdlCommands.checked(router.send(opCtx, routing, routing.database().primary(), db, cmd));
                 }
-                router.sendAll(routing, CollectionDdlCommands.indexHolders(routing), db, shard -> cmd).values()
+                router.sendAll(opCtx, routing, CollectionDdlCommands.indexHolders(routing), db, shard -> cmd).values()
                         .forEach(CollectionDdlCommands::checked);
                 return Replies.ok();
             }).orElseThrow(() -> notFound(db, collection));

@@ -53,24 +53,24 @@ public class ClusterFindAndModifyCommand implements CommandHandler {
         BsonDocument query = args.optionalDocument(command, "query", "query");
         boolean upsert = args.optionalBoolean(command, "upsert", "upsert", false);
         CommandVariables.parse(command.get("let"), "let"); // refused before any shard is asked
-        BsonDocument reply = router.run(opCtx, db, collection, true, routing -> modify(routing, db, collection, command, query, upsert)).orElseThrow();
+        BsonDocument reply = router.run(opCtx, db, collection, true, routing -> modify(opCtx, routing, db, collection, command, query, upsert)).orElseThrow();
         if (ErrorReplies.isError(reply)) {
             throw ErrorReplies.toException(reply);
         }
         return reply;
     }
 
-    private BsonDocument modify(CollectionRouting routing, String db, String collection, BsonDocument command, BsonDocument query, boolean upsert) {
+    private BsonDocument modify(OperationContext opCtx, CollectionRouting routing, String db, String collection, BsonDocument command, BsonDocument query, boolean upsert) {
         RoutingTable table = routing.table();
         if (table == null) {
-            return router.send(routing, routing.database().primary(), db, command);
+            return router.send(opCtx, routing, routing.database().primary(), db, command);
         }
         QueryTargeting.requireNotTimeseries(routing, "findAndModify");
         Collation collation = Collation.parse("findAndModify.collation", command.get("collation"));
         Optional<String> owner = QueryTargeting.owner(table, ShardKeyTargeter.routable(table, query, collation));
         if (owner.isPresent()) {
-            return router.send(routing, owner.get(), db, command);
+            return router.send(opCtx, routing, owner.get(), db, command);
         }
-        return new WriteWithoutShardKey(router, db, collection, command).findAndModify(routing, upsert);
+        return new WriteWithoutShardKey(opCtx, router, db, collection, command).findAndModify(routing, upsert);
     }
 }

@@ -53,7 +53,7 @@ public class CollectionDdlCommands {
             return router.run(opCtx, db, collection, false, routing -> {
                 RoutingTable table = routing.table();
                 if (table == null) {
-                    return checked(router.send(routing, routing.database().primary(), db, cmd));
+                    return checked(router.send(opCtx, routing, routing.database().primary(), db, cmd));
                 }
                 // a sharded time-series collection is registered as its buckets collection, which is what is dropped
                 String sharded = table.namespace();
@@ -89,7 +89,7 @@ public class CollectionDdlCommands {
             String collection = new CommandArgs(cmd).collectionName();
             return router.run(opCtx, db, collection, false, routing -> {
                 String shard = indexReader(routing);
-                return cursors.adopt(db, collection, shard, checked(router.send(routing, shard, db, cmd)));
+                return cursors.adopt(opCtx, db, collection, shard, checked(router.send(opCtx, routing, shard, db, cmd)));
             }).orElseThrow(() -> new CommandException(ErrorCode.NamespaceNotFound, "ns does not exist: " + db + "." + collection));
         });
     }
@@ -100,9 +100,9 @@ public class CollectionDdlCommands {
             String collection = new CommandArgs(cmd).collectionName();
             return router.run(opCtx, db, collection, createDatabase, routing -> {
                 if (!routing.isSharded()) {
-                    return checked(router.send(routing, routing.database().primary(), db, cmd));
+                    return checked(router.send(opCtx, routing, routing.database().primary(), db, cmd));
                 }
-                return raw(router.sendAll(routing, indexHolders(routing), db, shard -> cmd));
+                return raw(router.sendAll(opCtx, routing, indexHolders(routing), db, shard -> cmd));
             }).orElseGet(whenMissing);
         });
     }

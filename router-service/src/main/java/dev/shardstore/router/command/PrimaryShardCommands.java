@@ -35,8 +35,8 @@ public class PrimaryShardCommands {
     CommandHandler listCollections() {
         return CommandHandler.of("listCollections", (opCtx, db, cmd) -> {
             Namespaces.checkUserDatabase(db, "listCollections");
-            return router.runOnDatabase(opCtx, db, false, database -> new ShardReply(database.primary(), router.sendToPrimary(database, cmd)))
-                    .map(reply -> cursors.adopt(db, "$cmd.listCollections", reply.shardId(), unwrap(reply)))
+            return router.runOnDatabase(opCtx, db, false, database -> new ShardReply(database.primary(), router.sendToPrimary(opCtx, database, cmd)))
+                    .map(reply -> cursors.adopt(opCtx, db, "$cmd.listCollections", reply.shardId(), unwrap(reply)))
                     .orElseGet(() -> Replies.cursor(true, List.of(), 0, db + ".$cmd.listCollections"));
         });
     }
@@ -67,7 +67,7 @@ public class PrimaryShardCommands {
     private Optional<ShardReply> toPrimary(OperationContext opCtx, String db, String collection, BsonDocument cmd, boolean create) {
         return router.run(opCtx, db, collection, create, routing -> {
             String primary = routing.database().primary();
-            return new ShardReply(primary, router.send(routing, primary, db, cmd));
+            return new ShardReply(primary, router.send(opCtx, routing, primary, db, cmd));
         });
     }
 

@@ -24,6 +24,7 @@ final class RemoteShardCursor implements ShardCursor {
     private static final Logger log = LoggerFactory.getLogger(RemoteShardCursor.class);
 
     private final PeerClient client;
+    private final BsonDocument sessionFields;
     private final ShardRegistry shards;
     private final String shardId;
     private final String db;
@@ -35,8 +36,13 @@ final class RemoteShardCursor implements ShardCursor {
      * @param collection the collection part of the cursor's namespace (as the shard's reply named it)
      * @param id         the shard's cursor id; 0 for a cursor the shard already closed
      * @param forwarding whether getMore batches stay raw, read-only documents ({@link PeerClient#runForwarding})
+     * @param sessionFields what each getMore carries of the transaction the cursor was opened in ({@code lsid},
+     *                   {@code txnNumber}, {@code autocommit: false}), so the shard reads its later batches in it too;
+     *                   {@code {}} outside a transaction
      */
-    RemoteShardCursor(PeerClient client, ShardRegistry shards, String shardId, String db, String collection, long id, boolean forwarding) {
+    RemoteShardCursor(PeerClient client, ShardRegistry shards, String shardId, String db, String collection, long id, boolean forwarding,
+            BsonDocument sessionFields) {
+        this.sessionFields = sessionFields.clone();
         this.client = Objects.requireNonNull(client, "client");
         this.shards = Objects.requireNonNull(shards, "shards");
         this.shardId = Objects.requireNonNull(shardId, "shardId");
@@ -62,6 +68,7 @@ final class RemoteShardCursor implements ShardCursor {
         if (batchSize > 0) {
             command.append("batchSize", new BsonInt32(batchSize));
         }
+        command.putAll(sessionFields);
         BsonDocument reply;
         try {
             reply = forwarding ? ErrorReplies.requireOk(client.runForwarding(shardId, shards.hostOf(shardId), db, command))

@@ -1,5 +1,9 @@
 package dev.shardstore.router.cursor;
 
+import dev.shardstore.router.transaction.RouterTransaction;
+
+import dev.shardstore.support.operation.OperationContext;
+
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -53,12 +57,13 @@ public class RouterCursorManager implements CursorSessions {
      * @param forwarding whether the reply's batch was kept raw ({@link PeerClient#runForwarding}); the getMores then
      *                   keep theirs raw too
      */
-    public MergingStream.Source source(String shardId, String db, BsonDocument shardReply, boolean forwarding) {
+    public MergingStream.Source source(OperationContext opCtx, String shardId, String db, BsonDocument shardReply, boolean forwarding) {
         BsonDocument cursor = shardReply.getDocument("cursor");
         String ns = cursor.getString("ns").getValue();
         String collection = ns.startsWith(db + ".") ? ns.substring(db.length() + 1) : ns;
         return new MergingStream.Source(RemoteShardCursor.documents(cursor.getArray("firstBatch")),
-                new RemoteShardCursor(client, shards, shardId, db, collection, cursor.getNumber("id").longValue(), forwarding));
+                new RemoteShardCursor(client, shards, shardId, db, collection, cursor.getNumber("id").longValue(), forwarding,
+                        RouterTransaction.sessionFieldsOf(opCtx)));
     }
 
     /**
@@ -87,12 +92,12 @@ public class RouterCursorManager implements CursorSessions {
      * Rewrites one shard's cursor reply for the client, as it is (the shard already cut the first batch): when
      * the shard cursor is still open, registers a router cursor over it and puts its id in the reply.
      */
-    public BsonDocument adopt(String db, String collection, String shardId, BsonDocument shardReply) {
+    public BsonDocument adopt(OperationContext opCtx, String db, String collection, String shardId, BsonDocument shardReply) {
         BsonDocument cursor = shardReply.getDocument("cursor");
         if (cursor.getNumber("id").longValue() == 0) {
             return shardReply;
         }
-        MergingStream.Source rest = source(shardId, db, shardReply, true); // the getMores' batches go on as they are too
+        MergingStream.Source rest = source(opCtx, shardId, db, shardReply, true); // the getMores' batches go on as they are too
         MergingStream stream = new MergingStream(List.of(new MergingStream.Source(List.of(), rest.cursor())), null, 0, 0);
         BsonDocument reply = shardReply.clone();
         reply.getDocument("cursor").put("id", new BsonInt64(register(db, collection, stream).id()));

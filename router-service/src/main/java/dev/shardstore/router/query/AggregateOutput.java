@@ -127,7 +127,7 @@ public class AggregateOutput {
             }
             BsonDocument rename = new BsonDocument("_shardsvrRenameCollection", new BsonString(temp))
                     .append("to", new BsonString(target.collection())).append("dropTarget", BsonBoolean.TRUE);
-            router.run(opCtx, target.db(), temp, false, r -> successful(router.send(r, r.database().primary(), target.db(), rename)));
+            router.run(opCtx, target.db(), temp, false, r -> successful(router.send(opCtx, r, r.database().primary(), target.db(), rename)));
         } catch (RuntimeException e) {
             try {
                 run(opCtx, target.db(), new BsonDocument("drop", new BsonString(temp)));

@@ -54,12 +54,12 @@ public class ShardedExplainer {
         return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (!routing.isSharded()) {
-                BsonDocument reply = router.send(routing, targets.getFirst(), db, command);
+                BsonDocument reply = router.send(opCtx, routing, targets.getFirst(), db, command);
                 ShardResults.throwFirstError(List.of(reply));
                 return reply;
             }
             long start = System.nanoTime();
-            Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> command);
+            Map<String, BsonDocument> replies = router.sendAll(opCtx, routing, targets, db, shard -> command);
             ShardResults.throwFirstError(replies.values());
             List<ShardedExplain.ShardExplain> explains = new ArrayList<>();
             replies.forEach((shard, reply) -> explains.add(new ShardedExplain.ShardExplain(shard, shards.hostOf(shard), reply)));

@@ -89,7 +89,7 @@ public class ShardedReads {
         return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
             if (targets.size() == 1) { // the shard's reply goes on as it is: its batch is forwarded as bytes
-                return cursors.adopt(db, collection, targets.getFirst(), successful(router.sendForwarding(routing, targets.getFirst(), db, command)));
+                return cursors.adopt(opCtx, db, collection, targets.getFirst(), successful(router.sendForwarding(opCtx, routing, targets.getFirst(), db, command)));
             }
             BsonDocument forShards = command.clone();
             forShards.remove("skip");
@@ -102,7 +102,7 @@ public class ShardedReads {
             if (projectHere) {
                 forShards.remove("projection");
             }
-            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards, true),
+            DocumentStream stream = new MergingStream(openCursors(opCtx, routing, targets, db, forShards, true),
                     sortSpec.isEmpty() ? null : sort.comparator(), skip, limit);
             if (projection != null) {
                 Filter matcher = Filter.parse(filter, variables, collation); // positional projections ("a.$") need the filter
@@ -123,10 +123,10 @@ public class ShardedReads {
         return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, query, collation);
             if (targets.size() == 1) {
-                return successful(router.send(routing, targets.getFirst(), db, command));
+                return successful(router.send(opCtx, routing, targets.getFirst(), db, command));
             }
             BsonDocument forShards = ShardResults.shardCount(command, skip, limit);
-            return ShardResults.count(router.sendAll(routing, targets, db, shard -> forShards).values(), skip, limit);
+            return ShardResults.count(router.sendAll(opCtx, routing, targets, db, shard -> forShards).values(), skip, limit);
         }).orElseGet(() -> Replies.ok(new BsonDocument("n", new BsonInt32(0))));
     }
 
@@ -139,9 +139,9 @@ public class ShardedReads {
         return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, query, collation);
             if (targets.size() == 1) {
-                return successful(router.send(routing, targets.getFirst(), db, command));
+                return successful(router.send(opCtx, routing, targets.getFirst(), db, command));
             }
-            return ShardResults.distinct(router.sendAll(routing, targets, db, shard -> command), collation);
+            return ShardResults.distinct(router.sendAll(opCtx, routing, targets, db, shard -> command), collation);
         }).orElseGet(() -> Replies.ok(new BsonDocument("values", new BsonArray())));
     }
 
@@ -164,13 +164,13 @@ public class ShardedReads {
         return router.run(opCtx, db, collection, false, routing -> {
             List<String> targets = ShardKeyTargeter.shards(routing, PipelineSplit.leadingMatch(pipeline), collation);
             if (targets.size() == 1) {
-                return cursors.adopt(db, collection, targets.getFirst(), successful(router.send(routing, targets.getFirst(), db, command)));
+                return cursors.adopt(opCtx, db, collection, targets.getFirst(), successful(router.send(opCtx, routing, targets.getFirst(), db, command)));
             }
             PipelineSplit split = PipelineSplit.of(pipeline);
             BsonDocument forShards = command.clone();
             forShards.put("pipeline", split.shardPipeline());
             forShards.put("cursor", new BsonDocument());
-            DocumentStream stream = new MergingStream(openCursors(routing, targets, db, forShards, false),
+            DocumentStream stream = new MergingStream(openCursors(opCtx, routing, targets, db, forShards, false),
                     split.mergeSort() == null ? null : Sort.parse(split.mergeSort(), collation).comparator(), 0, 0);
             if (split.hasMergeStages()) {
                 stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(opCtx, db), variables));
@@ -187,17 +187,17 @@ public class ShardedReads {
      *                   the getMores' too, stays raw bytes ({@link VersionedRouter#sendEachForwarding}), read-only
      * @throws StaleRoutingException when a shard's version check failed (the statement is then rerun)
      */
-    private List<MergingStream.Source> openCursors(CollectionRouting routing, List<String> targets, String db, BsonDocument command,
+    private List<MergingStream.Source> openCursors(OperationContext opCtx, CollectionRouting routing, List<String> targets, String db, BsonDocument command,
             boolean forwarding) {
         Map<String, BsonDocument> replies = forwarding
-                ? router.sendEachForwarding(routing, targets, db, shard -> command)
-                : router.sendEach(routing, targets, db, shard -> command);
+                ? router.sendEachForwarding(opCtx, routing, targets, db, shard -> command)
+                : router.sendEach(opCtx, routing, targets, db, shard -> command);
         List<MergingStream.Source> opened = new ArrayList<>();
         RuntimeException failure = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
             if (!ErrorReplies.isError(reply)) {
-                opened.add(cursors.source(e.getKey(), db, reply, forwarding));
+                opened.add(cursors.source(opCtx, e.getKey(), db, reply, forwarding));
             } else if (failure == null) {
                 failure = StaleRoutingException.isStaleReply(reply) ? new StaleRoutingException(e.getKey(), reply) : ErrorReplies.toException(reply);
             }

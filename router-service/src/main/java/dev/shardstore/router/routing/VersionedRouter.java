@@ -29,6 +29,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import dev.shardstore.support.operation.OperationContext;
+import dev.shardstore.router.transaction.RouterTransaction;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -127,26 +128,31 @@ public class VersionedRouter {
      * @throws CommandException      HostUnreachable/NetworkTimeout when the shard did not answer; ShardNotFound
      *                               when the shard is not registered
      */
-    public BsonDocument send(CollectionRouting routing, String shard, String db, BsonDocument command) {
-        return checked(shard, unchecked(routing, shard, db, command, false));
+    public BsonDocument send(OperationContext opCtx, CollectionRouting routing, String shard, String db, BsonDocument command) {
+        return checked(shard, unchecked(opCtx, routing, shard, db, command, false));
     }
 
     /**
      * {@link #send} for a reply that goes on to the client as it is (one shard's {@code find}): its cursor batches stay
      * raw documents ({@link PeerClient#runForwarding}), not to be changed; stale replies and errors as {@link #send}.
      */
-    public BsonDocument sendForwarding(CollectionRouting routing, String shard, String db, BsonDocument command) {
-        return checked(shard, unchecked(routing, shard, db, command, true));
+    public BsonDocument sendForwarding(OperationContext opCtx, CollectionRouting routing, String shard, String db, BsonDocument command) {
+        return checked(shard, unchecked(opCtx, routing, shard, db, command, true));
     }
 
     /**
      * Sends a database-level command to the database's primary shard with its database version (and no shard
      * version, whatever the client sent); see {@link #send}.
      */
-    public BsonDocument sendToPrimary(DatabaseEntry database, BsonDocument command) {
+    public BsonDocument sendToPrimary(OperationContext opCtx, DatabaseEntry database, BsonDocument command) {
         BsonDocument versioned = shallowCopy(command);
         versioned.remove(InternalApi.SHARD_VERSION_FIELD);
         versioned.put(InternalApi.DATABASE_VERSION_FIELD, database.version().toBson());
+        RouterTransaction transaction = RouterTransaction.of(opCtx);
+        if (transaction != null) {
+            throw new CommandException(ErrorCode.OperationNotSupportedInTransaction, "Cannot run '" + command.getFirstKey()
+                    + "' in a multi-document transaction.");
+        }
         return checked(database.primary(), client.run(database.primary(), shards.hostOf(database.primary()), database.name(), versioned));
     }
 
@@ -159,11 +165,11 @@ public class VersionedRouter {
      *                               the statement is retried only after every shard has answered
      * @throws CommandException      otherwise the first transport failure, in {@code targets} order
      */
-    public Map<String, BsonDocument> sendAll(CollectionRouting routing, List<String> targets, String db,
+    public Map<String, BsonDocument> sendAll(OperationContext opCtx, CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard) {
         Map<String, BsonDocument> replies = new LinkedHashMap<>();
         CommandException failure = null;
-        for (Map.Entry<String, Outcome> e : exchange(routing, targets, db, commandForShard, false).entrySet()) {
+        for (Map.Entry<String, Outcome> e : exchange(opCtx, routing, targets, db, commandForShard, false).entrySet()) {
             if (e.getValue().failure() != null) {
                 failure = failure != null ? failure : e.getValue().failure();
             } else {
@@ -184,24 +190,24 @@ public class VersionedRouter {
      * shards did, report the failed shard's statements as write errors and retry only a stale shard's part (then
      * throw {@code new StaleRoutingException(shard, reply)}), and a read can kill the cursors the others opened.
      */
-    public Map<String, BsonDocument> sendEach(CollectionRouting routing, List<String> targets, String db,
+    public Map<String, BsonDocument> sendEach(OperationContext opCtx, CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard) {
-        return sendEach(routing, targets, db, commandForShard, false);
+        return sendEach(opCtx, routing, targets, db, commandForShard, false);
     }
 
     /**
      * {@link #sendEach} for replies whose cursor batches the router only merges and passes on (a find over several
      * shards): the batches stay raw documents ({@link PeerClient#runForwarding}), not to be changed.
      */
-    public Map<String, BsonDocument> sendEachForwarding(CollectionRouting routing, List<String> targets, String db,
+    public Map<String, BsonDocument> sendEachForwarding(OperationContext opCtx, CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard) {
-        return sendEach(routing, targets, db, commandForShard, true);
+        return sendEach(opCtx, routing, targets, db, commandForShard, true);
     }
 
-    private Map<String, BsonDocument> sendEach(CollectionRouting routing, List<String> targets, String db,
+    private Map<String, BsonDocument> sendEach(OperationContext opCtx, CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard, boolean forwarding) {
         Map<String, BsonDocument> replies = new LinkedHashMap<>();
-        exchange(routing, targets, db, commandForShard, forwarding)
+        exchange(opCtx, routing, targets, db, commandForShard, forwarding)
                 .forEach((shard, outcome) -> replies.put(shard, outcome.failure() != null ? outcome.failure().toReply() : outcome.reply()));
         return replies;
     }
@@ -209,18 +215,18 @@ public class VersionedRouter {
     /** One shard's answer: its reply, or why it gave none. */
     private record Outcome(@Nullable BsonDocument reply, @Nullable CommandException failure) {}
 
-    private Map<String, Outcome> exchange(CollectionRouting routing, List<String> targets, String db,
+    private Map<String, Outcome> exchange(OperationContext opCtx, CollectionRouting routing, List<String> targets, String db,
             Function<String, BsonDocument> commandForShard, boolean forwarding) {
         Map<String, Outcome> outcomes = new LinkedHashMap<>();
         if (targets.size() == 1) {
             String shard = targets.get(0);
-            outcomes.put(shard, attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard), forwarding)));
+            outcomes.put(shard, attempt(() -> unchecked(opCtx, routing, shard, db, commandForShard.apply(shard), forwarding)));
             return outcomes;
         }
         List<Future<Outcome>> futures = new ArrayList<>(targets.size());
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (String shard : targets) {
-                futures.add(executor.submit(() -> attempt(() -> unchecked(routing, shard, db, commandForShard.apply(shard), forwarding))));
+                futures.add(executor.submit(() -> attempt(() -> unchecked(opCtx, routing, shard, db, commandForShard.apply(shard), forwarding))));
             }
         } // close() waits for every request
         for (int i = 0; i < targets.size(); i++) {
@@ -299,10 +305,18 @@ public class VersionedRouter {
     }
 
     /** The versioned request, its reply returned whatever it is; raw cursor batches when {@code forwarding}. */
-    private BsonDocument unchecked(CollectionRouting routing, String shard, String db, BsonDocument command, boolean forwarding) {
+    private BsonDocument unchecked(OperationContext opCtx, CollectionRouting routing, String shard, String db, BsonDocument command,
+            boolean forwarding) {
         BsonDocument versioned = versioned(routing, shard, command);
         String host = shards.hostOf(shard);
-        return forwarding ? client.runForwarding(shard, host, db, versioned) : client.run(shard, host, db, versioned);
+        RouterTransaction transaction = RouterTransaction.of(opCtx);
+        if (transaction == null) {
+            return forwarding ? client.runForwarding(shard, host, db, versioned) : client.run(shard, host, db, versioned);
+        }
+        BsonDocument statement = transaction.forParticipant(shard, versioned);
+        BsonDocument reply = forwarding ? client.runForwarding(shard, host, db, statement) : client.run(shard, host, db, statement);
+        transaction.replied(shard, reply);
+        return reply;
     }
 
     /** {@code command} with the router's versions for {@code shard} (see {@link #send}). */

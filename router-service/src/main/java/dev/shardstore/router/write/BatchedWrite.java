@@ -179,7 +179,7 @@ public final class BatchedWrite {
             return Optional.of(reply());
         }
         return router.run(opCtx, db, collection, createDatabase, routing -> {
-            attempt(routing);
+            attempt(opCtx, routing);
             return reply();
         });
     }
@@ -193,7 +193,7 @@ public final class BatchedWrite {
         return this;
     }
 
-    private void attempt(CollectionRouting routing) {
+    private void attempt(OperationContext opCtx, CollectionRouting routing) {
         if (stopped) {
             return;
         }
@@ -212,8 +212,8 @@ public final class BatchedWrite {
                     round.add(s);
                 }
             }
-            send(routing, round, targetOf);
-            twoPhase.forEach(s -> writeWithoutShardKey(routing, s));
+            send(opCtx, routing, round, targetOf);
+            twoPhase.forEach(s -> writeWithoutShardKey(opCtx, routing, s));
             return;
         }
         int i = 0;
@@ -221,7 +221,7 @@ public final class BatchedWrite {
             Statement first = pending.get(i);
             Target target = targetOf.apply(first);
             if (target.twoPhase()) {
-                writeWithoutShardKey(routing, first);
+                writeWithoutShardKey(opCtx, routing, first);
                 i++;
                 continue;
             }
@@ -236,7 +236,7 @@ public final class BatchedWrite {
             while (target.shards().size() == 1 && next < pending.size() && target.shards().equals(targetOf.apply(pending.get(next)).shards())) {
                 round.add(pending.get(next++));
             }
-            send(routing, round, targetOf);
+            send(opCtx, routing, round, targetOf);
             i = next;
         }
     }
@@ -262,7 +262,7 @@ public final class BatchedWrite {
     }
 
     /** Sends {@code round}'s statements in per-shard batches; {@code targetOf} gives each its target of this attempt. */
-    private void send(CollectionRouting routing, List<Statement> round, Function<Statement, Target> targetOf) {
+    private void send(OperationContext opCtx, CollectionRouting routing, List<Statement> round, Function<Statement, Target> targetOf) {
         Map<String, List<Statement>> batches = new TreeMap<>();
         for (Statement s : round) {
             for (String shard : targetOf.apply(s).shards()) {
@@ -272,7 +272,7 @@ public final class BatchedWrite {
         if (batches.isEmpty()) {
             return;
         }
-        Map<String, BsonDocument> replies = router.sendEach(routing, List.copyOf(batches.keySet()), db, shard -> batch(batchOf(batches, shard)));
+        Map<String, BsonDocument> replies = router.sendEach(opCtx, routing, List.copyOf(batches.keySet()), db, shard -> batch(batchOf(batches, shard)));
         StaleRoutingException stale = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
@@ -304,9 +304,9 @@ public final class BatchedWrite {
      * one; a StaleRoutingException leaves it pending for the rerun on fresh routing. An error found on the router (an
      * upsert whose document cannot be built) is that statement's write error, as the shard would have reported it.
      */
-    private void writeWithoutShardKey(CollectionRouting routing, Statement s) {
+    private void writeWithoutShardKey(OperationContext opCtx, CollectionRouting routing, Statement s) {
         if (withoutShardKey == null) {
-            withoutShardKey = new WriteWithoutShardKey(router, db, collection, command);
+            withoutShardKey = new WriteWithoutShardKey(opCtx, router, db, collection, command);
         }
         try {
             Optional<WriteWithoutShardKey.Outcome> outcome = withoutShardKey.writeStatement(routing, batchField, s.value.asDocument(),

@@ -1,5 +1,7 @@
 package dev.shardstore.router.write;
 
+import dev.shardstore.support.operation.OperationContext;
+
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -64,13 +66,16 @@ public final class WriteWithoutShardKey {
     /** A write's outcome: the shard that ran it and its reply (a write reply, possibly an error reply). */
     record Outcome(String shard, BsonDocument reply) {}
 
+    /** The operation this write is part of; its requests to the shards carry its transaction, if any. */
+    private final OperationContext opCtx;
     private final VersionedRouter router;
     private final String db;
     private final String collection;
     private final BsonDocument command;
 
     /** @param command the client's command: {@code let}, {@code collation} and the like go with both phases */
-    public WriteWithoutShardKey(VersionedRouter router, String db, String collection, BsonDocument command) {
+    public WriteWithoutShardKey(OperationContext opCtx, VersionedRouter router, String db, String collection, BsonDocument command) {
+        this.opCtx = opCtx;
         this.router = router;
         this.db = db;
         this.collection = collection;
@@ -125,7 +130,7 @@ public final class WriteWithoutShardKey {
                 forShard.remove(StatementIds.STMT_ID);
                 forShard.put(StatementIds.STMT_IDS, StatementIds.toBson(new int[] {stmtId}));
             }
-            BsonDocument reply = router.send(routing, shard, db, forShard);
+            BsonDocument reply = router.send(opCtx, routing, shard, db, forShard);
             if (ErrorReplies.isError(reply) || reply.getNumber("n", new BsonInt32(0)).intValue() > 0 || reply.containsKey("writeErrors")
                     || reply.containsKey("upserted")) {
                 return Optional.of(new Outcome(shard, reply));
@@ -166,7 +171,7 @@ public final class WriteWithoutShardKey {
                 return Replies.ok(new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(0))
                         .append("updatedExisting", BsonBoolean.FALSE)).append("value", BsonNull.VALUE));
             }
-            BsonDocument reply = router.send(routing, shard, db, pinned);
+            BsonDocument reply = router.send(opCtx, routing, shard, db, pinned);
             if (ErrorReplies.isError(reply) || reply.getDocument("lastErrorObject", new BsonDocument()).getNumber("n", new BsonInt32(0)).intValue() > 0) {
                 return reply;
             }
@@ -201,7 +206,7 @@ public final class WriteWithoutShardKey {
             find.append("hint", hint);
         }
         List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
-        Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> find);
+        Map<String, BsonDocument> replies = router.sendAll(opCtx, routing, targets, db, shard -> find);
         Comparator<BsonDocument> order = sort != null && !sort.isEmpty() ? Sort.parse(sort, collation).comparator() : (a, b) -> 0;
         Match best = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.transaction.RouterTransactions;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.transport.http.CommandClient;
@@ -55,7 +56,7 @@ class WireServerLimitsTest {
     private WireServer start(int maxConnections, int maxPerClient, Duration idle) {
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", maxConnections, maxPerClient, idle),
                 new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED),
-                        sessions, (id, lsid) -> { }), meters);
+                        sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { }), meters);
         server.start();
         return server;
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 
 /**
@@ -64,6 +65,15 @@ public final class CommandRegistry {
     public BsonDocument run(Caller caller, String db, BsonDocument command) {
         CommandHandler handler = handler(db, command);
         return handler.run(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker), db, command);
+    }
+
+    /**
+     * {@link #run(Caller, String, BsonDocument)} with the new operation's context passed through {@code decorate}
+     * first (a router's transaction statement, which runs in its session's transaction).
+     */
+    public BsonDocument run(Caller caller, String db, BsonDocument command, UnaryOperator<OperationContext> decorate) {
+        CommandHandler handler = handler(db, command);
+        return handler.run(decorate.apply(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker)), db, command);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.shardstore.shard.transaction;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.error.WriteErrors;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.shard.session.SessionCatalog;
@@ -23,7 +24,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -148,7 +148,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                 abort(txn);
                 throw aborting(e);
             }
-            CommandException writeError = firstWriteError(reply);
+            CommandException writeError = WriteErrors.firstAsCommandError(reply);
             if (writeError != null) {
                 abort(txn);
                 throw writeError;
@@ -387,27 +387,6 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         BsonDocument out = extraInfo.clone();
         out.putAll(labels);
         return out;
-    }
-
-    /** The first write error of a write command's {@code reply} as the command's error, or null when it has none. */
-    private static @Nullable CommandException firstWriteError(BsonDocument reply) {
-        if (!(reply.get("writeErrors") instanceof BsonArray errors) || errors.isEmpty()) {
-            return null;
-        }
-        BsonDocument first = errors.get(0).asDocument();
-        ErrorCode code = ErrorCode.ofNumber(first.getNumber("code").intValue());
-        String message = first.isString("errmsg") ? first.getString("errmsg").getValue() : code.name();
-        BsonDocument extra = new BsonDocument();
-        if (first.isDocument("keyPattern")) {
-            extra.put("keyPattern", first.get("keyPattern"));
-        }
-        if (first.isDocument("keyValue")) {
-            extra.put("keyValue", first.get("keyValue"));
-        }
-        if (ErrorLabel.isTransientTransactionError(code)) {
-            extra.putAll(ErrorLabel.TransientTransactionError.extraInfo());
-        }
-        return new CommandException(code, message, extra);
     }
 
     private CommandException unknown(SessionCatalog.CheckedOutSession session, long txnNumber, @Nullable Transaction txn) {

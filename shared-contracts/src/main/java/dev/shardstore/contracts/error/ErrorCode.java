@@ -116,6 +116,8 @@ public enum ErrorCode {
     StaleConfig(13388, 503),
     /** An expression reads a variable ({@code $$name}) that no {@code let}, {@code $let}, {@code $map}... defines. */
     Location17276(17276, 400),
+    /** {@code commitTransaction} for a transaction the router has no participants of, without a {@code recoveryToken} (mongos). */
+    Location50940(50940, 400),
     /** {@code $out} to a sharded collection. */
     Location28769(28769, 400),
     Location40324(40324, 400),

@@ -1,0 +1,150 @@
+package dev.shardstore.router.command;
+
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.router.peer.PeerClient;
+import dev.shardstore.router.routing.ShardRegistry;
+import dev.shardstore.router.transaction.RouterTransaction;
+import dev.shardstore.router.transaction.TransactionAborter;
+import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.operation.OperationContext;
+import java.util.List;
+import java.util.Set;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The router's {@code commitTransaction} and {@code abortTransaction} (on {@code admin}, with the transaction's
+ * {@code lsid}, {@code txnNumber} and {@code autocommit: false}; mongo/src/mongo/db/s/README.md "Committing a
+ * Transaction", "Aborting a Transaction"), and the implicit abort of a transaction whose statement failed.
+ *
+ * <p>The commit takes MongoDB's paths by the participants it has: none — nothing to do; one — its
+ * {@code commitTransaction}; several of which at most one wrote — the read-only ones first, then the one that wrote
+ * (a read-only participant's commit releases its snapshot and cannot fail the outcome). Several that wrote need the
+ * two-phase commit, which is not built yet: such a transaction is aborted on every participant and the commit is
+ * NotImplemented (238), so nothing commits on only some shards. A participant that did not answer the commit makes
+ * it UnknownTransactionCommitResult (the commit may be retried). Replies carry {@code recoveryToken}.
+ */
+@Configuration(proxyBeanMethods = false)
+public class ClusterTransactionCommands implements TransactionAborter {
+    private static final Logger log = LoggerFactory.getLogger(ClusterTransactionCommands.class);
+    /** Errors that mean the participant did not answer, so the outcome of its commit is unknown. */
+    private static final Set<ErrorCode> NO_ANSWER = Set.of(ErrorCode.HostUnreachable, ErrorCode.HostNotFound, ErrorCode.NetworkTimeout,
+            ErrorCode.ShutdownInProgress, ErrorCode.ExceededTimeLimit, ErrorCode.NetworkInterfaceExceededTimeLimit);
+
+    private final PeerClient client;
+    private final ShardRegistry shards;
+
+    public ClusterTransactionCommands(PeerClient client, ShardRegistry shards) {
+        this.client = client;
+        this.shards = shards;
+    }
+
+    @Bean
+    CommandHandler commitTransaction() {
+        return CommandHandler.of("commitTransaction", (opCtx, db, command) -> {
+            Namespaces.checkAdmin(db, "commitTransaction");
+            RouterTransaction txn = transactionOf(opCtx, "commitTransaction");
+            commit(txn);
+            return Replies.ok(new BsonDocument("recoveryToken", txn.recoveryToken()));
+        });
+    }
+
+    @Bean
+    CommandHandler abortTransaction() {
+        return CommandHandler.of("abortTransaction", (opCtx, db, command) -> {
+            Namespaces.checkAdmin(db, "abortTransaction");
+            RouterTransaction txn = transactionOf(opCtx, "abortTransaction");
+            if (txn.participants().isEmpty()) {
+                throw new CommandException(ErrorCode.NoSuchTransaction, "no known command has been sent by this router for transaction "
+                        + txn.txnNumber() + " of session " + txn.lsid(), ErrorLabel.TransientTransactionError.extraInfo());
+            }
+            if (txn.state() == RouterTransaction.State.COMMITTED) {
+                throw new CommandException(ErrorCode.TransactionCommitted, "Transaction " + txn.txnNumber() + " has been committed.");
+            }
+            abortQuietly(txn);
+            return Replies.ok();
+        });
+    }
+
+    /**
+     * Aborts {@code txn} on every participant, as after a statement of it failed; a participant that does not answer
+     * or no longer has the transaction is left to abort it itself (its lifetime limit).
+     */
+    @Override
+    public void abortQuietly(RouterTransaction txn) {
+        for (String shard : txn.participants()) {
+            try {
+                BsonDocument reply = send(shard, "abortTransaction", txn);
+                if (reply.getNumber("ok").intValue() != 1 && reply.getNumber("code").intValue() != ErrorCode.NoSuchTransaction.code()) {
+                    log.warn("abortTransaction of {} on {} failed: {}", txn.txnNumber(), shard, reply.toJson());
+                }
+            } catch (CommandException e) {
+                log.warn("abortTransaction of {} on {} failed: {}", txn.txnNumber(), shard, e.getMessage());
+            }
+        }
+        txn.ended(RouterTransaction.State.ABORTED);
+    }
+
+    private void commit(RouterTransaction txn) {
+        List<String> participants = txn.participants();
+        List<String> writers = txn.writers();
+        if (writers.size() > 1) {
+            abortQuietly(txn);
+            throw new CommandException(ErrorCode.NotImplemented, "the transaction wrote on the shards " + writers + ": committing it needs"
+                    + " the two-phase commit, which is not implemented yet; the transaction was aborted on every shard");
+        }
+        for (String shard : participants) { // read-only participants first, the one writer (if any) last
+            if (!writers.contains(shard)) {
+                commitOn(shard, txn);
+            }
+        }
+        for (String shard : writers) {
+            commitOn(shard, txn);
+        }
+        txn.ended(RouterTransaction.State.COMMITTED);
+    }
+
+    private void commitOn(String shard, RouterTransaction txn) {
+        BsonDocument reply;
+        try {
+            reply = send(shard, "commitTransaction", txn);
+        } catch (CommandException e) {
+            throw NO_ANSWER.contains(e.code()) ? unknownResult(e) : e;
+        }
+        if (reply.getNumber("ok").intValue() != 1) {
+            ErrorCode code = ErrorCode.ofNumber(reply.getNumber("code").intValue());
+            String message = reply.isString("errmsg") ? reply.getString("errmsg").getValue() : code.name();
+            BsonDocument labels = reply.isArray(ErrorLabel.FIELD) ? new BsonDocument(ErrorLabel.FIELD, reply.get(ErrorLabel.FIELD)) : new BsonDocument();
+            CommandException failure = new CommandException(code, message, labels);
+            throw NO_ANSWER.contains(code) ? unknownResult(failure) : failure;
+        }
+    }
+
+    private static CommandException unknownResult(CommandException e) {
+        return new CommandException(e.code(), e.getMessage(), ErrorLabel.UnknownTransactionCommitResult.extraInfo(), e);
+    }
+
+    private BsonDocument send(String shard, String name, RouterTransaction txn) {
+        BsonDocument command = new BsonDocument(name, new BsonInt32(1)).append("lsid", txn.lsid().toBson())
+                .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txn.txnNumber())).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+        return client.run(shard, shards.hostOf(shard), "admin", command);
+    }
+
+    private static RouterTransaction transactionOf(OperationContext opCtx, String name) {
+        RouterTransaction txn = RouterTransaction.of(opCtx);
+        if (txn == null) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'" + name + "' needs lsid, txnNumber and autocommit: false");
+        }
+        return txn;
+    }
+}

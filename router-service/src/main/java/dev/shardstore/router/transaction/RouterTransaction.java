@@ -1,0 +1,140 @@
+package dev.shardstore.router.transaction;
+
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.support.operation.OperationContext;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One session's multi-document transaction as this router runs it (MongoDB's {@code TransactionRouter}): its
+ * participants in the order they were first contacted, which of them wrote, the recovery shard (the first that
+ * wrote) and the {@code readConcern} of its first statement. Travels with each statement in the operation's context
+ * ({@link #of}), so that every request the statement sends to a shard goes through {@link #forParticipant} and its
+ * reply through {@link #replied}. Thread-safe: one statement may reach several shards at once.
+ */
+public final class RouterTransaction {
+    private static final OperationContext.Decoration<RouterTransaction> KEY =
+            new OperationContext.Decoration<>("routerTransaction", RouterTransaction.class);
+
+    /** Where the transaction is, as this router knows it. */
+    public enum State { ACTIVE, COMMITTED, ABORTED }
+
+    private final LogicalSessionId lsid;
+    private final long txnNumber;
+    private final @Nullable BsonValue readConcern;
+    /** Each participant, true once it has written. */
+    private final Map<String, Boolean> participants = new LinkedHashMap<>();
+    private @Nullable String recoveryShard;
+    private State state = State.ACTIVE;
+
+    /**
+     * A transaction started by a statement with {@code startTransaction: true}.
+     *
+     * @param readConcern the first statement's {@code readConcern}, sent to each participant with its first statement;
+     *                    null when it had none
+     */
+    public RouterTransaction(LogicalSessionId lsid, long txnNumber, @Nullable BsonValue readConcern) {
+        if (txnNumber < 0) {
+            throw new IllegalArgumentException("txnNumber must not be negative: " + txnNumber);
+        }
+        this.lsid = lsid;
+        this.txnNumber = txnNumber;
+        this.readConcern = readConcern;
+    }
+
+    /** The transaction {@code opCtx}'s statement runs in, or null outside one. */
+    public static @Nullable RouterTransaction of(OperationContext opCtx) {
+        return opCtx.get(KEY);
+    }
+
+    /**
+     * The fields a request in {@code opCtx}'s transaction carries to a shard that is already its participant
+     * ({@code lsid}, {@code txnNumber}, {@code autocommit: false}; a cursor's getMore): {@code {}} outside a transaction.
+     */
+    public static BsonDocument sessionFieldsOf(OperationContext opCtx) {
+        RouterTransaction txn = of(opCtx);
+        return txn == null ? new BsonDocument() : new BsonDocument("lsid", txn.lsid.toBson())
+                .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txn.txnNumber)).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+    }
+
+    /** {@code opCtx} with this transaction, for a statement of it. */
+    public OperationContext attach(OperationContext opCtx) {
+        return opCtx.with(KEY, this);
+    }
+
+    public LogicalSessionId lsid() {
+        return lsid;
+    }
+
+    public long txnNumber() {
+        return txnNumber;
+    }
+
+    /**
+     * {@code command} as statement of this transaction on {@code shard}: the session fields set, and
+     * {@code startTransaction: true} with the transaction's {@code readConcern} when it is the shard's first; later
+     * statements carry neither (a participant refuses a {@code readConcern} after its first statement).
+     */
+    public synchronized BsonDocument forParticipant(String shard, BsonDocument command) {
+        BsonDocument statement = new BsonDocument();
+        statement.putAll(command);
+        statement.remove(OperationSessionInfo.START_TRANSACTION);
+        statement.remove("readConcern");
+        statement.put("lsid", lsid.toBson());
+        statement.put(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txnNumber));
+        statement.put(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+        if (!participants.containsKey(shard)) {
+            participants.put(shard, false);
+            statement.put(OperationSessionInfo.START_TRANSACTION, BsonBoolean.TRUE);
+            if (readConcern != null) {
+                statement.put("readConcern", readConcern);
+            }
+        }
+        return statement;
+    }
+
+    /** Notes {@code shard}'s {@code reply} to a statement: a participant that answered {@code readOnly: false} wrote. */
+    public synchronized void replied(String shard, BsonDocument reply) {
+        if (reply.isBoolean("readOnly") && !reply.getBoolean("readOnly").getValue() && participants.containsKey(shard)) {
+            participants.put(shard, true);
+            if (recoveryShard == null) {
+                recoveryShard = shard;
+            }
+        }
+    }
+
+    /** The participants, in the order they were first contacted. */
+    public synchronized List<String> participants() {
+        return new ArrayList<>(participants.keySet());
+    }
+
+    /** The participants that wrote. */
+    public synchronized List<String> writers() {
+        return participants.entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
+    }
+
+    /** {@code {recoveryShardId}}, the shard to ask for the outcome; {@code {}} for a transaction that wrote nothing. */
+    public synchronized BsonDocument recoveryToken() {
+        return recoveryShard == null ? new BsonDocument() : new BsonDocument("recoveryShardId", new BsonString(recoveryShard));
+    }
+
+    public synchronized State state() {
+        return state;
+    }
+
+    public synchronized void ended(State outcome) {
+        if (outcome == State.ACTIVE) {
+            throw new IllegalArgumentException("a transaction ends committed or aborted");
+        }
+        state = outcome;
+    }
+}
