@@ -1,0 +1,252 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoException;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Multi-document transactions through the router on real processes, on the shared cluster (2 shards, 2 routers;
+ * mongo/src/mongo/db/s/README.md "Transactions"): {@code txn.acct} is sharded on {@code x} with {@code [MinKey, 50)} on
+ * one shard and {@code [50, MaxKey)} on the other, each document starting with a balance of 100. Over REST, a
+ * transaction's statements commit together and are invisible before; a read-only participant and one writer commit;
+ * a transaction that wrote on both shards is aborted on both at its commit (two-phase commit is not built yet), so
+ * nothing of it is left anywhere; a failed statement aborts the transaction; a cursor's getMores read in its
+ * transaction. Through the Java driver's
+ * {@code withTransaction}, concurrent transfers on one shard retry their write conflicts and each applies exactly once;
+ * REST and the wire protocol give a write conflict the same {@code TransientTransactionError} label.
+ */
+@OnSharedCluster
+class TransactionsIT {
+    private static final String DB = "txn";
+    private static MigrationCluster c;
+    private static String low;
+    private static String high;
+    private static MongoClient driver;
+    @RegisterExtension
+    static final ThreadDumpOnFailure THREAD_DUMPS = new ThreadDumpOnFailure(() -> c == null ? null : c.cluster);
+
+    @BeforeAll
+    static void accounts(MigrationCluster shared) {
+        c = shared;
+        c.shardAndFill(DB, "acct", 100, 50);
+        low = c.ownerOf(DB + ".acct", 50); // every chunk starts on the primary shard
+        high = MigrationCluster.other(low);
+        c.ok("admin", "{\"moveChunk\": \"txn.acct\", \"find\": {\"x\": 50}, \"to\": \"" + high + "\", \"_waitForDelete\": true}");
+        c.ok(DB, "{\"update\": \"acct\", \"updates\": [{\"q\": {}, \"u\": {\"$set\": {\"balance\": 100}}, \"multi\": true}]}");
+        driver = MongoClients.create(c.cluster.connectionString(1) + "/?appName=TransactionsIT");
+    }
+
+    @AfterAll
+    static void close() {
+        if (driver != null) {
+            driver.close();
+        }
+    }
+
+    /** {@code json} as a statement of {@code lsid}'s transaction {@code txnNumber} (the first with startTransaction). */
+    private static BsonDocument statement(String json, LogicalSessionId lsid, long txnNumber, boolean start) {
+        BsonDocument command = ExtendedJson.parse(json).append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(txnNumber))
+                .append("autocommit", BsonBoolean.FALSE);
+        if (start) {
+            command.append("startTransaction", BsonBoolean.TRUE);
+        }
+        return command;
+    }
+
+    private static BsonDocument run(String db, BsonDocument command) {
+        return c.router.run(db, command);
+    }
+
+    private static String transfer(int x, int delta) {
+        return "{\"update\": \"acct\", \"updates\": [{\"q\": {\"x\": " + x + "}, \"u\": {\"$inc\": {\"balance\": " + delta + "}}}]}";
+    }
+
+    private static int balance(int x) {
+        return c.ok(DB, "{\"find\": \"acct\", \"filter\": {\"x\": " + x + "}}").getDocument("cursor").getArray("firstBatch").get(0)
+                .asDocument().getNumber("balance").intValue();
+    }
+
+    private static int total() {
+        return c.ok(DB, "{\"aggregate\": \"acct\", \"pipeline\": [{\"$group\": {\"_id\": null, \"t\": {\"$sum\": \"$balance\"}}}], \"cursor\": {}}")
+                .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getNumber("t").intValue();
+    }
+
+    private static BsonDocument ok(BsonDocument reply) {
+        assertThat(reply.getNumber("ok").intValue()).as("reply %s", reply).isEqualTo(1);
+        return reply;
+    }
+
+    private static int code(BsonDocument reply) {
+        assertThat(reply.getNumber("ok").intValue()).as("an error reply: %s", reply).isZero();
+        return reply.getNumber("code").intValue();
+    }
+
+    @Test
+    void theStatementsOfATransactionOnOneShardCommitTogether() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(1, -25), lsid, 1, true)));
+        ok(run(DB, statement(transfer(2, 25), lsid, 1, false)));
+        ok(run(DB, statement("{\"insert\": \"acct\", \"documents\": [{\"_id\": 1001, \"x\": 3, \"balance\": 0}]}", lsid, 1, false)));
+        assertThat(balance(1)).as("not visible before the commit").isEqualTo(100);
+
+        BsonDocument committed = ok(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)));
+        assertThat(committed.getDocument("recoveryToken").getString("recoveryShardId").getValue()).isEqualTo(low);
+        assertThat(balance(1)).isEqualTo(75);
+        assertThat(balance(2)).isEqualTo(125);
+        assertThat(c.ok(DB, "{\"count\": \"acct\", \"query\": {\"_id\": 1001}}").getNumber("n").intValue()).isEqualTo(1);
+        ok(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false))); // a retried commit
+        c.ok(DB, "{\"delete\": \"acct\", \"deletes\": [{\"q\": {\"_id\": 1001}, \"limit\": 1}]}");
+        c.ok(DB, transfer(1, 25));
+        c.ok(DB, transfer(2, -25));
+    }
+
+    @Test
+    void aReadOnlyParticipantAndOneWriterCommit() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument read = ok(run(DB, statement("{\"find\": \"acct\", \"filter\": {\"x\": 70}}", lsid, 1, true)));
+        int seen = read.getDocument("cursor").getArray("firstBatch").get(0).asDocument().getNumber("balance").intValue();
+        ok(run(DB, statement(transfer(5, seen), lsid, 1, false)));
+        ok(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)));
+        assertThat(balance(5)).isEqualTo(100 + seen);
+        c.ok(DB, transfer(5, -seen));
+    }
+
+    @Test
+    void aTransactionThatWroteOnBothShardsIsAbortedOnBothAtItsCommit() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(10, -40), lsid, 1, true)));
+        ok(run(DB, statement(transfer(60, 40), lsid, 1, false)));
+        BsonDocument commit = run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false));
+        assertThat(code(commit)).as("two-phase commit is not implemented").isEqualTo(238);
+        assertThat(balance(10)).isEqualTo(100);
+        assertThat(balance(60)).isEqualTo(100);
+        assertThat(total()).isEqualTo(100 * 100);
+    }
+
+    @Test
+    void aFailedStatementAbortsTheTransaction() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(20, -5), lsid, 1, true)));
+        BsonDocument duplicate = run(DB, statement("{\"insert\": \"acct\", \"documents\": [{\"_id\": 21, \"x\": 21}]}", lsid, 1, false));
+        assertThat(code(duplicate)).as("the write error is the command's error").isEqualTo(11000);
+        BsonDocument after = run(DB, statement(transfer(20, -5), lsid, 1, false));
+        assertThat(code(after)).isEqualTo(251);
+        assertThat(ErrorLabel.TransientTransactionError.on(after)).isTrue();
+        assertThat(balance(20)).isEqualTo(100);
+    }
+
+    @Test
+    void aWriteConflictHasTheSameLabelOverRestAndTheWireProtocol() {
+        LogicalSessionId holder = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(30, 1), holder, 1, true)));
+        BsonDocument rest = run(DB, statement(transfer(30, 1), LogicalSessionId.random(), 1, true));
+        assertThat(code(rest)).isEqualTo(112);
+        assertThat(ErrorLabel.TransientTransactionError.on(rest)).isTrue();
+
+        MongoCollection<BsonDocument> acct = driver.getDatabase(DB).getCollection("acct", BsonDocument.class);
+        try (ClientSession session = driver.startSession()) {
+            session.startTransaction();
+            MongoException conflict = org.junit.jupiter.api.Assertions.assertThrows(MongoException.class,
+                    () -> acct.updateOne(session, Filters.eq("x", 30), Updates.inc("balance", 1)));
+            assertThat(conflict.getCode()).isEqualTo(112);
+            assertThat(conflict.hasErrorLabel("TransientTransactionError")).isTrue();
+        }
+        ok(run("admin", statement("{\"abortTransaction\": 1}", holder, 1, false)));
+        assertThat(balance(30)).isEqualTo(100);
+    }
+
+    /**
+     * Four driver clients, each moving money between two accounts of one shard in {@code withTransaction}, which
+     * retries a transaction that failed with TransientTransactionError; each transfer also inserts its own history
+     * document. Every transfer is applied exactly once: the total holds and there is one history document per call.
+     */
+    @Test
+    void withTransactionRetriesConflictsAndAppliesEachTransferOnce() throws Exception {
+        int clients = 4;
+        int transfersEach = 10;
+        MongoCollection<BsonDocument> acct = driver.getDatabase(DB).getCollection("acct", BsonDocument.class);
+        String run = UUID.randomUUID().toString();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < clients; t++) {
+            int seed = t;
+            workers.add(pool.submit(() -> {
+                for (int i = 0; i < transfersEach; i++) {
+                    int from = 40 + (seed + i) % 2;
+                    String id = run + "-" + seed + "-" + i;
+                    try (ClientSession session = driver.startSession()) {
+                        session.withTransaction(() -> {
+                            acct.updateOne(session, Filters.eq("x", from), Updates.inc("balance", -1));
+                            acct.updateOne(session, Filters.eq("x", 81 - from), Updates.inc("balance", 1));
+                            acct.insertOne(session, new BsonDocument("_id", new BsonString(id)).append("x", new BsonInt32(45))
+                                    .append("run", new BsonString(run)));
+                            return null;
+                        });
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        assertThat(balance(40) + balance(41)).isEqualTo(200);
+        assertThat(c.ok(DB, "{\"count\": \"acct\", \"query\": {\"run\": \"" + run + "\"}}").getNumber("n").intValue())
+                .as("one history document per transfer").isEqualTo(clients * transfersEach);
+        c.ok(DB, "{\"delete\": \"acct\", \"deletes\": [{\"q\": {\"run\": \"" + run + "\"}, \"limit\": 0}]}");
+    }
+
+    @Test
+    void aCursorOpenedInATransactionReadsItsLaterBatchesInIt() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(7, 1000), lsid, 1, true)));
+        BsonDocument first = ok(run(DB, statement("{\"find\": \"acct\", \"filter\": {\"x\": {\"$lt\": 10}}, \"sort\": {\"x\": 1},"
+                + " \"batchSize\": 2}", lsid, 1, false)));
+        long cursor = first.getDocument("cursor").getNumber("id").longValue();
+        List<BsonDocument> rest = new ArrayList<>();
+        while (cursor != 0) {
+            BsonDocument more = ok(run(DB, statement("{\"getMore\": " + cursor + ", \"collection\": \"acct\"}", lsid, 1, false)));
+            more.getDocument("cursor").getArray("nextBatch").forEach(d -> rest.add(d.asDocument()));
+            cursor = more.getDocument("cursor").getNumber("id").longValue();
+        }
+        assertThat(rest).filteredOn(d -> d.getNumber("x").intValue() == 7).singleElement()
+                .satisfies(d -> assertThat(d.getNumber("balance").intValue()).as("the transaction's own write").isEqualTo(1100));
+        ok(run("admin", statement("{\"abortTransaction\": 1}", lsid, 1, false)));
+        assertThat(balance(7)).isEqualTo(100);
+    }
+
+    @Test
+    void aCommitWithoutParticipantsOrRecoveryTokenIsMongosError() {
+        BsonDocument commit = run("admin", statement("{\"commitTransaction\": 1}", LogicalSessionId.random(), 1, false));
+        assertThat(code(commit)).isEqualTo(50940);
+        assertThatThrownBy(() -> driver.getDatabase("admin").runCommand(new BsonDocument("commitTransaction", new BsonInt32(1))))
+                .isInstanceOf(MongoCommandException.class);
+    }
+}
