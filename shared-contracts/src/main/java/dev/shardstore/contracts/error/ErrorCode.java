@@ -47,6 +47,8 @@ public enum ErrorCode {
     ShardNotFound(70, 404),
     InvalidOptions(72, 400),
     InvalidNamespace(73, 400),
+    /** A write concern {@code w} naming a tag (mode) that no replica set configuration defines. */
+    UnknownReplWriteConcern(79, 400),
     IndexOptionsConflict(85, 409),
     IndexKeySpecsConflict(86, 409),
     CannotSplit(87, 400),
@@ -54,6 +56,8 @@ public enum ErrorCode {
     ShutdownInProgress(91, 503),
     GraphContainsCycle(93, 400),
     OperationFailed(96, 400),
+    /** A write concern {@code w} asking for more copies than the shard has (one). */
+    UnsatisfiableWriteConcern(100, 400),
     WriteConflict(112, 409),
     ConflictingOperationInProgress(117, 409),
     NamespaceNotSharded(118, 400),
