@@ -108,6 +108,8 @@ public enum ErrorCode {
     MergeStageNoMatchingDocument(13113, 409),
     StaleConfig(13388, 503),
     /** An expression reads a variable ({@code $$name}) that no {@code let}, {@code $let}, {@code $map}... defines. */
+    /** An expression operator's argument that must be an object and is not ({@code $rand: 1}). */
+    Location10065(10065, 400),
     Location17276(17276, 400),
     /** {@code $out} to a sharded collection. */
     Location28769(28769, 400),
@@ -128,7 +130,9 @@ public enum ErrorCode {
     /** An unsupported {@code $merge} whenMatched/whenNotMatched combination. */
     Location51181(51181, 400),
     /** {@code $merge}'s {@code on} fields have no unique index. */
-    Location51183(51183, 400);
+    Location51183(51183, 400),
+    /** {@code $rand} given arguments. */
+    Location3040501(3040501, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));
