@@ -7,11 +7,11 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether the embedded PostgreSQL makes a commit survive a crash of the machine (docs/architecture.md, "Durability").
+ * Whether the embedded PostgreSQL makes a commit survive a crash of the machine (docs/architecture.md "Durability").
  *
  * <p>{@link #DURABLE}, the default everywhere a user starts a server ({@code ./cluster up}, {@code ./cluster demo}), runs
  * with {@code fsync}, {@code synchronous_commit} and {@code full_page_writes} on: a commit is in the write-ahead log on
- * disk before PostgreSQL answers it, as PostgreSQL's documentation ("Reliability and the Write-Ahead Log") requires of
+ * disk before PostgreSQL answers it, as PostgreSQL manual "Reliability and the Write-Ahead Log" requires of
  * a crash-safe server. {@link #FAST} is what the embedded server ran with before (zonky's defaults): {@code fsync} and
  * {@code synchronous_commit} off, so nothing is flushed per commit, and a power loss can lose acknowledged commits and
  * corrupt the cluster's files. It is for tests and benchmarks that ask for it by name ({@code --durability fast},

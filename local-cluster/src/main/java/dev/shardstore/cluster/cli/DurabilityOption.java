@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --durability durable|fast}: how the cluster's PostgreSQL commits. {@code durable}, the default, flushes each
- * commit before it is acknowledged; {@code fast} does not and is not crash-safe (docs/architecture.md, "Durability").
+ * commit before it is acknowledged; {@code fast} does not and is not crash-safe (docs/architecture.md "Durability").
  */
 final class DurabilityOption {
     @Option(names = "--durability", paramLabel = "durable|fast", defaultValue = "durable", converter = DurabilityConverter.class,

@@ -12,8 +12,8 @@ import org.springframework.stereotype.Component;
  * {@code j: true} (or {@code fsync: true}) that it would not honour.
  *
  * <p>A commit is flushed before PostgreSQL acknowledges it when {@code fsync} is on and {@code synchronous_commit} is
- * not {@code off} (PostgreSQL manual, "Write Ahead Log" settings): the durable setting of the embedded server
- * (docs/architecture.md, "Durability"), and PostgreSQL's own default. With the fast setting ({@code fsync} off) no
+ * not {@code off} (PostgreSQL manual "Write Ahead Log", the settings' section): the durable setting of the embedded
+ * server (docs/architecture.md "Durability"), and PostgreSQL's own default. With the fast setting ({@code fsync} off) no
  * per-transaction setting can force the flush — {@code SET LOCAL synchronous_commit = on} waits for a WAL write that
  * is itself not fsynced — so {@code j: true} is refused rather than acknowledged untrue, as MongoDB refused
  * {@code j} on a node without journaling.
