@@ -63,11 +63,13 @@ class ArchitectureTest {
     @Test
     void shardCommandsSitAboveTheWriteAndReadPathsAndThoseAboveStorage() {
         rule(noClasses().that().resideInAnyPackage("dev.shardstore.shard.write..", "dev.shardstore.shard.cursor..",
-                        "dev.shardstore.shard.plan..", "dev.shardstore.shard.storage..", "dev.shardstore.shard.versioning..")
+                        "dev.shardstore.shard.plan..", "dev.shardstore.shard.storage..", "dev.shardstore.shard.versioning..",
+                        "dev.shardstore.shard.transaction..")
                 .should().dependOnClassesThat().resideInAPackage("dev.shardstore.shard.command..")
                 .because("command handlers parse, call the write or read path and shape the reply; nothing below calls back up"));
         rule(noClasses().that().resideInAPackage("dev.shardstore.shard.storage..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.shardstore.shard.write..", "dev.shardstore.shard.cursor..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.shardstore.shard.write..", "dev.shardstore.shard.cursor..",
+                        "dev.shardstore.shard.transaction..")
                 .because("storage is the bottom layer of the write and read paths"));
         rule(noClasses().that().resideInAPackage("dev.shardstore.shard.cursor..")
                 .should().dependOnClassesThat().resideInAPackage("dev.shardstore.shard.write..")
@@ -101,6 +103,13 @@ class ArchitectureTest {
                         "dev.shardstore.shard.storage..")
                 .should().callMethod(UNIT_OF_WORK, "writeFromMigrate", OPERATION_CONTEXT, "java.util.function.Function")
                 .because("fromMigrate writes are chunk migration's, range deletion's and movePrimary's alone"));
+        rule(noClasses().that().resideOutsideOfPackages("dev.shardstore.shard.transaction..", "dev.shardstore.shard.storage..")
+                .should().callMethod(UNIT_OF_WORK, "beginTransaction")
+                .orShould().callMethod(UNIT_OF_WORK, "commitTransaction", "dev.shardstore.shard.storage.TransactionResources",
+                        "dev.shardstore.contracts.session.LogicalSessionId", "long")
+                .orShould().callMethod(UNIT_OF_WORK, "abortTransaction", "dev.shardstore.shard.storage.TransactionResources")
+                .because("a multi-document transaction begins, commits and aborts only through its participant, the one"
+                        + " writer of its state (shard.transaction.TransactionParticipant)"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.shardstore.router.api;
 
 import dev.shardstore.router.events.CatalogEventListener;
 import java.util.Map;
+import java.util.Objects;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -50,6 +51,8 @@ public class CatalogEventsEndpoint {
     }
 
     private MessageListenerContainer container() {
-        return listeners.getListenerContainer(CatalogEventListener.LISTENER_ID);
+        // registered by CatalogEventListener's @KafkaListener, which every router has
+        return Objects.requireNonNull(listeners.getListenerContainer(CatalogEventListener.LISTENER_ID),
+                "no listener container " + CatalogEventListener.LISTENER_ID);
     }
 }

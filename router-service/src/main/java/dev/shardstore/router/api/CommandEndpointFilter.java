@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -68,7 +69,7 @@ public final class CommandEndpointFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String db = database(request);
+        String db = Objects.requireNonNull(database(request), "shouldNotFilter lets only a request naming a database through");
         ServerHttpObservationFilter.findObservationContext(request).ifPresent(context -> context.setPathPattern(PATTERN));
         byte[] reply;
         try {

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import java.util.List;
+import java.util.Objects;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -50,8 +51,7 @@ public class DocumentsController {
     @Operation(summary = "Insert one document (a JSON object) or many (a JSON array); runs the insert command, ordered")
     @PostMapping(consumes = JSON)
     public ResponseEntity<String> insert(@PathVariable("db") String db, @PathVariable("collection") String collection, @RequestBody String body) {
-        BsonDocument wrapped = ExtendedJson.parse("{\"documents\": " + body + "}");
-        BsonValue documents = wrapped.get("documents");
+        BsonValue documents = wrapped("documents", body);
         BsonArray array = documents.isArray() ? documents.asArray() : new BsonArray(List.of(documents));
         return reply(db, new BsonDocument("insert", new BsonString(collection)).append("documents", array));
     }
@@ -130,9 +130,15 @@ public class DocumentsController {
         return new BsonDocument("_id", parseId(id));
     }
 
+    /** The Extended JSON value {@code json}, parsed as the one field {@code field} of a document (ExtendedJson parses documents). */
+    private static BsonValue wrapped(String field, String json) {
+        BsonDocument wrapped = ExtendedJson.parse("{\"" + field + "\": " + json + "}");
+        return Objects.requireNonNull(wrapped.get(field), field); // the wrapper's own field, whatever json holds
+    }
+
     static BsonValue parseId(String id) {
         try {
-            return ExtendedJson.parse("{\"v\": " + id + "}").get("v");
+            return wrapped("v", id);
         } catch (CommandException notJson) {
             return ObjectId.isValid(id) ? new BsonObjectId(new ObjectId(id)) : new BsonString(id);
         }

@@ -1,6 +1,7 @@
 package dev.shardstore.router.command;
 
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -89,7 +90,7 @@ public class AdminCommands {
     CommandHandler movePrimary(ConfigServer config, DatabaseCache databases) {
         return CommandHandler.of("movePrimary", (db, cmd) -> {
             Namespaces.checkAdmin(db, "movePrimary");
-            BsonValue target = cmd.get("movePrimary");
+            BsonValue target = new CommandArgs(cmd).required(cmd, "movePrimary", "movePrimary");
             if (!target.isString()) {
                 throw new CommandException(ErrorCode.InvalidNamespace, "'movePrimary' must be a database name string");
             }

@@ -98,8 +98,7 @@ public class BulkWriteCommand implements CommandHandler {
         if (request.ordered()) {
             for (Op op : request.ops()) {
                 List<Op> last = runs.isEmpty() ? null : runs.getLast();
-                boolean joins = last != null && sameTarget(last.getFirst(), op) && !(alone && op.kind() != Kind.INSERT);
-                if (joins) {
+                if (last != null && sameTarget(last.getFirst(), op) && !(alone && op.kind() != Kind.INSERT)) { // joins the last run
                     last.add(op);
                 } else {
                     runs.add(new ArrayList<>(List.of(op)));

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.router.cursor.CursorSessions;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.session.LogicalSessionCache;
@@ -73,6 +74,11 @@ public class ClientCommands {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
         return timed(transport, registry.knows(name) ? name : "unknown", () -> {
             gossip.received(command, ClusterTimeGossip.Sender.CLIENT);
+            if (OperationSessionInfo.of(command).map(OperationSessionInfo::inTransaction).orElse(false)) {
+                // the shards run a transaction's statements, but the router does not yet track participants and commit
+                throw new CommandException(ErrorCode.NotImplemented, "'autocommit': multi-document transactions are not yet"
+                        + " routed by the router");
+            }
             LogicalSessionId lsid = command.containsKey(LogicalSessionId.FIELD)
                     ? LogicalSessionId.parse(command.get(LogicalSessionId.FIELD), LogicalSessionId.FIELD) : null;
             if (lsid != null) {

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.router.routing.RoutingTableCache;
 import dev.shardstore.router.routing.VersionedRouter;
@@ -43,11 +44,12 @@ public class ClusterCollModCommand {
             Namespaces.checkUserDatabase(db, "collMod");
             String collection = new CommandArgs(cmd).collectionName();
             boolean sharded = router.run(opCtx, db, collection, false, routing -> {
-                if (!routing.isSharded()) {
+                RoutingTable table = routing.table();
+                if (table == null) {
                     return false;
                 }
                 if (cmd.containsKey("timeseries")) {
-                    String buckets = routing.table().namespace();
+                    String buckets = table.namespace();
                     try {
                         config.run("admin", new BsonDocument("_configsvrCollMod", new BsonString(buckets))
                                 .append("timeseries", cmd.get("timeseries")));

@@ -7,6 +7,7 @@ import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.ShardKeyTargeter;
 import dev.shardstore.router.routing.VersionedRouter;
@@ -60,12 +61,13 @@ public class ClusterFindAndModifyCommand implements CommandHandler {
     }
 
     private BsonDocument modify(CollectionRouting routing, String db, String collection, BsonDocument command, BsonDocument query, boolean upsert) {
-        if (!routing.isSharded()) {
+        RoutingTable table = routing.table();
+        if (table == null) {
             return router.send(routing, routing.database().primary(), db, command);
         }
         QueryTargeting.requireNotTimeseries(routing, "findAndModify");
         Collation collation = Collation.parse("findAndModify.collation", command.get("collation"));
-        Optional<String> owner = QueryTargeting.owner(routing.table(), ShardKeyTargeter.routable(routing.table(), query, collation));
+        Optional<String> owner = QueryTargeting.owner(table, ShardKeyTargeter.routable(table, query, collation));
         if (owner.isPresent()) {
             return router.send(routing, owner.get(), db, command);
         }

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.timeseries.Bucket;
 import dev.shardstore.router.routing.CollectionRouting;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonObjectId;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.springframework.stereotype.Component;
@@ -72,14 +72,15 @@ public class ClusterInsertCommand implements CommandHandler {
     }
 
     private static BatchedWrite.Target target(CollectionRouting routing, int index, BsonValue statement) {
-        if (!routing.isSharded()) {
+        RoutingTable table = routing.table();
+        if (table == null) {
             return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
-        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
+        TimeseriesOptions timeseries = table.collection().timeseriesFields();
         try {
             // a measurement goes where the bucket it would open belongs (its meta and rounded time)
             BsonDocument keySource = timeseries == null ? statement.asDocument() : Bucket.routingDocument(timeseries, statement.asDocument());
-            return BatchedWrite.Target.to(List.of(routing.table().chunkFor(keySource).shard()));
+            return BatchedWrite.Target.to(List.of(table.chunkFor(keySource).shard()));
         } catch (CommandException e) {
             return BatchedWrite.Target.failed(index, e.code(), "document at index " + index + ": " + e.getMessage());
         }
@@ -90,17 +91,8 @@ public class ClusterInsertCommand implements CommandHandler {
         BsonArray batch = args.requiredBatch("documents");
         List<RawBsonDocument> docs = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
-            docs.add(BsonBytes.toRaw(withId(args.document(batch.get(i), "documents." + i))));
+            docs.add(BsonBytes.toRaw(BatchedWrite.withId(args.document(batch.get(i), "documents." + i))));
         }
         return docs;
-    }
-
-    private static BsonDocument withId(BsonDocument doc) {
-        if (doc.containsKey("_id")) {
-            return doc;
-        }
-        BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
-        withId.putAll(doc);
-        return withId;
     }
 }

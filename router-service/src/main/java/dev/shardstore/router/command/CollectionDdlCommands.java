@@ -6,6 +6,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.ConfigServer;
@@ -50,11 +51,12 @@ public class CollectionDdlCommands {
             String collection = new CommandArgs(cmd).collectionName();
             String ns = db + "." + collection;
             return router.run(opCtx, db, collection, false, routing -> {
-                if (!routing.isSharded()) {
+                RoutingTable table = routing.table();
+                if (table == null) {
                     return checked(router.send(routing, routing.database().primary(), db, cmd));
                 }
                 // a sharded time-series collection is registered as its buckets collection, which is what is dropped
-                String sharded = routing.table().namespace();
+                String sharded = table.namespace();
                 try {
                     config.runLongRunning("admin", new BsonDocument("_configsvrDropCollection", new BsonString(sharded)));
                 } finally {

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
@@ -40,7 +41,7 @@ public class DiagnosticCommands {
     CommandHandler getParameter() {
         return CommandHandler.of("getParameter", (db, cmd) -> {
             Namespaces.checkAdmin(db, "getParameter");
-            BsonValue selector = cmd.get("getParameter");
+            BsonValue selector = new CommandArgs(cmd).required(cmd, "getParameter", "getParameter");
             boolean all = selector.isString() && selector.asString().getValue().equals("*");
             BsonDocument reply = new BsonDocument();
             if (all || cmd.containsKey("featureCompatibilityVersion")) {
@@ -72,7 +73,7 @@ public class DiagnosticCommands {
     CommandHandler getLog() {
         return CommandHandler.of("getLog", (db, cmd) -> {
             Namespaces.checkAdmin(db, "getLog");
-            BsonValue name = cmd.get("getLog");
+            BsonValue name = new CommandArgs(cmd).required(cmd, "getLog", "getLog");
             if (!name.isString()) {
                 throw new CommandException(ErrorCode.TypeMismatch, "getLog takes a log's name as a string, was " + name);
             }

@@ -62,7 +62,7 @@ public class MigrationAdminCommands {
             String to = recipient(args, "to");
             BsonDocument forward = new BsonDocument("_configsvrMoveRange", new BsonString(ns));
             if (given.getFirst().equals("find")) {
-                forward.append("find", args.document(cmd.get("find"), "find"));
+                forward.append("find", args.document(args.required(cmd, "find", "find"), "find"));
             } else {
                 forward.append("bounds", ShardingAdminCommands.bounds(args, cmd));
             }

@@ -56,9 +56,10 @@ public class ShardingAdminCommands {
             BsonDocument key = args.document(args.required(cmd, "key", "key"), "key");
             ShardKeyPattern.of(key); // BadValue naming 'key' when it is not a shard key pattern
             // chunks are ranges in binary order: MongoDB's shard key index must have the simple collation
-            if (!Collation.parse("shardCollection.collation", cmd.get("collation")).isSimple()) {
+            BsonValue collation = cmd.get("collation");
+            if (collation != null && !Collation.parse("shardCollection.collation", collation).isSimple()) {
                 throw new CommandException(ErrorCode.BadValue, "shardCollection.collation: the collation for shardCollection must be"
-                        + " {locale: 'simple'}, but found: " + cmd.get("collation").asDocument().toJson());
+                        + " {locale: 'simple'}, but found: " + collation.asDocument().toJson());
             }
             BsonDocument forward = new BsonDocument("_configsvrShardCollection", new BsonString(ns))
                     .append("key", key)
@@ -89,7 +90,7 @@ public class ShardingAdminCommands {
     CommandHandler enableSharding() {
         return CommandHandler.of("enableSharding", (db, cmd) -> {
             Namespaces.checkAdmin(db, "enableSharding");
-            BsonValue value = cmd.get("enableSharding");
+            BsonValue value = new CommandArgs(cmd).required(cmd, "enableSharding", "enableSharding");
             if (!value.isString()) {
                 throw new CommandException(ErrorCode.TypeMismatch, "'enableSharding' must be a database name string");
             }
@@ -116,7 +117,7 @@ public class ShardingAdminCommands {
                         "split needs exactly one of 'middle', 'find' or 'bounds', was given " + (given.isEmpty() ? "none" : given));
             }
             String how = given.get(0);
-            BsonValue value = how.equals("bounds") ? bounds(args, cmd) : args.document(cmd.get(how), how);
+            BsonValue value = how.equals("bounds") ? bounds(args, cmd) : args.document(args.required(cmd, how, how), how);
             changing(ns, () -> config.run("admin", new BsonDocument("_configsvrSplitChunk", new BsonString(ns)).append(how, value)));
             return Replies.ok();
         });
@@ -185,7 +186,7 @@ public class ShardingAdminCommands {
      *                          {@code db.coll} with a valid user database
      */
     static String namespace(BsonDocument cmd, String field) {
-        BsonValue value = cmd.get(field);
+        BsonValue value = new CommandArgs(cmd).required(cmd, field, field);
         if (!value.isString()) {
             throw new CommandException(ErrorCode.TypeMismatch, "'" + field + "' must be a namespace string \"db.collection\"");
         }

@@ -1,5 +1,6 @@
 package dev.shardstore.router.command;
 
+import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.routing.ConfigServer;
@@ -52,7 +53,7 @@ public class ZoneAdminCommands {
     private static CommandHandler forwarded(ConfigServer config, String name, String internalName) {
         return CommandHandler.of(name, (db, cmd) -> {
             Namespaces.checkAdmin(db, name);
-            BsonValue target = cmd.get(name);
+            BsonValue target = new CommandArgs(cmd).required(cmd, name, name);
             if (!target.isString()) {
                 throw new CommandException(ErrorCode.TypeMismatch, "'" + name + "' must be a string");
             }

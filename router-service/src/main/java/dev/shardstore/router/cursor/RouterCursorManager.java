@@ -121,7 +121,7 @@ public class RouterCursorManager implements CursorSessions {
      */
     public BsonDocument getMore(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
-        long id = args.nonNegative(command.get("getMore"), "getMore");
+        long id = args.nonNegative(args.required(command, "getMore", "getMore"), "getMore");
         String collection = args.requiredString("collection");
         int batchSize = command.containsKey("batchSize") ? (int) Math.min(Integer.MAX_VALUE, args.nonNegative(command.get("batchSize"), "batchSize")) : 0;
         RouterCursor cursor = cursors.get(id);

@@ -7,13 +7,16 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.router.routing.CollectionRouting;
 import dev.shardstore.router.routing.VersionedRouter;
+import dev.shardstore.router.write.BatchedWrite;
 import dev.shardstore.support.command.CommandRegistry;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -22,10 +25,10 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
@@ -139,51 +142,58 @@ public class AggregateOutput {
         Namespace target = stage.target();
         Optional<CollectionRouting> routing = router.run(opCtx, target.db(), target.collection(), false, r -> r);
         List<String> on = stage.on() != null ? stage.on() : defaultOn(routing.orElse(null));
+        // OutputStage.parse gives a $merge both modes; only $out has none
+        String whenMatched = Objects.requireNonNull(stage.whenMatched(), "$merge whenMatched");
+        String whenNotMatched = Objects.requireNonNull(stage.whenNotMatched(), "$merge whenNotMatched");
         if (stage.on() != null && !(on.equals(List.of("_id")) || hasUniqueIndex(opCtx, target, on))) {
             throw new CommandException(ErrorCode.Location51183, "Cannot find index to verify that join fields will be unique");
         }
         List<BsonDocument> statements = new ArrayList<>();
         for (BsonDocument source : documents) {
-            BsonDocument doc = withId(source);
+            BsonDocument doc = BatchedWrite.withId(source);
             BsonDocument key = key(doc, on);
-            if (stage.matchedPipeline() != null) {
-                mergeWithPipeline(opCtx, stage, doc, key, variables);
+            BsonArray matchedPipeline = stage.matchedPipeline();
+            if (matchedPipeline != null) {
+                mergeWithPipeline(opCtx, stage, matchedPipeline, whenNotMatched, doc, key, variables);
                 continue;
             }
-            switch (stage.whenMatched()) {
+            boolean upsert = whenNotMatched.equals("insert");
+            switch (whenMatched) {
                 case "fail" -> statements.add(doc);
-                case "replace" -> statements.add(update(key, doc, stage));
-                case "merge" -> statements.add(update(key, new BsonDocument("$set", doc), stage));
-                default -> statements.add(update(key, new BsonDocument("$setOnInsert", doc), stage)); // keepExisting
+                case "replace" -> statements.add(update(key, doc, upsert));
+                case "merge" -> statements.add(update(key, new BsonDocument("$set", doc), upsert));
+                default -> statements.add(update(key, new BsonDocument("$setOnInsert", doc), upsert)); // keepExisting
             }
         }
         for (int from = 0; from < statements.size(); from += BATCH) {
             List<BsonDocument> batch = statements.subList(from, Math.min(statements.size(), from + BATCH));
-            BsonDocument reply = stage.whenMatched().equals("fail")
+            BsonDocument reply = whenMatched.equals("fail")
                     ? run(opCtx, target.db(), new BsonDocument("insert", new BsonString(target.collection())).append("documents", new BsonArray(batch)))
                     : run(opCtx, target.db(), new BsonDocument("update", new BsonString(target.collection())).append("updates", new BsonArray(batch)));
             written(reply);
-            if (stage.whenNotMatched().equals("fail") && reply.getNumber("n").intValue() < batch.size()) {
+            if (whenNotMatched.equals("fail") && reply.getNumber("n").intValue() < batch.size()) {
                 throw noMatch();
             }
         }
     }
 
     /** whenMatched: [pipeline]: one update per document with {@code $$new} and the stage's {@code let} (evaluated on it). */
-    private void mergeWithPipeline(OperationContext opCtx, OutputStage stage, BsonDocument doc, BsonDocument key, CommandVariables variables) {
+    private void mergeWithPipeline(OperationContext opCtx, OutputStage stage, BsonArray matchedPipeline, String whenNotMatched,
+            BsonDocument doc, BsonDocument key, CommandVariables variables) {
         Namespace target = stage.target();
         BsonDocument let = new BsonDocument("new", literal(doc));
-        if (stage.let() != null) {
-            BsonDocument evaluated = PipelineSplit.run(new BsonArray(List.of(new BsonDocument("$replaceWith", stage.let()))), List.of(doc),
+        BsonDocument stageLet = stage.let();
+        if (stageLet != null) {
+            BsonDocument evaluated = PipelineSplit.run(new BsonArray(List.of(new BsonDocument("$replaceWith", stageLet))), List.of(doc),
                     (c, f) -> List.of(), variables).getFirst();
             evaluated.forEach((name, value) -> let.put(name, literal(value)));
         }
         BsonDocument reply = run(opCtx, target.db(), new BsonDocument("update", new BsonString(target.collection()))
-                .append("updates", new BsonArray(List.of(new BsonDocument("q", key).append("u", stage.matchedPipeline()))))
+                .append("updates", new BsonArray(List.of(new BsonDocument("q", key).append("u", matchedPipeline))))
                 .append("let", let));
         written(reply);
         if (reply.getNumber("n").intValue() == 0) {
-            switch (stage.whenNotMatched()) {
+            switch (whenNotMatched) {
                 case "fail" -> throw noMatch();
                 case "insert" -> written(run(opCtx, target.db(), new BsonDocument("insert", new BsonString(target.collection()))
                         .append("documents", new BsonArray(List.of(doc)))));
@@ -192,8 +202,8 @@ public class AggregateOutput {
         }
     }
 
-    private static BsonDocument update(BsonDocument key, BsonDocument u, OutputStage stage) {
-        return new BsonDocument("q", key).append("u", u).append("upsert", BsonBoolean.valueOf(stage.whenNotMatched().equals("insert")));
+    private static BsonDocument update(BsonDocument key, BsonDocument u, boolean upsert) {
+        return new BsonDocument("q", key).append("u", u).append("upsert", BsonBoolean.valueOf(upsert));
     }
 
     private static BsonDocument literal(BsonValue value) {
@@ -206,11 +216,12 @@ public class AggregateOutput {
     }
 
     /** The target's {@code _id}, or for a sharded target its shard key fields and {@code _id} (MongoDB's default {@code on}). */
-    private static List<String> defaultOn(CollectionRouting routing) {
-        if (routing == null || !routing.isSharded()) {
+    private static List<String> defaultOn(@Nullable CollectionRouting routing) {
+        RoutingTable table = routing == null ? null : routing.table();
+        if (table == null) {
             return List.of("_id");
         }
-        List<String> on = new ArrayList<>(routing.table().shardKey().pattern().keySet());
+        List<String> on = new ArrayList<>(table.shardKey().pattern().keySet());
         if (!on.contains("_id")) {
             on.add("_id");
         }
@@ -243,15 +254,6 @@ public class AggregateOutput {
             key.append(path, value);
         }
         return key;
-    }
-
-    private static BsonDocument withId(BsonDocument doc) {
-        if (doc.containsKey("_id")) {
-            return doc;
-        }
-        BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
-        withId.putAll(doc);
-        return withId;
     }
 
     /** The collection's default collation ({@code options.collation} of listCollections), empty when it has none or is missing. */

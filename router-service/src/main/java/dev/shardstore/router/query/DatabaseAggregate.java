@@ -11,6 +11,7 @@ import dev.shardstore.router.cursor.DocumentStream;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -70,7 +71,8 @@ public class DatabaseAggregate {
         }
         int batchSize = ShardedReads.aggregateBatchSize(args, command);
         CommandVariables variables = CommandVariables.ofCommand(command); // let and collation
-        List<BsonDocument> input = documents(first.get("$documents"), variables);
+        // the first stage's first field is $documents
+        List<BsonDocument> input = documents(Objects.requireNonNull(first.get("$documents"), "$documents"), variables);
         BsonArray rest = new BsonArray(pipeline.subList(1, pipeline.size()));
         List<BsonDocument> output = PipelineSplit.run(rest, input, reads.lookupSource(opCtx, db), variables);
         return cursors.open(db, "$cmd.aggregate", DocumentStream.of(output), batchSize, false);

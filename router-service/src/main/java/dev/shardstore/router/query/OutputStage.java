@@ -6,6 +6,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -62,13 +63,13 @@ public record OutputStage(String name, Namespace target, @Nullable List<String> 
             if (NAMES.contains(name) && i != pipeline.size() - 1) {
                 throw new CommandException(ErrorCode.Location40601, name + " can only be the final stage in the pipeline");
             }
-            if (name.equals("$facet") && stage.get(name).isDocument()) {
-                for (Map.Entry<String, BsonValue> facet : stage.getDocument(name).entrySet()) {
+            if (name.equals("$facet") && stage.get(name) instanceof BsonDocument facets) {
+                for (Map.Entry<String, BsonValue> facet : facets.entrySet()) {
                     nested(facet.getValue(), ErrorCode.Location40600, " is not allowed to be used within a $facet stage");
                 }
             }
-            if (name.equals("$lookup") && stage.get(name).isDocument()) {
-                nested(stage.getDocument(name).get("pipeline"), ErrorCode.Location51047, " is not allowed within a $lookup's sub-pipeline");
+            if (name.equals("$lookup") && stage.get(name) instanceof BsonDocument lookup) {
+                nested(lookup.get("pipeline"), ErrorCode.Location51047, " is not allowed within a $lookup's sub-pipeline");
             }
         }
     }
@@ -94,7 +95,8 @@ public record OutputStage(String name, Namespace target, @Nullable List<String> 
     public static OutputStage parse(String db, BsonArray pipeline) {
         BsonDocument stage = pipeline.get(pipeline.size() - 1).asDocument();
         String name = firstKey(stage);
-        BsonValue spec = stage.get(name);
+        // the stage's first key is $out or $merge (endsWithOutput), so the stage has that field
+        BsonValue spec = Objects.requireNonNull(stage.get(name), name);
         if (name.equals("$out")) {
             return new OutputStage(name, target(db, spec, "$out", "coll"), null, null, null, null, null);
         }

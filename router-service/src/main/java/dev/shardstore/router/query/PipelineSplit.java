@@ -157,12 +157,17 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
         return stage.getFirstKey();
     }
 
+    /** The value of the first field of {@code stage}: the argument of {@code {name: argument}}. */
+    private static BsonValue argument(BsonDocument stage) {
+        return stage.entrySet().iterator().next().getValue();
+    }
+
     /** {@code $count} and {@code $sortByCount} as the stages they stand for (MongoDB's desugaring). */
     private static List<BsonDocument> desugar(BsonArray pipeline) {
         List<BsonDocument> out = new ArrayList<>();
         for (BsonValue v : pipeline) {
             BsonDocument stage = v.asDocument();
-            BsonValue arg = stage.get(name(stage));
+            BsonValue arg = argument(stage);
             switch (name(stage)) {
                 case "$count" -> {
                     out.add(new BsonDocument("$group", new BsonDocument("_id", BsonNull.VALUE)
@@ -189,9 +194,9 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
         for (int j = from; j < stages.size(); j++) {
             BsonDocument stage = stages.get(j);
             switch (name(stage)) {
-                case "$skip" -> skipped += stage.get("$skip").asNumber().longValue();
+                case "$skip" -> skipped += stage.getNumber("$skip").longValue();
                 case "$limit" -> {
-                    shard.add(new BsonDocument("$limit", new BsonInt64(skipped + stage.get("$limit").asNumber().longValue())));
+                    shard.add(new BsonDocument("$limit", new BsonInt64(skipped + stage.getNumber("$limit").longValue())));
                     return;
                 }
                 default -> {
@@ -217,7 +222,7 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
             }
             BsonDocument accumulator = field.getValue().asDocument();
             String op = accumulator.getFirstKey();
-            BsonValue arg = accumulator.get(op);
+            BsonValue arg = argument(accumulator);
             BsonString partialValue = new BsonString("$" + name);
             if (SELF_MERGING.contains(op)) {
                 partial.append(name, new BsonDocument(op, arg));

@@ -15,6 +15,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads of a view, as mongos runs them (MongoDB manual, "Views"; the primary shard keeps the view and answers
@@ -137,7 +138,7 @@ public final class ViewResolution {
         return Replies.ok(new BsonDocument("values", batch.isEmpty() ? new BsonArray() : batch.get(0).asDocument().getArray("values")));
     }
 
-    private static void addIfPresent(BsonArray pipeline, String stage, BsonValue argument) {
+    private static void addIfPresent(BsonArray pipeline, String stage, @Nullable BsonValue argument) {
         if (argument != null && !(argument.isDocument() && argument.asDocument().isEmpty())) {
             pipeline.add(new BsonDocument(stage, argument));
         }

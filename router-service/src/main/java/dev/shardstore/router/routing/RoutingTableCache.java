@@ -132,8 +132,11 @@ public class RoutingTableCache {
         mine.staleConfigRetries.incrementAndGet();
         cache.markStale(namespace, current -> {
             RoutingTable table = current == null ? null : current.orElse(null);
-            ChunkVersion wanted = staleConfig == null ? null : staleConfig.wanted();
-            boolean alreadyKnown = wanted != null && table != null && wanted.equals(table.shardVersion(staleConfig.shardId()))
+            if (staleConfig == null || table == null) {
+                return null;
+            }
+            ChunkVersion wanted = staleConfig.wanted();
+            boolean alreadyKnown = wanted != null && wanted.equals(table.shardVersion(staleConfig.shardId()))
                     && !wanted.equals(staleConfig.received());
             return alreadyKnown ? next -> true : null;
         });

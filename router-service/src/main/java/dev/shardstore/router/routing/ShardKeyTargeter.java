@@ -101,13 +101,14 @@ public final class ShardKeyTargeter {
      * mongo/src/mongo/db/s/README_timeseries.md "CRUD operations").
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter) {
-        if (!routing.isSharded()) {
+        RoutingTable table = routing.table();
+        if (table == null) {
             return List.of(routing.database().primary());
         }
-        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
+        TimeseriesOptions timeseries = table.collection().timeseriesFields();
         // a time-series filter is on measurements; the chunks are on buckets: target by the bucket-level predicate
         // (meta → meta, time → control.min/max), which is {} (broadcast) when it narrows nothing
-        return shards(routing.table(), timeseries == null || filter == null ? filter : BucketPredicates.of(timeseries, filter));
+        return shards(table, timeseries == null || filter == null ? filter : BucketPredicates.of(timeseries, filter));
     }
 
     /**
@@ -117,7 +118,8 @@ public final class ShardKeyTargeter {
      * (mongo/src/mongo/db/s/README.md "Routing"; MongoDB manual, "Collation": shard key queries with a non-simple collation).
      */
     public static List<String> shards(CollectionRouting routing, @Nullable BsonDocument filter, Collation collation) {
-        return routing.isSharded() ? shards(routing, routable(routing.table(), filter, collation)) : shards(routing, filter);
+        RoutingTable table = routing.table();
+        return table != null ? shards(routing, routable(table, filter, collation)) : shards(routing, filter);
     }
 
     /**
@@ -195,7 +197,8 @@ public final class ShardKeyTargeter {
      * with a collator).
      */
     public static boolean hasIdEquality(BsonDocument query, Collation collation) {
-        return ID_KEY.equalitiesFromQuery(query).filter(id -> !collation.affects(id.get("_id"))).isPresent();
+        // the equalities of the key {_id: 1} always hold _id
+        return ID_KEY.equalitiesFromQuery(query).map(id -> id.get("_id")).filter(id -> !collation.affects(id)).isPresent();
     }
 
     private static boolean isPoint(BsonValue value) {

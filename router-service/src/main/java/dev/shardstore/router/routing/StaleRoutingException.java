@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import java.util.Objects;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A shard answered {@code StaleConfig} (13388) or {@code StaleDbVersion} (249) to a versioned request
@@ -65,7 +66,7 @@ public final class StaleRoutingException extends RuntimeException {
      * The StaleConfig details, or null for StaleDbVersion or a StaleConfig reply without well-formed details
      * (the router then treats the whole entry as stale).
      */
-    public StaleConfig staleConfig() {
+    public @Nullable StaleConfig staleConfig() {
         if (isDatabaseVersion()) {
             return null;
         }

@@ -263,7 +263,8 @@ public class VersionedRouter {
                 markStale(db, namespace, e);
             }
         }
-        CommandException error = last.toCommandException();
+        // maxAttempts >= 1 (RouterProperties checks it), and each attempt either returned or set last
+        CommandException error = Objects.requireNonNull(last, "no attempt ran").toCommandException();
         throw new CommandException(error.code(), "routing information for " + (namespace != null ? namespace : "database '" + db + "'")
                 + " was still stale after " + maxAttempts + " attempts: " + error.getMessage(), error.extraInfo());
     }

@@ -14,10 +14,12 @@ import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import dev.shardstore.router.peer.PeerClient;
 import java.util.List;
+import java.util.Objects;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -51,7 +53,7 @@ public class SessionStages {
     }
 
     /** The session stage {@code pipeline} starts with, or null when it starts with neither. */
-    public static String leadingStage(BsonArray pipeline) {
+    public static @Nullable String leadingStage(BsonArray pipeline) {
         if (pipeline.isEmpty() || !pipeline.get(0).isDocument() || pipeline.get(0).asDocument().isEmpty()) {
             return null;
         }
@@ -67,7 +69,8 @@ public class SessionStages {
      */
     public BsonDocument aggregate(String db, BsonDocument command, String stage) {
         CommandArgs args = new CommandArgs(command);
-        BsonValue target = command.get("aggregate");
+        // the command's first field, by which it was dispatched here
+        BsonValue target = Objects.requireNonNull(command.get("aggregate"), "aggregate");
         boolean local = stage.equals(LIST_LOCAL_SESSIONS);
         boolean rightNamespace = local
                 ? "admin".equals(db) && target.isNumber() && target.asNumber().intValue() == 1
@@ -77,7 +80,8 @@ public class SessionStages {
                     ? "against the 'admin' database with {aggregate: 1}" : "on config.system.sessions"));
         }
         BsonArray pipeline = args.requiredArray("pipeline");
-        boolean anyUser = anyUser(pipeline.get(0).asDocument().get(stage), stage);
+        BsonValue spec = Objects.requireNonNull(pipeline.get(0).asDocument().get(stage), () -> "the pipeline does not start with " + stage);
+        boolean anyUser = anyUser(spec, stage);
         BsonArray rest = new BsonArray(pipeline.getValues().subList(1, pipeline.size()));
         if (rest.stream().anyMatch(s -> s.isDocument() && !s.asDocument().isEmpty() && leadingStage(new BsonArray(List.of(s))) != null)) {
             throw new CommandException(ErrorCode.BadValue, stage + " is only valid as the first stage in a pipeline");

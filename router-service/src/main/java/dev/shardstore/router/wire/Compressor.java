@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.xerial.snappy.Snappy;
 
@@ -25,7 +26,8 @@ public enum Compressor {
 
     private final int id;
     private final String wireName;
-    private volatile Boolean available;
+    /** Whether the library works here; null until {@link #available()} first checks. */
+    private volatile @Nullable Boolean available;
 
     Compressor(int id, String wireName) {
         this.id = id;

@@ -115,7 +115,7 @@ final class WireConnection implements Runnable {
     }
 
     /** The reply to one message, or null when none is due ({@code moreToCome}). */
-    private @Nullable byte[] handle(Frame received) {
+    private byte @Nullable [] handle(Frame received) {
         Compressor compressor = null;
         Frame frame = received;
         if (received.opCode() == OpCode.OP_COMPRESSED) {

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -26,6 +27,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -210,7 +212,7 @@ public final class BatchedWrite {
                     round.add(s);
                 }
             }
-            send(routing, round, targets);
+            send(routing, round, targetOf);
             twoPhase.forEach(s -> writeWithoutShardKey(routing, s));
             return;
         }
@@ -234,7 +236,7 @@ public final class BatchedWrite {
             while (target.shards().size() == 1 && next < pending.size() && target.shards().equals(targetOf.apply(pending.get(next)).shards())) {
                 round.add(pending.get(next++));
             }
-            send(routing, round, targets);
+            send(routing, round, targetOf);
             i = next;
         }
     }
@@ -259,36 +261,42 @@ public final class BatchedWrite {
         return true;
     }
 
-    private void send(CollectionRouting routing, List<Statement> round, Map<Statement, Target> targets) {
+    /** Sends {@code round}'s statements in per-shard batches; {@code targetOf} gives each its target of this attempt. */
+    private void send(CollectionRouting routing, List<Statement> round, Function<Statement, Target> targetOf) {
         Map<String, List<Statement>> batches = new TreeMap<>();
         for (Statement s : round) {
-            for (String shard : targets.get(s).shards()) {
+            for (String shard : targetOf.apply(s).shards()) {
                 batches.computeIfAbsent(shard, k -> new ArrayList<>()).add(s);
             }
         }
         if (batches.isEmpty()) {
             return;
         }
-        Map<String, BsonDocument> replies = router.sendEach(routing, List.copyOf(batches.keySet()), db, shard -> batch(batches.get(shard)));
+        Map<String, BsonDocument> replies = router.sendEach(routing, List.copyOf(batches.keySet()), db, shard -> batch(batchOf(batches, shard)));
         StaleRoutingException stale = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
             if (StaleRoutingException.isStaleReply(reply)) {
                 stale = stale != null ? stale : new StaleRoutingException(e.getKey(), reply);
             } else if (ErrorReplies.isError(reply)) {
-                failed(e.getKey(), batches.get(e.getKey()), reply);
+                failed(e.getKey(), batchOf(batches, e.getKey()), reply);
             } else {
-                merge(e.getKey(), batches.get(e.getKey()), reply);
+                merge(e.getKey(), batchOf(batches, e.getKey()), reply);
             }
         }
         for (Statement s : round) {
-            if (s.appliedOn.containsAll(targets.get(s).shards())) {
+            if (s.appliedOn.containsAll(targetOf.apply(s).shards())) {
                 s.done = true;
             }
         }
         if (stale != null && !stopped) {
             throw stale;
         }
+    }
+
+    /** The batch of {@code shard}, a shard the round was sent to (a key of {@code batches}). */
+    private static List<Statement> batchOf(Map<String, List<Statement>> batches, String shard) {
+        return Objects.requireNonNull(batches.get(shard), () -> "no batch for shard " + shard);
     }
 
     /**
@@ -384,6 +392,20 @@ public final class BatchedWrite {
 
     private static BsonValue number(long value) {
         return value <= Integer.MAX_VALUE ? new BsonInt32((int) value) : new BsonInt64(value);
+    }
+
+    /**
+     * {@code doc} itself when it has an {@code _id}, else a copy with a new ObjectId placed first: the router gives a
+     * document it is about to insert its {@code _id}, rather than the shard, so that routing (and a {@code $merge}'s
+     * match on {@code _id}) sees it.
+     */
+    public static BsonDocument withId(BsonDocument doc) {
+        if (doc.containsKey("_id")) {
+            return doc;
+        }
+        BsonDocument withId = new BsonDocument("_id", new BsonObjectId());
+        withId.putAll(doc);
+        return withId;
     }
 
     /** A write error {@code {index, code, codeName, errmsg}}. */

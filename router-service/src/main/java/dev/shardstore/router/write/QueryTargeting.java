@@ -47,10 +47,10 @@ public final class QueryTargeting {
      * {@link WriteWithoutShardKey} (single-document), as mongos.
      */
     public static BatchedWrite.Target target(CollectionRouting routing, BsonDocument query, Collation collation, boolean multi, boolean upsert) {
-        if (!routing.isSharded()) {
+        RoutingTable table = routing.table();
+        if (table == null) {
             return BatchedWrite.Target.to(List.of(routing.database().primary()));
         }
-        RoutingTable table = routing.table();
         TimeseriesOptions timeseries = table.collection().timeseriesFields();
         BsonDocument routable = ShardKeyTargeter.routable(table, query, collation);
         // a time-series filter is on measurements, the shard key on their buckets: route by the bucket-level predicate
@@ -81,7 +81,8 @@ public final class QueryTargeting {
      * @throws CommandException NotImplemented (238) naming the write and the collection
      */
     public static void requireNotTimeseries(CollectionRouting routing, String kind) {
-        if (routing.isSharded() && routing.table().collection().isTimeseries()) {
+        RoutingTable table = routing.table();
+        if (table != null && table.collection().isTimeseries()) {
             throw new CommandException(ErrorCode.NotImplemented, kind + " on the sharded time-series collection " + routing.namespace()
                     + " is not implemented");
         }

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.session.StatementIds;
+import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.timeseries.TimeseriesOptions;
 import dev.shardstore.engine.timeseries.Bucket;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -18,6 +19,7 @@ import dev.shardstore.router.routing.VersionedRouter;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -101,17 +103,19 @@ public final class WriteWithoutShardKey {
             pinned.remove("sort");
             pinned.remove("hint"); // the _id index serves the pinned filter; a client's hint was used by the read
             String shard;
-            if (found.document() != null) {
-                shard = found.shard();
-                pinned.put("q", pinnedToId(q, found.document().get("_id")));
+            Match match = found.match();
+            if (match != null) {
+                shard = match.shard();
+                pinned.put("q", pinnedToId(q, idOf(match.document())));
                 if (update) {
                     pinned.put("upsert", BsonBoolean.FALSE);
                 }
             } else if (update && upsert) {
-                BsonDocument inserted = upsertDocument(q, statement.get("u"), arrayFiltersOf(statement),
-                        statement.get("c"), collation);
+                // ClusterUpdateCommand refuses a statement without u before anything is targeted
+                BsonValue u = Objects.requireNonNull(statement.get("u"), "update statement without u");
+                BsonDocument inserted = upsertDocument(q, u, arrayFiltersOf(statement), statement.get("c"), collation);
                 shard = ownerOf(routing, inserted);
-                pinned.put("q", pinnedToId(q, inserted.get("_id")));
+                pinned.put("q", pinnedToId(q, idOf(inserted)));
             } else {
                 return Optional.empty();
             }
@@ -149,14 +153,15 @@ public final class WriteWithoutShardKey {
             pinned.remove("sort");
             pinned.remove("hint");
             String shard;
-            if (found.document() != null) {
-                shard = found.shard();
-                pinned.put("query", pinnedToId(query, found.document().get("_id")));
+            Match match = found.match();
+            if (match != null) {
+                shard = match.shard();
+                pinned.put("query", pinnedToId(query, idOf(match.document())));
                 pinned.put("upsert", BsonBoolean.FALSE);
             } else if (upsert && command.containsKey("update")) {
                 BsonDocument inserted = upsertDocument(query, command.get("update"), arrayFiltersOf(command), null, collation);
                 shard = ownerOf(routing, inserted);
-                pinned.put("query", pinnedToId(query, inserted.get("_id")));
+                pinned.put("query", pinnedToId(query, idOf(inserted)));
             } else {
                 return Replies.ok(new BsonDocument("lastErrorObject", new BsonDocument("n", new BsonInt32(0))
                         .append("updatedExisting", BsonBoolean.FALSE)).append("value", BsonNull.VALUE));
@@ -169,8 +174,11 @@ public final class WriteWithoutShardKey {
         throw conflict();
     }
 
-    /** The read phase's answer: the document and its shard, nothing, or a shard's error as the outcome. */
-    private record Lookup(@Nullable String shard, @Nullable BsonDocument document, @Nullable Outcome error) {}
+    /** The read phase's answer: the first matching document, nothing (both null), or a shard's error as the outcome. */
+    private record Lookup(@Nullable Match match, @Nullable Outcome error) {}
+
+    /** The first document matching the read phase's filter and the shard it is on. */
+    private record Match(String shard, BsonDocument document) {}
 
     /**
      * The read phase: the first document matching {@code filter} in {@code sort} order across the shards the filter
@@ -195,19 +203,19 @@ public final class WriteWithoutShardKey {
         List<String> targets = ShardKeyTargeter.shards(routing, filter, collation);
         Map<String, BsonDocument> replies = router.sendAll(routing, targets, db, shard -> find);
         Comparator<BsonDocument> order = sort != null && !sort.isEmpty() ? Sort.parse(sort, collation).comparator() : (a, b) -> 0;
-        Lookup best = new Lookup(null, null, null);
+        Match best = null;
         for (Map.Entry<String, BsonDocument> e : replies.entrySet()) {
             BsonDocument reply = e.getValue();
             if (ErrorReplies.isError(reply)) {
-                return new Lookup(null, null, new Outcome(e.getKey(), reply));
+                return new Lookup(null, new Outcome(e.getKey(), reply));
             }
             for (BsonValue doc : reply.getDocument("cursor").getArray("firstBatch")) {
-                if (best.document() == null || order.compare(doc.asDocument(), best.document()) < 0) {
-                    best = new Lookup(e.getKey(), doc.asDocument(), null);
+                if (best == null || order.compare(doc.asDocument(), best.document()) < 0) {
+                    best = new Match(e.getKey(), doc.asDocument());
                 }
             }
         }
-        return best;
+        return new Lookup(best, null);
     }
 
     /**
@@ -234,8 +242,15 @@ public final class WriteWithoutShardKey {
      * measurement would open ({@link Bucket#routingDocument}), as inserts are routed.
      */
     private static String ownerOf(CollectionRouting routing, BsonDocument inserted) {
-        TimeseriesOptions timeseries = routing.table().collection().timeseriesFields();
-        return routing.table().chunkFor(timeseries == null ? inserted : Bucket.routingDocument(timeseries, inserted)).shard();
+        // only a statement on a sharded collection is targeted as a write without the shard key
+        RoutingTable table = Objects.requireNonNull(routing.table(), "a write without the shard key on an unsharded collection");
+        TimeseriesOptions timeseries = table.collection().timeseriesFields();
+        return table.chunkFor(timeseries == null ? inserted : Bucket.routingDocument(timeseries, inserted)).shard();
+    }
+
+    /** The {@code _id} of a document a shard read (no projection) or of an upsert's ({@link Update#applyForUpsert} gives one). */
+    private static BsonValue idOf(BsonDocument document) {
+        return Objects.requireNonNull(document.get("_id"), "document without _id");
     }
 
     /** {@code {$and: [q, {_id: id}]}}: the write matches only that document, and only while it still matches {@code q}. */

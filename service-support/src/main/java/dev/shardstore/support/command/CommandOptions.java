@@ -67,6 +67,8 @@ public final class CommandOptions {
     }
 
     private static final ValueCheck ANY = (path, value) -> { };
+    /** The session fields are checked together, by {@link OperationSessionInfo#of}, once every option passed. */
+    private static final ValueCheck SESSION_FIELDS = ANY;
 
     /** The generic arguments every command of the table takes (MongoDB's {@code generic_argument.idl}). */
     private static final Map<String, Option> GENERIC = options(
@@ -87,11 +89,14 @@ public final class CommandOptions {
             conditional("lsid", "the session: placed in the node's logical session cache (its cursors die with it); with txnNumber a retryable write",
                     (path, value) -> LogicalSessionId.parse(value, path)),
             conditional("txnNumber", "retryable writes: insert, update (multi: false), delete (limit: 1) and findAndModify"
-                    + " with lsid; transactions are not implemented", CommandOptions::txnNumber),
-            refused("autocommit", "transactions are not implemented"),
-            refused("startTransaction", "transactions are not implemented"),
-            conditional("stmtId", "retryable writes only: the id of the first statement (routers assign ids)", CommandOptions::retryableWriteOnly),
-            conditional("stmtIds", "retryable writes only: one id per statement (routers assign ids)", CommandOptions::retryableWriteOnly),
+                    + " with lsid; with autocommit: false a transaction's statement", CommandOptions::txnNumber),
+            conditional("autocommit", "false only, with txnNumber: a statement of a multi-document transaction, run by the"
+                    + " shards in one PostgreSQL transaction; the router refuses transactions until it routes them",
+                    SESSION_FIELDS),
+            conditional("startTransaction", "true only, with autocommit: false: the transaction's first statement",
+                    SESSION_FIELDS),
+            conditional("stmtId", "retryable writes only: the id of the first statement (routers assign ids)", (path, value) -> retryableWriteOnly(path)),
+            conditional("stmtIds", "retryable writes only: one id per statement (routers assign ids)", (path, value) -> retryableWriteOnly(path)),
             conditional("apiVersion", "version \"1\" is the API this cluster serves", (path, value) -> {
                 if (!(value.isString() && value.asString().getValue().equals("1"))) {
                     throw invalid(path, "only API version \"1\" exists, not " + json(value));
@@ -273,7 +278,11 @@ public final class CommandOptions {
             Option option = find(options, name, field.getKey(), name + "." + field.getKey());
             option.check(name + "." + field.getKey(), field.getValue());
         }
-        OperationSessionInfo.of(command); // txnNumber needs lsid (InvalidOptions, as MongoDB)
+        // txnNumber needs lsid, autocommit needs txnNumber, ... (InvalidOptions, as MongoDB)
+        if (command.containsKey(OperationSessionInfo.TXN_NUMBER) && !command.containsKey(OperationSessionInfo.AUTOCOMMIT)) {
+            retryableWriteOnly(name + "." + OperationSessionInfo.TXN_NUMBER);
+        }
+        OperationSessionInfo.of(command);
         if ((command.containsKey("stmtId") || command.containsKey("stmtIds")) && !command.containsKey("txnNumber")) {
             throw invalid(name + (command.containsKey("stmtId") ? ".stmtId" : ".stmtIds"), "needs txnNumber: statement ids belong to retryable writes");
         }
@@ -357,15 +366,14 @@ public final class CommandOptions {
     /** The commands a {@code txnNumber} makes retryable (mongo/src/mongo/db/s/README.md "Retryable writes"). */
     private static final Set<String> RETRYABLE_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify", "bulkWrite");
 
-    private static void retryableWriteOnly(String path, BsonValue value) {
+    private static void retryableWriteOnly(String path) {
         if (!RETRYABLE_WRITES.contains(path.substring(0, path.indexOf('.')))) {
-            throw invalid(path, "is allowed only on retryable writes (insert, update, delete, findAndModify, bulkWrite); transactions are not"
-                    + " implemented");
+            throw invalid(path, "is allowed only on retryable writes (insert, update, delete, findAndModify, bulkWrite) and on the"
+                    + " statements of a transaction (autocommit: false)");
         }
     }
 
     private static void txnNumber(String path, BsonValue value) {
-        retryableWriteOnly(path, value);
         if (!(value.isInt64() || value.isInt32())) {
             throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a long, not " + json(value));
         }

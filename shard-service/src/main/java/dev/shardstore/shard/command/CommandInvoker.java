@@ -9,6 +9,7 @@ import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.CommitDurability;
 import dev.shardstore.shard.storage.OplogTimeReservations;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import dev.shardstore.shard.transaction.TransactionParticipant;
 import dev.shardstore.shard.view.ViewCatalog;
 import java.util.Set;
 import dev.shardstore.shard.versioning.CollectionAccess;
@@ -29,7 +30,8 @@ import org.springframework.stereotype.Component;
  * {@code readConcern.afterClusterTime} ({@link OplogTimeReservations#awaitDurable}, before any lock is taken, for at most
  * {@link #AFTER_CLUSTER_TIME_WAIT}), then {@link CollectionShardingRuntime} (the collection lock the command declared,
  * the database and shard version checks under it, the wait for a critical section, the accepted filtering metadata the
- * command runs with), and the per-command timer.
+ * command runs with) — inside the session's transaction for a transaction's statement ({@link TransactionParticipant}) —
+ * and the per-command timer.
  */
 @Component
 public class CommandInvoker {
@@ -38,6 +40,8 @@ public class CommandInvoker {
 
     /** The reads a view answers, through the router, as an aggregate of its resolved pipeline. */
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct", "explain");
+    /** The commands that end a transaction: they carry its session fields but are not statements of it. */
+    private static final Set<String> TRANSACTION_CONTROL = Set.of("commitTransaction", "abortTransaction");
 
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;
@@ -45,10 +49,12 @@ public class CommandInvoker {
     private final TimeseriesCollections timeseries;
     private final LogicalSessionCache sessions;
     private final ViewCatalog views;
+    private final TransactionParticipant transactions;
     private final CommitDurability durability;
 
     public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, OplogTimeReservations clock, TimeseriesCollections timeseries,
-            LogicalSessionCache sessions, ViewCatalog views, CommitDurability durability) {
+            LogicalSessionCache sessions, ViewCatalog views, TransactionParticipant transactions, CommitDurability durability) {
+        this.transactions = transactions;
         this.sessions = sessions;
         this.durability = durability;
         this.runtime = runtime;
@@ -110,7 +116,11 @@ public class CommandInvoker {
             // config.collections shards (mongo/src/mongo/db/s/README_timeseries.md "CRUD operations")
             Namespace versioned = servesTimeseries && target != null && timeseries.buckets(target).isPresent()
                     ? TimeseriesCollections.bucketsOf(target) : target;
-            BsonDocument reply = runtime.run(opCtx, db, versioned, access, command, checkVersions, guarded);
+            Function<OperationContext, BsonDocument> checkedBody = guarded;
+            Function<OperationContext, BsonDocument> versionedBody = opCtxIn -> runtime.run(opCtxIn, db, versioned, access, command,
+                    checkVersions, checkedBody);
+            BsonDocument reply = TransactionParticipant.isStatement(opCtx) && !TRANSACTION_CONTROL.contains(name)
+                    ? transactions.runStatement(opCtx, name, command, versionedBody) : versionedBody.apply(opCtx);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

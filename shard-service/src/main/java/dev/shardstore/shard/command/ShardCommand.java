@@ -1,5 +1,9 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.contracts.error.ErrorCode;
+
+import dev.shardstore.contracts.error.CommandException;
+
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.versioning.CollectionAccess;
@@ -24,6 +28,40 @@ public abstract class ShardCommand implements CommandHandler {
     public final BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
         return invoker.invoke(opCtx, name(), db, command, checksDatabaseVersion(), () -> namespace(db, command), access(),
                 servesTimeseries(), servesViews(), checked -> execute(checked, db, command));
+    }
+
+    /**
+     * A command that runs on {@code admin} only and names no collection: its versions are not checked and the invoker
+     * takes no lock for it.
+     *
+     * @param body runs the command; elsewhere than on {@code admin} it is Unauthorized (13) "... may only be run against
+     *             the admin database.", MongoDB's answer for its admin-only commands
+     */
+    public static ShardCommand adminOnly(CommandInvoker invoker, String name, CommandHandler.OperationBody body) {
+        return new ShardCommand(invoker) {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            protected boolean checksDatabaseVersion() {
+                return false;
+            }
+
+            @Override
+            protected @Nullable Namespace namespace(String db, BsonDocument command) {
+                return null;
+            }
+
+            @Override
+            protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
+                if (!"admin".equals(db)) {
+                    throw new CommandException(ErrorCode.Unauthorized, name + " may only be run against the admin database.");
+                }
+                return body.run(opCtx, db, command);
+            }
+        };
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.shardstore.shard.migration;
 
-import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
@@ -18,7 +17,6 @@ import java.util.function.Function;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -162,32 +160,9 @@ public class MigrationCommands {
         return adminCommand(invoker, name, command -> body.apply(Namespace.parse(new CommandArgs(command).requiredString(name), name), command));
     }
 
-    /** A command on {@code admin} only (IllegalOperation elsewhere): no versions, no lock taken by the invoker. */
+    /** A command on {@code admin} only ({@link ShardCommand#adminOnly}). */
     private static ShardCommand adminCommand(CommandInvoker invoker, String name, Function<BsonDocument, BsonDocument> body) {
-        return new ShardCommand(invoker) {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            protected boolean checksDatabaseVersion() {
-                return false;
-            }
-
-            @Override
-            protected @Nullable Namespace namespace(String db, BsonDocument command) {
-                return null;
-            }
-
-            @Override
-            protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
-                if (!"admin".equals(db)) {
-                    throw new CommandException(ErrorCode.IllegalOperation, name + " may only be run against the admin database");
-                }
-                return body.apply(command);
-            }
-        };
+        return ShardCommand.adminOnly(invoker, name, (opCtx, db, command) -> body.apply(command));
     }
 
     private static UUID migrationId(CommandArgs args) {

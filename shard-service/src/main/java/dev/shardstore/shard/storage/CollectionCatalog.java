@@ -1,5 +1,9 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.error.ErrorCode;
+
+import dev.shardstore.contracts.error.CommandException;
+
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.bson.BsonBytes;
@@ -72,11 +76,18 @@ public class CollectionCatalog {
      *                {@code collation} (a full spec) the collection also gets its collated {@code _id} index
      *                ({@link IndexSpec#isIdIndex()})
      * @return the new collection, or the existing one (with its own options) and {@code created = false}
+     * @throws CommandException OperationNotSupportedInTransaction (263) for a new collection in a multi-document
+     *                          transaction
      */
     public Creation create(OperationContext opCtx, Namespace ns, BsonDocument options) {
         Optional<CollectionInfo> existing = find(ns);
         if (existing.isPresent()) {
             return new Creation(existing.get(), false);
+        }
+        if (WriteUnitOfWork.inMultiDocumentTransaction(opCtx)) {
+            // the catalog's cache would hold a collection that the transaction may yet roll back
+            throw new CommandException(ErrorCode.OperationNotSupportedInTransaction, "Cannot create namespace " + ns.full()
+                    + " in multi-document transaction.");
         }
         CollectionInfo candidate = CollectionInfo.newInstance(ns, options);
         Creation creation = units.write(opCtx, inUnit -> {

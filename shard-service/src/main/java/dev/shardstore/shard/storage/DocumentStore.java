@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -250,7 +252,8 @@ public class DocumentStore {
                 return row.next() ? Optional.of(new StoredDocument(row.getBytes(1), row.getBytes(2))) : Optional.empty();
             }
         } catch (SQLException e) {
-            throw Objects.requireNonNull(exceptions.translate("findById", sql, e));
+            DataAccessException translated = exceptions.translate("findById", sql, e); // null for a code it does not know
+            throw translated != null ? translated : new UncategorizedSQLException("findById", sql, e);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

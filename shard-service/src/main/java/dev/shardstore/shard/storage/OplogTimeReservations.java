@@ -64,6 +64,22 @@ public class OplogTimeReservations {
         return reservation;
     }
 
+    /**
+     * A stand-in for {@code count} times of a multi-document transaction's oplog entries before the transaction
+     * takes its real ones: {@code [first, first + count)} in the range no real time reaches (a Timestamp's seconds
+     * at 2^31 and above, whose stored form {@link Oplog#storedTs} is positive), never in flight, so it holds nothing
+     * back; releasing it does nothing. The entries written with it are renumbered to real times by
+     * {@link WriteUnitOfWork#commitTransaction} in the same PostgreSQL transaction, so none is ever seen with it.
+     *
+     * @param first a time with its top bit set
+     */
+    Reservation provisional(long first, int count) {
+        if (first >= 0 || count < 1) {
+            throw new IllegalArgumentException("a provisional reservation lies above every real time: " + first + " x" + count);
+        }
+        return new Reservation(first, count);
+    }
+
     /** The latest cluster time handed out (a zero Timestamp before the first write of a new shard). */
     public synchronized BsonTimestamp latest() {
         return new BsonTimestamp(last);

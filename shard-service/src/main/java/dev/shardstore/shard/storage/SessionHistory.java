@@ -23,6 +23,9 @@ import org.springframework.stereotype.Repository;
  */
 @Repository
 public class SessionHistory {
+    /** The {@code state} of a committed multi-document transaction's row (MongoDB's {@code config.transactions} states). */
+    private static final String COMMITTED = "committed";
+
     private final JdbcClient jdbc;
 
     public SessionHistory(JdbcClient jdbc) {
@@ -34,8 +37,10 @@ public class SessionHistory {
      *
      * @param txnNum          the session's newest transaction number with a write on this shard
      * @param lastWriteOpTime the time of its newest oplog entry
+     * @param committedTransaction whether {@code txnNum} was a multi-document transaction that committed here (state
+     *                        {@code committed}), not a retryable write
      */
-    public record TransactionRecord(long txnNum, long lastWriteOpTime) {}
+    public record TransactionRecord(long txnNum, long lastWriteOpTime, boolean committedTransaction) {}
 
     /**
      * An executed statement as its oplog entry shows it.
@@ -62,9 +67,9 @@ public class SessionHistory {
 
     /** The session's {@code transactions} row, if it has one. */
     public Optional<TransactionRecord> find(LogicalSessionId lsid) {
-        return jdbc.sql("SELECT txn_num, last_write_op_time FROM transactions WHERE lsid = ?")
+        return jdbc.sql("SELECT txn_num, last_write_op_time, state FROM transactions WHERE lsid = ?")
                 .param(key(lsid))
-                .query((rs, i) -> new TransactionRecord(rs.getLong(1), Oplog.tsOf(rs.getLong(2))))
+                .query((rs, i) -> new TransactionRecord(rs.getLong(1), Oplog.tsOf(rs.getLong(2)), COMMITTED.equals(rs.getString(3))))
                 .optional();
     }
 
@@ -134,6 +139,18 @@ public class SessionHistory {
                         + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
                         + " last_write_date = excluded.last_write_date, state = NULL")
                 .param(lsid).param(txnNumber).param(storedTs).update();
+    }
+
+    /**
+     * Records in session {@code lsid}'s ({@link #key}) {@code transactions} row that its multi-document transaction
+     * {@code txnNumber} committed here, its newest oplog entry at stored time {@code storedTs}; runs in that
+     * transaction, just before it commits.
+     */
+    void committedTransaction(byte[] lsid, long txnNumber, long storedTs) {
+        jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date, state) VALUES (?, ?, ?, now(), ?)"
+                        + " ON CONFLICT (lsid) DO UPDATE SET txn_num = excluded.txn_num, last_write_op_time = excluded.last_write_op_time,"
+                        + " last_write_date = excluded.last_write_date, state = excluded.state")
+                .param(lsid).param(txnNumber).param(storedTs).param(COMMITTED).update();
     }
 
     /**

@@ -11,6 +11,11 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
@@ -71,9 +76,18 @@ public class WriteUnitOfWork {
     private final OplogTimeReservations clock;
     private final FailPoints failPoints;
     private final SessionHistory history;
+    private final TransactionConnections connections;
+    private final DataSource dataSource;
+    private final JdbcClient jdbc;
+    /** The next provisional oplog time of a multi-document transaction ({@link OplogTimeReservations#provisional}). */
+    private final AtomicLong provisional = new AtomicLong(Long.MIN_VALUE + 1);
 
-    public WriteUnitOfWork(PlatformTransactionManager transactions, OplogTimeReservations clock, FailPoints failPoints, SessionHistory history) {
+    public WriteUnitOfWork(PlatformTransactionManager transactions, OplogTimeReservations clock, FailPoints failPoints, SessionHistory history,
+            TransactionConnections connections, DataSource dataSource, JdbcClient jdbc) {
         this.history = history;
+        this.connections = connections;
+        this.dataSource = dataSource;
+        this.jdbc = jdbc;
         this.tx = new TransactionTemplate(transactions);
         this.nested = new TransactionTemplate(transactions);
         this.nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
@@ -185,6 +199,9 @@ public class WriteUnitOfWork {
      */
     OplogTimeReservations.Reservation reserve(OperationContext opCtx, int count) {
         Unit unit = current(opCtx);
+        if (unit.transaction) { // renumbered to real times at the commit, under one reservation
+            return clock.provisional(provisional.getAndAdd(count), count);
+        }
         OplogTimeReservations.Reservation reservation = clock.reserve(count);
         unit.reservations.add(reservation);
         return reservation;
@@ -246,7 +263,7 @@ public class WriteUnitOfWork {
             if (outer.fromMigrate != fromMigrate) {
                 throw new IllegalStateException("a unit of work cannot mix client and fromMigrate writes");
             }
-            return body.apply(opCtx);
+            return outer.transactionRoot ? inSavepoint(opCtx, outer, body) : body.apply(opCtx);
         }
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("a WriteUnitOfWork must own its transaction; one is already open on this thread");
@@ -277,6 +294,134 @@ public class WriteUnitOfWork {
         return result;
     }
 
+    /**
+     * Opens a multi-document transaction: a PostgreSQL transaction on a connection of its own (outside the statement
+     * pool, {@link TransactionConnections}) that its statements share until {@link #commitTransaction} or
+     * {@link #abortTransaction}.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException LockTimeout (24), labelled TransientTransactionError, at
+     *                                                         the limit of open transactions
+     */
+    public TransactionResources beginTransaction() {
+        return new TransactionResources(connections.acquire(), new Unit(false, true, true));
+    }
+
+    /**
+     * Runs {@code body}, one statement of the transaction {@code txn}: everything it reads and writes through JDBC runs
+     * on the transaction's connection, and every {@link #write} it opens is a savepoint of the transaction (so a write
+     * that asks for its rollback undoes only itself); nothing commits. Oplog entries get provisional times, made real
+     * by the commit.
+     *
+     * @param body gets {@code opCtx} in the transaction, to pass to everything that reads or writes for it
+     * @throws IllegalStateException inside a unit, or when {@code txn} has ended
+     */
+    public <T extends @Nullable Object> T inTransaction(OperationContext opCtx, TransactionResources txn, Function<OperationContext, T> body) {
+        txn.checkOpen();
+        if (opCtx.get(UNIT) != null || TransactionSynchronizationManager.hasResource(dataSource)) {
+            throw new IllegalStateException("a transaction's statement must start outside any unit of work");
+        }
+        TransactionSynchronizationManager.bindResource(dataSource, txn.holder);
+        try {
+            return body.apply(opCtx.with(UNIT, txn.unit));
+        } finally {
+            TransactionSynchronizationManager.unbindResource(dataSource);
+        }
+    }
+
+    /** Whether {@code opCtx} runs in a multi-document transaction ({@link #inTransaction}). */
+    public static boolean inMultiDocumentTransaction(OperationContext opCtx) {
+        Unit unit = opCtx.get(UNIT);
+        return unit != null && unit.transaction;
+    }
+
+    /**
+     * Commits the transaction {@code txn} of session {@code lsid}'s transaction number {@code txnNumber}: its oplog
+     * entries take real cluster times, all in one reservation taken now (so the all-durable point is held back only
+     * for the commit itself, not while the transaction was open), carry the session's {@code lsid} and
+     * {@code txnNumber}, and the session's {@code transactions} row records the commit; then PostgreSQL commits, and
+     * the written documents are reported to the observers. A transaction that wrote nothing just ends. The fail point
+     * {@link #BEFORE_COMMIT} is passed just before PostgreSQL's commit.
+     *
+     * @return the newest oplog entry's time, 0 when the transaction wrote none
+     * @throws IllegalStateException when {@code txn} has ended
+     * @throws org.springframework.dao.DataAccessException when PostgreSQL refuses the commit; the transaction is then
+     *                                                       rolled back
+     */
+    public long commitTransaction(TransactionResources txn, LogicalSessionId lsid, long txnNumber) {
+        txn.checkOpen();
+        OplogTimeReservations.Reservation reservation = null;
+        boolean committed = false;
+        TransactionSynchronizationManager.bindResource(dataSource, txn.holder);
+        try {
+            int entries = jdbc.sql("SELECT count(*) FROM oplog WHERE ts_key > 0").query(Integer.class).single(); // only its own are visible
+            long newest = 0;
+            if (entries > 0) {
+                reservation = clock.reserve(entries);
+                long storedFirst = Oplog.storedTs(reservation.first());
+                byte[] key = SessionHistory.key(lsid);
+                jdbc.sql("UPDATE oplog o SET ts_key = ?::bigint + r.n - 1, lsid = ?, txn_number = ?"
+                                + " FROM (SELECT ts_key AS k, row_number() OVER (ORDER BY ts_key) AS n FROM oplog WHERE ts_key > 0) r"
+                                + " WHERE o.ts_key = r.k")
+                        .param(storedFirst).param(key).param(txnNumber).update();
+                history.committedTransaction(key, txnNumber, storedFirst + entries - 1);
+                newest = reservation.first() + entries - 1;
+            }
+            failPoints.hit(BEFORE_COMMIT);
+            txn.connection.commit();
+            committed = true;
+            return newest;
+        } catch (SQLException e) {
+            throw new org.springframework.dao.DataAccessResourceFailureException("the transaction's commit failed: " + e.getMessage(), e);
+        } finally {
+            TransactionSynchronizationManager.unbindResource(dataSource);
+            if (!committed) {
+                rollbackQuietly(txn);
+            }
+            if (reservation != null) {
+                reservation.release();
+            }
+            txn.end();
+            connections.release(txn.connection, true);
+            if (committed && !txn.unit.written.isEmpty()) {
+                notifyCommitted(txn.unit.written);
+            }
+        }
+    }
+
+    /** Rolls the transaction {@code txn} back and gives its connection back; nothing when it has already ended. */
+    public void abortTransaction(TransactionResources txn) {
+        if (txn.ended()) {
+            return;
+        }
+        boolean clean = rollbackQuietly(txn);
+        txn.end();
+        connections.release(txn.connection, clean);
+    }
+
+    private static boolean rollbackQuietly(TransactionResources txn) {
+        try {
+            txn.connection.rollback();
+            return true;
+        } catch (SQLException e) {
+            log.warn("rolling a transaction back failed (its connection is closed, which rolls it back): {}", e.toString());
+            return false;
+        }
+    }
+
+    /** A {@link #write} of a multi-document transaction's statement: a unit of its own under a savepoint of the transaction. */
+    private <T extends @Nullable Object> T inSavepoint(OperationContext opCtx, Unit root, Function<OperationContext, T> body) {
+        Unit unit = new Unit(root.fromMigrate, true, false);
+        OperationContext inUnit = opCtx.with(UNIT, unit);
+        T result = nested.execute(status -> {
+            unit.status = status;
+            return body.apply(inUnit);
+        });
+        if (!unit.status().isRollbackOnly()) {
+            root.written.addAll(unit.written);
+        }
+        return result;
+    }
+
     private void notifyCommitted(List<CommittedWritesObserver.WrittenDocument> written) {
         for (CommittedWritesObserver observer : observers) {
             try {
@@ -287,9 +432,17 @@ public class WriteUnitOfWork {
         }
     }
 
-    /** One unit: its transaction and the cluster times it reserved. */
-    private static final class Unit {
+    /**
+     * One unit: its transaction and the cluster times it reserved. A multi-document transaction has a root unit
+     * ({@code transactionRoot}) that lives as long as the transaction, and each {@link #write} of its statements a unit
+     * of its own under a savepoint ({@code transaction}, not root), which rolls back alone when its body asks for it.
+     */
+    static final class Unit {
         private final boolean fromMigrate;
+        /** Part of a multi-document transaction: its oplog times are provisional until the commit. */
+        private final boolean transaction;
+        /** The multi-document transaction's own unit, whose writes each run under a savepoint. */
+        private final boolean transactionRoot;
         private final List<OplogTimeReservations.Reservation> reservations = new ArrayList<>();
         private final List<CommittedWritesObserver.WrittenDocument> written = new ArrayList<>();
         /** What each change wrote for the unit's retryable statement, by its reservation. */
@@ -298,7 +451,13 @@ public class WriteUnitOfWork {
         private @Nullable TransactionStatus status;
 
         Unit(boolean fromMigrate) {
+            this(fromMigrate, false, false);
+        }
+
+        private Unit(boolean fromMigrate, boolean transaction, boolean transactionRoot) {
             this.fromMigrate = fromMigrate;
+            this.transaction = transaction;
+            this.transactionRoot = transactionRoot;
         }
 
         TransactionStatus status() {

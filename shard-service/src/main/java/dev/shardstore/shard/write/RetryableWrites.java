@@ -8,6 +8,7 @@ import dev.shardstore.shard.session.SessionCatalog;
 import dev.shardstore.shard.storage.RetryableStatement;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
+import dev.shardstore.shard.transaction.TransactionParticipant;
 import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.Arrays;
@@ -23,7 +24,9 @@ import org.springframework.stereotype.Component;
  * catalog"):
  * <ol>
  *   <li>the session is checked out ({@link SessionCatalog}) for the whole command;</li>
- *   <li>a {@code txnNumber} below the session's is refused with TransactionTooOld (225); a higher one starts afresh;
+ *   <li>a {@code txnNumber} below the session's is refused with TransactionTooOld (225); a higher one starts afresh
+ *       (aborting a lower multi-document transaction still open); one that is a transaction's is
+ *       ConflictingOperationInProgress (117);
  *       the same one continues, with the history of its statements read from the oplog ({@link SessionHistory});</li>
  *   <li>each statement, identified by its {@code stmtId} ({@link StatementIds}): one already executed is answered from
  *       its oplog entry and not run again; one whose history may have been truncated is a write error
@@ -44,8 +47,11 @@ public class RetryableWrites {
     private final SessionHistory history;
     private final WriteUnitOfWork units;
     private final FailPoints failPoints;
+    private final TransactionParticipant transactions;
 
-    RetryableWrites(SessionCatalog catalog, SessionHistory history, WriteUnitOfWork units, FailPoints failPoints) {
+    RetryableWrites(SessionCatalog catalog, SessionHistory history, WriteUnitOfWork units, FailPoints failPoints,
+            TransactionParticipant transactions) {
+        this.transactions = transactions;
         this.catalog = catalog;
         this.history = history;
         this.units = units;
@@ -167,7 +173,12 @@ public class RetryableWrites {
     private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {
         long txnNumber = txnNumber(info);
         try (SessionCatalog.CheckedOutSession session = catalog.checkOut(info.lsid())) {
+            transactions.beforeRetryableWrite(session, txnNumber);
             Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());
+            if (record.isPresent() && record.get().committedTransaction() && record.get().txnNum() == txnNumber) {
+                throw new CommandException(ErrorCode.ConflictingOperationInProgress, "Cannot run a retryable write with transaction"
+                        + " number " + txnNumber + " on session " + info.lsid() + ": that number is a committed transaction's");
+            }
             long current = Math.max(session.activeTxnNumber(), record.map(SessionHistory.TransactionRecord::txnNum).orElse(-1L));
             if (txnNumber < current) {
                 throw new CommandException(ErrorCode.TransactionTooOld, "Cannot start transaction " + txnNumber + " on session "

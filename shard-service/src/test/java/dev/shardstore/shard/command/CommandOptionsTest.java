@@ -73,8 +73,8 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}} | ok
             * | lsid: {id: 1} | 14
             * | txnNumber: {$numberLong: '1'} | 72
-            * | autocommit: false | 238
-            * | startTransaction: true | 238
+            * | autocommit: false | 72
+            * | startTransaction: true | 72
             * | stmtId: 0 | 72
             * | stmtIds: [0] | 72
             * | apiVersion: '1' | ok

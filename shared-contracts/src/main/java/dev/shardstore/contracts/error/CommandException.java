@@ -20,7 +20,7 @@ public class CommandException extends RuntimeException {
         this(code, message, new BsonDocument(), null);
     }
 
-    public CommandException(ErrorCode code, String message, Throwable cause) {
+    public CommandException(ErrorCode code, String message, @Nullable Throwable cause) {
         this(code, message, new BsonDocument(), cause);
     }
 
@@ -37,6 +37,12 @@ public class CommandException extends RuntimeException {
 
     public ErrorCode code() {
         return code;
+    }
+
+    /** The error message, the reply's {@code errmsg}: never null, unlike a {@link Throwable}'s in general. */
+    @Override
+    public String getMessage() {
+        return errmsg;
     }
 
     /** A copy of the structured fields carried with the error. */

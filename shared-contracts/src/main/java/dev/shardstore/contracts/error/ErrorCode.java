@@ -20,6 +20,8 @@ public enum ErrorCode {
     HostUnreachable(6, 503),
     HostNotFound(7, 503),
     FailedToParse(9, 400),
+    /** The caller may not run the command (or not on that database). */
+    Unauthorized(13, 403),
     TypeMismatch(14, 400),
     Overflow(15, 400),
     InvalidLength(16, 400),
@@ -94,7 +96,16 @@ public enum ErrorCode {
     NotImplemented(238, 400),
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
+    /**
+     * A transaction statement, commit or abort for a {@code txnNumber} the node has no transaction of (never started
+     * there, or already aborted): the client retries the whole transaction (mongo/src/mongo/db/s/README.md "Transactions").
+     */
+    NoSuchTransaction(251, 404),
+    /** A statement sent to a transaction that has committed. */
+    TransactionCommitted(256, 409),
     ExceededTimeLimit(262, 504),
+    /** A command MongoDB does not run inside a multi-document transaction ({@code count}, {@code explain}, DDL, ...). */
+    OperationNotSupportedInTransaction(263, 400),
     WouldChangeOwningShard(283, 400),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
     /** {@code dropIndexes} by a key pattern that several indexes (with different collations) have: name one instead. */

@@ -1,0 +1,443 @@
+package dev.shardstore.shard.transaction;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.shard.session.SessionCatalog;
+import dev.shardstore.shard.storage.SessionHistory;
+import dev.shardstore.shard.storage.TransactionResources;
+import dev.shardstore.shard.storage.WriteUnitOfWork;
+import dev.shardstore.support.operation.OperationContext;
+import dev.shardstore.support.session.LogicalSessionCache;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The shard's transaction participant (MongoDB's {@code TransactionParticipant}; mongo/src/mongo/db/s/README.md
+ * "Transactions"): for each session, the multi-document transaction it runs on this shard, and the rules by which a
+ * statement starts, continues, commits or aborts it.
+ *
+ * <p>The transaction of one session is a small state machine — in progress, then committed or aborted — changed
+ * only by the command that has the session checked out ({@link SessionCatalog}), so one writer at a time:
+ * <ul>
+ *   <li>a statement with {@code startTransaction: true} starts transaction {@code txnNumber}: TransactionTooOld (225)
+ *       below the session's highest number here, ConflictingOperationInProgress (117) when that number already ran
+ *       (a transaction or a retryable write); a transaction of a lower number still open is aborted;</li>
+ *   <li>a later statement continues it: NoSuchTransaction (251) for a number this shard has no open transaction of
+ *       (never started here, aborted, or lost with a restart), TransactionCommitted (256) after its commit,
+ *       InvalidOptions (72) for a {@code readConcern} on a statement other than the first;</li>
+ *   <li>every statement runs in the transaction's one PostgreSQL transaction ({@link WriteUnitOfWork#inTransaction}).
+ *       A statement that fails — a write error included: a transaction is all or nothing — aborts the transaction
+ *       and fails the command with its error (a write conflict as WriteConflict (112)), labelled
+ *       {@code TransientTransactionError} where the whole transaction may be retried;</li>
+ *   <li>{@code commitTransaction} commits it (again: answered ok), {@code abortTransaction} rolls it back;</li>
+ *   <li>a transaction open longer than {@code transactionLifetimeLimitSeconds} is aborted by {@link #reapExpired},
+ *       and one whose session ended or expired by {@link #reapEnded}.</li>
+ * </ul>
+ * Only the commands MongoDB runs in a transaction are statements of one; others are OperationNotSupportedInTransaction
+ * (263). Replies of statements carry {@code readOnly}: whether the transaction has written nothing here yet, which
+ * the router uses to choose how to commit. Thread-safe.
+ */
+@Component
+public class TransactionParticipant implements LogicalSessionCache.Reaper {
+    private static final Logger log = LoggerFactory.getLogger(TransactionParticipant.class);
+
+    /**
+     * The commands that run as a transaction's statements (MongoDB's list, less DDL: creating a collection or an index
+     * in a transaction is refused here, see {@code CollectionCatalog#create}).
+     */
+    static final Set<String> STATEMENTS = Set.of("find", "getMore", "killCursors", "aggregate", "distinct", "insert", "update",
+            "delete", "findAndModify", "findandmodify");
+    /**
+     * The SQL states of a write conflict: lock not available (55P03), serialization failure (40001), deadlock (40P01),
+     * and query canceled (57014), which is how PostgreSQL reports a lock timeout that fired just as the lock was
+     * granted (the timeout's indicator is cleared with the grant, the cancel it raised is not); nothing else
+     * cancels a transaction's statements, whose connections are this shard's own.
+     */
+    private static final Set<String> CONFLICT_STATES = Set.of("55P03", "40001", "40P01", "57014");
+    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
+
+    /** Where a session's transaction is. */
+    enum State { IN_PROGRESS, COMMITTED, ABORTED }
+
+    /** One session's newest transaction on this shard; read and changed only with the session checked out. */
+    static final class Transaction {
+        final long txnNumber;
+        final Instant started;
+        final TransactionResources resources;
+        State state = State.IN_PROGRESS;
+        boolean wrote;
+
+        Transaction(long txnNumber, Instant started, TransactionResources resources) {
+            this.txnNumber = txnNumber;
+            this.started = started;
+            this.resources = resources;
+        }
+    }
+
+    private final Map<LogicalSessionId, Transaction> transactions = new ConcurrentHashMap<>();
+    private final SessionCatalog sessions;
+    private final SessionHistory history;
+    private final WriteUnitOfWork units;
+    private final Clock clock;
+    private final Duration lifetimeLimit;
+
+    public TransactionParticipant(SessionCatalog sessions, SessionHistory history, WriteUnitOfWork units, Clock clock,
+            TransactionProperties properties, LogicalSessionCache sessionCache) {
+        this.sessions = sessions;
+        this.history = history;
+        this.units = units;
+        this.clock = clock;
+        this.lifetimeLimit = properties.lifetimeLimit();
+        sessionCache.addReaper(this);
+    }
+
+    /** After each refresh of the logical session cache: {@link #reapEnded} with the sessions still stored. */
+    @Override
+    public void reap(LogicalSessionCache cache) {
+        reapEnded(cache::stillStored);
+    }
+
+    /** Whether {@code opCtx}'s command is a statement of a multi-document transaction ({@code autocommit: false}). */
+    public static boolean isStatement(OperationContext opCtx) {
+        return opCtx.session().map(OperationSessionInfo::inTransaction).orElse(false);
+    }
+
+    /**
+     * Runs {@code body}, the command {@code name} ({@code command}), as a statement of its session's transaction (see the
+     * class comment for the rules).
+     *
+     * @param body runs the command with the context it gets, in the transaction
+     * @return the command's reply with {@code readOnly}
+     * @throws CommandException the errors of the class comment, and the command's own error, after the transaction
+     *                          was aborted
+     */
+    public BsonDocument runStatement(OperationContext opCtx, String name, BsonDocument command, Function<OperationContext, BsonDocument> body) {
+        OperationSessionInfo info = opCtx.session().orElseThrow(() -> new IllegalStateException("a transaction's statement has a session"));
+        if (!STATEMENTS.contains(name)) {
+            throw new CommandException(ErrorCode.OperationNotSupportedInTransaction, "Cannot run '" + name + "' in a multi-document transaction.");
+        }
+        long txnNumber = txnNumber(info);
+        try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
+            Transaction txn = info.startTransaction() ? start(session, txnNumber) : continued(session, txnNumber, command);
+            BsonDocument reply;
+            try {
+                reply = units.inTransaction(opCtx, txn.resources, body);
+            } catch (RuntimeException e) {
+                abort(txn);
+                throw aborting(e);
+            }
+            CommandException writeError = firstWriteError(reply);
+            if (writeError != null) {
+                abort(txn);
+                throw writeError;
+            }
+            txn.wrote |= WRITES.contains(name);
+            reply.put("readOnly", BsonBoolean.valueOf(!txn.wrote));
+            return reply;
+        }
+    }
+
+    /**
+     * {@code commitTransaction} for {@code opCtx}'s session and transaction number: commits the open transaction;
+     * answers ok again for one that committed (also after a restart, from the {@code transactions} table).
+     *
+     * @throws CommandException NoSuchTransaction (251) for an aborted or unknown transaction, TransactionTooOld (225)
+     *                          for a number below the session's, WriteConflict (112) when PostgreSQL refuses the commit
+     */
+    public void commit(OperationContext opCtx) {
+        OperationSessionInfo info = opCtx.session().orElseThrow(() -> missing("commitTransaction"));
+        long txnNumber = txnNumber(info);
+        try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
+            Transaction txn = transactions.get(info.lsid());
+            if (txn == null || txn.txnNumber != txnNumber) {
+                Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());
+                if (record.isPresent() && record.get().txnNum() == txnNumber && record.get().committedTransaction()) {
+                    return; // committed before this shard restarted
+                }
+                throw unknown(session, txnNumber, txn);
+            }
+            switch (txn.state) {
+                case COMMITTED -> { }
+                case ABORTED -> throw aborted(txnNumber);
+                case IN_PROGRESS -> {
+                    try {
+                        units.commitTransaction(txn.resources, info.lsid(), txnNumber);
+                        txn.state = State.COMMITTED;
+                    } catch (RuntimeException e) {
+                        txn.state = State.ABORTED; // the commit rolled it back
+                        throw aborting(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code abortTransaction} for {@code opCtx}'s session and transaction number: rolls the open transaction back.
+     *
+     * @throws CommandException NoSuchTransaction (251) for an unknown or already aborted transaction,
+     *                          TransactionCommitted (256) for a committed one, TransactionTooOld (225)
+     */
+    public void abort(OperationContext opCtx) {
+        OperationSessionInfo info = opCtx.session().orElseThrow(() -> missing("abortTransaction"));
+        long txnNumber = txnNumber(info);
+        try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
+            Transaction txn = transactions.get(info.lsid());
+            if (txn == null || txn.txnNumber != txnNumber) {
+                throw unknown(session, txnNumber, txn);
+            }
+            switch (txn.state) {
+                case COMMITTED -> throw committed(txnNumber);
+                case ABORTED -> throw aborted(txnNumber);
+                case IN_PROGRESS -> abort(txn);
+            }
+        }
+    }
+
+    /**
+     * Before a retryable write of {@code session} with {@code txnNumber} (which has the session checked out): a lower
+     * transaction still open is aborted, as a higher transaction number supersedes it.
+     *
+     * @throws CommandException ConflictingOperationInProgress (117) when {@code txnNumber} is this shard's transaction's
+     */
+    public void beforeRetryableWrite(SessionCatalog.CheckedOutSession session, long txnNumber) {
+        Transaction txn = transactions.get(session.lsid());
+        if (txn == null) {
+            return;
+        }
+        if (txn.txnNumber == txnNumber) {
+            throw new CommandException(ErrorCode.ConflictingOperationInProgress, "Cannot run a retryable write with transaction number "
+                    + txnNumber + " on session " + session.lsid() + ": that number is a multi-document transaction's");
+        }
+        if (txn.txnNumber < txnNumber) {
+            abort(txn);
+            transactions.remove(session.lsid(), txn);
+        }
+    }
+
+    /**
+     * Aborts every transaction open longer than {@code transactionLifetimeLimitSeconds} whose session no command has
+     * checked out now (a statement running is left to finish; the next pass takes it). Scheduled every
+     * {@code shardstore.shard.transactions.reap-interval}.
+     */
+    @Scheduled(fixedDelayString = "${shardstore.shard.transactions.reap-interval:1s}")
+    void reapExpired() {
+        reapExpired(clock.instant());
+    }
+
+    /**
+     * {@link #reapExpired()} as of {@code now}: aborts the transactions started before {@code now} less
+     * {@code transactionLifetimeLimitSeconds}.
+     *
+     * @return how many were aborted
+     */
+    public int reapExpired(Instant now) {
+        Instant cutoff = now.minus(lifetimeLimit);
+        return reap(txn -> txn.started.isBefore(cutoff), "it exceeded transactionLifetimeLimitSeconds (" + lifetimeLimit.toSeconds() + " s)");
+    }
+
+    /**
+     * Aborts the open transactions of sessions that {@code stillStored} no longer names (ended or expired), as MongoDB
+     * aborts a session's transaction when the session is reaped.
+     *
+     * @return how many were aborted
+     */
+    public int reapEnded(Function<Collection<LogicalSessionId>, Set<LogicalSessionId>> stillStored) {
+        List<LogicalSessionId> open = transactions.entrySet().stream().filter(e -> e.getValue().state == State.IN_PROGRESS)
+                .map(Map.Entry::getKey).toList();
+        if (open.isEmpty()) {
+            return 0;
+        }
+        Set<LogicalSessionId> alive = stillStored.apply(open);
+        return reap(txn -> true, alive, "its session ended or expired");
+    }
+
+    /** How many transactions are open on this shard. */
+    public int open() {
+        return (int) transactions.values().stream().filter(t -> t.state == State.IN_PROGRESS).count();
+    }
+
+    private int reap(java.util.function.Predicate<Transaction> expired, String why) {
+        return reap(expired, Set.of(), why);
+    }
+
+    private int reap(java.util.function.Predicate<Transaction> expired, Set<LogicalSessionId> spared, String why) {
+        int aborted = 0;
+        for (Map.Entry<LogicalSessionId, Transaction> e : transactions.entrySet()) {
+            if (e.getValue().state != State.IN_PROGRESS || spared.contains(e.getKey()) || !expired.test(e.getValue())) {
+                continue;
+            }
+            SessionCatalog.CheckedOutSession session;
+            try {
+                session = sessions.checkOut(e.getKey(), Duration.ZERO);
+            } catch (CommandException busy) { // a command has the session: the next pass takes it
+                continue;
+            }
+            try (SessionCatalog.CheckedOutSession checkedOut = session) {
+                Transaction txn = transactions.get(checkedOut.lsid());
+                if (txn != null && txn.state == State.IN_PROGRESS && expired.test(txn)) {
+                    abort(txn);
+                    aborted++;
+                    log.info("aborted transaction {} of session {}: {}", txn.txnNumber, checkedOut.lsid(), why);
+                }
+            }
+        }
+        return aborted;
+    }
+
+    private Transaction start(SessionCatalog.CheckedOutSession session, long txnNumber) {
+        Transaction previous = transactions.get(session.lsid());
+        Optional<SessionHistory.TransactionRecord> record = history.find(session.lsid());
+        long highest = Math.max(session.activeTxnNumber(), record.map(SessionHistory.TransactionRecord::txnNum).orElse(-1L));
+        if (previous != null) {
+            highest = Math.max(highest, previous.txnNumber);
+        }
+        if (txnNumber < highest) {
+            throw new CommandException(ErrorCode.TransactionTooOld, "Cannot start transaction " + txnNumber + " on session "
+                    + session.lsid() + " because a newer transaction " + highest + " has already started.");
+        }
+        if (txnNumber == highest && (previous != null && previous.txnNumber == txnNumber
+                || record.isPresent() && record.get().txnNum() == txnNumber)) {
+            throw new CommandException(ErrorCode.ConflictingOperationInProgress, "Cannot start transaction " + txnNumber + " on session "
+                    + session.lsid() + ": a transaction or retryable write with that number already ran");
+        }
+        if (previous != null && previous.state == State.IN_PROGRESS) {
+            abort(previous); // superseded by the higher number
+        }
+        Transaction txn = new Transaction(txnNumber, clock.instant(), units.beginTransaction());
+        transactions.put(session.lsid(), txn);
+        session.begin(txnNumber);
+        return txn;
+    }
+
+    private Transaction continued(SessionCatalog.CheckedOutSession session, long txnNumber, BsonDocument command) {
+        Transaction txn = transactions.get(session.lsid());
+        if (txn == null || txn.txnNumber != txnNumber) {
+            throw unknown(session, txnNumber, txn);
+        }
+        switch (txn.state) {
+            case COMMITTED -> throw committed(txnNumber);
+            case ABORTED -> throw aborted(txnNumber);
+            case IN_PROGRESS -> { }
+        }
+        if (command.containsKey("readConcern")) {
+            throw new CommandException(ErrorCode.InvalidOptions, "Only the first command in a transaction may specify a readConcern");
+        }
+        return txn;
+    }
+
+    private void abort(Transaction txn) {
+        units.abortTransaction(txn.resources);
+        txn.state = State.ABORTED;
+    }
+
+    /** The error a failed statement or commit answers with, once its transaction was aborted. */
+    private static CommandException aborting(RuntimeException e) {
+        if (e instanceof ConcurrencyFailureException || conflictState(e)) { // a row another transaction holds or changed after this one's snapshot
+            return new CommandException(ErrorCode.WriteConflict, "Write conflict during a multi-document transaction: another"
+                    + " transaction changed or holds a document this one wrote; the transaction was aborted",
+                    ErrorLabel.TransientTransactionError.extraInfo(), e);
+        }
+        if (e instanceof CommandException c) {
+            return ErrorLabel.isTransientTransactionError(c.code()) && !ErrorLabel.TransientTransactionError.on(c.toReply())
+                    ? new CommandException(c.code(), c.getMessage(), merged(c.extraInfo(), ErrorLabel.TransientTransactionError.extraInfo()), c)
+                    : c;
+        }
+        log.warn("a transaction's statement failed unexpectedly; the transaction was aborted", e);
+        return new CommandException(ErrorCode.InternalError, "the transaction's statement failed and the transaction was aborted: " + e, new BsonDocument(), e);
+    }
+
+    /**
+     * Whether {@code e} was caused by PostgreSQL's refusal to wait for a lock (the 1 ms {@code lock_timeout} of a
+     * transaction's connection) or to serialize with a concurrent commit ({@link #CONFLICT_STATES}): translated or
+     * not, each is a write conflict.
+     */
+    private static boolean conflictState(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && CONFLICT_STATES.contains(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static BsonDocument merged(BsonDocument extraInfo, BsonDocument labels) {
+        BsonDocument out = extraInfo.clone();
+        out.putAll(labels);
+        return out;
+    }
+
+    /** The first write error of a write command's {@code reply} as the command's error, or null when it has none. */
+    private static @Nullable CommandException firstWriteError(BsonDocument reply) {
+        if (!(reply.get("writeErrors") instanceof BsonArray errors) || errors.isEmpty()) {
+            return null;
+        }
+        BsonDocument first = errors.get(0).asDocument();
+        ErrorCode code = ErrorCode.ofNumber(first.getNumber("code").intValue());
+        String message = first.isString("errmsg") ? first.getString("errmsg").getValue() : code.name();
+        BsonDocument extra = new BsonDocument();
+        if (first.isDocument("keyPattern")) {
+            extra.put("keyPattern", first.get("keyPattern"));
+        }
+        if (first.isDocument("keyValue")) {
+            extra.put("keyValue", first.get("keyValue"));
+        }
+        if (ErrorLabel.isTransientTransactionError(code)) {
+            extra.putAll(ErrorLabel.TransientTransactionError.extraInfo());
+        }
+        return new CommandException(code, message, extra);
+    }
+
+    private CommandException unknown(SessionCatalog.CheckedOutSession session, long txnNumber, @Nullable Transaction txn) {
+        long active = txn == null ? session.activeTxnNumber() : txn.txnNumber;
+        if (txnNumber < active) {
+            return new CommandException(ErrorCode.TransactionTooOld, "Cannot continue transaction " + txnNumber + " on session "
+                    + session.lsid() + " because a newer transaction " + active + " has already started.");
+        }
+        return new CommandException(ErrorCode.NoSuchTransaction, "Given transaction number " + txnNumber
+                + " does not match any in-progress transactions. The active transaction number is " + active,
+                ErrorLabel.TransientTransactionError.extraInfo());
+    }
+
+    private static CommandException aborted(long txnNumber) {
+        return new CommandException(ErrorCode.NoSuchTransaction, "Transaction " + txnNumber + " has been aborted.",
+                ErrorLabel.TransientTransactionError.extraInfo());
+    }
+
+    private static CommandException committed(long txnNumber) {
+        return new CommandException(ErrorCode.TransactionCommitted, "Transaction " + txnNumber + " has been committed.");
+    }
+
+    private static CommandException missing(String command) {
+        return new CommandException(ErrorCode.InvalidOptions, "'" + command + "' needs lsid, txnNumber and autocommit: false");
+    }
+
+    private static long txnNumber(OperationSessionInfo info) {
+        if (!info.inTransaction()) {
+            throw new CommandException(ErrorCode.InvalidOptions, "a transaction's command needs lsid, txnNumber and autocommit: false");
+        }
+        return Objects.requireNonNull(info.txnNumber(), "a transaction's statement has a txnNumber");
+    }
+}

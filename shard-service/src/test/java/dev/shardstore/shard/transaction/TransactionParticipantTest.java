@@ -1,0 +1,297 @@
+package dev.shardstore.shard.transaction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.shard.ShardIntegrationTest;
+import dev.shardstore.shard.storage.TransactionConnections;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * A shard as a transaction participant, against real PostgreSQL (mongo/src/mongo/db/s/README.md "Transactions"):
+ * the statements of one transaction are one PostgreSQL transaction — invisible to others until the commit, all
+ * visible after it, gone after an abort; a transaction reads one snapshot; a write conflict fails at once and aborts;
+ * a write error aborts; the commit gives the oplog entries real times with the session's fields and records the
+ * commit; the errors MongoDB gives for unknown, committed, aborted, too old and refused commands; lifetime expiry and
+ * ended sessions abort; real threads moving money between documents keep the total.
+ */
+class TransactionParticipantTest extends ShardIntegrationTest {
+    private static final String DB = "txn";
+
+    @Autowired
+    TransactionParticipant participant;
+    @Autowired
+    TransactionConnections connections;
+
+    private static final AtomicInteger COLLECTIONS = new AtomicInteger();
+    private String coll;
+
+    @BeforeEach
+    void freshCollection() {
+        coll = "c" + COLLECTIONS.incrementAndGet();
+        insertInto(DB, coll, "{_id: 1, balance: 100}", "{_id: 2, balance: 100}");
+    }
+
+    /** {@code json} as statement of session {@code lsid}'s transaction {@code txnNumber}; the first with startTransaction. */
+    private static BsonDocument statement(String json, LogicalSessionId lsid, long txnNumber, boolean start) {
+        BsonDocument command = ExtendedJson.parse(json).append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(txnNumber))
+                .append("autocommit", BsonBoolean.FALSE);
+        if (start) {
+            command.append("startTransaction", BsonBoolean.TRUE);
+        }
+        return command;
+    }
+
+    private BsonDocument commit(LogicalSessionId lsid, long txnNumber) {
+        return run("admin", statement("{commitTransaction: 1}", lsid, txnNumber, false));
+    }
+
+    private BsonDocument abort(LogicalSessionId lsid, long txnNumber) {
+        return run("admin", statement("{abortTransaction: 1}", lsid, txnNumber, false));
+    }
+
+    private String update(int id, int delta) {
+        return "{update: '" + coll + "', updates: [{q: {_id: " + id + "}, u: {$inc: {balance: " + delta + "}}}]}";
+    }
+
+    private int balance(int id) {
+        return documentsOf(DB, coll).stream().filter(d -> d.getInt32("_id").getValue() == id).findFirst().orElseThrow()
+                .getNumber("balance").intValue();
+    }
+
+    private static int code(BsonDocument reply) {
+        assertThat(reply.getNumber("ok").intValue()).as("an error reply: %s", reply).isZero();
+        return reply.getNumber("code").intValue();
+    }
+
+    private static void ok(BsonDocument reply) {
+        assertThat(reply.getNumber("ok").intValue()).as("reply %s", reply).isEqualTo(1);
+    }
+
+    @Test
+    void theStatementsCommitTogetherAndAreInvisibleUntilThen() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument first = run(DB, statement(update(1, -30), lsid, 1, true));
+        ok(first);
+        assertThat(first.getBoolean("readOnly").getValue()).isFalse();
+        ok(run(DB, statement(update(2, 30), lsid, 1, false)));
+        ok(run(DB, statement("{insert: '" + coll + "', documents: [{_id: 3, balance: 0}]}", lsid, 1, false)));
+        BsonDocument inside = run(DB, statement("{find: '" + coll + "', filter: {_id: 1}}", lsid, 1, false));
+        assertThat(inside.getDocument("cursor").getArray("firstBatch").get(0).asDocument().getNumber("balance").intValue())
+                .as("the transaction reads its own write").isEqualTo(70);
+        assertThat(balance(1)).as("others do not see it before the commit").isEqualTo(100);
+        assertThat(documentsOf(DB, coll)).hasSize(2);
+
+        ok(commit(lsid, 1));
+        assertThat(balance(1)).isEqualTo(70);
+        assertThat(balance(2)).isEqualTo(130);
+        assertThat(documentsOf(DB, coll)).hasSize(3);
+        ok(commit(lsid, 1)); // a retried commit is answered ok
+
+        byte[] key = BsonBytes.encode(lsid.toBson());
+        List<Long> times = jdbc.sql("SELECT ts_key FROM oplog WHERE lsid = ? AND txn_number = 1 ORDER BY ts_key").param(key)
+                .query(Long.class).list();
+        assertThat(times).as("one entry per change, at real times (stored negative), with the session's fields").hasSize(3)
+                .allSatisfy(t -> assertThat(t).isNegative());
+        assertThat(jdbc.sql("SELECT count(*) FROM oplog WHERE ts_key > 0").query(Long.class).single()).as("no provisional time left").isZero();
+        assertThat(jdbc.sql("SELECT state FROM transactions WHERE lsid = ?").param(key).query(String.class).single()).isEqualTo("committed");
+        assertThat(jdbc.sql("SELECT last_write_op_time FROM transactions WHERE lsid = ?").param(key).query(Long.class).single())
+                .isEqualTo(times.get(2));
+    }
+
+    @Test
+    void anAbortUndoesEveryStatementAndEndsTheTransaction() {
+        int openBefore = connections.openTransactions();
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -30), lsid, 1, true)));
+        ok(run(DB, statement("{delete: '" + coll + "', deletes: [{q: {_id: 2}, limit: 1}]}", lsid, 1, false)));
+        ok(abort(lsid, 1));
+        assertThat(balance(1)).isEqualTo(100);
+        assertThat(documentsOf(DB, coll)).hasSize(2);
+        BsonDocument after = run(DB, statement(update(1, 1), lsid, 1, false));
+        assertThat(code(after)).as("NoSuchTransaction").isEqualTo(251);
+        assertThat(ErrorLabel.TransientTransactionError.on(after)).isTrue();
+        assertThat(code(commit(lsid, 1))).isEqualTo(251);
+        assertThat(code(abort(lsid, 1))).isEqualTo(251);
+        assertThat(connections.openTransactions()).as("its connection is back").isEqualTo(openBefore);
+    }
+
+    @Test
+    void aTransactionReadsOneSnapshot() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument read = run(DB, statement("{find: '" + coll + "', filter: {_id: 1}}", lsid, 1, true));
+        assertThat(read.getBoolean("readOnly").getValue()).isTrue();
+        ok(run(DB, ExtendedJson.parse(update(1, 5)))); // a plain write commits meanwhile
+        BsonDocument again = run(DB, statement("{find: '" + coll + "', filter: {_id: 1}}", lsid, 1, false));
+        assertThat(again.getDocument("cursor").getArray("firstBatch").get(0).asDocument().getNumber("balance").intValue())
+                .as("still the snapshot of its first read").isEqualTo(100);
+        ok(commit(lsid, 1));
+        assertThat(balance(1)).isEqualTo(105);
+    }
+
+    @Test
+    void aConflictingWriteFailsAtOnceAndAbortsItsTransaction() {
+        LogicalSessionId a = LogicalSessionId.random();
+        LogicalSessionId b = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -10), a, 1, true)));
+        ok(run(DB, statement(update(2, 1), b, 1, true)));
+        BsonDocument conflict = run(DB, statement(update(1, -20), b, 1, false));
+        assertThat(code(conflict)).as("WriteConflict").isEqualTo(112);
+        assertThat(ErrorLabel.TransientTransactionError.on(conflict)).isTrue();
+        assertThat(code(commit(b, 1))).as("b was aborted").isEqualTo(251);
+        ok(commit(a, 1));
+        assertThat(balance(1)).isEqualTo(90);
+        assertThat(balance(2)).as("nothing of b").isEqualTo(100);
+    }
+
+    @Test
+    void aWriteErrorAbortsTheTransactionAndIsTheCommandsError() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -10), lsid, 1, true)));
+        BsonDocument duplicate = run(DB, statement("{insert: '" + coll + "', documents: [{_id: 2}]}", lsid, 1, false));
+        assertThat(code(duplicate)).isEqualTo(11000);
+        assertThat(duplicate.containsKey("writeErrors")).isFalse();
+        assertThat(code(commit(lsid, 1))).isEqualTo(251);
+        assertThat(balance(1)).isEqualTo(100);
+    }
+
+    @Test
+    void theErrorsOfMongoDBsParticipant() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        assertThat(code(run(DB, statement(update(1, 1), lsid, 4, false)))).as("never started").isEqualTo(251);
+        ok(run(DB, statement(update(1, 1), lsid, 5, true)));
+        assertThat(code(run(DB, statement(update(1, 1), lsid, 5, true)))).as("started twice").isEqualTo(117);
+        assertThat(code(run(DB, statement(update(1, 1), lsid, 4, true)))).as("too old").isEqualTo(225);
+        assertThat(code(run(DB, statement("{count: '" + coll + "'}", lsid, 5, false)))).as("count").isEqualTo(263);
+        // the refused commands above did not run as statements, so the transaction is still open
+        assertThat(code(run(DB, statement("{find: '" + coll + "', readConcern: {level: 'local'}}", lsid, 5, false))))
+                .as("readConcern after the first statement").isEqualTo(72);
+        assertThat(code(run(DB, statement("{commitTransaction: 1}", lsid, 5, false)))).as("commit on a database other than admin")
+                .isEqualTo(13);
+        assertThat(code(run(DB, statement("{insert: 'brandnew" + coll + "', documents: [{}]}", lsid, 5, false))))
+                .as("creating a collection").isEqualTo(263);
+        assertThat(code(commit(lsid, 5))).as("a statement that failed aborted the transaction").isEqualTo(251);
+        ok(run(DB, statement(update(1, 1), LogicalSessionId.random(), 1, true)));
+        LogicalSessionId committed = LogicalSessionId.random();
+        ok(run(DB, statement(update(2, 1), committed, 1, true)));
+        ok(commit(committed, 1));
+        assertThat(code(run(DB, statement(update(2, 1), committed, 1, false)))).as("after the commit").isEqualTo(256);
+        assertThat(code(abort(committed, 1))).isEqualTo(256);
+        BsonDocument retryable = ExtendedJson.parse(update(2, 1)).append("lsid", committed.toBson()).append("txnNumber", new BsonInt64(1));
+        assertThat(code(run(DB, retryable))).as("a retryable write with the transaction's number").isEqualTo(117);
+        ok(run(DB, ExtendedJson.parse(update(2, 1)).append("lsid", committed.toBson()).append("txnNumber", new BsonInt64(2))));
+        assertThat(balance(2)).isEqualTo(102);
+    }
+
+    @Test
+    void aRetryableWriteWithAHigherNumberAbortsTheOpenTransaction() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -50), lsid, 1, true)));
+        ok(run(DB, ExtendedJson.parse(update(2, 1)).append("lsid", lsid.toBson()).append("txnNumber", new BsonInt64(2))));
+        assertThat(code(commit(lsid, 1))).isIn(225, 251);
+        assertThat(balance(1)).isEqualTo(100);
+        assertThat(balance(2)).isEqualTo(101);
+    }
+
+    @Test
+    void transactionsPastTheirLifetimeOrWithEndedSessionsAreAborted() {
+        LogicalSessionId old = LogicalSessionId.random();
+        LogicalSessionId ended = LogicalSessionId.random();
+        LogicalSessionId alive = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -1), old, 1, true)));
+        assertThat(participant.reapExpired(Instant.now().plus(Duration.ofSeconds(61)))).isGreaterThanOrEqualTo(1);
+        assertThat(code(commit(old, 1))).isEqualTo(251);
+
+        ok(run(DB, statement(update(1, -1), ended, 1, true)));
+        ok(run(DB, statement(update(2, -1), alive, 1, true)));
+        assertThat(participant.reapExpired(Instant.now())).as("within the lifetime").isZero();
+        participant.reapEnded(lsids -> Set.of(alive));
+        assertThat(code(commit(ended, 1))).isEqualTo(251);
+        ok(commit(alive, 1));
+        assertThat(balance(1)).isEqualTo(100);
+        assertThat(balance(2)).isEqualTo(99);
+    }
+
+    /**
+     * Eight threads, each moving money between the two documents in its own transactions, retrying a transaction that
+     * failed with a transient error; concurrent readers in transactions always see the total. Real threads against
+     * real PostgreSQL: a naive participant (no snapshot, waiting writes, a partial commit) breaks the total or
+     * deadlocks.
+     */
+    @Test
+    void concurrentTransfersKeepTheTotal() throws Exception {
+        int openBefore = connections.openTransactions();
+        int threads = 8;
+        int transfersEach = 15;
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        AtomicInteger committed = new AtomicInteger();
+        AtomicInteger retried = new AtomicInteger();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int seed = t;
+            workers.add(pool.submit(() -> {
+                start.await();
+                LogicalSessionId lsid = LogicalSessionId.random();
+                long txnNumber = 0;
+                for (int i = 0; i < transfersEach; i++) {
+                    int from = (seed + i) % 2 + 1;
+                    while (true) {
+                        txnNumber++;
+                        BsonDocument debit = run(DB, statement(update(from, -1), lsid, txnNumber, true));
+                        BsonDocument credit = debit.getNumber("ok").intValue() == 1 ? run(DB, statement(update(3 - from, 1), lsid, txnNumber, false)) : debit;
+                        BsonDocument done = credit.getNumber("ok").intValue() == 1 ? commit(lsid, txnNumber) : credit;
+                        if (done.getNumber("ok").intValue() == 1) {
+                            committed.incrementAndGet();
+                            break;
+                        }
+                        assertThat(ErrorLabel.TransientTransactionError.on(done)).as("only transient failures: %s", done).isTrue();
+                        retried.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        Future<List<Integer>> reader = pool.submit(() -> {
+            start.await();
+            List<Integer> sums = new ArrayList<>();
+            LogicalSessionId lsid = LogicalSessionId.random();
+            for (long n = 1; workers.stream().anyMatch(w -> !w.isDone()); n++) {
+                BsonDocument found = run(DB, statement("{find: '" + coll + "'}", lsid, n, true));
+                sums.add(found.getDocument("cursor").getArray("firstBatch").stream()
+                        .mapToInt(d -> d.asDocument().getNumber("balance").intValue()).sum());
+                ok(commit(lsid, n));
+            }
+            return sums;
+        });
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        List<Integer> sums = reader.get();
+        pool.shutdown();
+        assertThat(committed.get()).isEqualTo(threads * transfersEach);
+        assertThat(sums).as("every snapshot sums to the total").isNotEmpty().containsOnly(200);
+        assertThat(balance(1) + balance(2)).isEqualTo(200);
+        assertThat(connections.openTransactions()).isEqualTo(openBefore);
+        System.out.printf("concurrentTransfersKeepTheTotal: %d transfers committed, %d retried after a transient error, %d reads%n",
+                committed.get(), retried.get(), sums.size());
+    }
+}
