@@ -12,7 +12,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real PostgreSQL server (zonky's binaries from Maven Central) on localhost. Trust authentication:
@@ -28,6 +32,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     /** Ignored by trust authentication; given so that clients that insist on one have it. */
     public static final String PASSWORD = "postgres";
 
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final Duration STARTUP_WAIT = Duration.ofSeconds(60);
 
@@ -58,6 +63,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                 .setPGStartupWait(STARTUP_WAIT)
                 .setOverrideWorkingDirectory(binaries.toFile())
                 .setRegisterShutdownHook(options.stopAtJvmExit());
+        serverSettings(options).forEach(builder::setServerConfig);
         if (options.dataDirectory().isPresent()) {
             Path dataDirectory = options.dataDirectory().get().toAbsolutePath();
             Postmaster.stop(dataDirectory, Duration.ofSeconds(30));
@@ -71,12 +77,26 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         if (options.inheritServerOutput()) {
             builder.setOutputRedirector(ProcessBuilder.Redirect.INHERIT).setErrorRedirector(ProcessBuilder.Redirect.INHERIT);
         }
+        if (options.durability().crashSafe()) {
+            log.info(options.durability().describe());
+        } else {
+            log.warn(options.durability().describe());
+        }
         try {
             return new EmbeddedPostgresServer(builder.start());
         } catch (IOException e) {
             throw new UncheckedIOException("PostgreSQL did not start on port " + options.port()
                     + options.dataDirectory().map(d -> " with data in " + d).orElse(""), e);
         }
+    }
+
+    /**
+     * Every setting this project gives the postmaster beyond zonky's defaults, name to value, in one place: today the
+     * durability's ({@link PostgresDurability#serverSettings()}).
+     */
+    static Map<String, String> serverSettings(PostgresOptions options) {
+        Map<String, String> settings = new TreeMap<>(options.durability().serverSettings());
+        return settings;
     }
 
     /** The port the server listens on. */

@@ -1,8 +1,10 @@
 package dev.shardstore.cluster;
 
+import dev.shardstore.infra.PostgresDurability;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -19,9 +21,11 @@ import java.util.stream.Stream;
  * @param serviceJvmOptions JVM options for each Spring Boot service process
  * @param postgresBinaries  where PostgreSQL's binaries are unpacked; empty for the embedded library's default
  *                          ({@code $java.io.tmpdir/embedded-pg}), shared by every cluster and test on the machine
+ * @param durability        whether the cluster's PostgreSQL makes commits survive a crash of the machine
  */
 public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers, int portOffset,
-                             Duration startTimeout, List<String> serviceJvmOptions, Optional<Path> postgresBinaries) {
+                             Duration startTimeout, List<String> serviceJvmOptions, Optional<Path> postgresBinaries,
+                             PostgresDurability durability) {
     /**
      * {@code ./cluster up}'s default: heap capped so that ten JVMs fit comfortably, serial GC (one less thread per JVM
      * on 2 cores) and the full tiered JIT (C2), as a long-running server runs. C2 halves the services' CPU per routed
@@ -48,47 +52,58 @@ public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers
     public ClusterOptions {
         home = home.toAbsolutePath().normalize();
         serviceJvmOptions = List.copyOf(serviceJvmOptions);
+        Objects.requireNonNull(durability, "durability");
         Topology.plan(shards, routers, portOffset); // validates the counts and the offset
     }
 
-    /** 3 shards, 1 router, default ports, state in {@code <repo>/.cluster}, 4 minutes per start phase. */
+    /**
+     * 3 shards, 1 router, default ports, state in {@code <repo>/.cluster}, 4 minutes per start phase, and PostgreSQL's
+     * durability as {@link PostgresDurability#fromSystemProperty()} says: durable unless the JVM asks for the fast
+     * setting (the test suite does, in the root {@code pom.xml}).
+     */
     public static ClusterOptions defaults(RepoLayout repo) {
-        return new ClusterOptions(repo, repo.defaultHome(), 3, 1, 0, Duration.ofMinutes(4), DEFAULT_SERVICE_JVM_OPTIONS, Optional.empty());
+        return new ClusterOptions(repo, repo.defaultHome(), 3, 1, 0, Duration.ofMinutes(4), DEFAULT_SERVICE_JVM_OPTIONS, Optional.empty(),
+                PostgresDurability.fromSystemProperty());
     }
 
     /** The same options with another state directory. */
     public ClusterOptions withHome(Path newHome) {
-        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries);
+        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
     }
 
     /** The same options with {@code n} shards (1..99). */
     public ClusterOptions withShards(int n) {
-        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries);
+        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
     }
 
     /** The same options with {@code n} routers (1..9). */
     public ClusterOptions withRouters(int n) {
-        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions, postgresBinaries);
+        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
     }
 
     /** The same options with every port shifted by {@code offset}. */
     public ClusterOptions withPortOffset(int offset) {
-        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions, postgresBinaries);
+        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
     }
 
     /** The same options with another limit per start phase. */
     public ClusterOptions withStartTimeout(Duration timeout) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions, postgresBinaries);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions, postgresBinaries, durability);
     }
 
     /** The same options with other JVM options for the services. */
     public ClusterOptions withServiceJvmOptions(List<String> options) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options, postgresBinaries);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options, postgresBinaries, durability);
     }
 
     /** The same options with PostgreSQL's binaries unpacked under {@code directory}. */
     public ClusterOptions withPostgresBinaries(Path directory) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, Optional.of(directory));
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, Optional.of(directory), durability);
+    }
+
+    /** The same options with PostgreSQL run at {@code newDurability}. */
+    public ClusterOptions withDurability(PostgresDurability newDurability) {
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, newDurability);
     }
 
     /** The planned processes. */

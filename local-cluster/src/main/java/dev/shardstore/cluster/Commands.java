@@ -70,7 +70,8 @@ final class Commands {
                 "--port=" + component.port(),
                 "--data=" + home.postgresData(),
                 "--ready-file=" + home.readyFile(component.name()),
-                "--databases=" + String.join(",", topology.databases())));
+                "--databases=" + String.join(",", topology.databases()),
+                "--durability=" + options.durability().label()));
         options.postgresBinaries().ifPresent(dir -> args.add("--binaries=" + dir.toAbsolutePath()));
         return args;
     }

@@ -86,6 +86,7 @@ public final class LocalCluster implements AutoCloseable {
         store.save(cluster.state);
         try {
             cluster.prepareInfrastructure();
+            out.accept(options.durability().describe());
             cluster.startPhase(commands, List.of(topology.component("postgres"), topology.component("kafka")));
             cluster.startPhase(commands, List.of(topology.component("config")));
             cluster.startPhase(commands, topology.services().stream().filter(c -> c.role() != Role.CONFIG).toList());

@@ -7,6 +7,7 @@ import dev.shardstore.cluster.cli.ClusterCli;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.cluster.testing.FakeRepo;
 import dev.shardstore.infra.Ports;
+import dev.shardstore.infra.PostgresDurability;
 import dev.shardstore.infra.Postmaster;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -120,6 +121,40 @@ class LocalClusterTest {
             assertThat(rows.next()).isTrue();
             assertThat(rows.getString(1)).isEqualTo("survives down and up");
         }
+    }
+
+    /**
+     * The cluster's own start-up path (holder process, persistent data directory) gives PostgreSQL the durability asked
+     * for: durable when named, fast (as this suite asks for in the root pom.xml) otherwise, and says which.
+     */
+    @Test
+    void postgresCommitsDurablyUnlessTheFastSettingIsAskedFor() throws Exception {
+        ClusterOptions fast = options(FakeRepo.create(dir.resolve("repo")), 1, 1);
+        assertThat(fast.durability()).as("the suite's setting, from the root pom.xml").isEqualTo(PostgresDurability.FAST);
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        try (LocalCluster cluster = LocalCluster.start(fast.withDurability(PostgresDurability.DURABLE), lines::add)) {
+            assertThat(durabilitySettings(cluster)).containsExactly("on", "on", "on");
+            assertThat(Files.readString(cluster.home().log("postgres"))).contains(PostgresDurability.DURABLE.describe());
+        }
+        assertThat(lines).contains(PostgresDurability.DURABLE.describe());
+        try (LocalCluster cluster = LocalCluster.start(fast, lines::add)) {
+            assertThat(durabilitySettings(cluster)).containsExactly("off", "off", "on");
+            assertThat(Files.readString(cluster.home().log("postgres"))).contains("not crash-safe");
+        }
+        assertThat(lines).contains(PostgresDurability.FAST.describe());
+    }
+
+    private static List<String> durabilitySettings(LocalCluster cluster) throws Exception {
+        List<String> values = new ArrayList<>();
+        try (Connection c = connect(cluster.jdbcUrl("shard1")); Statement s = c.createStatement()) {
+            for (String setting : List.of("fsync", "synchronous_commit", "full_page_writes")) {
+                try (ResultSet rows = s.executeQuery("SHOW " + setting)) {
+                    assertThat(rows.next()).isTrue();
+                    values.add(rows.getString(1));
+                }
+            }
+        }
+        return values;
     }
 
     @Test

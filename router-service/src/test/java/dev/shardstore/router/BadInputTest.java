@@ -162,6 +162,27 @@ class BadInputTest {
         assertProblem(post("/v1/databases/admin/command", "{\"movePrimary\": \"geo\", \"to\": 2}"), 400, 14, "TypeMismatch");
     }
 
+    /** Refused by the router's front end before it routes (the config service here is unreachable): nothing is written. */
+    @Test
+    void writeConcernsOneCopyCannotSatisfyAreRefusedBeforeRouting() throws Exception {
+        assertProblem(post("/v1/databases/geo/command", "{\"insert\": \"cities\", \"documents\": [{\"a\": 1}], \"writeConcern\": {\"w\": 2}}"),
+                400, 100, "UnsatisfiableWriteConcern");
+        assertProblem(post("/v1/databases/geo/command", "{\"delete\": \"cities\", \"deletes\": [{\"q\": {}, \"limit\": 0}],"
+                + " \"writeConcern\": {\"w\": \"dc1\"}}"), 400, 79, "UnknownReplWriteConcern");
+        assertProblem(post("/v1/databases/geo/command", "{\"insert\": \"cities\", \"documents\": [{\"a\": 1}],"
+                + " \"writeConcern\": {\"w\": 1, \"wtimeout\": \"soon\"}}"), 400, 14, "TypeMismatch");
+    }
+
+    @Test
+    void aWritingAggregateUnderLinearizableIsMongoDbsInvalidOptions() throws Exception {
+        for (String stage : new String[] {"{\"$out\": \"o\"}", "{\"$merge\": {\"into\": \"o\"}}"}) {
+            Reply reply = post("/v1/databases/geo/command", "{\"aggregate\": \"cities\", \"pipeline\": [" + stage + "], \"cursor\": {},"
+                    + " \"readConcern\": {\"level\": \"linearizable\"}}");
+            assertProblem(reply, 400, 72, "InvalidOptions");
+            assertThat(reply.body().getString("errmsg").getValue()).endsWith("cannot be used with a 'linearizable' read concern level");
+        }
+    }
+
     @Test
     void unknownCommandIsCommandNotFound() throws Exception {
         Reply reply = post("/v1/databases/geo/command", "{\"frobnicate\": 1}");

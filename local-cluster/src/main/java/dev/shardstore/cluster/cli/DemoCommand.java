@@ -24,6 +24,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     HomeOption home;
 
+    @Mixin
+    DurabilityOption durability;
+
     @Spec
     CommandSpec spec;
 
@@ -46,7 +49,7 @@ final class DemoCommand implements Callable<Integer> {
         } else {
             out.println("starting the local cluster (3 shards, 1 router)...");
             out.flush();
-            cluster = UpCommand.start(ClusterOptions.defaults(repo).withHome(home.dir()), out);
+            cluster = UpCommand.start(ClusterOptions.defaults(repo).withHome(home.dir()).withDurability(durability.durability), out);
         }
         out.flush();
         RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(2));

@@ -22,6 +22,9 @@ final class UpCommand implements Callable<Integer> {
     @Mixin
     HomeOption home;
 
+    @Mixin
+    DurabilityOption durability;
+
     @Option(names = "--shards", defaultValue = "3", description = "shard-service instances (default: ${DEFAULT-VALUE})")
     int shards;
 
@@ -58,7 +61,8 @@ final class UpCommand implements Callable<Integer> {
                 .withRouters(routers)
                 .withPortOffset(portOffset)
                 .withStartTimeout(Duration.ofSeconds(timeoutSeconds))
-                .withServiceJvmOptions(serviceJvmOptions());
+                .withServiceJvmOptions(serviceJvmOptions())
+                .withDurability(durability.durability);
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
         out.flush();

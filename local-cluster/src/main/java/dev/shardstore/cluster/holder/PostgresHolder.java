@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.holder;
 
 import dev.shardstore.infra.EmbeddedPostgresServer;
+import dev.shardstore.infra.PostgresDurability;
 import dev.shardstore.infra.PostgresOptions;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,13 +33,18 @@ public final class PostgresHolder implements Callable<Integer> {
     @Option(names = "--databases", split = ",", description = "databases to create if missing")
     List<String> databases = List.of();
 
+    @Option(names = "--durability", defaultValue = "durable", converter = DurabilityConverter.class,
+            description = "durable (fsync and synchronous_commit on, the default) or fast (not crash-safe)")
+    PostgresDurability durability = PostgresDurability.DURABLE;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new PostgresHolder()).execute(args));
     }
 
     @Override
     public Integer call() throws Exception {
-        PostgresOptions options = PostgresOptions.persistent(port, data).withServerOutputInherited();
+        PostgresOptions options = PostgresOptions.persistent(port, data).withServerOutputInherited().withDurability(durability);
+        System.out.println(durability.describe());
         EmbeddedPostgresServer server = EmbeddedPostgresServer.start(binaries == null ? options : options.withBinariesDirectory(binaries));
         databases.forEach(server::createDatabase);
         Holder.serveUntilSignalled("PostgreSQL", server, readyFile, "jdbc:postgresql://localhost:" + port + "/ databases=" + String.join(",", databases));

@@ -82,9 +82,10 @@ public final class CommandOptions {
                     + " what each is on single-node shards; afterClusterTime waits for every write up to that time;"
                     + " snapshot (with transactions), linearizable and atClusterTime are not implemented",
                     (path, value) -> ReadConcern.of(new BsonDocument(ReadConcern.FIELD, value))),
-            conditional("writeConcern", "every acknowledged write is committed and durable on its shard's PostgreSQL, which"
-                    + " satisfies w: 0, 1 or majority and j; w above 1 or a tag cannot be satisfied without replicas",
-                    CommandOptions::writeConcern),
+            conditional("writeConcern", "w: 0, 1 or majority (one copy per shard); j/fsync true when the shard's PostgreSQL"
+                    + " flushes commits (refused on the fast setting); wtimeout never reached (nothing waits after the commit);"
+                    + " w above 1 (100) or a tag (79) is refused, see WriteConcern",
+                    WriteConcern::parse),
             conditional("lsid", "the session: placed in the node's logical session cache (its cursors die with it); with txnNumber a retryable write",
                     (path, value) -> LogicalSessionId.parse(value, path)),
             conditional("txnNumber", "retryable writes: insert, update (multi: false), delete (limit: 1) and findAndModify"
@@ -378,27 +379,6 @@ public final class CommandOptions {
         }
     }
 
-    private static void writeConcern(String path, BsonValue value) {
-        if (!value.isDocument()) {
-            throw new CommandException(ErrorCode.TypeMismatch, "'" + path + "' must be a document, not " + json(value));
-        }
-        for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
-            BsonValue v = field.getValue();
-            switch (field.getKey()) {
-                case "w" -> {
-                    boolean satisfiable = v.isNumber() && List.of(0.0, 1.0).contains(v.asNumber().doubleValue())
-                            || v.isString() && v.asString().getValue().equals("majority");
-                    if (!satisfiable) {
-                        throw invalid(path + ".w", json(v) + " cannot be satisfied: each shard is a single node (w: 0, 1 or \"majority\")");
-                    }
-                }
-                case "j", "fsync", "wtimeout", "wtimeoutMS", "provenance" -> { }
-                default -> throw new CommandException(ErrorCode.Location40415, "BSON field '" + path + "." + field.getKey()
-                        + "' is an unknown field.");
-            }
-        }
-    }
-
     private static void readPreference(String path, BsonValue value) {
         if (value.isDocument() && value.asDocument().get("mode") instanceof BsonString mode && mode.getValue().equals("secondary")) {
             throw notImplemented(path + ".mode", mode, "shards have no secondaries; every read is served by the primary");
@@ -435,7 +415,7 @@ public final class CommandOptions {
     }
 
     /** {@code value} as relaxed Extended JSON, for messages. */
-    private static String json(BsonValue value) {
+    static String json(BsonValue value) {
         String document = new BsonDocument("v", value).toJson();
         return document.substring("{\"v\": ".length(), document.length() - 1);
     }

@@ -1,5 +1,6 @@
 package dev.shardstore.support.command;
 
+import dev.shardstore.contracts.clock.WriteStageReadConcern;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.operation.Caller;
@@ -58,7 +59,8 @@ public final class CommandRegistry {
      * Runs {@code command} on {@code db} as a new operation of {@code caller}.
      *
      * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
-     *                          for an unknown command name, an option {@link CommandOptions} refuses, a bad
+     *                          for an unknown command name, a read concern a writing aggregate cannot run under
+     *                          ({@link WriteStageReadConcern}), an option {@link CommandOptions} refuses, a bad
      *                          {@code maxTimeMS} ({@link MaxTimeMS#millisOf}), or whatever the handler throws —
      *                          MaxTimeMSExpired (50) when it runs past its {@code maxTimeMS}
      */
@@ -99,6 +101,7 @@ public final class CommandRegistry {
         if (handler == null) {
             throw new CommandException(ErrorCode.CommandNotFound, "no such command: '" + name + "'");
         }
+        WriteStageReadConcern.check(command); // before the table's general refusal of linearizable
         CommandOptions.check(db, command);
         return handler;
     }

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.shard.ShardMetrics;
+import dev.shardstore.shard.storage.CommitDurability;
 import dev.shardstore.shard.storage.OplogTimeReservations;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import dev.shardstore.shard.transaction.TransactionParticipant;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * What runs around every shard command: validating the database name, placing the command's {@code lsid} in the
+ * What runs around every shard command: validating the database name, refusing a write concern {@code j} that the
+ * shard's PostgreSQL would not honour ({@link CommitDurability}), placing the command's {@code lsid} in the
  * shard's logical session cache, waiting for the writes up to the command's
  * {@code readConcern.afterClusterTime} ({@link OplogTimeReservations#awaitDurable}, before any lock is taken, for at most
  * {@link #AFTER_CLUSTER_TIME_WAIT}), then {@link CollectionShardingRuntime} (the collection lock the command declared,
@@ -48,11 +50,13 @@ public class CommandInvoker {
     private final LogicalSessionCache sessions;
     private final ViewCatalog views;
     private final TransactionParticipant transactions;
+    private final CommitDurability durability;
 
     public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, OplogTimeReservations clock, TimeseriesCollections timeseries,
-            LogicalSessionCache sessions, ViewCatalog views, TransactionParticipant transactions) {
+            LogicalSessionCache sessions, ViewCatalog views, TransactionParticipant transactions, CommitDurability durability) {
         this.transactions = transactions;
         this.sessions = sessions;
+        this.durability = durability;
         this.runtime = runtime;
         this.metrics = metrics;
         this.clock = clock;
@@ -85,6 +89,7 @@ public class CommandInvoker {
         String outcome = "InternalError";
         try {
             DatabaseNames.validate(db);
+            durability.requireHonoured(command);
             opCtx.session().ifPresent(session -> sessions.vivify(session.lsid()));
             BsonTimestamp after = opCtx.readConcern().afterClusterTime();
             if (after != null) {

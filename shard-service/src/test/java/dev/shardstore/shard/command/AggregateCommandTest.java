@@ -56,6 +56,23 @@ class AggregateCommandTest extends ShardIntegrationTest {
                 .containsExactly(ExtendedJson.parse("{n: []}"));
     }
 
+    /** {@code $rand} per document in a stage, once for the command in {@code let} (the driver CRUD spec's use). */
+    @Test
+    void randDrawsPerDocumentAndOnceInLet() {
+        insert("dice", "{_id: 1}", "{_id: 2}", "{_id: 3}", "{_id: 4}", "{_id: 5}", "{_id: 6}");
+        List<BsonDocument> drawn = batch(run(DB, """
+                {aggregate: 'dice', pipeline: [{$project: {r: {$rand: {}}, fixed: '$$seed'}}], cursor: {},
+                 let: {seed: {$rand: {}}}}"""), "firstBatch");
+        assertThat(drawn).hasSize(6).allSatisfy(d -> {
+            assertThat(d.getDouble("r").getValue()).isGreaterThanOrEqualTo(0.0).isLessThan(1.0);
+            assertThat(d.getDouble("fixed").getValue()).isGreaterThanOrEqualTo(0.0).isLessThan(1.0);
+        });
+        assertThat(drawn.stream().map(d -> d.get("fixed")).distinct()).hasSize(1);
+        assertThat(drawn.stream().map(d -> d.get("r")).distinct().count()).isGreaterThan(1);
+        assertThat(run(DB, "{aggregate: 'dice', pipeline: [{$project: {r: {$rand: {n: 1}}}}], cursor: {}}").getNumber("code").intValue())
+                .isEqualTo(3040501);
+    }
+
     @Test
     void lookupJoinsAnotherCollectionOfTheDatabase() {
         insert("orders", "{_id: 1, item: 'almonds', qty: 2}", "{_id: 2, item: 'pecans', qty: 1}", "{_id: 3}");

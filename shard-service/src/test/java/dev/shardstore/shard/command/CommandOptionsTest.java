@@ -67,9 +67,9 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | readConcern: {level: 'available', afterClusterTime: {$timestamp: {t: 1, i: 1}}} | 72
             * | readConcern: {atClusterTime: {$timestamp: {t: 1, i: 1}}} | 238
             * | readConcern: {afterClusterTime: 5} | 14
-            * | writeConcern: {w: 'majority', j: true, wtimeout: 100} | ok
-            * | writeConcern: {w: 2} | 72
-            * | writeConcern: {w: 'dc1'} | 72
+            * | writeConcern: {w: 'majority', j: false, wtimeout: 100} | ok
+            * | writeConcern: {w: 2} | 100
+            * | writeConcern: {w: 'dc1'} | 79
             * | lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}} | ok
             * | lsid: {id: 1} | 14
             * | txnNumber: {$numberLong: '1'} | 72

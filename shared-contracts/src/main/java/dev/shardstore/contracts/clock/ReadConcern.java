@@ -47,9 +47,11 @@ public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime)
      * @throws CommandException naming the field: TypeMismatch (14) for a value of the wrong type; BadValue (2) for an
      *                          unknown level; NotImplemented (238) for snapshot (it comes with transactions),
      *                          linearizable and {@code atClusterTime}; InvalidOptions (72) for {@code afterClusterTime}
-     *                          with level available; Location40415 for an unknown field
+     *                          with level available; Location40415 for an unknown field; InvalidOptions (72) for an
+     *                          aggregate with {@code $out} or {@code $merge} under linearizable ({@link WriteStageReadConcern})
      */
     public static ReadConcern of(BsonDocument command) {
+        WriteStageReadConcern.check(command);
         BsonValue value = command.get(FIELD);
         if (value == null) {
             return DEFAULT;

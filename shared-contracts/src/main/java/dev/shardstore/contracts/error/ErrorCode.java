@@ -49,6 +49,8 @@ public enum ErrorCode {
     ShardNotFound(70, 404),
     InvalidOptions(72, 400),
     InvalidNamespace(73, 400),
+    /** A write concern {@code w} naming a tag (mode) that no replica set configuration defines. */
+    UnknownReplWriteConcern(79, 400),
     IndexOptionsConflict(85, 409),
     IndexKeySpecsConflict(86, 409),
     CannotSplit(87, 400),
@@ -56,6 +58,8 @@ public enum ErrorCode {
     ShutdownInProgress(91, 503),
     GraphContainsCycle(93, 400),
     OperationFailed(96, 400),
+    /** A write concern {@code w} asking for more copies than the shard has (one). */
+    UnsatisfiableWriteConcern(100, 400),
     WriteConflict(112, 409),
     ConflictingOperationInProgress(117, 409),
     NamespaceNotSharded(118, 400),
@@ -115,6 +119,8 @@ public enum ErrorCode {
     MergeStageNoMatchingDocument(13113, 409),
     StaleConfig(13388, 503),
     /** An expression reads a variable ({@code $$name}) that no {@code let}, {@code $let}, {@code $map}... defines. */
+    /** An expression operator's argument that must be an object and is not ({@code $rand: 1}). */
+    Location10065(10065, 400),
     Location17276(17276, 400),
     /** {@code commitTransaction} for a transaction the router has no participants of, without a {@code recoveryToken} (mongos). */
     Location50940(50940, 400),
@@ -137,7 +143,9 @@ public enum ErrorCode {
     /** An unsupported {@code $merge} whenMatched/whenNotMatched combination. */
     Location51181(51181, 400),
     /** {@code $merge}'s {@code on} fields have no unique index. */
-    Location51183(51183, 400);
+    Location51183(51183, 400),
+    /** {@code $rand} given arguments. */
+    Location3040501(3040501, 400);
 
     private static final Map<Integer, ErrorCode> BY_NUMBER =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::code, Function.identity()));

@@ -36,7 +36,7 @@ public final class ExpressionParser {
 
     private ExpressionParser() {
         Stream.of(Arithmetic.OPERATORS, Comparisons.OPERATORS, Booleans.OPERATORS, Conditionals.OPERATORS,
-                Strings.OPERATORS, Arrays.OPERATORS, Dates.OPERATORS, Conversions.OPERATORS, Fields.OPERATORS)
+                Strings.OPERATORS, Arrays.OPERATORS, Dates.OPERATORS, Conversions.OPERATORS, Fields.OPERATORS, Randomness.OPERATORS)
                 .forEach(operators::putAll);
     }
 

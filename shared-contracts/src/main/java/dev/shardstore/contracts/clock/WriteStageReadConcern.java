@@ -1,0 +1,48 @@
+package dev.shardstore.contracts.clock;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Set;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * The read concerns an aggregate that writes ({@code $out}, {@code $merge}) may run under, as MongoDB's stages declare
+ * them (its {@code DocumentSourceOut} and {@code DocumentSourceMerge} refuse {@code linearizable}): a linearizable
+ * read cannot be part of a pipeline that writes. {@code local}, {@code available} and {@code majority} are accepted as
+ * for any aggregate; {@code snapshot} meets the general refusal of {@link ReadConcern} (it comes with transactions,
+ * where MongoDB refuses {@code $out} and {@code $merge} in turn).
+ *
+ * <p>Checked first when {@link ReadConcern#of} reads a command's read concern (the cluster time gossip of the router's
+ * front end and of a shard, an operation's context) and before a command's options are checked (service-support's
+ * {@code CommandRegistry}), so that this, MongoDB's answer, is what such an aggregate gets rather than the general
+ * refusal of {@code linearizable}.
+ */
+public final class WriteStageReadConcern {
+    private static final Set<String> WRITE_STAGES = Set.of("$out", "$merge");
+
+    private WriteStageReadConcern() {}
+
+    /**
+     * Refuses an {@code aggregate} with a top-level {@code $out} or {@code $merge} stage under
+     * {@code readConcern: {level: "linearizable"}}; any other command (an empty one included) passes.
+     *
+     * @throws CommandException InvalidOptions (72) "$out cannot be used with a 'linearizable' read concern level"
+     *                          (or {@code $merge}), MongoDB's code and message
+     */
+    public static void check(BsonDocument command) {
+        if (command.isEmpty() || !command.getFirstKey().equals("aggregate")
+                || !(command.get("readConcern") instanceof BsonDocument readConcern)
+                || !(readConcern.get("level") instanceof BsonString level && level.getValue().equals("linearizable"))
+                || !(command.get("pipeline") instanceof BsonArray pipeline)) {
+            return;
+        }
+        for (BsonValue stage : pipeline) {
+            if (stage instanceof BsonDocument spec && !spec.isEmpty() && WRITE_STAGES.contains(spec.getFirstKey())) {
+                throw new CommandException(ErrorCode.InvalidOptions, spec.getFirstKey() + " cannot be used with a 'linearizable' read concern level");
+            }
+        }
+    }
+}
