@@ -91,11 +91,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
 
     /**
-     * Every setting this project gives the postmaster beyond zonky's defaults, name to value, in one place: today the
-     * durability's ({@link PostgresDurability#serverSettings()}).
+     * Every setting this project gives the postmaster beyond zonky's defaults, name to value, in one place: the
+     * durability's ({@link PostgresDurability#serverSettings()}) and {@code max_prepared_transactions}.
      */
     static Map<String, String> serverSettings(PostgresOptions options) {
         Map<String, String> settings = new TreeMap<>(options.durability().serverSettings());
+        // two-phase commit: each shard's transactions are prepared here (PREPARE TRANSACTION); 0, the default, refuses
+        // them. At least the transactions a shard may have open at once (shardstore.shard.transactions.max-open, 32),
+        // for a few shards on one server
+        settings.put("max_prepared_transactions", "128");
         return settings;
     }
 

@@ -51,13 +51,15 @@ class PostgresDurabilityTest {
             assertThat(show(s, "fsync")).isEqualTo(flag);
             assertThat(show(s, "synchronous_commit")).isEqualTo(flag);
             assertThat(show(s, "full_page_writes")).isEqualTo("on");
+            assertThat(show(s, "max_prepared_transactions")).as("two-phase commit's PREPARE TRANSACTION").isEqualTo("128");
         }
     }
 
     @Test
-    void theServersSettingsAreTheDurabilitysInOnePlace() {
+    void theServersSettingsAreTheDurabilitysAndPreparedTransactionsInOnePlace() {
         assertThat(EmbeddedPostgresServer.serverSettings(PostgresOptions.ephemeral().withDurability(PostgresDurability.DURABLE)))
-                .isEqualTo(new TreeMap<>(Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on")));
+                .isEqualTo(new TreeMap<>(Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on",
+                        "max_prepared_transactions", "128")));
     }
 
     private static String show(Statement s, String setting) throws SQLException {

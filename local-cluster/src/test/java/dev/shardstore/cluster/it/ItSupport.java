@@ -149,6 +149,11 @@ final class ItSupport {
         return SERVICES.runChecked(service, cluster.url(service), db, command);
     }
 
+    /** {@code command} sent to the service itself as {@link #onService} does; the reply as it is, an error reply too. */
+    static BsonDocument replyOf(LocalCluster cluster, String service, String db, BsonDocument command) {
+        return SERVICES.run(service, cluster.url(service), db, command);
+    }
+
     /** The documents of {@code ns} the {@code shards} own, summed from their own {@code _shardsvrDataDistribution}. */
     static long ownedOnShards(LocalCluster cluster, Collection<String> shards, String ns) {
         return shards.stream().mapToLong(s -> onService(cluster, s, "admin",

@@ -35,9 +35,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * mongo/src/mongo/db/s/README.md "Transactions"): {@code txn.acct} is sharded on {@code x} with {@code [MinKey, 50)} on
  * one shard and {@code [50, MaxKey)} on the other, each document starting with a balance of 100. Over REST, a
  * transaction's statements commit together and are invisible before; a read-only participant and one writer commit;
- * a transaction that wrote on both shards is aborted on both at its commit (two-phase commit is not built yet), so
- * nothing of it is left anywhere; a failed statement aborts the transaction; a cursor's getMores read in its
- * transaction. Through the Java driver's
+ * a transaction that wrote on both shards commits on both by two-phase commit, and with its coordinator killed at
+ * each step it ends whole or absent; a failed statement aborts the transaction; a cursor's getMores read in its
+ * transaction; a participant killed while its transaction is prepared keeps it prepared and applies the decision after
+ * its restart. Through the Java driver's
  * {@code withTransaction}, concurrent transfers on one shard retry their write conflicts and each applies exactly once;
  * REST and the wire protocol give a write conflict the same {@code TransientTransactionError} label.
  */
@@ -138,15 +139,53 @@ class TransactionsIT {
     }
 
     @Test
-    void aTransactionThatWroteOnBothShardsIsAbortedOnBothAtItsCommit() {
+    void aTransactionThatWroteOnBothShardsCommitsOnBothByTwoPhaseCommit() {
         LogicalSessionId lsid = LogicalSessionId.random();
         ok(run(DB, statement(transfer(10, -40), lsid, 1, true)));
         ok(run(DB, statement(transfer(60, 40), lsid, 1, false)));
-        BsonDocument commit = run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false));
-        assertThat(code(commit)).as("two-phase commit is not implemented").isEqualTo(238);
-        assertThat(balance(10)).isEqualTo(100);
-        assertThat(balance(60)).isEqualTo(100);
+        ok(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)));
+        assertThat(balance(10)).isEqualTo(60);
+        assertThat(balance(60)).isEqualTo(140);
         assertThat(total()).isEqualTo(100 * 100);
+        ok(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false))); // a retried commit
+        c.ok(DB, transfer(10, 40));
+        c.ok(DB, transfer(60, -40));
+    }
+
+    /**
+     * The coordinator (the first participant) killed by a crash fail point at each of its writes: after the
+     * participants are written (no decision: the restarted coordinator aborts, and nothing of the transaction is
+     * anywhere) and after the decision is written (the restarted coordinator delivers the commit: all of it is
+     * everywhere). The client's commit during the crash is answered with an error either way, never a false ok.
+     */
+    @Test
+    void theCoordinatorKilledAtEachStepLeavesEveryTransactionWholeOrAbsent() {
+        int lowX = 15;
+        for (String step : List.of("afterParticipants", "afterDecision")) {
+            int highX = lowX + 50;
+            LogicalSessionId lsid = LogicalSessionId.random();
+            ok(run(DB, statement(transfer(lowX, -30), lsid, 1, true))); // the low shard: the coordinator
+            ok(run(DB, statement(transfer(highX, 30), lsid, 1, false)));
+            c.failPoints.configure(low, "transactionCoordinator." + step, "crash");
+            BsonDocument during = run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false));
+            System.out.println("[transactions-it] the commit while the coordinator crashed " + step + ": " + during.toJson());
+            assertThat(during.getNumber("ok").intValue()).as("no ok from a coordinator that crashed").isZero();
+            ItSupport.waitUntil(() -> !c.running(low), java.time.Duration.ofSeconds(60), low + " crashed " + step);
+            c.cluster.startService(low);
+            boolean committed = step.equals("afterDecision");
+            // the decision reached the other participant: its transaction is over (committed, or aborted: unknown there)
+            BsonDocument probe = statement("{\"find\": \"acct\", \"filter\": {\"x\": " + highX + "}}", lsid, 1, false);
+            ItSupport.waitUntil(() -> ItSupport.replyOf(c.cluster, high, DB, probe.clone()).getInt32("code", new BsonInt32(0)).getValue()
+                    == (committed ? 256 : 251), java.time.Duration.ofSeconds(60), "the restarted coordinator delivers its decision, " + step);
+            assertThat(balance(lowX)).isEqualTo(committed ? 70 : 100);
+            assertThat(balance(highX)).isEqualTo(committed ? 130 : 100);
+            assertThat(total()).isEqualTo(100 * 100);
+            if (committed) {
+                c.ok(DB, transfer(lowX, 30));
+                c.ok(DB, transfer(highX, -30));
+            }
+            lowX++;
+        }
     }
 
     @Test
@@ -240,6 +279,47 @@ class TransactionsIT {
                 .satisfies(d -> assertThat(d.getNumber("balance").intValue()).as("the transaction's own write").isEqualTo(1100));
         ok(run("admin", statement("{\"abortTransaction\": 1}", lsid, 1, false)));
         assertThat(balance(7)).isEqualTo(100);
+    }
+
+    /**
+     * A participant killed (kill -9) while its transaction is prepared: PostgreSQL keeps the prepared transaction, the
+     * restarted shard takes it up again (still prepared: its statements and a new transaction are refused, reads do
+     * not see it) and holds back its oplog's all-durable point until the decision, and the coordinator's commit (sent to
+     * the shard as a coordinator sends it) then applies it whole; a second one, aborted after the restart, leaves
+     * nothing.
+     */
+    @Test
+    void aPreparedTransactionSurvivesTheParticipantsKillAndIsDecidedAfterItsRestart() {
+        LogicalSessionId committed = LogicalSessionId.random();
+        LogicalSessionId aborted = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(11, -70), committed, 1, true)));
+        ok(run(DB, statement(transfer(12, 70), committed, 1, false)));
+        ok(run(DB, statement(transfer(13, -50), aborted, 1, true)));
+        long prepareTimestamp = ok(ItSupport.onService(c.cluster, low, "admin", statement("{\"prepareTransaction\": 1}", committed, 1, false)))
+                .getTimestamp("prepareTimestamp").getValue();
+        ok(ItSupport.onService(c.cluster, low, "admin", statement("{\"prepareTransaction\": 1}", aborted, 1, false)));
+
+        c.cluster.killService(low);
+        c.cluster.startService(low);
+
+        assertThat(code(ItSupport.replyOf(c.cluster, low, DB, statement(transfer(11, 1), committed, 1, false))))
+                .as("still prepared after the restart").isEqualTo(267);
+        assertThat(balance(11)).isEqualTo(100);
+        BsonDocument commit = statement("{\"commitTransaction\": 1}", committed, 1, false)
+                .append("commitTimestamp", new org.bson.BsonTimestamp(prepareTimestamp));
+        ok(ItSupport.onService(c.cluster, low, "admin", commit));
+        ok(ItSupport.onService(c.cluster, low, "admin", statement("{\"abortTransaction\": 1}", aborted, 1, false)));
+        assertThat(balance(11)).isEqualTo(30);
+        assertThat(balance(12)).isEqualTo(170);
+        assertThat(balance(13)).isEqualTo(100);
+        assertThat(total()).isEqualTo(100 * 100);
+        ok(ItSupport.onService(c.cluster, low, "admin", commit)); // the coordinator's retry is answered ok
+        c.ok(DB, transfer(11, 70));
+        c.ok(DB, transfer(12, -70));
+        // the oplog's all-durable point passed the prepared entries once decided: a read after the commit's time answers
+        ok(run(DB, ExtendedJson.parse("{\"find\": \"acct\", \"filter\": {\"x\": 11}, \"readConcern\": {\"afterClusterTime\":"
+                + " {\"$timestamp\": {\"t\": " + (prepareTimestamp >>> 32) + ", \"i\": " + (prepareTimestamp & 0xffffffffL) + "}}}}")
+                .append("lsid", LogicalSessionId.random().toBson())));
     }
 
     @Test

@@ -13,10 +13,12 @@ import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.List;
 import java.util.Set;
+import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -29,9 +31,9 @@ import org.springframework.context.annotation.Configuration;
  *
  * <p>The commit takes MongoDB's paths by the participants it has: none — nothing to do; one — its
  * {@code commitTransaction}; several of which at most one wrote — the read-only ones first, then the one that wrote
- * (a read-only participant's commit releases its snapshot and cannot fail the outcome). Several that wrote need the
- * two-phase commit, which is not built yet: such a transaction is aborted on every participant and the commit is
- * NotImplemented (238), so nothing commits on only some shards. A participant that did not answer the commit makes
+ * (a read-only participant's commit releases its snapshot and cannot fail the outcome); several that wrote — two-phase
+ * commit, {@code coordinateCommitTransaction} to the coordinator shard (the first participant), which prepares every
+ * participant, writes the decision and delivers it. A participant or coordinator that did not answer the commit makes
  * it UnknownTransactionCommitResult (the commit may be retried). Replies carry {@code recoveryToken}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -99,9 +101,9 @@ public class ClusterTransactionCommands implements TransactionAborter {
         List<String> participants = txn.participants();
         List<String> writers = txn.writers();
         if (writers.size() > 1) {
-            abortQuietly(txn);
-            throw new CommandException(ErrorCode.NotImplemented, "the transaction wrote on the shards " + writers + ": committing it needs"
-                    + " the two-phase commit, which is not implemented yet; the transaction was aborted on every shard");
+            coordinate(txn, participants);
+            txn.ended(RouterTransaction.State.COMMITTED);
+            return;
         }
         for (String shard : participants) { // read-only participants first, the one writer (if any) last
             if (!writers.contains(shard)) {
@@ -114,10 +116,26 @@ public class ClusterTransactionCommands implements TransactionAborter {
         txn.ended(RouterTransaction.State.COMMITTED);
     }
 
+    /**
+     * Two-phase commit: {@code coordinateCommitTransaction} with every participant to the coordinator, the first
+     * participant (mongo/src/mongo/db/s/README.md "Two-phase Commit Protocol").
+     */
+    private void coordinate(RouterTransaction txn, List<String> participants) {
+        BsonArray list = new BsonArray();
+        participants.forEach(shard -> list.add(new BsonDocument("shardId", new BsonString(shard))));
+        BsonDocument command = sessionCommand("coordinateCommitTransaction", txn).append("participants", list);
+        checkCommitted(participants.getFirst(), command);
+    }
+
     private void commitOn(String shard, RouterTransaction txn) {
+        checkCommitted(shard, sessionCommand("commitTransaction", txn));
+    }
+
+    /** Sends a commit to {@code shard}: its error as the commit's, UnknownTransactionCommitResult when it did not answer. */
+    private void checkCommitted(String shard, BsonDocument command) {
         BsonDocument reply;
         try {
-            reply = send(shard, "commitTransaction", txn);
+            reply = client.run(shard, shards.hostOf(shard), "admin", command);
         } catch (CommandException e) {
             throw NO_ANSWER.contains(e.code()) ? unknownResult(e) : e;
         }
@@ -135,9 +153,12 @@ public class ClusterTransactionCommands implements TransactionAborter {
     }
 
     private BsonDocument send(String shard, String name, RouterTransaction txn) {
-        BsonDocument command = new BsonDocument(name, new BsonInt32(1)).append("lsid", txn.lsid().toBson())
+        return client.run(shard, shards.hostOf(shard), "admin", sessionCommand(name, txn));
+    }
+
+    private static BsonDocument sessionCommand(String name, RouterTransaction txn) {
+        return new BsonDocument(name, new BsonInt32(1)).append("lsid", txn.lsid().toBson())
                 .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txn.txnNumber())).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
-        return client.run(shard, shards.hostOf(shard), "admin", command);
     }
 
     private static RouterTransaction transactionOf(OperationContext opCtx, String name) {

@@ -40,8 +40,9 @@ public class CommandInvoker {
 
     /** The reads a view answers, through the router, as an aggregate of its resolved pipeline. */
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct", "explain");
-    /** The commands that end a transaction: they carry its session fields but are not statements of it. */
-    private static final Set<String> TRANSACTION_CONTROL = Set.of("commitTransaction", "abortTransaction");
+    /** The commands that prepare or end a transaction: they carry its session fields but are not statements of it. */
+    private static final Set<String> TRANSACTION_CONTROL = Set.of("commitTransaction", "abortTransaction", "prepareTransaction",
+            "coordinateCommitTransaction");
 
     private final CollectionShardingRuntime runtime;
     private final ShardMetrics metrics;

@@ -65,6 +65,25 @@ public class OplogTimeReservations {
     }
 
     /**
+     * Registers again, at start-up, the times {@code [first, first + count)} of a transaction that was prepared before
+     * the shard stopped (its oplog entries are in PostgreSQL's prepared transaction, not yet visible): in flight until
+     * its decision is applied, and never handed out again. Call before the shard serves commands, in time order.
+     */
+    public synchronized Reservation recoverPrepared(long first, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a prepared transaction's reservation has at least one time, not " + count);
+        }
+        long newest = first + count - 1;
+        if (Long.compareUnsigned(newest, last) > 0) {
+            last = newest;
+            clock.advanceTo(new BsonTimestamp(last));
+        }
+        Reservation reservation = new Reservation(first, count);
+        inFlight.add(reservation);
+        return reservation;
+    }
+
+    /**
      * A stand-in for {@code count} times of a multi-document transaction's oplog entries before the transaction
      * takes its real ones: {@code [first, first + count)} in the range no real time reaches (a Timestamp's seconds
      * at 2^31 and above, whose stored form {@link Oplog#storedTs} is positive), never in flight, so it holds nothing

@@ -61,6 +61,8 @@ public class WriteUnitOfWork {
      * entries written.
      */
     public static final String BEFORE_COMMIT = "writeUnitOfWork.beforeCommit";
+    /** Fail point passed just before a multi-document transaction's {@code PREPARE TRANSACTION}, its oplog times reserved. */
+    public static final String BEFORE_PREPARE = "writeUnitOfWork.beforePrepare";
 
     /** The unit an operation's writes join. */
     private static final OperationContext.Decoration<Unit> UNIT = new OperationContext.Decoration<>("writeUnitOfWork", Unit.class);
@@ -81,6 +83,8 @@ public class WriteUnitOfWork {
     private final JdbcClient jdbc;
     /** The next provisional oplog time of a multi-document transaction ({@link OplogTimeReservations#provisional}). */
     private final AtomicLong provisional = new AtomicLong(Long.MIN_VALUE + 1);
+    /** This shard's database name, read once ({@link #database}). */
+    private volatile @Nullable String database;
 
     public WriteUnitOfWork(PlatformTransactionManager transactions, OplogTimeReservations clock, FailPoints failPoints, SessionHistory history,
             TransactionConnections connections, DataSource dataSource, JdbcClient jdbc) {
@@ -353,23 +357,11 @@ public class WriteUnitOfWork {
         boolean committed = false;
         TransactionSynchronizationManager.bindResource(dataSource, txn.holder);
         try {
-            int entries = jdbc.sql("SELECT count(*) FROM oplog WHERE ts_key > 0").query(Integer.class).single(); // only its own are visible
-            long newest = 0;
-            if (entries > 0) {
-                reservation = clock.reserve(entries);
-                long storedFirst = Oplog.storedTs(reservation.first());
-                byte[] key = SessionHistory.key(lsid);
-                jdbc.sql("UPDATE oplog o SET ts_key = ?::bigint + r.n - 1, lsid = ?, txn_number = ?"
-                                + " FROM (SELECT ts_key AS k, row_number() OVER (ORDER BY ts_key) AS n FROM oplog WHERE ts_key > 0) r"
-                                + " WHERE o.ts_key = r.k")
-                        .param(storedFirst).param(key).param(txnNumber).update();
-                history.committedTransaction(key, txnNumber, storedFirst + entries - 1);
-                newest = reservation.first() + entries - 1;
-            }
+            reservation = stampEntries(lsid, txnNumber);
             failPoints.hit(BEFORE_COMMIT);
             txn.connection.commit();
             committed = true;
-            return newest;
+            return reservation == null ? 0 : reservation.first() + reservation.count() - 1;
         } catch (SQLException e) {
             throw new org.springframework.dao.DataAccessResourceFailureException("the transaction's commit failed: " + e.getMessage(), e);
         } finally {
@@ -386,6 +378,129 @@ public class WriteUnitOfWork {
                 notifyCommitted(txn.unit.written);
             }
         }
+    }
+
+    /**
+     * Prepares the transaction {@code txn} for two-phase commit (mongo/src/mongo/db/s/README.md "Two-phase Commit
+     * Protocol"): its oplog entries take their real times and the session's fields as {@link #commitTransaction} gives
+     * them, the session's {@code transactions} row is written as it will read once committed, and PostgreSQL prepares
+     * the transaction ({@code PREPARE TRANSACTION}), which from then on survives a restart and can no longer fail to
+     * commit. The reservation of its oplog times stays in flight until {@link #commitPrepared} or
+     * {@link #abortPrepared}, so oplog readers (a migration's catch-up) do not pass them before the decision. The
+     * connection goes back to the pool: a prepared transaction belongs to no session of PostgreSQL. The fail point
+     * {@link #BEFORE_PREPARE} is passed just before the PREPARE.
+     *
+     * @throws IllegalStateException when {@code txn} has ended
+     * @throws org.springframework.dao.DataAccessException when PostgreSQL refuses; the transaction is then rolled back
+     */
+    public PreparedTransaction prepareTransaction(TransactionResources txn, LogicalSessionId lsid, long txnNumber) {
+        txn.checkOpen();
+        OplogTimeReservations.Reservation reservation = null;
+        boolean prepared = false;
+        TransactionSynchronizationManager.bindResource(dataSource, txn.holder);
+        try {
+            reservation = stampEntries(lsid, txnNumber);
+            long prepareTimestamp = reservation != null ? reservation.first() + reservation.count() - 1 : clock.latest().getValue();
+            String gid = PreparedTransaction.gid(database(), lsid, txnNumber, reservation == null ? 0 : reservation.first(),
+                    reservation == null ? 0 : reservation.count());
+            failPoints.hit(BEFORE_PREPARE);
+            jdbc.sql("PREPARE TRANSACTION '" + gid + "'").update(); // the gid is hex and digits only: no quoting to get wrong
+            prepared = true;
+            return new PreparedTransaction(gid, lsid, txnNumber, prepareTimestamp, reservation);
+        } finally {
+            TransactionSynchronizationManager.unbindResource(dataSource);
+            if (!prepared) {
+                rollbackQuietly(txn);
+                if (reservation != null) {
+                    reservation.release();
+                }
+            }
+            txn.end();
+            connections.release(txn.connection, true);
+        }
+    }
+
+    /**
+     * Commits the prepared transaction {@code prepared} ({@code COMMIT PREPARED}) and releases its oplog times; nothing
+     * when PostgreSQL no longer has it (a retry after its commit). The documents written by {@code origin}, the
+     * transaction's resources on this shard before the prepare (null for one recovered after a restart), are reported to
+     * the observers.
+     */
+    public void commitPrepared(PreparedTransaction prepared, @Nullable TransactionResources origin) {
+        endPrepared(prepared, "COMMIT PREPARED");
+        if (origin != null && !origin.unit.written.isEmpty()) {
+            notifyCommitted(origin.unit.written);
+        }
+    }
+
+    /** Rolls the prepared transaction {@code prepared} back ({@code ROLLBACK PREPARED}) and releases its oplog times. */
+    public void abortPrepared(PreparedTransaction prepared) {
+        endPrepared(prepared, "ROLLBACK PREPARED");
+    }
+
+    /**
+     * The transactions of this shard that PostgreSQL holds prepared (after a restart: prepared before it and not yet
+     * decided), their oplog times registered again as in flight ({@link OplogTimeReservations#recoverPrepared}). Call
+     * once, before the shard serves commands.
+     */
+    public List<PreparedTransaction> recoverPrepared() {
+        List<String> gids = jdbc.sql("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE ? ORDER BY gid")
+                .param(PreparedTransaction.PREFIX + "%").query((rs, i) -> Objects.requireNonNull(rs.getString(1), "gid")).list();
+        List<PreparedTransaction> recovered = new ArrayList<>();
+        gids.stream().map(gid -> Map.entry(gid, PreparedTransaction.parse(gid)))
+                .filter(e -> e.getValue().isPresent())
+                .sorted(java.util.Comparator.comparing(e -> e.getValue().get().first(), Long::compareUnsigned))
+                .forEach(e -> {
+                    PreparedTransaction.Parsed parsed = e.getValue().get();
+                    OplogTimeReservations.Reservation reservation = parsed.count() == 0 ? null : clock.recoverPrepared(parsed.first(), parsed.count());
+                    long prepareTimestamp = parsed.count() == 0 ? clock.latest().getValue() : parsed.first() + parsed.count() - 1;
+                    recovered.add(new PreparedTransaction(e.getKey(), parsed.lsid(), parsed.txnNumber(), prepareTimestamp, reservation));
+                });
+        return recovered;
+    }
+
+    /** This shard's database, which names its prepared transactions apart from other shards' on the same server. */
+    private String database() {
+        String known = database;
+        if (known == null) {
+            known = Objects.requireNonNull(jdbc.sql("SELECT current_database()").query(String.class).single(), "current_database()");
+            database = known;
+        }
+        return known;
+    }
+
+    private void endPrepared(PreparedTransaction prepared, String statement) {
+        try {
+            boolean held = jdbc.sql("SELECT count(*) FROM pg_prepared_xacts WHERE gid = ?").param(prepared.gid()).query(Long.class).single() > 0;
+            if (held) {
+                jdbc.sql(statement + " '" + prepared.gid() + "'").update();
+            }
+        } finally {
+            if (prepared.reservation() != null) {
+                prepared.reservation().release();
+            }
+        }
+    }
+
+    /**
+     * Gives the transaction's oplog entries (the only ones with provisional times its connection sees) real times under
+     * one reservation, with the session's fields, and records the commit in the session's {@code transactions} row;
+     * on the transaction's bound connection. Null when it wrote no entry.
+     */
+    private OplogTimeReservations.@Nullable Reservation stampEntries(LogicalSessionId lsid, long txnNumber) {
+        int entries = jdbc.sql("SELECT count(*) FROM oplog WHERE ts_key > 0").query(Integer.class).single();
+        if (entries == 0) {
+            return null;
+        }
+        OplogTimeReservations.Reservation reservation = clock.reserve(entries);
+        long storedFirst = Oplog.storedTs(reservation.first());
+        byte[] key = SessionHistory.key(lsid);
+        jdbc.sql("UPDATE oplog o SET ts_key = ?::bigint + r.n - 1, lsid = ?, txn_number = ?"
+                        + " FROM (SELECT ts_key AS k, row_number() OVER (ORDER BY ts_key) AS n FROM oplog WHERE ts_key > 0) r"
+                        + " WHERE o.ts_key = r.k")
+                .param(storedFirst).param(key).param(txnNumber).update();
+        history.committedTransaction(key, txnNumber, storedFirst + entries - 1);
+        return reservation;
     }
 
     /** Rolls the transaction {@code txn} back and gives its connection back; nothing when it has already ended. */

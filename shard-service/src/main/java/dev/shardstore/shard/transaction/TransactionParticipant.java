@@ -7,6 +7,7 @@ import dev.shardstore.contracts.error.WriteErrors;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.shard.session.SessionCatalog;
+import dev.shardstore.shard.storage.PreparedTransaction;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.TransactionResources;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
@@ -52,6 +53,10 @@ import org.springframework.stereotype.Component;
  *       and fails the command with its error (a write conflict as WriteConflict (112)), labelled
  *       {@code TransientTransactionError} where the whole transaction may be retried;</li>
  *   <li>{@code commitTransaction} commits it (again: answered ok), {@code abortTransaction} rolls it back;</li>
+ *   <li>{@code prepareTransaction} (two-phase commit) prepares it in PostgreSQL ({@code PREPARE TRANSACTION}); then only
+ *       a commit with the coordinator's {@code commitTimestamp} or an abort may follow (PreparedTransactionInProgress
+ *       (267) for a statement or a new transaction of the session), the reapers leave it alone, and a restart takes it
+ *       up again prepared ({@link WriteUnitOfWork#recoverPrepared});</li>
  *   <li>a transaction open longer than {@code transactionLifetimeLimitSeconds} is aborted by {@link #reapExpired},
  *       and one whose session ended or expired by {@link #reapEnded}.</li>
  * </ul>
@@ -76,23 +81,32 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
      * cancels a transaction's statements, whose connections are this shard's own.
      */
     private static final Set<String> CONFLICT_STATES = Set.of("55P03", "40001", "40P01", "57014");
+    /** The field of a prepared transaction's {@code commitTransaction}: the coordinator's commit time. */
+    static final String COMMIT_TIMESTAMP = "commitTimestamp";
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
     /** Where a session's transaction is. */
-    enum State { IN_PROGRESS, COMMITTED, ABORTED }
+    enum State { IN_PROGRESS, PREPARED, COMMITTED, ABORTED }
 
     /** One session's newest transaction on this shard; read and changed only with the session checked out. */
     static final class Transaction {
         final long txnNumber;
         final Instant started;
-        final TransactionResources resources;
+        /** Its PostgreSQL transaction until the prepare; null for one recovered prepared after a restart. */
+        final @Nullable TransactionResources resources;
         State state = State.IN_PROGRESS;
         boolean wrote;
+        /** Set by the prepare. */
+        @Nullable PreparedTransaction prepared;
 
-        Transaction(long txnNumber, Instant started, TransactionResources resources) {
+        Transaction(long txnNumber, Instant started, @Nullable TransactionResources resources) {
             this.txnNumber = txnNumber;
             this.started = started;
             this.resources = resources;
+        }
+
+        TransactionResources resources() {
+            return Objects.requireNonNull(resources, "an unprepared transaction has its resources");
         }
     }
 
@@ -111,6 +125,15 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         this.clock = clock;
         this.lifetimeLimit = properties.lifetimeLimit();
         sessionCache.addReaper(this);
+        for (PreparedTransaction prepared : units.recoverPrepared()) { // before any command: they wait for their decision
+            Transaction txn = new Transaction(prepared.txnNumber(), clock.instant(), null);
+            txn.state = State.PREPARED;
+            txn.prepared = prepared;
+            txn.wrote = prepared.reservation() != null;
+            transactions.put(prepared.lsid(), txn);
+            log.info("transaction {} of session {} is prepared since before this start; it waits for its coordinator's decision",
+                    prepared.txnNumber(), prepared.lsid());
+        }
     }
 
     /** After each refresh of the logical session cache: {@link #reapEnded} with the sessions still stored. */
@@ -143,7 +166,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             Transaction txn = info.startTransaction() ? start(session, txnNumber) : continued(session, txnNumber, command);
             BsonDocument reply;
             try {
-                reply = units.inTransaction(opCtx, txn.resources, body);
+                reply = units.inTransaction(opCtx, txn.resources(), body);
             } catch (RuntimeException e) {
                 abort(txn);
                 throw aborting(e);
@@ -166,8 +189,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
      * @throws CommandException NoSuchTransaction (251) for an aborted or unknown transaction, TransactionTooOld (225)
      *                          for a number below the session's, WriteConflict (112) when PostgreSQL refuses the commit
      */
-    public void commit(OperationContext opCtx) {
+    public void commit(OperationContext opCtx, BsonDocument command) {
         OperationSessionInfo info = opCtx.session().orElseThrow(() -> missing("commitTransaction"));
+        boolean timestamped = command.containsKey(COMMIT_TIMESTAMP);
         long txnNumber = txnNumber(info);
         try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
             Transaction txn = transactions.get(info.lsid());
@@ -181,9 +205,21 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             switch (txn.state) {
                 case COMMITTED -> { }
                 case ABORTED -> throw aborted(txnNumber);
+                case PREPARED -> {
+                    if (!timestamped) {
+                        throw new CommandException(ErrorCode.InvalidOptions, "commitTransaction for a prepared transaction must"
+                                + " provide a commitTimestamp");
+                    }
+                    units.commitPrepared(Objects.requireNonNull(txn.prepared, "a prepared transaction"), txn.resources);
+                    txn.state = State.COMMITTED;
+                }
                 case IN_PROGRESS -> {
+                    if (timestamped) {
+                        throw new CommandException(ErrorCode.InvalidOptions, "commitTransaction with a commitTimestamp is for a"
+                                + " prepared transaction; transaction " + txnNumber + " is not prepared");
+                    }
                     try {
-                        units.commitTransaction(txn.resources, info.lsid(), txnNumber);
+                        units.commitTransaction(txn.resources(), info.lsid(), txnNumber);
                         txn.state = State.COMMITTED;
                     } catch (RuntimeException e) {
                         txn.state = State.ABORTED; // the commit rolled it back
@@ -211,8 +247,44 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             switch (txn.state) {
                 case COMMITTED -> throw committed(txnNumber);
                 case ABORTED -> throw aborted(txnNumber);
-                case IN_PROGRESS -> abort(txn);
+                case PREPARED, IN_PROGRESS -> abort(txn);
             }
+        }
+    }
+
+    /**
+     * {@code prepareTransaction} (two-phase commit's first phase, sent by the coordinator; mongo/src/mongo/db/s/README.md
+     * "Two-phase Commit Protocol"): prepares the open transaction ({@link WriteUnitOfWork#prepareTransaction}), after
+     * which only {@code commitTransaction} with a {@code commitTimestamp} or {@code abortTransaction} may follow, and
+     * neither a restart nor the lifetime limit ends it. A prepared transaction answers again with its prepare time.
+     *
+     * @return the prepare time (a Timestamp's 64-bit value), the participant's vote to commit
+     * @throws CommandException NoSuchTransaction (251) for an aborted or unknown transaction, TransactionCommitted (256),
+     *                          TransactionTooOld (225)
+     */
+    public long prepare(OperationContext opCtx) {
+        OperationSessionInfo info = opCtx.session().orElseThrow(() -> missing("prepareTransaction"));
+        long txnNumber = txnNumber(info);
+        try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
+            Transaction txn = transactions.get(info.lsid());
+            if (txn == null || txn.txnNumber != txnNumber) {
+                throw unknown(session, txnNumber, txn);
+            }
+            return switch (txn.state) {
+                case COMMITTED -> throw committed(txnNumber);
+                case ABORTED -> throw aborted(txnNumber);
+                case PREPARED -> Objects.requireNonNull(txn.prepared, "a prepared transaction").prepareTimestamp();
+                case IN_PROGRESS -> {
+                    try {
+                        txn.prepared = units.prepareTransaction(txn.resources(), info.lsid(), txnNumber);
+                    } catch (RuntimeException e) {
+                        txn.state = State.ABORTED; // the prepare rolled it back
+                        throw aborting(e);
+                    }
+                    txn.state = State.PREPARED;
+                    yield txn.prepared.prepareTimestamp();
+                }
+            };
         }
     }
 
@@ -230,6 +302,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         if (txn.txnNumber == txnNumber) {
             throw new CommandException(ErrorCode.ConflictingOperationInProgress, "Cannot run a retryable write with transaction number "
                     + txnNumber + " on session " + session.lsid() + ": that number is a multi-document transaction's");
+        }
+        if (txn.txnNumber < txnNumber && txn.state == State.PREPARED) {
+            throw prepared(txn.txnNumber);
         }
         if (txn.txnNumber < txnNumber) {
             abort(txn);
@@ -323,6 +398,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             throw new CommandException(ErrorCode.ConflictingOperationInProgress, "Cannot start transaction " + txnNumber + " on session "
                     + session.lsid() + ": a transaction or retryable write with that number already ran");
         }
+        if (previous != null && previous.state == State.PREPARED) {
+            throw prepared(previous.txnNumber);
+        }
         if (previous != null && previous.state == State.IN_PROGRESS) {
             abort(previous); // superseded by the higher number
         }
@@ -340,6 +418,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         switch (txn.state) {
             case COMMITTED -> throw committed(txnNumber);
             case ABORTED -> throw aborted(txnNumber);
+            case PREPARED -> throw prepared(txnNumber);
             case IN_PROGRESS -> { }
         }
         if (command.containsKey("readConcern")) {
@@ -349,8 +428,17 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     }
 
     private void abort(Transaction txn) {
-        units.abortTransaction(txn.resources);
+        if (txn.state == State.PREPARED) {
+            units.abortPrepared(Objects.requireNonNull(txn.prepared, "a prepared transaction"));
+        } else if (txn.state == State.IN_PROGRESS) {
+            units.abortTransaction(txn.resources());
+        }
         txn.state = State.ABORTED;
+    }
+
+    private static CommandException prepared(long txnNumber) {
+        return new CommandException(ErrorCode.PreparedTransactionInProgress, "Transaction " + txnNumber + " is prepared: only its"
+                + " commitTransaction (with a commitTimestamp) or abortTransaction may follow");
     }
 
     /** The error a failed statement or commit answers with, once its transaction was aborted. */

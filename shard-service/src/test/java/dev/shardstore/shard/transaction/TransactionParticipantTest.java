@@ -82,8 +82,9 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         return reply.getNumber("code").intValue();
     }
 
-    private static void ok(BsonDocument reply) {
+    private static BsonDocument ok(BsonDocument reply) {
         assertThat(reply.getNumber("ok").intValue()).as("reply %s", reply).isEqualTo(1);
+        return reply;
     }
 
     @Test
@@ -171,6 +172,57 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(duplicate.containsKey("writeErrors")).isFalse();
         assertThat(code(commit(lsid, 1))).isEqualTo(251);
         assertThat(balance(1)).isEqualTo(100);
+    }
+
+    private BsonDocument prepare(LogicalSessionId lsid, long txnNumber) {
+        return run("admin", statement("{prepareTransaction: 1}", lsid, txnNumber, false));
+    }
+
+    private long preparedHere() {
+        return jdbc.sql("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()").query(Long.class).single();
+    }
+
+    @Test
+    void aPreparedTransactionWaitsForItsDecisionThenCommitsWhole() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -60), lsid, 1, true)));
+        ok(run(DB, statement(update(2, 60), lsid, 1, false)));
+        long before = preparedHere();
+        BsonDocument vote = prepare(lsid, 1);
+        ok(vote);
+        long prepareTimestamp = vote.getTimestamp("prepareTimestamp").getValue();
+        assertThat(ok(prepare(lsid, 1)).getTimestamp("prepareTimestamp").getValue()).as("a retried prepare").isEqualTo(prepareTimestamp);
+        assertThat(preparedHere()).as("PostgreSQL holds it prepared").isEqualTo(before + 1);
+        assertThat(code(run(DB, statement(update(1, 1), lsid, 1, false)))).as("no statement after the prepare").isEqualTo(267);
+        assertThat(code(run(DB, statement(update(1, 1), lsid, 2, true)))).as("no new transaction on the session").isEqualTo(267);
+        participant.reapExpired(Instant.now().plus(Duration.ofHours(1)));
+        participant.reapEnded(lsids -> Set.of());
+        assertThat(balance(1)).as("invisible until the decision").isEqualTo(100);
+        assertThat(code(commit(lsid, 1))).as("a prepared transaction's commit needs a commitTimestamp").isEqualTo(72);
+
+        ok(run("admin", statement("{commitTransaction: 1}", lsid, 1, false).append("commitTimestamp",
+                new org.bson.BsonTimestamp(prepareTimestamp))));
+        assertThat(balance(1)).isEqualTo(40);
+        assertThat(balance(2)).isEqualTo(160);
+        assertThat(preparedHere()).isEqualTo(before);
+        byte[] key = BsonBytes.encode(lsid.toBson());
+        List<Long> times = jdbc.sql("SELECT ts_key FROM oplog WHERE lsid = ? AND txn_number = 1 ORDER BY ts_key").param(key)
+                .query(Long.class).list();
+        assertThat(times).hasSize(2);
+        assertThat(times.get(1) ^ Long.MIN_VALUE).as("the newest entry is at the prepare time").isEqualTo(prepareTimestamp);
+    }
+
+    @Test
+    void aPreparedTransactionAbortedLeavesNothing() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        long before = preparedHere();
+        ok(run(DB, statement(update(1, -60), lsid, 1, true)));
+        ok(prepare(lsid, 1));
+        ok(abort(lsid, 1));
+        assertThat(preparedHere()).isEqualTo(before);
+        assertThat(balance(1)).isEqualTo(100);
+        assertThat(code(prepare(lsid, 1))).isEqualTo(251);
+        assertThat(code(commit(lsid, 1))).isEqualTo(251);
     }
 
     @Test

@@ -106,6 +106,8 @@ public enum ErrorCode {
     ExceededTimeLimit(262, 504),
     /** A command MongoDB does not run inside a multi-document transaction ({@code count}, {@code explain}, DDL, ...). */
     OperationNotSupportedInTransaction(263, 400),
+    /** A statement, or a new transaction, on a session whose transaction is prepared: only its commit or abort may follow. */
+    PreparedTransactionInProgress(267, 409),
     WouldChangeOwningShard(283, 400),
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
     /** {@code dropIndexes} by a key pattern that several indexes (with different collations) have: name one instead. */

@@ -1,0 +1,273 @@
+package dev.shardstore.shard.transaction;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.contracts.session.OperationSessionInfo;
+import dev.shardstore.shard.migration.MigrationPeers;
+import dev.shardstore.support.failpoint.FailPoints;
+import dev.shardstore.support.operation.OperationContext;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonTimestamp;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The coordinator of two-phase commit (MongoDB's {@code TransactionCoordinator}; mongo/src/mongo/db/s/README.md
+ * "Two-phase Commit Protocol"), run by the shard the router chose (the transaction's first participant) when it sends
+ * {@code coordinateCommitTransaction} with the participants:
+ * <ol>
+ *   <li>the participants are written to {@code transaction_coordinators} (Flyway {@code V8}), with a synchronous
+ *       commit, before anything else;</li>
+ *   <li>each participant is sent {@code prepareTransaction}, all at once; every vote is a prepare time, or the first
+ *       refusal or silence decides abort;</li>
+ *   <li>the decision — commit at the highest prepare time, or abort — is written to the row, with a synchronous
+ *       commit, before any participant hears of it;</li>
+ *   <li>each participant is sent {@code commitTransaction} with the commit time, or {@code abortTransaction}; once
+ *       every one has applied it the row is deleted.</li>
+ * </ol>
+ * The command answers once the decision is written and delivered once (ok for commit; NoSuchTransaction labelled
+ * TransientTransactionError for abort). A participant that did not take the decision gets it again every
+ * {@code shardstore.shard.transactions.reap-interval} ({@link #resume}), which also takes up, after a restart, every row
+ * left: one with its decision is delivered, one without is decided abort (its participants may be prepared, and
+ * nothing has told anyone to commit). With no participants the command joins: it answers the decision of a row still
+ * here, or NoSuchTransaction. The fail points {@link #AFTER_PARTICIPANTS} and {@link #AFTER_DECISION} (crash, for
+ * the fault tests) are passed after each write.
+ */
+@Component
+public class TransactionCoordinator {
+    /** Fail point passed once the participants are written, before any prepare. */
+    public static final String AFTER_PARTICIPANTS = "transactionCoordinator.afterParticipants";
+    /** Fail point passed once the decision is written, before any participant hears of it. */
+    public static final String AFTER_DECISION = "transactionCoordinator.afterDecision";
+    private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
+
+    private final JdbcClient jdbc;
+    private final TransactionTemplate durable;
+    private final MigrationPeers peers;
+    private final FailPoints failPoints;
+    /** The transactions this process is coordinating now, which {@link #resume} leaves to their command. */
+    private final Set<Key> active = ConcurrentHashMap.newKeySet();
+
+    public TransactionCoordinator(JdbcClient jdbc, PlatformTransactionManager transactions, MigrationPeers peers, FailPoints failPoints) {
+        this.jdbc = jdbc;
+        this.durable = new TransactionTemplate(transactions);
+        this.peers = peers;
+        this.failPoints = failPoints;
+    }
+
+    /** A coordinated transaction: the session's stored key (hex) and the transaction number. */
+    private record Key(String lsid, long txnNumber) {
+        static Key of(byte[] lsid, long txnNumber) {
+            return new Key(HexFormat.of().formatHex(lsid), txnNumber);
+        }
+    }
+
+    /** A row of {@code transaction_coordinators}. */
+    private record Coordination(byte[] lsid, long txnNumber, List<String> participants, @Nullable String decision, long commitTs) {}
+
+    /**
+     * {@code coordinateCommitTransaction} for {@code opCtx}'s session and transaction number (see the class comment).
+     *
+     * @param participants the shards to commit on; empty to join a coordination already under way or decided
+     * @throws CommandException NoSuchTransaction (251, TransientTransactionError) when the decision is abort or, when
+     *                          joining, no coordination is known
+     */
+    public void coordinateCommit(OperationContext opCtx, List<String> participants) {
+        OperationSessionInfo info = opCtx.session().orElseThrow(() -> new CommandException(ErrorCode.InvalidOptions,
+                "coordinateCommitTransaction needs lsid, txnNumber and autocommit: false"));
+        long txnNumber = Objects.requireNonNull(info.txnNumber(), "a transaction's command has a txnNumber");
+        byte[] lsid = BsonBytes.encode(info.lsid().toBson());
+        Key key = Key.of(lsid, txnNumber);
+        if (!active.add(key)) {
+            throw new CommandException(ErrorCode.ConflictingOperationInProgress, "the commit of transaction " + txnNumber
+                    + " is already being coordinated");
+        }
+        try {
+            Coordination row = find(lsid, txnNumber).orElse(null);
+            if (row == null) {
+                if (participants.isEmpty()) {
+                    throw new CommandException(ErrorCode.NoSuchTransaction, "no commit of transaction " + txnNumber + " of session "
+                            + info.lsid() + " is known to this coordinator", ErrorLabel.TransientTransactionError.extraInfo());
+                }
+                row = new Coordination(lsid, txnNumber, List.copyOf(participants), null, 0);
+                writeParticipants(row);
+                failPoints.hit(AFTER_PARTICIPANTS);
+            }
+            if (row.decision() == null) {
+                row = decide(row, info.lsid());
+                failPoints.hit(AFTER_DECISION);
+            }
+            deliver(row, info.lsid());
+            if (!"commit".equals(row.decision())) {
+                throw new CommandException(ErrorCode.NoSuchTransaction, "Transaction " + txnNumber + " was aborted: a participant"
+                        + " did not prepare it", ErrorLabel.TransientTransactionError.extraInfo());
+            }
+        } finally {
+            active.remove(key);
+        }
+    }
+
+    /**
+     * Takes up every coordination this process is not running now: delivers its decision, or decides abort for one
+     * that has none (left by a coordinator that stopped before deciding). Scheduled; also right after start-up.
+     */
+    @Scheduled(initialDelayString = "${shardstore.shard.transactions.reap-interval:1s}",
+            fixedDelayString = "${shardstore.shard.transactions.reap-interval:1s}")
+    public void resume() {
+        for (Coordination row : all()) {
+            Key key = Key.of(row.lsid(), row.txnNumber());
+            if (!active.add(key)) {
+                continue;
+            }
+            try {
+                LogicalSessionId lsid = LogicalSessionId.parse(BsonBytes.decode(row.lsid()), "lsid");
+                Coordination decided = row;
+                if (row.decision() == null) {
+                    decided = new Coordination(row.lsid(), row.txnNumber(), row.participants(), "abort", 0);
+                    writeDecision(decided);
+                    log.info("transaction {} of session {} had no decision when its coordinator stopped: it is aborted", row.txnNumber(), lsid);
+                }
+                deliver(decided, lsid);
+            } catch (RuntimeException e) {
+                log.warn("resuming the coordination of transaction {} failed (retried later): {}", row.txnNumber(), e.toString());
+            } finally {
+                active.remove(key);
+            }
+        }
+    }
+
+    /** Phase one: the prepares, then the decision written. */
+    private Coordination decide(Coordination row, LogicalSessionId lsid) {
+        List<Long> votes = new ArrayList<>();
+        boolean commit = true;
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<BsonDocument>> replies = new ArrayList<>();
+            for (String shard : row.participants()) {
+                replies.add(executor.submit(() -> peers.onShard(shard, "admin", command("prepareTransaction", lsid, row.txnNumber()))));
+            }
+            for (int i = 0; i < replies.size(); i++) {
+                try {
+                    votes.add(replies.get(i).get().getTimestamp("prepareTimestamp").getValue());
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof CommandException c && c.code() == ErrorCode.TransactionCommitted) {
+                        continue; // committed already: only a commit decision, reached before this coordination, does that
+                    }
+                    commit = false;
+                    log.info("participant {} did not prepare transaction {}: {}", row.participants().get(i), row.txnNumber(), String.valueOf(e.getCause()));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            commit = false;
+        }
+        long commitTs = commit ? votes.stream().reduce(0L, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b) : 0;
+        Coordination decided = new Coordination(row.lsid(), row.txnNumber(), row.participants(), commit ? "commit" : "abort", commitTs);
+        writeDecision(decided);
+        return decided;
+    }
+
+    /** Phase two: each participant told; the row deleted once every one applied it. */
+    private void deliver(Coordination row, LogicalSessionId lsid) {
+        boolean commit = "commit".equals(row.decision());
+        boolean all = true;
+        for (String shard : row.participants()) {
+            BsonDocument command = command(commit ? "commitTransaction" : "abortTransaction", lsid, row.txnNumber());
+            if (commit) {
+                command.append(TransactionParticipant.COMMIT_TIMESTAMP, new BsonTimestamp(row.commitTs()));
+            }
+            try {
+                peers.onShard(shard, "admin", command);
+            } catch (CommandException e) {
+                if (!(!commit && e.code() == ErrorCode.NoSuchTransaction)) { // an abort the participant already applied
+                    all = false;
+                    log.info("participant {} did not take the decision of transaction {} yet (retried): {}", shard, row.txnNumber(), e.getMessage());
+                }
+            }
+        }
+        if (all) {
+            jdbc.sql("DELETE FROM transaction_coordinators WHERE lsid = ? AND txn_number = ?").param(row.lsid()).param(row.txnNumber()).update();
+        }
+    }
+
+    private void writeParticipants(Coordination row) {
+        durable.executeWithoutResult(status -> {
+            synchronousCommit();
+            jdbc.sql("INSERT INTO transaction_coordinators (lsid, txn_number, participants) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+                    .param(row.lsid()).param(row.txnNumber()).param(row.participants().toArray(String[]::new)).update();
+        });
+    }
+
+    private void writeDecision(Coordination row) {
+        durable.executeWithoutResult(status -> {
+            synchronousCommit();
+            jdbc.sql("UPDATE transaction_coordinators SET decision = ?, commit_ts = ? WHERE lsid = ? AND txn_number = ?")
+                    .param(row.decision()).param(row.commitTs()).param(row.lsid()).param(row.txnNumber()).update();
+        });
+    }
+
+    /** A decision is acknowledged to nobody before it is on disk, whatever the server's default (docs/architecture.md "Durability"). */
+    private void synchronousCommit() {
+        jdbc.sql("SET LOCAL synchronous_commit = on").update();
+    }
+
+    private Optional<Coordination> find(byte[] lsid, long txnNumber) {
+        return jdbc.sql("SELECT lsid, txn_number, participants, decision, commit_ts FROM transaction_coordinators WHERE lsid = ? AND txn_number = ?")
+                .param(lsid).param(txnNumber).query(TransactionCoordinator::row).optional();
+    }
+
+    private List<Coordination> all() {
+        return jdbc.sql("SELECT lsid, txn_number, participants, decision, commit_ts FROM transaction_coordinators")
+                .query(TransactionCoordinator::row).list();
+    }
+
+    private static Coordination row(java.sql.ResultSet rs, int i) throws java.sql.SQLException {
+        String[] participants = (String[]) rs.getArray(3).getArray();
+        return new Coordination(rs.getBytes(1), rs.getLong(2), Arrays.asList(participants), rs.getString(4), rs.getLong(5));
+    }
+
+    private static BsonDocument command(String name, LogicalSessionId lsid, long txnNumber) {
+        return new BsonDocument(name, new BsonInt32(1)).append("lsid", lsid.toBson())
+                .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txnNumber)).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+    }
+
+    /** The participants named in a {@code coordinateCommitTransaction}: {@code participants: [{shardId}, ...]}. */
+    public static List<String> participantsOf(BsonDocument command) {
+        List<String> shards = new ArrayList<>();
+        if (command.isArray("participants")) {
+            command.getArray("participants").forEach(p -> {
+                if (!p.isDocument() || !p.asDocument().isString("shardId")) {
+                    throw new CommandException(ErrorCode.TypeMismatch, "'coordinateCommitTransaction.participants' entries must be"
+                            + " {shardId: <string>}, not " + p);
+                }
+                shards.add(p.asDocument().getString("shardId").getValue());
+            });
+        } else if (command.containsKey("participants")) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'coordinateCommitTransaction.participants' must be an array");
+        }
+        return shards;
+    }
+}
