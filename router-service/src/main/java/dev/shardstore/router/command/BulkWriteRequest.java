@@ -91,9 +91,10 @@ record BulkWriteRequest(List<Op> ops, List<Namespace> namespaces, boolean ordere
                 throw new CommandException(ErrorCode.Location40415, "BSON field 'bulkWrite.cursor." + field + "' is an unknown field.");
             }
         }
-        boolean retryable = OperationSessionInfo.of(command).map(OperationSessionInfo::isRetryable).orElse(false);
+        int @Nullable [] stmtIds = OperationSessionInfo.of(command).filter(OperationSessionInfo::isRetryable)
+                .map(session -> session.statementIds().of(ops.size())).orElse(null);
         return new BulkWriteRequest(List.copyOf(ops), namespaces, args.optionalBoolean(command, "ordered", "ordered", true),
-                args.optionalBoolean(command, "errorsOnly", "errorsOnly", false), batchSize, retryable ? StatementIds.of(command, ops.size()) : null);
+                args.optionalBoolean(command, "errorsOnly", "errorsOnly", false), batchSize, stmtIds);
     }
 
     private static List<Namespace> namespaces(CommandArgs args) {

@@ -138,8 +138,8 @@ public final class BatchedWrite {
         for (int i = 0; i < values.size(); i++) {
             statements.add(new Statement(i, values.get(i)));
         }
-        boolean retryable = OperationSessionInfo.of(command).map(OperationSessionInfo::isRetryable).orElse(false);
-        this.stmtIds = retryable ? StatementIds.of(command, values.size()) : null;
+        this.stmtIds = OperationSessionInfo.of(command).filter(OperationSessionInfo::isRetryable)
+                .map(session -> session.statementIds().of(values.size())).orElse(null);
     }
 
     /**

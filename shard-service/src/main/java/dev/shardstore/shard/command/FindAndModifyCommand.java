@@ -99,7 +99,7 @@ public class FindAndModifyCommand extends ShardCommand {
                         variables, collation),
                 returnNew, upsert);
         Projection projection = fields.isEmpty() ? null : Projection.parse(fields);
-        FindAndModifier.Outcome outcome = retryable.runOne(opCtx, command, statementCtx -> modifier.run(statementCtx, ns, request),
+        FindAndModifier.Outcome outcome = retryable.runOne(opCtx, statementCtx -> modifier.run(statementCtx, ns, request),
                 executed -> FindAndModifier.replayed(executed, returnNew));
         BsonDocument lastError = new BsonDocument("n", new BsonInt32(outcome.n()));
         if (!remove) {

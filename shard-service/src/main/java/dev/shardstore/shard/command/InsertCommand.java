@@ -80,14 +80,14 @@ public class InsertCommand extends ShardCommand {
             List<BsonDocument> withIds = documents.stream().map(DocumentInserter::withIdFirst).toList();
             if (buckets.isPresent()) { // the bucket catalog checks ownership of each bucket it writes
                 TimeseriesOptions options = TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow();
-                return retryable.runInsert(opCtx, session.get(), command, withIds.size(), ordered,
+                return retryable.runInsert(opCtx, session.get(), withIds.size(), ordered,
                         statementCtx -> timeseriesInserter.insert(statementCtx, buckets.get(), options, withIds, ordered),
                         (statementCtx, i) -> timeseriesInserter.insert(statementCtx, buckets.get(), options, List.of(withIds.get(i)), true)
                                 .single()).toReply();
             }
             // every document is checked against the shard's chunks before any is written, as the batch path does
             withIds.forEach(doc -> OperationShardingState.checkInsert(opCtx, ns.full(), doc));
-            return retryable.runInsert(opCtx, session.get(), command, withIds.size(), ordered,
+            return retryable.runInsert(opCtx, session.get(), withIds.size(), ordered,
                     statementCtx -> inserter.insert(statementCtx, ns, withIds, ordered),
                     (statementCtx, i) -> inserter.insert(statementCtx, ns, List.of(withIds.get(i)), true).single()).toReply();
         }

@@ -101,7 +101,7 @@ abstract class StatementWriteCommand<S> extends ShardCommand {
         boolean retryableWrite = RetryableWrites.retryable(opCtx).isPresent();
         Optional<CollectionInfo> buckets = timeseries.buckets(ns);
         TimeseriesOptions options = buckets.flatMap(b -> TimeseriesCollections.optionsOf(opCtx, b)).orElse(null);
-        return reply(retryable.run(opCtx, command, statements.size(), ordered, (statementCtx, i) -> {
+        return reply(retryable.run(opCtx, statements.size(), ordered, (statementCtx, i) -> {
             S statement = statements.get(i);
             String path = field + "." + i;
             Optional<String> refused = retryableWrite ? refusedInRetryableWrite(statement) : Optional.empty();

@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
 
 /**
@@ -85,19 +84,20 @@ public class RetryableWrites {
     }
 
     /**
-     * Runs {@code count} statements of {@code command} in order (an ordered batch stops at the first failing one).
+     * Runs {@code count} statements of {@code opCtx}'s command in order (an ordered batch stops at the first failing
+     * one), statement {@code i} with the {@code i}th of the command's statement ids ({@link OperationSessionInfo#statementIds}).
      *
      * @param execute runs statement {@code i}
      * @param replay  the outcome of an executed statement, from its oplog entry
      * @throws CommandException TransactionTooOld (225); MaxTimeMSExpired (50) when the session stays checked out
      */
-    public WriteResult run(OperationContext opCtx, BsonDocument command, int count, boolean ordered, Statement execute,
+    public WriteResult run(OperationContext opCtx, int count, boolean ordered, Statement execute,
             Function<SessionHistory.ExecutedStatement, StatementOutcome> replay) {
         Optional<OperationSessionInfo> session = retryable(opCtx);
         if (session.isEmpty()) {
             return WriteResult.ofStatements(count, ordered, i -> execute.run(opCtx, i));
         }
-        int[] stmtIds = StatementIds.of(command, count);
+        int[] stmtIds = session.get().statementIds().of(count);
         return runInSession(session.get(), progress -> statements(opCtx, session.get(), progress, stmtIds, ordered, execute, replay));
     }
 
@@ -110,9 +110,9 @@ public class RetryableWrites {
      * @param one   inserts document {@code i}
      * @throws CommandException as {@link #run}
      */
-    public WriteResult runInsert(OperationContext opCtx, OperationSessionInfo session, BsonDocument command, int count, boolean ordered,
+    public WriteResult runInsert(OperationContext opCtx, OperationSessionInfo session, int count, boolean ordered,
             Function<OperationContext, WriteResult> batch, Statement one) {
-        int[] stmtIds = StatementIds.of(command, count);
+        int[] stmtIds = session.statementIds().of(count);
         return runInSession(session, progress -> {
             boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
             if (fresh) {
@@ -147,7 +147,7 @@ public class RetryableWrites {
     }
 
     /**
-     * Runs one statement of {@code command} (findAndModify's one write) with {@code stmtId} from the command (0 by
+     * Runs one statement of {@code opCtx}'s command (findAndModify's one write) with {@code stmtId} from the command (0 by
      * default), answering from history when it already ran.
      *
      * @param execute runs the statement; it throws for a failure
@@ -155,13 +155,13 @@ public class RetryableWrites {
      * @throws CommandException TransactionTooOld (225), IncompleteTransactionHistory (217), MaxTimeMSExpired (50), or
      *                          what {@code execute} throws
      */
-    public <T> T runOne(OperationContext opCtx, BsonDocument command, Function<OperationContext, T> execute,
+    public <T> T runOne(OperationContext opCtx, Function<OperationContext, T> execute,
             Function<SessionHistory.ExecutedStatement, T> replay) {
         Optional<OperationSessionInfo> session = retryable(opCtx);
         if (session.isEmpty()) {
             return execute.apply(opCtx);
         }
-        int stmtId = StatementIds.of(command, 1)[0];
+        int stmtId = session.get().statementIds().of(1)[0];
         return runInSession(session.get(), progress -> statement(opCtx, session.get(), progress, stmtId, execute, replay));
     }
 

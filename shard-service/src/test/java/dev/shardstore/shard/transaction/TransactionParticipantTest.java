@@ -9,7 +9,6 @@ import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.shard.storage.TransactionConnections;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -40,6 +39,9 @@ class TransactionParticipantTest extends ShardIntegrationTest {
     TransactionParticipant participant;
     @Autowired
     TransactionConnections connections;
+    /** The shard's clock, which the participant dates transactions by (a movable one in some shared test contexts). */
+    @Autowired
+    java.time.Clock clock;
 
     private static final AtomicInteger COLLECTIONS = new AtomicInteger();
     private String coll;
@@ -195,7 +197,7 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(preparedHere()).as("PostgreSQL holds it prepared").isEqualTo(before + 1);
         assertThat(code(run(DB, statement(update(1, 1), lsid, 1, false)))).as("no statement after the prepare").isEqualTo(267);
         assertThat(code(run(DB, statement(update(1, 1), lsid, 2, true)))).as("no new transaction on the session").isEqualTo(267);
-        participant.reapExpired(Instant.now().plus(Duration.ofHours(1)));
+        participant.reapExpired(clock.instant().plus(Duration.ofHours(1)));
         participant.reapEnded(lsids -> Set.of());
         assertThat(balance(1)).as("invisible until the decision").isEqualTo(100);
         assertThat(code(commit(lsid, 1))).as("a prepared transaction's commit needs a commitTimestamp").isEqualTo(72);
@@ -269,12 +271,12 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         LogicalSessionId ended = LogicalSessionId.random();
         LogicalSessionId alive = LogicalSessionId.random();
         ok(run(DB, statement(update(1, -1), old, 1, true)));
-        assertThat(participant.reapExpired(Instant.now().plus(Duration.ofSeconds(61)))).isGreaterThanOrEqualTo(1);
+        assertThat(participant.reapExpired(clock.instant().plus(Duration.ofSeconds(61)))).isGreaterThanOrEqualTo(1);
         assertThat(code(commit(old, 1))).isEqualTo(251);
 
         ok(run(DB, statement(update(1, -1), ended, 1, true)));
         ok(run(DB, statement(update(2, -1), alive, 1, true)));
-        assertThat(participant.reapExpired(Instant.now())).as("within the lifetime").isZero();
+        assertThat(participant.reapExpired(clock.instant())).as("within the lifetime").isZero();
         participant.reapEnded(lsids -> Set.of(alive));
         assertThat(code(commit(ended, 1))).isEqualTo(251);
         ok(commit(alive, 1));

@@ -20,8 +20,10 @@ import org.jspecify.annotations.Nullable;
  *                         transaction (then {@code txnNumber} is set)
  * @param startTransaction whether the command carries {@code startTransaction: true}: its transaction's first statement
  *                         (then {@code inTransaction})
+ * @param statementIds     the ids of its statements ({@code stmtIds}/{@code stmtId}; {@link StatementIds#DEFAULT} without)
  */
-public record OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumber, boolean inTransaction, boolean startTransaction) {
+public record OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumber, boolean inTransaction, boolean startTransaction,
+        StatementIds statementIds) {
     /** The command field of the transaction number. */
     public static final String TXN_NUMBER = "txnNumber";
     /** The command field that makes a command a transaction's statement (only {@code false} is allowed). */
@@ -42,11 +44,14 @@ public record OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumb
         if (startTransaction && !inTransaction) {
             throw new IllegalArgumentException("startTransaction is a transaction's statement");
         }
+        if (statementIds == null) {
+            throw new IllegalArgumentException("statementIds is required (StatementIds.DEFAULT for none)");
+        }
     }
 
     /** The session fields of a command that uses {@code lsid} with {@code txnNumber} (null for none) outside a transaction. */
     public OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumber) {
-        this(lsid, txnNumber, false, false);
+        this(lsid, txnNumber, false, false, StatementIds.DEFAULT);
     }
 
     /**
@@ -59,7 +64,7 @@ public record OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumb
      *                          without {@code txnNumber} and {@code startTransaction} without {@code autocommit};
      *                          TypeMismatch (14) for a {@code txnNumber} that is not an integer or a flag that is not a
      *                          boolean; BadValue (2) for a negative {@code txnNumber}; the errors of
-     *                          {@link LogicalSessionId#parse}
+     *                          {@link LogicalSessionId#parse} and {@link StatementIds#parse}
      */
     public static Optional<OperationSessionInfo> of(BsonDocument command) {
         BsonValue lsid = command.get(LogicalSessionId.FIELD);
@@ -101,7 +106,7 @@ public record OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumb
             throw new CommandException(ErrorCode.InvalidOptions, "'startTransaction' field requires 'autocommit' field to also be specified");
         }
         return Optional.of(new OperationSessionInfo(LogicalSessionId.parse(lsid, LogicalSessionId.FIELD), txnNumber, inTransaction,
-                startTransaction));
+                startTransaction, StatementIds.parse(command)));
     }
 
     private static boolean flag(BsonValue value, String field) {

@@ -54,9 +54,9 @@ class SessionFieldsTest {
 
     @Test
     void statementIdsAreIndexesOrOffsetsOrTheClientsOwn() {
-        assertThat(StatementIds.of(new BsonDocument(), 3)).containsExactly(0, 1, 2);
-        assertThat(StatementIds.of(ExtendedJson.parse("{stmtId: 5}"), 3)).containsExactly(5, 6, 7);
-        assertThat(StatementIds.of(ExtendedJson.parse("{stmtIds: [4, 9, 2]}"), 3)).containsExactly(4, 9, 2);
+        assertThat(StatementIds.parse(new BsonDocument()).of(3)).containsExactly(0, 1, 2);
+        assertThat(StatementIds.parse(ExtendedJson.parse("{stmtId: 5}")).of(3)).containsExactly(5, 6, 7);
+        assertThat(StatementIds.parse(ExtendedJson.parse("{stmtIds: [4, 9, 2]}")).of(3)).containsExactly(4, 9, 2);
         assertThat(StatementIds.toBson(new int[] {4, 9})).isEqualTo(ExtendedJson.parse("{a: [4, 9]}").getArray("a"));
     }
 
@@ -69,7 +69,7 @@ class SessionFieldsTest {
             {stmtId: 1, stmtIds: [1, 2]} | 72 | cannot both be given
             """)
     void badStatementIdsAreRefused(String command, int code, String message) {
-        assertThatThrownBy(() -> StatementIds.of(ExtendedJson.parse(command), 2))
+        assertThatThrownBy(() -> StatementIds.parse(ExtendedJson.parse(command)).of(2))
                 .isInstanceOf(CommandException.class).hasMessageContaining(message)
                 .satisfies(e -> assertThat(((CommandException) e).code()).isEqualTo(ErrorCode.ofNumber(code)));
     }
