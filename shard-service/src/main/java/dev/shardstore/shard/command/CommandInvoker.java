@@ -121,7 +121,7 @@ public class CommandInvoker {
             Function<OperationContext, BsonDocument> versionedBody = opCtxIn -> runtime.run(opCtxIn, db, versioned, access, command,
                     checkVersions, checkedBody);
             BsonDocument reply = TransactionParticipant.isStatement(opCtx) && !TRANSACTION_CONTROL.contains(name)
-                    ? transactions.runStatement(opCtx, name, command, versionedBody) : versionedBody.apply(opCtx);
+                    ? transactions.runStatement(opCtx, name, versioned, command, versionedBody) : versionedBody.apply(opCtx);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

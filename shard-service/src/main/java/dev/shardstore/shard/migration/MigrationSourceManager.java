@@ -44,7 +44,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       transaction; pins the oplog at the all-durable point, which is where the clone starts;</li>
  *   <li>{@code _recvChunkStart} to the recipient, then polls {@code _recvChunkStatus} until it is {@code steady}
  *       (it cloned and caught up; fail point {@link #HANG_AFTER_CLONE} after that);</li>
- *   <li>enters the critical section's catch-up phase (writes wait; the ones in flight are drained), sends
+ *   <li>enters the critical section's catch-up phase (writes wait; the ones in flight are drained, and prepared
+ *       transactions' decisions awaited: their entries appear only then), sends
  *       {@code _recvChunkCommit} (the recipient applies the last changes, every one of them since writes are blocked),
  *       enters the commit phase (reads wait too; {@link #IN_CRITICAL_SECTION}), and commits with
  *       {@code _configsvrCommitChunkMigration}. A commit without an answer is decided from the catalog after a fence
@@ -61,6 +62,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Component
 public class MigrationSourceManager {
+    /**
+     * How long the donor's critical section waits for the writes in flight to end, prepared transactions' decisions
+     * included, before the recipient's last catch-up; past it the migration aborts.
+     */
+    static final Duration PREPARED_DECISION_WAIT = Duration.ofSeconds(30);
     /** The context of this component's own writes: no deadline, no session. */
     private static final OperationContext DONOR = OperationContext.internal("migrationDonor");
     /** Fail point after the recipient reported {@code steady}, before the critical section. */
@@ -191,6 +197,8 @@ public class MigrationSourceManager {
             donation.progress.phase("criticalSection");
             sectionStart = System.nanoTime();
             runtime.enterCriticalSection(ns, CriticalSectionPhase.CATCH_UP, doc.criticalSectionReason(), null);
+            // a prepared transaction's entries appear when its coordinator decides: wait for that before the last catch-up
+            oplog.awaitEveryReservation(PREPARED_DECISION_WAIT);
             peers.recvChunkCommit(request.toShard(), id, ns);
             runtime.enterCriticalSection(ns, CriticalSectionPhase.COMMIT, doc.criticalSectionReason(), null);
             failPoints.hit(IN_CRITICAL_SECTION);

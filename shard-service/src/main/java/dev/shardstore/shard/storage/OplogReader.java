@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.KeyRange;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -54,6 +55,18 @@ public class OplogReader {
         this.clock = clock;
         Long oldest = jdbc.sql("SELECT min(ts_key) FROM oplog").query(Long.class).optional().orElse(null);
         this.truncatedThrough = oldest == null ? 0 : Oplog.tsOf(oldest) - 1;
+    }
+
+    /**
+     * Waits until every oplog time handed out so far is durable: each write that reserved one has committed or rolled
+     * back, a prepared transaction's included (its reservation lasts until its decision). A migration's donor waits so
+     * once its critical section blocks new writes, before the recipient's last catch-up, so that no entry of the range
+     * can appear after it.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException MaxTimeMSExpired (50) after {@code timeout}
+     */
+    public void awaitEveryReservation(Duration timeout) {
+        clock.awaitDurable(clock.latest(), timeout);
     }
 
     /** The all-durable point: no entry at or below it can still appear ({@link OplogTimeReservations#allDurable()}). */

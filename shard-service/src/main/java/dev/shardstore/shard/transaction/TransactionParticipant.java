@@ -7,24 +7,29 @@ import dev.shardstore.contracts.error.WriteErrors;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.shard.session.SessionCatalog;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.PreparedTransaction;
 import dev.shardstore.shard.storage.SessionHistory;
 import dev.shardstore.shard.storage.TransactionResources;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
+import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.support.session.LogicalSessionCache;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -52,7 +57,9 @@ import org.springframework.stereotype.Component;
  *       A statement that fails — a write error included: a transaction is all or nothing — aborts the transaction
  *       and fails the command with its error (a write conflict as WriteConflict (112)), labelled
  *       {@code TransientTransactionError} where the whole transaction may be retried;</li>
- *   <li>{@code commitTransaction} commits it (again: answered ok), {@code abortTransaction} rolls it back;</li>
+ *   <li>{@code commitTransaction} commits it (again: answered ok), {@code abortTransaction} rolls it back; a commit or
+ *       prepare after a critical section began on a collection the transaction wrote to aborts it instead
+ *       ({@link #unsectioned});</li>
  *   <li>{@code prepareTransaction} (two-phase commit) prepares it in PostgreSQL ({@code PREPARE TRANSACTION}); then only
  *       a commit with the coordinator's {@code commitTimestamp} or an abort may follow (PreparedTransactionInProgress
  *       (267) for a statement or a new transaction of the session), the reapers leave it alone, and a restart takes it
@@ -85,6 +92,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     static final String COMMIT_TIMESTAMP = "commitTimestamp";
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
+    /** A collection a transaction wrote to, and how many critical sections had begun there before its first write. */
+    record Written(Namespace namespace, long sectionsBefore) {}
+
     /** Where a session's transaction is. */
     enum State { IN_PROGRESS, PREPARED, COMMITTED, ABORTED }
 
@@ -98,6 +108,11 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         boolean wrote;
         /** Set by the prepare. */
         @Nullable PreparedTransaction prepared;
+        /**
+         * The collections it wrote to, by full name, each with the count of critical sections begun there before its
+         * first write ({@link CollectionShardingRuntime#criticalSectionsEntered}).
+         */
+        final Map<String, Written> written = new TreeMap<>();
 
         Transaction(long txnNumber, Instant started, @Nullable TransactionResources resources) {
             this.txnNumber = txnNumber;
@@ -116,9 +131,11 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     private final WriteUnitOfWork units;
     private final Clock clock;
     private final Duration lifetimeLimit;
+    private final CollectionShardingRuntime runtime;
 
     public TransactionParticipant(SessionCatalog sessions, SessionHistory history, WriteUnitOfWork units, Clock clock,
-            TransactionProperties properties, LogicalSessionCache sessionCache) {
+            TransactionProperties properties, LogicalSessionCache sessionCache, CollectionShardingRuntime runtime) {
+        this.runtime = runtime;
         this.sessions = sessions;
         this.history = history;
         this.units = units;
@@ -156,7 +173,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
      * @throws CommandException the errors of the class comment, and the command's own error, after the transaction
      *                          was aborted
      */
-    public BsonDocument runStatement(OperationContext opCtx, String name, BsonDocument command, Function<OperationContext, BsonDocument> body) {
+    public BsonDocument runStatement(OperationContext opCtx, String name, @Nullable Namespace namespace, BsonDocument command,
+            Function<OperationContext, BsonDocument> body) {
         OperationSessionInfo info = opCtx.session().orElseThrow(() -> new IllegalStateException("a transaction's statement has a session"));
         if (!STATEMENTS.contains(name)) {
             throw new CommandException(ErrorCode.OperationNotSupportedInTransaction, "Cannot run '" + name + "' in a multi-document transaction.");
@@ -164,6 +182,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         long txnNumber = txnNumber(info);
         try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
             Transaction txn = info.startTransaction() ? start(session, txnNumber) : continued(session, txnNumber, command);
+            if (namespace != null && WRITES.contains(name)) { // counted before the write takes the collection lock
+                txn.written.putIfAbsent(namespace.full(), new Written(namespace, runtime.criticalSectionsEntered(namespace)));
+            }
             BsonDocument reply;
             try {
                 reply = units.inTransaction(opCtx, txn.resources(), body);
@@ -219,10 +240,10 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                                 + " prepared transaction; transaction " + txnNumber + " is not prepared");
                     }
                     try {
-                        units.commitTransaction(txn.resources(), info.lsid(), txnNumber);
+                        unsectioned(txn, () -> units.commitTransaction(txn.resources(), info.lsid(), txnNumber));
                         txn.state = State.COMMITTED;
                     } catch (RuntimeException e) {
-                        txn.state = State.ABORTED; // the commit rolled it back
+                        abort(txn); // rolled back already when the commit itself failed
                         throw aborting(e);
                     }
                 }
@@ -276,9 +297,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                 case PREPARED -> Objects.requireNonNull(txn.prepared, "a prepared transaction").prepareTimestamp();
                 case IN_PROGRESS -> {
                     try {
-                        txn.prepared = units.prepareTransaction(txn.resources(), info.lsid(), txnNumber);
+                        txn.prepared = unsectioned(txn, () -> units.prepareTransaction(txn.resources(), info.lsid(), txnNumber));
                     } catch (RuntimeException e) {
-                        txn.state = State.ABORTED; // the prepare rolled it back
+                        abort(txn); // rolled back already when the prepare itself failed
                         throw aborting(e);
                     }
                     txn.state = State.PREPARED;
@@ -425,6 +446,35 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             throw new CommandException(ErrorCode.InvalidOptions, "Only the first command in a transaction may specify a readConcern");
         }
         return txn;
+    }
+
+    /**
+     * Runs {@code action} (the commit or the prepare of {@code txn}) holding, in name order, the shared lock of every
+     * collection the transaction wrote to, once no critical section began on any of them since its first write there
+     * (mongo/src/mongo/db/s/README.md "Transactions": a critical section aborts the collection's unprepared
+     * transactions). The locks keep a section from beginning until the commit is over, so a migration's catch-up sees
+     * its entries; a transaction one did begin under must not commit, since its writes may be in a range this shard no
+     * longer owns.
+     *
+     * @throws CommandException NoSuchTransaction (251), labelled TransientTransactionError, when a section began
+     */
+    private <T> T unsectioned(Transaction txn, Supplier<T> action) {
+        return holdingShared(new ArrayList<>(txn.written.values()), 0, txn, action);
+    }
+
+    private <T> T holdingShared(List<Written> written, int next, Transaction txn, Supplier<T> action) {
+        if (next == written.size()) {
+            return action.get();
+        }
+        Written w = written.get(next);
+        return runtime.shared(w.namespace(), () -> {
+            if (runtime.criticalSection(w.namespace()).isPresent() || runtime.criticalSectionsEntered(w.namespace()) != w.sectionsBefore()) {
+                throw new CommandException(ErrorCode.NoSuchTransaction, "Transaction " + txn.txnNumber + " was aborted: a migration or"
+                        + " DDL operation on " + w.namespace().full() + " began after the transaction wrote to it",
+                        ErrorLabel.TransientTransactionError.extraInfo());
+            }
+            return holdingShared(written, next + 1, txn, action);
+        });
     }
 
     private void abort(Transaction txn) {

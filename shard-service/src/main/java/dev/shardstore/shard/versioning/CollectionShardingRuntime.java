@@ -185,6 +185,15 @@ public class CollectionShardingRuntime {
     }
 
     /**
+     * How many critical sections of {@code namespace} began since this shard started: a multi-document transaction
+     * that wrote to the collection compares it at its commit with what it was before its write, as MongoDB aborts a
+     * collection's unprepared transactions when a section begins (a migration's or a DDL operation's).
+     */
+    public long criticalSectionsEntered(Namespace namespace) {
+        return runtime(namespace.full()).sectionsEntered;
+    }
+
+    /**
      * Enters {@code phase} of {@code namespace}'s critical section for the operation {@code reason}: waits for the
      * commands holding the collection lock to finish, persists the section, and from then on versioned commands
      * that the phase blocks wait. Entering again for the same reason is idempotent; phase 2 may follow phase 1 (a
@@ -269,6 +278,7 @@ public class CollectionShardingRuntime {
                 if (held == null) {
                     Instant expiresAt = expiry == null ? null : Instant.now().plus(expiry);
                     runtime.section = hold(new CriticalSection(key, phase, reason, expiresAt));
+                    runtime.sectionsEntered++;
                 } else if (held.section.phase() != CriticalSectionPhase.COMMIT && phase == CriticalSectionPhase.COMMIT) {
                     held.section = held.section.withPhase(phase);
                 } else {
@@ -355,6 +365,8 @@ public class CollectionShardingRuntime {
     private static final class NamespaceRuntime {
         final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
         volatile @Nullable Held section;
+        /** How many critical sections began here since this shard started (changed under {@code this}). */
+        volatile long sectionsEntered;
 
         Lock lock(CollectionAccess access) {
             return access == CollectionAccess.EXCLUSIVE ? lock.writeLock() : lock.readLock();

@@ -39,6 +39,8 @@ class TransactionParticipantTest extends ShardIntegrationTest {
     TransactionParticipant participant;
     @Autowired
     TransactionConnections connections;
+    @Autowired
+    dev.shardstore.shard.versioning.CollectionShardingRuntime runtime;
     /** The shard's clock, which the participant dates transactions by (a movable one in some shared test contexts). */
     @Autowired
     java.time.Clock clock;
@@ -225,6 +227,44 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(balance(1)).isEqualTo(100);
         assertThat(code(prepare(lsid, 1))).isEqualTo(251);
         assertThat(code(commit(lsid, 1))).isEqualTo(251);
+    }
+
+    /**
+     * A critical section (a migration's, a DDL operation's) that begins on a collection after a transaction wrote to
+     * it aborts the transaction at its commit or prepare, whether the section is still held or already over: the
+     * range it wrote may have moved away (mongo/src/mongo/db/s/README.md "Transactions"). A transaction that only
+     * read the collection, or wrote before nothing began, commits.
+     */
+    @Test
+    void aCriticalSectionBegunAfterATransactionsWriteAbortsItsCommit() {
+        dev.shardstore.contracts.namespace.Namespace ns = new dev.shardstore.contracts.namespace.Namespace(DB, coll);
+        BsonDocument reason = new BsonDocument("command", new org.bson.BsonString("test"));
+        LogicalSessionId during = LogicalSessionId.random();
+        LogicalSessionId after = LogicalSessionId.random();
+        LogicalSessionId preparedAfter = LogicalSessionId.random();
+        LogicalSessionId reader = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -1), during, 1, true)));
+        ok(run(DB, statement(update(2, -1), after, 1, true)));
+        ok(run(DB, statement("{insert: '" + coll + "', documents: [{_id: 10, balance: 0}]}", preparedAfter, 1, true)));
+        ok(run(DB, statement("{find: '" + coll + "'}", reader, 1, true)));
+        runtime.enterCriticalSection(ns, dev.shardstore.shard.versioning.CriticalSectionPhase.CATCH_UP, reason, null);
+        try {
+            BsonDocument refused = commit(during, 1);
+            assertThat(code(refused)).as("committed during the section").isEqualTo(251);
+            assertThat(ErrorLabel.TransientTransactionError.on(refused)).isTrue();
+        } finally {
+            runtime.exitCriticalSection(ns, reason);
+        }
+        assertThat(code(commit(after, 1))).as("committed after a section came and went").isEqualTo(251);
+        assertThat(code(prepare(preparedAfter, 1))).as("prepared after it").isEqualTo(251);
+        ok(commit(reader, 1));
+        assertThat(balance(1)).isEqualTo(100);
+        assertThat(balance(2)).isEqualTo(100);
+        assertThat(documentsOf(DB, coll)).as("nothing of the prepared-after transaction").hasSize(2);
+        LogicalSessionId later = LogicalSessionId.random();
+        ok(run(DB, statement(update(2, -1), later, 1, true)));
+        ok(commit(later, 1));
+        assertThat(balance(2)).as("a transaction that wrote after the section commits").isEqualTo(99);
     }
 
     @Test
