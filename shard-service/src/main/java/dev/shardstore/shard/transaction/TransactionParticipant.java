@@ -168,6 +168,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
      * Runs {@code body}, the command {@code name} ({@code command}), as a statement of its session's transaction (see the
      * class comment for the rules).
      *
+     * @param namespace the collection the command is about, or null: a write to it is noted for the critical-section
+     *                  check of the commit ({@link #unsectioned})
      * @param body runs the command with the context it gets, in the transaction
      * @return the command's reply with {@code readOnly}
      * @throws CommandException the errors of the class comment, and the command's own error, after the transaction
