@@ -58,6 +58,9 @@ class MigrationServiceTest extends ShardIntegrationTest {
     FailPoints failPoints;
 
     @Autowired
+    dev.shardstore.shard.versioning.CollectionShardingRuntime runtime;
+
+    @Autowired
     OplogReader oplog;
 
     @Autowired
@@ -174,6 +177,48 @@ class MigrationServiceTest extends ShardIntegrationTest {
                 .contains(100, 149, 5000, 5001).hasSize(52);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(ids(documents(url(), "maxkey")))
                 .as("the donor's orphans are deleted, MaxKey keys included").hasSize(100).doesNotContain(100, 5000, 5001));
+    }
+
+    /** {@code json} as a statement of {@code lsid}'s transaction 1 ({@code startTransaction} when {@code start}). */
+    private static BsonDocument inTransaction(String json, dev.shardstore.contracts.session.LogicalSessionId lsid, boolean start) {
+        BsonDocument command = ExtendedJson.parse(json).append("lsid", lsid.toBson()).append("txnNumber", new org.bson.BsonInt64(1))
+                .append("autocommit", org.bson.BsonBoolean.FALSE);
+        return start ? command.append("startTransaction", org.bson.BsonBoolean.TRUE) : command;
+    }
+
+    /**
+     * A migration of a range in which one transaction is prepared and another is open with a write (issue 36;
+     * mongo/src/mongo/db/s/README.md "Transactions"): the donor's critical section waits for the prepared one's
+     * decision, whose entry then reaches the recipient with the last catch-up, so the committed write moves with the
+     * range; the open one is aborted at its commit, since a section began on its collection after its write, and none
+     * of it appears anywhere.
+     */
+    @Test
+    void aMigrationWaitsForAPreparedTransactionOfItsRangeAndTheOpenOneCannotCommitAfterIt() throws Exception {
+        String ns = setUp("txnmig", 150);
+        // as a routed statement would have (its shard version), the shard knows the collection's key before the writes
+        ErrorReplies.requireOk(run("admin", new BsonDocument("_shardsvrRefreshCollection", new BsonString(ns))));
+        dev.shardstore.contracts.session.LogicalSessionId open = dev.shardstore.contracts.session.LogicalSessionId.random();
+        dev.shardstore.contracts.session.LogicalSessionId prepared = dev.shardstore.contracts.session.LogicalSessionId.random();
+        ErrorReplies.requireOk(run("mig", inTransaction("{update: 'txnmig', updates: [{q: {x: 120}, u: {$inc: {n: 1}}}]}", open, true)));
+        ErrorReplies.requireOk(run("mig", inTransaction("{update: 'txnmig', updates: [{q: {x: 121}, u: {$inc: {n: 7}}}]}", prepared, true)));
+        BsonDocument vote = ErrorReplies.requireOk(run("admin", inTransaction("{prepareTransaction: 1}", prepared, false)));
+
+        CompletableFuture<BsonDocument> move = moveAsync(ns, 100);
+        await().atMost(Duration.ofSeconds(30)).until(() -> runtime.criticalSection(Namespace.parse(ns, "ns")).isPresent());
+        assertThat(move).as("the section waits for the prepared transaction's decision").isNotDone();
+        ErrorReplies.requireOk(run("admin", inTransaction("{commitTransaction: 1}", prepared, false).append("commitTimestamp", vote.get("prepareTimestamp"))));
+
+        BsonDocument reply = move.get(60, TimeUnit.SECONDS);
+        assertThat(ErrorReplies.isError(reply)).as(reply.toJson()).isFalse();
+        assertThat(reply.getNumber("modsTransferred").intValue()).as("the prepared transaction's entry, after its decision").isEqualTo(1);
+        BsonDocument lateCommit = run("admin", inTransaction("{commitTransaction: 1}", open, false));
+        assertThat(lateCommit.getNumber("code").intValue()).as(lateCommit.toJson()).isEqualTo(251);
+        List<BsonDocument> moved = documents(recipient.url(), "txnmig");
+        assertThat(moved).filteredOn(d -> d.getInt32("x").getValue() == 121).singleElement()
+                .satisfies(d -> assertThat(d.getNumber("n").intValue()).as("the committed write moved with the range").isEqualTo(7));
+        assertThat(moved).filteredOn(d -> d.getInt32("x").getValue() == 120).singleElement()
+                .satisfies(d -> assertThat(d.containsKey("n")).as("nothing of the aborted transaction").isFalse());
     }
 
     @Test
