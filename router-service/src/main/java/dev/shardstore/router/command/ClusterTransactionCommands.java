@@ -14,10 +14,8 @@ import dev.shardstore.support.operation.OperationContext;
 import java.util.List;
 import java.util.Set;
 import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,8 +155,9 @@ public class ClusterTransactionCommands implements TransactionAborter {
     }
 
     private static BsonDocument sessionCommand(String name, RouterTransaction txn) {
-        return new BsonDocument(name, new BsonInt32(1)).append("lsid", txn.lsid().toBson())
-                .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txn.txnNumber())).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+        BsonDocument command = new BsonDocument(name, new BsonInt32(1));
+        command.putAll(OperationSessionInfo.transactionFields(txn.lsid(), txn.txnNumber()));
+        return command;
     }
 
     private static RouterTransaction transactionOf(OperationContext opCtx, String name) {

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -62,8 +61,7 @@ public final class RouterTransaction {
      */
     public static BsonDocument sessionFieldsOf(OperationContext opCtx) {
         RouterTransaction txn = of(opCtx);
-        return txn == null ? new BsonDocument() : new BsonDocument("lsid", txn.lsid.toBson())
-                .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txn.txnNumber)).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+        return txn == null ? new BsonDocument() : OperationSessionInfo.transactionFields(txn.lsid, txn.txnNumber);
     }
 
     /** {@code opCtx} with this transaction, for a statement of it. */
@@ -89,9 +87,7 @@ public final class RouterTransaction {
         statement.putAll(command);
         statement.remove(OperationSessionInfo.START_TRANSACTION);
         statement.remove("readConcern");
-        statement.put("lsid", lsid.toBson());
-        statement.put(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txnNumber));
-        statement.put(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+        statement.putAll(OperationSessionInfo.transactionFields(lsid, txnNumber));
         if (!participants.containsKey(shard)) {
             participants.put(shard, false);
             statement.put(OperationSessionInfo.START_TRANSACTION, BsonBoolean.TRUE);

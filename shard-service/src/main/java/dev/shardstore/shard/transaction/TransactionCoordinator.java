@@ -21,10 +21,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -250,8 +248,9 @@ public class TransactionCoordinator {
     }
 
     private static BsonDocument command(String name, LogicalSessionId lsid, long txnNumber) {
-        return new BsonDocument(name, new BsonInt32(1)).append("lsid", lsid.toBson())
-                .append(OperationSessionInfo.TXN_NUMBER, new BsonInt64(txnNumber)).append(OperationSessionInfo.AUTOCOMMIT, BsonBoolean.FALSE);
+        BsonDocument command = new BsonDocument(name, new BsonInt32(1));
+        command.putAll(OperationSessionInfo.transactionFields(lsid, txnNumber));
+        return command;
     }
 
     /** The participants named in a {@code coordinateCommitTransaction}: {@code participants: [{shardId}, ...]}. */

@@ -3,7 +3,9 @@ package dev.shardstore.contracts.session;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Optional;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
@@ -107,6 +109,16 @@ public record OperationSessionInfo(LogicalSessionId lsid, @Nullable Long txnNumb
         }
         return Optional.of(new OperationSessionInfo(LogicalSessionId.parse(lsid, LogicalSessionId.FIELD), txnNumber, inTransaction,
                 startTransaction, StatementIds.parse(command)));
+    }
+
+    /**
+     * The session fields of a statement of {@code lsid}'s multi-document transaction {@code txnNumber} after its first:
+     * {@code {lsid, txnNumber, autocommit: false}}, as a router sends them to a participant and a coordinator to each
+     * participant (the inverse of {@link #of} for such a command).
+     */
+    public static BsonDocument transactionFields(LogicalSessionId lsid, long txnNumber) {
+        return new BsonDocument(LogicalSessionId.FIELD, lsid.toBson()).append(TXN_NUMBER, new BsonInt64(txnNumber))
+                .append(AUTOCOMMIT, BsonBoolean.FALSE);
     }
 
     private static boolean flag(BsonValue value, String field) {
