@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a transaction that wrote on both shards commits on both by two-phase commit, and with its coordinator killed at
  * each step it ends whole or absent; a failed statement aborts the transaction; a cursor's getMores read in its
  * transaction; a participant killed while its transaction is prepared keeps it prepared and applies the decision after
- * its restart. Through the Java driver's
+ * its restart; a migration of a range with a prepared and an open transaction in it aborts the open one and carries
+ * the prepared one's committed writes. Through the Java driver's
  * {@code withTransaction}, concurrent transfers on one shard retry their write conflicts and each applies exactly once;
  * REST and the wire protocol give a write conflict the same {@code TransientTransactionError} label.
  */
@@ -320,6 +321,53 @@ class TransactionsIT {
         ok(run(DB, ExtendedJson.parse("{\"find\": \"acct\", \"filter\": {\"x\": 11}, \"readConcern\": {\"afterClusterTime\":"
                 + " {\"$timestamp\": {\"t\": " + (prepareTimestamp >>> 32) + ", \"i\": " + (prepareTimestamp & 0xffffffffL) + "}}}}")
                 .append("lsid", LogicalSessionId.random().toBson())));
+    }
+
+    /**
+     * A migration of a range with a prepared and an open transaction in it (mongo/src/mongo/db/s/README.md
+     * "Transactions"): the donor's critical section aborts the open one as it begins (its next statement is
+     * NoSuchTransaction with TransientTransactionError, and its row locks do not hold up the donor's range deletion),
+     * and waits for the prepared one's decision (its coordinator paused after deciding) before the last catch-up, so
+     * that the committed transaction's writes move with the range: after the move the recipient owns them, the open
+     * transaction left nothing, and the total holds.
+     */
+    @Test
+    void aMigrationOverAPreparedAndAnOpenTransactionOfItsRange() {
+        c.ok("admin", "{\"split\": \"txn.acct\", \"middle\": {\"x\": 90}}");
+        LogicalSessionId prepared = LogicalSessionId.random();
+        LogicalSessionId open = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(16, -20), prepared, 1, true))); // the low shard: the coordinator
+        ok(run(DB, statement(transfer(91, 20), prepared, 1, false)));
+        ok(run(DB, statement(transfer(92, -10), open, 1, true)));
+        String paused = "transactionCoordinator.afterDecision";
+        long entered = c.failPoints.configure(low, paused, "pause");
+        java.util.concurrent.CompletableFuture<BsonDocument> commit = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> run("admin", statement("{\"commitTransaction\": 1}", prepared, 1, false)));
+        c.failPoints.waitFor(low, paused, entered + 1); // both prepared, the decision written, not yet delivered
+        java.util.concurrent.CompletableFuture<BsonDocument> move = java.util.concurrent.CompletableFuture.supplyAsync(() -> c.router.run(
+                "admin", ExtendedJson.parse("{\"moveChunk\": \"txn.acct\", \"find\": {\"x\": 90}, \"to\": \"" + low + "\","
+                        + " \"_waitForDelete\": true}")));
+        try {
+            ItSupport.waitUntil(() -> c.migrations(high).getArray("active").stream()
+                    .anyMatch(m -> m.asDocument().getString("phase").getValue().equals("criticalSection")),
+                    java.time.Duration.ofSeconds(30), "the donor enters its critical section");
+            BsonDocument after = ItSupport.replyOf(c.cluster, high, DB, statement("{\"find\": \"acct\", \"filter\": {\"x\": 92}}", open, 1, false));
+            assertThat(code(after)).as("the open transaction was aborted by the section").isEqualTo(251);
+            assertThat(ErrorLabel.TransientTransactionError.on(after)).isTrue();
+        } finally {
+            c.failPoints.disable(low, paused);
+        }
+        ok(commit.join());
+        ok(move.join());
+        assertThat(c.ownerOf(DB + ".acct", 90)).isEqualTo(low);
+        assertThat(balance(16)).isEqualTo(80);
+        assertThat(balance(91)).as("the prepared transaction's write moved with the range").isEqualTo(120);
+        assertThat(balance(92)).as("nothing of the aborted one").isEqualTo(100);
+        assertThat(code(run("admin", statement("{\"commitTransaction\": 1}", open, 1, false)))).isEqualTo(251);
+        assertThat(total()).isEqualTo(100 * 100);
+        c.ok(DB, transfer(16, 20));
+        c.ok(DB, transfer(91, -20));
+        c.ok("admin", "{\"moveChunk\": \"txn.acct\", \"find\": {\"x\": 90}, \"to\": \"" + high + "\", \"_waitForDelete\": true}");
     }
 
     @Test

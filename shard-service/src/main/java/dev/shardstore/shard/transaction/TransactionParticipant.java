@@ -59,7 +59,7 @@ import org.springframework.stereotype.Component;
  *       {@code TransientTransactionError} where the whole transaction may be retried;</li>
  *   <li>{@code commitTransaction} commits it (again: answered ok), {@code abortTransaction} rolls it back; a commit or
  *       prepare after a critical section began on a collection the transaction wrote to aborts it instead
- *       ({@link #unsectioned});</li>
+ *       ({@link #unsectioned}), and the section's beginning aborts it already ({@link #abortWritersOf});</li>
  *   <li>{@code prepareTransaction} (two-phase commit) prepares it in PostgreSQL ({@code PREPARE TRANSACTION}); then only
  *       a commit with the coordinator's {@code commitTimestamp} or an abort may follow (PreparedTransactionInProgress
  *       (267) for a statement or a new transaction of the session), the reapers leave it alone, and a restart takes it
@@ -142,6 +142,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         this.clock = clock;
         this.lifetimeLimit = properties.lifetimeLimit();
         sessionCache.addReaper(this);
+        runtime.onSectionEntered(this::abortWritersOf);
         for (PreparedTransaction prepared : units.recoverPrepared()) { // before any command: they wait for their decision
             Transaction txn = new Transaction(prepared.txnNumber(), clock.instant(), null);
             txn.state = State.PREPARED;
@@ -353,7 +354,20 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
      */
     public int reapExpired(Instant now) {
         Instant cutoff = now.minus(lifetimeLimit);
-        return reap(txn -> txn.started.isBefore(cutoff), "it exceeded transactionLifetimeLimitSeconds (" + lifetimeLimit.toSeconds() + " s)");
+        return reap(txn -> txn.started.isBefore(cutoff), "it exceeded transactionLifetimeLimitSeconds (" + lifetimeLimit.toSeconds() + " s)")
+                + reap(this::sectioned, "a critical section began on a collection it wrote to");
+    }
+
+    /**
+     * Aborts the unprepared transactions that wrote to {@code namespace}, as MongoDB does when a critical section (a
+     * migration's, a DDL operation's) begins on a collection (mongo/src/mongo/db/s/README.md "Transactions"): none may
+     * commit any more ({@link #unsectioned}), and an open one would keep its row locks, which the section's operation
+     * may wait for (the donor's range deletion). A transaction whose session a statement has checked out is left to
+     * the next {@link #reapExpired} pass; its next statement or its commit fails anyway. Prepared ones are left alone:
+     * their coordinator decides them.
+     */
+    void abortWritersOf(Namespace namespace) {
+        reap(txn -> txn.written.containsKey(namespace.full()), "a critical section began on " + namespace.full());
     }
 
     /**
@@ -447,6 +461,10 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         if (command.containsKey("readConcern")) {
             throw new CommandException(ErrorCode.InvalidOptions, "Only the first command in a transaction may specify a readConcern");
         }
+        if (sectioned(txn)) {
+            abort(txn);
+            throw sectionBegan(txn, "a collection it wrote to");
+        }
         return txn;
     }
 
@@ -470,13 +488,25 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         }
         Written w = written.get(next);
         return runtime.shared(w.namespace(), () -> {
-            if (runtime.criticalSection(w.namespace()).isPresent() || runtime.criticalSectionsEntered(w.namespace()) != w.sectionsBefore()) {
-                throw new CommandException(ErrorCode.NoSuchTransaction, "Transaction " + txn.txnNumber + " was aborted: a migration or"
-                        + " DDL operation on " + w.namespace().full() + " began after the transaction wrote to it",
-                        ErrorLabel.TransientTransactionError.extraInfo());
+            if (sectioned(w)) {
+                throw sectionBegan(txn, w.namespace().full());
             }
             return holdingShared(written, next + 1, txn, action);
         });
+    }
+
+    /** Whether a critical section is held or began on a collection {@code txn} wrote to, since its first write there. */
+    private boolean sectioned(Transaction txn) {
+        return txn.written.values().stream().anyMatch(this::sectioned);
+    }
+
+    private boolean sectioned(Written w) {
+        return runtime.criticalSection(w.namespace()).isPresent() || runtime.criticalSectionsEntered(w.namespace()) != w.sectionsBefore();
+    }
+
+    private static CommandException sectionBegan(Transaction txn, String where) {
+        return new CommandException(ErrorCode.NoSuchTransaction, "Transaction " + txn.txnNumber + " was aborted: a migration or"
+                + " DDL operation on " + where + " began after the transaction wrote to it", ErrorLabel.TransientTransactionError.extraInfo());
     }
 
     private void abort(Transaction txn) {

@@ -15,12 +15,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import dev.shardstore.support.operation.OperationContext;
@@ -79,6 +81,8 @@ public class CollectionShardingRuntime {
     private final CriticalSectionStore store;
     private final FailPoints failPoints;
     private final Duration waitTimeout;
+    /** Told the namespace of each collection critical section that begins, after it began (see {@link #onSectionEntered}). */
+    private final List<Consumer<Namespace>> sectionListeners = new CopyOnWriteArrayList<>();
 
     public CollectionShardingRuntime(CollectionShardingState collections, DatabaseShardingState databases,
             ShardVersionCheck shardVersionCheck, DatabaseVersionCheck databaseVersionCheck, CriticalSectionStore store,
@@ -204,7 +208,19 @@ public class CollectionShardingRuntime {
      * @throws CommandException ConflictingOperationInProgress (117) when the section is held for another reason
      */
     public void enterCriticalSection(Namespace namespace, CriticalSectionPhase phase, BsonDocument reason, @Nullable Duration expiry) {
-        enter(runtime(namespace.full()), namespace.full(), "collection", phase, reason, expiry);
+        if (enter(runtime(namespace.full()), namespace.full(), "collection", phase, reason, expiry)) {
+            sectionListeners.forEach(listener -> listener.accept(namespace));
+        }
+    }
+
+    /**
+     * Has {@code listener} told, on the thread entering it, of each collection critical section that begins (not of a
+     * re-entry or a phase change), once it holds: the transaction participant aborts the collection's unprepared
+     * transactions then, as MongoDB does, so that none holds row locks the section's operation waits for (a
+     * migration's range deletion).
+     */
+    public void onSectionEntered(Consumer<Namespace> listener) {
+        sectionListeners.add(listener);
     }
 
     /**
@@ -266,9 +282,10 @@ public class CollectionShardingRuntime {
         return held == null ? Optional.empty() : Optional.of(held.section);
     }
 
-    private void enter(NamespaceRuntime runtime, String key, String kind, CriticalSectionPhase phase, BsonDocument reason,
+    /** Enters the section; returns whether it began now (not a re-entry or a phase change). */
+    private boolean enter(NamespaceRuntime runtime, String key, String kind, CriticalSectionPhase phase, BsonDocument reason,
             @Nullable Duration expiry) {
-        holding(runtime.lock.writeLock(), () -> {
+        return holding(runtime.lock.writeLock(), () -> {
             synchronized (runtime) {
                 Held held = runtime.section;
                 if (held != null && !held.section.heldFor(reason)) {
@@ -282,11 +299,11 @@ public class CollectionShardingRuntime {
                 } else if (held.section.phase() != CriticalSectionPhase.COMMIT && phase == CriticalSectionPhase.COMMIT) {
                     held.section = held.section.withPhase(phase);
                 } else {
-                    return null;
+                    return false;
                 }
                 store.save(Objects.requireNonNull(runtime.section, "held or advanced just above").section);
+                return held == null;
             }
-            return null;
         });
     }
 

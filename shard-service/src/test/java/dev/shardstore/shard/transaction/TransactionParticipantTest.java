@@ -231,9 +231,10 @@ class TransactionParticipantTest extends ShardIntegrationTest {
 
     /**
      * A critical section (a migration's, a DDL operation's) that begins on a collection after a transaction wrote to
-     * it aborts the transaction at its commit or prepare, whether the section is still held or already over: the
-     * range it wrote may have moved away (mongo/src/mongo/db/s/README.md "Transactions"). A transaction that only
-     * read the collection, or wrote before nothing began, commits.
+     * it aborts the transaction as it begins, so that its row locks are free for the section's operation (a plain
+     * write of the same document does not wait), and its commit or prepare fails, whether the section is still held
+     * or already over: the range it wrote may have moved away (mongo/src/mongo/db/s/README.md "Transactions"). A
+     * transaction that only read the collection, or wrote after the section, commits.
      */
     @Test
     void aCriticalSectionBegunAfterATransactionsWriteAbortsItsCommit() {
@@ -247,8 +248,14 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         ok(run(DB, statement(update(2, -1), after, 1, true)));
         ok(run(DB, statement("{insert: '" + coll + "', documents: [{_id: 10, balance: 0}]}", preparedAfter, 1, true)));
         ok(run(DB, statement("{find: '" + coll + "'}", reader, 1, true)));
+        int open = participant.open();
         runtime.enterCriticalSection(ns, dev.shardstore.shard.versioning.CriticalSectionPhase.CATCH_UP, reason, null);
+        assertThat(participant.open()).as("the three writers aborted as the section began, the reader left open").isEqualTo(open - 3);
         try {
+            runtime.exitCriticalSection(ns, reason);
+            ok(run(DB, update(1, 5))); // would wait for the row lock of an open writer
+            ok(run(DB, update(1, -5)));
+            runtime.enterCriticalSection(ns, dev.shardstore.shard.versioning.CriticalSectionPhase.CATCH_UP, reason, null);
             BsonDocument refused = commit(during, 1);
             assertThat(code(refused)).as("committed during the section").isEqualTo(251);
             assertThat(ErrorLabel.TransientTransactionError.on(refused)).isTrue();
