@@ -370,6 +370,72 @@ class TransactionsIT {
         c.ok("admin", "{\"moveChunk\": \"txn.acct\", \"find\": {\"x\": 90}, \"to\": \"" + high + "\", \"_waitForDelete\": true}");
     }
 
+    /**
+     * A commit with the {@code recoveryToken} of router 1's replies, sent to router 2, which never ran the transaction
+     * (mongo/src/mongo/db/s/README.md "Committing a Transaction"): it reports the true outcome from the recovery shard
+     * (the first that wrote, here not the coordinator). Of a transaction router 1 committed: ok. Of one whose two-phase
+     * commit is under way (its coordinator paused after deciding): it waits for the prepared recovery shard's decision,
+     * then ok, and every write is there. Of one nobody committed yet: NoSuchTransaction, and the transaction can no
+     * longer commit through router 1 either. An empty token (a transaction that only read) is NoSuchTransaction.
+     */
+    @Test
+    void aCommitWithTheRecoveryTokenThroughAnotherRouterReportsTheTrueOutcome() throws Exception {
+        dev.shardstore.cluster.router.RouterClient router2 = new dev.shardstore.cluster.router.RouterClient(c.cluster.routerUrl(2),
+                java.time.Duration.ofSeconds(60));
+        // committed by router 1 first
+        LogicalSessionId committed = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(17, -5), committed, 1, true)));
+        BsonDocument token = ok(run(DB, statement(transfer(67, 5), committed, 1, false))).getDocument("recoveryToken");
+        assertThat(token.getString("recoveryShardId").getValue()).isEqualTo(low);
+        ok(run("admin", statement("{\"commitTransaction\": 1}", committed, 1, false)));
+        ok(router2.run("admin", statement("{\"commitTransaction\": 1}", committed, 1, false).append("recoveryToken", token)));
+
+        // under way: the coordinator (low, read first) paused after its decision; the recovery shard (high) is prepared
+        LogicalSessionId underWay = LogicalSessionId.random();
+        ok(run(DB, statement("{\"find\": \"acct\", \"filter\": {\"x\": 18}}", underWay, 1, true)));
+        ok(run(DB, statement(transfer(68, 7), underWay, 1, false)));
+        BsonDocument underWayToken = ok(run(DB, statement(transfer(18, -7), underWay, 1, false))).getDocument("recoveryToken");
+        assertThat(underWayToken.getString("recoveryShardId").getValue()).isEqualTo(high);
+        String paused = "transactionCoordinator.afterDecision";
+        long entered = c.failPoints.configure(low, paused, "pause");
+        java.util.concurrent.CompletableFuture<BsonDocument> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> run("admin", statement("{\"commitTransaction\": 1}", underWay, 1, false)));
+        java.util.concurrent.CompletableFuture<BsonDocument> joined;
+        try {
+            c.failPoints.waitFor(low, paused, entered + 1);
+            joined = java.util.concurrent.CompletableFuture.supplyAsync(() -> router2.run("admin",
+                    statement("{\"commitTransaction\": 1}", underWay, 1, false).append("recoveryToken", underWayToken)));
+            java.util.concurrent.CompletableFuture<BsonDocument> waiting = joined;
+            org.awaitility.Awaitility.await("the joining commit waits for the decision while the recovery shard is prepared")
+                    .during(java.time.Duration.ofMillis(500)).atMost(java.time.Duration.ofSeconds(5)).until(() -> !waiting.isDone());
+        } finally {
+            c.failPoints.disable(low, paused);
+        }
+        ok(first.join());
+        ok(joined.join());
+        assertThat(balance(18)).isEqualTo(93);
+        assertThat(balance(68)).isEqualTo(107);
+
+        // never committed: the recovery aborts it
+        LogicalSessionId open = LogicalSessionId.random();
+        BsonDocument openToken = ok(run(DB, statement(transfer(19, -3), open, 1, true))).getDocument("recoveryToken");
+        ok(run(DB, statement(transfer(69, 3), open, 1, false)));
+        BsonDocument recovered = router2.run("admin", statement("{\"commitTransaction\": 1}", open, 1, false).append("recoveryToken", openToken));
+        assertThat(code(recovered)).isEqualTo(251);
+        assertThat(code(run("admin", statement("{\"commitTransaction\": 1}", open, 1, false)))).as("router 1's commit after it")
+                .isEqualTo(251);
+        assertThat(balance(19)).isEqualTo(100);
+        assertThat(balance(69)).isEqualTo(100);
+
+        assertThat(code(router2.run("admin", statement("{\"commitTransaction\": 1}", LogicalSessionId.random(), 1, false)
+                .append("recoveryToken", new BsonDocument())))).as("an empty token").isEqualTo(251);
+        assertThat(total()).isEqualTo(100 * 100);
+        c.ok(DB, transfer(17, 5));
+        c.ok(DB, transfer(67, -5));
+        c.ok(DB, transfer(18, 7));
+        c.ok(DB, transfer(68, -7));
+    }
+
     @Test
     void aCommitWithoutParticipantsOrRecoveryTokenIsMongosError() {
         BsonDocument commit = run("admin", statement("{\"commitTransaction\": 1}", LogicalSessionId.random(), 1, false));

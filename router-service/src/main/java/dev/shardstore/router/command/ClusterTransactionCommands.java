@@ -12,6 +12,7 @@ import dev.shardstore.router.transaction.TransactionAborter;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -32,7 +33,9 @@ import org.springframework.context.annotation.Configuration;
  * (a read-only participant's commit releases its snapshot and cannot fail the outcome); several that wrote — two-phase
  * commit, {@code coordinateCommitTransaction} to the coordinator shard (the first participant), which prepares every
  * participant, writes the decision and delivers it. A participant or coordinator that did not answer the commit makes
- * it UnknownTransactionCommitResult (the commit may be retried). Replies carry {@code recoveryToken}.
+ * it UnknownTransactionCommitResult (the commit may be retried). Replies carry {@code recoveryToken}; a commit
+ * that carries one to a router that did not run the transaction is {@code coordinateCommitTransaction} with no
+ * participants to the shard it names, which answers the coordinator's decision or its own outcome.
  */
 @Configuration(proxyBeanMethods = false)
 public class ClusterTransactionCommands implements TransactionAborter {
@@ -96,6 +99,12 @@ public class ClusterTransactionCommands implements TransactionAborter {
     }
 
     private void commit(RouterTransaction txn) {
+        if (txn.joined()) { // another router ran it: its recovery shard knows the outcome (it coordinates, or wrote first)
+            checkCommitted(Objects.requireNonNull(txn.recoveryShard(), "a joined transaction has its recovery shard"),
+                    sessionCommand("coordinateCommitTransaction", txn).append("participants", new BsonArray()));
+            txn.ended(RouterTransaction.State.COMMITTED);
+            return;
+        }
         List<String> participants = txn.participants();
         List<String> writers = txn.writers();
         if (writers.size() > 1) {

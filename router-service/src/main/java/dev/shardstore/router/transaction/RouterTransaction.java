@@ -33,6 +33,8 @@ public final class RouterTransaction {
     /** Each participant, true once it has written. */
     private final Map<String, Boolean> participants = new LinkedHashMap<>();
     private @Nullable String recoveryShard;
+    /** Whether this router only commits it, for another router that ran it ({@link #joining}). */
+    private final boolean joined;
     private State state = State.ACTIVE;
 
     /**
@@ -48,6 +50,37 @@ public final class RouterTransaction {
         this.lsid = lsid;
         this.txnNumber = txnNumber;
         this.readConcern = readConcern;
+        this.joined = false;
+    }
+
+    private RouterTransaction(LogicalSessionId lsid, long txnNumber, String recoveryShard) {
+        if (txnNumber < 0) {
+            throw new IllegalArgumentException("txnNumber must not be negative: " + txnNumber);
+        }
+        this.lsid = lsid;
+        this.txnNumber = txnNumber;
+        this.readConcern = null;
+        this.recoveryShard = recoveryShard;
+        this.joined = true;
+    }
+
+    /**
+     * A transaction another router ran, which this one commits only, through {@code recoveryShard} (a
+     * {@code commitTransaction} carrying the {@code recoveryToken} of the other router's replies; mongo/src/mongo/db/s/README.md
+     * "Committing a Transaction"). It has no participants here and runs no statement.
+     */
+    public static RouterTransaction joining(LogicalSessionId lsid, long txnNumber, String recoveryShard) {
+        return new RouterTransaction(lsid, txnNumber, recoveryShard);
+    }
+
+    /** Whether this router only commits the transaction ({@link #joining}). */
+    public boolean joined() {
+        return joined;
+    }
+
+    /** The shard that knows the outcome (the first that wrote), or null while nothing was written. */
+    public synchronized @Nullable String recoveryShard() {
+        return recoveryShard;
     }
 
     /** The transaction {@code opCtx}'s statement runs in, or null outside one. */

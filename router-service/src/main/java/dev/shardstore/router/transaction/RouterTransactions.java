@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -30,7 +31,8 @@ import org.springframework.stereotype.Component;
  *   <li>any other statement, {@code commitTransaction} and {@code abortTransaction} need the session's transaction
  *       with that number: NoSuchTransaction (251, labelled TransientTransactionError) otherwise, except a commit,
  *       which is Location50940 without a {@code recoveryToken} (mongos's answer), as this router cannot learn the
- *       outcome without participants.</li>
+ *       outcome without participants, and with one joins the transaction to commit it through the shard the token
+ *       names ({@link RouterTransaction#joining}).</li>
  * </ul>
  * A session's entry goes when the logical session cache no longer stores the session; its shards abort its open
  * transaction themselves then. Thread-safe.
@@ -119,6 +121,30 @@ public class RouterTransactions implements LogicalSessionCache.Reaper {
         return txn;
     }
 
+    /**
+     * The {@code recoveryShardId} of {@code command}'s {@code recoveryToken}.
+     *
+     * @throws CommandException TypeMismatch for a token or id of another type; NoSuchTransaction for an empty token (a
+     *                          transaction that only read: nothing to recover, it may be retried whole)
+     */
+    private static String recoveryShardOf(BsonDocument command, long txnNumber) {
+        BsonValue token = command.get("recoveryToken");
+        if (token == null || !token.isDocument()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "BSON field 'commitTransaction.recoveryToken' is the wrong type '"
+                    + (token == null ? "missing" : token.getBsonType()) + "', expected type 'object'");
+        }
+        BsonValue shard = token.asDocument().get("recoveryShardId");
+        if (shard == null) {
+            throw new CommandException(ErrorCode.NoSuchTransaction, "the recoveryToken of transaction " + txnNumber + " names no"
+                    + " recovery shard: the transaction only read, and can be retried", ErrorLabel.TransientTransactionError.extraInfo());
+        }
+        if (!shard.isString()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "BSON field 'commitTransaction.recoveryToken.recoveryShardId' is the"
+                    + " wrong type '" + shard.getBsonType() + "', expected type 'string'");
+        }
+        return shard.asString().getValue();
+    }
+
     private static RouterTransaction existing(Session session, OperationSessionInfo info, long txnNumber, String name, BsonDocument command) {
         RouterTransaction current = session.current;
         if (current != null && current.txnNumber() == txnNumber) {
@@ -138,8 +164,9 @@ public class RouterTransactions implements LogicalSessionCache.Reaper {
                     + ": this router has no participants of it and the command carries no recoveryToken");
         }
         if (name.equals("commitTransaction")) {
-            throw new CommandException(ErrorCode.NotImplemented, "commitTransaction with a recoveryToken (joining another router's"
-                    + " commit) is not implemented yet");
+            RouterTransaction joining = RouterTransaction.joining(info.lsid(), txnNumber, recoveryShardOf(command, txnNumber));
+            session.current = joining;
+            return joining;
         }
         throw new CommandException(ErrorCode.NoSuchTransaction, "Given transaction number " + txnNumber + " does not match any"
                 + " in-progress transactions on this router", ErrorLabel.TransientTransactionError.extraInfo());

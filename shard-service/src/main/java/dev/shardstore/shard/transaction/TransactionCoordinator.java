@@ -12,6 +12,7 @@ import dev.shardstore.support.operation.OperationContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -51,8 +52,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * TransientTransactionError for abort). A participant that did not take the decision gets it again every
  * {@code shardstore.shard.transactions.reap-interval} ({@link #resume}), which also takes up, after a restart, every row
  * left: one with its decision is delivered, one without is decided abort (its participants may be prepared, and
- * nothing has told anyone to commit). With no participants the command joins: it answers the decision of a row still
- * here, or NoSuchTransaction. The fail points {@link #AFTER_PARTICIPANTS} and {@link #AFTER_DECISION} (crash, for
+ * nothing has told anyone to commit). With no participants (a router committing with the {@code recoveryToken} that
+ * names this shard) the command joins: it waits for a coordination of this process under way, answers the decision
+ * of a row still here, and otherwise this shard's own outcome as a participant
+ * ({@link TransactionParticipant#committedHere}): ok when it committed here, NoSuchTransaction when not. The fail points {@link #AFTER_PARTICIPANTS} and {@link #AFTER_DECISION} (crash, for
  * the fault tests) are passed after each write.
  */
 @Component
@@ -67,10 +70,15 @@ public class TransactionCoordinator {
     private final TransactionTemplate durable;
     private final MigrationPeers peers;
     private final FailPoints failPoints;
+    private final TransactionParticipant participant;
+    /** How long a joining router's commit waits for a decision under way (a coordination here, a prepared participant). */
+    static final Duration JOIN_WAIT = Duration.ofSeconds(10);
     /** The transactions this process is coordinating now, which {@link #resume} leaves to their command. */
     private final Set<Key> active = ConcurrentHashMap.newKeySet();
 
-    public TransactionCoordinator(JdbcClient jdbc, PlatformTransactionManager transactions, MigrationPeers peers, FailPoints failPoints) {
+    public TransactionCoordinator(JdbcClient jdbc, PlatformTransactionManager transactions, MigrationPeers peers, FailPoints failPoints,
+            TransactionParticipant participant) {
+        this.participant = participant;
         this.jdbc = jdbc;
         this.durable = new TransactionTemplate(transactions);
         this.peers = peers;
@@ -100,16 +108,19 @@ public class TransactionCoordinator {
         long txnNumber = Objects.requireNonNull(info.txnNumber(), "a transaction's command has a txnNumber");
         byte[] lsid = BsonBytes.encode(info.lsid().toBson());
         Key key = Key.of(lsid, txnNumber);
-        if (!active.add(key)) {
+        if (!active.add(key) && (!participants.isEmpty() || !awaitOwnCoordination(key))) {
             throw new CommandException(ErrorCode.ConflictingOperationInProgress, "the commit of transaction " + txnNumber
                     + " is already being coordinated");
         }
         try {
             Coordination row = find(lsid, txnNumber).orElse(null);
             if (row == null) {
-                if (participants.isEmpty()) {
-                    throw new CommandException(ErrorCode.NoSuchTransaction, "no commit of transaction " + txnNumber + " of session "
-                            + info.lsid() + " is known to this coordinator", ErrorLabel.TransientTransactionError.extraInfo());
+                if (participants.isEmpty()) { // a router joining with the recoveryToken: this shard's own outcome is the decision
+                    if (!participant.committedHere(opCtx, JOIN_WAIT)) {
+                        throw new CommandException(ErrorCode.NoSuchTransaction, "transaction " + txnNumber + " of session "
+                                + info.lsid() + " did not commit", ErrorLabel.TransientTransactionError.extraInfo());
+                    }
+                    return;
                 }
                 row = new Coordination(lsid, txnNumber, List.copyOf(participants), null, 0);
                 writeParticipants(row);
@@ -127,6 +138,28 @@ public class TransactionCoordinator {
         } finally {
             active.remove(key);
         }
+    }
+
+    /**
+     * Waits until this process's own coordination of {@code key} (the first router's commit) is over, then takes it,
+     * so that a joining router reads its decision, or the participant's outcome once the row is gone.
+     *
+     * @return false when it is still running after {@link #JOIN_WAIT}
+     */
+    private boolean awaitOwnCoordination(Key key) {
+        long deadline = System.nanoTime() + JOIN_WAIT.toNanos();
+        while (!active.add(key)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -90,6 +90,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     private static final Set<String> CONFLICT_STATES = Set.of("55P03", "40001", "40P01", "57014");
     /** The field of a prepared transaction's {@code commitTransaction}: the coordinator's commit time. */
     static final String COMMIT_TIMESTAMP = "commitTimestamp";
+    /** How often {@link #committedHere} looks again at a prepared transaction. */
+    private static final Duration DECISION_POLL = Duration.ofMillis(20);
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
     /** A collection a transaction wrote to, and how many critical sections had begun there before its first write. */
@@ -309,6 +311,53 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                     yield txn.prepared.prepareTimestamp();
                 }
             };
+        }
+    }
+
+    /**
+     * The outcome of {@code opCtx}'s transaction on this shard, asked by a coordinator that has no record of it: a
+     * router joining with the {@code recoveryToken} naming this shard, its first writer (mongo/src/mongo/db/s/README.md
+     * "Committing a Transaction": {@code coordinateCommitTransaction} falls back to the local participant). A
+     * transaction still in progress here is aborted first, so that it can never commit after this answer; a prepared
+     * one is waited for (its coordinator delivers the decision) up to {@code waitForDecision}.
+     *
+     * @return true when it committed here (also before a restart, from the {@code transactions} table); false when it
+     *         aborted, or this shard never had it or has a newer one
+     * @throws CommandException ExceededTimeLimit (262) when it stays prepared longer than {@code waitForDecision}
+     */
+    public boolean committedHere(OperationContext opCtx, Duration waitForDecision) {
+        OperationSessionInfo info = opCtx.session().orElseThrow(() -> missing("coordinateCommitTransaction"));
+        long txnNumber = txnNumber(info);
+        long deadline = System.nanoTime() + waitForDecision.toNanos();
+        while (true) {
+            try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
+                Transaction txn = transactions.get(info.lsid());
+                if (txn == null || txn.txnNumber != txnNumber) {
+                    Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());
+                    return record.isPresent() && record.get().txnNum() == txnNumber && record.get().committedTransaction();
+                }
+                switch (txn.state) {
+                    case COMMITTED -> { return true; }
+                    case ABORTED -> { return false; }
+                    case IN_PROGRESS -> {
+                        abort(txn);
+                        log.info("aborted transaction {} of session {}: a router recovering its outcome found it not yet committed",
+                                txnNumber, info.lsid());
+                        return false;
+                    }
+                    case PREPARED -> { }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new CommandException(ErrorCode.ExceededTimeLimit, "transaction " + txnNumber + " of session " + info.lsid()
+                        + " is still prepared here, waiting for its coordinator's decision; retry the commit");
+            }
+            try { // the decision comes from another shard's coordinator; a prepared transaction is rare and short
+                Thread.sleep(DECISION_POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for the decision of transaction " + txnNumber, e);
+            }
         }
     }
 
