@@ -19,6 +19,10 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import dev.shardstore.contracts.clock.ReadConcern;
 import org.springframework.stereotype.Component;
 
 /**
@@ -93,14 +97,47 @@ public class ClientCommands {
             }
             Caller caller = Caller.client(transport.tag());
             Optional<OperationSessionInfo> session = OperationSessionInfo.of(command);
-            BsonDocument reply = session.isPresent() && session.get().inTransaction()
-                    ? inTransaction(caller, db, command, session.get(), name)
-                    : registry.run(caller, db, command);
+            boolean inTransaction = session.isPresent() && session.get().inTransaction();
+            BsonTimestamp snapshotTime = atClusterTimeOf(command);
+            BsonDocument routed = snapshotTime == null ? command : withAtClusterTime(command, snapshotTime);
+            BsonDocument reply = inTransaction ? inTransaction(caller, db, routed, session.get(), name) : registry.run(caller, db, routed);
+            if (snapshotTime != null && !inTransaction) {
+                (reply.isDocument("cursor") ? reply.getDocument("cursor") : reply).put(ReadConcern.AT_CLUSTER_TIME, snapshotTime);
+            }
             if (lsid != null && reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
                 cursors.bindSession(reply.getDocument("cursor").getNumber("id").longValue(), lsid);
             }
             return reply;
         });
+    }
+
+    /**
+     * The time a snapshot read is to read at, the same on every shard it reaches (mongo/src/mongo/db/s/README.md
+     * "Transactions": mongos chooses {@code atClusterTime} for a transaction at its first statement): the command's
+     * {@code readConcern.atClusterTime}, else this router's cluster time, which is at or after every time the client
+     * has seen (its {@code $clusterTime} gossip moved the clock); null for a command that does not read at a snapshot.
+     *
+     * @throws CommandException the {@code readConcern} errors of {@link ReadConcern#of}
+     */
+    private @Nullable BsonTimestamp atClusterTimeOf(BsonDocument command) {
+        if (!command.isDocument(ReadConcern.FIELD)) {
+            return null;
+        }
+        ReadConcern readConcern = ReadConcern.of(command);
+        if (!readConcern.isSnapshot()) {
+            return null;
+        }
+        BsonTimestamp at = readConcern.atClusterTime();
+        return at != null ? at : gossip.clock().clusterTime();
+    }
+
+    /** {@code command} with {@code readConcern: {level: "snapshot", atClusterTime: at}} (an afterClusterTime dropped: at is later). */
+    private static BsonDocument withAtClusterTime(BsonDocument command, BsonTimestamp at) {
+        BsonDocument routed = new BsonDocument();
+        routed.putAll(command);
+        routed.put(ReadConcern.FIELD, new BsonDocument("level", new BsonString(ReadConcern.Level.SNAPSHOT.spelling()))
+                .append(ReadConcern.AT_CLUSTER_TIME, at));
+        return routed;
     }
 
     /**

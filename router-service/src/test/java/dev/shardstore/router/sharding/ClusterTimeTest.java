@@ -92,7 +92,7 @@ class ClusterTimeTest extends RouterAgainstFakeCluster {
     }
 
     @Test
-    void afterClusterTimeGoesToTheShardsAndMayNotBeAheadOfTheClusterTime() throws Exception {
+    void afterClusterTimeAndASnapshotsAtClusterTimeGoToTheShards() throws Exception {
         command("ct_read", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}").assertOk();
         BsonTimestamp now = clusterTime(command("admin", "{\"ping\": 1}").body());
         CLUSTER.forgetRequests();
@@ -104,7 +104,12 @@ class ClusterTimeTest extends RouterAgainstFakeCluster {
         BsonTimestamp ahead = new BsonTimestamp(now.getTime() + 100, 1);
         command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"afterClusterTime\": " + timestampJson(ahead) + "}}")
                 .assertError(400, 72, "afterClusterTime");
-        command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"level\": \"snapshot\"}}").assertError(400, 238, "snapshot");
+        CLUSTER.forgetRequests();
+        Reply snapshot = command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"level\": \"snapshot\"}}");
+        snapshot.assertOk();
+        BsonTimestamp chosen = CLUSTER.sh1.received("find").getFirst().getDocument("readConcern").getTimestamp("atClusterTime");
+        assertThat(chosen).as("a snapshot read without atClusterTime reads at the router's cluster time").isGreaterThanOrEqualTo(now);
+        assertThat(snapshot.body().getDocument("cursor").getTimestamp("atClusterTime")).isEqualTo(chosen);
         command("ct_read", "{\"find\": \"c\", \"readConcern\": {\"level\": \"eventual\"}}").assertError(400, 2, "readConcern.level");
     }
 

@@ -80,7 +80,9 @@ public final class CommandOptions {
                     MaxTimeMS::millis),
             conditional("readConcern", "local, available and majority read the shard primary's committed data, which is"
                     + " what each is on single-node shards; afterClusterTime waits for every write up to that time;"
-                    + " snapshot (with transactions), linearizable and atClusterTime are not implemented",
+                    + " snapshot reads the state at atClusterTime (one the router chooses when not given) in a transaction and"
+                    + " on find, aggregate and distinct, for the last minSnapshotHistoryWindowInSeconds (300 s);"
+                    + " linearizable is not implemented",
                     (path, value) -> ReadConcern.of(new BsonDocument(ReadConcern.FIELD, value))),
             conditional("writeConcern", "w: 0, 1 or majority (one copy per shard); j/fsync true when the shard's PostgreSQL"
                     + " flushes commits (refused on the fast setting); wtimeout never reached (nothing waits after the commit);"

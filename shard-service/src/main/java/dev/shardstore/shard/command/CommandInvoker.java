@@ -9,6 +9,7 @@ import dev.shardstore.shard.ShardMetrics;
 import dev.shardstore.shard.storage.CommitDurability;
 import dev.shardstore.shard.storage.OplogTimeReservations;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
+import dev.shardstore.shard.transaction.SnapshotReads;
 import dev.shardstore.shard.transaction.TransactionParticipant;
 import dev.shardstore.shard.view.ViewCatalog;
 import java.util.Set;
@@ -52,9 +53,12 @@ public class CommandInvoker {
     private final ViewCatalog views;
     private final TransactionParticipant transactions;
     private final CommitDurability durability;
+    private final SnapshotReads snapshots;
 
     public CommandInvoker(CollectionShardingRuntime runtime, ShardMetrics metrics, OplogTimeReservations clock, TimeseriesCollections timeseries,
-            LogicalSessionCache sessions, ViewCatalog views, TransactionParticipant transactions, CommitDurability durability) {
+            LogicalSessionCache sessions, ViewCatalog views, TransactionParticipant transactions, CommitDurability durability,
+            SnapshotReads snapshots) {
+        this.snapshots = snapshots;
         this.transactions = transactions;
         this.sessions = sessions;
         this.durability = durability;
@@ -120,8 +124,9 @@ public class CommandInvoker {
             Function<OperationContext, BsonDocument> checkedBody = guarded;
             Function<OperationContext, BsonDocument> versionedBody = opCtxIn -> runtime.run(opCtxIn, db, versioned, access, command,
                     checkVersions, checkedBody);
-            BsonDocument reply = TransactionParticipant.isStatement(opCtx) && !TRANSACTION_CONTROL.contains(name)
-                    ? transactions.runStatement(opCtx, name, versioned, command, versionedBody) : versionedBody.apply(opCtx);
+            boolean statement = TransactionParticipant.isStatement(opCtx) && !TRANSACTION_CONTROL.contains(name);
+            BsonDocument reply = statement ? transactions.runStatement(opCtx, name, versioned, command, versionedBody)
+                    : opCtx.readConcern().isSnapshot() ? snapshots.read(opCtx, name, versionedBody) : versionedBody.apply(opCtx);
             outcome = "ok";
             return reply;
         } catch (CommandException e) {

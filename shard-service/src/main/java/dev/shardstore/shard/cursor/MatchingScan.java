@@ -9,6 +9,7 @@ import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
 import dev.shardstore.shard.storage.Page;
 import dev.shardstore.shard.storage.StoredDocument;
+import dev.shardstore.shard.storage.VersionStore;
 import dev.shardstore.engine.bounds.IndexBounds;
 import dev.shardstore.shard.plan.Plan;
 import java.nio.ByteBuffer;
@@ -31,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  * scan keeps going, and are capped at {@value #MAX_PAGE_BYTES} bytes. Not thread-safe.
  *
  * <p>Documents the running command's filtering metadata says this shard does not own (orphans, see
- * {@link OperationShardingState}) are skipped like non-matching ones.
+ * {@link OperationShardingState}) are skipped like non-matching ones. A snapshot read ({@link SnapshotRead}) skips the
+ * rows changed after its time and, after the last row, walks their versions of that time in {@code _id} order
+ * ({@link VersionStore}): its documents come in plan order, then those, so a sorted snapshot read sorts in memory.
  *
  * <p>The position is the last <em>consumed</em> row: {@link #release} drops the buffered page, and the
  * next {@link #peek} reads again from after that row.
@@ -71,6 +74,12 @@ public final class MatchingScan {
     private long docsExamined;
     /** The limit of the operation reading now ({@link #within}). */
     private Deadline deadline;
+    /** For a snapshot read, what it sees differently from the current rows ({@link VersionStore}); null otherwise. */
+    private final VersionStore.@Nullable Overlay overlay;
+    /** The overlay's versions, walked once the rows are done; null until then. */
+    private @Nullable List<StoredDocument> tail;
+    private int tailIndex;
+    private boolean currentFromTail;
 
     /**
      * @param firstPageRows rows to read in the first page (the number of documents the caller expects to need)
@@ -112,6 +121,7 @@ public final class MatchingScan {
         if (ranges != null && !ranges.isEmpty()) {
             positionKey = ranges.getFirst().low();
         }
+        this.overlay = store.overlay(opCtx, collection);
     }
 
     /**
@@ -149,8 +159,8 @@ public final class MatchingScan {
         while (current == null) {
             if (index < page.size()) {
                 StoredDocument row = page.get(index);
-                if (plan instanceof Plan.IndexScan && !seen.add(ByteBuffer.wrap(row.id()))) {
-                    advancePast(row);
+                if (plan instanceof Plan.IndexScan && !seen.add(ByteBuffer.wrap(row.id())) || overlay != null && overlay.changed(row.id())) {
+                    advancePast(row); // a row changed after a snapshot read's time comes from the overlay, as it was then
                     continue;
                 }
                 if (++docsExamined % DEADLINE_CHECK_INTERVAL == 0) {
@@ -164,7 +174,7 @@ public final class MatchingScan {
                     advancePast(row);
                 }
             } else if (noRowsAfterPage) {
-                return Optional.empty();
+                return overlay == null ? Optional.empty() : peekTail(overlay);
             } else {
                 load();
             }
@@ -172,17 +182,47 @@ public final class MatchingScan {
         return Optional.of(current);
     }
 
+    /**
+     * The next matching version of the overlay, after the rows: each is matched against the whole filter (an exact
+     * plan's bounds say nothing of it) and the orphan filter.
+     */
+    private Optional<Match> peekTail(VersionStore.Overlay overlay) {
+        List<StoredDocument> versions = tail;
+        if (versions == null) {
+            versions = overlay.present().stream().sorted((a, b) -> KeyString.compare(a.id(), b.id())).toList();
+            tail = versions;
+        }
+        while (tailIndex < versions.size()) {
+            Match candidate = new Match(versions.get(tailIndex));
+            docsExamined++;
+            if (candidate.matches(filter, visible)) {
+                current = candidate;
+                currentFromTail = true;
+                return Optional.of(candidate);
+            }
+            tailIndex++;
+        }
+        return Optional.empty();
+    }
+
     /** Moves past the document {@link #peek} returned. */
     public void consume() {
         if (current == null) {
             throw new IllegalStateException("nothing peeked to consume");
+        }
+        if (currentFromTail) {
+            tailIndex++;
+            current = null;
+            currentFromTail = false;
+            return;
         }
         advancePast(current.stored());
     }
 
     /** True when the scan knows, without reading, that no matching document is left. */
     public boolean knownExhausted() {
-        return current == null && index >= page.size() && noRowsAfterPage;
+        return current == null && index >= page.size() && noRowsAfterPage
+                && (overlay == null || tail != null && tailIndex >= tail.size());
     }
 
     /** Drops the buffered page (between getMores); the scan resumes after the last consumed document. */
@@ -190,12 +230,13 @@ public final class MatchingScan {
         if (index < page.size()) {
             noRowsAfterPage = false;
         }
-        if (current != null) {
+        if (current != null && !currentFromTail) {
             seen.remove(ByteBuffer.wrap(current.stored().id())); // read again after the release
         }
         page = List.of();
         index = 0;
         current = null;
+        currentFromTail = false; // an unconsumed overlay version stays at tailIndex
     }
 
     private void advancePast(StoredDocument row) {

@@ -5,6 +5,7 @@ import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
+import dev.shardstore.shard.storage.SnapshotRead;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -24,7 +25,7 @@ import org.springframework.stereotype.Component;
  * Plans ({@link QueryPlanner}) and starts queries over one collection: an {@code _id} equality reads by
  * primary key, a filter an index bounds scans that index's range, any other filter scans in {@code _id} order; a sort is a blocking in-memory sort (capped by
  * {@code shardstore.shard.sort-memory-limit}) whose result the cursor keeps, an unsorted find pages
- * lazily.
+ * lazily. A snapshot read outside a transaction ({@link SnapshotRead}) keeps its whole result too, under the same cap.
  */
 @Component
 public class QueryRunner {
@@ -66,14 +67,19 @@ public class QueryRunner {
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
                 .orElse(null);
-        if (query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)) {
+        SnapshotRead snapshot = SnapshotRead.of(opCtx);
+        // a snapshot read's rows come in plan order, then the overlay's (MatchingScan); outside a transaction its later
+        // batches could not be read in its snapshot, so its cursor keeps the whole result
+        boolean streams = snapshot == null ? query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)
+                : snapshot.transaction() && query.sort() == null;
+        if (streams) {
             long firstBatch = Math.max(1, query.limit() == 0 ? expected : Math.min(expected, query.limit()));
             int firstPage = (int) Math.min(wanted(query.skip(), firstBatch), MatchingScan.MAX_PAGE_ROWS);
             return new ScanCursor(new MatchingScan(opCtx, store, c, query.filter(), firstPage, plan), projection, asStored, query.skip(),
                     query.limit());
         }
         long keep = wanted(query.skip(), query.limit());
-        SortBuffer buffer = new SortBuffer(query.sort().comparator(), keep, sortMemoryLimit);
+        SortBuffer buffer = new SortBuffer(query.sort() == null ? (a, b) -> 0 : query.sort().comparator(), keep, sortMemoryLimit);
         MatchingScan scan = new MatchingScan(opCtx, store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
         for (Optional<Match> m = scan.peek(); m.isPresent(); m = scan.peek()) {
             buffer.add(m.get().document(), m.get().stored().size());

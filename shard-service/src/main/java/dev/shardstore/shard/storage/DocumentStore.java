@@ -1,5 +1,8 @@
 package dev.shardstore.shard.storage;
 
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
@@ -51,9 +54,11 @@ public class DocumentStore {
     private final DataSource dataSource;
     private final SQLExceptionTranslator exceptions;
     private final Map<String, PointRead> pointReads = new ConcurrentHashMap<>();
+    private final VersionStore versions;
 
     public DocumentStore(JdbcClient jdbc, JdbcTemplate template, WriteUnitOfWork units, DocumentKeys keys, IndexCatalog indexes,
-            IndexEntries entries) {
+            IndexEntries entries, VersionStore versions) {
+        this.versions = versions;
         this.jdbc = jdbc;
         this.dataSource = Objects.requireNonNull(template.getDataSource(), "dataSource");
         this.exceptions = template.getExceptionTranslator();
@@ -87,6 +92,7 @@ public class DocumentStore {
      * @return the positions in {@code documents} that were inserted; the others hit an existing {@code _id}
      */
     public BitSet insert(OperationContext opCtx, CollectionInfo c, List<StoredDocument> documents) {
+        requireUnchangedSinceSnapshot(opCtx, c, documents);
         String change = "INSERT INTO " + c.table() + " (id, doc) SELECT id, doc FROM src ORDER BY n "
                 + "ON CONFLICT (id) DO NOTHING RETURNING id";
         BitSet inserted = change(opCtx, c, 'i', change, documents, List.of());
@@ -104,6 +110,7 @@ public class DocumentStore {
     public int replace(OperationContext opCtx, CollectionInfo c, List<Replacement> replacements) {
         List<StoredDocument> postImages = replacements.stream().map(Replacement::after).toList();
         List<StoredDocument> preImages = replacements.stream().map(Replacement::before).toList();
+        requireUnchangedSinceSnapshot(opCtx, c, preImages);
         String change = "UPDATE " + c.table() + " d SET doc = src.doc FROM src WHERE d.id = src.id RETURNING d.id";
         int replaced = change(opCtx, c, 'u', change, postImages, preImages).cardinality();
         markMultikey(c, entries.replace(c.namespace(), indexes.maintained(c), preImages, postImages));
@@ -117,10 +124,40 @@ public class DocumentStore {
      * @return how many documents were deleted
      */
     public int delete(OperationContext opCtx, CollectionInfo c, List<StoredDocument> documents) {
+        requireUnchangedSinceSnapshot(opCtx, c, documents);
         String change = "DELETE FROM " + c.table() + " d USING src WHERE d.id = src.id RETURNING d.id";
         int deleted = change(opCtx, c, 'd', change, documents, List.of()).cardinality();
         entries.remove(indexes.maintained(c), documents.stream().map(StoredDocument::id).toList());
         return deleted;
+    }
+
+    /**
+     * The overlay of {@code c} for {@code opCtx}'s snapshot read ({@link SnapshotRead}, {@link VersionStore}): what the
+     * read sees differently from the current documents; null for a read of the current data. On the read's connection.
+     */
+    public VersionStore.@Nullable Overlay overlay(OperationContext opCtx, CollectionInfo c) {
+        SnapshotRead snapshot = SnapshotRead.of(opCtx);
+        return snapshot == null ? null : snapshot.overlay(versions, c);
+    }
+
+    /**
+     * A transaction reading at a snapshot writes only documents nobody changed after it (snapshot isolation, as
+     * MongoDB's storage engine enforces): one changed after the snapshot's time is a write conflict. Changes after the
+     * PostgreSQL snapshot PostgreSQL refuses itself (REPEATABLE READ).
+     *
+     * @throws CommandException WriteConflict (112), labelled TransientTransactionError
+     */
+    private void requireUnchangedSinceSnapshot(OperationContext opCtx, CollectionInfo c, List<StoredDocument> documents) {
+        VersionStore.Overlay overlay = overlay(opCtx, c);
+        if (overlay == null || overlay.isEmpty()) {
+            return;
+        }
+        for (StoredDocument d : documents) {
+            if (overlay.changed(d.id())) {
+                throw new CommandException(ErrorCode.WriteConflict, "Write conflict during a multi-document transaction: a document of "
+                        + c.namespace() + " changed after the transaction's atClusterTime", ErrorLabel.TransientTransactionError.extraInfo());
+            }
+        }
     }
 
     /**
@@ -153,6 +190,8 @@ public class DocumentStore {
         byte[] @Nullable [] documentKeys = new byte[size][];
         byte[] @Nullable [] shardKeys = new byte[size][];
         byte[] @Nullable [] previousShardKeys = new byte[size][];
+        byte[] @Nullable [] before = new byte[size][];
+        boolean fromMigrate = units.fromMigrate(opCtx);
         for (int i = 0; i < size; i++) {
             StoredDocument d = documents.get(i);
             DocumentKeys.Key key = DocumentKeys.of(pattern, d.bson());
@@ -161,16 +200,20 @@ public class DocumentStore {
             documentKeys[i] = key.documentKey();
             shardKeys[i] = key.shardKey();
             if (pattern != null && !preImages.isEmpty()) {
-                byte[] before = DocumentKeys.of(pattern, preImages.get(i).bson()).shardKey();
-                previousShardKeys[i] = Arrays.equals(before, key.shardKey()) ? null : before;
+                byte[] keyBefore = DocumentKeys.of(pattern, preImages.get(i).bson()).shardKey();
+                previousShardKeys[i] = Arrays.equals(keyBefore, key.shardKey()) ? null : keyBefore;
+            }
+            // the version store's pre-image; a migration's writes need none, a snapshot read across one is refused
+            if (!fromMigrate) {
+                before[i] = op == 'd' ? d.bson() : op == 'u' ? preImages.get(i).bson() : null;
             }
         }
         OplogTimeReservations.Reservation reservation = units.reserve(opCtx, size);
         long storedFirst = Oplog.storedTs(reservation.first());
         RetryableStatement statement = units.statement(opCtx);
         JdbcClient.StatementSpec sql = jdbc.sql(Oplog.changeStatement(change, op, statement != null))
-                .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys)
-                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(units.fromMigrate(opCtx));
+                .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys).param(before)
+                .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(fromMigrate);
         if (statement != null) {
             long prev = units.previousWrite(opCtx, statement);
             Long chain = statement.batch() == null ? null : storedFirst;

@@ -79,13 +79,14 @@ public class Oplog {
 
     /**
      * SQL of one statement that changes documents and appends their oplog entries. It reads its input from
-     * {@code unnest} arrays {@code (id, doc, o2, skey, pskey)} — the {@code _id} KeyString, the document (null for
-     * a delete), the documentKey, the shard key and the shard key before an update that changed it — as CTE
+     * {@code unnest} arrays {@code (id, doc, o2, skey, pskey, pre)} — the {@code _id} KeyString, the document (null
+     * for a delete), the documentKey, the shard key, the shard key before an update that changed it, and the document
+     * before an update or a delete (the version store's pre-image, {@link VersionStore}) — as CTE
      * {@code src} with ordinality {@code n}; {@code change} is the data-modifying statement over {@code src} and
      * must return the changed ids as {@code id}. One oplog entry is appended per changed row, in input order,
      * with {@code ts_key = storedTs(firstTs) + n - 1}; the statement returns those {@code ts_key}s.
      *
-     * <p>Parameters, in order: the five arrays, then the stored first time (of a {@link WriteUnitOfWork#reserve}
+     * <p>Parameters, in order: the six arrays, then the stored first time (of a {@link WriteUnitOfWork#reserve}
      * of the input's size, all in one second, so the offsets survive the sign flip), {@code ns}, {@code ui},
      * {@code fromMigrate}; with {@code sessionFields}, then the session fields of the retryable write that makes the
      * change ({@link SessionHistory}): {@code lsid}, {@code txnNumber}, the statement id of each input row as an
@@ -100,12 +101,12 @@ public class Oplog {
      * @param op the oplog op letter ({@code i}, {@code u} or {@code d})
      */
     static String changeStatement(String change, char op, boolean sessionFields) {
-        return "WITH src AS (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
-                + " WITH ORDINALITY AS s(id, doc, o2, skey, pskey, n)), "
+        return "WITH src AS (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
+                + " WITH ORDINALITY AS s(id, doc, o2, skey, pskey, pre, n)), "
                 + "changed AS (" + change + ") "
-                + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, from_migrate, o"
+                + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, pre, from_migrate, o"
                 + (sessionFields ? ", lsid, txn_number, stmt_id, prev_op_time, pre_image" : "") + ") "
-                + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, ?, src.doc"
+                + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, src.pre, ?, src.doc"
                 + (sessionFields ? ", ?::bytea, ?::bigint, (?::int[])[src.n],"
                         + " CASE WHEN src.n = 1 OR ?::bigint IS NULL THEN ?::bigint ELSE ?::bigint + src.n - 2 END, ?::bytea" : "")
                 + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts_key";

@@ -86,8 +86,11 @@ public class WriteUnitOfWork {
     /** This shard's database name, read once ({@link #database}). */
     private volatile @Nullable String database;
 
+    private final VersionStore versions;
+
     public WriteUnitOfWork(PlatformTransactionManager transactions, OplogTimeReservations clock, FailPoints failPoints, SessionHistory history,
-            TransactionConnections connections, DataSource dataSource, JdbcClient jdbc) {
+            TransactionConnections connections, DataSource dataSource, JdbcClient jdbc, VersionStore versions) {
+        this.versions = versions;
         this.history = history;
         this.connections = connections;
         this.dataSource = dataSource;
@@ -421,12 +424,14 @@ public class WriteUnitOfWork {
     }
 
     /**
-     * Commits the prepared transaction {@code prepared} ({@code COMMIT PREPARED}) and releases its oplog times; nothing
-     * when PostgreSQL no longer has it (a retry after its commit). The documents written by {@code origin}, the
+     * Commits the prepared transaction {@code prepared} ({@code COMMIT PREPARED}) at the coordinator's
+     * {@code commitTimestamp} (a Timestamp's 64-bit value, recorded first for snapshot reads: {@link VersionStore}) and
+     * releases its oplog times; nothing when PostgreSQL no longer has it (a retry after its commit). The documents written by {@code origin}, the
      * transaction's resources on this shard before the prepare (null for one recovered after a restart), are reported to
      * the observers.
      */
-    public void commitPrepared(PreparedTransaction prepared, @Nullable TransactionResources origin) {
+    public void commitPrepared(PreparedTransaction prepared, long commitTimestamp, @Nullable TransactionResources origin) {
+        versions.recordCommitTime(prepared, commitTimestamp); // before its entries become visible: a snapshot read counts them from then
         endPrepared(prepared, "COMMIT PREPARED");
         if (origin != null && !origin.unit.written.isEmpty()) {
             notifyCommitted(origin.unit.written);

@@ -10,6 +10,7 @@ import dev.shardstore.shard.session.SessionCatalog;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.storage.PreparedTransaction;
 import dev.shardstore.shard.storage.SessionHistory;
+import dev.shardstore.shard.storage.SnapshotRead;
 import dev.shardstore.shard.storage.TransactionResources;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
@@ -32,6 +33,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +55,9 @@ import org.springframework.stereotype.Component;
  *   <li>a later statement continues it: NoSuchTransaction (251) for a number this shard has no open transaction of
  *       (never started here, aborted, or lost with a restart), TransactionCommitted (256) after its commit,
  *       InvalidOptions (72) for a {@code readConcern} on a statement other than the first;</li>
- *   <li>every statement runs in the transaction's one PostgreSQL transaction ({@link WriteUnitOfWork#inTransaction}).
+ *   <li>every statement runs in the transaction's one PostgreSQL transaction ({@link WriteUnitOfWork#inTransaction});
+ *       with {@code readConcern: {level: "snapshot"}} on its first statement, it reads the state at one cluster time
+ *       ({@link SnapshotReads}), the same on every participant when the router gives {@code atClusterTime}.
  *       A statement that fails — a write error included: a transaction is all or nothing — aborts the transaction
  *       and fails the command with its error (a write conflict as WriteConflict (112)), labelled
  *       {@code TransientTransactionError} where the whole transaction may be retried;</li>
@@ -110,6 +114,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         boolean wrote;
         /** Set by the prepare. */
         @Nullable PreparedTransaction prepared;
+        /** Its snapshot read, when its first statement asked for {@code readConcern: {level: "snapshot"}}. */
+        @Nullable SnapshotRead snapshot;
         /**
          * The collections it wrote to, by full name, each with the count of critical sections begun there before its
          * first write ({@link CollectionShardingRuntime#criticalSectionsEntered}).
@@ -134,9 +140,11 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     private final Clock clock;
     private final Duration lifetimeLimit;
     private final CollectionShardingRuntime runtime;
+    private final SnapshotReads snapshots;
 
     public TransactionParticipant(SessionCatalog sessions, SessionHistory history, WriteUnitOfWork units, Clock clock,
-            TransactionProperties properties, LogicalSessionCache sessionCache, CollectionShardingRuntime runtime) {
+            TransactionProperties properties, LogicalSessionCache sessionCache, CollectionShardingRuntime runtime, SnapshotReads snapshots) {
+        this.snapshots = snapshots;
         this.runtime = runtime;
         this.sessions = sessions;
         this.history = history;
@@ -186,13 +194,14 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         }
         long txnNumber = txnNumber(info);
         try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
-            Transaction txn = info.startTransaction() ? start(session, txnNumber) : continued(session, txnNumber, command);
+            Transaction txn = info.startTransaction() ? start(opCtx, session, txnNumber) : continued(session, txnNumber, command);
             if (namespace != null && WRITES.contains(name)) { // counted before the write takes the collection lock
                 txn.written.putIfAbsent(namespace.full(), new Written(namespace, runtime.criticalSectionsEntered(namespace)));
             }
             BsonDocument reply;
             try {
-                reply = units.inTransaction(opCtx, txn.resources(), body);
+                SnapshotRead snapshot = txn.snapshot;
+                reply = units.inTransaction(snapshot == null ? opCtx : snapshot.attach(opCtx), txn.resources(), body);
             } catch (RuntimeException e) {
                 abort(txn);
                 throw aborting(e);
@@ -236,7 +245,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                         throw new CommandException(ErrorCode.InvalidOptions, "commitTransaction for a prepared transaction must"
                                 + " provide a commitTimestamp");
                     }
-                    units.commitPrepared(Objects.requireNonNull(txn.prepared, "a prepared transaction"), txn.resources);
+                    units.commitPrepared(Objects.requireNonNull(txn.prepared, "a prepared transaction"), commitTimestamp(command),
+                            txn.resources);
                     txn.state = State.COMMITTED;
                 }
                 case IN_PROGRESS -> {
@@ -468,7 +478,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         return aborted;
     }
 
-    private Transaction start(SessionCatalog.CheckedOutSession session, long txnNumber) {
+    private Transaction start(OperationContext opCtx, SessionCatalog.CheckedOutSession session, long txnNumber) {
         Transaction previous = transactions.get(session.lsid());
         Optional<SessionHistory.TransactionRecord> record = history.find(session.lsid());
         long highest = Math.max(session.activeTxnNumber(), record.map(SessionHistory.TransactionRecord::txnNum).orElse(-1L));
@@ -490,7 +500,10 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         if (previous != null && previous.state == State.IN_PROGRESS) {
             abort(previous); // superseded by the higher number
         }
+        // chosen and awaited before the transaction's PostgreSQL snapshot exists: its first statement takes it
+        SnapshotRead snapshot = opCtx.readConcern().isSnapshot() ? snapshots.open(opCtx.readConcern(), true) : null;
         Transaction txn = new Transaction(txnNumber, clock.instant(), units.beginTransaction());
+        txn.snapshot = snapshot;
         transactions.put(session.lsid(), txn);
         session.begin(txnNumber);
         return txn;
@@ -565,6 +578,15 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             units.abortTransaction(txn.resources());
         }
         txn.state = State.ABORTED;
+    }
+
+    /** The {@code commitTimestamp} of a prepared transaction's {@code commitTransaction}, as a Timestamp's 64-bit value. */
+    private static long commitTimestamp(BsonDocument command) {
+        BsonValue value = command.get(COMMIT_TIMESTAMP);
+        if (value == null || !value.isTimestamp()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "'commitTransaction.commitTimestamp' must be a Timestamp, not " + value);
+        }
+        return value.asTimestamp().getValue();
     }
 
     private static CommandException prepared(long txnNumber) {

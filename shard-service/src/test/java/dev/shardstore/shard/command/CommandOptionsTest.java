@@ -60,12 +60,13 @@ class CommandOptionsTest extends ShardIntegrationTest {
             * | maxTimeMS: 0 | ok
             * | maxTimeMS: 100 | ok
             * | readConcern: {level: 'majority'} | ok
-            * | readConcern: {level: 'snapshot'} | 238
+            * | readConcern: {level: 'snapshot'} | ok
+            * | readConcern: {level: 'snapshot', atClusterTime: {$timestamp: {t: 1, i: 1}}} | 239
             * | readConcern: {afterClusterTime: {$timestamp: {t: 1, i: 1}}} | ok
             * | readConcern: {level: 'linearizable'} | 238
             * | readConcern: {level: 'bogus'} | 2
             * | readConcern: {level: 'available', afterClusterTime: {$timestamp: {t: 1, i: 1}}} | 72
-            * | readConcern: {atClusterTime: {$timestamp: {t: 1, i: 1}}} | 238
+            * | readConcern: {atClusterTime: {$timestamp: {t: 1, i: 1}}} | 72
             * | readConcern: {afterClusterTime: 5} | 14
             * | writeConcern: {w: 'majority', j: false, wtimeout: 100} | ok
             * | writeConcern: {w: 2} | 100

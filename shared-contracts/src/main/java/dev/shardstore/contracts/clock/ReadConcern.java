@@ -16,12 +16,16 @@ import org.jspecify.annotations.Nullable;
  *
  * @param level            the level; {@link Level#LOCAL} when none is given
  * @param afterClusterTime the cluster time whose writes the read must see, or null
+ * @param atClusterTime    for level snapshot, the cluster time whose state the read serves (every write at or before
+ *                         it, none after); null otherwise, or when the server is to choose it
  */
-public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime) {
+public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime, @Nullable BsonTimestamp atClusterTime) {
     /** The field of a command. */
     public static final String FIELD = "readConcern";
     /** What no read concern means. */
-    public static final ReadConcern DEFAULT = new ReadConcern(Level.LOCAL, null);
+    public static final ReadConcern DEFAULT = new ReadConcern(Level.LOCAL, null, null);
+    /** The field of a snapshot read concern naming its time, also the field of a reply that says it. */
+    public static final String AT_CLUSTER_TIME = "atClusterTime";
 
     /** MongoDB's read concern levels, by their spelling in commands. */
     public enum Level {
@@ -37,18 +41,28 @@ public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime)
         if (level == null) {
             throw new IllegalArgumentException("level is required");
         }
+        if (atClusterTime != null && level != Level.SNAPSHOT) {
+            throw new IllegalArgumentException("atClusterTime goes with level snapshot only");
+        }
+    }
+
+    /** Whether this is a snapshot read ({@code level: "snapshot"}). */
+    public boolean isSnapshot() {
+        return level == Level.SNAPSHOT;
     }
 
     /**
      * The read concern of {@code command} ({@link #DEFAULT} without one). The levels served are local, available and
-     * majority, which on single-node shards all read the committed data; {@code afterClusterTime} works with local and
-     * majority, as in MongoDB.
+     * majority, which on single-node shards all read the committed data, and snapshot (a transaction's, or a find,
+     * aggregate or distinct's: the state at {@code atClusterTime}); {@code afterClusterTime} works with local,
+     * majority and snapshot, as in MongoDB.
      *
      * @throws CommandException naming the field: TypeMismatch (14) for a value of the wrong type; BadValue (2) for an
-     *                          unknown level; NotImplemented (238) for snapshot (it comes with transactions),
-     *                          linearizable and {@code atClusterTime}; InvalidOptions (72) for {@code afterClusterTime}
-     *                          with level available; Location40415 for an unknown field; InvalidOptions (72) for an
-     *                          aggregate with {@code $out} or {@code $merge} under linearizable ({@link WriteStageReadConcern})
+     *                          unknown level; NotImplemented (238) for linearizable; InvalidOptions (72) for
+     *                          {@code afterClusterTime} with level available, for {@code atClusterTime} without level
+     *                          snapshot and for both times together; Location40415 for an unknown field;
+     *                          InvalidOptions (72) for an aggregate with {@code $out} or {@code $merge} under
+     *                          linearizable ({@link WriteStageReadConcern})
      */
     public static ReadConcern of(BsonDocument command) {
         WriteStageReadConcern.check(command);
@@ -61,6 +75,7 @@ public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime)
         }
         Level level = Level.LOCAL;
         BsonTimestamp after = null;
+        BsonTimestamp at = null;
         for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
             BsonValue v = field.getValue();
             switch (field.getKey()) {
@@ -72,15 +87,25 @@ public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime)
                     after = v.asTimestamp();
                 }
                 case "provenance" -> { }
-                case "atClusterTime" -> throw new CommandException(ErrorCode.NotImplemented,
-                        "'readConcern.atClusterTime' needs level snapshot, which comes with transactions");
+                case AT_CLUSTER_TIME -> {
+                    if (!v.isTimestamp()) {
+                        throw new CommandException(ErrorCode.TypeMismatch, "'readConcern.atClusterTime' must be a Timestamp, not " + v);
+                    }
+                    at = v.asTimestamp();
+                }
                 default -> throw new CommandException(ErrorCode.Location40415, "BSON field 'readConcern." + field.getKey() + "' is an unknown field.");
             }
         }
         if (after != null && level == Level.AVAILABLE) {
             throw new CommandException(ErrorCode.InvalidOptions, "'readConcern.afterClusterTime' is not allowed with level 'available'");
         }
-        return new ReadConcern(level, after);
+        if (at != null && level != Level.SNAPSHOT) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'readConcern.atClusterTime' is only valid with level 'snapshot'");
+        }
+        if (at != null && after != null) {
+            throw new CommandException(ErrorCode.InvalidOptions, "'readConcern' may not give both afterClusterTime and atClusterTime");
+        }
+        return new ReadConcern(level, after, at);
     }
 
     private static Level level(BsonValue v) {
@@ -90,8 +115,6 @@ public record ReadConcern(Level level, @Nullable BsonTimestamp afterClusterTime)
         for (Level level : Level.values()) {
             if (level.spelling().equals(s.getValue())) {
                 return switch (level) {
-                    case SNAPSHOT -> throw new CommandException(ErrorCode.NotImplemented,
-                            "'readConcern.level' \"snapshot\" is not supported: snapshot reads come with transactions");
                     case LINEARIZABLE -> throw new CommandException(ErrorCode.NotImplemented,
                             "'readConcern.level' \"linearizable\" is not supported: use \"majority\"");
                     default -> level;

@@ -76,6 +76,11 @@ public enum ErrorCode {
     CannotIndexParallelArrays(171, 400),
     ZoneNotFound(177, 404),
     RangeOverlapConflict(178, 409),
+    /**
+     * A snapshot read at a time whose placement of the collection's chunks is not known (a chunk moved after it):
+     * mongo/src/mongo/db/s/README.md "The historical routing table".
+     */
+    StaleChunkHistory(183, 409),
     InvalidIndexSpecificationOption(197, 400),
     ManualInterventionRequired(199, 500),
     /** A client's {@code $clusterTime} ahead of the node's whose signature does not match its time. */
@@ -94,6 +99,8 @@ public enum ErrorCode {
     TransactionTooOld(225, 409),
     /** A feature or option this server refuses: the caller's to change (HTTP 400), not a server fault. */
     NotImplemented(238, 400),
+    /** A snapshot read at a time older than the history kept ({@code minSnapshotHistoryWindowInSeconds}). */
+    SnapshotTooOld(239, 409),
     ConversionFailure(241, 400),
     StaleDbVersion(249, 503),
     /**

@@ -1,0 +1,201 @@
+package dev.shardstore.shard.storage;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.keystring.KeyString;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The version store of snapshot reads (docs/architecture.md "Snapshot reads"): the documents of a collection as they
+ * were at a cluster time {@code T}, reconstructed from the oplog, which keeps each update's and delete's pre-image
+ * ({@code pre}, Flyway {@code V9}).
+ *
+ * <p>A read at {@code T} runs once every write at or before {@code T} is durable
+ * ({@link OplogTimeReservations#awaitDurable}), in one PostgreSQL snapshot taken after that. The snapshot then holds
+ * every change up to {@code T} and perhaps some after it; those are exactly the oplog entries the snapshot sees with a
+ * time after {@code T}, since an entry commits with the change it describes. For each document they touch, the first
+ * such entry says what the document was at {@code T}: nothing before an insert, the pre-image before an update or a
+ * delete ({@link Overlay}). A prepared transaction's entries carry their prepare times but become visible at the
+ * coordinator's commit time, which {@link #recordCommitTime} writes before {@code COMMIT PREPARED}: they count as after
+ * {@code T} when that time is. A transaction's own entries (provisional times, stored above every real one) are
+ * never undone: it reads its own writes.
+ *
+ * <p>History is kept for {@code minSnapshotHistoryWindowInSeconds} ({@code shardstore.shard.snapshot-history-window},
+ * 300 s): older reads are SnapshotTooOld (239), as are reads older than the oldest oplog entry kept. A chunk migration
+ * after {@code T} (its clone's or catch-up's entries here, {@code fromMigrate}) is StaleChunkHistory (183): this shard
+ * did not own those documents at {@code T}, and the router's routing table of now cannot say who did. Range
+ * deletions of a donor are not undone: they remove documents this shard no longer owns, which a read filters out
+ * anyway.
+ */
+@Component
+public class VersionStore {
+    private static final Logger log = LoggerFactory.getLogger(VersionStore.class);
+
+    private final JdbcClient jdbc;
+    private final Clock clock;
+    private final Duration window;
+
+    @Autowired
+    public VersionStore(JdbcClient jdbc, @Value("${shardstore.shard.snapshot-history-window:300s}") Duration window) {
+        this(jdbc, window, Clock.systemUTC());
+    }
+
+    VersionStore(JdbcClient jdbc, Duration window, Clock clock) {
+        if (window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException("shardstore.shard.snapshot-history-window must be positive, was " + window);
+        }
+        this.jdbc = jdbc;
+        this.window = window;
+        this.clock = clock;
+    }
+
+    /**
+     * What a snapshot read at one time sees differently from the current documents of one collection: for each
+     * document changed after that time, its version then (empty: it did not exist).
+     *
+     * @param versions by {@code _id} KeyString
+     */
+    public record Overlay(Map<ByteBuffer, Optional<StoredDocument>> versions) {
+        public Overlay {
+            versions = Collections.unmodifiableMap(new HashMap<>(versions));
+        }
+
+        /** Whether the document with KeyString {@code id} changed after the read's time. */
+        public boolean changed(byte[] id) {
+            return versions.containsKey(ByteBuffer.wrap(id));
+        }
+
+        /** The documents as they were at the read's time, of those changed after it that existed then. */
+        public List<StoredDocument> present() {
+            return versions.values().stream().flatMap(Optional::stream).toList();
+        }
+
+        public boolean isEmpty() {
+            return versions.isEmpty();
+        }
+    }
+
+    /**
+     * Checks that history reaches back to {@code at}.
+     *
+     * @throws CommandException SnapshotTooOld (239) when {@code at} is older than the history window or than the oldest
+     *                          oplog entry kept
+     */
+    public void checkWindow(BsonTimestamp at) {
+        long oldestSeconds = clock.instant().minus(window).getEpochSecond();
+        if (Integer.toUnsignedLong(at.getTime()) < oldestSeconds) {
+            throw tooOld(at, "older than minSnapshotHistoryWindowInSeconds (" + window.toSeconds() + " s)");
+        }
+        Long oldest = jdbc.sql("SELECT min(ts_key) FROM oplog WHERE ts_key < 0").query(Long.class).optional().orElse(null);
+        if (oldest != null && Long.compareUnsigned(Oplog.storedTs(oldest), at.getValue()) > 0) {
+            throw tooOld(at, "older than the oldest oplog entry this shard keeps");
+        }
+    }
+
+    /**
+     * The overlay of collection {@code c} at {@code at}, read on the current connection (the read's snapshot).
+     *
+     * @throws CommandException SnapshotTooOld (239) for a change after {@code at} whose entry has no pre-image (written
+     *                          before the version store existed); StaleChunkHistory (183) for a migration's write after
+     *                          {@code at}
+     */
+    public Overlay overlay(CollectionInfo c, BsonTimestamp at) {
+        long after = Oplog.storedTs(at.getValue());
+        List<Change> changes = new ArrayList<>(jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.pre, o.from_migrate, t.commit_ts FROM oplog o"
+                        + " LEFT JOIN transaction_commit_times t ON o.ts_key >= t.first_ts_key AND o.ts_key < t.first_ts_key + t.entries"
+                        + " WHERE o.ui = ?::uuid AND o.ts_key > ? AND o.ts_key < 0 AND o.op <> 'c'")
+                .param(c.uuid()).param(after).query(VersionStore::change).list());
+        // entries of prepared transactions given times up to `at` whose commit time is after it
+        changes.addAll(jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.pre, o.from_migrate, t.commit_ts FROM transaction_commit_times t"
+                        + " JOIN oplog o ON o.ts_key >= t.first_ts_key AND o.ts_key < t.first_ts_key + t.entries"
+                        + " WHERE t.commit_ts > ? AND t.first_ts_key <= ? AND o.ts_key <= ? AND o.ui = ?::uuid AND o.op <> 'c'")
+                .param(at.getValue()).param(after).param(after).param(c.uuid()).query(VersionStore::change).list());
+        changes.removeIf(change -> Long.compareUnsigned(change.visibleAt(), at.getValue()) <= 0);
+        changes.sort(Comparator.comparing(Change::visibleAt, Long::compareUnsigned).thenComparing(Change::tsKey));
+        Map<ByteBuffer, Optional<StoredDocument>> versions = new HashMap<>();
+        for (Change change : changes) {
+            if (change.fromMigrate() && change.op() != 'd') {
+                throw new CommandException(ErrorCode.StaleChunkHistory, "a chunk of " + c.namespace() + " moved to this shard after"
+                        + " atClusterTime " + at + ": its history of placement is not kept; read at a later time");
+            }
+            ByteBuffer id = ByteBuffer.wrap(change.id());
+            if (versions.containsKey(id)) {
+                continue; // the first change after `at` says what the document was at `at`
+            }
+            if (change.fromMigrate() || change.op() == 'i') {
+                versions.put(id, Optional.empty());
+            } else if (change.pre() == null) {
+                throw tooOld(at, "a change of " + c.namespace() + " after it was written without the version store's pre-image");
+            } else {
+                versions.put(id, Optional.of(new StoredDocument(change.id(), change.pre())));
+            }
+        }
+        return new Overlay(versions);
+    }
+
+    /**
+     * Records that the prepared transaction {@code prepared}'s entries become visible at {@code commitTimestamp}, before
+     * its {@code COMMIT PREPARED} (idempotent: a redelivered decision writes nothing new). Nothing for one that wrote
+     * nothing.
+     */
+    void recordCommitTime(PreparedTransaction prepared, long commitTimestamp) {
+        OplogTimeReservations.Reservation reservation = prepared.reservation();
+        if (reservation == null) {
+            return;
+        }
+        jdbc.sql("INSERT INTO transaction_commit_times (first_ts_key, entries, commit_ts) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+                .param(Oplog.storedTs(reservation.first())).param(reservation.count()).param(commitTimestamp).update();
+    }
+
+    /** Deletes the commit times older than the history window. Scheduled every minute. */
+    @Scheduled(fixedDelayString = "${shardstore.shard.oplog.truncate-interval:1m}")
+    public int trim() {
+        long oldest = clock.instant().minus(window).getEpochSecond() << 32;
+        int deleted = jdbc.sql("DELETE FROM transaction_commit_times WHERE commit_ts < ?").param(oldest).update();
+        if (deleted > 0) {
+            log.debug("deleted {} commit times older than the snapshot history window", deleted);
+        }
+        return deleted;
+    }
+
+    private static CommandException tooOld(BsonTimestamp at, String why) {
+        return new CommandException(ErrorCode.SnapshotTooOld, "readConcern.atClusterTime " + at + " is too old: " + why);
+    }
+
+    /** One oplog entry of a document change, with the time it became visible at. */
+    private record Change(long tsKey, char op, byte[] id, byte @Nullable [] pre, boolean fromMigrate, long visibleAt) {}
+
+    private static Change change(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+        long tsKey = rs.getLong(1);
+        char op = rs.getString(2).charAt(0);
+        BsonDocument documentKey = BsonBytes.decode(rs.getBytes(3));
+        BsonValue id = documentKey.get("_id");
+        if (id == null) {
+            throw new IllegalStateException("an oplog entry's documentKey without _id: " + documentKey.toJson());
+        }
+        long commitTs = rs.getLong(6);
+        long visibleAt = rs.wasNull() ? Oplog.storedTs(tsKey) : commitTs;
+        return new Change(tsKey, op, KeyString.encode(id), rs.getBytes(4), rs.getBoolean(5), visibleAt);
+    }
+}
