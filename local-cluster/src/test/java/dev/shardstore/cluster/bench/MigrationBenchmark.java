@@ -33,7 +33,7 @@ import org.postgresql.PGConnection;
 /**
  * Chunk migration throughput and critical section length (docs/benchmarks.md, "Chunk migration"). Starts its own local
  * cluster (2 shards, 1 router, ports offset by {@code args[0]}, default 2500; {@code args[1]}, when given, is the shards'
- * {@code clone-batch-documents}), loads {@code data/flights-300k.csv.gz}
+ * {@code clone-batch-bytes}, such as {@code 4MB}), loads {@code data/flights-300k.csv.gz}
  * through the router into {@code bench.flights} sharded on the ranged key {@code {date: 1}}, splits it at the 100,000th
  * and 200,000th date and then
  * <ol>
@@ -66,7 +66,7 @@ public final class MigrationBenchmark {
         int offset = args.length > 0 ? Integer.parseInt(args[0]) : 2500;
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         if (args.length > 1) {
-            jvm.add("-Dshardstore.shard.migration.clone-batch-documents=" + Integer.parseInt(args[1]));
+            jvm.add("-Dshardstore.shard.migration.clone-batch-bytes=" + args[1]); // the shards refuse a size they cannot parse
         }
         try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withShards(2).withRouters(1)
                 .withPortOffset(offset).withServiceJvmOptions(jvm).withHome(Files.createTempDirectory("shardstore-migration-bench-")), line -> System.out.println("[cluster] " + line))) {
