@@ -77,6 +77,11 @@ public class MigrationDestinationManager {
     public static final String DURING_CLONE = "recipient.duringClone";
     /** Fail point after each non-empty batch of changes is applied before the commit. */
     public static final String DURING_CATCHUP = "recipient.duringCatchup";
+    /**
+     * Fail point inside each batch's unit of work (a clone page, a batch of changes), after its statements and before its
+     * commit: an error there rolls the whole batch back.
+     */
+    public static final String BATCH_WRITTEN = "recipient.batchWritten";
     static final String READY = "ready";
     static final String CLONE = "clone";
     static final String CATCHUP = "catchup";
@@ -426,6 +431,7 @@ public class MigrationDestinationManager {
                 if (!deletes.isEmpty()) {
                     store.delete(inUnit, collection, store.lockByIds(collection, deletes));
                 }
+                failPoints.hit(BATCH_WRITTEN);
                 return null;
             }));
         }
