@@ -108,6 +108,7 @@ public class MigrationChunkClonerSource {
                     + session.startAfter());
         }
         session.pin().advance(after);
+        donation.modsAppliedThrough = after;
         failPoints.hit(DURING_CATCHUP);
         OplogReader.Batch batch = oplog.read(session.collection().uuid(), after, session.range(), MODS_BATCH_ENTRIES);
         BsonArray entries = new BsonArray();

@@ -265,7 +265,7 @@ public class MigrationDestinationManager {
                 if (!more) {
                     receipt.reachedSteady();
                     if (entries.isEmpty()) {
-                        Thread.sleep(properties.statusPollInterval());
+                        receipt.awaitCommitRequest(properties.statusPollInterval());
                     }
                 }
             }
@@ -468,6 +468,17 @@ public class MigrationDestinationManager {
             commitRequested = true;
             if (!state.equals(DONE) && !state.equals(FAIL)) {
                 state(COMMIT_START);
+            }
+            notifyAll();
+        }
+
+        /**
+         * Waits at most {@code max} between two empty pulls, or until {@link #requestCommit}: the donor's writes are blocked
+         * from then on, so the last catch-up starts at once rather than after the rest of a poll interval.
+         */
+        synchronized void awaitCommitRequest(Duration max) throws InterruptedException {
+            if (!commitRequested) {
+                wait(Math.max(1, max.toMillis()));
             }
         }
 

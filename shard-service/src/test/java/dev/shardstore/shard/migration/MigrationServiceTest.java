@@ -102,7 +102,8 @@ class MigrationServiceTest extends ShardIntegrationTest {
                 MigrationDestinationManager.BATCH_WRITTEN, RangeDeleter.BEFORE_RANGE_DELETION)) {
             recipient.bean(FailPoints.class).configure(point, null, 0);
         }
-        for (String point : List.of(MigrationSourceManager.HANG_AFTER_CLONE, WriteUnitOfWork.BEFORE_COMMIT, RangeDeleter.BEFORE_RANGE_DELETION)) {
+        for (String point : List.of(MigrationSourceManager.HANG_AFTER_CLONE, WriteUnitOfWork.BEFORE_COMMIT, RangeDeleter.BEFORE_RANGE_DELETION,
+                MigrationSourceManager.BEFORE_STEADY_CHECK)) {
             failPoints.configure(point, null, 0);
         }
         ConfigServerStub.instance().overrideMigrationCommit(null);
@@ -340,6 +341,35 @@ class MigrationServiceTest extends ShardIntegrationTest {
         assertThat(documents(url(), "unique")).as("the donor keeps every document").hasSize(100);
     }
 
+    /**
+     * MongoDB's steady-state check: a recipient that reports {@code steady} while a burst of writes it has not pulled yet
+     * waits on the donor (more than one {@code _transferMods} batch) does not bring the critical section; once it pulled
+     * them, the donor blocks writes and commits.
+     */
+    @Test
+    void theDonorBlocksWritesOnlyOnceFewChangesAreLeftForTheRecipient() throws Exception {
+        String ns = setUp("steady", 100);
+        FailPoints recipientPoints = recipient.bean(FailPoints.class);
+        long checked = failPoints.configure(MigrationSourceManager.BEFORE_STEADY_CHECK, FailPointAction.pause(), 1);
+        CompletableFuture<BsonDocument> move = moveAsync(ns, 50);
+        assertThat(failPoints.awaitEntered(MigrationSourceManager.BEFORE_STEADY_CHECK, checked + 1, Duration.ofSeconds(30))).isTrue();
+        long caughtUp = recipientPoints.configure(MigrationDestinationManager.DURING_CATCHUP, FailPointAction.pause(), 1);
+        BsonArray burst = new BsonArray();
+        for (int i = 0; i < 1500; i++) {
+            burst.add(new BsonDocument("_id", new BsonInt32(10_000 + i)).append("x", new BsonInt32(50 + i % 50)));
+        }
+        assertThat(ErrorReplies.isError(run("mig", new BsonDocument("insert", new BsonString("steady")).append("documents", burst)))).isFalse();
+        assertThat(recipientPoints.awaitEntered(MigrationDestinationManager.DURING_CATCHUP, caughtUp + 1, Duration.ofSeconds(30))).isTrue();
+        failPoints.configure(MigrationSourceManager.BEFORE_STEADY_CHECK, null, 0);
+
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> donorPhase().equals("clone"));
+        recipientPoints.configure(MigrationDestinationManager.DURING_CATCHUP, null, 0);
+        BsonDocument reply = move.get(60, TimeUnit.SECONDS);
+        assertThat(ErrorReplies.isError(reply)).as(reply.toJson()).isFalse();
+        assertThat(documents(recipient.url(), "steady")).hasSize(1550);
+        assertThat(reply.getNumber("criticalSectionMillis").longValue()).as("reported").isNotNegative();
+    }
+
     @Test
     void aSecondRequestForTheSameMoveJoinsTheRunningOneAndAnyOtherIsRefused() throws Exception {
         String ns = setUp("joined", 120);
@@ -512,6 +542,13 @@ class MigrationServiceTest extends ShardIntegrationTest {
         BsonArray inprog = run("admin", "{currentOp: 1}").getArray("inprog");
         assertThat(inprog).hasSize(1);
         return inprog.get(0).asDocument().getString("migrationId").getValue();
+    }
+
+    /** The phase of the donor's one running migration ({@code currentOp}). */
+    private String donorPhase() {
+        BsonArray inprog = run("admin", "{currentOp: 1}").getArray("inprog");
+        assertThat(inprog).hasSize(1);
+        return inprog.get(0).asDocument().getString("phase").getValue();
     }
 
     private void write(String json) {
