@@ -78,6 +78,9 @@ class MigrationServiceTest extends ShardIntegrationTest {
     @Autowired
     BucketCatalog bucketCatalog;
 
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
     private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @BeforeAll
@@ -371,6 +374,18 @@ class MigrationServiceTest extends ShardIntegrationTest {
     }
 
     @Test
+    void rangeDeletionReportsItsRate() {
+        String ns = setUp("rate", 100);
+        long before = deletionRates().count();
+        BsonDocument moved = move(ns, 50);
+        assertThat(ErrorReplies.isError(moved)).as(moved.toJson()).isFalse();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(inRange(documents(url(), "rate"), 50, 100)).as("the donor's orphans are deleted").isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> deletionRates().count() > before);
+        assertThat(deletionRates().max()).as("documents per second").isPositive();
+    }
+
+    @Test
     void aSecondRequestForTheSameMoveJoinsTheRunningOneAndAnyOtherIsRefused() throws Exception {
         String ns = setUp("joined", 120);
         long hung = failPoints.configure(MigrationSourceManager.HANG_AFTER_CLONE, FailPointAction.pause(), 1);
@@ -542,6 +557,10 @@ class MigrationServiceTest extends ShardIntegrationTest {
         BsonArray inprog = run("admin", "{currentOp: 1}").getArray("inprog");
         assertThat(inprog).hasSize(1);
         return inprog.get(0).asDocument().getString("migrationId").getValue();
+    }
+
+    private io.micrometer.core.instrument.DistributionSummary deletionRates() {
+        return meters.summary(dev.shardstore.shard.ShardMetrics.RANGE_DELETION_RATE);
     }
 
     /** The phase of the donor's one running migration ({@code currentOp}). */

@@ -40,14 +40,16 @@ import org.postgresql.PGConnection;
  *   <li>{@code raw copy}: the floor, one binary {@code COPY} of every row into the collection table alone;</li>
  *   <li>{@code insert documents only}: the multi-row insert without oplog and index entries (where the time goes).</li>
  * </ul>
- * Each variant runs twice on emptied tables; the faster run is printed.
+ * Each variant runs twice on emptied tables; the faster run is printed. A second test times range deletion of the same
+ * documents in batches of several sizes, each batch as the range deleter runs it: the next documents in index order, locked
+ * by id, deleted with one oplog entry each in one statement, and their index entries deleted by id, in one transaction.
  *
  * <pre>
- * /work/tools/mvn-slot -B -q -o -pl shard-service -am test -Dtest=CloneWriteTimingTest -Dsurefire.failIfNoSpecifiedTests=false -Dshardstore.bench=true
+ * /work/tools/mvn-slot -B -q -o -pl shard-service -am test -Dtest=MigrationWriteTimingTest -Dsurefire.failIfNoSpecifiedTests=false -Dshardstore.bench=true
  * </pre>
  */
 @EnabledIfSystemProperty(named = "shardstore.bench", matches = "true")
-class CloneWriteTimingTest {
+class MigrationWriteTimingTest {
     private static final int DOCUMENTS = 100_000;
     private static final byte[] COPY_HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};
 
@@ -76,6 +78,85 @@ class CloneWriteTimingTest {
                 report("insert, pages of " + page, bytes, best(connection, () -> insertPages(connection, rows, page)));
                 report("copy+merge, pages of " + page, bytes, best(connection, () -> copyPages(connection, rows, page)));
             }
+        }
+    }
+
+    @Test
+    void rangeDeletionBatchSizes() throws Exception {
+        EmbeddedInfra infra = EmbeddedInfra.shared();
+        List<Row> rows = rows();
+        try (Connection connection = DriverManager.getConnection(infra.jdbcUrl("clone_timing"),
+                EmbeddedPostgresServer.USERNAME, EmbeddedPostgresServer.PASSWORD)) {
+            connection.setAutoCommit(false);
+            try (Statement ddl = connection.createStatement()) {
+                ddl.execute("DROP TABLE IF EXISTS t, t_idx, t_oplog");
+                ddl.execute("CREATE TABLE t (id bytea PRIMARY KEY, doc bytea)");
+                ddl.execute("CREATE TABLE t_idx (key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY (key, id))");
+                ddl.execute("CREATE INDEX t_idx_id ON t_idx (id)");
+                ddl.execute("CREATE TABLE t_oplog (ts_key bigint PRIMARY KEY, o2 bytea, o bytea)");
+            }
+            connection.commit();
+            for (int batch : new int[] {100, 1_000, 5_000, 20_000}) {
+                long best = Long.MAX_VALUE;
+                for (int attempt = 0; attempt < 2; attempt++) {
+                    try (Statement truncate = connection.createStatement()) {
+                        truncate.execute("TRUNCATE t, t_idx, t_oplog");
+                    }
+                    connection.commit();
+                    insertPages(connection, rows, 10_000);
+                    try (Statement prepare = connection.createStatement()) {
+                        prepare.execute("TRUNCATE t_oplog");
+                        prepare.execute("ANALYZE t, t_idx");
+                    }
+                    connection.commit();
+                    long start = System.nanoTime();
+                    deleteInBatches(connection, batch);
+                    best = Math.min(best, System.nanoTime() - start);
+                }
+                System.out.printf("range deletion, batches of %-6d %7.2f s  %9.0f documents/s%n", batch, best / 1e9,
+                        DOCUMENTS / (best / 1e9));
+            }
+        }
+    }
+
+    /** Deletes every document as the range deleter does, {@code batch} at a time, until none is left. */
+    private static void deleteInBatches(Connection connection, int batch) throws SQLException {
+        String page = "SELECT d.id FROM t_idx i JOIN t d ON d.id = i.id WHERE (i.key, i.id) > (?, ?) ORDER BY i.key, i.id LIMIT ?";
+        String lock = "SELECT id, doc FROM t WHERE id = ANY(?::bytea[]) ORDER BY id FOR UPDATE";
+        String delete = "WITH src AS (SELECT * FROM unnest(?::bytea[]) WITH ORDINALITY AS s(id, n)),"
+                + " changed AS (DELETE FROM t d USING src WHERE d.id = src.id RETURNING d.id)"
+                + " INSERT INTO t_oplog (ts_key, o2) SELECT ?::bigint + src.n, src.id FROM src JOIN changed USING (id)";
+        String entries = "DELETE FROM t_idx WHERE id = ANY(?::bytea[])";
+        long ts = 0;
+        while (true) {
+            List<byte[]> ids = new ArrayList<>();
+            try (PreparedStatement read = connection.prepareStatement(page)) {
+                read.setBytes(1, new byte[0]);
+                read.setBytes(2, new byte[0]);
+                read.setInt(3, batch);
+                try (var rs = read.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getBytes(1));
+                    }
+                }
+            }
+            connection.commit();
+            if (ids.isEmpty()) {
+                return;
+            }
+            byte[][] array = ids.toArray(byte[][]::new);
+            try (PreparedStatement locked = connection.prepareStatement(lock); PreparedStatement gone = connection.prepareStatement(delete);
+                    PreparedStatement unindexed = connection.prepareStatement(entries)) {
+                locked.setObject(1, array);
+                locked.executeQuery().close();
+                gone.setObject(1, array);
+                gone.setLong(2, ts);
+                gone.executeUpdate();
+                unindexed.setObject(1, array);
+                unindexed.executeUpdate();
+            }
+            connection.commit();
+            ts += ids.size();
         }
     }
 
