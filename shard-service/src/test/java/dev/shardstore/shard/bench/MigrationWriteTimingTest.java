@@ -45,7 +45,7 @@ import org.postgresql.PGConnection;
  * by id, deleted with one oplog entry each in one statement, and their index entries deleted by id, in one transaction.
  *
  * <pre>
- * /work/tools/mvn-slot -B -q -o -pl shard-service -am test -Dtest=MigrationWriteTimingTest -Dsurefire.failIfNoSpecifiedTests=false -Dshardstore.bench=true
+ * ./mvnw -B -q -o -pl shard-service -am test -Dtest=MigrationWriteTimingTest -Dsurefire.failIfNoSpecifiedTests=false -Dshardstore.bench=true
  * </pre>
  */
 @EnabledIfSystemProperty(named = "shardstore.bench", matches = "true")
