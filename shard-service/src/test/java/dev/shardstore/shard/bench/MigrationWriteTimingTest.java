@@ -57,18 +57,11 @@ class MigrationWriteTimingTest {
 
     @Test
     void insertAgainstCopyIntoStaging() throws Exception {
-        EmbeddedInfra infra = EmbeddedInfra.shared();
         List<Row> rows = rows();
         long bytes = rows.stream().mapToLong(r -> r.doc().length).sum();
         System.out.printf("%d documents, %.1f MB of BSON%n", rows.size(), bytes / 1e6);
-        try (Connection connection = DriverManager.getConnection(infra.jdbcUrl("clone_timing"),
-                EmbeddedPostgresServer.USERNAME, EmbeddedPostgresServer.PASSWORD)) {
-            connection.setAutoCommit(false);
+        try (Connection connection = connectToFreshTables()) {
             try (Statement ddl = connection.createStatement()) {
-                ddl.execute("DROP TABLE IF EXISTS t, t_idx, t_oplog");
-                ddl.execute("CREATE TABLE t (id bytea PRIMARY KEY, doc bytea)");
-                ddl.execute("CREATE TABLE t_idx (key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY (key, id))");
-                ddl.execute("CREATE TABLE t_oplog (ts_key bigint PRIMARY KEY, o2 bytea, o bytea)");
                 ddl.execute("CREATE TEMP TABLE staging (id bytea, doc bytea, key bytea, n bigint) ON COMMIT DELETE ROWS");
             }
             connection.commit();
@@ -83,19 +76,8 @@ class MigrationWriteTimingTest {
 
     @Test
     void rangeDeletionBatchSizes() throws Exception {
-        EmbeddedInfra infra = EmbeddedInfra.shared();
         List<Row> rows = rows();
-        try (Connection connection = DriverManager.getConnection(infra.jdbcUrl("clone_timing"),
-                EmbeddedPostgresServer.USERNAME, EmbeddedPostgresServer.PASSWORD)) {
-            connection.setAutoCommit(false);
-            try (Statement ddl = connection.createStatement()) {
-                ddl.execute("DROP TABLE IF EXISTS t, t_idx, t_oplog");
-                ddl.execute("CREATE TABLE t (id bytea PRIMARY KEY, doc bytea)");
-                ddl.execute("CREATE TABLE t_idx (key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY (key, id))");
-                ddl.execute("CREATE INDEX t_idx_id ON t_idx (id)");
-                ddl.execute("CREATE TABLE t_oplog (ts_key bigint PRIMARY KEY, o2 bytea, o bytea)");
-            }
-            connection.commit();
+        try (Connection connection = connectToFreshTables()) {
             for (int batch : new int[] {100, 1_000, 5_000, 20_000}) {
                 long best = Long.MAX_VALUE;
                 for (int attempt = 0; attempt < 2; attempt++) {
@@ -158,6 +140,25 @@ class MigrationWriteTimingTest {
             connection.commit();
             ts += ids.size();
         }
+    }
+
+    /**
+     * A connection (autocommit off) to a database holding new, empty tables of the shard's shapes: the collection table,
+     * an index table with its {@code (id)} index as {@code IndexCatalog} creates them, an oplog-like table.
+     */
+    private static Connection connectToFreshTables() throws SQLException {
+        Connection connection = DriverManager.getConnection(EmbeddedInfra.shared().jdbcUrl("clone_timing"),
+                EmbeddedPostgresServer.USERNAME, EmbeddedPostgresServer.PASSWORD);
+        connection.setAutoCommit(false);
+        try (Statement ddl = connection.createStatement()) {
+            ddl.execute("DROP TABLE IF EXISTS t, t_idx, t_oplog");
+            ddl.execute("CREATE TABLE t (id bytea PRIMARY KEY, doc bytea)");
+            ddl.execute("CREATE TABLE t_idx (key bytea NOT NULL, id bytea NOT NULL, PRIMARY KEY (key, id))");
+            ddl.execute("CREATE INDEX t_idx_id ON t_idx (id)");
+            ddl.execute("CREATE TABLE t_oplog (ts_key bigint PRIMARY KEY, o2 bytea, o bytea)");
+        }
+        connection.commit();
+        return connection;
     }
 
     private interface Run {
