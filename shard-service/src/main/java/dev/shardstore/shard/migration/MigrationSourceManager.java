@@ -331,11 +331,10 @@ public class MigrationSourceManager {
         if (session == null || applied == null) {
             return false; // the recipient has not pulled any change yet
         }
-        OplogReader.Batch left = oplog.read(session.collection().uuid(), applied, session.range(), MigrationChunkClonerSource.MODS_BATCH_ENTRIES);
-        if (left.entries().size() == MigrationChunkClonerSource.MODS_BATCH_ENTRIES) {
+        int changes = oplog.countClientChanges(session.collection().uuid(), applied, session.range(), MigrationChunkClonerSource.MODS_BATCH_ENTRIES);
+        if (changes == MigrationChunkClonerSource.MODS_BATCH_ENTRIES) {
             return false;
         }
-        long changes = left.entries().stream().filter(entry -> !entry.fromMigrate()).count();
         MigrationProgress progress = donation.progress;
         long averageObjectSize = progress.documentsCloned() == 0 ? 1 : Math.max(1, progress.bytesCloned() / progress.documentsCloned());
         long estimatedBytes = changes * averageObjectSize;
