@@ -35,10 +35,11 @@ final class ClonePageBytes {
     /**
      * The rows of {@code frames}, in order.
      *
-     * @throws CommandException HostUnreachable (6) when the bytes are not whole frames: the reply is unreadable, as a
-     *                          malformed reply of any command is
+     * @param count how many rows the reply says the frames hold
+     * @throws CommandException HostUnreachable (6) when the bytes are not {@code count} whole frames: the reply is
+     *                          unreadable, as a malformed reply of any command is
      */
-    static List<StoredDocument> decode(byte[] frames) {
+    static List<StoredDocument> decode(byte[] frames, int count) {
         ByteBuffer in = ByteBuffer.wrap(frames).order(ByteOrder.LITTLE_ENDIAN);
         List<StoredDocument> documents = new ArrayList<>();
         try {
@@ -52,6 +53,10 @@ final class ClonePageBytes {
         } catch (BufferUnderflowException | IndexOutOfBoundsException | NegativeArraySizeException e) {
             throw new CommandException(ErrorCode.HostUnreachable, "a _migrateClone page of " + frames.length
                     + " bytes ends inside a document (" + documents.size() + " whole ones)", e);
+        }
+        if (documents.size() != count) {
+            throw new CommandException(ErrorCode.HostUnreachable, "a _migrateClone page says it holds " + count + " documents but its "
+                    + frames.length + " bytes frame " + documents.size());
         }
         return documents;
     }

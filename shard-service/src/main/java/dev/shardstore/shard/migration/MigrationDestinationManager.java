@@ -239,7 +239,8 @@ public class MigrationDestinationManager {
             BsonDocument after = null;
             do {
                 BsonDocument batch = peers.migrateClone(request.donor(), request.id(), ns, after);
-                List<StoredDocument> documents = ClonePageBytes.decode(batch.getBinary("documents").getData());
+                List<StoredDocument> documents = ClonePageBytes.decode(batch.getBinary("documents").getData(),
+                        batch.getInt32("count").getValue());
                 write(receipt, collection, documents, List.of());
                 receipt.progress.cloned(documents.size(), documents.stream().mapToLong(StoredDocument::size).sum());
                 failPoints.hit(DURING_CLONE);
