@@ -1,6 +1,7 @@
 package dev.shardstore.shard;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,8 @@ import org.springframework.stereotype.Component;
  *   <li>{@code shardstore.shard.migrations} — finished migrations, tags {@code role} and {@code outcome}
  *       ({@code committed}, {@code aborted}, {@code failed});</li>
  *   <li>{@code shardstore.shard.range.deletions} — orphaned documents deleted by the range deleter;</li>
+ *   <li>{@code shardstore.shard.range.deletion.rate} — documents per second of each finished range deletion task, from its
+ *       first batch to its last, the pauses between batches included;</li>
  *   <li>{@code shardstore.shard.autosplits} — finished auto-split tasks, tag {@code outcome} ({@code split}, {@code jumbo},
  *       {@code tooSmall}, {@code stale}, {@code disabled}, {@code failed}).</li>
  * </ul>
@@ -44,6 +47,9 @@ public class ShardMetrics {
     public static final String MIGRATIONS = "shardstore.shard.migrations";
     /** Counter name; Prometheus shows {@code shardstore_shard_range_deletions_total}. */
     public static final String RANGE_DELETIONS = "shardstore.shard.range.deletions";
+
+    /** Distribution summary name; Prometheus shows {@code shardstore_shard_range_deletion_rate_documents_per_second}. */
+    public static final String RANGE_DELETION_RATE = "shardstore.shard.range.deletion.rate";
 
     /** Counter name; Prometheus shows {@code shardstore_shard_autosplits_total}. */
     public static final String AUTOSPLITS = "shardstore.shard.autosplits";
@@ -117,6 +123,17 @@ public class ShardMetrics {
     public void orphansDeleted(long documents) {
         Counter.builder(RANGE_DELETIONS).description("Orphaned documents deleted by the range deleter").register(registry)
                 .increment(documents);
+    }
+
+    /**
+     * Records the rate of one finished range deletion task that deleted something.
+     *
+     * @param documents how many documents it deleted, positive
+     * @param nanos     from its first batch to the end of its last, pauses included, positive
+     */
+    public void rangeDeletionFinished(long documents, long nanos) {
+        DistributionSummary.builder(RANGE_DELETION_RATE).description("Documents per second of each finished range deletion task")
+                .baseUnit("documents_per_second").register(registry).record(documents * 1e9 / nanos);
     }
 
     /** Counts one load of a collection's filtering metadata from the config service. */

@@ -63,7 +63,7 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
      * clone takes several batches to pause between, and short delays.
      */
     protected static final Map<String, String> MIGRATION_SETTINGS = Map.of(
-            "shardstore.shard.migration.clone-batch-documents", "10",
+            "shardstore.shard.migration.clone-batch-bytes", "200B",
             "shardstore.shard.migration.orphan-cleanup-delay", "1s",
             "shardstore.shard.migration.range-deleter-batch-size", "7",
             "shardstore.shard.migration.range-deleter-batch-delay", "1ms",

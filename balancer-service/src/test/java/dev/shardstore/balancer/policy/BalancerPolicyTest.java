@@ -134,6 +134,57 @@ class BalancerPolicyTest {
         assertThat(involved).containsExactlyInAnyOrder("a", "b", "c", "d");
     }
 
+    /**
+     * Over many layouts (2 to 9 shards, some draining; 1 to 4 collections with chunks spread at random, some on the
+     * chunk-count policy's threshold), a round never gives one shard two migrations, and no donor is its own recipient.
+     */
+    @Test
+    void parallelMigrationsNeverPickTheSameShardTwiceInARound() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(37);
+        int rounds = 0;
+        int parallel = 0;
+        for (int layout = 0; layout < 500; layout++) {
+            int shardCount = 2 + random.nextInt(8);
+            List<ShardState> shards = new ArrayList<>();
+            for (int i = 0; i < shardCount; i++) {
+                String id = "s" + i;
+                shards.add(i > 0 && random.nextInt(6) == 0 ? draining(id) : ShardState.active(id));
+            }
+            List<CollectionState> collections = new ArrayList<>();
+            for (int c = random.nextInt(4); c >= 0; c--) {
+                List<Object> spread = new ArrayList<>();
+                for (ShardState shard : shards) {
+                    spread.add(shard.id());
+                    spread.add(random.nextInt(random.nextBoolean() ? 3 : 12));
+                }
+                List<Chunk> chunks = spread(spread.toArray());
+                if (!chunks.isEmpty()) {
+                    collections.add(collection("test.c" + c, chunks, Snapshots.sizesByChunkCount(chunks, MB), 128 * MB, List.of()));
+                }
+            }
+            RoundPlan plan = policy.plan(snapshot(shards, chunkCount(), collections.toArray(CollectionState[]::new)));
+            Set<String> involved = new HashSet<>();
+            for (Migration m : plan.migrations()) {
+                assertThat(involved.add(m.from())).as("layout %d: %s is a donor once, in no other migration", layout, m.from()).isTrue();
+                assertThat(involved.add(m.to())).as("layout %d: %s is a recipient once, in no other migration", layout, m.to()).isTrue();
+                assertThat(m.from()).isNotEqualTo(m.to());
+            }
+            rounds++;
+            parallel += plan.migrations().size() > 1 ? 1 : 0;
+        }
+        assertThat(rounds).isEqualTo(500);
+        assertThat(parallel).as("rounds that ran several migrations at once").isGreaterThan(100);
+    }
+
+    @Test
+    void everyDisjointPairOfSixShardsMigratesInOneRound() {
+        RoundPlan plan = policy.plan(snapshot(shards("a", "b", "c", "d", "e", "f"), chunkCount(),
+                collection(spread("a", 8, "b", 8, "c", 8))));
+        assertThat(plan.migrations()).hasSize(3);
+        assertThat(plan.migrations()).extracting(Migration::from).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(plan.migrations()).extracting(Migration::to).containsExactlyInAnyOrder("d", "e", "f");
+    }
+
     @Test
     void aShardTakesPartInOneMigrationPerRoundAcrossCollections() {
         CollectionState first = collection(NS, spread("a", 4), sizes(), 128 * MB, List.of());

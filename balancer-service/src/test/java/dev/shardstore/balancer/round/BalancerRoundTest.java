@@ -104,6 +104,40 @@ class BalancerRoundTest {
                 .isEqualTo(Duration.ofSeconds(1));
     }
 
+    /**
+     * The round's migrations run at once: each move the config service receives waits until the other one arrived too, which
+     * moves one after the other would never do.
+     */
+    @Test
+    void theMigrationsOfARoundRunAtOnce() {
+        List<Chunk> chunks = new ArrayList<>(chunksOn("sh1"));
+        for (int i = 5; i < 10; i++) {
+            Chunk chunk = chunks.get(i);
+            chunks.set(i, new Chunk(chunk.range(), "sh2", chunk.lastmod()));
+        }
+        peers.shard("sh1", 5 * MB).shard("sh2", 5 * MB).shard("sh3", 0).shard("sh4", 0).collection(COLLECTION, chunks);
+        java.util.concurrent.CountDownLatch bothArrived = new java.util.concurrent.CountDownLatch(2);
+        List<Boolean> metTheOther = new java.util.concurrent.CopyOnWriteArrayList<>();
+        peers.answer("_configsvrMoveRange", move -> {
+            bothArrived.countDown();
+            try {
+                metTheOther.add(bothArrived.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                metTheOther.add(false);
+            }
+            return new BsonDocument("ok", new org.bson.BsonDouble(1));
+        });
+
+        RoundReport report = balancer.runRound();
+
+        assertThat(report.error()).isNull();
+        assertThat(report.outcomes()).hasSize(2).allSatisfy(outcome -> assertThat(outcome.ok()).isTrue());
+        assertThat(metTheOther).containsExactly(true, true);
+        assertThat(peers.calls("_configsvrMoveRange")).extracting(m -> m.getString("toShard").getValue())
+                .containsExactlyInAnyOrder("sh3", "sh4");
+    }
+
     @Test
     void aBalancedClusterIsLeftAloneAndTheRoundIsNotLogged() {
         peers.shard("sh1", 10 * MB).shard("sh2", 10 * MB).collection(COLLECTION, chunksOn("sh1"));

@@ -33,7 +33,7 @@ import org.postgresql.PGConnection;
 /**
  * Chunk migration throughput and critical section length (docs/benchmarks.md, "Chunk migration"). Starts its own local
  * cluster (2 shards, 1 router, ports offset by {@code args[0]}, default 2500; {@code args[1]}, when given, is the shards'
- * {@code clone-batch-documents}), loads {@code data/flights-300k.csv.gz}
+ * {@code clone-batch-bytes}, such as {@code 4MB}), loads {@code data/flights-300k.csv.gz}
  * through the router into {@code bench.flights} sharded on the ranged key {@code {date: 1}}, splits it at the 100,000th
  * and 200,000th date and then
  * <ol>
@@ -41,7 +41,9 @@ import org.postgresql.PGConnection;
  *       {@code COPY (SELECT id, doc …) TO STDOUT (FORMAT binary)} piped into {@code COPY … FROM STDIN} over JDBC: the raw
  *       floor of moving those bytes between the two PostgreSQL databases;</li>
  *   <li>moves the middle chunk (about 100,000 flights) with {@code moveChunk} and reads the donor's {@code moveChunk.from}
- *       changelog entry: documents and bytes cloned, step timings;</li>
+ *       changelog entry: documents and bytes cloned, step timings, the critical section; then waits for the donor's range
+ *       deletion of those orphans and prints its rate ({@code shardstore.shard.range.deletion.rate} on the donor's
+ *       {@code /actuator/prometheus});</li>
  *   <li>splits the last chunk into 20 chunks of about 5,000 flights and moves them one by one while 4 clients write
  *       through the router (inserts and updates all over the key range), and reports the critical section's duration
  *       (p50, p99 = max of 20) from the changelog, with the writers' throughput.</li>
@@ -66,7 +68,7 @@ public final class MigrationBenchmark {
         int offset = args.length > 0 ? Integer.parseInt(args[0]) : 2500;
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         if (args.length > 1) {
-            jvm.add("-Dshardstore.shard.migration.clone-batch-documents=" + Integer.parseInt(args[1]));
+            jvm.add("-Dshardstore.shard.migration.clone-batch-bytes=" + args[1]); // the shards refuse a size they cannot parse
         }
         try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withShards(2).withRouters(1)
                 .withPortOffset(offset).withServiceJvmOptions(jvm).withHome(Files.createTempDirectory("shardstore-migration-bench-")), line -> System.out.println("[cluster] " + line))) {
@@ -95,9 +97,39 @@ public final class MigrationBenchmark {
             System.out.printf("moveChunk: %,d documents, %.1f MB in %.1f s: %,.0f documents/s, %.1f MB/s (steps ms: %s, critical section %d ms)%n",
                     documents, megabytes, seconds, documents / seconds, megabytes / seconds, from.getDocument("steps").toJson(),
                     from.getNumber("criticalSectionMillis").longValue());
+            System.out.printf("range deletion of the donor's %,d orphans: %,.0f documents/s%n", documents,
+                    firstRangeDeletionRate(cluster.url(donor)));
 
             criticalSectionsUnderLoad(router, donor, recipient);
         }
+    }
+
+    /**
+     * The documents/s of the first range deletion task the shard at {@code shardUrl} finished, from its Prometheus summary
+     * {@code shardstore_shard_range_deletion_rate…} ({@code _sum / _count} once {@code _count} is 1), waiting for it (the
+     * task waits {@code orphanCleanupDelaySecs} first) at most 10 minutes.
+     */
+    private static double firstRangeDeletionRate(String shardUrl) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.http.HttpRequest scrape = java.net.http.HttpRequest.newBuilder(java.net.URI.create(shardUrl + "/actuator/prometheus")).build();
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            double count = 0;
+            double sum = 0;
+            for (String line : http.send(scrape, java.net.http.HttpResponse.BodyHandlers.ofString()).body().split("\n")) {
+                if (line.startsWith("shardstore_shard_range_deletion_rate")) {
+                    String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
+                    double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                    count = name.endsWith("_count") ? value : count;
+                    sum = name.endsWith("_sum") ? value : sum;
+                }
+            }
+            if (count >= 1) {
+                return sum / count;
+            }
+            Thread.sleep(500); // a benchmark polling a service, not a test
+        }
+        throw new IllegalStateException("the donor at " + shardUrl + " finished no range deletion within 10 minutes");
     }
 
     /** COPY of {@code rows} rows of the donor's collection table into a scratch table of the recipient's database. */

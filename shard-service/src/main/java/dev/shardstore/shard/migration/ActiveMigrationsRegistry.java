@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -47,6 +48,11 @@ public class ActiveMigrationsRegistry {
         final CompletableFuture<BsonDocument> result = new CompletableFuture<>();
         /** What {@code _migrateClone} and {@code _transferMods} read; set once the donor is ready to be cloned. */
         volatile @Nullable DonorSession session;
+        /**
+         * What the recipient reported it applied: the {@code after} of its latest {@code _transferMods}; null before its
+         * first. The donor's steady-state check counts the range's oplog entries after it.
+         */
+        volatile @Nullable BsonTimestamp modsAppliedThrough;
 
         Donation(MoveRangeRequest request, UUID id) {
             this.request = request;

@@ -43,29 +43,28 @@ public class ChunkRangeReader {
     }
 
     /**
-     * The next documents of {@code range} after {@code after}, in index order: at most {@code maxDocuments}, cut after the
-     * document that reaches {@code maxBytes} (at least one when any follows).
+     * The next documents of {@code range} after {@code after}, in index order, read with one cursor
+     * ({@link DocumentStore#indexRange}): at most {@code maxDocuments}, cut after the document that reaches
+     * {@code maxBytes} (at least one when any follows).
      *
-     * @param after the previous page's {@link Page#next()}; null to start at the range's beginning
+     * @param after        the previous page's {@link Page#next()}; null to start at the range's beginning
+     * @param maxDocuments {@link Integer#MAX_VALUE} for a page bounded by bytes only
      */
     Page read(CollectionInfo collection, IndexWalk.Source index, KeyRange range, @Nullable Position after, int maxDocuments,
             long maxBytes) {
-        List<DocumentStore.IndexedDocument> rows = store.indexPage(collection, index, after == null ? range.min() : after.key(),
-                after == null ? BEFORE_EVERY_ID : after.id(), range.max(), maxDocuments);
+        List<DocumentStore.IndexedDocument> rows = store.indexRange(collection, index, after == null ? range.min() : after.key(),
+                after == null ? BEFORE_EVERY_ID : after.id(), range.max(), maxDocuments, maxBytes);
         List<StoredDocument> documents = new ArrayList<>(rows.size());
         long bytes = 0;
         for (DocumentStore.IndexedDocument row : rows) {
             documents.add(row.document());
             bytes += row.document().size();
-            if (bytes >= maxBytes) {
-                break;
-            }
         }
-        boolean more = documents.size() < rows.size() || rows.size() == maxDocuments;
-        if (!more) {
+        boolean more = rows.size() == maxDocuments || bytes >= maxBytes;
+        if (!more || rows.isEmpty()) {
             return new Page(documents, null);
         }
-        DocumentStore.IndexedDocument last = rows.get(documents.size() - 1);
+        DocumentStore.IndexedDocument last = rows.getLast();
         return new Page(documents, new Position(last.key(), last.document().id()));
     }
 

@@ -16,10 +16,10 @@ import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
-import org.bson.RawBsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -28,7 +28,8 @@ import org.springframework.stereotype.Component;
  * protocol", steps 2 and 3), answering the recipient's pulls for the running donation:
  * <ul>
  *   <li>{@code _migrateClone}: the next page of the range's documents in shard key index order, after the position the
- *       recipient names (stateless, so a lost reply is simply asked again);</li>
+ *       recipient names (stateless, so a lost reply is simply asked again), read with one cursor and bounded by bytes
+ *       ({@code clone-batch-bytes}), its stored rows sent as they are ({@link ClonePageBytes});</li>
  *   <li>{@code _transferMods}: the range's oplog entries after the time the recipient names ({@link OplogReader}: in time
  *       order, up to the all-durable point, so an entry that commits out of time order is never skipped), skipping
  *       {@code fromMigrate} ones. The pin moves up to that time: the recipient has applied everything before it.</li>
@@ -42,7 +43,7 @@ public class MigrationChunkClonerSource {
     public static final String DURING_CLONE = "moveChunk.duringClone";
     /** Fail point passed at each {@code _transferMods} batch the donor serves. */
     public static final String DURING_CATCHUP = "moveChunk.duringCatchup";
-    /** Most bytes of documents in one reply (BSON replies stay well under 16 MB). */
+    /** Most bytes of documents in one {@code _transferMods} reply (BSON replies stay well under 16 MB). */
     static final long MAX_BATCH_BYTES = 8L * 1024 * 1024;
     /** Most oplog entries one {@code _transferMods} reply reads. */
     static final int MODS_BATCH_ENTRIES = 1000;
@@ -53,7 +54,7 @@ public class MigrationChunkClonerSource {
     private final OplogReader oplog;
     private final MigratedSessionHistory sessionHistory;
     private final FailPoints failPoints;
-    private final int cloneBatchDocuments;
+    private final long cloneBatchBytes;
 
     public MigrationChunkClonerSource(ActiveMigrationsRegistry registry, CollectionShardingRuntime runtime, ChunkRangeReader reader,
             OplogReader oplog, MigratedSessionHistory sessionHistory, FailPoints failPoints, MigrationProperties properties) {
@@ -63,12 +64,13 @@ public class MigrationChunkClonerSource {
         this.reader = reader;
         this.oplog = oplog;
         this.failPoints = failPoints;
-        this.cloneBatchDocuments = properties.cloneBatchDocuments();
+        this.cloneBatchBytes = properties.cloneBatchBytes().toBytes();
     }
 
     /**
-     * {@code _migrateClone}: {@code {documents: [...], next: {key: BinData, id: BinData} | null}}; {@code next: null} when
-     * the range has no more documents.
+     * {@code _migrateClone}: {@code {documents: BinData, count: int, next: {key: BinData, id: BinData} | null}}, the
+     * documents framed by {@link ClonePageBytes} (about {@code clone-batch-bytes} of them: cut after the document that
+     * reaches it); {@code next: null} when the range has no more documents.
      *
      * @param after the previous reply's {@code next}; null for the first batch
      * @throws CommandException OperationFailed (96) when migration {@code id} is not being donated here (the donor
@@ -81,15 +83,11 @@ public class MigrationChunkClonerSource {
         ChunkRangeReader.Position position = after == null ? null
                 : new ChunkRangeReader.Position(after.getBinary("key").getData(), after.getBinary("id").getData());
         ChunkRangeReader.Page page = runtime.shared(session.collection().namespace(),
-                () -> reader.read(session.collection(), session.index(), session.range(), position, cloneBatchDocuments, MAX_BATCH_BYTES));
-        BsonArray documents = new BsonArray(page.documents().size());
-        long bytes = 0;
-        for (StoredDocument document : page.documents()) {
-            documents.add(new RawBsonDocument(document.bson()));
-            bytes += document.size();
-        }
-        donation.progress.cloned(page.documents().size(), bytes);
-        return new BsonDocument("documents", documents).append("next", page.next() == null ? BsonNull.VALUE
+                () -> reader.read(session.collection(), session.index(), session.range(), position, Integer.MAX_VALUE, cloneBatchBytes));
+        donation.progress.cloned(page.documents().size(), page.documents().stream().mapToLong(StoredDocument::size).sum());
+        return new BsonDocument("documents", new BsonBinary(ClonePageBytes.encode(page.documents())))
+                .append("count", new BsonInt32(page.documents().size()))
+                .append("next", page.next() == null ? BsonNull.VALUE
                 : new BsonDocument("key", new BsonBinary(page.next().key())).append("id", new BsonBinary(page.next().id())));
     }
 
@@ -110,6 +108,7 @@ public class MigrationChunkClonerSource {
                     + session.startAfter());
         }
         session.pin().advance(after);
+        donation.modsAppliedThrough = after;
         failPoints.hit(DURING_CATCHUP);
         OplogReader.Batch batch = oplog.read(session.collection().uuid(), after, session.range(), MODS_BATCH_ENTRIES);
         BsonArray entries = new BsonArray();

@@ -98,14 +98,18 @@ public class MigrationCoordinator {
      *
      * @param donorCleanup how the donor's task is cleaned after a commit: {@code NOW} for {@code _waitForDelete}; null keeps
      *                     its {@code DELAYED}
+     * @return the {@link System#nanoTime()} just after the donor's critical section was exited (the writes waiting on it
+     *         resume), which happens first: the donor's report of the section's length ends there
      * @throws CommandException when the recipient did not answer (the document stays, decided, for a retry)
      */
-    void finish(MigrationCoordinatorDocument decided, RangeDeletionTask.@Nullable WhenToClean donorCleanup) {
+    long finish(MigrationCoordinatorDocument decided, RangeDeletionTask.@Nullable WhenToClean donorCleanup) {
         if (decided.decision() == null) {
             throw new IllegalStateException("migration " + decided.id() + " is not decided");
         }
         Namespace ns = decided.namespace();
-        if (runtime.exitCriticalSection(ns, decided.criticalSectionReason())) {
+        boolean held = runtime.exitCriticalSection(ns, decided.criticalSectionReason());
+        long exited = System.nanoTime();
+        if (held) {
             refreshQuietly(ns);
         }
         if (decided.decision() == MigrationDecision.COMMITTED) {
@@ -118,6 +122,7 @@ public class MigrationCoordinator {
         }
         coordinators.delete(decided.id());
         rangeDeleter.wake();
+        return exited;
     }
 
     /** The changelog details every migration entry carries: {@code {min, max, from, to, migrationId}}. */

@@ -24,6 +24,7 @@ import dev.shardstore.support.failpoint.FailPoints;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +53,10 @@ import org.springframework.stereotype.Component;
  *       collection with the donor's options and indexes where missing ({@code listCollections}, {@code listIndexes} on
  *       the donor), waits for its own overlapping range deletion tasks to finish (at most
  *       {@code range-deleter-wait-timeout}, else ChunkRangeCleanupPending) and writes its pending range deletion task;</li>
- *   <li>state {@code clone}: pulls the range with {@code _migrateClone} and upserts every batch ({@code fromMigrate},
- *       fail point {@link #DURING_CLONE});</li>
+ *   <li>state {@code clone}: pulls the range with {@code _migrateClone} pages of stored rows ({@link ClonePageBytes}) and
+ *       upserts each page in one {@code fromMigrate} unit of work: one multi-row insert of the documents and one of each
+ *       index's entries, then a replacement of those whose {@code _id} was already here (fail point
+ *       {@link #DURING_CLONE} after each page);</li>
  *   <li>state {@code catchup}: pulls the range's oplog entries with {@code _transferMods} from the donor's clone start,
  *       and applies them in order: an insert or update as an upsert of its post-image — or as a delete when that
  *       post-image's shard key left the range — and a delete by {@code _id} ({@link #DURING_CATCHUP}); once a pull reaches
@@ -74,6 +77,11 @@ public class MigrationDestinationManager {
     public static final String DURING_CLONE = "recipient.duringClone";
     /** Fail point after each non-empty batch of changes is applied before the commit. */
     public static final String DURING_CATCHUP = "recipient.duringCatchup";
+    /**
+     * Fail point inside each batch's unit of work (a clone page, a batch of changes), after its statements and before its
+     * commit: an error there rolls the whole batch back.
+     */
+    public static final String BATCH_WRITTEN = "recipient.batchWritten";
     static final String READY = "ready";
     static final String CLONE = "clone";
     static final String CATCHUP = "catchup";
@@ -231,7 +239,8 @@ public class MigrationDestinationManager {
             BsonDocument after = null;
             do {
                 BsonDocument batch = peers.migrateClone(request.donor(), request.id(), ns, after);
-                List<StoredDocument> documents = batch.getArray("documents").stream().map(v -> StoredDocument.of(v.asDocument())).toList();
+                List<StoredDocument> documents = ClonePageBytes.decode(batch.getBinary("documents").getData(),
+                        batch.getInt32("count").getValue());
                 write(receipt, collection, documents, List.of());
                 receipt.progress.cloned(documents.size(), documents.stream().mapToLong(StoredDocument::size).sum());
                 failPoints.hit(DURING_CLONE);
@@ -257,7 +266,7 @@ public class MigrationDestinationManager {
                 if (!more) {
                     receipt.reachedSteady();
                     if (entries.isEmpty()) {
-                        Thread.sleep(properties.statusPollInterval());
+                        receipt.awaitCommitRequest(properties.statusPollInterval());
                     }
                 }
             }
@@ -392,7 +401,11 @@ public class MigrationDestinationManager {
 
     /**
      * Upserts {@code upserts} and deletes the documents with ids {@code deletes}, in one {@code fromMigrate} unit of work under
-     * the collection lock (shared), unless the receipt was fenced by an abort decision.
+     * the collection lock (shared), unless the receipt was fenced by an abort decision. The upsert inserts every document
+     * in one statement ({@code ON CONFLICT DO NOTHING}) and replaces only the ones whose {@code _id} it found taken, so a
+     * clone page into an empty range costs one statement for the documents and their oplog entries and one per index;
+     * re-applying a page (or a change the clone already saw) replaces documents instead of duplicating them. A unique
+     * index conflict throws DuplicateKey and rolls the unit back: the receipt fails, and the migration with it.
      */
     private void write(RecipientMigration receipt, CollectionInfo collection, List<StoredDocument> upserts, List<byte[]> deletes) {
         if (upserts.isEmpty() && deletes.isEmpty()) {
@@ -404,25 +417,22 @@ public class MigrationDestinationManager {
             }
             runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit -> {
                 if (!upserts.isEmpty()) {
-                    List<StoredDocument> existing = store.lockByIds(collection, upserts.stream().map(StoredDocument::id).toList());
-                    Map<ByteBuffer, StoredDocument> before = new LinkedHashMap<>();
-                    existing.forEach(d -> before.put(ByteBuffer.wrap(d.id()), d));
-                    List<DocumentStore.Replacement> replacements = new ArrayList<>();
-                    List<StoredDocument> inserts = new ArrayList<>();
-                    for (StoredDocument document : upserts) {
-                        StoredDocument old = before.get(ByteBuffer.wrap(document.id()));
-                        if (old == null) {
-                            inserts.add(document);
-                        } else {
-                            replacements.add(new DocumentStore.Replacement(old, document));
-                        }
+                    BitSet inserted = store.insert(inUnit, collection, upserts);
+                    Map<ByteBuffer, StoredDocument> taken = new LinkedHashMap<>();
+                    for (int i = inserted.nextClearBit(0); i < upserts.size(); i = inserted.nextClearBit(i + 1)) {
+                        taken.put(ByteBuffer.wrap(upserts.get(i).id()), upserts.get(i));
+                    }
+                    List<DocumentStore.Replacement> replacements = new ArrayList<>(taken.size());
+                    for (StoredDocument old : store.lockByIds(collection, taken.values().stream().map(StoredDocument::id).toList())) {
+                        replacements.add(new DocumentStore.Replacement(old, Objects.requireNonNull(taken.get(ByteBuffer.wrap(old.id())),
+                                "lockByIds returns only the ids it was given")));
                     }
                     store.replace(inUnit, collection, replacements);
-                    store.insert(inUnit, collection, inserts);
                 }
                 if (!deletes.isEmpty()) {
                     store.delete(inUnit, collection, store.lockByIds(collection, deletes));
                 }
+                failPoints.hit(BATCH_WRITTEN);
                 return null;
             }));
         }
@@ -459,6 +469,17 @@ public class MigrationDestinationManager {
             commitRequested = true;
             if (!state.equals(DONE) && !state.equals(FAIL)) {
                 state(COMMIT_START);
+            }
+            notifyAll();
+        }
+
+        /**
+         * Waits at most {@code max} between two empty pulls, or until {@link #requestCommit}: the donor's writes are blocked
+         * from then on, so the last catch-up starts at once rather than after the rest of a poll interval.
+         */
+        synchronized void awaitCommitRequest(Duration max) throws InterruptedException {
+            if (!commitRequested) {
+                wait(Math.max(1, max.toMillis()));
             }
         }
 

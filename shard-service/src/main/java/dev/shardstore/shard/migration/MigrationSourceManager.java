@@ -43,7 +43,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *   <li>persists the migration coordinator document and a pending range deletion task for its own copy, in one
  *       transaction; pins the oplog at the all-durable point, which is where the clone starts;</li>
  *   <li>{@code _recvChunkStart} to the recipient, then polls {@code _recvChunkStatus} until it is {@code steady}
- *       (it cloned and caught up; fail point {@link #HANG_AFTER_CLONE} after that);</li>
+ *       (it cloned and caught up) and few changes are left for it to pull ({@link #fewModsLeft}, MongoDB's check
+ *       before it blocks writes); fail point {@link #HANG_AFTER_CLONE} after that;</li>
  *   <li>enters the critical section's catch-up phase (writes wait; the ones in flight are drained, and prepared
  *       transactions' decisions awaited: their entries appear only then), sends
  *       {@code _recvChunkCommit} (the recipient applies the last changes, every one of them since writes are blocked),
@@ -69,12 +70,19 @@ public class MigrationSourceManager {
     static final Duration PREPARED_DECISION_WAIT = Duration.ofSeconds(30);
     /** The context of this component's own writes: no deadline, no session. */
     private static final OperationContext DONOR = OperationContext.internal("migrationDonor");
+    /** Fail point at each {@code steady} report of the recipient, before the donor looks how many changes are left. */
+    public static final String BEFORE_STEADY_CHECK = "moveChunk.beforeSteadyCheck";
     /** Fail point after the recipient reported {@code steady}, before the critical section. */
     public static final String HANG_AFTER_CLONE = "moveChunk.hangAfterClone";
     /** Fail point inside the critical section's commit phase, before the config commit. */
     public static final String IN_CRITICAL_SECTION = "moveChunk.inCriticalSection";
     /** Fail point after the config service committed, before the donor records the decision. */
     public static final String AFTER_CONFIG_COMMIT = "moveChunk.afterConfigCommit";
+    /**
+     * MongoDB's {@code maxCatchUpPercentageBeforeBlockingWrites} (10): the donor blocks writes only once the changes left
+     * for the recipient to pull are estimated at less than this percentage of the chunk size.
+     */
+    static final int MAX_CATCH_UP_PERCENTAGE_BEFORE_BLOCKING_WRITES = 10;
     /** How long the recipient may not answer {@code _recvChunkStatus} before the donor aborts. */
     static final Duration RECIPIENT_UNREACHABLE_LIMIT = Duration.ofSeconds(10);
     private static final Logger log = LoggerFactory.getLogger(MigrationSourceManager.class);
@@ -219,13 +227,16 @@ public class MigrationSourceManager {
         MigrationCoordinatorDocument decided = coordinators.decide(id, decision);
         steps.end("commit");
         donation.progress.phase("cleanup");
+        long sectionEnd;
         try {
-            coordinator.finish(decided, request.waitForDelete() ? RangeDeletionTask.WhenToClean.NOW : null);
+            sectionEnd = coordinator.finish(decided, request.waitForDelete() ? RangeDeletionTask.WhenToClean.NOW : null);
         } catch (CommandException e) {
+            sectionEnd = System.nanoTime(); // finish exits the section first: what failed is the recipient's call after it
             log.warn("migration {} of {} is {}, but the recipient did not take the decision yet; it is retried: {}", id, ns,
                     decision.value(), e.getMessage());
         }
-        long sectionMillis = sectionStart == 0 ? 0 : (System.nanoTime() - sectionStart) / 1_000_000;
+        // from blocking writes to letting them resume: the recipient's last catch-up, the config commit, the decision
+        long sectionMillis = sectionStart == 0 ? 0 : (sectionEnd - sectionStart) / 1_000_000;
         steps.end("cleanup");
         BsonDocument details = MigrationCoordinator.details(doc);
         BsonDocument counts = new BsonDocument("migrationId", new BsonString(id.toString()))
@@ -265,7 +276,10 @@ public class MigrationSourceManager {
         }
     }
 
-    /** Polls the recipient until it is steady; throws when it failed, forgot the migration or stays unreachable. */
+    /**
+     * Polls the recipient until it is steady and {@link #fewModsLeft}; throws when it failed, forgot the migration or stays
+     * unreachable.
+     */
     private void awaitSteady(ActiveMigrationsRegistry.Donation donation) {
         MoveRangeRequest request = donation.request;
         UUID id = donation.progress.id();
@@ -290,7 +304,10 @@ public class MigrationSourceManager {
             }
             String recipientState = status.getString("state", new BsonString("unknown")).getValue();
             if (recipientState.equals(MigrationDestinationManager.STEADY)) {
-                return;
+                failPoints.hit(BEFORE_STEADY_CHECK);
+                if (fewModsLeft(donation)) {
+                    return;
+                }
             }
             if (!status.getBoolean("active", org.bson.BsonBoolean.FALSE).getValue()) {
                 throw new CommandException(ErrorCode.OperationFailed, "recipient " + request.toShard() + " is not receiving migration "
@@ -299,6 +316,29 @@ public class MigrationSourceManager {
             }
             sleep(properties.statusPollInterval());
         }
+    }
+
+    /**
+     * MongoDB's steady-state check before the critical section ({@code MigrationChunkClonerSource}'s
+     * {@code maxCatchUpPercentageBeforeBlockingWrites}): the range's client changes after what the recipient last reported
+     * applied fit in one {@code _transferMods} batch, and at the average size of the documents cloned they are less than
+     * {@link #MAX_CATCH_UP_PERCENTAGE_BEFORE_BLOCKING_WRITES} percent of the chunk size. Writes are then blocked for one
+     * short pull rather than for as long as the recipient takes to catch up with a burst of writes.
+     */
+    private boolean fewModsLeft(ActiveMigrationsRegistry.Donation donation) {
+        DonorSession session = donation.session;
+        BsonTimestamp applied = donation.modsAppliedThrough;
+        if (session == null || applied == null) {
+            return false; // the recipient has not pulled any change yet
+        }
+        int changes = oplog.countClientChanges(session.collection().uuid(), applied, session.range(), MigrationChunkClonerSource.MODS_BATCH_ENTRIES);
+        if (changes == MigrationChunkClonerSource.MODS_BATCH_ENTRIES) {
+            return false;
+        }
+        MigrationProgress progress = donation.progress;
+        long averageObjectSize = progress.documentsCloned() == 0 ? 1 : Math.max(1, progress.bytesCloned() / progress.documentsCloned());
+        long estimatedBytes = changes * averageObjectSize;
+        return estimatedBytes * 100 < MAX_CATCH_UP_PERCENTAGE_BEFORE_BLOCKING_WRITES * donation.request.maxChunkSizeBytes();
     }
 
     /** MongoDB's jumbo check: more than 1.3 times the documents of a full chunk at the collection's average size. */

@@ -46,6 +46,8 @@ import org.springframework.stereotype.Component;
  *       that started before the ownership change keeps the metadata it started with);</li>
  *   <li>deletes the range's documents in batches of {@code rangeDeleterBatchSize}, pausing {@code rangeDeleterBatchDelayMS}
  *       between them, each batch one {@code fromMigrate} unit of work under the collection lock (shared);</li>
+ *   <li>reports its rate: a log line (documents, time, documents/s, the time the batches took) and
+ *       {@link ShardMetrics#RANGE_DELETION_RATE};</li>
  *   <li>deletes the task.</li>
  * </ol>
  * Tasks survive restarts (the worker starts once the shard is ready). A task that fails (the config service did not
@@ -223,8 +225,12 @@ public class RangeDeleter {
         failPoints.hit(BEFORE_RANGE_DELETION);
         IndexWalk.Source index = reader.index(collection.get(), task.keyPattern());
         long deleted = 0;
+        long began = System.nanoTime();
+        long deleting = 0;
         while (!stopped) {
+            long batchStart = System.nanoTime();
             int batch = runtime.shared(ns, () -> deleteBatch(task, index, keys));
+            deleting += System.nanoTime() - batchStart;
             if (batch == 0) {
                 break;
             }
@@ -233,7 +239,14 @@ public class RangeDeleter {
             sleep(properties.rangeDeleterBatchDelay());
         }
         if (!stopped) {
-            log.info("range deletion task {} deleted {} orphaned documents of {} {}", task.id(), deleted, ns, task.range());
+            long elapsed = Math.max(1, System.nanoTime() - began);
+            if (deleted > 0) {
+                metrics.rangeDeletionFinished(deleted, elapsed);
+            }
+            log.info("range deletion task {} deleted {} orphaned documents of {} {} in {} ms: {} documents/s (batches of at most {}"
+                    + " took {} ms of it, with {} between them)", task.id(), deleted, ns, task.range(), elapsed / 1_000_000,
+                    Math.round(deleted * 1e9 / elapsed), properties.rangeDeleterBatchSize(), deleting / 1_000_000,
+                    properties.rangeDeleterBatchDelay());
             finish(task);
         }
     }

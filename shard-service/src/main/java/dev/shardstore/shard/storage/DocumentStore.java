@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
@@ -45,6 +46,8 @@ import org.springframework.stereotype.Component;
 public class DocumentStore {
     /** Tables whose point-read SQL is kept; far more than a shard's collections. */
     private static final int MAX_POINT_READ_TABLES = 4096;
+    /** Rows {@link #indexRange}'s cursor fetches per round trip: about 100 KB of typical documents, 1 MB of 1 KB ones. */
+    private static final int RANGE_FETCH_ROWS = 1000;
     private static final RowMapper<StoredDocument> ROW = (rs, i) -> new StoredDocument(rs.getBytes(1), rs.getBytes(2));
     private final JdbcClient jdbc;
     private final WriteUnitOfWork units;
@@ -343,14 +346,80 @@ public class DocumentStore {
      */
     public List<IndexedDocument> indexPage(CollectionInfo c, IndexWalk.Source index, byte[] afterKey, byte[] afterId, byte[] highKey,
             int maxRows) {
-        String sql = index.table().equals(c.table())
-                ? "SELECT d.id, d.id, d.doc FROM " + c.table() + " d WHERE (d.id, d.id) > (?, ?) AND d.id < ? ORDER BY d.id LIMIT ?"
-                : "SELECT i.key, d.id, d.doc FROM " + index.table() + " i JOIN " + c.table() + " d ON d.id = i.id"
-                        + " WHERE (i.key, i.id) > (?, ?) AND i.key < ? ORDER BY i.key, i.id LIMIT ?";
-        return jdbc.sql(sql)
+        return jdbc.sql(indexRangeSql(c, index) + " LIMIT ?")
                 .param(afterKey).param(afterId).param(highKey).param(maxRows)
                 .query((rs, i) -> new IndexedDocument(rs.getBytes(1), new StoredDocument(rs.getBytes(2), rs.getBytes(3))))
                 .list();
+    }
+
+    /**
+     * The entries of an index after position {@code (afterKey, afterId)} with keys below {@code highKey}, in index order,
+     * each joined to its document: at most {@code maxRows}, cut after the row that reaches {@code maxBytes} of documents
+     * (at least one row when any follows). Read through one server-side cursor that fetches {@link #RANGE_FETCH_ROWS} rows
+     * at a time, so a page bounded by bytes reads no more than a fetch past its end whatever the documents' size (chunk
+     * migration's clone pages, range deletion's batches). Outside a Spring transaction it opens and ends a read-only one
+     * of its own (PostgreSQL keeps a cursor only inside a transaction); inside one it reads in it.
+     */
+    public List<IndexedDocument> indexRange(CollectionInfo c, IndexWalk.Source index, byte[] afterKey, byte[] afterId, byte[] highKey,
+            int maxRows, long maxBytes) {
+        String sql = indexRangeSql(c, index) + (maxRows == Integer.MAX_VALUE ? "" : " LIMIT " + maxRows);
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        boolean own = !DataSourceUtils.isConnectionTransactional(connection, dataSource);
+        try {
+            if (own) {
+                connection.setAutoCommit(false);
+            }
+            List<IndexedDocument> rows = new ArrayList<>();
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setFetchSize(RANGE_FETCH_ROWS);
+                statement.setBytes(1, afterKey);
+                statement.setBytes(2, afterId);
+                statement.setBytes(3, highKey);
+                long bytes = 0;
+                try (ResultSet row = statement.executeQuery()) {
+                    while (bytes < maxBytes && rows.size() < maxRows && row.next()) {
+                        StoredDocument document = new StoredDocument(row.getBytes(2), row.getBytes(3));
+                        rows.add(new IndexedDocument(row.getBytes(1), document));
+                        bytes += document.size();
+                    }
+                }
+            }
+            if (own) {
+                connection.commit();
+            }
+            return rows;
+        } catch (SQLException e) {
+            DataAccessException translated = exceptions.translate("indexRange", sql, e);
+            throw translated != null ? translated : new UncategorizedSQLException("indexRange", sql, e);
+        } finally {
+            if (own) {
+                restoreAutoCommit(connection);
+            }
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    /** Ends an unfinished own transaction of {@link #indexRange} and gives the pool its connection back in autocommit mode. */
+    private static void restoreAutoCommit(Connection connection) {
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            // the connection is broken; the pool notices and drops it
+        }
+    }
+
+    /**
+     * An index range's rows {@code (key, id, doc)} in index order, with three parameters: the position to start after
+     * ({@code key}, {@code id}) and the key to stop before. The {@code _id} index is the collection table itself.
+     */
+    private static String indexRangeSql(CollectionInfo c, IndexWalk.Source index) {
+        return index.table().equals(c.table())
+                ? "SELECT d.id, d.id, d.doc FROM " + c.table() + " d WHERE (d.id, d.id) > (?, ?) AND d.id < ? ORDER BY d.id"
+                : "SELECT i.key, d.id, d.doc FROM " + index.table() + " i JOIN " + c.table() + " d ON d.id = i.id"
+                        + " WHERE (i.key, i.id) > (?, ?) AND i.key < ? ORDER BY i.key, i.id";
     }
 
     /** The documents with these {@code _id} KeyStrings, row-locked, in {@code _id} order; the caller holds a transaction. */

@@ -99,17 +99,49 @@ public class OplogReader {
         if (Long.compareUnsigned(after.getValue(), upTo.getValue()) >= 0) {
             return new Batch(List.of(), after);
         }
-        String sql = "SELECT " + COLUMNS + " FROM oplog WHERE ui = ? AND ts_key > ? AND ts_key <= ?"
-                + (range == null ? "" : " AND ((shard_key >= ? AND shard_key < ?) OR (pre_shard_key >= ? AND pre_shard_key < ?))")
-                + " ORDER BY ts_key LIMIT ?";
+        String sql = "SELECT " + COLUMNS + " FROM oplog WHERE " + between(range) + " ORDER BY ts_key LIMIT ?";
+        List<OplogEntry> entries = bindBetween(sql, ui, after, upTo, range).param(limit).query((rs, i) -> entry(rs)).list();
+        BsonTimestamp resumeAfter = entries.size() == limit ? entries.getLast().ts() : upTo;
+        return new Batch(entries, resumeAfter);
+    }
+
+    /**
+     * How many client changes of collection {@code ui} to documents of {@code range} follow {@code after}, up to the
+     * all-durable point, counting at most {@code limit}: the entries {@link #read} would return but for commands and the
+     * writes of migration and range deletion ({@code fromMigrate}). No entry is read out, so a migration's donor can ask
+     * at every status poll how much its recipient has left to pull (its check before the critical section).
+     *
+     * @throws CommandException BadValue naming {@code limit}; CappedPositionLost (136) as {@link #read}
+     */
+    public int countClientChanges(UUID ui, BsonTimestamp after, KeyRange range, int limit) {
+        Objects.requireNonNull(ui, "ui");
+        if (limit < 1) {
+            throw new CommandException(ErrorCode.BadValue, "oplog count 'limit' must be at least 1, was " + limit);
+        }
+        requireHistory(after.getValue());
+        BsonTimestamp upTo = clock.allDurable();
+        if (Long.compareUnsigned(after.getValue(), upTo.getValue()) >= 0) {
+            return 0;
+        }
+        String sql = "SELECT count(*) FROM (SELECT 1 FROM oplog WHERE " + between(range)
+                + " AND NOT from_migrate AND o2 IS NOT NULL LIMIT ?) changes";
+        return bindBetween(sql, ui, after, upTo, range).param(limit).query(Integer.class).single();
+    }
+
+    /** The condition of {@link #read}'s entries: of one collection, in {@code (after, upTo]}, of {@code range} if any. */
+    private static String between(@Nullable KeyRange range) {
+        return "ui = ? AND ts_key > ? AND ts_key <= ?"
+                + (range == null ? "" : " AND ((shard_key >= ? AND shard_key < ?) OR (pre_shard_key >= ? AND pre_shard_key < ?))");
+    }
+
+    /** {@code sql} with the parameters of its {@link #between} condition bound, in order. */
+    private JdbcClient.StatementSpec bindBetween(String sql, UUID ui, BsonTimestamp after, BsonTimestamp upTo, @Nullable KeyRange range) {
         JdbcClient.StatementSpec statement = jdbc.sql(sql)
                 .param(ui).param(Oplog.storedTs(after.getValue())).param(Oplog.storedTs(upTo.getValue()));
         if (range != null) {
             statement = statement.param(range.min()).param(range.max()).param(range.min()).param(range.max());
         }
-        List<OplogEntry> entries = statement.param(limit).query((rs, i) -> entry(rs)).list();
-        BsonTimestamp resumeAfter = entries.size() == limit ? entries.getLast().ts() : upTo;
-        return new Batch(entries, resumeAfter);
+        return statement;
     }
 
     /**

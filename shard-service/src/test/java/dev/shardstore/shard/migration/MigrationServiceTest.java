@@ -78,6 +78,9 @@ class MigrationServiceTest extends ShardIntegrationTest {
     @Autowired
     BucketCatalog bucketCatalog;
 
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
     private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @BeforeAll
@@ -98,10 +101,12 @@ class MigrationServiceTest extends ShardIntegrationTest {
 
     @AfterEach
     void disarm() {
-        for (String point : List.of(MigrationDestinationManager.DURING_CLONE, MigrationDestinationManager.DURING_CATCHUP)) {
+        for (String point : List.of(MigrationDestinationManager.DURING_CLONE, MigrationDestinationManager.DURING_CATCHUP,
+                MigrationDestinationManager.BATCH_WRITTEN, RangeDeleter.BEFORE_RANGE_DELETION)) {
             recipient.bean(FailPoints.class).configure(point, null, 0);
         }
-        for (String point : List.of(MigrationSourceManager.HANG_AFTER_CLONE, WriteUnitOfWork.BEFORE_COMMIT, RangeDeleter.BEFORE_RANGE_DELETION)) {
+        for (String point : List.of(MigrationSourceManager.HANG_AFTER_CLONE, WriteUnitOfWork.BEFORE_COMMIT, RangeDeleter.BEFORE_RANGE_DELETION,
+                MigrationSourceManager.BEFORE_STEADY_CHECK)) {
             failPoints.configure(point, null, 0);
         }
         ConfigServerStub.instance().overrideMigrationCommit(null);
@@ -278,6 +283,108 @@ class MigrationServiceTest extends ShardIntegrationTest {
                 && c.getString("ns").getValue().equals(ns));
     }
 
+    /**
+     * A clone page that fails after its statements ran and before its unit of work committed is rolled back whole: the
+     * recipient keeps only the earlier pages, every document as the donor has it; its partial range is deleted, and the
+     * move run again leaves each document of the range once on the recipient.
+     */
+    @Test
+    void aClonePageThatFailsBeforeItsCommitLeavesNoPartialDocumentAndTheMoveRunAgainNoDuplicate() throws Exception {
+        String ns = setUp("rerun", 100);
+        Map<Integer, BsonDocument> range = inRange(documents(url(), "rerun"), 50, 100);
+        FailPoints recipientPoints = recipient.bean(FailPoints.class);
+        long cloned = recipientPoints.configure(MigrationDestinationManager.DURING_CLONE, FailPointAction.pause(), 1);
+        long deleting = recipientPoints.configure(RangeDeleter.BEFORE_RANGE_DELETION, FailPointAction.pause(), 1);
+        CompletableFuture<BsonDocument> move = moveAsync(ns, 50);
+        assertThat(recipientPoints.awaitEntered(MigrationDestinationManager.DURING_CLONE, cloned + 1, Duration.ofSeconds(30))).isTrue();
+        Map<Integer, BsonDocument> firstPage = byId(documents(recipient.url(), "rerun"));
+        assertThat(firstPage).as("one page of 200 bytes: ten documents of 21").hasSize(10);
+        recipientPoints.configure(MigrationDestinationManager.BATCH_WRITTEN, FailPointAction.error(ErrorCode.InternalError), 1);
+        recipientPoints.configure(MigrationDestinationManager.DURING_CLONE, null, 0);
+
+        BsonDocument failed = move.get(60, TimeUnit.SECONDS);
+        assertThat(ErrorReplies.isError(failed)).as(failed.toJson()).isTrue();
+        assertThat(recipientPoints.awaitEntered(RangeDeleter.BEFORE_RANGE_DELETION, deleting + 1, Duration.ofSeconds(30))).isTrue();
+        assertThat(byId(documents(recipient.url(), "rerun"))).as("the second page rolled back whole").isEqualTo(firstPage);
+        assertThat(range).containsAllEntriesOf(firstPage);
+        recipientPoints.configure(RangeDeleter.BEFORE_RANGE_DELETION, null, 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> recipient.bean(RangeDeletionStore.class).list().isEmpty()
+                && donorTasks.list().isEmpty() && donorCoordinators.list().isEmpty());
+
+        BsonDocument moved = move(ns, 50);
+        assertThat(ErrorReplies.isError(moved)).as(moved.toJson()).isFalse();
+        List<BsonDocument> received = documents(recipient.url(), "rerun");
+        assertThat(ids(received)).as("each document once").doesNotHaveDuplicates().hasSize(50);
+        assertThat(byId(received)).isEqualTo(range);
+        BsonDocument byIndex = client.runChecked("shard", recipient.url(), "mig", ExtendedJson.parse(
+                "{find: 'rerun', filter: {x: {$gte: 50, $lt: 100}}, hint: {x: 1}, batchSize: 1000}"));
+        assertThat(byIndex.getDocument("cursor").getArray("firstBatch")).as("one x_1 entry per document").hasSize(50);
+    }
+
+    /**
+     * A clone page that meets a unique index conflict on the recipient (a stray document of the range there) fails the
+     * migration cleanly: the donor keeps the chunk and every document, and the recipient's partial range is deleted.
+     */
+    @Test
+    void aClonePageThatHitsAUniqueIndexConflictFailsTheMigrationCleanly() throws Exception {
+        String ns = setUp("unique", 100);
+        write("{createIndexes: 'unique', indexes: [{key: {x: 1, y: 1}, name: 'x_1_y_1', unique: true}]}");
+        BsonDocument stray = client.runChecked("shard", recipient.url(), "mig",
+                ExtendedJson.parse("{insert: 'unique', documents: [{_id: 1000, x: 75}]}"));
+        assertThat(stray.containsKey("writeErrors")).as(stray.toJson()).isFalse();
+
+        BsonDocument reply = move(ns, 50);
+        assertThat(ErrorReplies.isError(reply)).as(reply.toJson()).isTrue();
+        assertThat(reply.getString("errmsg").getValue()).contains("aborted").contains("E11000").contains("x_1_y_1");
+        assertThat(ConfigServerStub.instance().chunks(ns)).allMatch(c -> c.shard().equals(SHARD_NAME));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(documents(recipient.url(), "unique")).as("the recipient's partial range is deleted").isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> recipient.bean(RangeDeletionStore.class).list().isEmpty()
+                && donorTasks.list().isEmpty() && donorCoordinators.list().isEmpty());
+        assertThat(documents(url(), "unique")).as("the donor keeps every document").hasSize(100);
+    }
+
+    /**
+     * MongoDB's steady-state check: a recipient that reports {@code steady} while a burst of writes it has not pulled yet
+     * waits on the donor (more than one {@code _transferMods} batch) does not bring the critical section; once it pulled
+     * them, the donor blocks writes and commits.
+     */
+    @Test
+    void theDonorBlocksWritesOnlyOnceFewChangesAreLeftForTheRecipient() throws Exception {
+        String ns = setUp("steady", 100);
+        FailPoints recipientPoints = recipient.bean(FailPoints.class);
+        long checked = failPoints.configure(MigrationSourceManager.BEFORE_STEADY_CHECK, FailPointAction.pause(), 1);
+        CompletableFuture<BsonDocument> move = moveAsync(ns, 50);
+        assertThat(failPoints.awaitEntered(MigrationSourceManager.BEFORE_STEADY_CHECK, checked + 1, Duration.ofSeconds(30))).isTrue();
+        long caughtUp = recipientPoints.configure(MigrationDestinationManager.DURING_CATCHUP, FailPointAction.pause(), 1);
+        BsonArray burst = new BsonArray();
+        for (int i = 0; i < 1500; i++) {
+            burst.add(new BsonDocument("_id", new BsonInt32(10_000 + i)).append("x", new BsonInt32(50 + i % 50)));
+        }
+        assertThat(ErrorReplies.isError(run("mig", new BsonDocument("insert", new BsonString("steady")).append("documents", burst)))).isFalse();
+        assertThat(recipientPoints.awaitEntered(MigrationDestinationManager.DURING_CATCHUP, caughtUp + 1, Duration.ofSeconds(30))).isTrue();
+        failPoints.configure(MigrationSourceManager.BEFORE_STEADY_CHECK, null, 0);
+
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> donorPhase().equals("clone"));
+        recipientPoints.configure(MigrationDestinationManager.DURING_CATCHUP, null, 0);
+        BsonDocument reply = move.get(60, TimeUnit.SECONDS);
+        assertThat(ErrorReplies.isError(reply)).as(reply.toJson()).isFalse();
+        assertThat(documents(recipient.url(), "steady")).hasSize(1550);
+        assertThat(reply.getNumber("criticalSectionMillis").longValue()).as("reported").isNotNegative();
+    }
+
+    @Test
+    void rangeDeletionReportsItsRate() {
+        String ns = setUp("rate", 100);
+        long before = deletionRates().count();
+        BsonDocument moved = move(ns, 50);
+        assertThat(ErrorReplies.isError(moved)).as(moved.toJson()).isFalse();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(inRange(documents(url(), "rate"), 50, 100)).as("the donor's orphans are deleted").isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> deletionRates().count() > before);
+        assertThat(deletionRates().max()).as("documents per second").isPositive();
+    }
+
     @Test
     void aSecondRequestForTheSameMoveJoinsTheRunningOneAndAnyOtherIsRefused() throws Exception {
         String ns = setUp("joined", 120);
@@ -450,6 +557,17 @@ class MigrationServiceTest extends ShardIntegrationTest {
         BsonArray inprog = run("admin", "{currentOp: 1}").getArray("inprog");
         assertThat(inprog).hasSize(1);
         return inprog.get(0).asDocument().getString("migrationId").getValue();
+    }
+
+    private io.micrometer.core.instrument.DistributionSummary deletionRates() {
+        return meters.summary(dev.shardstore.shard.ShardMetrics.RANGE_DELETION_RATE);
+    }
+
+    /** The phase of the donor's one running migration ({@code currentOp}). */
+    private String donorPhase() {
+        BsonArray inprog = run("admin", "{currentOp: 1}").getArray("inprog");
+        assertThat(inprog).hasSize(1);
+        return inprog.get(0).asDocument().getString("phase").getValue();
     }
 
     private void write(String json) {

@@ -95,6 +95,16 @@ class OplogEntriesTest extends ShardIntegrationTest {
                 .containsExactly("i 1", "i 2", "u 2", "u 1", "i 5");
         assertThat(idsAndOps(c, start, chunks.get(2), key)).as("Lyon entered the range with its update")
                 .containsExactly("i 3", "u 1", "d 3");
+
+        // a migration's write is read, but is no client change to count
+        StoredDocument migrated = StoredDocument.of(ExtendedJson.parse("{_id: 6, country: 'FR', name: 'Lille'}"));
+        units.writeFromMigrate(TEST, work -> store.insert(work, c, List.of(migrated)));
+        assertThat(idsAndOps(c, start, chunks.get(1), key)).endsWith("i 5", "i 6");
+        assertThat(chunks).extracting(chunk -> reader.countClientChanges(c.uuid(), start, KeyRange.of(key, chunk.range()), 100))
+                .containsExactly(2, 5, 3);
+        assertThat(reader.countClientChanges(c.uuid(), start, KeyRange.of(key, chunks.get(1).range()), 2)).as("at most the limit")
+                .isEqualTo(2);
+        assertThat(reader.countClientChanges(c.uuid(), reader.allDurable(), KeyRange.of(key, chunks.get(1).range()), 100)).isZero();
     }
 
     @Test
