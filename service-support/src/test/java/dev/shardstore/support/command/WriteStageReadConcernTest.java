@@ -29,8 +29,8 @@ class WriteStageReadConcernTest {
     @CsvSource(delimiter = '|', textBlock = """
             {$out: 'o'}                     | linearizable | 72
             {$merge: {into: 'o'}}           | linearizable | 72
-            {$out: 'o'}                     | snapshot     | 238
-            {$merge: {into: 'o'}}           | snapshot     | 238
+            {$out: 'o'}                     | snapshot     | 72
+            {$merge: {into: 'o'}}           | snapshot     | 72
             {$out: 'o'}                     | local        | 0
             {$out: 'o'}                     | available    | 0
             {$out: 'o'}                     | majority     | 0

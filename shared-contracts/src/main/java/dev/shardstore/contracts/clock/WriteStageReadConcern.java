@@ -10,10 +10,9 @@ import org.bson.BsonValue;
 
 /**
  * The read concerns an aggregate that writes ({@code $out}, {@code $merge}) may run under, as MongoDB's stages declare
- * them (its {@code DocumentSourceOut} and {@code DocumentSourceMerge} refuse {@code linearizable}): a linearizable
- * read cannot be part of a pipeline that writes. {@code local}, {@code available} and {@code majority} are accepted as
- * for any aggregate; {@code snapshot} meets the general refusal of {@link ReadConcern} (it comes with transactions,
- * where MongoDB refuses {@code $out} and {@code $merge} in turn).
+ * them (its {@code DocumentSourceOut} and {@code DocumentSourceMerge} refuse {@code linearizable} and
+ * {@code snapshot}): a pipeline that writes cannot read linearizably or at a snapshot (its writes would land after the
+ * time it read at). {@code local}, {@code available} and {@code majority} are accepted as for any aggregate.
  *
  * <p>Checked first when {@link ReadConcern#of} reads a command's read concern (the cluster time gossip of the router's
  * front end and of a shard, an operation's context) and before a command's options are checked (service-support's
@@ -22,26 +21,29 @@ import org.bson.BsonValue;
  */
 public final class WriteStageReadConcern {
     private static final Set<String> WRITE_STAGES = Set.of("$out", "$merge");
+    private static final Set<String> REFUSED_LEVELS = Set.of("linearizable", "snapshot");
 
     private WriteStageReadConcern() {}
 
     /**
      * Refuses an {@code aggregate} with a top-level {@code $out} or {@code $merge} stage under
-     * {@code readConcern: {level: "linearizable"}}; any other command (an empty one included) passes.
+     * {@code readConcern: {level: "linearizable"}} or {@code "snapshot"}; any other command (an empty one included)
+     * passes.
      *
      * @throws CommandException InvalidOptions (72) "$out cannot be used with a 'linearizable' read concern level"
-     *                          (or {@code $merge}), MongoDB's code and message
+     *                          (or {@code $merge}, or {@code 'snapshot'}), MongoDB's code and message
      */
     public static void check(BsonDocument command) {
         if (command.isEmpty() || !command.getFirstKey().equals("aggregate")
                 || !(command.get("readConcern") instanceof BsonDocument readConcern)
-                || !(readConcern.get("level") instanceof BsonString level && level.getValue().equals("linearizable"))
+                || !(readConcern.get("level") instanceof BsonString level && REFUSED_LEVELS.contains(level.getValue()))
                 || !(command.get("pipeline") instanceof BsonArray pipeline)) {
             return;
         }
         for (BsonValue stage : pipeline) {
             if (stage instanceof BsonDocument spec && !spec.isEmpty() && WRITE_STAGES.contains(spec.getFirstKey())) {
-                throw new CommandException(ErrorCode.InvalidOptions, spec.getFirstKey() + " cannot be used with a 'linearizable' read concern level");
+                throw new CommandException(ErrorCode.InvalidOptions, spec.getFirstKey() + " cannot be used with a '" + level.getValue()
+                        + "' read concern level");
             }
         }
     }

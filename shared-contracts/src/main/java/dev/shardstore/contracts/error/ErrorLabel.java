@@ -30,10 +30,12 @@ public enum ErrorLabel {
     /**
      * Whether an error with {@code code}, failing a transaction's statement before its commit began, lets the client
      * retry the whole transaction (MongoDB's {@code isTransientTransactionError}): a write conflict, a lock or
-     * connection limit, or a transaction the node no longer has.
+     * connection limit, a transaction the node no longer has, or a snapshot the node cannot serve (SnapshotTooOld,
+     * StaleChunkHistory: MongoDB's {@code isSnapshotError}; a retry reads at a newer time).
      */
     public static boolean isTransientTransactionError(ErrorCode code) {
-        return code == ErrorCode.WriteConflict || code == ErrorCode.LockTimeout || code == ErrorCode.NoSuchTransaction;
+        return code == ErrorCode.WriteConflict || code == ErrorCode.LockTimeout || code == ErrorCode.NoSuchTransaction
+                || code == ErrorCode.SnapshotTooOld || code == ErrorCode.StaleChunkHistory;
     }
 
     /** Whether {@code reply} (an error reply) carries this label. */
