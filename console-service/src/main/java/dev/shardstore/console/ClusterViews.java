@@ -97,7 +97,8 @@ public class ClusterViews {
     public CollectionMap collectionMap(String ns, String width) {
         String measure = WIDTHS.contains(width) ? width : "chunks";
         List<ClusterError> errors = Collections.synchronizedList(new ArrayList<>());
-        Future<List<Shard>> shardsFuture = submit(() -> shards(errors));
+        Future<Map<String, Map<String, long[]>>> distribution = submit(() -> owned(errors));
+        Future<List<Shard>> shardsFuture = submit(() -> shards(errors, distribution));
         Future<List<BsonDocument>> tagsFuture = submit(() -> attempt(errors,
                 () -> client.find("config", "tags", new BsonDocument("ns", new BsonString(ns)))).orElse(List.of()));
         Optional<BsonDocument> collection = attempt(errors,
@@ -116,11 +117,10 @@ public class ClusterViews {
         BsonDocument coll = collection.get();
         Future<List<BsonDocument>> chunksFuture = submit(() -> attempt(errors,
                 () -> client.find("config", "chunks", new BsonDocument("uuid", coll.get("uuid")))).orElse(List.of()));
-        Future<Map<String, long[]>> ownedFuture = submit(() -> owned(errors).getOrDefault(ns, Map.of()));
         Future<List<Migration>> activeFuture = submit(() -> migrations(migrationReports(shards, errors), Map.of()));
         List<BsonDocument> chunks = new ArrayList<>(join(chunksFuture));
         chunks.sort(Comparator.comparing(c -> c.getDocument("min"), BsonOrder.COMPARATOR));
-        Map<String, long[]> owned = join(ownedFuture);
+        Map<String, long[]> owned = join(distribution).getOrDefault(ns, Map.of());
         List<Migration> active = join(activeFuture).stream().filter(m -> m.ns().equals(ns)).toList();
         List<BsonDocument> tags = join(tagsFuture);
         return new CollectionMap(ns, json(coll.getDocument("key", new BsonDocument())), measure,
@@ -182,9 +182,11 @@ public class ClusterViews {
         List<ClusterError> errors = Collections.synchronizedList(new ArrayList<>());
         Future<List<BsonDocument>> history = submit(() -> newest(errors, "changelog"));
         Future<Map<String, Map<String, long[]>>> owned = submit(() -> owned(errors));
-        List<Shard> shards = shards(errors);
+        List<Shard> shards = shards(errors, owned);
         Map<String, BsonDocument> reports = migrationReports(shards, errors);
-        List<Migration> active = migrations(reports, join(owned));
+        java.util.Set<String> moving = new java.util.TreeSet<>();
+        reports.values().forEach(r -> r.getArray("active", new BsonArray()).forEach(v -> moving.add(string(v.asDocument(), "ns"))));
+        List<Migration> active = migrations(reports, chunkEstimates(moving, join(owned), errors));
         List<RangeDeletion> deletions = new ArrayList<>();
         reports.forEach((shard, report) -> report.getArray("rangeDeletions", new BsonArray()).forEach(v -> {
             BsonDocument d = v.asDocument();
@@ -259,7 +261,11 @@ public class ClusterViews {
     }
 
     private List<Shard> shards(List<ClusterError> errors) {
-        Future<Map<String, Map<String, long[]>>> ownedFuture = submit(() -> owned(errors));
+        return shards(errors, submit(() -> owned(errors)));
+    }
+
+    /** The shards of {@code listShards} with their health and their owned totals of {@code owned} (summed over namespaces). */
+    private List<Shard> shards(List<ClusterError> errors, Future<Map<String, Map<String, long[]>>> ownedFuture) {
         List<BsonDocument> listed = attempt(errors, () -> client.command("admin", command("listShards")))
                 .map(r -> r.getArray("shards", new BsonArray()).stream().map(BsonValue::asDocument).toList()).orElse(List.of());
         List<Future<String>> health = listed.stream().map(s -> submit(() -> health(string(s, "host")))).toList();
@@ -311,19 +317,45 @@ public class ClusterViews {
 
     /**
      * The {@code active} entries of the shards' reports. A migration's percentage is its documents cloned over its
-     * chunk's estimate (the donor's owned documents of the collection over its chunks, from {@code owned}); -1 without one.
+     * chunk's estimated documents ({@code chunkEstimates}: per namespace, per shard, {@link #chunkEstimates}); -1 without one.
      */
-    private static List<Migration> migrations(Map<String, BsonDocument> reports, Map<String, Map<String, long[]>> owned) {
+    private static List<Migration> migrations(Map<String, BsonDocument> reports, Map<String, Map<String, long[]>> chunkEstimates) {
         List<Migration> out = new ArrayList<>();
         reports.forEach((shard, report) -> report.getArray("active", new BsonArray()).forEach(v -> {
             BsonDocument m = v.asDocument();
             long cloned = number(m, "documentsCloned");
-            long[] donorData = owned.getOrDefault(string(m, "ns"), Map.of()).get(string(m, "donor"));
+            long[] donorData = chunkEstimates.getOrDefault(string(m, "ns"), Map.of()).get(string(m, "donor"));
             int percent = donorData == null || donorData[0] == 0 ? -1 : (int) Math.min(100, 100 * cloned / Math.max(1, donorData[0]));
             out.add(new Migration(shard, string(m, "desc"), string(m, "ns"), json(m.get("min")), json(m.get("max")), string(m, "donor"),
                     string(m, "recipient"), string(m, "phase"), cloned, number(m, "bytesCloned"), number(m, "modsTransferred"),
                     number(m, "elapsedMillis"), percent));
         }));
+        return out;
+    }
+
+    /**
+     * Per namespace of {@code namespaces}, per shard: its owned {documents, bytes} of the collection ({@code owned}) over
+     * its chunks of it, the estimate of one chunk (the cluster exposes no per-chunk size).
+     */
+    private Map<String, Map<String, long[]>> chunkEstimates(java.util.Set<String> namespaces, Map<String, Map<String, long[]>> owned,
+            List<ClusterError> errors) {
+        Map<String, Map<String, long[]>> out = new HashMap<>();
+        for (String ns : namespaces) {
+            attempt(errors, () -> client.find("config", "collections", new BsonDocument("_id", new BsonString(ns)))).stream()
+                    .flatMap(List::stream).findFirst().ifPresent(coll -> {
+                        Map<String, Integer> counts = new HashMap<>();
+                        attempt(errors, () -> client.find("config", "chunks", new BsonDocument("uuid", coll.get("uuid")))).orElse(List.of())
+                                .forEach(c -> counts.merge(string(c, "shard"), 1, Integer::sum));
+                        Map<String, long[]> perShard = new HashMap<>();
+                        owned.getOrDefault(ns, Map.of()).forEach((shard, data) -> {
+                            int n = counts.getOrDefault(shard, 0);
+                            if (n > 0) {
+                                perShard.put(shard, new long[] {data[0] / n, data[1] / n});
+                            }
+                        });
+                        out.put(ns, perShard);
+                    });
+        }
         return out;
     }
 
@@ -335,7 +367,9 @@ public class ClusterViews {
 
     private static LogEntry logEntry(BsonDocument entry) {
         BsonValue time = entry.get("time");
-        String when = time != null && time.isDateTime() ? Instant.ofEpochMilli(time.asDateTime().getValue()).toString() : "";
+        // 2026-12-02 03:49:49.640 (UTC, as the column says): short enough not to wrap
+        String when = time != null && time.isDateTime()
+                ? Instant.ofEpochMilli(time.asDateTime().getValue()).toString().replace('T', ' ').replace("Z", "") : "";
         return new LogEntry(when, string(entry, "what"), string(entry, "ns"), json(entry.get("details")));
     }
 

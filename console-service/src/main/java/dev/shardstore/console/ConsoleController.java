@@ -1,11 +1,15 @@
 package dev.shardstore.console;
 
+import java.util.Map;
+import java.util.function.Supplier;
+import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.server.ResponseStatusException;
 
 /**
  * The console's pages at stable paths ({@code /}, {@code /collections/{db}.{coll}}, {@code /movements}, {@code /balancer},
@@ -18,9 +22,13 @@ public class ConsoleController {
     private final ClusterViews views;
     private final ConsoleProperties properties;
 
+    private final Map<String, Supplier<Object>> liveViews;
+
     public ConsoleController(ClusterViews views, ConsoleProperties properties) {
         this.views = views;
         this.properties = properties;
+        this.liveViews = Map.of("overview", views::overview, "movements", views::movements, "balancer", views::balancer,
+                "operations", views::operations);
     }
 
     @GetMapping("/")
@@ -28,10 +36,20 @@ public class ConsoleController {
         return page(model, "overview", views.overview());
     }
 
-    @GetMapping("/live/overview")
-    public String liveOverview(Model model) {
-        model.addAttribute("view", views.overview());
-        return "overview :: live";
+    /**
+     * The live part of {@code /}, {@code /movements}, {@code /balancer} or {@code /operations} ({@code name} is
+     * {@code overview}, {@code movements}, {@code balancer} or {@code operations}).
+     *
+     * @throws ResponseStatusException 404 for another name
+     */
+    @GetMapping("/live/{name}")
+    public String live(@PathVariable("name") String name, Model model) {
+        Supplier<Object> view = liveViews.get(name);
+        if (view == null) {
+            throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no page " + name);
+        }
+        model.addAttribute("view", view.get());
+        return name + " :: live";
     }
 
     @GetMapping("/collections/{ns}")
@@ -51,21 +69,9 @@ public class ConsoleController {
         return page(model, "movements", views.movements());
     }
 
-    @GetMapping("/live/movements")
-    public String liveMovements(Model model) {
-        model.addAttribute("view", views.movements());
-        return "movements :: live";
-    }
-
     @GetMapping("/balancer")
     public String balancer(Model model) {
         return page(model, "balancer", views.balancer());
-    }
-
-    @GetMapping("/live/balancer")
-    public String liveBalancer(Model model) {
-        model.addAttribute("view", views.balancer());
-        return "balancer :: live";
     }
 
     @PostMapping("/balancer/start")
@@ -89,12 +95,6 @@ public class ConsoleController {
     @GetMapping("/operations")
     public String operations(Model model) {
         return page(model, "operations", views.operations());
-    }
-
-    @GetMapping("/live/operations")
-    public String liveOperations(Model model) {
-        model.addAttribute("view", views.operations());
-        return "operations :: live";
     }
 
     private String page(Model model, String name, Object view) {

@@ -81,6 +81,7 @@ public final class Views {
         /**
          * The ECharts option of the documents-per-shard bar chart, JSON: {@code {xAxis: {data: [shard names]}, series:
          * [{type: "bar", data: [documents]}]}} with the shards' palette colours as {@code color} (console.js draws it).
+         * Not animated: the chart is drawn again at every update, and a bar growing from zero each time would misstate it.
          */
         public String chartJson() {
             StringBuilder names = new StringBuilder();
@@ -90,7 +91,7 @@ public final class Views {
                 values.append(values.isEmpty() ? "" : ",").append("{\"value\":").append(s.documents())
                         .append(",\"itemStyle\":{\"color\":\"").append(PALETTE_COLOURS.get(s.colour())).append("\"}}");
             }
-            return "{\"grid\":{\"left\":70,\"right\":10,\"top\":10,\"bottom\":30},\"tooltip\":{},\"xAxis\":{\"type\":\"category\",\"data\":["
+            return "{\"animation\":false,\"grid\":{\"left\":70,\"right\":10,\"top\":10,\"bottom\":30},\"tooltip\":{},\"xAxis\":{\"type\":\"category\",\"data\":["
                     + names + "]},\"yAxis\":{\"type\":\"value\"},\"series\":[{\"type\":\"bar\",\"name\":\"documents\",\"data\":[" + values + "]}]}";
         }
 
