@@ -19,7 +19,7 @@
     var chunk = event.target.closest && event.target.closest(".chunk");
     var tip = document.getElementById("chunk-tip");
     if (chunk && tip) {
-      lastTip = "Chunk " + (Number(chunk.dataset.index) + 1) + ": " + chunk.dataset.tip;
+      lastTip = chunk.getAttribute("aria-label");
       tip.textContent = lastTip;
     }
   }

@@ -130,7 +130,24 @@ public final class Views {
             Objects.requireNonNull(shard, "shard");
             Objects.requireNonNull(version, "version");
         }
+
+        /**
+         * What the map says of it (its accessible name and the text shown on hover or focus):
+         * {@code Chunk 3: [{"k": 600}, {"k": 900}) on shard2, version 5|0, ~300 documents, ~72900 bytes}, then
+         * {@code , jumbo}, {@code , zone EU} and {@code , moving: clone → shard3} when they apply.
+         */
+        public String describe() {
+            return "Chunk " + (index + 1) + ": [" + min + ", " + max + ") on " + shard + ", version " + version + ", ~" + documents
+                    + " documents, ~" + bytes + " bytes" + (jumbo ? ", jumbo" : "") + (zone != null ? ", zone " + zone : "")
+                    + (moving != null ? ", moving: " + moving : "");
+        }
     }
+
+    /**
+     * The most chunks the collection map also lists as a table: a table of 10,000 rows would make every 2 s update
+     * megabytes long (docs/benchmarks.md, "The console's collection map").
+     */
+    public static final int CHUNK_TABLE_LIMIT = 500;
 
     /** A zone range of {@code config.tags}: {@code [min, max)} belongs to {@code zone}. */
     public record Zone(String zone, String min, String max) {
