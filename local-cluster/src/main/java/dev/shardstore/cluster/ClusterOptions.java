@@ -22,10 +22,11 @@ import java.util.stream.Stream;
  * @param postgresBinaries  where PostgreSQL's binaries are unpacked; empty for the embedded library's default
  *                          ({@code $java.io.tmpdir/embedded-pg}), shared by every cluster and test on the machine
  * @param durability        whether the cluster's PostgreSQL makes commits survive a crash of the machine
+ * @param console           whether the operator's web console (console-service, port 8085 + offset) is started too
  */
 public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers, int portOffset,
                              Duration startTimeout, List<String> serviceJvmOptions, Optional<Path> postgresBinaries,
-                             PostgresDurability durability) {
+                             PostgresDurability durability, boolean console) {
     /**
      * {@code ./cluster up}'s default: heap capped so that ten JVMs fit comfortably, serial GC (one less thread per JVM
      * on 2 cores) and the full tiered JIT (C2), as a long-running server runs. C2 halves the services' CPU per routed
@@ -53,61 +54,66 @@ public record ClusterOptions(RepoLayout repo, Path home, int shards, int routers
         home = home.toAbsolutePath().normalize();
         serviceJvmOptions = List.copyOf(serviceJvmOptions);
         Objects.requireNonNull(durability, "durability");
-        Topology.plan(shards, routers, portOffset); // validates the counts and the offset
+        Topology.plan(shards, routers, portOffset, console); // validates the counts and the offset
     }
 
     /**
-     * 3 shards, 1 router, default ports, state in {@code <repo>/.cluster}, 4 minutes per start phase, and PostgreSQL's
+     * 3 shards, 1 router, no console, default ports, state in {@code <repo>/.cluster}, 4 minutes per start phase, and PostgreSQL's
      * durability as {@link PostgresDurability#fromSystemProperty()} says: durable unless the JVM asks for the fast
      * setting (the test suite does, in the root {@code pom.xml}).
      */
     public static ClusterOptions defaults(RepoLayout repo) {
         return new ClusterOptions(repo, repo.defaultHome(), 3, 1, 0, Duration.ofMinutes(4), DEFAULT_SERVICE_JVM_OPTIONS, Optional.empty(),
-                PostgresDurability.fromSystemProperty());
+                PostgresDurability.fromSystemProperty(), false);
     }
 
     /** The same options with another state directory. */
     public ClusterOptions withHome(Path newHome) {
-        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
+        return new ClusterOptions(repo, newHome, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability, console);
     }
 
     /** The same options with {@code n} shards (1..99). */
     public ClusterOptions withShards(int n) {
-        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
+        return new ClusterOptions(repo, home, n, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability, console);
     }
 
     /** The same options with {@code n} routers (1..9). */
     public ClusterOptions withRouters(int n) {
-        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
+        return new ClusterOptions(repo, home, shards, n, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability, console);
     }
 
     /** The same options with every port shifted by {@code offset}. */
     public ClusterOptions withPortOffset(int offset) {
-        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions, postgresBinaries, durability);
+        return new ClusterOptions(repo, home, shards, routers, offset, startTimeout, serviceJvmOptions, postgresBinaries, durability, console);
     }
 
     /** The same options with another limit per start phase. */
     public ClusterOptions withStartTimeout(Duration timeout) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions, postgresBinaries, durability);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, timeout, serviceJvmOptions, postgresBinaries, durability, console);
     }
 
     /** The same options with other JVM options for the services. */
     public ClusterOptions withServiceJvmOptions(List<String> options) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options, postgresBinaries, durability);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, options, postgresBinaries, durability, console);
     }
 
     /** The same options with PostgreSQL's binaries unpacked under {@code directory}. */
     public ClusterOptions withPostgresBinaries(Path directory) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, Optional.of(directory), durability);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, Optional.of(directory), durability, console);
     }
 
     /** The same options with PostgreSQL run at {@code newDurability}. */
     public ClusterOptions withDurability(PostgresDurability newDurability) {
-        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, newDurability);
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, newDurability, console);
+    }
+
+    /** The same options with ({@code true}) or without the operator's web console. */
+    public ClusterOptions withConsole(boolean withConsole) {
+        return new ClusterOptions(repo, home, shards, routers, portOffset, startTimeout, serviceJvmOptions, postgresBinaries, durability, withConsole);
     }
 
     /** The planned processes. */
     public Topology topology() {
-        return Topology.plan(shards, routers, portOffset);
+        return Topology.plan(shards, routers, portOffset, console);
     }
 }

@@ -129,6 +129,14 @@ final class Commands {
                 command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
                 command.add("--shardstore.router.balancer-url=" + topology.component("balancer").url());
             }
+            case CONSOLE -> {
+                command.add("--shardstore.console.router-urls=" + topology.withRole(Role.ROUTER).stream().map(Component::url)
+                        .collect(Collectors.joining(",")));
+                command.add("--shardstore.console.balancer-url=" + topology.component("balancer").url());
+                command.add("--shardstore.console.session-url=" + topology.component("session").url());
+                command.add("--shardstore.console.resharding-url=" + topology.component("resharding").url());
+                command.add("--shardstore.console.config-url=" + topology.component("config").url());
+            }
             default -> { }
         }
         return command;

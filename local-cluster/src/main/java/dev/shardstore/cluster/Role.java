@@ -12,7 +12,9 @@ public enum Role {
     ROUTER("router-service"),
     BALANCER("balancer-service"),
     RESHARDING("resharding-service"),
-    SESSION("session-service");
+    SESSION("session-service"),
+    /** The operator's web console (issue 41), started when the cluster is planned with one. */
+    CONSOLE("console-service");
 
     private final @Nullable String module;
 

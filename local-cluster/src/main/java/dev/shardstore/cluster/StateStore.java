@@ -8,11 +8,17 @@ import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Reads and writes a cluster's {@code cluster.json}; writes are atomic (temp file, then rename). */
 final class StateStore {
-    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+    /**
+     * A field a {@code cluster.json} written by an older launcher lacks reads as its type's default: {@code console}
+     * (added with the operator's console) as false, so a cluster started before it still attaches, status and stops.
+     */
+    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
 
     private final Path file;
 

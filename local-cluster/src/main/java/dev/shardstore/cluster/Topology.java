@@ -9,14 +9,18 @@ import java.util.stream.Collectors;
 /**
  * The processes of a local cluster, their ports and databases (docs/architecture.md "Services"). Base ports, each
  * shifted by {@code portOffset}: PostgreSQL 25432, Kafka 29092 (all below 32768, outside Linux's ephemeral port range), config 8081, balancer 8082,
- * resharding 8083, session 8084, shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, …, and the routers' MongoDB
+ * resharding 8083, session 8084, the operator's console 8085 (when planned with one), shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, …, and the routers' MongoDB
  * wire-protocol listeners 27017, 27018, 27019, … (router1 on MongoDB's own port).
  * Databases: {@code config}, {@code shard1}…, {@code sessions}; routers, the balancer and the resharding
  * service own none (the balancer reads the catalog from the config service; resharding has no state yet).
  *
- * @param components in start order: PostgreSQL, Kafka, config, shards, routers, balancer, resharding, session
+ * @param components in start order: PostgreSQL, Kafka, config, shards, routers, balancer, resharding, session, and the
+ *                   console when planned with one
  */
 public record Topology(int shards, int routers, int portOffset, List<Component> components) {
+    /** The console's base port (console-service's own default). */
+    private static final int CONSOLE_PORT = 8085;
+
     public static final int MAX_SHARDS = 99;
     public static final int MAX_ROUTERS = 9;
     private static final int POSTGRES_PORT = 25_432;
@@ -42,6 +46,16 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
      * @throws IllegalArgumentException when a count or the offset is out of range
      */
     public static Topology plan(int shards, int routers, int portOffset) {
+        return plan(shards, routers, portOffset, false);
+    }
+
+    /**
+     * Plans a cluster, with the operator's web console ({@code console} on 8085 + offset, started last) when
+     * {@code console} is true: {@code ./cluster up} starts one; the end-to-end tests, but the console's own, do without.
+     *
+     * @throws IllegalArgumentException as {@link #plan(int, int, int)}
+     */
+    public static Topology plan(int shards, int routers, int portOffset, boolean console) {
         if (shards < 1 || shards > MAX_SHARDS) {
             throw new IllegalArgumentException("--shards must be 1.." + MAX_SHARDS + ", was " + shards);
         }
@@ -68,6 +82,9 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
         components.add(new Component("balancer", Role.BALANCER, 8082 + portOffset, Optional.empty()));
         components.add(new Component("resharding", Role.RESHARDING, 8083 + portOffset, Optional.empty()));
         components.add(service("session", Role.SESSION, 8084 + portOffset, "sessions"));
+        if (console) {
+            components.add(new Component("console", Role.CONSOLE, CONSOLE_PORT + portOffset, Optional.empty()));
+        }
         return new Topology(shards, routers, portOffset, components);
     }
 
@@ -102,6 +119,11 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
     /** Every database some component owns, in component order. */
     public List<String> databases() {
         return components.stream().flatMap(c -> c.database().stream()).toList();
+    }
+
+    /** Whether the operator's web console is one of the components. */
+    public boolean hasConsole() {
+        return components.stream().anyMatch(c -> c.role() == Role.CONSOLE);
     }
 
     /** The Spring Boot services (everything but PostgreSQL and Kafka), in start order. */

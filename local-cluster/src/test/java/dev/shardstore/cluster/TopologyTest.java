@@ -30,6 +30,18 @@ class TopologyTest {
     }
 
     @Test
+    void theConsoleComesLastOn8085PlusTheOffsetWhenPlanned() {
+        Topology t = Topology.plan(1, 1, 1000, true);
+
+        assertThat(t.components()).extracting(Component::name).endsWith("session", "console");
+        assertThat(t.component("console").port()).isEqualTo(9085);
+        assertThat(t.component("console").role().module()).hasValue("console-service");
+        assertThat(t.component("console").database()).isEmpty();
+        assertThat(t.hasConsole()).isTrue();
+        assertThat(Topology.plan(1, 1, 1000).hasConsole()).isFalse();
+    }
+
+    @Test
     void anOffsetShiftsEveryPort() {
         Topology t = Topology.plan(1, 1, 1000);
 

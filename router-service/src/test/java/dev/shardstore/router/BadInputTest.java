@@ -294,6 +294,22 @@ class BadInputTest {
     }
 
     @Test
+    void swaggerUiServesTheDocumentTitledAfterTheProjectWithoutTheErrorController() throws Exception {
+        for (String page : new String[] {"/swagger-ui", "/swagger-ui/index.html"}) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + page)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(page).isIn(200, 302);
+        }
+        HttpResponse<String> ui = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/swagger-ui/index.html")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(ui.body()).contains("Swagger UI");
+        String document = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v3/api-docs")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(document).contains("\"title\":\"shardstore router API\"").doesNotContain("OpenAPI definition", "\"/error\"")
+                .doesNotContain("\"version\":\"v0\"").contains("\"version\":\"0.1.0-SNAPSHOT\"");
+    }
+
+    @Test
     void aFilterNestedThousandsOfLevelsDeepIsA400NamingTheLimit() throws Exception {
         assertOverflow(post("/v1/databases/geo/command", "{\"find\": \"cities\", \"filter\": " + nestedAnd(5000) + "}"));
         assertOverflow(post("/v1/databases/geo/command", "{\"find\": \"cities\", \"filter\": " + nestedObject(5000) + "}"));

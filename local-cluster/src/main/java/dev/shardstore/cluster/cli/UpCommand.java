@@ -42,6 +42,9 @@ final class UpCommand implements Callable<Integer> {
             + " add -XX:TieredStopAtLevel=1 for a faster start and half the throughput)")
     String jvmOptions;
 
+    @Option(names = "--no-console", description = "leave out the operator's web console (by default it runs on port 8085 + offset)")
+    boolean noConsole;
+
     @Spec
     CommandSpec spec;
 
@@ -62,7 +65,8 @@ final class UpCommand implements Callable<Integer> {
                 .withPortOffset(portOffset)
                 .withStartTimeout(Duration.ofSeconds(timeoutSeconds))
                 .withServiceJvmOptions(serviceJvmOptions())
-                .withDurability(durability.durability);
+                .withDurability(durability.durability)
+                .withConsole(!noConsole);
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
         out.flush();
@@ -93,7 +97,8 @@ final class UpCommand implements Callable<Integer> {
             String where = switch (c.role()) {
                 case POSTGRES -> "jdbc:postgresql://localhost:" + c.port() + "/<database>  (user postgres, password postgres)";
                 case KAFKA -> "localhost:" + c.port();
-                case ROUTER -> c.url() + "  POST /v1/databases/{db}/command;  mongosh " + c.connectionString();
+                case ROUTER -> c.url() + "  POST /v1/databases/{db}/command;  mongosh " + c.connectionString() + ";  " + c.url() + "/swagger-ui";
+                case CONSOLE -> c.url() + "  the operator's web console (open it in a browser)";
                 default -> c.url();
             };
             out.printf("  %-11s %s%n", c.name(), where);

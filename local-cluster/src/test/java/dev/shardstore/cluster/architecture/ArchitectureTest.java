@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
     private static final List<String> MODULES = List.of("shared-contracts", "transport", "query-engine", "service-support",
             "embedded-infra", "config-service", "shard-service", "router-service", "balancer-service", "session-service",
-            "resharding-service", "local-cluster");
+            "resharding-service", "console-service", "local-cluster");
 
     private static final String UNIT_OF_WORK = "dev.shardstore.shard.storage.WriteUnitOfWork";
     private static final String OPERATION_CONTEXT = "dev.shardstore.support.operation.OperationContext";
@@ -51,13 +51,22 @@ class ArchitectureTest {
 
     @Test
     void noServiceDependsOnAnother() {
-        List<String> services = List.of("config", "shard", "router", "balancer", "session", "resharding", "cluster");
+        List<String> services = List.of("config", "shard", "router", "balancer", "session", "resharding", "console", "cluster");
         for (String service : services) {
             String[] others = services.stream().filter(s -> !s.equals(service)).map(s -> "dev.shardstore." + s + "..").toArray(String[]::new);
             rule(noClasses().that().resideInAPackage("dev.shardstore." + service + "..")
                     .should().dependOnClassesThat().resideInAnyPackage(others)
                     .because("each service is its own process: services talk over the transport, never through each other's code"));
         }
+    }
+
+    @Test
+    void theConsoleReachesTheClusterOnlyThroughItsPublicApi() {
+        rule(noClasses().that().resideInAPackage("dev.shardstore.console..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.shardstore.transport..", "dev.shardstore.support..",
+                        "java.sql..", "javax.sql..", "org.postgresql..", "org.apache.kafka..")
+                .because("the console is a client: the router's REST API and the services' Actuator endpoints, no internal "
+                        + "command, database or broker (docs/architecture.md \"The operator's console\")"));
     }
 
     @Test
