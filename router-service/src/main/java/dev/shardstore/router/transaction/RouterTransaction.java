@@ -44,24 +44,19 @@ public final class RouterTransaction {
      *                    null when it had none
      */
     public RouterTransaction(LogicalSessionId lsid, long txnNumber, @Nullable BsonValue readConcern) {
+        this(lsid, txnNumber, readConcern, null);
+    }
+
+    /** @param recoveryShard the shard a joined transaction commits through; null for one this router runs */
+    private RouterTransaction(LogicalSessionId lsid, long txnNumber, @Nullable BsonValue readConcern, @Nullable String recoveryShard) {
         if (txnNumber < 0) {
             throw new IllegalArgumentException("txnNumber must not be negative: " + txnNumber);
         }
         this.lsid = lsid;
         this.txnNumber = txnNumber;
         this.readConcern = readConcern;
-        this.joined = false;
-    }
-
-    private RouterTransaction(LogicalSessionId lsid, long txnNumber, String recoveryShard) {
-        if (txnNumber < 0) {
-            throw new IllegalArgumentException("txnNumber must not be negative: " + txnNumber);
-        }
-        this.lsid = lsid;
-        this.txnNumber = txnNumber;
-        this.readConcern = null;
         this.recoveryShard = recoveryShard;
-        this.joined = true;
+        this.joined = recoveryShard != null;
     }
 
     /**
@@ -70,7 +65,7 @@ public final class RouterTransaction {
      * "Committing a Transaction"). It has no participants here and runs no statement.
      */
     public static RouterTransaction joining(LogicalSessionId lsid, long txnNumber, String recoveryShard) {
-        return new RouterTransaction(lsid, txnNumber, recoveryShard);
+        return new RouterTransaction(lsid, txnNumber, null, recoveryShard);
     }
 
     /** Whether this router only commits the transaction ({@link #joining}). */

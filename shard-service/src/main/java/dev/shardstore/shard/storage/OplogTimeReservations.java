@@ -99,6 +99,16 @@ public class OplogTimeReservations {
         return new Reservation(first, count);
     }
 
+    /**
+     * Moves the clock to at least {@code time}, so every later reservation is above it: a prepared transaction's commit
+     * at the coordinator's commit time (which another participant's prepare may have set, ahead of this shard's clock)
+     * must precede, in time, every write that follows it here, such as the next write of a document it changed, or a
+     * snapshot read between the two would undo the commit and miss the write.
+     */
+    public synchronized void advanceTo(BsonTimestamp time) {
+        clock.advanceTo(time);
+    }
+
     /** The latest cluster time handed out (a zero Timestamp before the first write of a new shard). */
     public synchronized BsonTimestamp latest() {
         return new BsonTimestamp(last);

@@ -19,6 +19,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -432,6 +433,7 @@ public class WriteUnitOfWork {
      */
     public void commitPrepared(PreparedTransaction prepared, long commitTimestamp, @Nullable TransactionResources origin) {
         versions.recordCommitTime(prepared, commitTimestamp); // before its entries become visible: a snapshot read counts them from then
+        clock.advanceTo(new BsonTimestamp(commitTimestamp)); // before its row locks go: every later write here is after it
         endPrepared(prepared, "COMMIT PREPARED");
         if (origin != null && !origin.unit.written.isEmpty()) {
             notifyCommitted(origin.unit.written);

@@ -135,6 +135,25 @@ class SnapshotReadTest extends ShardIntegrationTest {
                 .as("at the commit time").satisfies(d -> assertThat(d.getInt32("v").getValue()).isEqualTo(30));
     }
 
+    /**
+     * A commit time ahead of this shard's clock (another participant prepared later, on a clock further on): the next
+     * write of the document gets a later time, so a read at that write's time sees both, never the write undone with
+     * the commit.
+     */
+    @Test
+    void aWriteAfterAPreparedTransactionsCommitIsLaterThanItsCommitTime() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        run(DB, statement("{update: '" + coll + "', updates: [{q: {_id: 3}, u: {$set: {v: 30}}}]}", lsid, true));
+        BsonTimestamp prepareTime = run("admin", statement("{prepareTransaction: 1}", lsid, false)).getTimestamp("prepareTimestamp");
+        BsonTimestamp commitTime = new BsonTimestamp(prepareTime.getTime() + 60, 1);
+        BsonDocument commit = statement("{commitTransaction: 1}", lsid, false).append("commitTimestamp", commitTime);
+        assertThat(run("admin", commit).getNumber("ok").intValue()).isEqualTo(1);
+        BsonTimestamp next = write("{update: '" + coll + "', updates: [{q: {_id: 3}, u: {$inc: {v: 1}}}]}");
+        assertThat(next).isGreaterThan(commitTime);
+        assertThat(found(run(DB, "{find: '" + coll + "', filter: {_id: 3}, readConcern: " + at(next) + "}"))).singleElement()
+                .satisfies(d -> assertThat(d.getInt32("v").getValue()).isEqualTo(31));
+    }
+
     @Test
     void tooOldTimesAndCommandsThatDoNotReadAtASnapshot() {
         BsonDocument old = run(DB, "{find: '" + coll + "', readConcern: " + at(new BsonTimestamp(1, 1)) + "}");
