@@ -290,6 +290,9 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(code(run(DB, statement("{insert: 'brandnew" + coll + "', documents: [{}]}", lsid, 5, false))))
                 .as("creating a collection").isEqualTo(263);
         assertThat(code(commit(lsid, 5))).as("a statement that failed aborted the transaction").isEqualTo(251);
+        ok(run(DB, "{create: 'ts" + coll + "', timeseries: {timeField: 't'}}"));
+        assertThat(code(run(DB, statement("{insert: 'ts" + coll + "', documents: [{t: {$date: '2026-12-02T00:00:00Z'}}]}",
+                LogicalSessionId.random(), 1, true)))).as("a time-series write").isEqualTo(263);
         ok(run(DB, statement(update(1, 1), LogicalSessionId.random(), 1, true)));
         LogicalSessionId committed = LogicalSessionId.random();
         ok(run(DB, statement(update(2, 1), committed, 1, true)));
