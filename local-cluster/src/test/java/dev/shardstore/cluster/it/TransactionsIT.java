@@ -436,6 +436,24 @@ class TransactionsIT {
         c.ok(DB, transfer(68, -7));
     }
 
+    /**
+     * {@code killSessions} through the router aborts the session's open transaction on every shard at once (mongos
+     * sends it to every shard): a statement of it sent straight to a participant is NoSuchTransaction, its commit too,
+     * and nothing of it is left.
+     */
+    @Test
+    void killSessionsAbortsTheSessionsTransactionOnEveryShard() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(22, -9), lsid, 1, true)));
+        ok(run(DB, statement(transfer(72, 9), lsid, 1, false)));
+        c.ok("admin", "{\"killSessions\": [" + lsid.toBson().toJson() + "]}");
+        assertThat(code(ItSupport.replyOf(c.cluster, high, DB, statement("{\"find\": \"acct\", \"filter\": {\"x\": 72}}", lsid, 1, false))))
+                .as("aborted on the participant that is not the router's first").isEqualTo(251);
+        assertThat(code(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)))).isEqualTo(251);
+        assertThat(balance(22)).isEqualTo(100);
+        assertThat(balance(72)).isEqualTo(100);
+    }
+
     @Test
     void aCommitWithoutParticipantsOrRecoveryTokenIsMongosError() {
         BsonDocument commit = run("admin", statement("{\"commitTransaction\": 1}", LogicalSessionId.random(), 1, false));

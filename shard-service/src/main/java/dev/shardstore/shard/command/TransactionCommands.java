@@ -1,6 +1,7 @@
 package dev.shardstore.shard.command;
 
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.session.SessionsApi;
 import dev.shardstore.shard.transaction.TransactionCoordinator;
 import dev.shardstore.shard.transaction.TransactionParticipant;
 import org.bson.BsonDocument;
@@ -40,6 +41,18 @@ class TransactionCommands {
     ShardCommand coordinateCommitTransactionCommand(CommandInvoker invoker, TransactionCoordinator coordinator) {
         return ShardCommand.adminOnly(invoker, "coordinateCommitTransaction", (opCtx, db, command) -> {
             coordinator.coordinateCommit(opCtx, TransactionCoordinator.participantsOf(command));
+            return Replies.ok();
+        });
+    }
+
+    /**
+     * {@code {killSessions: [lsid, ...]}}, which the router sends every shard after its own: aborts the sessions' open
+     * transactions here ({@link TransactionParticipant#abortSessions}; all of them for an empty array).
+     */
+    @Bean
+    ShardCommand killSessionsCommand(CommandInvoker invoker, TransactionParticipant participant) {
+        return ShardCommand.adminOnly(invoker, "killSessions", (opCtx, db, command) -> {
+            participant.abortSessions(SessionsApi.lsids(command, "killSessions"));
             return Replies.ok();
         });
     }

@@ -450,14 +450,29 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         return (int) transactions.values().stream().filter(t -> t.state == State.IN_PROGRESS).count();
     }
 
+    /**
+     * Aborts the open transactions of {@code lsids}, every open one when empty: {@code killSessions} (MongoDB's router
+     * sends it to every shard). A session a command has checked out is left to its statement, whose commit then fails.
+     *
+     * @return how many were aborted
+     */
+    public int abortSessions(Collection<LogicalSessionId> lsids) {
+        Set<LogicalSessionId> killed = Set.copyOf(lsids);
+        return reap((lsid, txn) -> killed.isEmpty() || killed.contains(lsid), "its session was killed");
+    }
+
     private int reap(java.util.function.Predicate<Transaction> expired, String why) {
-        return reap(expired, Set.of(), why);
+        return reap((lsid, txn) -> expired.test(txn), why);
     }
 
     private int reap(java.util.function.Predicate<Transaction> expired, Set<LogicalSessionId> spared, String why) {
+        return reap((lsid, txn) -> !spared.contains(lsid) && expired.test(txn), why);
+    }
+
+    private int reap(java.util.function.BiPredicate<LogicalSessionId, Transaction> doomed, String why) {
         int aborted = 0;
         for (Map.Entry<LogicalSessionId, Transaction> e : transactions.entrySet()) {
-            if (e.getValue().state != State.IN_PROGRESS || spared.contains(e.getKey()) || !expired.test(e.getValue())) {
+            if (e.getValue().state != State.IN_PROGRESS || !doomed.test(e.getKey(), e.getValue())) {
                 continue;
             }
             SessionCatalog.CheckedOutSession session;
@@ -468,7 +483,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             }
             try (SessionCatalog.CheckedOutSession checkedOut = session) {
                 Transaction txn = transactions.get(checkedOut.lsid());
-                if (txn != null && txn.state == State.IN_PROGRESS && expired.test(txn)) {
+                if (txn != null && txn.state == State.IN_PROGRESS && doomed.test(checkedOut.lsid(), txn)) {
                     abort(txn);
                     aborted++;
                     log.info("aborted transaction {} of session {}: {}", txn.txnNumber, checkedOut.lsid(), why);
