@@ -36,8 +36,9 @@ import org.springframework.stereotype.Component;
  * every change up to {@code T} and perhaps some after it; those are exactly the oplog entries the snapshot sees with a
  * time after {@code T}, since an entry commits with the change it describes. For each document they touch, the first
  * such entry says what the document was at {@code T}: nothing before an insert, the pre-image before an update or a
- * delete ({@link Overlay}). A prepared transaction's entries carry their prepare times but become visible at the
- * coordinator's commit time, which {@link #recordCommitTime} writes before {@code COMMIT PREPARED}: they count as after
+ * delete ({@link Overlay}). A transaction's entries have one time each but become visible together: a one-shard
+ * commit at its newest entry's time, a prepared transaction at the coordinator's commit time, which
+ * {@link #recordCommitTime} writes (with the commit, or before {@code COMMIT PREPARED}); they all count as after
  * {@code T} when that time is. A transaction's own entries (provisional times, stored above every real one) are
  * never undone: it reads its own writes.
  *
@@ -161,9 +162,18 @@ public class VersionStore {
      */
     void recordCommitTime(PreparedTransaction prepared, long commitTimestamp) {
         OplogTimeReservations.Reservation reservation = prepared.reservation();
-        if (reservation == null) {
-            return;
+        if (reservation != null) {
+            recordCommitTime(reservation, commitTimestamp);
         }
+    }
+
+    /**
+     * Records that the entries of {@code reservation}, one transaction's, all become visible at {@code commitTimestamp}:
+     * a transaction commits at one time, though its entries have one time each. A one-shard commit writes it in its
+     * own PostgreSQL transaction, at its newest entry's time; a read at a time between its first and its last entry
+     * would otherwise see part of it.
+     */
+    void recordCommitTime(OplogTimeReservations.Reservation reservation, long commitTimestamp) {
         jdbc.sql("INSERT INTO transaction_commit_times (first_ts_key, entries, commit_ts) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
                 .param(Oplog.storedTs(reservation.first())).param(reservation.count()).param(commitTimestamp).update();
     }

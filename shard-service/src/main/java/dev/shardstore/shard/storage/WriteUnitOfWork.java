@@ -362,6 +362,9 @@ public class WriteUnitOfWork {
         TransactionSynchronizationManager.bindResource(dataSource, txn.holder);
         try {
             reservation = stampEntries(lsid, txnNumber);
+            if (reservation != null && reservation.count() > 1) { // in the commit: all its entries visible at once, at the newest's time
+                versions.recordCommitTime(reservation, reservation.first() + reservation.count() - 1);
+            }
             failPoints.hit(BEFORE_COMMIT);
             txn.connection.commit();
             committed = true;

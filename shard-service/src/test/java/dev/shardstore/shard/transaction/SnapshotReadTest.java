@@ -154,6 +154,23 @@ class SnapshotReadTest extends ShardIntegrationTest {
                 .satisfies(d -> assertThat(d.getInt32("v").getValue()).isEqualTo(31));
     }
 
+    /**
+     * A one-shard transaction's entries have consecutive times, but it commits at once: a read at its first entry's
+     * time (every write up to it durable) sees none of it, not the first half (what BankIT caught once under faults).
+     */
+    @Test
+    void aReadBetweenATransactionsEntriesSeesNoneOfIt() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        run(DB, statement("{update: '" + coll + "', updates: [{q: {_id: 1}, u: {$inc: {v: -1}}}]}", lsid, true));
+        run(DB, statement("{update: '" + coll + "', updates: [{q: {_id: 3}, u: {$inc: {v: 1}}}]}", lsid, false));
+        assertThat(run("admin", statement("{commitTransaction: 1}", lsid, false)).getNumber("ok").intValue()).isEqualTo(1);
+        long firstStored = jdbc.sql("SELECT min(ts_key) FROM oplog WHERE lsid = ?").param(dev.shardstore.contracts.bson.BsonBytes.encode(
+                lsid.toBson())).query(Long.class).single();
+        BsonTimestamp first = new BsonTimestamp(firstStored ^ Long.MIN_VALUE);
+        List<BsonDocument> seen = found(run(DB, "{find: '" + coll + "', filter: {_id: {$in: [1, 3]}}, sort: {_id: 1}, readConcern: " + at(first) + "}"));
+        assertThat(seen).extracting(d -> d.getInt32("v").getValue()).as("both as before the transaction").containsExactly(2, 1);
+    }
+
     @Test
     void tooOldTimesAndCommandsThatDoNotReadAtASnapshot() {
         BsonDocument old = run(DB, "{find: '" + coll + "', readConcern: " + at(new BsonTimestamp(1, 1)) + "}");
