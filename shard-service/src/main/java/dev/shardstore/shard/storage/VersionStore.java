@@ -4,6 +4,7 @@ import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.keystring.KeyString;
+import dev.shardstore.shard.OplogProperties;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,7 +44,7 @@ import org.springframework.stereotype.Component;
  * never undone: it reads its own writes.
  *
  * <p>History is kept for {@code minSnapshotHistoryWindowInSeconds} ({@code shardstore.shard.snapshot-history-window},
- * 300 s): older reads are SnapshotTooOld (239), as are reads older than the oldest oplog entry kept. A chunk migration
+ * 300 s, or the oplog's retention when shorter): older reads are SnapshotTooOld (239). A chunk migration
  * after {@code T} (its clone's or catch-up's entries here, {@code fromMigrate}) is StaleChunkHistory (183): this shard
  * did not own those documents at {@code T}, and the router's routing table of now cannot say who did. Range
  * deletions of a donor are not undone: they remove documents this shard no longer owns, which a read filters out
@@ -58,16 +59,17 @@ public class VersionStore {
     private final Duration window;
 
     @Autowired
-    public VersionStore(JdbcClient jdbc, @Value("${shardstore.shard.snapshot-history-window:300s}") Duration window) {
-        this(jdbc, window, Clock.systemUTC());
+    public VersionStore(JdbcClient jdbc, @Value("${shardstore.shard.snapshot-history-window:300s}") Duration window, OplogProperties oplog) {
+        this(jdbc, window, oplog, Clock.systemUTC());
     }
 
-    VersionStore(JdbcClient jdbc, Duration window, Clock clock) {
+    VersionStore(JdbcClient jdbc, Duration window, OplogProperties oplog, Clock clock) {
         if (window.isNegative() || window.isZero()) {
             throw new IllegalArgumentException("shardstore.shard.snapshot-history-window must be positive, was " + window);
         }
         this.jdbc = jdbc;
-        this.window = window;
+        // the oplog's retention deletes older entries, and with them the history a read needs
+        this.window = window.compareTo(oplog.retention()) <= 0 ? window : oplog.retention();
         this.clock = clock;
     }
 
@@ -98,19 +100,17 @@ public class VersionStore {
     }
 
     /**
-     * Checks that history reaches back to {@code at}.
+     * Checks that history reaches back to {@code at}: the window, or the oplog's retention when that is shorter (it
+     * deletes the entries older than it, by the wall clock, as the window counts). A time before the shard's first
+     * entry is fine: nothing before it was deleted, and the overlay undoes every entry after it.
      *
-     * @throws CommandException SnapshotTooOld (239) when {@code at} is older than the history window or than the oldest
-     *                          oplog entry kept
+     * @throws CommandException SnapshotTooOld (239) when {@code at} is older than that
      */
     public void checkWindow(BsonTimestamp at) {
         long oldestSeconds = clock.instant().minus(window).getEpochSecond();
         if (Integer.toUnsignedLong(at.getTime()) < oldestSeconds) {
-            throw tooOld(at, "older than minSnapshotHistoryWindowInSeconds (" + window.toSeconds() + " s)");
-        }
-        Long oldest = jdbc.sql("SELECT min(ts_key) FROM oplog WHERE ts_key < 0").query(Long.class).optional().orElse(null);
-        if (oldest != null && Long.compareUnsigned(Oplog.storedTs(oldest), at.getValue()) > 0) {
-            throw tooOld(at, "older than the oldest oplog entry this shard keeps");
+            throw tooOld(at, "older than minSnapshotHistoryWindowInSeconds (" + window.toSeconds() + " s, or the oplog's"
+                    + " retention when shorter)");
         }
     }
 
