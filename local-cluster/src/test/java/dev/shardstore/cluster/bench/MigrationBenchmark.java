@@ -97,6 +97,7 @@ public final class MigrationBenchmark {
             System.out.printf("moveChunk: %,d documents, %.1f MB in %.1f s: %,.0f documents/s, %.1f MB/s (steps ms: %s, critical section %d ms)%n",
                     documents, megabytes, seconds, documents / seconds, megabytes / seconds, from.getDocument("steps").toJson(),
                     from.getNumber("criticalSectionMillis").longValue());
+            ok(router, "admin", new BsonDocument("cleanupOrphaned", new BsonString(NS))); // returns once the range deleter is done
             System.out.printf("range deletion of the donor's %,d orphans: %,.0f documents/s%n", documents,
                     firstRangeDeletionRate(cluster.url(donor)));
 
@@ -106,30 +107,25 @@ public final class MigrationBenchmark {
 
     /**
      * The documents/s of the first range deletion task the shard at {@code shardUrl} finished, from its Prometheus summary
-     * {@code shardstore_shard_range_deletion_rate…} ({@code _sum / _count} once {@code _count} is 1), waiting for it (the
-     * task waits {@code orphanCleanupDelaySecs} first) at most 10 minutes.
+     * {@code shardstore_shard_range_deletion_rate…} ({@code _sum / _count}); call once {@code cleanupOrphaned} returned.
      */
     private static double firstRangeDeletionRate(String shardUrl) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         java.net.http.HttpRequest scrape = java.net.http.HttpRequest.newBuilder(java.net.URI.create(shardUrl + "/actuator/prometheus")).build();
-        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            double count = 0;
-            double sum = 0;
-            for (String line : http.send(scrape, java.net.http.HttpResponse.BodyHandlers.ofString()).body().split("\n")) {
-                if (line.startsWith("shardstore_shard_range_deletion_rate")) {
-                    String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
-                    double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                    count = name.endsWith("_count") ? value : count;
-                    sum = name.endsWith("_sum") ? value : sum;
-                }
+        double count = 0;
+        double sum = 0;
+        for (String line : http.send(scrape, java.net.http.HttpResponse.BodyHandlers.ofString()).body().split("\n")) {
+            if (line.startsWith("shardstore_shard_range_deletion_rate")) {
+                String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
+                double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                count = name.endsWith("_count") ? value : count;
+                sum = name.endsWith("_sum") ? value : sum;
             }
-            if (count >= 1) {
-                return sum / count;
-            }
-            Thread.sleep(500); // a benchmark polling a service, not a test
         }
-        throw new IllegalStateException("the donor at " + shardUrl + " finished no range deletion within 10 minutes");
+        if (count < 1) {
+            throw new IllegalStateException("the donor at " + shardUrl + " reports no finished range deletion after cleanupOrphaned");
+        }
+        return sum / count;
     }
 
     /** COPY of {@code rows} rows of the donor's collection table into a scratch table of the recipient's database. */

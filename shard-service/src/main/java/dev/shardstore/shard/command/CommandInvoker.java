@@ -42,8 +42,6 @@ public class CommandInvoker {
     /** The reads a view answers, through the router, as an aggregate of its resolved pipeline. */
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct", "explain");
     /** The commands that prepare or end a transaction: they carry its session fields but are not statements of it. */
-    /** The writes MongoDB refuses on a time-series collection in a transaction (OperationNotSupportedInTransaction). */
-    private static final Set<String> TIMESERIES_WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
     private static final Set<String> TRANSACTION_CONTROL = Set.of("commitTransaction", "abortTransaction", "prepareTransaction",
             "coordinateCommitTransaction");
 
@@ -103,7 +101,8 @@ public class CommandInvoker {
                 clock.awaitDurable(after, AFTER_CLUSTER_TIME_WAIT);
             }
             Namespace target = namespace.get();
-            if (target != null && TIMESERIES_WRITES.contains(name) && TransactionParticipant.isStatement(opCtx)
+            // MongoDB refuses a write to a time-series collection in a transaction
+            if (target != null && TransactionParticipant.isWrite(name) && TransactionParticipant.isStatement(opCtx)
                     && timeseries.buckets(target).isPresent()) {
                 throw new CommandException(ErrorCode.OperationNotSupportedInTransaction, "Cannot " + name + " the time-series collection "
                         + target + " in a multi-document transaction");

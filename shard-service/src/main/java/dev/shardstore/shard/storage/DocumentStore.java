@@ -1,10 +1,10 @@
 package dev.shardstore.shard.storage;
 
-import dev.shardstore.contracts.error.ErrorLabel;
-import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

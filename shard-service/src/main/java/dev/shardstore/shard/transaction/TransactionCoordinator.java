@@ -14,9 +14,12 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -74,7 +77,7 @@ public class TransactionCoordinator {
     /** How long a joining router's commit waits for a decision under way (a coordination here, a prepared participant). */
     static final Duration JOIN_WAIT = Duration.ofSeconds(10);
     /** The transactions this process is coordinating now, which {@link #resume} leaves to their command. */
-    private final Set<Key> active = ConcurrentHashMap.newKeySet();
+    private final Map<Key, CompletableFuture<Void>> active = new ConcurrentHashMap<>();
 
     public TransactionCoordinator(JdbcClient jdbc, PlatformTransactionManager transactions, MigrationPeers peers, FailPoints failPoints,
             TransactionParticipant participant) {
@@ -108,7 +111,7 @@ public class TransactionCoordinator {
         long txnNumber = Objects.requireNonNull(info.txnNumber(), "a transaction's command has a txnNumber");
         byte[] lsid = BsonBytes.encode(info.lsid().toBson());
         Key key = Key.of(lsid, txnNumber);
-        if (!active.add(key) && (!participants.isEmpty() || !awaitOwnCoordination(key))) {
+        if (!take(key) && (!participants.isEmpty() || !awaitOwnCoordination(key))) {
             throw new CommandException(ErrorCode.ConflictingOperationInProgress, "the commit of transaction " + txnNumber
                     + " is already being coordinated");
         }
@@ -136,7 +139,20 @@ public class TransactionCoordinator {
                         + " did not prepare it", ErrorLabel.TransientTransactionError.extraInfo());
             }
         } finally {
-            active.remove(key);
+            release(key);
+        }
+    }
+
+    /** Marks {@code key} as coordinated by this process now; false when it already is. */
+    private boolean take(Key key) {
+        return active.putIfAbsent(key, new CompletableFuture<>()) == null;
+    }
+
+    /** Ends this process's coordination of {@code key}, waking a joining router's command that waits for it. */
+    private void release(Key key) {
+        CompletableFuture<Void> running = active.remove(key);
+        if (running != null) {
+            running.complete(null);
         }
     }
 
@@ -148,15 +164,20 @@ public class TransactionCoordinator {
      */
     private boolean awaitOwnCoordination(Key key) {
         long deadline = System.nanoTime() + JOIN_WAIT.toNanos();
-        while (!active.add(key)) {
-            if (System.nanoTime() > deadline) {
-                return false;
+        while (!take(key)) {
+            CompletableFuture<Void> running = active.get(key);
+            if (running == null) {
+                continue; // released between the two looks
             }
             try {
-                Thread.sleep(20);
+                running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                return false;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("a coordination's end is never completed exceptionally", e);
             }
         }
         return true;
@@ -171,7 +192,7 @@ public class TransactionCoordinator {
     public void resume() {
         for (Coordination row : all()) {
             Key key = Key.of(row.lsid(), row.txnNumber());
-            if (!active.add(key)) {
+            if (!take(key)) {
                 continue;
             }
             try {
@@ -186,7 +207,7 @@ public class TransactionCoordinator {
             } catch (RuntimeException e) {
                 log.warn("resuming the coordination of transaction {} failed (retried later): {}", row.txnNumber(), e.toString());
             } finally {
-                active.remove(key);
+                release(key);
             }
         }
     }

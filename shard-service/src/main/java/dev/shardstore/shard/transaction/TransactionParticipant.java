@@ -94,9 +94,12 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     private static final Set<String> CONFLICT_STATES = Set.of("55P03", "40001", "40P01", "57014");
     /** The field of a prepared transaction's {@code commitTransaction}: the coordinator's commit time. */
     static final String COMMIT_TIMESTAMP = "commitTimestamp";
-    /** How often {@link #committedHere} looks again at a prepared transaction. */
-    private static final Duration DECISION_POLL = Duration.ofMillis(20);
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
+
+    /** Whether {@code name} is one of the write commands a transaction may run ({@code insert}, {@code update}, ...). */
+    public static boolean isWrite(String name) {
+        return WRITES.contains(name);
+    }
 
     /** A collection a transaction wrote to, and how many critical sections had begun there before its first write. */
     record Written(Namespace namespace, long sectionsBefore) {}
@@ -114,6 +117,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         boolean wrote;
         /** Set by the prepare. */
         @Nullable PreparedTransaction prepared;
+        /** Completed with its end (committed or aborted), for {@link #committedHere} waiting on a prepared one. */
+        final java.util.concurrent.CompletableFuture<State> ended = new java.util.concurrent.CompletableFuture<>();
         /** Its snapshot read, when its first statement asked for {@code readConcern: {level: "snapshot"}}. */
         @Nullable SnapshotRead snapshot;
         /**
@@ -248,6 +253,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                     units.commitPrepared(Objects.requireNonNull(txn.prepared, "a prepared transaction"), commitTimestamp(command),
                             txn.resources);
                     txn.state = State.COMMITTED;
+                    txn.ended.complete(State.COMMITTED);
                 }
                 case IN_PROGRESS -> {
                     if (timestamped) {
@@ -257,6 +263,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                     try {
                         unsectioned(txn, () -> units.commitTransaction(txn.resources(), info.lsid(), txnNumber));
                         txn.state = State.COMMITTED;
+                        txn.ended.complete(State.COMMITTED);
                     } catch (RuntimeException e) {
                         abort(txn); // rolled back already when the commit itself failed
                         throw aborting(e);
@@ -340,33 +347,33 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         long txnNumber = txnNumber(info);
         long deadline = System.nanoTime() + waitForDecision.toNanos();
         while (true) {
+            java.util.concurrent.CompletableFuture<State> decision;
             try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
                 Transaction txn = transactions.get(info.lsid());
                 if (txn == null || txn.txnNumber != txnNumber) {
                     Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());
                     return record.isPresent() && record.get().txnNum() == txnNumber && record.get().committedTransaction();
                 }
-                switch (txn.state) {
-                    case COMMITTED -> { return true; }
-                    case ABORTED -> { return false; }
-                    case IN_PROGRESS -> {
-                        abort(txn);
-                        log.info("aborted transaction {} of session {}: a router recovering its outcome found it not yet committed",
-                                txnNumber, info.lsid());
-                        return false;
-                    }
-                    case PREPARED -> { }
+                if (txn.state == State.IN_PROGRESS) {
+                    abort(txn);
+                    log.info("aborted transaction {} of session {}: a router recovering its outcome found it not yet committed",
+                            txnNumber, info.lsid());
                 }
+                if (txn.state != State.PREPARED) {
+                    return txn.state == State.COMMITTED;
+                }
+                decision = txn.ended;
             }
-            if (System.nanoTime() > deadline) {
+            try { // outside the session: the decision's commitTransaction, from another shard's coordinator, checks it out
+                decision.get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
                 throw new CommandException(ErrorCode.ExceededTimeLimit, "transaction " + txnNumber + " of session " + info.lsid()
                         + " is still prepared here, waiting for its coordinator's decision; retry the commit");
-            }
-            try { // the decision comes from another shard's coordinator; a prepared transaction is rare and short
-                Thread.sleep(DECISION_POLL.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for the decision of transaction " + txnNumber, e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("a transaction's end is never completed exceptionally", e);
             }
         }
     }
@@ -593,6 +600,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             units.abortTransaction(txn.resources());
         }
         txn.state = State.ABORTED;
+        txn.ended.complete(State.ABORTED);
     }
 
     /** The {@code commitTimestamp} of a prepared transaction's {@code commitTransaction}, as a Timestamp's 64-bit value. */
