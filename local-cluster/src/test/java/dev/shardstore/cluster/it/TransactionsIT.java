@@ -12,6 +12,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import java.util.ArrayList;
@@ -287,7 +288,8 @@ class TransactionsIT {
      * restarted shard takes it up again (still prepared: its statements and a new transaction are refused, reads do
      * not see it) and holds back its oplog's all-durable point until the decision, and the coordinator's commit (sent to
      * the shard as a coordinator sends it) then applies it whole; a second one, aborted after the restart, leaves
-     * nothing.
+     * nothing. While it is down, a new transaction's statement on it fails with a network error that the router labels
+     * TransientTransactionError (it aborted the transaction: a retry from the start is safe).
      */
     @Test
     void aPreparedTransactionSurvivesTheParticipantsKillAndIsDecidedAfterItsRestart() {
@@ -301,6 +303,10 @@ class TransactionsIT {
         ok(ItSupport.onService(c.cluster, low, "admin", statement("{\"prepareTransaction\": 1}", aborted, 1, false)));
 
         c.cluster.killService(low);
+        BsonDocument unreachable = run(DB, statement(transfer(14, 1), LogicalSessionId.random(), 1, true));
+        assertThat(ErrorLabel.isRetriableError(ErrorCode.ofNumber(code(unreachable)))).as("a participant down: %s", unreachable).isTrue();
+        assertThat(ErrorLabel.TransientTransactionError.on(unreachable)).as("the router labels it, having aborted the transaction: %s",
+                unreachable).isTrue();
         c.cluster.startService(low);
 
         assertThat(code(ItSupport.replyOf(c.cluster, low, DB, statement(transfer(11, 1), committed, 1, false))))

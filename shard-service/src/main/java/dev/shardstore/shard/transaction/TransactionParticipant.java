@@ -625,9 +625,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                     ErrorLabel.TransientTransactionError.extraInfo(), e);
         }
         if (e instanceof CommandException c) {
-            return ErrorLabel.isTransientTransactionError(c.code()) && !ErrorLabel.TransientTransactionError.on(c.toReply())
-                    ? new CommandException(c.code(), c.getMessage(), merged(c.extraInfo(), ErrorLabel.TransientTransactionError.extraInfo()), c)
-                    : c;
+            return ErrorLabel.asTransactionStatementError(c);
         }
         log.warn("a transaction's statement failed unexpectedly; the transaction was aborted", e);
         return new CommandException(ErrorCode.InternalError, "the transaction's statement failed and the transaction was aborted: " + e, new BsonDocument(), e);
@@ -645,12 +643,6 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             }
         }
         return false;
-    }
-
-    private static BsonDocument merged(BsonDocument extraInfo, BsonDocument labels) {
-        BsonDocument out = extraInfo.clone();
-        out.putAll(labels);
-        return out;
     }
 
     private CommandException unknown(SessionCatalog.CheckedOutSession session, long txnNumber, @Nullable Transaction txn) {
