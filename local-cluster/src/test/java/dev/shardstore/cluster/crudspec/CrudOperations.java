@@ -5,6 +5,7 @@ import com.mongodb.client.AggregateIterable;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.FindIterable;
 import com.mongodb.MongoNamespace;
+import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
@@ -152,6 +153,12 @@ final class CrudOperations {
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("let")) o.let(a.doc("let"));
         if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        if (a.has("writeConcern") && s != null && s.hasActiveTransaction()) {
+            // the spec's drivers refuse an operation's own write concern in a transaction; the Java driver's has none
+            // (the client's, which a transaction overrides, is all it sees), so it cannot tell one was given
+            throw new NotApplicable("clientBulkWrite writeConcern in a transaction: the Java driver takes the write concern"
+                    + " from MongoCluster.withWriteConcern, not from the operation, and cannot refuse it");
+        }
         MongoCluster target = a.has("writeConcern") ? client.withWriteConcern(writeConcern(a.doc("writeConcern"))) : client;
         a.requireAllUsed(name);
         return clientBulkResult(s == null ? target.bulkWrite(models, o) : target.bulkWrite(s, models, o));
@@ -267,7 +274,10 @@ final class CrudOperations {
             }
             case "runCommand" -> {
                 a.take("commandName");
-                yield runCommand(db, s, a.doc("command"));
+                ReadPreference readPreference = a.has("readPreference") ? readPreference(a.doc("readPreference")) : db.getReadPreference();
+                BsonDocument command = a.doc("command");
+                yield s == null ? db.runCommand(command, readPreference, BsonDocument.class)
+                        : db.runCommand(s, command, readPreference, BsonDocument.class);
             }
             default -> throw new Unsupported("database operation " + name);
         };
@@ -277,10 +287,6 @@ final class CrudOperations {
 
     private static List<BsonDocument> pipeline(Args a) {
         return a.array("pipeline").stream().map(BsonValue::asDocument).toList();
-    }
-
-    private static BsonDocument runCommand(MongoDatabase db, @Nullable ClientSession s, BsonDocument command) {
-        return s == null ? db.runCommand(command, BsonDocument.class) : db.runCommand(s, command, BsonDocument.class);
     }
 
     private static BsonValue find(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a, boolean one) {
@@ -600,6 +606,19 @@ final class CrudOperations {
         } else {
             byDoc.accept(hint.asDocument());
         }
+    }
+
+    /** A read preference entity option: {@code mode} and {@code maxStalenessSeconds}; anything else is a runner gap. */
+    static ReadPreference readPreference(BsonDocument d) {
+        for (String key : d.keySet()) {
+            if (!key.equals("mode") && !key.equals("maxStalenessSeconds")) {
+                throw new CrudOperations.Unsupported("readPreference option " + key);
+            }
+        }
+        String mode = d.getString("mode").getValue();
+        return d.containsKey("maxStalenessSeconds")
+                ? ReadPreference.valueOf(mode, List.of(), d.getNumber("maxStalenessSeconds").longValue(), TimeUnit.SECONDS)
+                : ReadPreference.valueOf(mode);
     }
 
     /** A unified-format write concern document ({@code w}, {@code journal}) as the driver's WriteConcern. */

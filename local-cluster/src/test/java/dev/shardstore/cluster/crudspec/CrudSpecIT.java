@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.ClusterOptions;
 import java.io.IOException;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +21,7 @@ class CrudSpecIT {
     @Test
     void runsTheCrudSpecificationTests() throws IOException {
         int applicable = SpecSuite.run("crudspec", "directory of mongodb/specifications source/crud/tests/unified/*.json",
-                1, 1600, ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
+                1, 1600, ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS, Map.of());
         assertThat(applicable).as("applicable CRUD spec tests found in " + System.getProperty("crudspec.dir")).isPositive();
     }
 }

@@ -40,9 +40,11 @@ final class SpecSuite {
      * @param routers how many routers the cluster has (a client entity with {@code useMultipleMongoses} uses them all)
      * @param portOffset the cluster's port offset (each measurement has its own, below 3676)
      * @param serviceJvmOptions the services' JVM options
+     * @param driverSkips the tests the Java driver fails on its own ({@link UnifiedTestRunner}'s parameter)
      * @return how many tests were applicable (passed or failed) over all modes
      */
-    static int run(String name, String whatDir, int routers, int portOffset, List<String> serviceJvmOptions) throws IOException {
+    static int run(String name, String whatDir, int routers, int portOffset, List<String> serviceJvmOptions,
+            Map<String, String> driverSkips) throws IOException {
         String dir = System.getProperty(name + ".dir");
         assumeTrue(dir != null && !dir.isBlank(), name + " is opt-in: pass -D" + name + ".dir=<" + whatDir + ">");
         String only = System.getProperty(name + ".only", "");
@@ -69,7 +71,7 @@ final class SpecSuite {
                 if (!mode.equals("unsharded") && !mode.equals("hashed")) {
                     throw new IllegalArgumentException(name + ".modes: unknown mode " + mode + " (unsharded, hashed)");
                 }
-                UnifiedTestRunner runner = new UnifiedTestRunner(connectionStrings, internal, mode.equals("hashed"));
+                UnifiedTestRunner runner = new UnifiedTestRunner(connectionStrings, internal, mode.equals("hashed"), driverSkips);
                 Map<UnifiedTestRunner.Status, Integer> totals = new EnumMap<>(UnifiedTestRunner.Status.class);
                 List<UnifiedTestRunner.Result> all = new ArrayList<>();
                 for (Path file : files) {
