@@ -130,6 +130,26 @@ class TransactionsIT {
         c.ok(DB, transfer(2, -25));
     }
 
+    /**
+     * A {@code bulkWrite} with a multi-document update in a transaction runs in it (not as a retryable write, which may
+     * not be multi), and a commit whose write concern one copy per shard cannot satisfy ({@code w: 10}) commits and
+     * reports UnsatisfiableWriteConcern (100) as its {@code writeConcernError}, without an error label, as MongoDB does.
+     */
+    @Test
+    void aBulkWriteUpdatesManyInATransactionWhoseUnsatisfiableWriteConcernCommitsWithAWriteConcernError() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument bulk = ok(run("admin", statement("{\"bulkWrite\": 1, \"ops\": [{\"update\": 0, \"filter\": {\"x\": {\"$in\": [5, 6]}},"
+                + " \"updateMods\": {\"$inc\": {\"balance\": 1}}, \"multi\": true}], \"nsInfo\": [{\"ns\": \"txn.acct\"}]}", lsid, 1, true)));
+        assertThat(bulk.getNumber("nModified").intValue()).as("%s", bulk).isEqualTo(2);
+        assertThat(balance(5)).as("not visible before the commit").isEqualTo(100);
+        BsonDocument committed = ok(run("admin", statement("{\"commitTransaction\": 1, \"writeConcern\": {\"w\": 10}}", lsid, 1, false)));
+        assertThat(committed.getDocument("writeConcernError").getNumber("code").intValue()).as("%s", committed).isEqualTo(100);
+        assertThat(committed.containsKey("errorLabels")).isFalse();
+        assertThat(balance(5)).as("committed").isEqualTo(101);
+        assertThat(balance(6)).isEqualTo(101);
+        c.ok(DB, "{\"update\": \"acct\", \"updates\": [{\"q\": {\"x\": {\"$in\": [5, 6]}}, \"u\": {\"$inc\": {\"balance\": -1}}, \"multi\": true}]}");
+    }
+
     @Test
     void aReadOnlyParticipantAndOneWriterCommit() {
         LogicalSessionId lsid = LogicalSessionId.random();

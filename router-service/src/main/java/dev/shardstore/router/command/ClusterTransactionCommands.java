@@ -10,6 +10,7 @@ import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.router.transaction.RouterTransaction;
 import dev.shardstore.router.transaction.TransactionAborter;
 import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.command.WriteConcern;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.List;
 import java.util.Objects;
@@ -17,6 +18,7 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -53,8 +55,13 @@ public class ClusterTransactionCommands implements TransactionAborter {
         return CommandHandler.of("commitTransaction", (opCtx, db, command) -> {
             Namespaces.checkAdmin(db, "commitTransaction");
             RouterTransaction txn = transactionOf(opCtx, "commitTransaction");
+            BsonDocument writeConcernError = unsatisfiable(command);
             commit(txn);
-            return Replies.ok(new BsonDocument("recoveryToken", txn.recoveryToken()));
+            BsonDocument reply = Replies.ok(new BsonDocument("recoveryToken", txn.recoveryToken()));
+            if (writeConcernError != null) {
+                reply.put("writeConcernError", writeConcernError);
+            }
+            return reply;
         });
     }
 
@@ -73,6 +80,27 @@ public class ClusterTransactionCommands implements TransactionAborter {
             abortQuietly(txn);
             return Replies.ok();
         });
+    }
+
+    /**
+     * The {@code writeConcernError} of a {@code commitTransaction} whose write concern one copy per shard cannot satisfy
+     * ({@code w} above 1: UnsatisfiableWriteConcern (100); a tag: UnknownReplWriteConcern (79)), null otherwise. MongoDB
+     * commits such a transaction and reports the write concern's failure beside the ok, without an error label (the
+     * transactions specification's commit tests); a malformed write concern still refuses the commit.
+     *
+     * @throws CommandException the refusals of {@link WriteConcern#of} other than those two
+     */
+    private static @Nullable BsonDocument unsatisfiable(BsonDocument command) {
+        try {
+            WriteConcern.of(command);
+            return null;
+        } catch (CommandException e) {
+            if (e.code() != ErrorCode.UnsatisfiableWriteConcern && e.code() != ErrorCode.UnknownReplWriteConcern) {
+                throw e;
+            }
+            return new BsonDocument("code", new BsonInt32(e.code().code())).append("codeName", new BsonString(e.code().codeName()))
+                    .append("errmsg", new BsonString(e.getMessage()));
+        }
     }
 
     /**
