@@ -139,7 +139,9 @@ public class ReshardingCoordinator {
             return switch (state) {
                 case INITIALIZING -> {
                     ReshardingParticipants.Participants fixed = participants.initialize(operation);
-                    yield advance(operation.withParticipants(fixed.donors(), fixed.recipients()).withState(state.next()), generation);
+                    // already the collection's key: nothing to move, the command succeeds at once (as MongoDB's)
+                    yield advance(operation.withParticipants(fixed.donors(), fixed.recipients())
+                            .withState(fixed.noChange() ? CoordinatorState.QUIESCED : state.next()), generation);
                 }
                 case PREPARING_TO_DONATE -> advance(operation.withCloneTimestamp(participants.prepareToDonate(operation, abort))
                         .withState(state.next()), generation);

@@ -17,7 +17,8 @@ public interface ReshardingParticipants {
      * Registers the operation with the config service (which refuses conflicting DDL and migrations of the collection
      * from now on and stops balancing it) and fixes the participants and the new chunks.
      *
-     * @return the donors (the shards owning chunks of the collection) and the recipients (those the new chunks go to)
+     * @return the donors (the shards owning chunks of the collection) and the recipients (those the new chunks go to);
+     *         or {@link Participants#NO_CHANGE} when the collection already has the key and no redistribution was asked
      * @throws dev.shardstore.contracts.error.CommandException e.g. NamespaceNotSharded (118), ConflictingOperationInProgress
      *                                                        (117) while another DDL operation runs on the collection
      */
@@ -52,14 +53,26 @@ public interface ReshardingParticipants {
     /** Undoes the operation: temporary collections dropped, writes unblocked, the collection's registration removed. */
     void abort(ReshardingOperation operation);
 
-    /** The participants {@link #initialize} fixed, by shard name. */
-    record Participants(List<String> donors, List<String> recipients) {
+    /**
+     * The participants {@link #initialize} fixed, by shard name.
+     *
+     * @param noChange whether there is nothing to do (then both lists are empty, and otherwise neither)
+     */
+    record Participants(boolean noChange, List<String> donors, List<String> recipients) {
+        /** Nothing to reshard: the collection already has the requested key. */
+        public static final Participants NO_CHANGE = new Participants(true, List.of(), List.of());
+
         public Participants {
             donors = List.copyOf(donors);
             recipients = List.copyOf(recipients);
-            if (donors.isEmpty() || recipients.isEmpty()) {
-                throw new IllegalArgumentException("a resharding needs at least one donor and one recipient");
+            if (noChange != (donors.isEmpty() && recipients.isEmpty()) || (!noChange && (donors.isEmpty() || recipients.isEmpty()))) {
+                throw new IllegalArgumentException("a resharding needs at least one donor and one recipient, a no-change one none");
             }
+        }
+
+        /** Participants of a resharding with work to do. */
+        public static Participants of(List<String> donors, List<String> recipients) {
+            return new Participants(false, donors, recipients);
         }
     }
 

@@ -37,7 +37,7 @@ public class PeerParticipants implements ReshardingParticipants {
         this.configUrl = support.configUrl();
     }
 
-    /** {@code _configsvrReshardingRegister} → {@code {donorShards: [..], recipientShards: [..]}}. */
+    /** {@code _configsvrReshardingRegister} → {@code {noChange, donorShards: [..], recipientShards: [..]}}. */
     @Override
     public Participants initialize(ReshardingOperation operation) {
         BsonDocument reply = client.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrReshardingRegister",
@@ -46,7 +46,8 @@ public class PeerParticipants implements ReshardingParticipants {
                 .append("key", operation.request().key())
                 .append("numInitialChunks", new BsonInt32(operation.request().numInitialChunks()))
                 .append("forceRedistribution", BsonBoolean.valueOf(operation.request().forceRedistribution())));
-        return new Participants(names(reply.getArray("donorShards")), names(reply.getArray("recipientShards")));
+        return reply.getBoolean("noChange").getValue() ? Participants.NO_CHANGE
+                : Participants.of(names(reply.getArray("donorShards")), names(reply.getArray("recipientShards")));
     }
 
     @Override

@@ -94,6 +94,15 @@ class ReshardingCoordinatorTest {
     }
 
     @Test
+    void theCollectionsOwnKeyWithoutRedistributionEndsAtOnceCommitted() {
+        participants.noChange = true;
+        ReshardingOperation done = coordinator.reshard(request(new Namespace("app", "same"), "country"));
+        assertThat(participants.calls).containsExactly("initialize");
+        assertThat(store.find(done.id()).orElseThrow().state()).isEqualTo(CoordinatorState.QUIESCED);
+        assertThat(store.find(done.id()).orElseThrow().abortReason()).isNull();
+    }
+
+    @Test
     void aParticipantsErrorBeforeTheDecisionAbortsWithItsReason() {
         Namespace ns = new Namespace("app", "failing");
         participants.failIn = "clone";
@@ -218,6 +227,7 @@ class ReshardingCoordinatorTest {
         volatile java.util.function.Consumer<ReshardingOperation> onEveryCall = op -> { };
         volatile String failIn = "";
         volatile String holdIn = "";
+        volatile boolean noChange;
         volatile CountDownLatch held = new CountDownLatch(1);
         volatile CountDownLatch release = new CountDownLatch(1);
 
@@ -226,6 +236,7 @@ class ReshardingCoordinatorTest {
             onEveryCall = op -> { };
             failIn = "";
             holdIn = "";
+            noChange = false;
             held = new CountDownLatch(1);
             release = new CountDownLatch(1);
         }
@@ -252,7 +263,7 @@ class ReshardingCoordinatorTest {
         @Override
         public Participants initialize(ReshardingOperation operation) {
             call("initialize", operation, () -> { });
-            return new Participants(List.of("shard1", "shard2"), List.of("shard1", "shard2", "shard3"));
+            return noChange ? Participants.NO_CHANGE : Participants.of(List.of("shard1", "shard2"), List.of("shard1", "shard2", "shard3"));
         }
 
         @Override
