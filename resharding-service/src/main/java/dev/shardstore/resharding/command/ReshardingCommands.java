@@ -20,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * MongoDB's resharding commands as the routers forward them here (mongos sends them on to the config server, where
  * MongoDB's coordinator runs), all on {@code admin}. Options this version does not implement are refused naming the
- * option, never ignored: {@code unique: true}, a {@code collation} other than simple, {@code zones}.
+ * option, never ignored: {@code unique: true}, a {@code collation} other than simple and {@code zones} are
+ * NotImplemented (238); a field reshardCollection does not know is InvalidOptions (72).
  */
 @Configuration
 public class ReshardingCommands {
@@ -58,7 +59,8 @@ public class ReshardingCommands {
     /**
      * The request of a reshardCollection command.
      *
-     * @throws CommandException InvalidOptions (72) naming an option this version does not implement or does not know;
+     * @throws CommandException NotImplemented (238) naming an option this version does not implement; InvalidOptions (72)
+     *                          naming a field reshardCollection does not know;
      *                          FailedToParse/TypeMismatch/BadValue naming a malformed field
      */
     static ReshardingRequest parse(BsonDocument cmd) {
@@ -74,15 +76,15 @@ public class ReshardingCommands {
             throw new CommandException(ErrorCode.BadValue, "'key' must name at least one field");
         }
         if (args.optionalBoolean(cmd, "unique", "unique", false)) {
-            throw new CommandException(ErrorCode.InvalidOptions, "'unique: true' is not supported by reshardCollection (a unique new key)");
+            throw new CommandException(ErrorCode.NotImplemented, "'unique: true' is not supported by reshardCollection (a unique new key)");
         }
         BsonValue collation = cmd.get("collation");
         if (collation != null && !isSimple(args.document(collation, "collation"))) {
-            throw new CommandException(ErrorCode.InvalidOptions, "'collation' must be the simple collation ({locale: \"simple\"}); "
+            throw new CommandException(ErrorCode.NotImplemented, "'collation' must be the simple collation ({locale: \"simple\"}); "
                     + "resharding with another collation is not supported");
         }
         if (cmd.containsKey("zones")) {
-            throw new CommandException(ErrorCode.InvalidOptions, "'zones' is not supported by reshardCollection yet: reshard without it, "
+            throw new CommandException(ErrorCode.NotImplemented, "'zones' is not supported by reshardCollection yet: reshard without it, "
                     + "then set the zones of the new key (updateZoneKeyRange)");
         }
         long chunks = args.optionalNonNegative("numInitialChunks", 0);
