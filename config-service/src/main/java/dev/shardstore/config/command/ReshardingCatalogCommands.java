@@ -15,7 +15,6 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.bson.UuidRepresentation;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -59,11 +58,7 @@ public class ReshardingCatalogCommands {
     }
 
     private static UUID reshardingUuid(BsonDocument cmd) {
-        BsonValue value = new CommandArgs(cmd).required(cmd, "reshardingUUID", "reshardingUUID");
-        if (!value.isBinary() || value.asBinary().getType() != 4) {
-            throw new CommandException(ErrorCode.TypeMismatch, "'reshardingUUID' must be a UUID");
-        }
-        return value.asBinary().asUuid(UuidRepresentation.STANDARD);
+        return new CommandArgs(cmd).requiredUuid("reshardingUUID");
     }
 
     private static BsonArray names(List<String> shards) {

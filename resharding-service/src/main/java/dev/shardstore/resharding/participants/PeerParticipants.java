@@ -6,7 +6,9 @@ import dev.shardstore.resharding.coordinator.ReshardingOperation;
 import dev.shardstore.resharding.coordinator.ReshardingParticipants;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.transport.http.CommandClient;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -14,6 +16,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
 import org.bson.UuidRepresentation;
 import org.springframework.stereotype.Component;
 
@@ -21,9 +24,10 @@ import org.springframework.stereotype.Component;
  * The participants reached over the services' internal commands ({@link CommandClient}). The config service's part is
  * in place: {@code _configsvrReshardingRegister} (the collection is held for the operation: other DDL and chunk commits
  * are ConflictingOperationInProgress, migrations stop; the donors and recipients are fixed) and
- * {@code _configsvrReshardingUnregister}. The shards' donor and recipient state machines are not built yet: the steps
- * from preparing-to-donate on fail with NotImplemented (238), so an operation aborts there and leaves the collection as
- * it was.
+ * {@code _configsvrReshardingUnregister}; so is the donors' start ({@code _shardsvrReshardingDonorStart}: each fixes
+ * its {@code minFetchTimestamp} and pins its oplog after it; {@code _shardsvrReshardingDonorAbort} releases it). The
+ * recipients' clone and apply, the write block with its verification and the commit on the shards are not built yet:
+ * those steps fail with NotImplemented (238), so an operation aborts at cloning and leaves the collection as it was.
  */
 @Component
 public class PeerParticipants implements ReshardingParticipants {
@@ -40,9 +44,7 @@ public class PeerParticipants implements ReshardingParticipants {
     /** {@code _configsvrReshardingRegister} → {@code {noChange, donorShards: [..], recipientShards: [..]}}. */
     @Override
     public Participants initialize(ReshardingOperation operation) {
-        BsonDocument reply = client.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrReshardingRegister",
-                new BsonString(operation.namespace().full()))
-                .append("reshardingUUID", new BsonBinary(operation.id(), UuidRepresentation.STANDARD))
+        BsonDocument reply = client.runChecked(CONFIG, configUrl, "admin", operationCommand("_configsvrReshardingRegister", operation)
                 .append("key", operation.request().key())
                 .append("numInitialChunks", new BsonInt32(operation.request().numInitialChunks()))
                 .append("forceRedistribution", BsonBoolean.valueOf(operation.request().forceRedistribution())));
@@ -50,9 +52,18 @@ public class PeerParticipants implements ReshardingParticipants {
                 : Participants.of(names(reply.getArray("donorShards")), names(reply.getArray("recipientShards")));
     }
 
+    /** {@code _shardsvrReshardingDonorStart} on each donor → the highest {@code minFetchTimestamp}. */
     @Override
     public BsonTimestamp prepareToDonate(ReshardingOperation operation, AbortCheck abort) {
-        throw shardSideMissing(operation);
+        Map<String, String> hosts = shardHosts();
+        BsonTimestamp highest = new BsonTimestamp(0L);
+        for (String donor : operation.donorShards()) {
+            abort.check();
+            BsonTimestamp fetchFrom = client.runChecked(donor, host(hosts, donor), "admin", operationCommand("_shardsvrReshardingDonorStart", operation))
+                    .getTimestamp("minFetchTimestamp");
+            highest = Long.compareUnsigned(fetchFrom.getValue(), highest.getValue()) > 0 ? fetchFrom : highest;
+        }
+        return highest;
     }
 
     @Override
@@ -75,11 +86,42 @@ public class PeerParticipants implements ReshardingParticipants {
         throw shardSideMissing(operation);
     }
 
-    /** {@code _configsvrReshardingUnregister}: the collection is released (no shard holds any of the operation's state yet). */
+    /**
+     * {@code _shardsvrReshardingDonorAbort} on each donor (their oplog pins released), then
+     * {@code _configsvrReshardingUnregister} (the collection released).
+     */
     @Override
     public void abort(ReshardingOperation operation) {
-        client.runChecked(CONFIG, configUrl, "admin", new BsonDocument("_configsvrReshardingUnregister", new BsonString(operation.namespace().full()))
-                .append("reshardingUUID", new BsonBinary(operation.id(), UuidRepresentation.STANDARD)));
+        if (!operation.donorShards().isEmpty()) {
+            Map<String, String> hosts = shardHosts();
+            for (String donor : operation.donorShards()) {
+                client.runChecked(donor, host(hosts, donor), "admin", operationCommand("_shardsvrReshardingDonorAbort", operation));
+            }
+        }
+        client.runChecked(CONFIG, configUrl, "admin", operationCommand("_configsvrReshardingUnregister", operation));
+    }
+
+    /** The shards' URLs by name, from the config service's {@code listShards}. */
+    private Map<String, String> shardHosts() {
+        Map<String, String> hosts = new HashMap<>();
+        for (BsonValue shard : client.runChecked(CONFIG, configUrl, "admin", new BsonDocument("listShards", new BsonInt32(1))).getArray("shards")) {
+            hosts.put(shard.asDocument().getString("_id").getValue(), shard.asDocument().getString("host").getValue());
+        }
+        return hosts;
+    }
+
+    private static String host(Map<String, String> hosts, String shard) {
+        String host = hosts.get(shard);
+        if (host == null) {
+            throw new CommandException(ErrorCode.ShardNotFound, "participant shard " + shard + " is not in listShards any more");
+        }
+        return host;
+    }
+
+    /** {@code {<name>: "db.coll", reshardingUUID}}: how every participant command names the operation. */
+    private static BsonDocument operationCommand(String name, ReshardingOperation operation) {
+        return new BsonDocument(name, new BsonString(operation.namespace().full()))
+                .append("reshardingUUID", new BsonBinary(operation.id(), UuidRepresentation.STANDARD));
     }
 
     private static CommandException shardSideMissing(ReshardingOperation operation) {
