@@ -25,9 +25,10 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration
 public class ReshardingCommands {
-    /** The fields a reshardCollection may carry besides its own (the router's generic ones). */
+    /** reshardCollection's own fields and the generic ones any command may carry ({@code $}-prefixed ones too). */
     private static final Set<String> KNOWN = Set.of("reshardCollection", "key", "unique", "numInitialChunks", "collation",
-            "zones", "forceRedistribution", "$db", "maxTimeMS", "lsid", "$clusterTime", "writeConcern", "comment");
+            "zones", "forceRedistribution", "maxTimeMS", "lsid", "txnNumber", "writeConcern", "readConcern", "comment",
+            "apiVersion", "apiStrict", "apiDeprecationErrors");
 
     /**
      * {@code {reshardCollection: "db.coll", key, unique?: false, numInitialChunks?, collation?: {locale: "simple"},
@@ -67,7 +68,7 @@ public class ReshardingCommands {
         CommandArgs args = new CommandArgs(cmd);
         Namespace namespace = Namespace.parse(args.requiredString("reshardCollection"), "reshardCollection");
         for (String field : cmd.keySet()) {
-            if (!KNOWN.contains(field)) {
+            if (!KNOWN.contains(field) && !field.startsWith("$")) {
                 throw new CommandException(ErrorCode.InvalidOptions, "reshardCollection does not take the option '" + field + "'");
             }
         }

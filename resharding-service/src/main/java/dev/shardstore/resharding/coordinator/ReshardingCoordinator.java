@@ -2,6 +2,7 @@ package dev.shardstore.resharding.coordinator;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.resharding.ReshardingProperties;
 import dev.shardstore.support.coordinator.KeyedOperations;
 import dev.shardstore.support.failpoint.FailPoints;
@@ -67,21 +68,21 @@ public class ReshardingCoordinator {
     }
 
     /**
-     * abortReshardCollection: asks the collection's operation to abort and waits until it has ended.
+     * abortReshardCollection: asks the collection's operation to abort and waits until it has ended, joining it where it
+     * runs in this process, driving it to its end here otherwise (a document a crash left, not resumed yet).
      *
      * @throws CommandException NoSuchReshardCollection (339) when none runs; ReshardCollectionCommitted (340) when its
      *                          commit was decided first
      */
-    public void abort(dev.shardstore.contracts.namespace.Namespace namespace) {
+    public void abort(Namespace namespace) {
         ReshardingOperation asked = store.requestAbort(namespace);
         try {
-            running.awaitEnd(namespace.full());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for the resharding of " + namespace.full() + " to abort");
+            running.run(namespace.full(), OPERATION, asked.request(), () -> drive(asked.id()));
+        } catch (CommandException e) {
+            // ReshardCollectionAborted is the outcome asked for; whether it committed first is read below
         }
         ReshardingOperation now = store.find(asked.id()).orElseThrow();
-        if (now.state() == CoordinatorState.COMMITTING || (now.state().finished() && now.abortReason() == null)) {
+        if (now.state().finished() && now.abortReason() == null) {
             throw new CommandException(ErrorCode.ReshardCollectionCommitted, "the resharding of " + namespace.full() + " ("
                     + now.id() + ") committed before the abort was seen");
         }

@@ -125,8 +125,9 @@ public class PeerParticipants implements ReshardingParticipants {
     }
 
     private static CommandException shardSideMissing(ReshardingOperation operation) {
-        return new CommandException(ErrorCode.NotImplemented, "resharding " + operation.namespace().full() + " needs the shards' donor and "
-                + "recipient state machines, which this version does not have yet (docs/architecture.md \"Resharding\")");
+        return new CommandException(ErrorCode.NotImplemented, "resharding " + operation.namespace().full() + " needs the recipients' clone "
+                + "and oplog apply, the write block and the commit on the shards, which this version does not have yet "
+                + "(docs/architecture.md \"Resharding\")");
     }
 
     private static List<String> names(BsonArray shards) {

@@ -190,6 +190,22 @@ class ReshardingCoordinatorTest {
     }
 
     @Test
+    void anAbortOfAnOperationACrashLeftDrivesItToItsAbortedEnd() {
+        Namespace ns = new Namespace("app", "leftover");
+        ReshardingOperation crashed = ReshardingOperation.start(UUID.randomUUID(), request(ns, "country"))
+                .withParticipants(List.of("shard1"), List.of("shard2")).withCloneTimestamp(CLONE_TIMESTAMP).withState(CoordinatorState.CLONING);
+        store.create(ReshardingOperation.start(crashed.id(), crashed.request()));
+        store.save(crashed, store.claim(crashed.id()));
+
+        coordinator.abort(ns);
+
+        assertThat(participants.calls).containsExactly("abort");
+        ReshardingOperation ended = store.find(crashed.id()).orElseThrow();
+        assertThat(ended.state()).isEqualTo(CoordinatorState.QUIESCED);
+        assertThat(ended.abortReason().getString("codeName").getValue()).isEqualTo("ReshardCollectionAborted");
+    }
+
+    @Test
     void aSupersededCoordinatorCannotWriteTheDocument() {
         ReshardingOperation operation = ReshardingOperation.start(UUID.randomUUID(), request(new Namespace("app", "fenced"), "country"));
         store.create(operation);

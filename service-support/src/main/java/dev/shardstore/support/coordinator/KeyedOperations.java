@@ -57,23 +57,6 @@ public final class KeyedOperations {
         return running.containsKey(key);
     }
 
-    /**
-     * Waits until the operation of {@code key} running now, if any, has ended, whatever its outcome.
-     *
-     * @throws InterruptedException when the waiting thread is interrupted
-     */
-    public void awaitEnd(String key) throws InterruptedException {
-        Running now = running.get(key);
-        if (now == null) {
-            return;
-        }
-        try {
-            now.outcome().get();
-        } catch (java.util.concurrent.ExecutionException e) {
-            // the outcome is the runner's and its joiners' to report; this caller only waited for the end
-        }
-    }
-
     private static Object join(CompletableFuture<Object> outcome) {
         try {
             return outcome.join();
