@@ -2,6 +2,7 @@ package dev.shardstore.shard.resharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.shard.storage.OplogReader;
 import java.util.UUID;
@@ -15,8 +16,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * A resharding donor's start over the shard's real commands: its {@code minFetchTimestamp} is the oplog's all-durable
- * point when it started (every later write of the collection comes after it), a repeated start answers the same, and the
- * abort ends the donation (its oplog pin released), also when repeated.
+ * point when it started (every later write of the collection comes after it), a repeated start answers the same, a
+ * restarted shard pins again from the persisted donation, and the abort ends the donation (its oplog pin released),
+ * also when repeated.
  */
 class ReshardingDonorsTest extends ShardIntegrationTest {
     @Autowired
@@ -41,6 +43,25 @@ class ReshardingDonorsTest extends ShardIntegrationTest {
         assertThat(run("admin", command("_shardsvrReshardingDonorAbort", operation)).getDouble("ok").getValue()).isEqualTo(1.0);
         assertThat(run("admin", command("_shardsvrReshardingDonorAbort", operation)).getDouble("ok").getValue()).isEqualTo(1.0);
         assertThat(donors.active()).noneMatch(d -> d.namespace().full().equals("rsdonor.c"));
+    }
+
+    @Test
+    void aRestartedShardPinsTheOplogAgainForEveryPersistedDonation() {
+        UUID operation = UUID.randomUUID();
+        BsonTimestamp minFetch = run("admin", command("_shardsvrReshardingDonorStart", operation)).getTimestamp("minFetchTimestamp");
+
+        ReshardingDonors restarted = new ReshardingDonors(oplog, jdbc); // what the next process builds from the same tables
+        assertThat(restarted.active()).isEmpty();
+        restarted.afterSingletonsInstantiated();
+
+        assertThat(restarted.active()).singleElement().satisfies(d -> {
+            assertThat(d.minFetchTimestamp()).isEqualTo(minFetch);
+            assertThat(d.namespace().full()).isEqualTo("rsdonor.c");
+        });
+        assertThat(restarted.start(operation, Namespace.parse("rsdonor.c"))).as("a repeated start answers as the first").isEqualTo(minFetch);
+        restarted.end(operation);
+        run("admin", command("_shardsvrReshardingDonorAbort", operation));
+        assertThat(jdbc.sql("SELECT count(*) FROM resharding_donors WHERE resharding_uuid = ?").param(operation).query(Long.class).single()).isZero();
     }
 
     @Test
