@@ -128,6 +128,7 @@ final class Commands {
                 command.add("--shardstore.router.name=" + component.name());
                 command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
                 command.add("--shardstore.router.balancer-url=" + topology.component("balancer").url());
+                command.add("--shardstore.router.resharding-url=" + topology.component("resharding").url());
             }
             case CONSOLE -> {
                 command.add("--shardstore.console.router-urls=" + topology.withRole(Role.ROUTER).stream().map(Component::url)

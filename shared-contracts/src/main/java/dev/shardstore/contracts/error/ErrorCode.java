@@ -119,6 +119,16 @@ public enum ErrorCode {
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
     /** {@code dropIndexes} by a key pattern that several indexes (with different collations) have: name one instead. */
     AmbiguousIndexKeyPattern(296, 400),
+    /** A reshardCollection of a collection that another resharding operation is resharding now. */
+    ReshardCollectionInProgress(338, 409),
+    /** abortReshardCollection of a collection no resharding operation is running on. */
+    NoSuchReshardCollection(339, 404),
+    /** abortReshardCollection after the resharding operation's commit decision was persisted: it cannot be undone. */
+    ReshardCollectionCommitted(340, 409),
+    /** The reshardCollection was aborted (abortReshardCollection, a failed verification, a participant's error). */
+    ReshardCollectionAborted(341, 409),
+    /** Resharding's write block lasted longer than {@code reshardingCriticalSectionTimeoutMillis}. */
+    ReshardingCriticalSectionTimeout(342, 503),
     UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
