@@ -115,6 +115,7 @@ final class Commands {
             command.add("--spring.datasource.password=" + EmbeddedPostgresServer.PASSWORD);
         });
         command.add("--spring.kafka.bootstrap-servers=localhost:" + topology.component("kafka").port());
+        options.serverParameters().forEach((name, value) -> command.add("--shardstore.set-parameter." + name + "=" + value));
         if (component.role() != Role.CONFIG) {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }

@@ -1,0 +1,107 @@
+package dev.shardstore.engine.spill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExternalSorterTest {
+    private static final Comparator<BsonDocument> BY_K = Comparator.comparingInt(d -> d.getInt32("k").getValue());
+
+    @TempDir
+    Path dir;
+
+    /** 5000 documents with 50 distinct keys, in random order; {@code seq} numbers their arrival. */
+    private static List<BsonDocument> documents() {
+        Random random = new Random(7);
+        List<BsonDocument> docs = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            docs.add(new BsonDocument("k", new BsonInt32(random.nextInt(50))).append("seq", new BsonInt32(i))
+                    .append("pad", new BsonString("x".repeat(random.nextInt(40)))));
+        }
+        return docs;
+    }
+
+    @Test
+    void overTheBudgetSpillsRunsAndMergesThemStablyIntoTheInMemoryOrder() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        SpillStats stats = new SpillStats();
+        List<BsonDocument> docs = documents();
+        List<BsonDocument> expected = docs.stream().sorted(BY_K).toList(); // List.sort is stable: seq ascending per key
+        try (ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, stats)) {
+            docs.forEach(sorter::add);
+            assertThat(spill.files()).isNotEmpty();
+            try (Stream<BsonDocument> sorted = sorter.sorted()) {
+                assertThat(sorted.toList()).isEqualTo(expected);
+            }
+        }
+        assertThat(stats.usedDisk()).isTrue();
+        assertThat(stats.spills()).isGreaterThan(10);
+        assertThat(stats.spilledBytes()).isGreaterThan(100_000);
+        assertThat(spill.files()).isEmpty();
+    }
+
+    @Test
+    void aTopKSortKeepsOnlyTheBestAcrossRuns() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        List<BsonDocument> docs = documents();
+        try (ExternalSorter sorter = new ExternalSorter("find", BY_K, 700, 4096, spill, new SpillStats())) {
+            docs.forEach(sorter::add);
+            try (Stream<BsonDocument> sorted = sorter.sorted()) {
+                assertThat(sorted.toList()).isEqualTo(docs.stream().sorted(BY_K).limit(700).toList());
+            }
+        }
+        assertThat(spill.files()).isEmpty();
+    }
+
+    @Test
+    void withoutDiskUseOverTheBudgetIs292AndWithinItNothingIsWritten() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        ExternalSorter refused = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, null, new SpillStats());
+        assertThatThrownBy(() -> documents().forEach(refused::add)).isInstanceOf(CommandException.class)
+                .hasMessageContaining("Sort exceeded memory limit of 4096 bytes, but did not opt in to external sorting")
+                .satisfies(e -> assertThat(((CommandException) e).code()).isEqualTo(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed));
+        SpillStats stats = new SpillStats();
+        try (ExternalSorter small = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 1 << 30, spill, stats)) {
+            documents().subList(0, 100).forEach(small::add);
+            assertThat(small.sorted().toList()).hasSize(100);
+        }
+        assertThat(stats.usedDisk()).isFalse();
+        assertThat(spill.files()).isEmpty();
+    }
+
+    @Test
+    void closingBeforeTheEndDeletesTheRuns() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, new SpillStats());
+        documents().forEach(sorter::add);
+        try (Stream<BsonDocument> sorted = sorter.sorted()) {
+            assertThat(sorted.limit(3).toList()).hasSize(3);
+        }
+        assertThat(spill.files()).isEmpty();
+    }
+
+    @Test
+    void openingTheDirectoryDeletesAPreviousProcesssLeftovers() throws IOException {
+        Path leftover = Files.writeString(dir.resolve("sort123.spill"), "runs of a killed process");
+        Path other = Files.writeString(dir.resolve("notes.txt"), "not a spill file");
+        SpillDirectory spill = SpillDirectory.open(dir);
+        assertThat(leftover).doesNotExist();
+        assertThat(other).exists();
+        assertThat(spill.files()).isEmpty();
+    }
+}
