@@ -40,6 +40,45 @@ public final class SpillDirectory {
         return spill;
     }
 
+    /**
+     * The spill directory of this process under {@code root}: {@code root/<pid>}, for a service started without a
+     * directory of its own (several may run on one machine, and tests run several at once). The directories of
+     * processes that no longer run (killed while they spilled) are deleted first.
+     *
+     * @throws UncheckedIOException when a directory cannot be created, listed or deleted
+     */
+    public static SpillDirectory forProcess(Path root) {
+        try {
+            Files.createDirectories(root);
+            try (Stream<Path> siblings = Files.list(root)) {
+                for (Path sibling : siblings.toList()) {
+                    if (deadProcess(sibling.getFileName().toString())) {
+                        deleteTree(sibling);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare the spill directories under " + root, e);
+        }
+        return open(root.resolve(Long.toString(ProcessHandle.current().pid())));
+    }
+
+    private static boolean deadProcess(String name) {
+        if (!name.chars().allMatch(Character::isDigit) || name.isEmpty() || name.length() > 18) {
+            return false;
+        }
+        return ProcessHandle.of(Long.parseLong(name)).map(p -> !p.isAlive()).orElse(true);
+    }
+
+    private static void deleteTree(Path directory) throws IOException {
+        try (Stream<Path> entries = Files.list(directory)) {
+            for (Path entry : entries.toList()) {
+                Files.deleteIfExists(entry);
+            }
+        }
+        Files.deleteIfExists(directory);
+    }
+
     /** Where the files are. */
     public Path path() {
         return directory;

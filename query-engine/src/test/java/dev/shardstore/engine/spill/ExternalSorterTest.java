@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.query.Sort;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExternalSorterTest {
+    private static final Sort BY_SORT = Sort.parse(BsonDocument.parse("{k: 1}"));
     private static final Comparator<BsonDocument> BY_K = Comparator.comparingInt(d -> d.getInt32("k").getValue());
 
     @TempDir
@@ -103,5 +105,53 @@ class ExternalSorterTest {
         assertThat(leftover).doesNotExist();
         assertThat(other).exists();
         assertThat(spill.files()).isEmpty();
+    }
+
+    // the in-memory cases of the blocking find sort this sorter replaced (shard-service's SortBuffer)
+
+    @Test
+    void keepsOnlyTheBestWhenLimitedAndTiesKeepArrivalOrder() {
+        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), 3, 1000, null, new SpillStats());
+        for (int i = 0; i < 10; i++) {
+            sorter.add(doc(i, 9 - i), 100);
+        }
+        sorter.add(doc(100, 1), 100);
+
+        assertThat(sorter.sorted().toList()).extracting(d -> d.getInt32("_id").getValue()).containsExactly(9, 8, 100);
+    }
+
+    @Test
+    void failsWhenRetainedDocumentsExceedTheLimit() {
+        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), Long.MAX_VALUE, 250, null, new SpillStats());
+        sorter.add(doc(1, 1), 100);
+        sorter.add(doc(2, 2), 100);
+
+        assertThatThrownBy(() -> sorter.add(doc(3, 3), 100)).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed));
+    }
+
+    @Test
+    void topKCountsOnlyWhatItKeeps() {
+        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), 2, 250, null, new SpillStats());
+        for (int i = 0; i < 50; i++) {
+            sorter.add(doc(i, i), 100);
+        }
+        assertThat(sorter.sorted().toList()).hasSize(2);
+        assertThat(sorter.sorted().toList()).isEqualTo(List.of());
+    }
+
+    private static BsonDocument doc(int id, int k) {
+        return new BsonDocument("_id", new BsonInt32(id)).append("k", new BsonInt32(k));
+    }
+
+    @Test
+    void aProcesssOwnDirectoryReplacesThoseOfProcessesThatNoLongerRun() throws IOException {
+        Path dead = Files.createDirectories(dir.resolve(Long.toString(Long.MAX_VALUE / 2)));
+        Files.writeString(dead.resolve("group1.spill"), "runs of a killed process");
+        Path alive = Files.createDirectories(dir.resolve(Long.toString(ProcessHandle.current().parent().orElseThrow().pid())));
+        SpillDirectory spill = SpillDirectory.forProcess(dir);
+        assertThat(spill.path()).isEqualTo(dir.resolve(Long.toString(ProcessHandle.current().pid())).toAbsolutePath());
+        assertThat(dead).doesNotExist();
+        assertThat(alive).exists();
     }
 }
