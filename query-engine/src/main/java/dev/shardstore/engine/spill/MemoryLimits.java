@@ -1,5 +1,10 @@
 package dev.shardstore.engine.spill;
 
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Locale;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +23,21 @@ public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse
      * shard results that are themselves under budget, pipeline updates, view resolution).
      */
     public static final MemoryLimits UNLIMITED = new MemoryLimits(Long.MAX_VALUE, Long.MAX_VALUE, false, null);
+
+    /**
+     * The limits of {@code command}: its {@code allowDiskUse} (a boolean), else {@code allowDiskUseByDefault}.
+     *
+     * @throws CommandException TypeMismatch (14) for an {@code allowDiskUse} that is not a boolean
+     */
+    public static MemoryLimits forCommand(BsonDocument command, long sortBytes, long groupBytes, boolean allowDiskUseByDefault,
+            SpillDirectory spill) {
+        BsonValue allowDiskUse = command.get("allowDiskUse");
+        if (allowDiskUse != null && !allowDiskUse.isBoolean()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "BSON field 'allowDiskUse' is the wrong type '"
+                    + allowDiskUse.getBsonType().name().toLowerCase(Locale.ROOT) + "', expected type 'bool'");
+        }
+        return new MemoryLimits(sortBytes, groupBytes, allowDiskUse == null ? allowDiskUseByDefault : allowDiskUse.asBoolean().getValue(), spill);
+    }
 
     public MemoryLimits {
         if (sortBytes <= 0 || groupBytes <= 0) {

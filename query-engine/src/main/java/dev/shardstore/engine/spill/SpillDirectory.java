@@ -41,6 +41,14 @@ public final class SpillDirectory {
     }
 
     /**
+     * A service's spill directory as configured: {@code directory} when given ({@link #open}), else this process's own
+     * under {@code <java.io.tmpdir>/shardstore-spill} ({@link #forProcess}).
+     */
+    public static SpillDirectory configured(String directory) {
+        return directory.isBlank() ? forProcess(Path.of(System.getProperty("java.io.tmpdir"), "shardstore-spill")) : open(Path.of(directory));
+    }
+
+    /**
      * The spill directory of this process under {@code root}: {@code root/<pid>}, for a service started without a
      * directory of its own (several may run on one machine, and tests run several at once). The directories of
      * processes that no longer run (killed while they spilled) are deleted first.

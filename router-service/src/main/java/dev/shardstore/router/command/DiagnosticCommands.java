@@ -9,6 +9,8 @@ import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandOptions;
 import dev.shardstore.support.parameter.ServerParameters;
+import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.engine.spill.SpillDirectory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
@@ -20,6 +22,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -74,6 +77,17 @@ public class DiagnosticCommands {
             shards.all().forEach((shard, url) -> peers.runChecked(shard, url, "admin", forward));
             return Replies.ok(was);
         });
+    }
+
+    /**
+     * The budgets of the router's merge stages (a split pipeline's {@code $group} and {@code $sort} over the shards'
+     * partial results), read from the router's own parameters; spill files in {@code shardstore.spill.directory}, else
+     * {@code <java.io.tmpdir>/shardstore-spill/<pid>} ({@link SpillDirectory#configured}).
+     */
+    @Bean
+    MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory) {
+        return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
+                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory));
     }
 
     /** {@code getCmdLineOpts}: the process is a Spring Boot application, so no mongos options: {@code argv, parsed: {}}. */

@@ -8,7 +8,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.CursorManager;
-import dev.shardstore.shard.cursor.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.contracts.namespace.Namespace;
 import java.util.Optional;

@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
 import dev.shardstore.shard.cursor.ListCursor;
-import dev.shardstore.shard.cursor.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;

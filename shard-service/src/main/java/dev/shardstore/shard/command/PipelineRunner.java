@@ -9,7 +9,7 @@ import dev.shardstore.engine.query.Filter;
 import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.FindQuery;
-import dev.shardstore.shard.cursor.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.shard.cursor.StreamCursor;

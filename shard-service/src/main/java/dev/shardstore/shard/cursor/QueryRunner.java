@@ -2,6 +2,7 @@ package dev.shardstore.shard.cursor;
 
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.spill.ExternalSorter;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.engine.spill.SpillStats;
 import dev.shardstore.engine.query.Filter;

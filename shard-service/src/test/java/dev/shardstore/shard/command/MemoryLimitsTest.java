@@ -6,7 +6,7 @@ import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.shard.ShardIntegrationTest;
 import dev.shardstore.shard.cursor.CursorManager;
-import dev.shardstore.shard.cursor.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.support.parameter.ServerParameter;
 import dev.shardstore.support.parameter.ServerParameters;
 import java.util.ArrayList;

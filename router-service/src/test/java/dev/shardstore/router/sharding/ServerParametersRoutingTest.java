@@ -1,0 +1,48 @@
+package dev.shardstore.router.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shardstore.contracts.bson.ExtendedJson;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code setParameter} through the router sets the parameter on the router and on every shard, {@code getParameter}
+ * reads the router's back with MongoDB's shapes; a refused value reaches no shard.
+ */
+class ServerParametersRoutingTest extends RouterAgainstFakeCluster {
+    @AfterEach
+    void defaults() throws Exception {
+        command("admin", "{setParameter: 1, internalQueryMaxBlockingSortMemoryUsageBytes: 104857600}").assertOk();
+    }
+
+    @Test
+    void setParameterReachesEveryShardAndGetParameterReadsItBack() throws Exception {
+        CLUSTER.forgetRequests();
+        Reply set = command("admin", "{setParameter: 1, internalQueryMaxBlockingSortMemoryUsageBytes: 33554432, comment: 'lower'}");
+        set.assertOk();
+        assertThat(set.body().get("was")).isEqualTo(ExtendedJson.parse("{v: {$numberLong: '104857600'}}").get("v"));
+        for (String shard : java.util.List.of("sh1", "sh2")) {
+            assertThat(sent(CLUSTER.shard(shard), "admin", "setParameter")).as(shard).singleElement()
+                    .satisfies(c -> assertThat(c.getNumber("internalQueryMaxBlockingSortMemoryUsageBytes").longValue()).isEqualTo(33554432L));
+        }
+        Reply read = command("admin", "{getParameter: 1, internalQueryMaxBlockingSortMemoryUsageBytes: 1, featureCompatibilityVersion: 1}");
+        read.assertOk();
+        assertThat(read.body().getNumber("internalQueryMaxBlockingSortMemoryUsageBytes").longValue()).isEqualTo(33554432L);
+        assertThat(read.body().getDocument("featureCompatibilityVersion")).isEqualTo(new BsonDocument("version", new org.bson.BsonString("8.0")));
+        assertThat(command("admin", "{getParameter: '*'}").body().keySet())
+                .contains("featureCompatibilityVersion", "allowDiskUseByDefault", "internalDocumentSourceGroupMaxMemoryBytes");
+    }
+
+    @Test
+    void aRefusedParameterReachesNoShard() throws Exception {
+        CLUSTER.forgetRequests();
+        command("admin", "{setParameter: 1, internalQueryMaxBlockingSortMemoryUsageBytes: 'big'}").assertError(400, 2,
+                "internalQueryMaxBlockingSortMemoryUsageBytes");
+        command("admin", "{setParameter: 1, notAParameter: 1}").assertError(400, 72, "notAParameter");
+        command("admin", "{getParameter: 1, notAParameter: 1}").assertError(400, 72, "notAParameter");
+        assertThat(sent(CLUSTER.shard("sh1"), "admin", "setParameter")).isEmpty();
+        assertThat(sent(CLUSTER.shard("sh2"), "admin", "setParameter")).isEmpty();
+    }
+}
