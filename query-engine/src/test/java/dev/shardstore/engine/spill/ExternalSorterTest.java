@@ -146,7 +146,7 @@ class ExternalSorterTest {
 
     @Test
     void aProcesssOwnDirectoryReplacesThoseOfProcessesThatNoLongerRun() throws IOException {
-        Path dead = Files.createDirectories(dir.resolve(Long.toString(Long.MAX_VALUE / 2)));
+        Path dead = Files.createDirectories(dir.resolve(Integer.toString(Integer.MAX_VALUE))); // above any pid_max
         Files.writeString(dead.resolve("group1.spill"), "runs of a killed process");
         Path alive = Files.createDirectories(dir.resolve(Long.toString(ProcessHandle.current().parent().orElseThrow().pid())));
         SpillDirectory spill = SpillDirectory.forProcess(dir);
