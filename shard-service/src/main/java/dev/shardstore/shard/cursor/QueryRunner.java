@@ -10,6 +10,8 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.SnapshotRead;
 import java.util.Optional;
+import java.util.stream.Stream;
+import dev.shardstore.engine.query.Sort;
 import java.util.function.UnaryOperator;
 import dev.shardstore.shard.plan.Plan;
 import dev.shardstore.shard.plan.QueryPlanner;
@@ -83,9 +85,38 @@ public class QueryRunner {
             return new ScanCursor(new MatchingScan(opCtx, store, c, query.filter(), firstPage, plan), projection, asStored, query.skip(),
                     query.limit());
         }
-        long keep = wanted(query.skip(), query.limit());
-        ExternalSorter sorter = ExternalSorter.of("find", query.sort() == null ? (a, b) -> 0 : query.sort().comparator(), keep, limits,
-                new SpillStats());
+        return new StreamCursor(blockingSort(opCtx, c, query, plan, limits, new SpillStats()).skip(query.skip()),
+                projection == null ? UnaryOperator.identity() : projection);
+    }
+
+    /**
+     * For explain's {@code executionStats}: runs the blocking sort of {@code query} (a sort no index provides) to its end and
+     * reports what it wrote to disk, as the fields of MongoDB's SORT stage ({@code {stage: "SORT", sortPattern, memLimit,
+     * usedDisk, spills, spilledBytes}}); empty when the query has no sort or its plan provides the order.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException 292 as {@link #find}
+     */
+    public Optional<BsonDocument> explainSort(OperationContext opCtx, CollectionInfo c, FindQuery query, BsonDocument sortSpec, MemoryLimits limits) {
+        Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
+        if (query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)) {
+            return Optional.empty();
+        }
+        SpillStats stats = new SpillStats();
+        try (Stream<BsonDocument> sorted = blockingSort(opCtx, c, query, plan, limits, stats)) {
+            sorted.forEach(document -> { }); // reads the merge, as the cursor would
+        }
+        return Optional.of(new BsonDocument("stage", new BsonString("SORT")).append("sortPattern", sortSpec)
+                .append("memLimit", new BsonInt64(limits.sortBytes())).append("type", new BsonString("simple"))
+                .append("usedDisk", BsonBoolean.valueOf(stats.usedDisk())).append("spills", new BsonInt64(stats.spills()))
+                .append("spilledBytes", new BsonInt64(stats.spilledBytes())));
+    }
+
+    /** The best {@code skip + limit} matches of {@code query} in its order, sorted within {@code limits}; the caller closes it. */
+    private Stream<BsonDocument> blockingSort(OperationContext opCtx, CollectionInfo c, FindQuery query, Plan plan, MemoryLimits limits,
+            SpillStats stats) {
+        Sort sort = query.sort();
+        ExternalSorter sorter = ExternalSorter.of("find", sort == null ? (a, b) -> 0 : sort.comparator(), wanted(query.skip(), query.limit()),
+                limits, stats);
         try {
             MatchingScan scan = new MatchingScan(opCtx, store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
             for (Optional<Match> m = scan.peek(); m.isPresent(); m = scan.peek()) {
@@ -96,7 +127,7 @@ public class QueryRunner {
             sorter.close();
             throw e;
         }
-        return new StreamCursor(sorter.sorted().skip(query.skip()), projection == null ? UnaryOperator.identity() : projection);
+        return sorter.sorted();
     }
 
     /**

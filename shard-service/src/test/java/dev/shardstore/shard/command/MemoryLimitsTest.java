@@ -131,6 +131,23 @@ class MemoryLimitsTest extends ShardIntegrationTest {
     }
 
     @Test
+    void explainReportsTheBlockingSortsSpills() {
+        BsonDocument spilled = run(DB, "{explain: {find: 'items', sort: {s: 1}}, verbosity: 'executionStats'}")
+                .getDocument("executionStats").getDocument("executionStages");
+        assertThat(spilled.getString("stage").getValue()).isEqualTo("SORT");
+        assertThat(spilled.getBoolean("usedDisk").getValue()).isTrue();
+        assertThat(spilled.getNumber("spills").longValue()).isGreaterThan(1);
+        assertThat(spilled.getNumber("spilledBytes").longValue()).isGreaterThan(16 * 1024);
+        BsonDocument topK = run(DB, "{explain: {find: 'items', sort: {s: 1}, limit: 5}, verbosity: 'executionStats'}")
+                .getDocument("executionStats").getDocument("executionStages");
+        assertThat(topK.getBoolean("usedDisk").getValue()).isFalse();
+        assertThat(topK.getNumber("spills").longValue()).isZero();
+        assertThat(budgets.spillDirectory().files()).isEmpty();
+        assertThat(run(DB, "{explain: {find: 'items', sort: {_id: 1}}, verbosity: 'executionStats'}").getDocument("executionStats")
+                .containsKey("executionStages")).as("an _id-ordered scan sorts nothing").isFalse();
+    }
+
+    @Test
     void concurrentClientsPastTheCursorCapsAreRefusedAndTheOthersKeepWorking() throws Exception {
         setParameter(ServerParameters.MAX_CURSORS_PER_CLIENT, new BsonInt64(2));
         LogicalSessionId a = LogicalSessionId.random();
