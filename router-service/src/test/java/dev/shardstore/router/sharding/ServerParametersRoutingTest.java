@@ -37,6 +37,24 @@ class ServerParametersRoutingTest extends RouterAgainstFakeCluster {
     }
 
     @Test
+    void theRoutersCursorCapRefusesOneMoreCursorAndTheOthersKeepWorking() throws Exception {
+        String sessions = "{aggregate: 1, pipeline: [{$listLocalSessions: {}}], cursor: {batchSize: 0}}";
+        command("admin", "{startSession: 1}").assertOk(); // something to list, so that the cursor stays open
+        Reply first = command("admin", sessions);
+        first.assertOk();
+        long open = first.body().getDocument("cursor").getNumber("id").longValue();
+        assertThat(open).isNotZero();
+        command("admin", "{setParameter: 1, internalQueryMaxOpenCursors: 1}").assertOk();
+        try {
+            command("admin", sessions).assertError(400, 96, "internalQueryMaxOpenCursors is 1");
+            command("admin", "{getMore: " + open + ", collection: '$cmd.aggregate'}").assertOk(); // the open one still serves
+        } finally {
+            command("admin", "{setParameter: 1, internalQueryMaxOpenCursors: 10000}").assertOk();
+        }
+        command("admin", sessions).assertOk();
+    }
+
+    @Test
     void aRefusedParameterReachesNoShard() throws Exception {
         CLUSTER.forgetRequests();
         command("admin", "{setParameter: 1, internalQueryMaxBlockingSortMemoryUsageBytes: 'big'}").assertError(400, 2,
