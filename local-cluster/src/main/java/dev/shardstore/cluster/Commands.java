@@ -30,6 +30,9 @@ final class Commands {
      */
     static final String POSTGRES_HOLDER_HEAP = "-Xmx256m";
 
+    /** The argument naming a shard's spill directory (docs/architecture.md "Memory limits"). */
+    static final String SPILL_DIRECTORY = "--shardstore.spill.directory=";
+
     private final ClusterOptions options;
     private final ClusterHome home;
     private final Topology topology;
@@ -115,12 +118,15 @@ final class Commands {
             command.add("--spring.datasource.password=" + EmbeddedPostgresServer.PASSWORD);
         });
         command.add("--spring.kafka.bootstrap-servers=localhost:" + topology.component("kafka").port());
+        options.serverParameters().forEach((name, value) -> command.add("--shardstore.set-parameter." + name + "=" + value));
         if (component.role() != Role.CONFIG) {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }
         switch (component.role()) {
             case SHARD -> {
                 command.add("--shardstore.shard.name=" + component.name());
+                // its own directory, emptied at each start: a kill -9 leaves no spill files behind for long
+                command.add(SPILL_DIRECTORY + home.dir().resolve("spill").resolve(component.name()));
                 command.add("--shardstore.sessions.cache.session-url=" + topology.component("session").url());
             }
             case ROUTER -> {
@@ -155,6 +161,9 @@ final class Commands {
         command.remove(ServiceLaunch.WRITE_ARCHIVE);
         replace(command, "--server.port=", String.valueOf(shard.port()));
         replace(command, "--shardstore.shard.name=", shard.name());
+        // a spill directory of its own beside the template's: each shard empties its directory when it starts
+        command.replaceAll(arg -> arg.startsWith(SPILL_DIRECTORY)
+                ? SPILL_DIRECTORY + Path.of(arg.substring(SPILL_DIRECTORY.length())).resolveSibling(shard.name()) : arg);
         int url = indexOf(command, "--spring.datasource.url=");
         String jdbc = command.get(url);
         command.set(url, jdbc.substring(0, jdbc.lastIndexOf('/') + 1) + shard.database().orElseThrow());

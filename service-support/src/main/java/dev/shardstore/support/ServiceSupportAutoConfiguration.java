@@ -10,6 +10,7 @@ import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.command.InternalCommandPort;
 import dev.shardstore.support.command.InternalCommandServlet;
 import dev.shardstore.support.command.InternalCommands;
+import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import dev.shardstore.transport.http.BsonDocumentHttpMessageConverter;
@@ -23,6 +24,10 @@ import dev.shardstore.support.failpoint.FailPoints;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -52,6 +57,17 @@ public class ServiceSupportAutoConfiguration {
                 builder.addCustomConverter(new BsonDocumentHttpMessageConverter());
             }
         };
+    }
+
+    /**
+     * The process's server parameters ({@link ServerParameters}), at their defaults overridden by
+     * {@code shardstore.set-parameter.<name>=<value>}; an unknown name or a bad value fails the start.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ServerParameters serverParameters(Environment environment) {
+        return new ServerParameters(Binder.get(environment)
+                .bind(ServerParameters.PROPERTY_PREFIX, Bindable.mapOf(String.class, String.class)).orElse(Map.of()));
     }
 
     /** The process's hybrid logical clock: one per process, every component takes its cluster time from it. */

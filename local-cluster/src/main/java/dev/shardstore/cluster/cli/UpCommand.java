@@ -7,7 +7,9 @@ import dev.shardstore.cluster.RepoLayout;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -42,6 +44,10 @@ final class UpCommand implements Callable<Integer> {
             + " add -XX:TieredStopAtLevel=1 for a faster start and half the throughput)")
     String jvmOptions;
 
+    @Option(names = "--set-parameter", paramLabel = "NAME=VALUE", description = "a server parameter every service starts with,"
+            + " e.g. internalQueryMaxBlockingSortMemoryUsageBytes=33554432 (repeatable; docs/architecture.md \"Memory limits\")")
+    Map<String, String> serverParameters = new LinkedHashMap<>();
+
     @Option(names = "--no-console", description = "leave out the operator's web console (by default it runs on port 8085 + offset)")
     boolean noConsole;
 
@@ -66,7 +72,8 @@ final class UpCommand implements Callable<Integer> {
                 .withStartTimeout(Duration.ofSeconds(timeoutSeconds))
                 .withServiceJvmOptions(serviceJvmOptions())
                 .withDurability(durability.durability)
-                .withConsole(!noConsole);
+                .withConsole(!noConsole)
+                .withServerParameters(serverParameters);
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
         out.flush();
