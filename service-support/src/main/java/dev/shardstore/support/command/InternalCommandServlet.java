@@ -37,8 +37,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Refused before the body is read, nothing run, as an error reply without {@code $clusterTime} (the caller may not be
  * a member): in a cluster with a key, a request without a valid {@link MemberToken} in
  * {@link InternalApi#MEMBER_TOKEN_HEADER} (Unauthorized, 13; docs/architecture.md "Security"). Refused unread
- * beyond {@link BsonLimits#MAX_MESSAGE_SIZE} bytes, the limit of the client endpoints and the command port
- * ({@code BSONObjectTooLarge}, 10334): at once when {@code Content-Length} says so, else once that many bytes came.
+ * beyond {@link BsonLimits#MAX_MESSAGE_SIZE} bytes, the limit of the client endpoints and the command port: HTTP 413
+ * with a {@code BSONObjectTooLarge} (10334) error reply, at once when {@code Content-Length} says so, else once that
+ * many bytes came; the connection is closed, not drained.
  */
 public final class InternalCommandServlet extends HttpServlet {
     /** The servlet mapping: every path below the databases prefix of {@link InternalApi#COMMAND_PATH}. */
@@ -84,17 +85,24 @@ public final class InternalCommandServlet extends HttpServlet {
         }
         String db = path.substring(1, path.length() - COMMAND_SUFFIX.length());
         BsonDocument answer;
+        int status = HttpServletResponse.SC_OK;
         if (members != null && !members.accepts(request.getHeader(InternalApi.MEMBER_TOKEN_HEADER))) {
             answer = new CommandException(ErrorCode.Unauthorized, "command on " + db
                     + " requires authentication as a member of the cluster: no valid " + InternalApi.MEMBER_TOKEN_HEADER).toReply();
-        } else if (request.getContentLengthLong() > maxBody) {
-            answer = tooLarge(request.getContentLengthLong() + " bytes").toReply();
         } else {
-            byte[] body = readAtMost(request.getInputStream());
-            answer = body == null ? tooLarge("more than " + maxBody + " bytes").toReply() : answer(db, body);
+            long length = request.getContentLengthLong();
+            byte[] body = length > maxBody ? null : readAtMost(request.getInputStream());
+            if (body == null) {
+                // 413, on which Tomcat closes the connection rather than reading the rest of the body
+                status = HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE;
+                answer = new CommandException(ErrorCode.BSONObjectTooLarge, "request body of " + (length > maxBody ? length : "more than " + maxBody)
+                        + " bytes is over the limit of " + maxBody + " bytes").toReply();
+            } else {
+                answer = answer(db, body);
+            }
         }
         byte[] reply = BsonBytes.encode(answer);
-        response.setStatus(HttpServletResponse.SC_OK);
+        response.setStatus(status);
         int port = commandPort.getAsInt();
         if (port > 0) {
             response.setHeader(InternalApi.COMMAND_PORT_HEADER, Integer.toString(port));
@@ -108,10 +116,6 @@ public final class InternalCommandServlet extends HttpServlet {
     private byte @Nullable [] readAtMost(InputStream in) throws IOException {
         byte[] body = in.readNBytes(maxBody + 1);
         return body.length > maxBody ? null : body;
-    }
-
-    private CommandException tooLarge(String size) {
-        return new CommandException(ErrorCode.BSONObjectTooLarge, "request body of " + size + " is over the limit of " + maxBody + " bytes");
     }
 
     private BsonDocument answer(String db, byte[] body) {

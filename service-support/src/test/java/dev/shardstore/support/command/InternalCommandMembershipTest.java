@@ -32,6 +32,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -132,13 +133,18 @@ class InternalCommandMembershipTest {
         InternalCommandServlet servlet = new InternalCommandServlet(commands, () -> -1, null, 1024);
         byte[] large = BsonBytes.encode(write().append("pad", new BsonBinary(new byte[2000])));
 
-        assertRefused(post(servlet, null, large, true), ErrorCode.BSONObjectTooLarge);
-        assertRefused(post(servlet, null, large, false), ErrorCode.BSONObjectTooLarge);
+        assertRefused(post(servlet, null, large, true, 413), ErrorCode.BSONObjectTooLarge);
+        assertRefused(post(servlet, null, large, false, 413), ErrorCode.BSONObjectTooLarge);
         assertThat(runs).hasValue(0);
         assertThat(post(servlet, null, BsonBytes.encode(write()), false).getNumber("ok").intValue()).isEqualTo(1);
     }
 
-    private static BsonDocument post(InternalCommandServlet servlet, String token, byte[] body, boolean withLength) throws IOException {
+    private static BsonDocument post(InternalCommandServlet servlet, @Nullable String token, byte[] body, boolean withLength) throws IOException {
+        return post(servlet, token, body, withLength, 200);
+    }
+
+    private static BsonDocument post(InternalCommandServlet servlet, @Nullable String token, byte[] body, boolean withLength, int status)
+            throws IOException {
         MockHttpServletRequest request = new MockHttpServletRequest("POST", "/internal/v1/databases/db/command") {
             @Override
             public long getContentLengthLong() {
@@ -153,7 +159,7 @@ class InternalCommandMembershipTest {
         }
         MockHttpServletResponse response = new MockHttpServletResponse();
         servlet.doPost(request, response);
-        assertThat(response.getStatus()).isEqualTo(200);
+        assertThat(response.getStatus()).isEqualTo(status);
         return BsonBytes.decode(response.getContentAsByteArray());
     }
 
