@@ -19,7 +19,12 @@ import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import dev.shardstore.transport.http.BsonDocumentHttpMessageConverter;
 import dev.shardstore.transport.http.CommandClient;
+import java.net.InetAddress;
 import java.time.Clock;
+import org.apache.catalina.connector.Connector;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.tomcat.TomcatWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import dev.shardstore.support.health.KafkaHealthIndicator;
@@ -129,6 +134,29 @@ public class ServiceSupportAutoConfiguration {
             all.addAll(FailPointCommands.over(failPoints));
         }
         return new CommandRegistry(all);
+    }
+
+    /**
+     * Tomcat on the service's bind addresses ({@code shardstore.net.bind-ip}, MongoDB's {@code net.bindIp}) when given:
+     * the first is {@code server.address}, each other one gets a connector of its own on the same port. Without them,
+     * {@code server.address} (every interface by default) as before.
+     */
+    @Bean
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    WebServerFactoryCustomizer<TomcatWebServerFactory> bindAddresses(NetProperties net) {
+        return factory -> {
+            List<InetAddress> addresses = net.addresses();
+            if (addresses.isEmpty()) {
+                return;
+            }
+            factory.setAddress(addresses.getFirst());
+            for (InetAddress address : addresses.subList(1, addresses.size())) {
+                Connector connector = new Connector();
+                connector.setPort(factory.getPort());
+                connector.setProperty("address", address.getHostAddress());
+                factory.addAdditionalConnectors(connector);
+            }
+        };
     }
 
     /** Runs peer commands for both transports: the HTTP servlet and the OP_MSG command port. */
