@@ -30,6 +30,11 @@ final class Commands {
      */
     static final String POSTGRES_HOLDER_HEAP = "-Xmx256m";
 
+    /** The services' property of their bind addresses. */
+    static final String BIND_IP = "shardstore.net.bind-ip";
+    /** The argument that names the cluster key's file to a service; its presence in a recorded command means enforcement. */
+    static final String CLUSTER_KEY_FILE = "--shardstore.security.cluster-key-file=";
+
     private final ClusterOptions options;
     private final ClusterHome home;
     private final Topology topology;
@@ -115,6 +120,10 @@ final class Commands {
             command.add("--spring.datasource.password=" + EmbeddedPostgresServer.PASSWORD);
         });
         command.add("--spring.kafka.bootstrap-servers=localhost:" + topology.component("kafka").port());
+        command.add("--" + BIND_IP + "=" + String.join(",", options.bindIp()));
+        if (options.clusterKey()) {
+            command.add(CLUSTER_KEY_FILE + home.clusterKeyFile());
+        }
         if (component.role() != Role.CONFIG) {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }
