@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.infra.EmbeddedInfra;
+import dev.shardstore.support.testing.TestClusterKey;
 import dev.shardstore.transport.http.CommandClient;
-import dev.shardstore.transport.membership.ClusterKey;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -30,30 +25,19 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ConfigMembershipTest {
-    private static final String KEY_TEXT = ClusterKey.generate(new SecureRandom());
-    private static final Path KEY_FILE = keyFile();
+    private static final TestClusterKey KEY = TestClusterKey.create("config-membership");
     private static final BsonDocument FIND_KEYS = new BsonDocument("find", new BsonString("system.keys"));
 
     @LocalServerPort
     int port;
 
-    private final CommandClient member = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(20), null, ClusterKey.of(KEY_TEXT));
+    private final CommandClient member = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(20), null, KEY.key());
     private final CommandClient anonymous = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(20));
 
     @DynamicPropertySource
     static void infra(DynamicPropertyRegistry registry) {
         EmbeddedInfra.shared().springProperties("config_membership_test").forEach((k, v) -> registry.add(k, () -> v));
-        registry.add("shardstore.security.cluster-key-file", KEY_FILE::toString);
-    }
-
-    private static Path keyFile() {
-        try {
-            Path file = Files.createTempFile("config-membership", ".key");
-            file.toFile().deleteOnExit();
-            return Files.writeString(file, KEY_TEXT);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        registry.add("shardstore.security.cluster-key-file", () -> KEY.file().toString());
     }
 
     @AfterEach

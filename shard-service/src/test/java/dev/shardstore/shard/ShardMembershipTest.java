@@ -8,18 +8,16 @@ import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.support.testing.TestClusterKey;
 import dev.shardstore.transport.http.CommandClient;
 import dev.shardstore.transport.membership.ClusterKey;
 import dev.shardstore.transport.membership.MemberToken;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,10 +46,9 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 class ShardMembershipTest extends ShardIntegrationTest {
     private static final String DB = "shard_membership";
-    private static final String KEY_TEXT = ClusterKey.generate(new SecureRandom());
-    private static final Path KEY_FILE = keyFile();
+    private static final TestClusterKey KEY = TestClusterKey.create("shard-membership");
 
-    private final CommandClient member = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(30), null, ClusterKey.of(KEY_TEXT));
+    private final CommandClient member = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(30), null, KEY.key());
     private final CommandClient anonymous = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(30));
     private final CommandClient impostor = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(30), null,
             ClusterKey.of(ClusterKey.generate(new SecureRandom())));
@@ -61,17 +58,7 @@ class ShardMembershipTest extends ShardIntegrationTest {
 
     @DynamicPropertySource
     static void clusterKey(DynamicPropertyRegistry registry) {
-        registry.add("shardstore.security.cluster-key-file", KEY_FILE::toString);
-    }
-
-    private static Path keyFile() {
-        try {
-            Path file = Files.createTempFile("shard-membership", ".key");
-            file.toFile().deleteOnExit();
-            return Files.writeString(file, KEY_TEXT);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        registry.add("shardstore.security.cluster-key-file", () -> KEY.file().toString());
     }
 
     /** Each test's own collection: the tests share the shard's database. */
@@ -136,7 +123,7 @@ class ShardMembershipTest extends ShardIntegrationTest {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             out.write(("POST " + InternalApi.commandPath(DB) + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/bson\r\n"
-                    + InternalApi.MEMBER_TOKEN_HEADER + ": " + new MemberToken(ClusterKey.of(KEY_TEXT), Clock.systemUTC()).current()
+                    + InternalApi.MEMBER_TOKEN_HEADER + ": " + new MemberToken(KEY.key(), Clock.systemUTC()).current()
                     + "\r\nContent-Length: 48000001\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.write(new byte[1024]);
             out.flush();
