@@ -4,6 +4,7 @@ import dev.shardstore.support.operation.Caller;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
@@ -187,7 +188,7 @@ public class ClientCommands {
                 if (statement && txn.state() == RouterTransaction.State.ACTIVE) {
                     transactionCommands.abortQuietly(txn);
                 }
-                throw e;
+                throw statement ? ErrorLabel.asTransactionStatementError(e) : e;
             }
             reply.put("recoveryToken", txn.recoveryToken());
             return reply;

@@ -13,7 +13,6 @@ import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -40,9 +39,6 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class ClusterTransactionCommands implements TransactionAborter {
     private static final Logger log = LoggerFactory.getLogger(ClusterTransactionCommands.class);
-    /** Errors that mean the participant did not answer, so the outcome of its commit is unknown. */
-    private static final Set<ErrorCode> NO_ANSWER = Set.of(ErrorCode.HostUnreachable, ErrorCode.HostNotFound, ErrorCode.NetworkTimeout,
-            ErrorCode.ShutdownInProgress, ErrorCode.ExceededTimeLimit, ErrorCode.NetworkInterfaceExceededTimeLimit);
 
     private final PeerClient client;
     private final ShardRegistry shards;
@@ -144,14 +140,14 @@ public class ClusterTransactionCommands implements TransactionAborter {
         try {
             reply = client.run(shard, shards.hostOf(shard), "admin", command);
         } catch (CommandException e) {
-            throw NO_ANSWER.contains(e.code()) ? unknownResult(e) : e;
+            throw ErrorLabel.isRetriableError(e.code()) ? unknownResult(e) : e;
         }
         if (reply.getNumber("ok").intValue() != 1) {
             ErrorCode code = ErrorCode.ofNumber(reply.getNumber("code").intValue());
             String message = reply.isString("errmsg") ? reply.getString("errmsg").getValue() : code.name();
             BsonDocument labels = reply.isArray(ErrorLabel.FIELD) ? new BsonDocument(ErrorLabel.FIELD, reply.get(ErrorLabel.FIELD)) : new BsonDocument();
             CommandException failure = new CommandException(code, message, labels);
-            throw NO_ANSWER.contains(code) ? unknownResult(failure) : failure;
+            throw ErrorLabel.isRetriableError(code) ? unknownResult(failure) : failure;
         }
     }
 
