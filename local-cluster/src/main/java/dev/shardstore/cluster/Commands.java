@@ -32,6 +32,10 @@ final class Commands {
 
     /** The argument naming a shard's spill directory (docs/architecture.md "Memory limits"). */
     static final String SPILL_DIRECTORY = "--shardstore.spill.directory=";
+    /** The services' property of their bind addresses. */
+    static final String BIND_IP = "shardstore.net.bind-ip";
+    /** The argument that names the cluster key's file to a service; its presence in a recorded command means enforcement. */
+    static final String CLUSTER_KEY_FILE = "--shardstore.security.cluster-key-file=";
 
     private final ClusterOptions options;
     private final ClusterHome home;
@@ -119,6 +123,10 @@ final class Commands {
         });
         command.add("--spring.kafka.bootstrap-servers=localhost:" + topology.component("kafka").port());
         options.serverParameters().forEach((name, value) -> command.add("--shardstore.set-parameter." + name + "=" + value));
+        command.add("--" + BIND_IP + "=" + String.join(",", options.bindIp()));
+        if (options.clusterKey()) {
+            command.add(CLUSTER_KEY_FILE + home.clusterKeyFile());
+        }
         if (component.role() != Role.CONFIG) {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }

@@ -48,6 +48,14 @@ final class UpCommand implements Callable<Integer> {
             + " e.g. internalQueryMaxBlockingSortMemoryUsageBytes=33554432 (repeatable; docs/architecture.md \"Memory limits\")")
     Map<String, String> serverParameters = new LinkedHashMap<>();
 
+    @Option(names = "--cluster-key", description = "services prove cluster membership to each other with a key generated into"
+            + " the cluster home (cluster.key, mode 0600; reused when present) and refuse callers without it, as MongoDB's keyFile")
+    boolean clusterKey;
+
+    @Option(names = "--bind-ip", paramLabel = "ADDR[,ADDR]", split = ",", description = "the addresses every service listens on"
+            + " (default: 127.0.0.1, this machine only)")
+    List<String> bindIp;
+
     @Option(names = "--no-console", description = "leave out the operator's web console (by default it runs on port 8085 + offset)")
     boolean noConsole;
 
@@ -73,7 +81,9 @@ final class UpCommand implements Callable<Integer> {
                 .withServiceJvmOptions(serviceJvmOptions())
                 .withDurability(durability.durability)
                 .withConsole(!noConsole)
-                .withServerParameters(serverParameters);
+                .withServerParameters(serverParameters)
+                .withClusterKey(clusterKey)
+                .withBindIp(bindIp == null || bindIp.isEmpty() ? ClusterOptions.DEFAULT_BIND_IP : bindIp);
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
         out.flush();
