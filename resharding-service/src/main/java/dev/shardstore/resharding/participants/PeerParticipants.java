@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -140,14 +142,18 @@ public class PeerParticipants implements ReshardingParticipants {
     }
 
     /**
-     * The decided commit, each step idempotent: {@code _configsvrReshardingCommit} (uuid, epoch, key and chunks swapped in
-     * one catalog transaction), each recipient's rename of the temporary collection, each donor's drop of the old one
-     * (a donor that is also a recipient had it replaced by the rename) and the end of its donation, the write block
-     * released, then {@code _configsvrReshardingUnregister}.
+     * The decided commit, each step idempotent: reads blocked too on every participant (as MongoDB's commit does: no
+     * read sees the new routing before the data is in place), {@code _configsvrReshardingCommit} (uuid, epoch, key and
+     * chunks swapped in one catalog transaction), each recipient's rename of the temporary collection, each donor's drop
+     * of the old one (a donor that is also a recipient had it replaced by the rename) and the end of its donation, the
+     * blocks released (the shards reload the routing), then {@code _configsvrReshardingUnregister}.
      */
     @Override
     public void commit(ReshardingOperation operation) {
         Map<String, String> hosts = shardHosts();
+        for (String shard : participantShards(operation)) {
+            client.runChecked(shard, host(hosts, shard), operation.namespace().db(), block(operation, "ReadsAndWrites"));
+        }
         client.runChecked(CONFIG, configUrl, "admin", operationCommand("_configsvrReshardingCommit", operation)
                 .append("key", operation.request().key()).append("newChunks", new BsonArray(operation.newChunks().stream()
                         .map(c -> (BsonValue) c.toBson()).toList())));
@@ -157,8 +163,8 @@ public class PeerParticipants implements ReshardingParticipants {
         for (String donor : operation.donorShards()) {
             client.runChecked(donor, host(hosts, donor), "admin", operationCommand("_shardsvrReshardingDonorCommit", operation)
                     .append("dropCollection", BsonBoolean.valueOf(!operation.recipientShards().contains(donor))));
-            client.runChecked(donor, host(hosts, donor), operation.namespace().db(), block(operation, "Unblock"));
         }
+        unblock(operation, hosts);
         client.runChecked(CONFIG, configUrl, "admin", operationCommand("_configsvrReshardingUnregister", operation));
     }
 
@@ -176,8 +182,8 @@ public class PeerParticipants implements ReshardingParticipants {
             }
             for (String donor : operation.donorShards()) {
                 client.runChecked(donor, host(hosts, donor), "admin", operationCommand("_shardsvrReshardingDonorAbort", operation));
-                client.runChecked(donor, host(hosts, donor), operation.namespace().db(), block(operation, "Unblock"));
             }
+            unblock(operation, hosts);
         }
         client.runChecked(CONFIG, configUrl, "admin", operationCommand("_configsvrReshardingUnregister", operation));
     }
@@ -233,6 +239,20 @@ public class PeerParticipants implements ReshardingParticipants {
             }
         }
         return count;
+    }
+
+    /** The donors and the recipients, each once. */
+    private static Set<String> participantShards(ReshardingOperation operation) {
+        Set<String> shards = new TreeSet<>(operation.donorShards());
+        shards.addAll(operation.recipientShards());
+        return shards;
+    }
+
+    /** Releases this operation's block on every participant (nothing where none is held). */
+    private void unblock(ReshardingOperation operation, Map<String, String> hosts) {
+        for (String shard : participantShards(operation)) {
+            client.runChecked(shard, host(hosts, shard), operation.namespace().db(), block(operation, "Unblock"));
+        }
     }
 
     /** {@code _shardsvrParticipantBlock: <coll>} with {@code blockType} for this operation's reason. */
