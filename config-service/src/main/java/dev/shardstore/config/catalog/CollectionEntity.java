@@ -107,6 +107,12 @@ public class CollectionEntity {
         setEpoch(key, newEpoch, newTimestamp);
     }
 
+    /** reshardCollection's commit: the temporary collection's uuid, the new key, a new epoch and timestamp. */
+    public void reshard(UUID newUuid, ShardKeyPattern key, ObjectId newEpoch, BsonTimestamp newTimestamp) {
+        this.uuid = newUuid;
+        setEpoch(key, newEpoch, newTimestamp);
+    }
+
     private void setEpoch(ShardKeyPattern key, ObjectId newEpoch, BsonTimestamp newTimestamp) {
         this.keyPattern = BsonBytes.encode(key.pattern());
         this.epoch = newEpoch.toHexString();

@@ -5,10 +5,20 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
+import dev.shardstore.config.outbox.Outbox;
+import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.contracts.sharding.ChunkRange;
+import dev.shardstore.contracts.version.ChunkVersion;
+import dev.shardstore.contracts.version.VersionRules;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -25,15 +35,65 @@ public class ReshardingCatalog {
     private final ChunkCatalog chunks;
     private final ShardRepository shards;
     private final ShardingDdlCoordinators coordinators;
+    private final Outbox outbox;
+    private final LogicalClock clock;
     private final TransactionTemplate tx;
 
     public ReshardingCatalog(CollectionRepository collections, ChunkCatalog chunks, ShardRepository shards,
-            ShardingDdlCoordinators coordinators, TransactionTemplate tx) {
+            ShardingDdlCoordinators coordinators, Outbox outbox, LogicalClock clock, TransactionTemplate tx) {
         this.collections = collections;
         this.chunks = chunks;
         this.shards = shards;
         this.coordinators = coordinators;
+        this.outbox = outbox;
+        this.clock = clock;
         this.tx = tx;
+    }
+
+    /** A new chunk of the commit: its range under the new key and its recipient. */
+    public record NewChunk(ChunkRange range, String shard) {
+        public NewChunk {
+            Objects.requireNonNull(range, "range");
+            Objects.requireNonNull(shard, "shard");
+        }
+    }
+
+    /**
+     * The commit's catalog half, in one transaction (MongoDB's coordinator swaps {@code config.collections} and
+     * {@code config.chunks} at once): the collection entry gets the operation's uuid (the temporary collection's),
+     * the new key, a new epoch and timestamp; its chunks are replaced by {@code newChunks} with versions
+     * {@code 1|0, 1|1, …} in key order; a routing change is announced to the old and the new owners. The collection stays
+     * held until {@link #unregister}. Idempotent: once the entry has the operation's uuid nothing changes.
+     *
+     * @param newChunks the new chunks in key order, covering the new key's space
+     * @throws CommandException NamespaceNotSharded (118) when the collection is gone; ConflictingOperationInProgress (117)
+     *                          when the collection is not held for this operation
+     */
+    public void commit(Namespace namespace, UUID reshardingUuid, ShardKeyPattern newKey, List<NewChunk> newChunks) {
+        tx.executeWithoutResult(status -> {
+            CollectionEntity entity = collections.findForUpdate(namespace.full()).orElseThrow(() -> new CommandException(
+                    ErrorCode.NamespaceNotSharded, "the resharding of " + namespace.full() + " commits, but it is not sharded"));
+            ShardedCollection current = entity.toCollection();
+            if (current.uuid().equals(reshardingUuid)) {
+                return;
+            }
+            coordinators.requireResharding(namespace, reshardingUuid);
+            ObjectId epoch = new ObjectId();
+            BsonTimestamp timestamp = clock.tick(1);
+            List<CatalogChunk> old = chunks.all(current.uuid());
+            Set<String> owners = new TreeSet<>(chunks.shards(current.uuid()));
+            chunks.delete(old.stream().map(CatalogChunk::id).toList());
+            List<ChunkVersion> versions = VersionRules.shardCollection(newChunks.size(), epoch, timestamp);
+            List<CatalogChunk> placed = new ArrayList<>(newChunks.size());
+            for (int i = 0; i < newChunks.size(); i++) {
+                placed.add(CatalogChunk.placed(reshardingUuid, newChunks.get(i).range(), newChunks.get(i).shard(), versions.get(i), timestamp));
+                owners.add(newChunks.get(i).shard());
+            }
+            entity.reshard(reshardingUuid, newKey, epoch, timestamp);
+            collections.saveAndFlush(entity);
+            chunks.insert(newKey, placed);
+            outbox.appendRoutingChanged(namespace.full(), epoch, versions.getLast(), owners);
+        });
     }
 
     /**

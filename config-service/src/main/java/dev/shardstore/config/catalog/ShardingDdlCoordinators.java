@@ -109,16 +109,32 @@ public class ShardingDdlCoordinators {
      *                          holds the collection or its database
      */
     public void startResharding(Namespace namespace, UUID reshardingUuid) {
-        BsonDocument state = new BsonDocument("reshardingUUID", new BsonBinary(reshardingUuid, UuidRepresentation.STANDARD));
-        boolean mine = jdbc.sql("SELECT state FROM sharding_ddl_coordinators WHERE namespace = ? AND operation = ?")
-                .params(namespace.full(), RESHARD_COLLECTION).query((rs, n) -> BsonBytes.decode(rs.getBytes("state"))).optional()
-                .map(state::equals).orElse(false);
-        if (mine) {
+        if (holdsResharding(namespace, reshardingUuid)) {
             return;
         }
+        BsonDocument state = new BsonDocument("reshardingUUID", new BsonBinary(reshardingUuid, UuidRepresentation.STANDARD));
         requireNone(namespace.full(), "reshardCollection");
         jdbc.sql("INSERT INTO sharding_ddl_coordinators (namespace, operation, phase, state) VALUES (?, ?, 'registered', ?)")
                 .params(namespace.full(), RESHARD_COLLECTION, BsonBytes.encode(state)).update();
+    }
+
+    /**
+     * Checks that resharding operation {@code reshardingUuid} holds {@code namespace} (before its commit changes the catalog).
+     *
+     * @throws CommandException ConflictingOperationInProgress (117) when it does not
+     */
+    public void requireResharding(Namespace namespace, UUID reshardingUuid) {
+        if (!holdsResharding(namespace, reshardingUuid)) {
+            throw new CommandException(ErrorCode.ConflictingOperationInProgress, "the resharding " + reshardingUuid + " of "
+                    + namespace.full() + " does not hold the collection (it was released or never registered)");
+        }
+    }
+
+    private boolean holdsResharding(Namespace namespace, UUID reshardingUuid) {
+        BsonDocument state = new BsonDocument("reshardingUUID", new BsonBinary(reshardingUuid, UuidRepresentation.STANDARD));
+        return jdbc.sql("SELECT state FROM sharding_ddl_coordinators WHERE namespace = ? AND operation = ?")
+                .params(namespace.full(), RESHARD_COLLECTION).query((rs, n) -> BsonBytes.decode(rs.getBytes("state"))).optional()
+                .map(state::equals).orElse(false);
     }
 
     /** Releases {@code namespace} from resharding operation {@code reshardingUuid}; nothing when it does not hold it. */

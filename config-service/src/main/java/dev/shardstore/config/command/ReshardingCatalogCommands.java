@@ -6,6 +6,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.support.command.CommandHandler;
 import java.util.List;
@@ -53,6 +54,25 @@ public class ReshardingCatalogCommands {
         return CommandHandler.of("_configsvrReshardingUnregister", (db, cmd) -> {
             Namespace namespace = Namespace.parse(new CommandArgs(cmd).requiredString("_configsvrReshardingUnregister"), "_configsvrReshardingUnregister");
             catalog.unregister(namespace, reshardingUuid(cmd));
+            return Replies.ok();
+        });
+    }
+
+    /**
+     * {@code {_configsvrReshardingCommit: "db.coll", reshardingUUID: UUID, key, newChunks: [{recipientShardId, min, max}]}}
+     * → {@code {ok: 1}} ({@link ReshardingCatalog#commit}).
+     */
+    @Bean
+    CommandHandler reshardingCommit(ReshardingCatalog catalog) {
+        return CommandHandler.of("_configsvrReshardingCommit", (db, cmd) -> {
+            CommandArgs args = new CommandArgs(cmd);
+            Namespace namespace = Namespace.parse(args.requiredString("_configsvrReshardingCommit"), "_configsvrReshardingCommit");
+            ShardKeyPattern key = ShardKeyPattern.of(args.document(args.required(cmd, "key", "key"), "key"));
+            List<ReshardingCatalog.NewChunk> chunks = args.requiredArray("newChunks").stream().map(c -> {
+                BsonDocument chunk = args.document(c, "newChunks");
+                return new ReshardingCatalog.NewChunk(ChunkRange.fromBson(chunk), chunk.getString("recipientShardId").getValue());
+            }).toList();
+            catalog.commit(namespace, reshardingUuid(cmd), key, chunks);
             return Replies.ok();
         });
     }

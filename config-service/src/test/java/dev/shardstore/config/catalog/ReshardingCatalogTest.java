@@ -15,6 +15,7 @@ import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -103,6 +104,31 @@ class ReshardingCatalogTest {
         BsonDocument forced = register(UUID.randomUUID(), "x", true);
         assertThat(forced.getBoolean("noChange").getValue()).isFalse();
         assertThat(names(forced, "recipientShards")).containsExactly("shardA", "shardB");
+    }
+
+    @Test
+    void theCommitSwapsUuidEpochKeyAndChunksInOneTransactionOnceAndOnlyForTheHoldingOperation() {
+        UUID operation = UUID.randomUUID();
+        ShardedCollection before = collections.find(NS.full()).orElseThrow();
+        BsonDocument commit = new BsonDocument("_configsvrReshardingCommit", new BsonString(NS.full())).append("reshardingUUID", uuid(operation))
+                .append("key", new BsonDocument("y", new BsonInt32(1)))
+                .append("newChunks", new BsonArray(List.of(
+                        BsonDocument.parse("{recipientShardId: 'shardA', min: {y: {$minKey: 1}}, max: {y: 10}}"),
+                        BsonDocument.parse("{recipientShardId: 'shardB', min: {y: 10}, max: {y: {$maxKey: 1}}}"))));
+        assertCode(() -> admin(commit), ErrorCode.ConflictingOperationInProgress); // not registered: not this operation's
+
+        register(operation, "y", false);
+        admin(commit);
+        admin(commit); // the coordinator retries its commit until it succeeds
+
+        ShardedCollection after = collections.find(NS.full()).orElseThrow();
+        assertThat(after.uuid()).isEqualTo(operation);
+        assertThat(after.key().pattern()).isEqualTo(new BsonDocument("y", new BsonInt32(1)));
+        assertThat(after.epoch()).isNotEqualTo(before.epoch());
+        assertThat(jdbc.sql("SELECT count(*) FROM chunks WHERE collection_uuid = ?").param(before.uuid()).query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT shard FROM chunks WHERE collection_uuid = ? ORDER BY shard").param(operation).query(String.class).list())
+                .containsExactly("shardA", "shardB");
+        admin(new BsonDocument("_configsvrReshardingUnregister", new BsonString(NS.full())).append("reshardingUUID", uuid(operation)));
     }
 
     @Test

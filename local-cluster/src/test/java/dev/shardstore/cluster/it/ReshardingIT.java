@@ -9,25 +9,32 @@ import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.UuidRepresentation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * reshardCollection through the router on real processes (3 shards, ports offset 3450), as far as this version goes
- * (docs/architecture.md "Resharding"): the router forwards it to the resharding service, whose coordinator registers the
- * operation with the config service (the collection held: its drop is ConflictingOperationInProgress meanwhile), starts
- * the donors (their {@code minFetchTimestamp} gives the {@code cloneTimestamp}) and, the shards' clone not being built
- * yet, aborts at cloning: the command fails with ReshardCollectionAborted (341), the collection stays as it was and
- * usable, and the hold is released. The collection's own key is no change; options not implemented are refused naming
- * them; abortReshardCollection after a commit is ReshardCollectionCommitted (340), with no operation
- * NoSuchReshardCollection (339).
+ * reshardCollection through the router on real processes (3 shards, ports offset 3450; docs/architecture.md
+ * "Resharding"): a collection resharded from a hashed {@code _id} to {@code {country: 1}} while a writer inserts,
+ * updates (moving documents between the new chunks) and deletes through the router commits with every acknowledged
+ * write in place, queries on the new key hit one shard, and no shard keeps a copy of the old layout; the verification
+ * finds a planted difference on a recipient and aborts, leaving the old collection as it was, the temporary one gone.
+ * The collection's own key is no change; options not implemented are refused naming them; abortReshardCollection after
+ * a commit is ReshardCollectionCommitted (340), with no operation NoSuchReshardCollection (339).
  */
 class ReshardingIT {
     private static final String DB = "rs";
@@ -39,8 +46,10 @@ class ReshardingIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
+        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
+        jvm.add("-Dshardstore.test-commands.enabled=true"); // the verification's planted difference is a fail point
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-resharding-it-"))
-                .withShards(3).withRouters(1).withPortOffset(3450), line -> System.out.println("[cluster] " + line));
+                .withShards(3).withRouters(1).withPortOffset(3450).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
         router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
     }
 
@@ -52,30 +61,110 @@ class ReshardingIT {
     }
 
     @Test
-    void aNewKeyAbortsAtCloningForNowAndLeavesTheCollectionAsItWasAndReleased() {
+    void aNewKeyUnderAWriterCommitsWithEveryAcknowledgedWriteAndTargetsTheNewKey() throws Exception {
         String ns = fill("cities");
+        Map<Integer, String> expected = new ConcurrentHashMap<>();
+        for (int i = 0; i < DOCUMENTS; i++) {
+            expected.put(i, COUNTRIES.get(i % COUNTRIES.size()));
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong acknowledged = new AtomicLong();
+        Thread writer = Thread.ofVirtual().start(() -> {
+            for (int i = 0; !stop.get(); i++) {
+                // an insert, an update that moves a document to another country (another new chunk), a delete
+                int inserted = 10_000 + i;
+                String country = COUNTRIES.get(i % COUNTRIES.size());
+                if (written(router.run(DB, ExtendedJson.parse("{\"insert\": \"cities\", \"documents\": [{\"_id\": " + inserted
+                        + ", \"country\": \"" + country + "\"}]}")))) {
+                    expected.put(inserted, country);
+                }
+                int moved = i % (DOCUMENTS / 2);
+                String to = COUNTRIES.get((i + 2) % COUNTRIES.size());
+                if (written(router.run(DB, ExtendedJson.parse("{\"update\": \"cities\", \"updates\": [{\"q\": {\"_id\": " + moved
+                        + "}, \"u\": {\"$set\": {\"country\": \"" + to + "\", \"v\": " + i + "}}}]}"))) && expected.containsKey(moved)) {
+                    expected.put(moved, to);
+                }
+                int deleted = DOCUMENTS - 1 - i;
+                if (deleted >= DOCUMENTS / 2 && written(router.run(DB, ExtendedJson.parse("{\"delete\": \"cities\", \"deletes\": [{\"q\": {\"_id\": "
+                        + deleted + "}, \"limit\": 1}]}")))) {
+                    expected.remove(deleted);
+                }
+                acknowledged.incrementAndGet();
+            }
+        });
+        ItSupport.waitUntil(() -> acknowledged.get() >= 5, Duration.ofSeconds(60), "the writer's first writes");
+
+        BsonDocument reply = router.run("admin", reshard(ns, "{\"country\": 1}"));
+        ItSupport.waitUntil(() -> acknowledged.get() >= 10, Duration.ofSeconds(60), "writes after the commit");
+        stop.set(true);
+        writer.join();
+
+        assertThat(reply.getNumber("ok").intValue()).as("%s", reply).isEqualTo(1);
+        BsonDocument operation = operationOf(ns);
+        assertThat(operation.containsKey("abortReason")).as("%s", operation).isFalse();
+        assertThat(operation.getArray("newChunks")).hasSize(3);
+        Map<String, Long> byCountry = new TreeMap<>();
+        expected.values().forEach(c -> byCountry.merge(c, 1L, Long::sum));
+        assertThat(ItSupport.countsByCountry(router, DB, "cities")).as("every acknowledged write, none lost or doubled").isEqualTo(byCountry);
+        assertThat(count("cities")).isEqualTo(expected.size());
+        BsonDocument entry = ItSupport.firstBatch(router, "collections", BsonDocument.parse("{_id: '" + ns + "'}")).getFirst();
+        assertThat(entry.getDocument("key").toJson()).isEqualTo("{\"country\": 1}");
+        assertThat(uuid(entry.get("uuid"))).as("the temporary collection's uuid: %s", entry).isEqualTo(operationId(operation));
+
+        BsonDocument explain = ItSupport.ok(router, DB, "{\"explain\": {\"find\": \"cities\", \"filter\": {\"country\": \"FR\"}}}");
+        assertThat(explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards")).as("%s", explain).hasSize(1);
+        // the donors dropped the old layout: what the shards store is exactly the collection, each document once
+        long stored = 0;
+        for (String shard : List.of("shard1", "shard2", "shard3")) {
+            stored += ItSupport.storedOn(cluster, shard, DB, "cities").size();
+            assertThat(ItSupport.storedOn(cluster, shard, DB, "system.resharding." + operationId(operation))).isEmpty();
+        }
+        assertThat(stored).isEqualTo(expected.size());
+        // writes go on under the new key
+        ItSupport.ok(router, DB, "{\"insert\": \"cities\", \"documents\": [{\"_id\": 900000, \"country\": \"NZ\"}]}");
+        assertThat(count("cities")).isEqualTo(expected.size() + 1L);
+    }
+
+    @Test
+    void theVerificationFindsAPlantedDifferenceAndAbortsLeavingTheOldCollection() {
+        String ns = fill("planted");
+        for (String shard : List.of("shard1", "shard2", "shard3")) {
+            ItSupport.onService(cluster, shard, "admin", new BsonDocument("configureFailPoint", new BsonString("reshardingRecipient.corruptOneDocument"))
+                    .append("mode", new BsonDocument("times", new BsonInt32(1)))
+                    .append("data", new BsonDocument("action", new BsonString("error")).append("errorCode", new BsonInt32(8))));
+        }
 
         BsonDocument reply = router.run("admin", reshard(ns, "{\"country\": 1}"));
 
         assertThat(code(reply)).as("%s", reply).isEqualTo(341);
-        assertThat(reply.getString("errmsg").getValue()).contains("recipients' clone");
+        assertThat(reply.getString("errmsg").getValue()).contains("verification").contains("new chunk");
         BsonDocument operation = operationOf(ns);
         assertThat(operation.getString("state").getValue()).isEqualTo("quiesced");
-        assertThat(operation.getDocument("abortReason").getString("codeName").getValue()).isEqualTo("NotImplemented");
-        assertThat(operation.containsKey("cloneTimestamp")).as("the donors started: %s", operation).isTrue();
-        assertThat(operation.getArray("donorShards")).hasSize(3);
-        assertThat(operation.getArray("recipientShards")).hasSize(3);
-        // a retry of the same command gets the operation's outcome
-        assertThat(code(router.run("admin", reshard(ns, "{\"country\": 1}")))).isEqualTo(341);
+        assertThat(count("planted")).isEqualTo(DOCUMENTS);
+        assertThat(ItSupport.firstBatch(router, "collections", BsonDocument.parse("{_id: '" + ns + "'}")).getFirst()
+                .getDocument("key").toJson()).isEqualTo("{\"_id\": \"hashed\"}");
+        for (String shard : List.of("shard1", "shard2", "shard3")) {
+            assertThat(ItSupport.storedOn(cluster, shard, DB, "system.resharding." + operationId(operation))).as("the temporary collection is gone").isEmpty();
+        }
+        // released and writable
+        ItSupport.ok(router, DB, "{\"insert\": \"planted\", \"documents\": [{\"_id\": 100000, \"country\": \"FR\"}]}");
+        assertThat(count("planted")).isEqualTo(DOCUMENTS + 1);
+        ItSupport.ok(router, DB, "{\"drop\": \"planted\"}");
+    }
 
-        // the collection is as it was, and writable
-        assertThat(count("cities")).isEqualTo(DOCUMENTS);
-        ItSupport.ok(router, DB, "{\"insert\": \"cities\", \"documents\": [{\"_id\": 100000, \"country\": \"FR\"}]}");
-        assertThat(count("cities")).isEqualTo(DOCUMENTS + 1);
-        assertThat(ItSupport.ok(router, "config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + ns + "\"}}")
-                .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getDocument("key").toJson()).isEqualTo("{\"_id\": \"hashed\"}");
-        // the hold is released: the drop runs
-        ItSupport.ok(router, DB, "{\"drop\": \"cities\"}");
+    /** Whether a write's reply acknowledges it: ok, no write error, one document written. */
+    private static boolean written(BsonDocument reply) {
+        return reply.getNumber("ok").intValue() == 1 && !reply.containsKey("writeErrors") && reply.getNumber("n").intValue() == 1;
+    }
+
+    /** The operation's {@code _id}. */
+    private static UUID operationId(BsonDocument operation) {
+        return uuid(operation.get("_id"));
+    }
+
+    /** A UUID as a reply renders it: binary subtype 4, or its string where JSON carries it ({@code /actuator/resharding}). */
+    private static UUID uuid(BsonValue value) {
+        return value.isString() ? UUID.fromString(value.asString().getValue()) : value.asBinary().asUuid(UuidRepresentation.STANDARD);
     }
 
     @Test

@@ -3,9 +3,11 @@ package dev.shardstore.resharding.coordinator;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.resharding.ReshardingProperties;
 import dev.shardstore.support.coordinator.KeyedOperations;
 import dev.shardstore.support.failpoint.FailPoints;
+import java.util.List;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -140,9 +142,15 @@ public class ReshardingCoordinator {
             return switch (state) {
                 case INITIALIZING -> {
                     ReshardingParticipants.Participants fixed = participants.initialize(operation);
-                    // already the collection's key: nothing to move, the command succeeds at once (as MongoDB's)
-                    yield advance(operation.withParticipants(fixed.donors(), fixed.recipients())
-                            .withState(fixed.noChange() ? CoordinatorState.QUIESCED : state.next()), generation);
+                    if (fixed.noChange()) {
+                        // already the collection's key: nothing to move, the command succeeds at once (as MongoDB's)
+                        yield advance(operation.withState(CoordinatorState.QUIESCED), generation);
+                    }
+                    ReshardingOperation fixedOperation = operation.withParticipants(fixed.donors(), fixed.recipients(), List.of());
+                    int chunks = ReshardingSplitPolicy.chunkCount(operation.request(), fixed.recipients());
+                    List<ReshardedChunk> newChunks = ReshardingSplitPolicy.split(ShardKeyPattern.of(operation.request().key()),
+                            participants.sampleNewKey(fixedOperation, chunks * ReshardingSplitPolicy.SAMPLES_PER_CHUNK), chunks, fixed.recipients());
+                    yield advance(operation.withParticipants(fixed.donors(), fixed.recipients(), newChunks).withState(state.next()), generation);
                 }
                 case PREPARING_TO_DONATE -> advance(operation.withCloneTimestamp(participants.prepareToDonate(operation, abort))
                         .withState(state.next()), generation);

@@ -27,24 +27,27 @@ import org.jspecify.annotations.Nullable;
  * @param state          the state reached
  * @param donorShards    the shards that own chunks of the collection now; empty until initialized
  * @param recipientShards the shards the new chunks are spread over; empty until initialized
+ * @param newChunks      the new key's chunks and their recipients ({@link ReshardingSplitPolicy}); empty until initialized
  * @param cloneTimestamp the donors' highest {@code minFetchTimestamp}, fixed when preparing-to-donate ends; null before
  * @param abortReason    {@code {code, codeName, errmsg}} of the error that aborts the operation; null unless aborting or
  *                       quiesced after an abort
  */
 public record ReshardingOperation(UUID id, ReshardingRequest request, CoordinatorState state, List<String> donorShards,
-        List<String> recipientShards, @Nullable BsonTimestamp cloneTimestamp, @Nullable BsonDocument abortReason) {
+        List<String> recipientShards, List<ReshardedChunk> newChunks, @Nullable BsonTimestamp cloneTimestamp,
+        @Nullable BsonDocument abortReason) {
     public ReshardingOperation {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(state, "state");
         donorShards = List.copyOf(donorShards);
         recipientShards = List.copyOf(recipientShards);
+        newChunks = List.copyOf(newChunks);
         abortReason = abortReason == null ? null : abortReason.clone();
     }
 
     /** A new operation of {@code request}, initializing, with nothing fixed yet. */
     public static ReshardingOperation start(UUID id, ReshardingRequest request) {
-        return new ReshardingOperation(id, request, CoordinatorState.INITIALIZING, List.of(), List.of(), null, null);
+        return new ReshardingOperation(id, request, CoordinatorState.INITIALIZING, List.of(), List.of(), List.of(), null, null);
     }
 
     /** The collection being resharded. */
@@ -64,17 +67,17 @@ public record ReshardingOperation(UUID id, ReshardingRequest request, Coordinato
 
     /** This document at {@code next}. */
     public ReshardingOperation withState(CoordinatorState next) {
-        return new ReshardingOperation(id, request, next, donorShards, recipientShards, cloneTimestamp, abortReason);
+        return new ReshardingOperation(id, request, next, donorShards, recipientShards, newChunks, cloneTimestamp, abortReason);
     }
 
-    /** This document with its participants fixed. */
-    public ReshardingOperation withParticipants(List<String> donors, List<String> recipients) {
-        return new ReshardingOperation(id, request, state, donors, recipients, cloneTimestamp, abortReason);
+    /** This document with its participants and the new key's chunks fixed. */
+    public ReshardingOperation withParticipants(List<String> donors, List<String> recipients, List<ReshardedChunk> chunks) {
+        return new ReshardingOperation(id, request, state, donors, recipients, chunks, cloneTimestamp, abortReason);
     }
 
     /** This document with its {@code cloneTimestamp} fixed. */
     public ReshardingOperation withCloneTimestamp(BsonTimestamp timestamp) {
-        return new ReshardingOperation(id, request, state, donorShards, recipientShards, timestamp, abortReason);
+        return new ReshardingOperation(id, request, state, donorShards, recipientShards, newChunks, timestamp, abortReason);
     }
 
     /** This document aborting because of {@code error}. */
@@ -82,7 +85,7 @@ public record ReshardingOperation(UUID id, ReshardingRequest request, Coordinato
         BsonDocument reason = new BsonDocument("code", new BsonInt32(error.code().code()))
                 .append("codeName", new BsonString(error.code().name()))
                 .append("errmsg", new BsonString(error.getMessage() == null ? error.code().name() : error.getMessage()));
-        return new ReshardingOperation(id, request, CoordinatorState.ABORTING, donorShards, recipientShards, cloneTimestamp, reason);
+        return new ReshardingOperation(id, request, CoordinatorState.ABORTING, donorShards, recipientShards, newChunks, cloneTimestamp, reason);
     }
 
     /**
@@ -99,8 +102,8 @@ public record ReshardingOperation(UUID id, ReshardingRequest request, Coordinato
 
     /**
      * The document as MongoDB shapes {@code config.reshardingOperations}: {@code {_id, ns, reshardingKey,
-     * numInitialChunks, forceRedistribution, state, donorShards: [{id}], recipientShards: [{id}], cloneTimestamp?,
-     * abortReason?}}.
+     * numInitialChunks, forceRedistribution, state, donorShards: [{id}], recipientShards: [{id}],
+     * newChunks: [{recipientShardId, min, max}], cloneTimestamp?, abortReason?}}.
      */
     public BsonDocument toBson() {
         BsonDocument doc = new BsonDocument("_id", new BsonBinary(id, UuidRepresentation.STANDARD))
@@ -110,7 +113,8 @@ public record ReshardingOperation(UUID id, ReshardingRequest request, Coordinato
                 .append("forceRedistribution", BsonBoolean.valueOf(request.forceRedistribution()))
                 .append("state", new BsonString(state.value()))
                 .append("donorShards", shards(donorShards))
-                .append("recipientShards", shards(recipientShards));
+                .append("recipientShards", shards(recipientShards))
+                .append("newChunks", new BsonArray(newChunks.stream().map(c -> (BsonValue) c.toBson()).toList()));
         if (cloneTimestamp != null) {
             doc.append("cloneTimestamp", cloneTimestamp);
         }
@@ -133,6 +137,7 @@ public record ReshardingOperation(UUID id, ReshardingRequest request, Coordinato
             BsonValue reason = doc.get("abortReason");
             return new ReshardingOperation(doc.getBinary("_id").asUuid(UuidRepresentation.STANDARD), request,
                     CoordinatorState.of(doc.getString("state").getValue()), ids(doc.getArray("donorShards")), ids(doc.getArray("recipientShards")),
+                    doc.getArray("newChunks", new BsonArray()).stream().map(c -> ReshardedChunk.fromBson(c.asDocument())).toList(),
                     clone == null ? null : clone.asTimestamp(), reason == null ? null : reason.asDocument());
         } catch (org.bson.BsonInvalidOperationException e) {
             throw new IllegalArgumentException("malformed resharding state document " + doc.toJson() + ": " + e.getMessage(), e);

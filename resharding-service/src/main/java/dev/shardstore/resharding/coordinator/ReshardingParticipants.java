@@ -1,6 +1,7 @@
 package dev.shardstore.resharding.coordinator;
 
 import java.util.List;
+import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 
 /**
@@ -23,6 +24,15 @@ public interface ReshardingParticipants {
      *                                                        (117) while another DDL operation runs on the collection
      */
     Participants initialize(ReshardingOperation operation);
+
+    /**
+     * A random sample of the collection's new-key values from the donors, for the new chunks' bounds
+     * ({@link ReshardingSplitPolicy}).
+     *
+     * @param perDonor how many documents each donor samples at most
+     * @return the sampled keys in the new key's pattern shape (a hashed field hashed), any order
+     */
+    List<BsonDocument> sampleNewKey(ReshardingOperation operation, int perDonor);
 
     /**
      * Starts the donors: each fixes its {@code minFetchTimestamp}, after which every oplog entry of the collection names

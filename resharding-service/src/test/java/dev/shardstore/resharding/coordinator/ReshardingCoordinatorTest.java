@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -178,7 +179,7 @@ class ReshardingCoordinatorTest {
     void aCrashedOperationResumesFromItsPersistedStateWithoutRepeatingTheStepsBefore() {
         Namespace ns = new Namespace("app", "resumed");
         ReshardingOperation crashed = ReshardingOperation.start(UUID.randomUUID(), request(ns, "country"))
-                .withParticipants(List.of("shard1"), List.of("shard2")).withCloneTimestamp(CLONE_TIMESTAMP).withState(CoordinatorState.CLONING);
+                .withParticipants(List.of("shard1"), List.of("shard2"), List.of()).withCloneTimestamp(CLONE_TIMESTAMP).withState(CoordinatorState.CLONING);
         store.create(ReshardingOperation.start(crashed.id(), crashed.request()));
         store.save(crashed, store.claim(crashed.id()));
 
@@ -193,7 +194,7 @@ class ReshardingCoordinatorTest {
     void anAbortOfAnOperationACrashLeftDrivesItToItsAbortedEnd() {
         Namespace ns = new Namespace("app", "leftover");
         ReshardingOperation crashed = ReshardingOperation.start(UUID.randomUUID(), request(ns, "country"))
-                .withParticipants(List.of("shard1"), List.of("shard2")).withCloneTimestamp(CLONE_TIMESTAMP).withState(CoordinatorState.CLONING);
+                .withParticipants(List.of("shard1"), List.of("shard2"), List.of()).withCloneTimestamp(CLONE_TIMESTAMP).withState(CoordinatorState.CLONING);
         store.create(ReshardingOperation.start(crashed.id(), crashed.request()));
         store.save(crashed, store.claim(crashed.id()));
 
@@ -224,7 +225,7 @@ class ReshardingCoordinatorTest {
     @Test
     void theStateDocumentRoundTripsThroughItsBsonShape() {
         ReshardingOperation operation = ReshardingOperation.start(UUID.randomUUID(), request(new Namespace("app", "shape"), "country"))
-                .withParticipants(List.of("shard1"), List.of("shard1", "shard2")).withCloneTimestamp(CLONE_TIMESTAMP)
+                .withParticipants(List.of("shard1"), List.of("shard1", "shard2"), List.of()).withCloneTimestamp(CLONE_TIMESTAMP)
                 .aborting(new CommandException(ErrorCode.BadValue, "no"));
         BsonDocument bson = operation.toBson();
         assertThat(bson.getString("ns").getValue()).isEqualTo("app.shape");
@@ -280,6 +281,16 @@ class ReshardingCoordinatorTest {
         public Participants initialize(ReshardingOperation operation) {
             call("initialize", operation, () -> { });
             return noChange ? Participants.NO_CHANGE : Participants.of(List.of("shard1", "shard2"), List.of("shard1", "shard2", "shard3"));
+        }
+
+        /** Not recorded among the calls: a sample of two keys ("c" and "m" in every field), so that the new chunks are fixed at initializing. */
+        @Override
+        public List<BsonDocument> sampleNewKey(ReshardingOperation operation, int perDonor) {
+            return List.of("m", "c").stream().map(value -> {
+                BsonDocument key = new BsonDocument();
+                operation.request().key().keySet().forEach(field -> key.append(field, new BsonString(value)));
+                return key;
+            }).toList();
         }
 
         @Override

@@ -46,7 +46,7 @@ public class MigrationChunkClonerSource {
     /** Most bytes of documents in one {@code _transferMods} reply (BSON replies stay well under 16 MB). */
     static final long MAX_BATCH_BYTES = 8L * 1024 * 1024;
     /** Most oplog entries one {@code _transferMods} reply reads. */
-    static final int MODS_BATCH_ENTRIES = 1000;
+    public static final int MODS_BATCH_ENTRIES = 1000;
 
     private final ActiveMigrationsRegistry registry;
     private final CollectionShardingRuntime runtime;
@@ -110,7 +110,17 @@ public class MigrationChunkClonerSource {
         session.pin().advance(after);
         donation.modsAppliedThrough = after;
         failPoints.hit(DURING_CATCHUP);
-        OplogReader.Batch batch = oplog.read(session.collection().uuid(), after, session.range(), MODS_BATCH_ENTRIES);
+        BsonDocument reply = modsReply(oplog.read(session.collection().uuid(), after, session.range(), MODS_BATCH_ENTRIES), after);
+        donation.progress.transferred(reply.getArray("entries").size());
+        return reply;
+    }
+
+    /**
+     * A {@code _transferMods}-shaped reply of {@code batch}, read after {@code after} with a limit of
+     * {@link #MODS_BATCH_ENTRIES} (resharding's oplog fetch serves the same shape): the client changes, without this
+     * shard's migration and range deletion writes, cut at {@link #MAX_BATCH_BYTES} of post-images.
+     */
+    public static BsonDocument modsReply(OplogReader.Batch batch, BsonTimestamp after) {
         BsonArray entries = new BsonArray();
         BsonTimestamp resumeAfter = batch.resumeAfter();
         boolean more = batch.entries().size() == MODS_BATCH_ENTRIES;
@@ -134,7 +144,6 @@ public class MigrationChunkClonerSource {
             }
             entries.add(out);
         }
-        donation.progress.transferred(entries.size());
         return new BsonDocument("entries", entries).append("resumeAfter", resumeAfter).append("more", BsonBoolean.valueOf(more));
     }
 

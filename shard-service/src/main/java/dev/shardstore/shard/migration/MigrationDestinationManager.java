@@ -4,7 +4,6 @@ import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.KeyRange;
@@ -21,14 +20,11 @@ import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.support.failpoint.FailPoints;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -369,23 +365,9 @@ public class MigrationDestinationManager {
         }
         ShardKeyPattern key = receipt.request.shardKey();
         KeyRange range = KeyRange.of(key, receipt.request.range());
-        Map<ByteBuffer, StoredDocument> upserts = new LinkedHashMap<>();
-        Map<ByteBuffer, byte[]> deletes = new LinkedHashMap<>();
-        for (BsonValue value : entries) {
-            BsonDocument entry = value.asDocument();
-            byte[] id = KeyString.encode(Objects.requireNonNull(entry.getDocument("o2").get("_id"), "an entry's o2 names its document's _id"));
-            ByteBuffer slot = ByteBuffer.wrap(id);
-            BsonDocument document = entry.isDocument("o") ? entry.getDocument("o") : null;
-            if (document != null && inRange(key, range, document)) {
-                deletes.remove(slot);
-                upserts.put(slot, StoredDocument.of(document));
-            } else {
-                // a delete, or an update whose document left the range: it is not the recipient's
-                upserts.remove(slot);
-                deletes.put(slot, id);
-            }
-        }
-        write(receipt, collection, List.copyOf(upserts.values()), List.copyOf(deletes.values()));
+        // a document whose post-image left the range is not the recipient's: deleted
+        AppliedChanges changes = AppliedChanges.of(entries, document -> inRange(key, range, document));
+        write(receipt, collection, changes.upserts(), changes.deletes());
         receipt.progress.transferred(entries.size());
     }
 
@@ -416,22 +398,7 @@ public class MigrationDestinationManager {
                 throw new CommandException(ErrorCode.OperationFailed, "migration " + receipt.request.id() + " was aborted by its donor");
             }
             runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit -> {
-                if (!upserts.isEmpty()) {
-                    BitSet inserted = store.insert(inUnit, collection, upserts);
-                    Map<ByteBuffer, StoredDocument> taken = new LinkedHashMap<>();
-                    for (int i = inserted.nextClearBit(0); i < upserts.size(); i = inserted.nextClearBit(i + 1)) {
-                        taken.put(ByteBuffer.wrap(upserts.get(i).id()), upserts.get(i));
-                    }
-                    List<DocumentStore.Replacement> replacements = new ArrayList<>(taken.size());
-                    for (StoredDocument old : store.lockByIds(collection, taken.values().stream().map(StoredDocument::id).toList())) {
-                        replacements.add(new DocumentStore.Replacement(old, Objects.requireNonNull(taken.get(ByteBuffer.wrap(old.id())),
-                                "lockByIds returns only the ids it was given")));
-                    }
-                    store.replace(inUnit, collection, replacements);
-                }
-                if (!deletes.isEmpty()) {
-                    store.delete(inUnit, collection, store.lockByIds(collection, deletes));
-                }
+                store.upsertAndDelete(inUnit, collection, upserts, deletes);
                 failPoints.hit(BATCH_WRITTEN);
                 return null;
             }));

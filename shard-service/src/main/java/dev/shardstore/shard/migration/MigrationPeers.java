@@ -169,7 +169,7 @@ public class MigrationPeers {
     }
 
     /** The donor's options of {@code ns} ({@code listCollections}), empty when it has none. */
-    BsonDocument collectionOptions(String donor, Namespace ns) {
+    public BsonDocument collectionOptions(String donor, Namespace ns) {
         BsonDocument reply = onShard(donor, ns.db(), new BsonDocument("listCollections", new BsonInt32(1))
                 .append("filter", new BsonDocument("name", new BsonString(ns.collection()))));
         var batch = reply.getDocument("cursor").getArray("firstBatch");
@@ -177,7 +177,7 @@ public class MigrationPeers {
     }
 
     /** The donor's index specs of {@code ns} ({@code listIndexes}); empty when it has no such collection. */
-    List<BsonDocument> indexSpecs(String donor, Namespace ns) {
+    public List<BsonDocument> indexSpecs(String donor, Namespace ns) {
         BsonDocument reply = onShard(donor, ns.db(), new BsonDocument("listIndexes", new BsonString(ns.collection())));
         return reply.getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }

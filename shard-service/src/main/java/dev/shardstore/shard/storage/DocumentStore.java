@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +14,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -132,6 +134,34 @@ public class DocumentStore {
         int deleted = change(opCtx, c, 'd', change, documents, List.of()).cardinality();
         entries.remove(indexes.maintained(c), documents.stream().map(StoredDocument::id).toList());
         return deleted;
+    }
+
+    /**
+     * A recipient's idempotent apply (chunk migration, resharding): upserts {@code upserts} and deletes the documents with
+     * {@code _id} KeyStrings {@code deletes}, in the caller's unit of work. The upsert inserts every document in one
+     * statement ({@code ON CONFLICT DO NOTHING}) and replaces only the ones whose {@code _id} it found taken, so a page
+     * into an empty range costs one statement for the documents and one per index, and re-applying a page (or a change
+     * already seen) replaces documents instead of duplicating them; a missing document's delete does nothing.
+     *
+     * @throws CommandException DuplicateKey on a unique index conflict (the unit rolls back)
+     */
+    public void upsertAndDelete(OperationContext opCtx, CollectionInfo c, List<StoredDocument> upserts, List<byte[]> deletes) {
+        if (!upserts.isEmpty()) {
+            BitSet inserted = insert(opCtx, c, upserts);
+            Map<ByteBuffer, StoredDocument> taken = new LinkedHashMap<>();
+            for (int i = inserted.nextClearBit(0); i < upserts.size(); i = inserted.nextClearBit(i + 1)) {
+                taken.put(ByteBuffer.wrap(upserts.get(i).id()), upserts.get(i));
+            }
+            List<Replacement> replacements = new ArrayList<>(taken.size());
+            for (StoredDocument old : lockByIds(c, taken.values().stream().map(StoredDocument::id).toList())) {
+                replacements.add(new Replacement(old, Objects.requireNonNull(taken.get(ByteBuffer.wrap(old.id())),
+                        "lockByIds returns only the ids it was given")));
+            }
+            replace(opCtx, c, replacements);
+        }
+        if (!deletes.isEmpty()) {
+            delete(opCtx, c, lockByIds(c, deletes));
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.shardstore.shard.storage.OplogReader;
 import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.UuidRepresentation;
@@ -62,6 +63,23 @@ class ReshardingDonorsTest extends ShardIntegrationTest {
         restarted.end(operation);
         run("admin", command("_shardsvrReshardingDonorAbort", operation));
         assertThat(jdbc.sql("SELECT count(*) FROM resharding_donors WHERE resharding_uuid = ?").param(operation).query(Long.class).single()).isZero();
+    }
+
+    @Test
+    void aSampleReturnsTheNewKeyOfAtMostSizeDocuments() {
+        insertInto("rssample", "c", "{_id: 1, country: 'FR', name: 'Paris', pop: 2}");
+        insertInto("rssample", "c", "{_id: 2, country: 'DE', name: 'Berlin'}");
+        insertInto("rssample", "c", "{_id: 3, country: 'IT'}");
+        BsonDocument sample = new BsonDocument("_shardsvrReshardingSampleKeys", new BsonString("rssample.c"))
+                .append("reshardingUUID", new BsonBinary(UUID.randomUUID(), UuidRepresentation.STANDARD))
+                .append("key", BsonDocument.parse("{country: 1, name: 1}"));
+
+        assertThat(run("admin", sample.clone().append("size", new BsonInt32(10))).getArray("keys")).containsExactlyInAnyOrder(
+                BsonDocument.parse("{country: 'FR', name: 'Paris'}"), BsonDocument.parse("{country: 'DE', name: 'Berlin'}"),
+                BsonDocument.parse("{country: 'IT', name: null}"));
+        assertThat(run("admin", sample.clone().append("size", new BsonInt32(2))).getArray("keys")).hasSize(2);
+        assertThat(run("admin", sample.clone().append("_shardsvrReshardingSampleKeys", new BsonString("rssample.none"))
+                .append("size", new BsonInt32(2))).getArray("keys")).as("no collection here: nothing to sample").isEmpty();
     }
 
     @Test
