@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.security.Principal;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.springframework.context.annotation.Configuration;
  * The diagnostic commands mongosh and the drivers send when they connect, answered as far as they need:
  * {@code getParameter} (only {@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
  * commands the router implements), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
- * {@code connectionStatus} (no authentication: no users); the session commands are in {@code router.session}.
+ * {@code connectionStatus} (the connection's users, roles and privileges); the session commands are in {@code router.session}.
  * {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router answers CommandNotFound. All
  * but {@code connectionStatus} run on {@code admin} only.
  */
@@ -107,16 +108,18 @@ public class DiagnosticCommands {
         });
     }
 
-    /** {@code connectionStatus}: the router has no authentication, so nobody is authenticated. */
+    /**
+     * {@code connectionStatus}: {@code authInfo} with the connection's {@code authenticatedUsers} and
+     * {@code authenticatedUserRoles} (every role held, inherited ones too), and {@code authenticatedUserPrivileges}
+     * with {@code showPrivileges}; empty lists for a connection that has not authenticated.
+     */
     @Bean
     CommandHandler connectionStatus() {
-        return CommandHandler.of("connectionStatus", (db, cmd) -> {
-            BsonDocument authInfo = new BsonDocument("authenticatedUsers", new BsonArray())
-                    .append("authenticatedUserRoles", new BsonArray());
-            if (cmd.containsKey("showPrivileges")) {
-                authInfo.append("authenticatedUserPrivileges", new BsonArray());
-            }
-            return Replies.ok(new BsonDocument("authInfo", authInfo));
+        return CommandHandler.of("connectionStatus", (opCtx, db, cmd) -> {
+            Principal principal = opCtx.caller().principal();
+            boolean showPrivileges = new CommandArgs(cmd).optionalBoolean(cmd, "showPrivileges", "showPrivileges", false);
+            Principal shown = principal.kind() == Principal.Kind.SYSTEM ? Principal.NONE : principal;
+            return Replies.ok(new BsonDocument("authInfo", shown.authInfo(showPrivileges)));
         });
     }
 

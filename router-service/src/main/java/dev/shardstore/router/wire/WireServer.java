@@ -1,6 +1,8 @@
 package dev.shardstore.router.wire;
 
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.security.ConnectionAuthentication;
+import dev.shardstore.router.security.UserDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,14 +49,16 @@ public class WireServer implements SmartLifecycle {
     private final WireProperties properties;
     private final ClientCommands commands;
     private final WireMetrics metrics;
+    private final UserDirectory users;
     private final Map<Long, WireConnection> connections = new ConcurrentHashMap<>();
     private final Map<InetAddress, Integer> perClient = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
     private volatile @Nullable ServerSocket server;
     private volatile @Nullable ScheduledExecutorService sweeper;
 
-    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters) {
+    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, UserDirectory users) {
         this.properties = properties;
+        this.users = users;
         this.commands = commands;
         this.metrics = new WireMetrics(meters);
     }
@@ -129,7 +133,8 @@ public class WireServer implements SmartLifecycle {
         }
         long id = connectionIds.incrementAndGet();
         metrics.opened();
-        WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics, () -> {
+        WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics,
+                new ConnectionAuthentication(users, address.isLoopbackAddress()), () -> {
             connections.remove(id);
             release.run();
         });

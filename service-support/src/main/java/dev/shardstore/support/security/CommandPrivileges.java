@@ -119,6 +119,9 @@ public final class CommandPrivileges {
         namespace("shardCollection", enableSharding);
         namespace("refineCollectionShardKey", refineCollectionShardKey);
         namespace("reshardCollection", reshardCollection);
+        namespace("abortReshardCollection", reshardCollection);
+        namespace("commitReshardCollection", reshardCollection);
+        namespace("cleanupReshardCollection", reshardCollection);
         namespace("moveChunk", moveChunk);
         namespace("moveRange", moveChunk);
         namespace("split", splitChunk);
@@ -130,6 +133,7 @@ public final class CommandPrivileges {
         configCollection("balancerStart", "settings", update);
         configCollection("balancerStop", "settings", update);
         configCollection("balancerStatus", "settings", find);
+        configCollection("balancerPlan", "settings", find);
         namespace("balancerCollectionStatus", find);
         namespace("configureCollectionBalancing", update);
         configCollection("addShardToZone", "shards", update);
