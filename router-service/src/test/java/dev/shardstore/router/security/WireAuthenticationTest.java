@@ -11,22 +11,13 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.LogicalClock;
-import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.router.transaction.RouterTransactions;
 import dev.shardstore.router.wire.WireProperties;
 import dev.shardstore.router.wire.WireServer;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
-import dev.shardstore.support.security.ClientSecurityProperties;
 import dev.shardstore.support.security.CommandAuthorizer;
-import dev.shardstore.support.security.Privilege;
-import dev.shardstore.support.security.RoleDefinition;
-import dev.shardstore.support.security.RoleGraph;
-import dev.shardstore.support.security.ScramCredentials;
-import dev.shardstore.support.security.ScramMechanism;
-import dev.shardstore.support.security.UserName;
 import dev.shardstore.transport.http.CommandClient;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
@@ -34,17 +25,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -52,50 +35,19 @@ import org.junit.jupiter.api.Test;
 /**
  * The official Java driver against the router's wire listener with authorization on: SCRAM-SHA-256 through
  * {@code mongodb://user:pw@host/?authSource=admin}, wrong passwords, unauthenticated and under-privileged commands, the
- * localhost exception and logout. The config service is a stub answering {@code usersInfo} and
- * {@code _getUserCacheGeneration} from users it keeps in memory (the config service's own commands are tested in
- * config-service against PostgreSQL).
+ * localhost exception. The config service is {@link InMemoryUsers}.
  */
 class WireAuthenticationTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final LogicalSessionCache sessions = new LogicalSessionCache(new CommandClient(Duration.ofSeconds(1), Duration.ofSeconds(1)),
             new LogicalSessionCacheProperties(true, "http://127.0.0.1:9", Duration.ofHours(1), Duration.ofMinutes(30)), Clock.systemUTC());
-    private final Map<UserName, BsonDocument> users = new ConcurrentHashMap<>();
-    private final AtomicLong generation = new AtomicLong(1);
+    private final InMemoryUsers users = new InMemoryUsers();
     private final AtomicInteger inserted = new AtomicInteger();
-    private final UserDirectory directory = new UserDirectory(this::config,
-            new ClientSecurityProperties(ClientSecurityProperties.Mode.enabled, Duration.ofHours(1), Duration.ofHours(1)));
+    private UserDirectory directory;
     private WireServer server;
 
-    /** The config service's answers to the router's user directory. */
-    private BsonDocument config(BsonDocument command) {
-        return switch (command.getFirstKey()) {
-            case "_getUserCacheGeneration" -> Replies.ok(new BsonDocument("cacheGeneration", new BsonInt64(generation.get()))
-                    .append("anyUser", BsonBoolean.valueOf(!users.isEmpty())));
-            case "usersInfo" -> {
-                BsonDocument name = command.getDocument("usersInfo");
-                BsonDocument user = users.get(new UserName(name.getString("user").getValue(), name.getString("db").getValue()));
-                BsonArray found = new BsonArray();
-                if (user != null) {
-                    BsonDocument shown = user.clone();
-                    shown.append("mechanisms", new BsonArray(user.getDocument("credentials").keySet().stream().map(BsonString::new).toList()));
-                    RoleGraph.Resolved resolved = RoleGraph.resolve(RoleDefinition.roleNames(user.getArray("roles"), "admin"), r -> Optional.empty());
-                    shown.append("inheritedRoles", RoleDefinition.roleArray(resolved.roles()))
-                            .append("inheritedPrivileges", new BsonArray(resolved.privileges().stream().map(Privilege::toBson).toList()));
-                    found.add(shown);
-                }
-                yield Replies.ok(new BsonDocument("users", found));
-            }
-            default -> throw new CommandException(ErrorCode.CommandNotFound, command.getFirstKey());
-        };
-    }
-
     private void addUser(String name, String password, String role, String roleDb) {
-        UserName user = new UserName(name, "admin");
-        users.put(user, new BsonDocument("_id", new BsonString(user.id())).append("user", new BsonString(name)).append("db", new BsonString("admin"))
-                .append("credentials", new BsonDocument("SCRAM-SHA-256", ScramCredentials.create(ScramMechanism.SCRAM_SHA_256, name, password).toBson()))
-                .append("roles", new BsonArray(List.of(new BsonDocument("role", new BsonString(role)).append("db", new BsonString(roleDb))))));
-        generation.incrementAndGet();
+        users.add(name, password, role, roleDb);
     }
 
     private int start() {
@@ -113,9 +65,9 @@ class WireAuthenticationTest {
                 CommandHandler.of("connectionStatus", (opCtx, db, cmd) ->
                         Replies.ok(new BsonDocument("authInfo", opCtx.caller().principal().authInfo(false))))),
                 System::nanoTime, CommandAuthorizer.ENABLED);
+        directory = users.directory();
         ClientCommands commands = new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT),
                 ClusterTimeSigner.UNSIGNED), sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { });
-        directory.refresh();
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", 100, 100, Duration.ofMinutes(1)), commands, meters, directory);
         server.start();
         return server.port();
