@@ -1,6 +1,7 @@
 package dev.shardstore.router.security;
 
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.support.catalog.ConfigCommands;
 import dev.shardstore.support.security.ClientSecurityProperties;
@@ -75,9 +76,16 @@ public class UserDirectory implements SmartLifecycle {
         return anyUser;
     }
 
-    /** Reads the generation and whether any user exists now (after a user command on this router, and every interval). */
+    /**
+     * Reads the generation and whether any user exists now (after a user command on this router, and every interval).
+     *
+     * @throws CommandException the config service's failure; InternalError (1) for a reply without those fields
+     */
     public void refresh() {
         BsonDocument reply = config.run(new BsonDocument("_getUserCacheGeneration", new BsonInt32(1)));
+        if (!reply.isBoolean("anyUser") || !reply.isNumber("cacheGeneration")) {
+            throw new CommandException(ErrorCode.InternalError, "the config service answered _getUserCacheGeneration with " + reply.toJson());
+        }
         anyUser = reply.getBoolean("anyUser").getValue();
         generation = reply.getNumber("cacheGeneration").longValue();
     }

@@ -1,5 +1,6 @@
 package dev.shardstore.router.security;
 
+import dev.shardstore.contracts.namespace.DatabaseNames;
 import dev.shardstore.router.routing.ConfigServer;
 import dev.shardstore.support.command.CommandHandler;
 import org.bson.BsonDocument;
@@ -73,20 +74,33 @@ public class UserManagementForwarding {
 
     @Bean
     CommandHandler usersInfoForwarded(ConfigServer config) {
-        return CommandHandler.of("usersInfo", (db, cmd) -> config.run(db, cmd));
+        return CommandHandler.of("usersInfo", (db, cmd) -> forward(config, db, cmd));
     }
 
     @Bean
     CommandHandler rolesInfoForwarded(ConfigServer config) {
-        return CommandHandler.of("rolesInfo", (db, cmd) -> config.run(db, cmd));
+        return CommandHandler.of("rolesInfo", (db, cmd) -> forward(config, db, cmd));
     }
 
-    /** A command that changes users or roles: forwarded, then this router's generation read again. */
+    /** A command that changes users or roles: forwarded, then this router's generation read again when it enforces. */
     private static CommandHandler changing(String name, ConfigServer config, UserDirectory directory) {
         return CommandHandler.of(name, (db, cmd) -> {
-            BsonDocument reply = config.run(db, cmd);
-            directory.refresh();
+            BsonDocument reply = forward(config, db, cmd);
+            if (directory.enforced()) {
+                directory.refresh();
+            }
             return reply;
         });
+    }
+
+    /**
+     * Runs the command on the config service, on {@code db}.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException InvalidNamespace (73) for a database name MongoDB refuses,
+     *                                                         else the config service's error
+     */
+    private static BsonDocument forward(ConfigServer config, String db, BsonDocument cmd) {
+        DatabaseNames.validate(db);
+        return config.run(db, cmd);
     }
 }
