@@ -30,7 +30,7 @@ public class ProblemResponses {
      * The problem for a failure of a client request, logged with the request id when it is unexpected (for the
      * controllers, through this advice, and for {@link CommandEndpointFilter}, which answers without them).
      */
-    public static Problems.Problem problem(Throwable thrown, HttpServletRequest request) {
+    static Problems.Problem problem(Throwable thrown, HttpServletRequest request) {
         Problems.Problem problem = Problems.of(thrown);
         if (problem.unexpected()) {
             log.error("request {} {} {} failed unexpectedly", RequestIdFilter.of(request), request.getMethod(), request.getRequestURI(), thrown);

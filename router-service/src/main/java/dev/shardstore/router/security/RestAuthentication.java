@@ -11,7 +11,6 @@ import dev.shardstore.support.security.ScramMechanism;
 import dev.shardstore.support.security.UserName;
 import dev.shardstore.support.web.Problems;
 import dev.shardstore.support.web.RequestIdFilter;
-import dev.shardstore.router.api.ProblemResponses;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -123,7 +122,7 @@ public final class RestAuthentication extends OncePerRequestFilter {
             if (e.code() == ErrorCode.AuthenticationFailed) {
                 response.setHeader("WWW-Authenticate", "Basic realm=\"shardstore\", charset=\"UTF-8\"");
             }
-            Problems.write(response, ProblemResponses.problem(e, request), RequestIdFilter.of(request));
+            Problems.write(response, Problems.of(e), RequestIdFilter.of(request));
             return;
         }
         request.setAttribute(PRINCIPAL, principal);
