@@ -7,6 +7,7 @@ import dev.shardstore.console.Views.Chunk;
 import dev.shardstore.console.Views.CollectionMap;
 import dev.shardstore.console.Views.Compliance;
 import dev.shardstore.console.Views.Decision;
+import dev.shardstore.console.Views.Health;
 import dev.shardstore.console.Views.LogEntry;
 import dev.shardstore.console.Views.Migration;
 import dev.shardstore.console.Views.Movements;
@@ -268,7 +269,7 @@ public class ClusterViews {
     private List<Shard> shards(List<ClusterError> errors, Future<Map<String, Map<String, long[]>>> ownedFuture) {
         List<BsonDocument> listed = attempt(errors, () -> client.command("admin", command("listShards")))
                 .map(r -> r.getArray("shards", new BsonArray()).stream().map(BsonValue::asDocument).toList()).orElse(List.of());
-        List<Future<String>> health = listed.stream().map(s -> submit(() -> health(string(s, "host")))).toList();
+        List<Future<Health>> health = listed.stream().map(s -> submit(() -> health(string(s, "host")))).toList();
         Map<String, long[]> totals = new HashMap<>();
         join(ownedFuture).values().forEach(perShard -> perShard.forEach((shard, data) -> {
             long[] sum = totals.computeIfAbsent(shard, k -> new long[2]);
@@ -373,12 +374,12 @@ public class ClusterViews {
         return new LogEntry(when, string(entry, "what"), string(entry, "ns"), json(entry.get("details")));
     }
 
-    /** The Actuator health of {@code url}: its {@code status}, or {@code UNREACHABLE} when it does not answer. */
-    private String health(String url) {
+    /** The Actuator health of {@code url}: its {@code status}, or {@link Health#UNREACHABLE} when it does not answer. */
+    private Health health(String url) {
         try {
-            return string(client.actuator(url, "health"), "status");
+            return new Health(string(client.actuator(url, "health"), "status"));
         } catch (ClusterException e) {
-            return "UNREACHABLE";
+            return Health.UNREACHABLE;
         }
     }
 

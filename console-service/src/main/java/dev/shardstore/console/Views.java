@@ -17,21 +17,16 @@ public final class Views {
      *
      * @param name      the shard's id, e.g. {@code shard1}
      * @param host      its HTTP base URL
-     * @param health    its Actuator health: {@code UP}, {@code DOWN}, or {@code UNREACHABLE}
+     * @param health    its Actuator health
      * @param documents owned documents of sharded collections
      * @param bytes     owned bytes of sharded collections
      * @param colour    its colour index in the pages' palette (its position in {@code listShards}, modulo 8)
      */
-    public record Shard(String name, String host, String health, long documents, long bytes, int colour) {
+    public record Shard(String name, String host, Health health, long documents, long bytes, int colour) {
         public Shard {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(health, "health");
-        }
-
-        /** Whether its health is {@code UP}. */
-        public boolean up() {
-            return "UP".equals(health);
         }
     }
 
@@ -40,17 +35,38 @@ public final class Views {
      *
      * @param role   {@code router}, {@code config}, {@code balancer}, {@code session}, {@code resharding}
      * @param url    its HTTP base URL
-     * @param health {@code UP}, {@code DOWN}, or {@code UNREACHABLE}
+     * @param health its Actuator health
      */
-    public record Service(String role, String url, String health) {
+    public record Service(String role, String url, Health health) {
         public Service {
             Objects.requireNonNull(role, "role");
             Objects.requireNonNull(url, "url");
             Objects.requireNonNull(health, "health");
         }
+    }
 
+    /**
+     * A service's Actuator health, as a page shows it (its text is the status).
+     *
+     * @param status Actuator's {@code status} ({@code UP}, {@code DOWN}, ...), or {@code UNREACHABLE} when the service
+     *               did not answer
+     */
+    public record Health(String status) {
+        /** The health of a service that did not answer. */
+        public static final Health UNREACHABLE = new Health("UNREACHABLE");
+
+        public Health {
+            Objects.requireNonNull(status, "status");
+        }
+
+        /** Whether it is {@code UP}. */
         public boolean up() {
-            return "UP".equals(health);
+            return "UP".equals(status);
+        }
+
+        @Override
+        public String toString() {
+            return status;
         }
     }
 

@@ -1,10 +1,13 @@
 package dev.shardstore.cluster;
 
+import dev.shardstore.transport.membership.ClusterKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.Optional;
 import org.springframework.util.FileSystemUtils;
 
@@ -12,7 +15,8 @@ import org.springframework.util.FileSystemUtils;
  * The layout of a cluster's state directory (by default {@code .cluster/} at the repository root):
  * {@code cluster.json} (topology and processes), {@code logs/<component>.log}, {@code postgres/}
  * (PostgreSQL's data, kept across {@code down}/{@code up}), {@code kafka/} (the broker's temporary
- * files) and {@code run/<component>.ready} (written by the PostgreSQL and Kafka holders once ready).
+ * files), {@code run/<component>.ready} (written by the PostgreSQL and Kafka holders once ready) and, once a cluster
+ * has started with membership authentication, {@code cluster.key} (the cluster key, mode 0600, kept across restarts).
  */
 public record ClusterHome(Path dir) {
 
@@ -106,6 +110,31 @@ public record ClusterHome(Path dir) {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + adminPasswordFile(), e);
         }
+    }
+
+    /** The cluster key's file (MongoDB's keyFile): {@code cluster.key}. */
+    public Path clusterKeyFile() {
+        return dir.resolve("cluster.key");
+    }
+
+    /**
+     * The cluster key's file, written with a new random key ({@link ClusterKey#generate}) readable by this user only
+     * (mode 0600, created so, never widened) when it does not exist yet; an existing one is reused as it is.
+     *
+     * @throws UncheckedIOException when it cannot be written
+     */
+    public Path ensureClusterKey() {
+        Path file = clusterKeyFile();
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                    ClusterKey.generate(new SecureRandom()));
+        } catch (FileAlreadyExistsException e) {
+            // reused: the services of an earlier start hold the same key
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the cluster key file " + file, e);
+        }
+        return file;
     }
 
     /** Creates the directories a start needs. */

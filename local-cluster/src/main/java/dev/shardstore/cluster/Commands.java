@@ -30,6 +30,13 @@ final class Commands {
      */
     static final String POSTGRES_HOLDER_HEAP = "-Xmx256m";
 
+    /** The argument naming a shard's spill directory (docs/architecture.md "Memory limits"). */
+    static final String SPILL_DIRECTORY = "--shardstore.spill.directory=";
+    /** The services' property of their bind addresses. */
+    static final String BIND_IP = "shardstore.net.bind-ip";
+    /** The argument that names the cluster key's file to a service; its presence in a recorded command means enforcement. */
+    static final String CLUSTER_KEY_FILE = "--shardstore.security.cluster-key-file=";
+
     private final ClusterOptions options;
     private final ClusterHome home;
     private final Topology topology;
@@ -115,12 +122,19 @@ final class Commands {
             command.add("--spring.datasource.password=" + EmbeddedPostgresServer.PASSWORD);
         });
         command.add("--spring.kafka.bootstrap-servers=localhost:" + topology.component("kafka").port());
+        options.serverParameters().forEach((name, value) -> command.add("--shardstore.set-parameter." + name + "=" + value));
+        command.add("--" + BIND_IP + "=" + String.join(",", options.bindIp()));
+        if (options.clusterKey()) {
+            command.add(CLUSTER_KEY_FILE + home.clusterKeyFile());
+        }
         if (component.role() != Role.CONFIG) {
             command.add("--shardstore.config-url=" + topology.component("config").url());
         }
         switch (component.role()) {
             case SHARD -> {
                 command.add("--shardstore.shard.name=" + component.name());
+                // its own directory, emptied at each start: a kill -9 leaves no spill files behind for long
+                command.add(SPILL_DIRECTORY + home.dir().resolve("spill").resolve(component.name()));
                 command.add("--shardstore.sessions.cache.session-url=" + topology.component("session").url());
             }
             case ROUTER -> {
@@ -128,6 +142,7 @@ final class Commands {
                 command.add("--shardstore.router.name=" + component.name());
                 command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
                 command.add("--shardstore.router.balancer-url=" + topology.component("balancer").url());
+                command.add("--shardstore.router.resharding-url=" + topology.component("resharding").url());
             }
             case CONSOLE -> {
                 command.add("--shardstore.console.router-urls=" + topology.withRole(Role.ROUTER).stream().map(Component::url)
@@ -154,6 +169,9 @@ final class Commands {
         command.remove(ServiceLaunch.WRITE_ARCHIVE);
         replace(command, "--server.port=", String.valueOf(shard.port()));
         replace(command, "--shardstore.shard.name=", shard.name());
+        // a spill directory of its own beside the template's: each shard empties its directory when it starts
+        command.replaceAll(arg -> arg.startsWith(SPILL_DIRECTORY)
+                ? SPILL_DIRECTORY + Path.of(arg.substring(SPILL_DIRECTORY.length())).resolveSibling(shard.name()) : arg);
         int url = indexOf(command, "--spring.datasource.url=");
         String jdbc = command.get(url);
         command.set(url, jdbc.substring(0, jdbc.lastIndexOf('/') + 1) + shard.database().orElseThrow());

@@ -4,6 +4,7 @@ import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.infra.EmbeddedPostgresServer;
 import dev.shardstore.infra.Ports;
 import dev.shardstore.infra.Postmaster;
+import dev.shardstore.transport.membership.ClusterKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -88,6 +89,9 @@ public final class LocalCluster implements AutoCloseable {
         Postmaster.stop(home.postgresData(), STOP_GRACE);
         topology.components().forEach(LocalCluster::requirePortsFree);
         home.createDirectories();
+        if (options.clusterKey()) {
+            home.ensureClusterKey();
+        }
 
         LocalCluster cluster = new LocalCluster(home, ClusterState.planned(topology), options.startTimeout(), out);
         store.save(cluster.state);
@@ -116,6 +120,25 @@ public final class LocalCluster implements AutoCloseable {
     public static Optional<LocalCluster> attach(Path home, Consumer<String> out) {
         ClusterHome clusterHome = new ClusterHome(home);
         return new StateStore(clusterHome).load().map(s -> new LocalCluster(clusterHome, s, DEFAULT_START_TIMEOUT, out));
+    }
+
+    /**
+     * The cluster key its services prove membership with, when they were started with one (a recorded service's command
+     * names its file): what a tool calling a service directly must send (docs/architecture.md "Security").
+     *
+     * @throws UncheckedIOException when the recorded key file cannot be read
+     */
+    public synchronized Optional<ClusterKey> clusterKey() {
+        return state.processes().values().stream().flatMap(p -> p.command().stream())
+                .filter(arg -> arg.startsWith(Commands.CLUSTER_KEY_FILE)).findFirst()
+                .map(arg -> {
+                    Path file = Path.of(arg.substring(Commands.CLUSTER_KEY_FILE.length()));
+                    try {
+                        return ClusterKey.read(file);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("cannot read the cluster key file " + file, e);
+                    }
+                });
     }
 
     /** The planned components (with the shards {@link #addShard} added). */

@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
  * shifted by {@code portOffset}: PostgreSQL 25432, Kafka 29092 (all below 32768, outside Linux's ephemeral port range), config 8081, balancer 8082,
  * resharding 8083, session 8084, the operator's console 8085 (when planned with one), shards 8101, 8102, …, routers 8080, 8090, 8070, 8060, …, and the routers' MongoDB
  * wire-protocol listeners 27017, 27018, 27019, … (router1 on MongoDB's own port).
- * Databases: {@code config}, {@code shard1}…, {@code sessions}; routers, the balancer and the resharding
- * service own none (the balancer reads the catalog from the config service; resharding has no state yet).
+ * Databases: {@code config}, {@code shard1}…, {@code resharding} (the resharding coordinator's state documents),
+ * {@code sessions}; routers and the balancer own none (the balancer reads the catalog from the config service).
  *
  * @param components in start order: PostgreSQL, Kafka, config, shards, routers, balancer, resharding, session, and the
  *                   console when planned with one
@@ -80,7 +80,7 @@ public record Topology(int shards, int routers, int portOffset, List<Component> 
                     OptionalInt.of(WIRE_PORT + i - 1 + portOffset)));
         }
         components.add(new Component("balancer", Role.BALANCER, 8082 + portOffset, Optional.empty()));
-        components.add(new Component("resharding", Role.RESHARDING, 8083 + portOffset, Optional.empty()));
+        components.add(service("resharding", Role.RESHARDING, 8083 + portOffset, "resharding"));
         components.add(service("session", Role.SESSION, 8084 + portOffset, "sessions"));
         if (console) {
             components.add(new Component("console", Role.CONSOLE, CONSOLE_PORT + portOffset, Optional.empty()));

@@ -22,6 +22,17 @@ class AddedShardCommandTest {
     }
 
     @Test
+    void theAddedShardGetsASpillDirectoryOfItsOwnBesideTheTemplates() {
+        Component shard4 = Topology.plan(4, 1, 0).component("shard4");
+        List<String> template = List.of("java", "-jar", "shard-service.jar", "--server.port=8101",
+                "--spring.datasource.url=jdbc:postgresql://localhost:25432/shard1", "--shardstore.shard.name=shard1",
+                Commands.SPILL_DIRECTORY + "/home/me/.cluster/spill/shard1");
+
+        assertThat(Commands.forAddedShard(template, shard4)).contains(Commands.SPILL_DIRECTORY + "/home/me/.cluster/spill/shard4")
+                .doesNotContain(Commands.SPILL_DIRECTORY + "/home/me/.cluster/spill/shard1");
+    }
+
+    @Test
     void aCommandThatIsNotAShardsIsRefused() {
         Component shard4 = Topology.plan(4, 1, 0).component("shard4");
         assertThatThrownBy(() -> Commands.forAddedShard(List.of("java", "-jar", "router-service.jar", "--server.port=8080"), shard4))

@@ -77,7 +77,8 @@ class LocalClusterTest {
             assertThat(args(cluster.routerUrl(2))).contains("--shardstore.router.name=router2")
                     .noneMatch(a -> a.startsWith("--spring.datasource"));
             assertThat(args(cluster.url("balancer"))).noneMatch(a -> a.startsWith("--spring.datasource"));
-            assertThat(args(cluster.url("resharding"))).noneMatch(a -> a.startsWith("--spring.datasource"));
+            assertThat(args(cluster.url("resharding"))).contains(
+                    "--spring.datasource.url=jdbc:postgresql://localhost:" + postgres.port() + "/resharding");
             assertThat(args(cluster.url("config"))).noneMatch(a -> a.startsWith("--shardstore.config-url"));
             assertThat(args(cluster.url("session"))).contains(
                     "--spring.datasource.url=jdbc:postgresql://localhost:" + postgres.port() + "/sessions");

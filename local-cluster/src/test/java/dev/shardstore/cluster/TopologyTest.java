@@ -17,9 +17,9 @@ class TopologyTest {
                 "balancer", "resharding", "session");
         assertThat(t.components()).extracting(Component::port).containsExactly(
                 25432, 29092, 8081, 8101, 8102, 8103, 8080, 8090, 8070, 8082, 8083, 8084);
-        assertThat(t.databases()).containsExactly("config", "shard1", "shard2", "shard3", "sessions");
+        assertThat(t.databases()).containsExactly("config", "shard1", "shard2", "shard3", "resharding", "sessions");
         assertThat(t.component("balancer").database()).isEmpty();
-        assertThat(t.component("resharding").database()).isEmpty();
+        assertThat(t.component("resharding").database()).hasValue("resharding");
         assertThat(t.router(1).database()).isEqualTo(Optional.empty());
         assertThat(t.router(2).url()).isEqualTo("http://localhost:8090");
         assertThat(t.withRole(Role.ROUTER)).extracting(Component::connectionString)

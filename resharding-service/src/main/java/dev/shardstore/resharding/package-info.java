@@ -1,6 +1,6 @@
 /**
- * The resharding coordinator service. For now it boots, connects to Kafka and reports health; resharding itself comes
- * with a later issue.
+ * The resharding service: the coordinator of {@code reshardCollection} (docs/architecture.md "Resharding"); the donors
+ * and recipients run on the shards.
  */
 @NullMarked
 package dev.shardstore.resharding;

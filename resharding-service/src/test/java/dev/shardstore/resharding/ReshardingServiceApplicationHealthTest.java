@@ -4,15 +4,10 @@ import dev.shardstore.support.testing.ServiceHealthContract;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** Boots the service against the embedded Kafka broker (it owns no database) and checks its health report. */
+/** Boots the service against real embedded PostgreSQL (its state documents) and Kafka and checks its health report. */
 class ReshardingServiceApplicationHealthTest extends ServiceHealthContract {
     @DynamicPropertySource
     static void infra(DynamicPropertyRegistry registry) {
-        registerBroker(registry);
-    }
-
-    @Override
-    protected boolean ownsDatabase() {
-        return false;
+        register(registry, "resharding_health_test");
     }
 }

@@ -16,6 +16,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                             service, and {@code cleanupOrphaned} for a shard: they answer only when the migration, the
  *                             coordinator or the orphans' deletion is over ({@code routing.LongRunningClient})
  * @param balancerUrl          base URL of the balancer service, where the balancer commands are forwarded
+ * @param reshardingUrl        base URL of the resharding service, where {@code reshardCollection} and
+ *                             {@code abortReshardCollection} are forwarded
  * @param staleRetryBackoff    the wait before the third attempt of a statement that met stale routing information: the
  *                             second attempt runs at once (the refresh that follows a stale reply is what fixes it), each
  *                             later one waits twice as long as the one before, ±50% at random, up to
@@ -32,7 +34,8 @@ public record RouterProperties(
         @DefaultValue("1h") Duration migrationTimeout,
         @DefaultValue("http://localhost:8082") String balancerUrl,
         @DefaultValue("10ms") Duration staleRetryBackoff,
-        @DefaultValue("1s") Duration staleRetryBackoffMax) {
+        @DefaultValue("1s") Duration staleRetryBackoffMax,
+        @DefaultValue("http://localhost:8083") String reshardingUrl) {
     public RouterProperties {
         if (maxStaleRetries < 1) {
             throw new IllegalArgumentException("shardstore.router.max-stale-retries must be at least 1");

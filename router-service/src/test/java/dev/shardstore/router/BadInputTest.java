@@ -295,11 +295,15 @@ class BadInputTest {
 
     @Test
     void swaggerUiServesTheDocumentTitledAfterTheProjectWithoutTheErrorController() throws Exception {
-        for (String page : new String[] {"/swagger-ui", "/swagger-ui/index.html"}) {
+        for (String page : new String[] {"/swagger-ui", "/swagger-ui/index.html", "/swagger-ui.html"}) {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + page)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).as(page).isIn(200, 302);
         }
+        HttpResponse<String> springdocDefault = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/swagger-ui.html")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(springdocDefault.headers().firstValue("Location")).as("springdoc's default address leads to the page")
+                .hasValueSatisfying(location -> assertThat(location).endsWith("/swagger-ui/index.html"));
         HttpResponse<String> ui = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/swagger-ui/index.html")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(ui.body()).contains("Swagger UI");

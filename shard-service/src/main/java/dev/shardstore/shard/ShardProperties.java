@@ -3,7 +3,6 @@ package dev.shardstore.shard;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.util.unit.DataSize;
 
 /**
  * Settings of one shard instance ({@code shardstore.shard.*}).
@@ -12,9 +11,8 @@ import org.springframework.util.unit.DataSize;
  *                           the config service records as a database's {@code primary})
  * @param cursorTimeout      an open cursor that sees no getMore for this long is closed (MongoDB's
  *                           {@code cursorTimeoutMillis}, 10 minutes)
- * @param cursorReapInterval how often idle cursors are looked for
- * @param sortMemoryLimit    most document bytes a blocking sort may hold (MongoDB's
- *                           {@code internalQueryMaxBlockingSortMemoryUsageBytes}, 100 MB)
+ * @param cursorReapInterval how often idle cursors are looked for (the sort budget is the server parameter
+ *                           {@code internalQueryMaxBlockingSortMemoryUsageBytes}, dev.shardstore.support.parameter.ServerParameters)
  * @param criticalSectionTimeout how long a versioned command waits for a critical section before it gets
  *                           StaleConfig (the router retries it), and how long shardCollection's section (between a
  *                           prepare and the config service's refresh) lasts at most if the config service never
@@ -28,6 +26,5 @@ public record ShardProperties(
         @DefaultValue("shard1") String name,
         @DefaultValue("10m") Duration cursorTimeout,
         @DefaultValue("1m") Duration cursorReapInterval,
-        @DefaultValue("100MB") DataSize sortMemoryLimit,
         @DefaultValue("30s") Duration criticalSectionTimeout,
         @DefaultValue("30s") Duration sessionCheckoutTimeout) {}

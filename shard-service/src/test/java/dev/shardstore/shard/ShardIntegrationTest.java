@@ -50,7 +50,7 @@ public abstract class ShardIntegrationTest extends ServiceHealthContract {
         registry.add("shardstore.shard.name", () -> SHARD_NAME);
         registry.add("shardstore.shard.cursor-timeout", () -> "4s"); // short for the idle-cursor test, long enough for a 14 MiB batch on a loaded machine
         registry.add("shardstore.shard.cursor-reap-interval", () -> "200ms");
-        registry.add("shardstore.shard.sort-memory-limit", () -> "2MB");
+        registry.add("shardstore.set-parameter.internalQueryMaxBlockingSortMemoryUsageBytes", () -> "2000000"); // 2 MB
         // tests run the time-series TTL monitor themselves: a scheduled pass would race their assertions
         registry.add("shardstore.shard.ttl-monitor-interval", () -> "1h");
         // auto-split tests change config.settings on the stub and expect the shard to follow soon

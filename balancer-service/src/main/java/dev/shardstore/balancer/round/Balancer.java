@@ -13,6 +13,8 @@ import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.transport.http.CommandClient;
+import dev.shardstore.transport.membership.ClusterKey;
+import org.springframework.beans.factory.ObjectProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -76,12 +78,15 @@ public class Balancer {
     /** Set once the service is ready ({@link #startRounds}); null before. */
     private volatile @Nullable ScheduledExecutorService scheduler;
 
-    /** The service's balancer: its round's calls wait up to {@code migration-timeout} for an answer. */
+    /**
+     * The service's balancer: its round's calls wait up to {@code migration-timeout} for an answer, and prove membership
+     * with the cluster key when there is one.
+     */
     @Autowired
     public Balancer(ClusterStatistics statistics, ServiceSupportProperties support, BalancerProperties properties, MeterRegistry meters,
-            Clock clock) {
-        this(statistics, new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout())::runChecked, support.configUrl(),
-                properties, meters, clock);
+            Clock clock, ObjectProvider<ClusterKey> clusterKey) {
+        this(statistics, new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout(), null, clusterKey.getIfAvailable())::runChecked,
+                support.configUrl(), properties, meters, clock);
     }
 
     /**

@@ -7,6 +7,9 @@ import dev.shardstore.contracts.namespace.Namespace;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.bson.BsonBinary;
+import org.bson.BsonDocument;
+import org.bson.UuidRepresentation;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -15,7 +18,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The persisted DDL coordinators (table {@code sharding_ddl_coordinators}, MongoDB's
  * {@code config.system.sharding_ddl_coordinators}; mongo/src/mongo/db/s/README.md "DDL operations", "Serializing conflicting
- * operations"): dropCollection's, keyed by {@code "db.coll"}, and movePrimary's, keyed by the database name. A key has
+ * operations"): dropCollection's and reshardCollection's (held for the resharding service), keyed by {@code "db.coll"},
+ * and movePrimary's, keyed by the database name. A key has
  * at most one. The rows also serialize DDL: while a collection has one, the other DDL operations and chunk commits on it
  * are refused with ConflictingOperationInProgress (117); while its database has one (movePrimary), so are those of
  * every collection of the database; and a movePrimary does not start while any collection of the database has one.
@@ -29,6 +33,9 @@ public class ShardingDdlCoordinators {
             rs.getObject("collection_uuid", UUID.class));
     private static final RowMapper<MovePrimaryCoordinatorDocument> MOVE_PRIMARY = (rs, n) -> MovePrimaryCoordinatorDocument.of(
             rs.getString("namespace"), MovePrimaryPhase.valueOf(rs.getString("phase")), BsonBytes.decode(rs.getBytes("state")));
+
+    /** The operation of the rows that hold a collection for the resharding service. */
+    public static final String RESHARD_COLLECTION = "reshardCollection";
 
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
@@ -54,7 +61,8 @@ public class ShardingDdlCoordinators {
             if (existing.isPresent()) {
                 return new Started<>(existing.get(), false);
             }
-            requireNone(namespace.db(), "dropCollection of " + namespace.full()); // the database's own coordinator (movePrimary)
+            // the database's own coordinator (movePrimary), or the collection's resharding
+            requireNone(namespace.full(), "dropCollection of " + namespace.full());
             UUID uuid = jdbc.sql("SELECT uuid FROM collections WHERE namespace = ?").param(namespace.full()).query(UUID.class).optional()
                     .orElse(null);
             DropCollectionCoordinatorDocument created = new DropCollectionCoordinatorDocument(namespace, DropCollectionPhase.BLOCK, uuid);
@@ -91,6 +99,35 @@ public class ShardingDdlCoordinators {
         });
     }
 
+    /**
+     * Holds {@code namespace} for the resharding operation {@code reshardingUuid} (a {@code reshardCollection} row whose
+     * {@code state} is {@code {reshardingUUID}}): from now on the collection's other DDL operations, migrations and chunk
+     * commits are ConflictingOperationInProgress. Idempotent for the same operation. Call it inside the caller's
+     * transaction, after the collection's lock.
+     *
+     * @throws CommandException ConflictingOperationInProgress (117) while another DDL coordinator (or another resharding)
+     *                          holds the collection or its database
+     */
+    public void startResharding(Namespace namespace, UUID reshardingUuid) {
+        BsonDocument state = new BsonDocument("reshardingUUID", new BsonBinary(reshardingUuid, UuidRepresentation.STANDARD));
+        boolean mine = jdbc.sql("SELECT state FROM sharding_ddl_coordinators WHERE namespace = ? AND operation = ?")
+                .params(namespace.full(), RESHARD_COLLECTION).query((rs, n) -> BsonBytes.decode(rs.getBytes("state"))).optional()
+                .map(state::equals).orElse(false);
+        if (mine) {
+            return;
+        }
+        requireNone(namespace.full(), "reshardCollection");
+        jdbc.sql("INSERT INTO sharding_ddl_coordinators (namespace, operation, phase, state) VALUES (?, ?, 'registered', ?)")
+                .params(namespace.full(), RESHARD_COLLECTION, BsonBytes.encode(state)).update();
+    }
+
+    /** Releases {@code namespace} from resharding operation {@code reshardingUuid}; nothing when it does not hold it. */
+    public void finishResharding(Namespace namespace, UUID reshardingUuid) {
+        BsonDocument state = new BsonDocument("reshardingUUID", new BsonBinary(reshardingUuid, UuidRepresentation.STANDARD));
+        jdbc.sql("DELETE FROM sharding_ddl_coordinators WHERE namespace = ? AND operation = ? AND state = ?")
+                .params(namespace.full(), RESHARD_COLLECTION, BsonBytes.encode(state)).update();
+    }
+
     /** A coordinator document and whether the start call created it. */
     public record Started<D extends DdlCoordinatorDocument>(D document, boolean created) {}
 
@@ -109,9 +146,13 @@ public class ShardingDdlCoordinators {
                 .params(db, MovePrimaryCoordinatorDocument.OPERATION).query(MOVE_PRIMARY).optional();
     }
 
-    /** Every unfinished coordinator, by key. */
+    /**
+     * Every unfinished coordinator this service resumes, by key: all but the reshardCollection rows, whose operation the
+     * resharding service runs ({@link #startResharding}).
+     */
     public List<Unfinished> listUnfinished() {
-        return jdbc.sql("SELECT namespace, operation FROM sharding_ddl_coordinators ORDER BY namespace")
+        return jdbc.sql("SELECT namespace, operation FROM sharding_ddl_coordinators WHERE operation <> '" + RESHARD_COLLECTION
+                        + "' ORDER BY namespace")
                 .query((rs, n) -> new Unfinished(rs.getString("namespace"), rs.getString("operation"))).list();
     }
 

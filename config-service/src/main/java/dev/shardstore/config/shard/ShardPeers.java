@@ -12,6 +12,7 @@ import dev.shardstore.contracts.version.DatabaseVersion;
 import dev.shardstore.config.sharding.ShardingProperties;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.transport.http.CommandClient;
+import dev.shardstore.transport.membership.ClusterKey;
 import org.bson.BsonObjectId;
 import org.bson.types.ObjectId;
 import org.bson.BsonTimestamp;
@@ -24,21 +25,23 @@ import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.jspecify.annotations.Nullable;
 import org.bson.BsonValue;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
  * The config service's calls to shards, over the internal command API. A migration's {@code _shardsvrMoveRange}, which
  * answers only when the migration is over, goes through a client of its own whose request timeout is
- * {@code shardstore.sharding.migration-timeout}.
+ * {@code shardstore.sharding.migration-timeout} and which proves membership with the cluster key, when there is one,
+ * as the ordinary peer client does.
  */
 @Component
 public class ShardPeers {
     private final CommandClient client;
     private final CommandClient migrations;
 
-    public ShardPeers(CommandClient client, ServiceSupportProperties support, ShardingProperties sharding) {
+    public ShardPeers(CommandClient client, ServiceSupportProperties support, ShardingProperties sharding, ObjectProvider<ClusterKey> clusterKey) {
         this.client = client;
-        this.migrations = new CommandClient(support.peerConnectTimeout(), sharding.migrationTimeout());
+        this.migrations = new CommandClient(support.peerConnectTimeout(), sharding.migrationTimeout(), null, clusterKey.getIfAvailable());
     }
 
     /**

@@ -3,12 +3,8 @@ package dev.shardstore.config.sharding;
 import dev.shardstore.config.catalog.DdlCoordinatorDocument;
 import dev.shardstore.config.catalog.ShardingDdlCoordinators;
 import dev.shardstore.contracts.error.CommandException;
-import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.coordinator.KeyedOperations;
 import dev.shardstore.support.failpoint.FailPoints;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +18,7 @@ import org.springframework.stereotype.Service;
  * The one framework of the config service's DDL coordinators (MongoDB's {@code ShardingDDLCoordinatorService};
  * mongo/src/mongo/db/s/README.md "DDL operations", "Serializing conflicting operations"), used by dropCollection and movePrimary:
  * <ul>
- *   <li>{@link #run}: at most one operation per key (a namespace, or a database) runs in this process; a second request
+ *   <li>{@link #run} (service-support's {@link KeyedOperations}): at most one operation per key (a namespace, or a database) runs in this process; a second request
  *       for the same operation with the same arguments joins the running one and gets its result, any other is
  *       ConflictingOperationInProgress (117). dropDatabase also runs under its database's key, so it cannot overlap a
  *       movePrimary;</li>
@@ -43,10 +39,7 @@ public class ShardingDdlCoordinatorService {
     private final ShardingDdlCoordinators documents;
     private final ObjectProvider<ResumableDdlCoordinator> kinds;
     private final FailPoints failPoints;
-    private final ConcurrentMap<String, Running> running = new ConcurrentHashMap<>();
-
-    /** An operation running in this process: what it is, with which arguments, and its outcome. */
-    private record Running(String operation, Object request, CompletableFuture<Object> outcome) {}
+    private final KeyedOperations running = new KeyedOperations();
 
     /** @param kinds the coordinator kinds, looked up when resuming (they depend on this service themselves) */
     public ShardingDdlCoordinatorService(ShardingDdlCoordinators documents, ObjectProvider<ResumableDdlCoordinator> kinds,
@@ -57,34 +50,11 @@ public class ShardingDdlCoordinatorService {
     }
 
     /**
-     * Runs {@code body} as the operation of {@code key} in this process, or joins the same operation already running.
-     *
-     * @param request the operation's arguments; an equal request joins, another is refused
-     * @return what {@code body} returned (to a joiner too)
-     * @throws CommandException ConflictingOperationInProgress (117) when another operation, or the same one with other
-     *                          arguments, runs on {@code key}; what {@code body} threw (to a joiner too)
+     * Runs {@code body} as the operation of {@code key} in this process, or joins the same operation already running
+     * ({@link KeyedOperations#run}: an equal {@code request} joins, another is ConflictingOperationInProgress, 117).
      */
-    @SuppressWarnings("unchecked")
     public <T> T run(String key, String operation, Object request, Supplier<T> body) {
-        Running mine = new Running(operation, request, new CompletableFuture<>());
-        Running other = running.putIfAbsent(key, mine);
-        if (other != null) {
-            if (!other.operation().equals(operation) || !other.request().equals(request)) {
-                throw new CommandException(ErrorCode.ConflictingOperationInProgress, operation + " of " + key + " (" + request
-                        + ") is refused while " + other.operation() + " of " + key + " (" + other.request() + ") is running");
-            }
-            return (T) join(other.outcome());
-        }
-        try {
-            T result = body.get();
-            mine.outcome().complete(result);
-            return result;
-        } catch (RuntimeException e) {
-            mine.outcome().completeExceptionally(e);
-            throw e;
-        } finally {
-            running.remove(key, mine);
-        }
+        return running.run(key, operation, request, body);
     }
 
     /** Records that a coordinator reached {@code reached} (its phase and state), then passes {@code failPoint}. */
@@ -99,7 +69,7 @@ public class ShardingDdlCoordinatorService {
     @Scheduled(initialDelayString = "${shardstore.sharding.ddl-retry-interval:5s}", fixedDelayString = "${shardstore.sharding.ddl-retry-interval:5s}")
     public void resumeUnfinished() {
         for (ShardingDdlCoordinators.Unfinished unfinished : documents.listUnfinished()) {
-            if (running.containsKey(unfinished.key())) {
+            if (running.isRunning(unfinished.key())) {
                 continue;
             }
             ResumableDdlCoordinator kind = kinds.orderedStream().filter(k -> k.operation().equals(unfinished.operation())).findFirst()
@@ -112,17 +82,6 @@ public class ShardingDdlCoordinatorService {
                     log.warn("the {} of {} stopped again ({}); it will be resumed", unfinished.operation(), unfinished.key(), e.getMessage());
                 }
             });
-        }
-    }
-
-    private static Object join(CompletableFuture<Object> outcome) {
-        try {
-            return outcome.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw e;
         }
     }
 }

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Runs a local shardstore cluster: embedded PostgreSQL, an embedded Kafka broker and every service, each as its own process.",
         subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class, LogsCommand.class, LoadCommand.class, AddShardCommand.class,
-                DemoCommand.class, MoveCommand.class, YcsbCommand.class, BalanceCommand.class, ComponentCommands.Stop.class, ComponentCommands.Start.class, ComponentCommands.Kill.class,
+                DemoCommand.class, MoveCommand.class, ReshardCommand.class, YcsbCommand.class, BalanceCommand.class, ComponentCommands.Stop.class, ComponentCommands.Start.class, ComponentCommands.Kill.class,
                 CommandLine.HelpCommand.class})
 public final class ClusterCli {
 

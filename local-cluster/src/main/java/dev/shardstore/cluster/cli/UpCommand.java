@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +59,17 @@ final class UpCommand implements Callable<Integer> {
 
     @Option(names = "--admin-password-file", paramLabel = "FILE", description = "with --auth: the file holding admin's password")
     Path adminPasswordFile;
+    @Option(names = "--set-parameter", paramLabel = "NAME=VALUE", description = "a server parameter every service starts with,"
+            + " e.g. internalQueryMaxBlockingSortMemoryUsageBytes=33554432 (repeatable; docs/architecture.md \"Memory limits\")")
+    Map<String, String> serverParameters = new LinkedHashMap<>();
+
+    @Option(names = "--cluster-key", description = "services prove cluster membership to each other with a key generated into"
+            + " the cluster home (cluster.key, mode 0600; reused when present) and refuse callers without it, as MongoDB's keyFile")
+    boolean clusterKey;
+
+    @Option(names = "--bind-ip", paramLabel = "ADDR[,ADDR]", split = ",", description = "the addresses every service listens on"
+            + " (default: 127.0.0.1, this machine only)")
+    List<String> bindIp;
 
     @Option(names = "--no-console", description = "leave out the operator's web console (by default it runs on port 8085 + offset)")
     boolean noConsole;
@@ -83,7 +96,10 @@ final class UpCommand implements Callable<Integer> {
                 .withStartTimeout(Duration.ofSeconds(timeoutSeconds))
                 .withServiceJvmOptions(serviceJvmOptions())
                 .withDurability(durability.durability)
-                .withConsole(!noConsole);
+                .withConsole(!noConsole)
+                .withServerParameters(serverParameters)
+                .withClusterKey(clusterKey)
+                .withBindIp(bindIp == null || bindIp.isEmpty() ? ClusterOptions.DEFAULT_BIND_IP : bindIp);
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
         out.flush();

@@ -2,8 +2,10 @@ package dev.shardstore.cluster.crudspec;
 
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.AggregateIterable;
+import com.mongodb.client.ClientSession;
 import com.mongodb.client.FindIterable;
 import com.mongodb.MongoNamespace;
+import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
@@ -59,6 +61,7 @@ import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The unified format's collection and database CRUD operations on the MongoDB Java sync driver: each takes the
@@ -66,7 +69,8 @@ import org.bson.conversions.Bson;
  * names (InsertOneResult {@code {insertedId}}, UpdateResult {@code {matchedCount, modifiedCount, upsertedCount,
  * upsertedId}}, BulkWriteResult, ...; an unacknowledged write answers {@code {acknowledged: false}}), or throws
  * what the driver threw. An argument the runner does not know throws {@link Unsupported}, so a test is never
- * run with an option silently dropped.
+ * run with an option silently dropped. Each operation takes the {@code session} argument's session entity, resolved
+ * by the runner (null without one), and runs in it through the driver's {@code ClientSession} overloads.
  */
 final class CrudOperations {
     /** An operation or argument outside this runner: the test is reported as a runner gap, not as a server failure. */
@@ -76,9 +80,12 @@ final class CrudOperations {
         }
     }
 
-    /** A test the CRUD specification tells drivers like this one to skip: not applicable, not a failure. */
-    static final class NotForThisDriver extends RuntimeException {
-        NotForThisDriver(String why) {
+    /**
+     * A test that does not apply here, not a failure: the specification tells drivers like this one to skip it, or it
+     * needs a test facility the server does not have (a fail point it refuses).
+     */
+    static final class NotApplicable extends RuntimeException {
+        NotApplicable(String why) {
             super(why);
         }
     }
@@ -86,33 +93,37 @@ final class CrudOperations {
     private CrudOperations() {
     }
 
-    static BsonValue onCollection(MongoCollection<BsonDocument> coll, String name, BsonDocument args) {
-        if (name.startsWith("findOneAnd") && !coll.getWriteConcern().isAcknowledged()) {
-            throw new NotForThisDriver("the Java driver ignores an unacknowledged write concern for " + name
+    static BsonValue onCollection(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, String name, BsonDocument args) {
+        // in a transaction the collection's write concern is not used at all: the transactions tests check just that
+        boolean inTransaction = s != null && s.hasActiveTransaction();
+        if (name.startsWith("findOneAnd") && !coll.getWriteConcern().isAcknowledged() && !inTransaction) {
+            throw new NotApplicable("the Java driver ignores an unacknowledged write concern for " + name
                     + " (the CRUD spec asks such drivers to skip these tests)");
         }
         Args a = new Args(args);
         BsonValue result = switch (name) {
-            case "find", "findOne" -> find(coll, a, name.equals("findOne"));
-            case "aggregate" -> aggregate(coll.aggregate(pipeline(a)), a);
-            case "countDocuments" -> countDocuments(coll, a);
-            case "estimatedDocumentCount" -> estimatedCount(coll, a);
-            case "distinct" -> distinct(coll, a);
-            case "insertOne" -> insertOne(coll, a);
-            case "insertMany" -> insertMany(coll, a);
-            case "deleteOne", "deleteMany" -> delete(coll, a, name.equals("deleteOne"));
-            case "updateOne", "updateMany" -> update(coll, a, name.equals("updateOne"));
-            case "replaceOne" -> replaceOne(coll, a);
-            case "findOneAndUpdate" -> findOneAndUpdate(coll, a);
-            case "findOneAndReplace" -> findOneAndReplace(coll, a);
-            case "findOneAndDelete" -> findOneAndDelete(coll, a);
-            case "bulkWrite" -> bulkWrite(coll, a);
-            case "createIndex" -> createIndex(coll, a);
+            case "find", "findOne" -> find(coll, s, a, name.equals("findOne"));
+            case "aggregate" -> aggregate(s == null ? coll.aggregate(pipeline(a)) : coll.aggregate(s, pipeline(a)), a);
+            case "countDocuments" -> countDocuments(coll, s, a);
+            case "estimatedDocumentCount" -> estimatedCount(coll, s, a);
+            case "count" -> throw new NotApplicable("count: the Java driver has no count helper since 5.0 (the unified format's deprecated operation)");
+            case "distinct" -> distinct(coll, s, a);
+            case "insertOne" -> insertOne(coll, s, a);
+            case "insertMany" -> insertMany(coll, s, a);
+            case "deleteOne", "deleteMany" -> delete(coll, s, a, name.equals("deleteOne"));
+            case "updateOne", "updateMany" -> update(coll, s, a, name.equals("updateOne"));
+            case "replaceOne" -> replaceOne(coll, s, a);
+            case "findOneAndUpdate" -> findOneAndUpdate(coll, s, a);
+            case "findOneAndReplace" -> findOneAndReplace(coll, s, a);
+            case "findOneAndDelete" -> findOneAndDelete(coll, s, a);
+            case "bulkWrite" -> bulkWrite(coll, s, a);
+            case "createIndex" -> createIndex(coll, s, a);
             case "dropIndex" -> {
-                coll.dropIndex(a.string("name"));
+                if (s == null) coll.dropIndex(a.string("name")); else coll.dropIndex(s, a.string("name"));
                 yield null;
             }
-            case "listIndexes" -> new BsonArray(new ArrayList<>(coll.listIndexes(BsonDocument.class).into(new ArrayList<>())));
+            case "listIndexes" -> new BsonArray(new ArrayList<>((s == null ? coll.listIndexes(BsonDocument.class)
+                    : coll.listIndexes(s, BsonDocument.class)).into(new ArrayList<>())));
             default -> throw new Unsupported("collection operation " + name);
         };
         a.requireAllUsed(name);
@@ -126,7 +137,7 @@ final class CrudOperations {
      * Java driver option) and the {@code requests}/{@code {db, coll}} shape of the superseded draft files in
      * {@code new-bulk-write/} are refused as runner gaps.
      */
-    static BsonValue onClient(MongoClient client, String name, BsonDocument args) {
+    static BsonValue onClient(MongoClient client, @Nullable ClientSession s, String name, BsonDocument args) {
         if (!name.equals("clientBulkWrite")) {
             throw new Unsupported("client operation " + name);
         }
@@ -144,9 +155,15 @@ final class CrudOperations {
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("let")) o.let(a.doc("let"));
         if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
+        if (a.has("writeConcern") && s != null && s.hasActiveTransaction()) {
+            // the spec's drivers refuse an operation's own write concern in a transaction; the Java driver's has none
+            // (the client's, which a transaction overrides, is all it sees), so it cannot tell one was given
+            throw new NotApplicable("clientBulkWrite writeConcern in a transaction: the Java driver takes the write concern"
+                    + " from MongoCluster.withWriteConcern, not from the operation, and cannot refuse it");
+        }
         MongoCluster target = a.has("writeConcern") ? client.withWriteConcern(writeConcern(a.doc("writeConcern"))) : client;
         a.requireAllUsed(name);
-        return clientBulkResult(target.bulkWrite(models, o));
+        return clientBulkResult(s == null ? target.bulkWrite(models, o) : target.bulkWrite(s, models, o));
     }
 
     /** One model of a client bulk write, with the per-model options the CRUD specification gives it. */
@@ -241,23 +258,32 @@ final class CrudOperations {
         return out.append("insertResults", inserts).append("updateResults", updates).append("deleteResults", deletes);
     }
 
-    static BsonValue onDatabase(MongoDatabase db, String name, BsonDocument args) {
+    static BsonValue onDatabase(MongoDatabase db, @Nullable ClientSession s, String name, BsonDocument args) {
         Args a = new Args(args);
         BsonValue result = switch (name) {
-            case "aggregate" -> aggregate(db.aggregate(pipeline(a), BsonDocument.class), a);
+            case "aggregate" -> aggregate(s == null ? db.aggregate(pipeline(a), BsonDocument.class)
+                    : db.aggregate(s, pipeline(a), BsonDocument.class), a);
             case "dropCollection" -> {
-                db.getCollection(a.string("collection")).drop();
+                MongoCollection<BsonDocument> coll = db.getCollection(a.string("collection"), BsonDocument.class);
+                if (s == null) coll.drop(); else coll.drop(s);
                 yield null;
             }
             case "createCollection" -> {
                 CreateCollectionOptions options = new CreateCollectionOptions();
                 String coll = a.string("collection");
-                db.createCollection(coll, options);
+                if (s == null) db.createCollection(coll, options); else db.createCollection(s, coll, options);
                 yield null;
             }
             case "runCommand" -> {
                 a.take("commandName");
-                yield db.runCommand(a.doc("command"), BsonDocument.class);
+                BsonDocument command = a.doc("command");
+                // without the argument, the overloads without one: a transaction's read preference then applies
+                ReadPreference readPreference = a.has("readPreference") ? readPreference(a.doc("readPreference")) : null;
+                if (readPreference == null) {
+                    yield s == null ? db.runCommand(command, BsonDocument.class) : db.runCommand(s, command, BsonDocument.class);
+                }
+                yield s == null ? db.runCommand(command, readPreference, BsonDocument.class)
+                        : db.runCommand(s, command, readPreference, BsonDocument.class);
             }
             default -> throw new Unsupported("database operation " + name);
         };
@@ -269,8 +295,9 @@ final class CrudOperations {
         return a.array("pipeline").stream().map(BsonValue::asDocument).toList();
     }
 
-    private static BsonValue find(MongoCollection<BsonDocument> coll, Args a, boolean one) {
-        FindIterable<BsonDocument> it = coll.find(a.docOr("filter", new BsonDocument()));
+    private static BsonValue find(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a, boolean one) {
+        BsonDocument filter = a.docOr("filter", new BsonDocument());
+        FindIterable<BsonDocument> it = s == null ? coll.find(filter) : coll.find(s, filter);
         if (a.has("sort")) it.sort(a.doc("sort"));
         if (a.has("projection")) it.projection(a.doc("projection"));
         if (a.has("skip")) it.skip(a.integer("skip"));
@@ -305,7 +332,7 @@ final class CrudOperations {
         return new BsonArray(new ArrayList<>(it.into(new ArrayList<>())));
     }
 
-    private static BsonValue countDocuments(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue countDocuments(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         CountOptions o = new CountOptions();
         if (a.has("skip")) o.skip(a.integer("skip"));
         if (a.has("limit")) o.limit(a.integer("limit"));
@@ -313,53 +340,62 @@ final class CrudOperations {
         if (a.has("collation")) o.collation(collation(a.doc("collation")));
         if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
         if (a.has("hint")) hint(a, o::hint, o::hintString);
-        return new BsonInt64(coll.countDocuments(a.doc("filter"), o));
+        BsonDocument filter = a.doc("filter");
+        return new BsonInt64(s == null ? coll.countDocuments(filter, o) : coll.countDocuments(s, filter, o));
     }
 
-    private static BsonValue estimatedCount(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue estimatedCount(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
+        if (s != null) {
+            throw new Unsupported("estimatedDocumentCount with a session (the Java driver has no such overload)");
+        }
         EstimatedDocumentCountOptions o = new EstimatedDocumentCountOptions();
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
         return new BsonInt64(coll.estimatedDocumentCount(o));
     }
 
-    private static BsonValue distinct(MongoCollection<BsonDocument> coll, Args a) {
-        var it = coll.distinct(a.string("fieldName"), a.doc("filter"), BsonValue.class);
+    private static BsonValue distinct(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
+        String field = a.string("fieldName");
+        BsonDocument filter = a.doc("filter");
+        var it = s == null ? coll.distinct(field, filter, BsonValue.class) : coll.distinct(s, field, filter, BsonValue.class);
         if (a.has("comment")) it.comment(a.take("comment"));
         if (a.has("collation")) it.collation(collation(a.doc("collation")));
         if (a.has("hint")) hint(a, it::hint, it::hintString);
         return new BsonArray(new ArrayList<>(it.into(new ArrayList<>())));
     }
 
-    private static BsonValue insertOne(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue insertOne(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         InsertOneOptions o = new InsertOneOptions();
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
-        InsertOneResult r = coll.insertOne(a.doc("document"), o);
+        BsonDocument doc = a.doc("document");
+        InsertOneResult r = s == null ? coll.insertOne(doc, o) : coll.insertOne(s, doc, o);
         if (!r.wasAcknowledged()) return unacknowledged();
         return new BsonDocument("insertedId", r.getInsertedId());
     }
 
-    private static BsonValue insertMany(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue insertMany(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         InsertManyOptions o = new InsertManyOptions();
         if (a.has("ordered")) o.ordered(a.bool("ordered"));
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
         List<BsonDocument> docs = a.array("documents").stream().map(BsonValue::asDocument).toList();
-        InsertManyResult r = coll.insertMany(docs, o);
+        InsertManyResult r = s == null ? coll.insertMany(docs, o) : coll.insertMany(s, docs, o);
         if (!r.wasAcknowledged()) return unacknowledged();
         BsonDocument ids = new BsonDocument();
         r.getInsertedIds().forEach((i, id) -> ids.append(String.valueOf(i), id));
         return new BsonDocument("insertedIds", ids);
     }
 
-    private static BsonValue delete(MongoCollection<BsonDocument> coll, Args a, boolean one) {
+    private static BsonValue delete(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a, boolean one) {
         DeleteOptions o = new DeleteOptions();
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("let")) o.let(a.doc("let"));
         if (a.has("collation")) o.collation(collation(a.doc("collation")));
         if (a.has("hint")) hint(a, o::hint, o::hintString);
-        DeleteResult r = one ? coll.deleteOne(a.doc("filter"), o) : coll.deleteMany(a.doc("filter"), o);
+        BsonDocument filter = a.doc("filter");
+        DeleteResult r = s == null ? (one ? coll.deleteOne(filter, o) : coll.deleteMany(filter, o))
+                : (one ? coll.deleteOne(s, filter, o) : coll.deleteMany(s, filter, o));
         if (!r.wasAcknowledged()) return unacknowledged();
         return new BsonDocument("deletedCount", new BsonInt64(r.getDeletedCount()));
     }
@@ -377,21 +413,24 @@ final class CrudOperations {
         return o;
     }
 
-    private static BsonValue update(MongoCollection<BsonDocument> coll, Args a, boolean one) {
+    private static BsonValue update(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a, boolean one) {
         BsonDocument filter = a.doc("filter");
         BsonValue update = a.take("update");
         UpdateOptions o = updateOptions(a);
         UpdateResult r;
         if (update.isArray()) {
             List<BsonDocument> pipeline = update.asArray().stream().map(BsonValue::asDocument).toList();
-            r = one ? coll.updateOne(filter, pipeline, o) : coll.updateMany(filter, pipeline, o);
+            r = s == null ? (one ? coll.updateOne(filter, pipeline, o) : coll.updateMany(filter, pipeline, o))
+                    : (one ? coll.updateOne(s, filter, pipeline, o) : coll.updateMany(s, filter, pipeline, o));
         } else {
-            r = one ? coll.updateOne(filter, update.asDocument(), o) : coll.updateMany(filter, update.asDocument(), o);
+            BsonDocument u = update.asDocument();
+            r = s == null ? (one ? coll.updateOne(filter, u, o) : coll.updateMany(filter, u, o))
+                    : (one ? coll.updateOne(s, filter, u, o) : coll.updateMany(s, filter, u, o));
         }
         return updateResult(r);
     }
 
-    private static BsonValue replaceOne(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue replaceOne(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         BsonDocument filter = a.doc("filter");
         BsonDocument replacement = a.doc("replacement");
         ReplaceOptions o = new ReplaceOptions();
@@ -402,7 +441,7 @@ final class CrudOperations {
         if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
         if (a.has("sort")) o.sort(a.doc("sort"));
         if (a.has("hint")) hint(a, o::hint, o::hintString);
-        return updateResult(coll.replaceOne(filter, replacement, o));
+        return updateResult(s == null ? coll.replaceOne(filter, replacement, o) : coll.replaceOne(s, filter, replacement, o));
     }
 
     private static BsonValue updateResult(UpdateResult r) {
@@ -414,18 +453,19 @@ final class CrudOperations {
         return d;
     }
 
-    private static BsonValue findOneAndUpdate(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue findOneAndUpdate(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         BsonDocument filter = a.doc("filter");
         BsonValue update = a.take("update");
         FindOneAndUpdateOptions o = findAndModifyOptions(a);
         if (a.has("arrayFilters")) o.arrayFilters(a.array("arrayFilters").stream().map(v -> (Bson) v.asDocument()).toList());
         if (update.isArray()) {
-            return coll.findOneAndUpdate(filter, update.asArray().stream().map(BsonValue::asDocument).toList(), o);
+            List<BsonDocument> pipeline = update.asArray().stream().map(BsonValue::asDocument).toList();
+            return s == null ? coll.findOneAndUpdate(filter, pipeline, o) : coll.findOneAndUpdate(s, filter, pipeline, o);
         }
-        return coll.findOneAndUpdate(filter, update.asDocument(), o);
+        return s == null ? coll.findOneAndUpdate(filter, update.asDocument(), o) : coll.findOneAndUpdate(s, filter, update.asDocument(), o);
     }
 
-    private static BsonValue findOneAndReplace(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue findOneAndReplace(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         BsonDocument filter = a.doc("filter");
         BsonDocument replacement = a.doc("replacement");
         // the replace options are the update options without arrayFilters (left unread, so refused)
@@ -434,7 +474,7 @@ final class CrudOperations {
                 .projection(u.getProjection()).returnDocument(u.getReturnDocument()).comment(u.getComment())
                 .let(u.getLet()).collation(u.getCollation()).bypassDocumentValidation(u.getBypassDocumentValidation())
                 .maxTime(u.getMaxTime(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS).hint(u.getHint()).hintString(u.getHintString());
-        return coll.findOneAndReplace(filter, replacement, o);
+        return s == null ? coll.findOneAndReplace(filter, replacement, o) : coll.findOneAndReplace(s, filter, replacement, o);
     }
 
     /** The options findOneAndUpdate and findOneAndReplace share. */
@@ -453,7 +493,7 @@ final class CrudOperations {
         return o;
     }
 
-    private static BsonValue findOneAndDelete(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue findOneAndDelete(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         BsonDocument filter = a.doc("filter");
         FindOneAndDeleteOptions o = new FindOneAndDeleteOptions();
         if (a.has("sort")) o.sort(a.doc("sort"));
@@ -463,14 +503,14 @@ final class CrudOperations {
         if (a.has("collation")) o.collation(collation(a.doc("collation")));
         if (a.has("maxTimeMS")) o.maxTime(a.integer("maxTimeMS"), TimeUnit.MILLISECONDS);
         if (a.has("hint")) hint(a, o::hint, o::hintString);
-        return coll.findOneAndDelete(filter, o);
+        return s == null ? coll.findOneAndDelete(filter, o) : coll.findOneAndDelete(s, filter, o);
     }
 
     private static ReturnDocument returnDocument(Args a) {
         return a.string("returnDocument").equalsIgnoreCase("after") ? ReturnDocument.AFTER : ReturnDocument.BEFORE;
     }
 
-    private static BsonValue bulkWrite(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue bulkWrite(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
         for (BsonValue request : a.array("requests")) {
             models.add(writeModel(request.asDocument()));
@@ -480,7 +520,7 @@ final class CrudOperations {
         if (a.has("comment")) o.comment(a.take("comment"));
         if (a.has("let")) o.let(a.doc("let"));
         if (a.has("bypassDocumentValidation")) o.bypassDocumentValidation(a.bool("bypassDocumentValidation"));
-        return bulkResult(coll.bulkWrite(models, o));
+        return bulkResult(s == null ? coll.bulkWrite(models, o) : coll.bulkWrite(s, models, o));
     }
 
     /** A BulkWriteResult in the CRUD specification's shape; also the partial result of a bulk write error. */
@@ -544,12 +584,13 @@ final class CrudOperations {
         return model;
     }
 
-    private static BsonValue createIndex(MongoCollection<BsonDocument> coll, Args a) {
+    private static BsonValue createIndex(MongoCollection<BsonDocument> coll, @Nullable ClientSession s, Args a) {
         IndexOptions o = new IndexOptions();
         if (a.has("name")) o.name(a.string("name"));
         if (a.has("unique")) o.unique(a.bool("unique"));
         if (a.has("sparse")) o.sparse(a.bool("sparse"));
-        return new BsonString(coll.createIndex(a.doc("keys"), o));
+        BsonDocument keys = a.doc("keys");
+        return new BsonString(s == null ? coll.createIndex(keys, o) : coll.createIndex(s, keys, o));
     }
 
     private static Collation collation(BsonDocument d) {
@@ -571,6 +612,19 @@ final class CrudOperations {
         } else {
             byDoc.accept(hint.asDocument());
         }
+    }
+
+    /** A read preference entity option: {@code mode} and {@code maxStalenessSeconds}; anything else is a runner gap. */
+    static ReadPreference readPreference(BsonDocument d) {
+        for (String key : d.keySet()) {
+            if (!key.equals("mode") && !key.equals("maxStalenessSeconds")) {
+                throw new CrudOperations.Unsupported("readPreference option " + key);
+            }
+        }
+        String mode = d.getString("mode").getValue();
+        return d.containsKey("maxStalenessSeconds")
+                ? ReadPreference.valueOf(mode, List.of(), d.getNumber("maxStalenessSeconds").longValue(), TimeUnit.SECONDS)
+                : ReadPreference.valueOf(mode);
     }
 
     /** A unified-format write concern document ({@code w}, {@code journal}) as the driver's WriteConcern. */

@@ -6,15 +6,17 @@ import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The unified test format's "Evaluating Matches" rules (mongodb/specifications,
  * {@code source/unified-test-format/unified-test-format.md}): an expected value against an actual one, where
  * numbers of the types int32, int64 and double are equal by value, a root-level document must not carry extra
  * fields while an embedded one may, arrays match element by element with equal lengths, and the special
- * operators {@code $$exists}, {@code $$type}, {@code $$unsetOrMatches}, {@code $$lte}, {@code $$matchAsDocument}
- * and {@code $$matchAsRoot} apply. Other special operators ({@code $$matchesEntity}, {@code $$sessionLsid}, ...)
- * belong to features this runner does not have and are reported as a mismatch naming them.
+ * operators {@code $$exists}, {@code $$type}, {@code $$unsetOrMatches}, {@code $$lte}, {@code $$matchAsDocument},
+ * {@code $$matchAsRoot} and {@code $$sessionLsid} (the logical session id of a named session entity) apply. Other
+ * special operators ({@code $$matchesEntity}, ...) belong to features this runner does not have and are reported as a
+ * mismatch naming them.
  */
 final class UnifiedMatcher {
     private static final Map<String, List<BsonType>> TYPE_ALIASES = Map.ofEntries(
@@ -38,14 +40,24 @@ final class UnifiedMatcher {
      * @param root whether this is a root-level document, where extra fields are not allowed
      * @return empty when it matches, else the first mismatch as "path: reason"
      */
-    static Optional<String> match(BsonValue expected, BsonValue actual, boolean root) {
-        return match("", expected, actual, root);
+    static Optional<String> match(BsonValue expected, @Nullable BsonValue actual, boolean root) {
+        return match(expected, actual, root, Map.of());
     }
 
-    private static Optional<String> match(String path, BsonValue expected, BsonValue actual, boolean root) {
+    /**
+     * The same, where {@code {$$sessionLsid: "<session id>"}} matches the {@code lsid} document of that session entity.
+     *
+     * @param sessionLsids each session entity's id to its logical session id ({@code {id: <UUID>}})
+     */
+    static Optional<String> match(BsonValue expected, @Nullable BsonValue actual, boolean root, Map<String, BsonDocument> sessionLsids) {
+        return match("", expected, actual, root, sessionLsids);
+    }
+
+    private static Optional<String> match(String path, BsonValue expected, @Nullable BsonValue actual, boolean root,
+            Map<String, BsonDocument> lsids) {
         if (expected.isDocument() && expected.asDocument().size() == 1
                 && expected.asDocument().getFirstKey().startsWith("$$")) {
-            return special(path, expected.asDocument(), actual, root);
+            return special(path, expected.asDocument(), actual, root, lsids);
         }
         if (actual == null) {
             return Optional.of(path + ": missing, expected " + expected);
@@ -54,14 +66,14 @@ final class UnifiedMatcher {
             if (!actual.isDocument()) {
                 return Optional.of(path + ": expected a document " + expected + ", got " + actual);
             }
-            return matchDocument(path, expected.asDocument(), actual.asDocument(), root);
+            return matchDocument(path, expected.asDocument(), actual.asDocument(), root, lsids);
         }
         if (expected.isArray()) {
             if (!actual.isArray() || actual.asArray().size() != expected.asArray().size()) {
                 return Optional.of(path + ": expected " + expected + ", got " + actual);
             }
             for (int i = 0; i < expected.asArray().size(); i++) {
-                Optional<String> m = match(path + "." + i, expected.asArray().get(i), actual.asArray().get(i), false);
+                Optional<String> m = match(path + "." + i, expected.asArray().get(i), actual.asArray().get(i), false, lsids);
                 if (m.isPresent()) {
                     return m;
                 }
@@ -78,9 +90,10 @@ final class UnifiedMatcher {
         return expected.equals(actual) ? Optional.empty() : Optional.of(path + ": expected " + expected + ", got " + actual);
     }
 
-    private static Optional<String> matchDocument(String path, BsonDocument expected, BsonDocument actual, boolean root) {
+    private static Optional<String> matchDocument(String path, BsonDocument expected, BsonDocument actual, boolean root,
+            Map<String, BsonDocument> lsids) {
         for (Map.Entry<String, BsonValue> e : expected.entrySet()) {
-            Optional<String> m = match(path + "." + e.getKey(), e.getValue(), actual.get(e.getKey()), false);
+            Optional<String> m = match(path + "." + e.getKey(), e.getValue(), actual.get(e.getKey()), false, lsids);
             if (m.isPresent()) {
                 return m;
             }
@@ -95,7 +108,8 @@ final class UnifiedMatcher {
         return Optional.empty();
     }
 
-    private static Optional<String> special(String path, BsonDocument operator, BsonValue actual, boolean root) {
+    private static Optional<String> special(String path, BsonDocument operator, @Nullable BsonValue actual, boolean root,
+            Map<String, BsonDocument> lsids) {
         String name = operator.getFirstKey();
         BsonValue arg = operator.get(name);
         switch (name) {
@@ -103,7 +117,7 @@ final class UnifiedMatcher {
                 return (actual != null) == arg.asBoolean().getValue() ? Optional.empty()
                         : Optional.of(path + ": $$exists " + arg.asBoolean().getValue() + " but got " + actual);
             case "$$unsetOrMatches":
-                return actual == null ? Optional.empty() : match(path, arg, actual, root);
+                return actual == null ? Optional.empty() : match(path, arg, actual, root, lsids);
             case "$$type":
                 if (actual == null) {
                     return Optional.of(path + ": missing, expected $$type " + arg);
@@ -119,9 +133,17 @@ final class UnifiedMatcher {
                 if (actual == null || !actual.isString()) {
                     return Optional.of(path + ": $$matchAsDocument needs a string, got " + actual);
                 }
-                return match(path, arg, BsonDocument.parse(actual.asString().getValue()), true);
+                return match(path, arg, BsonDocument.parse(actual.asString().getValue()), true, lsids);
             case "$$matchAsRoot":
-                return match(path, arg, actual, true);
+                return match(path, arg, actual, true, lsids);
+            case "$$sessionLsid": {
+                BsonDocument lsid = lsids.get(arg.asString().getValue());
+                if (lsid == null) {
+                    return Optional.of(path + ": $$sessionLsid names no session entity: " + arg);
+                }
+                return lsid.equals(actual) ? Optional.empty()
+                        : Optional.of(path + ": expected the lsid of " + arg.asString().getValue() + " " + lsid + ", got " + actual);
+            }
             default:
                 return Optional.of(path + ": special operator " + name + " is not supported by this runner");
         }

@@ -1,7 +1,22 @@
 package dev.shardstore.cluster.crudspec;
 
 import com.mongodb.ClientBulkWriteException;
+import com.mongodb.ClientSessionOptions;
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.ServerAddress;
+import com.mongodb.TransactionOptions;
+import com.mongodb.client.ClientSession;
+import com.mongodb.event.CommandEvent;
+import com.mongodb.event.CommandFailedEvent;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import com.mongodb.event.CommandSucceededEvent;
+import java.lang.reflect.Field;
+import java.util.Collections;
+import java.util.HashSet;
+import org.bson.BsonBoolean;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoServerException;
@@ -45,8 +60,16 @@ import org.bson.BsonValue;
  * {@code isClientError}, {@code errorContains}, {@code errorCode}, {@code errorCodeName}, {@code errorLabelsContain},
  * {@code errorLabelsOmit}, a bulk write's partial {@code expectResult}, and a client bulk write's {@code writeErrors} and
  * {@code writeConcernErrors}) under {@link UnifiedMatcher}'s rules,
- * and {@code outcome}. Not covered: {@code expectEvents} (a test that has them is judged by its results and
- * outcome only), sessions, and anything else outside CRUD, which reports the test as {@link Status#RUNNER_GAP}.
+ * and {@code outcome}; the transactions specification's parts: session entities ({@code sessionOptions},
+ * {@code defaultTransactionOptions}), the session operations ({@code startTransaction}, {@code commitTransaction},
+ * {@code abortTransaction}, {@code withTransaction}, {@code endSession}), operations with a {@code session} argument,
+ * the {@code testRunner} operations ({@code failPoint} and {@code targetedFailPoint} on the router's
+ * {@code configureFailPoint}, {@code createEntities}, the session, collection and index assertions) and
+ * {@code expectEvents} of command monitoring events, recorded by a {@link CommandListener} on each client entity
+ * that observes them. Clients connect to the first router, or to all with {@code useMultipleMongoses: true}, so that
+ * the driver pins a transaction's session to one (mongos pinning). Anything else (change streams, CMAP events, ...)
+ * reports the test as {@link Status#RUNNER_GAP}; a fail point the router refuses as {@link Status#NOT_APPLICABLE}.
+ * Before each test, {@code killAllSessions} on every router ends what a previous test left open.
  */
 final class UnifiedTestRunner {
     /** How a test came out. */
@@ -57,28 +80,41 @@ final class UnifiedTestRunner {
     }
 
     private static final String SERVER_VERSION = "8.0.0";
+    /** The commands the format tells runners never to report as observed events (security-sensitive). */
+    private static final Set<String> SENSITIVE_COMMANDS = Set.of("authenticate", "saslStart", "saslContinue", "getnonce",
+            "createUser", "updateUser", "copydbgetnonce", "copydbsaslstart", "copydb", "hello", "isMaster", "ismaster");
     private static final Set<String> WRITE_RESULT_OPS = Set.of("insertOne", "insertMany", "updateOne", "updateMany",
             "replaceOne", "deleteOne", "deleteMany", "bulkWrite", "runCommand");
 
-    /**
-     * The client entity keys this runner honours: observed events are not checked (see the class comment) and one
-     * router is one mongos whatever {@code useMultipleMongoses} says; anything else (auto encryption, ...) is a gap.
-     */
-    private static final Set<String> CLIENT_KEYS = Set.of("id", "uriOptions", "observeEvents", "useMultipleMongoses");
+    /** The client entity keys this runner honours; anything else (auto encryption, ...) is a gap. */
+    private static final Set<String> CLIENT_KEYS = Set.of("id", "uriOptions", "observeEvents", "useMultipleMongoses",
+            "ignoreCommandMonitoringEvents");
 
-    private final String connectionString;
+    private final List<String> routerHosts;
+    private final List<ServerAddress> routerAddresses;
+    private final List<MongoClient> routers;
     private final MongoClient setup;
     private final boolean sharded;
+    private final Map<String, String> driverSkips;
 
     /**
-     * @param connectionString the router's {@code mongodb://host:port}, without options
-     * @param setup a client for initial data and outcome reads (majority write concern is applied per call)
+     * @param routerConnectionStrings each router's {@code mongodb://host:port}, without options
+     * @param routers an internal client per router, in the same order, for {@code killAllSessions} and fail points;
+     *     the first also loads initial data and reads outcomes (majority write concern is applied per call)
      * @param sharded whether each {@code initialData} collection is sharded on {@code {_id: "hashed"}}
+     * @param driverSkips tests ({@code "<file> | <description>"}) whose expectation is the Java driver's to meet and
+     *     that it does not meet, each with the reason: reported as not applicable, since they say nothing of the server
      */
-    UnifiedTestRunner(String connectionString, MongoClient setup, boolean sharded) {
-        this.connectionString = connectionString;
-        this.setup = setup;
+    UnifiedTestRunner(List<String> routerConnectionStrings, List<MongoClient> routers, boolean sharded, Map<String, String> driverSkips) {
+        if (routerConnectionStrings.isEmpty() || routerConnectionStrings.size() != routers.size()) {
+            throw new IllegalArgumentException("one internal client per router, at least one router");
+        }
+        this.routerHosts = routerConnectionStrings.stream().map(c -> new ConnectionString(c).getHosts().get(0)).toList();
+        this.routerAddresses = routerHosts.stream().map(ServerAddress::new).toList();
+        this.routers = List.copyOf(routers);
+        this.setup = routers.get(0);
         this.sharded = sharded;
+        this.driverSkips = Map.copyOf(driverSkips);
     }
 
     /** Runs every test of one file; a file that cannot be read is one failed result. */
@@ -98,6 +134,10 @@ final class UnifiedTestRunner {
             Optional<String> gate = fileGate.or(() -> requirements(test.getArray("runOnRequirements", new BsonArray())));
             if (test.containsKey("skipReason")) {
                 gate = Optional.of("skipReason: " + test.getString("skipReason").getValue());
+            }
+            String driverSkip = driverSkips.get(name + " | " + description);
+            if (driverSkip != null) {
+                gate = Optional.of("the Java driver: " + driverSkip);
             }
             if (gate.isPresent()) {
                 results.add(new Result(name, description, Status.NOT_APPLICABLE, gate.get()));
@@ -138,7 +178,7 @@ final class UnifiedTestRunner {
         if (req.containsKey("serverless") && req.getString("serverless").getValue().equals("require")) {
             return Optional.of("serverless");
         }
-        if (req.getBoolean("auth", org.bson.BsonBoolean.FALSE).getValue()) {
+        if (req.getBoolean("auth", BsonBoolean.FALSE).getValue()) {
             return Optional.of("auth");
         }
         if (req.containsKey("csfle")) {
@@ -165,29 +205,46 @@ final class UnifiedTestRunner {
 
     private Result runTest(String file, BsonDocument spec, BsonDocument test) {
         String description = test.getString("description").getValue();
-        Map<String, MongoClient> clients = new HashMap<>();
+        TestState t = new TestState();
         try {
+            killAllSessions();
             loadInitialData(spec.getArray("initialData", new BsonArray()));
-            Map<String, Object> entities = createEntities(spec.getArray("createEntities", new BsonArray()), clients);
+            createEntities(t, spec.getArray("createEntities", new BsonArray()));
             int i = 0;
             for (BsonValue op : test.getArray("operations")) {
-                Optional<String> failure = runOperation(entities, op.asDocument());
+                Optional<String> failure = runOperation(t, op.asDocument(), false);
                 if (failure.isPresent()) {
                     return new Result(file, description, Status.FAIL, "operation " + i + " (" + op.asDocument().getString("name").getValue() + "): " + failure.get());
                 }
                 i++;
+            }
+            Optional<String> events = checkEvents(t, test.getArray("expectEvents", new BsonArray()));
+            if (events.isPresent()) {
+                return new Result(file, description, Status.FAIL, "expectEvents: " + events.get());
             }
             Optional<String> outcome = checkOutcome(test.getArray("outcome", new BsonArray()));
             return outcome.map(r -> new Result(file, description, Status.FAIL, "outcome: " + r))
                     .orElseGet(() -> new Result(file, description, Status.PASS, ""));
         } catch (CrudOperations.Unsupported e) {
             return new Result(file, description, Status.RUNNER_GAP, e.getMessage());
-        } catch (CrudOperations.NotForThisDriver e) {
+        } catch (CrudOperations.NotApplicable e) {
             return new Result(file, description, Status.NOT_APPLICABLE, e.getMessage());
+        } catch (Mismatch e) {
+            return new Result(file, description, Status.FAIL, e.getMessage());
         } catch (RuntimeException e) {
             return new Result(file, description, Status.FAIL, "setup/unexpected: " + oneLine(e));
         } finally {
-            clients.values().forEach(MongoClient::close);
+            t.close();
+        }
+    }
+
+    /**
+     * Ends every session of the cluster before a test, on each router, as the format's "Terminating Open
+     * Transactions" asks, so that a transaction a failed test left open cannot block the next one.
+     */
+    private void killAllSessions() {
+        for (MongoClient router : routers) {
+            router.getDatabase("admin").runCommand(new BsonDocument("killAllSessions", new BsonArray()));
         }
     }
 
@@ -212,45 +269,134 @@ final class UnifiedTestRunner {
             if (!docs.isEmpty()) {
                 database.getCollection(coll, BsonDocument.class).insertMany(docs);
             }
+            // the format's "StaleDbVersion Errors on Sharded Clusters": a distinct on each router first, so that a
+            // transaction's distinct does not meet a router's first use of the database version
+            for (MongoClient router : routers) {
+                router.getDatabase(db).getCollection(coll).distinct("_id", BsonValue.class).first();
+            }
         }
     }
 
-    private Map<String, Object> createEntities(BsonArray definitions, Map<String, MongoClient> clients) {
-        Map<String, Object> entities = new HashMap<>();
+    /** Creates the entities of a {@code createEntities} list (the file's, or the operation's) into {@code t}. */
+    private void createEntities(TestState t, BsonArray definitions) {
         for (BsonValue v : definitions) {
             BsonDocument def = v.asDocument();
             String kind = def.getFirstKey();
             BsonDocument body = def.getDocument(kind);
             String id = body.getString("id").getValue();
             switch (kind) {
-                case "client" -> {
-                    for (String key : body.keySet()) {
-                        if (!CLIENT_KEYS.contains(key)) {
-                            throw new CrudOperations.Unsupported("client entity " + key);
-                        }
-                    }
-                    StringBuilder uri = new StringBuilder(connectionString).append("/?appName=crudspec");
-                    body.getDocument("uriOptions", new BsonDocument()).forEach((k, value) ->
-                            uri.append('&').append(k).append('=').append(value.isString() ? value.asString().getValue()
-                                    : value.isBoolean() ? String.valueOf(value.asBoolean().getValue()) : String.valueOf(value.asNumber().longValue())));
-                    MongoClient client = MongoClients.create(new ConnectionString(uri.toString()));
-                    clients.put(id, client);
-                    entities.put(id, client);
-                }
+                case "client" -> t.put(id, client(t, id, body));
                 case "database" -> {
-                    MongoClient client = (MongoClient) entities.get(body.getString("client").getValue());
+                    MongoClient client = (MongoClient) t.entity(body.getString("client").getValue());
                     MongoDatabase db = client.getDatabase(body.getString("databaseName").getValue());
                     BsonDocument options = body.getDocument("databaseOptions", new BsonDocument());
                     if (options.containsKey("writeConcern")) db = db.withWriteConcern(CrudOperations.writeConcern(options.getDocument("writeConcern")));
                     if (options.containsKey("readConcern")) db = db.withReadConcern(readConcern(options.getDocument("readConcern")));
-                    if (options.containsKey("readPreference")) db = db.withReadPreference(readPreference(options.getDocument("readPreference")));
-                    entities.put(id, db);
+                    if (options.containsKey("readPreference")) db = db.withReadPreference(CrudOperations.readPreference(options.getDocument("readPreference")));
+                    t.put(id, db);
                 }
-                case "collection" -> entities.put(id, collectionEntity(entities, body));
+                case "collection" -> t.put(id, collectionEntity(t, body));
+                case "session" -> {
+                    MongoClient client = (MongoClient) t.entity(body.getString("client").getValue());
+                    ClientSession session = client.startSession(sessionOptions(body.getDocument("sessionOptions", new BsonDocument())));
+                    t.sessions.put(id, session);
+                    t.lsids.put(id, session.getServerSession().getIdentifier());
+                    t.put(id, session);
+                }
                 default -> throw new CrudOperations.Unsupported("entity " + kind);
             }
         }
-        return entities;
+    }
+
+    /**
+     * A client entity: on the first router, or on every router with {@code useMultipleMongoses: true}; with
+     * {@code observeEvents}, a command listener records the named command events (but those of
+     * {@code ignoreCommandMonitoringEvents} and the format's security-sensitive commands) for {@code expectEvents}.
+     */
+    private MongoClient client(TestState t, String id, BsonDocument body) {
+        for (String key : body.keySet()) {
+            if (!CLIENT_KEYS.contains(key)) {
+                throw new CrudOperations.Unsupported("client entity " + key);
+            }
+        }
+        boolean multiple = body.getBoolean("useMultipleMongoses", BsonBoolean.FALSE).getValue();
+        StringBuilder uri = new StringBuilder("mongodb://")
+                .append(String.join(",", multiple ? routerHosts : routerHosts.subList(0, 1))).append("/?appName=unified-runner");
+        body.getDocument("uriOptions", new BsonDocument()).forEach((k, value) ->
+                uri.append('&').append(k).append('=').append(value.isString() ? value.asString().getValue()
+                        : value.isBoolean() ? String.valueOf(value.asBoolean().getValue()) : String.valueOf(value.asNumber().longValue())));
+        MongoClientSettings.Builder settings = MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri.toString()));
+        if (body.containsKey("observeEvents")) {
+            Set<String> observed = new HashSet<>();
+            body.getArray("observeEvents").forEach(e -> observed.add(e.asString().getValue()));
+            Set<String> ignored = new HashSet<>(SENSITIVE_COMMANDS);
+            body.getArray("ignoreCommandMonitoringEvents", new BsonArray()).forEach(c -> ignored.add(c.asString().getValue()));
+            List<BsonDocument> events = t.events.computeIfAbsent(id, k -> Collections.synchronizedList(new ArrayList<>()));
+            settings.addCommandListener(new EventRecorder(observed, ignored, events));
+        }
+        MongoClient client = MongoClients.create(settings.build());
+        t.clients.add(client);
+        return client;
+    }
+
+    /**
+     * Records the command monitoring events a client entity observes, each as {@code {<eventType>: {commandName,
+     * databaseName, command | reply}}}, the shape of the format's expected events.
+     */
+    private record EventRecorder(Set<String> observed, Set<String> ignored, List<BsonDocument> events) implements CommandListener {
+        @Override
+        public void commandStarted(CommandStartedEvent event) {
+            add("commandStartedEvent", event.getCommandName(), event(event).append("command", event.getCommand().clone()));
+        }
+
+        @Override
+        public void commandSucceeded(CommandSucceededEvent event) {
+            add("commandSucceededEvent", event.getCommandName(), event(event).append("reply", event.getResponse().clone()));
+        }
+
+        @Override
+        public void commandFailed(CommandFailedEvent event) {
+            add("commandFailedEvent", event.getCommandName(), event(event));
+        }
+
+        private static BsonDocument event(CommandEvent event) {
+            return new BsonDocument("commandName", new BsonString(event.getCommandName()))
+                    .append("databaseName", new BsonString(event.getDatabaseName()));
+        }
+
+        private void add(String type, String commandName, BsonDocument fields) {
+            if (observed.contains(type) && !ignored.contains(commandName)) {
+                events.add(new BsonDocument(type, fields));
+            }
+        }
+    }
+
+    /** A session entity's {@code sessionOptions}: {@code causalConsistency}, {@code defaultTransactionOptions}. */
+    private static ClientSessionOptions sessionOptions(BsonDocument options) {
+        ClientSessionOptions.Builder b = ClientSessionOptions.builder();
+        for (String key : options.keySet()) {
+            switch (key) {
+                case "causalConsistency" -> b.causallyConsistent(options.getBoolean(key).getValue());
+                case "defaultTransactionOptions" -> b.defaultTransactionOptions(transactionOptions(options.getDocument(key)));
+                default -> throw new CrudOperations.Unsupported("sessionOptions " + key);
+            }
+        }
+        return b.build();
+    }
+
+    /** Transaction options ({@code readConcern}, {@code writeConcern}, {@code readPreference}, {@code maxCommitTimeMS}). */
+    private static TransactionOptions transactionOptions(BsonDocument options) {
+        TransactionOptions.Builder b = TransactionOptions.builder();
+        for (String key : options.keySet()) {
+            switch (key) {
+                case "readConcern" -> b.readConcern(readConcern(options.getDocument(key)));
+                case "writeConcern" -> b.writeConcern(CrudOperations.writeConcern(options.getDocument(key)));
+                case "readPreference" -> b.readPreference(CrudOperations.readPreference(options.getDocument(key)));
+                case "maxCommitTimeMS" -> b.maxCommitTime(options.getNumber(key).longValue(), TimeUnit.MILLISECONDS);
+                default -> throw new CrudOperations.Unsupported("transaction option " + key);
+            }
+        }
+        return b.build();
     }
 
     /**
@@ -258,14 +404,14 @@ final class UnifiedTestRunner {
      * gives an {@link CrudOperations.Unsupported} placeholder, so that only the operations on this entity are a
      * runner gap and not the file's other tests.
      */
-    private static Object collectionEntity(Map<String, Object> entities, BsonDocument body) {
-        MongoDatabase db = (MongoDatabase) entities.get(body.getString("database").getValue());
+    private static Object collectionEntity(TestState t, BsonDocument body) {
+        MongoDatabase db = (MongoDatabase) t.entity(body.getString("database").getValue());
         MongoCollection<BsonDocument> coll = db.getCollection(body.getString("collectionName").getValue(), BsonDocument.class);
         BsonDocument options = body.getDocument("collectionOptions", new BsonDocument());
         try {
             if (options.containsKey("writeConcern")) coll = coll.withWriteConcern(CrudOperations.writeConcern(options.getDocument("writeConcern")));
             if (options.containsKey("readConcern")) coll = coll.withReadConcern(readConcern(options.getDocument("readConcern")));
-            if (options.containsKey("readPreference")) coll = coll.withReadPreference(readPreference(options.getDocument("readPreference")));
+            if (options.containsKey("readPreference")) coll = coll.withReadPreference(CrudOperations.readPreference(options.getDocument("readPreference")));
             return coll;
         } catch (IllegalArgumentException e) {
             return new CrudOperations.Unsupported("collection " + body.getString("id").getValue() + " options: " + e.getMessage());
@@ -276,57 +422,290 @@ final class UnifiedTestRunner {
         return new ReadConcern(ReadConcernLevel.fromString(d.getString("level").getValue()));
     }
 
-    /** A read preference entity option: {@code mode} and {@code maxStalenessSeconds}; anything else is a runner gap. */
-    private static ReadPreference readPreference(BsonDocument d) {
-        for (String key : d.keySet()) {
-            if (!key.equals("mode") && !key.equals("maxStalenessSeconds")) {
-                throw new CrudOperations.Unsupported("readPreference option " + key);
-            }
-        }
-        String mode = d.getString("mode").getValue();
-        return d.containsKey("maxStalenessSeconds")
-                ? ReadPreference.valueOf(mode, List.of(), d.getNumber("maxStalenessSeconds").longValue(), TimeUnit.SECONDS)
-                : ReadPreference.valueOf(mode);
-    }
-
-    /** Runs one operation; empty when its expectations hold, else the mismatch. */
+    /**
+     * Runs one operation; empty when its expectations hold, else the mismatch. Inside a {@code withTransaction}
+     * callback ({@code inCallback}) an error the operation raised is rethrown once its expectations are checked, so
+     * that it reaches {@code withTransaction} as the format asks, and a mismatch is thrown as {@link Mismatch}.
+     */
     @SuppressWarnings("unchecked")
-    private Optional<String> runOperation(Map<String, Object> entities, BsonDocument op) {
+    private Optional<String> runOperation(TestState t, BsonDocument op, boolean inCallback) {
         String name = op.getString("name").getValue();
         String object = op.getString("object").getValue();
-        BsonDocument args = op.getDocument("arguments", new BsonDocument());
-        Object target = entities.get(object);
+        BsonDocument args = op.getDocument("arguments", new BsonDocument()).clone();
         BsonValue result;
         try {
-            if (target instanceof CrudOperations.Unsupported gap) {
-                throw gap;
-            } else if (target instanceof MongoCollection<?> coll) {
-                result = CrudOperations.onCollection((MongoCollection<BsonDocument>) coll, name, args);
-            } else if (target instanceof MongoDatabase db) {
-                result = CrudOperations.onDatabase(db, name, args);
-            } else if (target instanceof MongoClient client) {
-                result = CrudOperations.onClient(client, name, args);
+            if (object.equals("testRunner")) {
+                result = testRunnerOperation(t, name, args);
             } else {
-                throw new CrudOperations.Unsupported("operation " + name + " on " + object);
+                Object target = t.entity(object);
+                ClientSession session = args.containsKey("session") ? t.session(args.remove("session").asString().getValue()) : null;
+                if (target instanceof CrudOperations.Unsupported gap) {
+                    throw gap;
+                } else if (target instanceof MongoCollection<?> coll) {
+                    result = CrudOperations.onCollection((MongoCollection<BsonDocument>) coll, session, name, args);
+                } else if (target instanceof MongoDatabase db) {
+                    result = CrudOperations.onDatabase(db, session, name, args);
+                } else if (target instanceof MongoClient client) {
+                    result = CrudOperations.onClient(client, session, name, args);
+                } else if (target instanceof ClientSession own) {
+                    result = sessionOperation(t, own, name, args);
+                } else {
+                    throw new CrudOperations.Unsupported("operation " + name + " on " + object);
+                }
             }
-        } catch (CrudOperations.Unsupported | CrudOperations.NotForThisDriver e) {
+        } catch (CrudOperations.Unsupported | CrudOperations.NotApplicable | Mismatch e) {
             throw e;
         } catch (RuntimeException e) {
-            if (op.getBoolean("ignoreResultAndError", org.bson.BsonBoolean.FALSE).getValue()) {
-                return Optional.empty();
+            Optional<String> failure;
+            if (op.getBoolean("ignoreResultAndError", BsonBoolean.FALSE).getValue()) {
+                failure = Optional.empty();
+            } else if (!op.containsKey("expectError")) {
+                failure = Optional.of("unexpected error: " + oneLine(e));
+            } else {
+                failure = checkError(op.getDocument("expectError"), e);
             }
-            if (!op.containsKey("expectError")) {
-                return Optional.of("unexpected error: " + oneLine(e));
+            if (inCallback) {
+                throw failure.<RuntimeException>map(f -> new Mismatch("in the withTransaction callback, " + name + ": " + f)).orElse(e);
             }
-            return checkError(op.getDocument("expectError"), e);
+            return failure;
         }
+        Optional<String> failure = Optional.empty();
         if (op.containsKey("expectError")) {
-            return Optional.of("expected an error " + op.getDocument("expectError") + ", got result " + result);
+            failure = Optional.of("expected an error " + op.getDocument("expectError") + ", got result " + result);
+        } else if (op.containsKey("expectResult")) {
+            failure = matchResult(name, op.get("expectResult"), result == null ? BsonNull.VALUE : result);
         }
-        if (op.containsKey("expectResult")) {
-            return matchResult(name, op.get("expectResult"), result == null ? BsonNull.VALUE : result);
+        if (inCallback && failure.isPresent()) {
+            throw new Mismatch("in the withTransaction callback, " + name + ": " + failure.get());
+        }
+        return failure;
+    }
+
+    /**
+     * The session operations: {@code startTransaction} (with transaction options), {@code commitTransaction},
+     * {@code abortTransaction}, {@code withTransaction} (its {@code callback} a list of operations, run by
+     * {@link #runOperation} in the transaction the driver opens and retries) and {@code endSession}.
+     */
+    private BsonValue sessionOperation(TestState t, ClientSession session, String name, BsonDocument args) {
+        switch (name) {
+            case "startTransaction" -> session.startTransaction(transactionOptions(args));
+            case "commitTransaction" -> {
+                requireNoArguments(name, args);
+                session.commitTransaction();
+            }
+            case "abortTransaction" -> {
+                requireNoArguments(name, args);
+                session.abortTransaction();
+            }
+            case "endSession" -> {
+                requireNoArguments(name, args);
+                session.close();
+            }
+            case "withTransaction" -> {
+                BsonArray callback = args.remove("callback").asArray();
+                TransactionOptions options = transactionOptions(args);
+                session.withTransaction(() -> {
+                    for (BsonValue op : callback) {
+                        runOperation(t, op.asDocument(), true);
+                    }
+                    return null;
+                }, options);
+            }
+            default -> throw new CrudOperations.Unsupported("session operation " + name);
+        }
+        return null;
+    }
+
+    /**
+     * The {@code testRunner} operations: {@code failPoint} and {@code targetedFailPoint} (a test whose fail point the
+     * server refuses, MongoDB's {@code failCommand} among them, is not applicable), {@code createEntities}, the
+     * session assertions ({@code assertSessionTransactionState}, {@code assertSessionPinned},
+     * {@code assertSessionUnpinned}) and the catalog assertions ({@code assertCollectionExists} and
+     * {@code assertIndexExists} and their negations), each a {@link Mismatch} when it does not hold.
+     */
+    private BsonValue testRunnerOperation(TestState t, String name, BsonDocument args) {
+        switch (name) {
+            case "failPoint" -> {
+                t.entity(args.getString("client").getValue()); // the format's client is the first router's: see client()
+                configureFailPoint(t, routers.get(0), args.getDocument("failPoint"));
+            }
+            case "targetedFailPoint" -> {
+                ServerAddress pinned = t.session(args.getString("session").getValue()).getPinnedServerAddress();
+                if (pinned == null) {
+                    throw new Mismatch("targetedFailPoint: session " + args.getString("session").getValue() + " is not pinned to a router");
+                }
+                configureFailPoint(t, routers.get(routerAddresses.indexOf(pinned)), args.getDocument("failPoint"));
+            }
+            case "createEntities" -> createEntities(t, args.getArray("entities"));
+            case "assertSessionTransactionState" -> {
+                String expected = args.getString("state").getValue();
+                String actual = transactionState(t.session(args.getString("session").getValue()));
+                if (!expected.equals(actual)) {
+                    throw new Mismatch("assertSessionTransactionState: expected " + expected + ", got " + actual);
+                }
+            }
+            case "assertSessionPinned", "assertSessionUnpinned" -> {
+                ServerAddress pinned = t.session(args.getString("session").getValue()).getPinnedServerAddress();
+                if ((pinned != null) != name.equals("assertSessionPinned")) {
+                    throw new Mismatch(name + ": the session's pinned router is " + pinned);
+                }
+            }
+            case "assertCollectionExists", "assertCollectionNotExists" -> {
+                String coll = args.getString("collectionName").getValue();
+                boolean exists = setup.getDatabase(args.getString("databaseName").getValue()).listCollectionNames()
+                        .into(new ArrayList<>()).contains(coll);
+                if (exists != name.equals("assertCollectionExists")) {
+                    throw new Mismatch(name + ": collection " + coll + (exists ? " exists" : " does not exist"));
+                }
+            }
+            case "assertIndexExists", "assertIndexNotExists" -> {
+                String index = args.getString("indexName").getValue();
+                boolean exists = setup.getDatabase(args.getString("databaseName").getValue())
+                        .getCollection(args.getString("collectionName").getValue()).listIndexes(BsonDocument.class)
+                        .map(i -> i.getString("name").getValue()).into(new ArrayList<>()).contains(index);
+                if (exists != name.equals("assertIndexExists")) {
+                    throw new Mismatch(name + ": index " + index + (exists ? " exists" : " does not exist"));
+                }
+            }
+            default -> throw new CrudOperations.Unsupported("testRunner operation " + name);
+        }
+        return null;
+    }
+
+    /**
+     * Sends {@code configureFailPoint} to one router and records it to be turned off after the test; a fail point the
+     * router refuses (an unknown name, or a mode or data its {@code FailPointCommands} do not take) makes the test
+     * not applicable, naming the refusal.
+     */
+    private static void configureFailPoint(TestState t, MongoClient router, BsonDocument command) {
+        try {
+            router.getDatabase("admin").runCommand(command);
+        } catch (MongoCommandException e) {
+            throw new CrudOperations.NotApplicable("fail point " + command.getString("configureFailPoint").getValue()
+                    + " " + command.getDocument("data", new BsonDocument()).keySet() + ": the router refuses it: "
+                    + e.getErrorCodeName() + " " + e.getErrorMessage());
+        }
+        t.failPoints.add(() -> router.getDatabase("admin").runCommand(new BsonDocument("configureFailPoint",
+                command.get("configureFailPoint")).append("mode", new BsonString("off"))));
+    }
+
+    /**
+     * A session's transaction state in the format's words ({@code none}, {@code starting}, {@code in_progress},
+     * {@code committed}, {@code aborted}). The Java driver keeps it private in {@code ClientSessionImpl}
+     * ({@code transactionState}: NONE, IN, COMMITTED, ABORTED; {@code messageSentInCurrentTransaction} tells
+     * starting from in progress), so it is read by reflection.
+     */
+    private static String transactionState(ClientSession session) {
+        try {
+            Field state = session.getClass().getDeclaredField("transactionState");
+            Field sent = session.getClass().getDeclaredField("messageSentInCurrentTransaction");
+            state.setAccessible(true);
+            sent.setAccessible(true);
+            return switch (String.valueOf(state.get(session))) {
+                case "NONE" -> "none";
+                case "IN" -> sent.getBoolean(session) ? "in_progress" : "starting";
+                case "COMMITTED" -> "committed";
+                case "ABORTED" -> "aborted";
+                default -> "unknown " + state.get(session);
+            };
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new CrudOperations.Unsupported("assertSessionTransactionState: cannot read the driver's session state: " + e);
+        }
+    }
+
+    private static void requireNoArguments(String name, BsonDocument args) {
+        if (!args.isEmpty()) {
+            throw new CrudOperations.Unsupported(name + " arguments " + args.keySet());
+        }
+    }
+
+    /**
+     * {@code expectEvents}: for each client, its observed command events matched in order against the expected
+     * ones ({@code commandName}, {@code databaseName}, and {@code command} or {@code reply} under the
+     * {@link UnifiedMatcher} rules with {@code $$sessionLsid}), with no more observed than expected unless
+     * {@code ignoreExtraEvents}. Other event types ({@code cmap}, {@code sdam}) are a runner gap.
+     */
+    private static Optional<String> checkEvents(TestState t, BsonArray expectEvents) {
+        for (BsonValue v : expectEvents) {
+            BsonDocument expect = v.asDocument();
+            String client = expect.getString("client").getValue();
+            String type = expect.getString("eventType", new BsonString("command")).getValue();
+            if (!type.equals("command")) {
+                throw new CrudOperations.Unsupported("expectEvents eventType " + type);
+            }
+            List<BsonDocument> actual = List.copyOf(t.events.getOrDefault(client, List.of()));
+            BsonArray expected = expect.getArray("events");
+            boolean extraAllowed = expect.getBoolean("ignoreExtraEvents", BsonBoolean.FALSE).getValue();
+            if (actual.size() < expected.size() || (!extraAllowed && actual.size() > expected.size())) {
+                return Optional.of(client + ": expected " + expected.size() + " events, observed " + actual.size() + ": " + names(actual));
+            }
+            for (int i = 0; i < expected.size(); i++) {
+                BsonDocument e = expected.get(i).asDocument();
+                BsonDocument a = actual.get(i);
+                if (!a.getFirstKey().equals(e.getFirstKey())) {
+                    return Optional.of(client + " event " + i + ": expected a " + e.getFirstKey() + ", observed " + a.toJson());
+                }
+                // the command or reply is matched with extra fields allowed ($clusterTime, lsid, ...); see UnifiedMatcher
+                Optional<String> m = UnifiedMatcher.match(e.get(e.getFirstKey()), a.get(a.getFirstKey()), false, t.lsids);
+                if (m.isPresent()) {
+                    return Optional.of(client + " event " + i + " (" + a.getDocument(a.getFirstKey()).getString("commandName").getValue() + ") " + m.get());
+                }
+            }
         }
         return Optional.empty();
+    }
+
+    private static List<String> names(List<BsonDocument> events) {
+        return events.stream().map(e -> e.getDocument(e.getFirstKey()).getString("commandName").getValue()).toList();
+    }
+
+    /** An expectation of the test that does not hold, raised where returning it is not possible (callbacks, assertions). */
+    static final class Mismatch extends RuntimeException {
+        Mismatch(String what) {
+            super(what);
+        }
+    }
+
+    /**
+     * One test's entities and what they recorded: clients, sessions with their lsids, observed events by client id,
+     * and how to turn off the fail points it configured. Closing it turns them off and ends sessions, then clients.
+     */
+    private static final class TestState implements AutoCloseable {
+        private final Map<String, Object> entities = new HashMap<>();
+        private final List<MongoClient> clients = new ArrayList<>();
+        private final Map<String, ClientSession> sessions = new HashMap<>();
+        private final Map<String, BsonDocument> lsids = new HashMap<>();
+        private final Map<String, List<BsonDocument>> events = new HashMap<>();
+        private final List<Runnable> failPoints = new ArrayList<>();
+
+        void put(String id, Object entity) {
+            if (entities.putIfAbsent(id, entity) != null) {
+                throw new IllegalStateException("entity " + id + " defined twice");
+            }
+        }
+
+        Object entity(String id) {
+            Object entity = entities.get(id);
+            if (entity == null) {
+                throw new IllegalStateException("no entity " + id);
+            }
+            return entity;
+        }
+
+        ClientSession session(String id) {
+            ClientSession session = sessions.get(id);
+            if (session == null) {
+                throw new IllegalStateException("no session entity " + id);
+            }
+            return session;
+        }
+
+        @Override
+        public void close() {
+            failPoints.forEach(Runnable::run);
+            sessions.values().forEach(ClientSession::close);
+            clients.forEach(MongoClient::close);
+        }
     }
 
     private static Optional<String> matchResult(String name, BsonValue expected, BsonValue actual) {

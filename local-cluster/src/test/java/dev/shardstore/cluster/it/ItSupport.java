@@ -15,12 +15,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -37,8 +39,16 @@ final class ItSupport {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     /** Sends commands to a service itself, as its peers do (a shard's commands unversioned: orphans included). */
     private static final CommandClient SERVICES = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(90));
+    /** The same for clusters with a cluster key, which it proves, by the cluster's home. */
+    private static final Map<Path, CommandClient> MEMBERS = new ConcurrentHashMap<>();
 
     private ItSupport() {}
+
+    /** The client that reaches {@code cluster}'s services themselves: one sending the cluster's key when it has one. */
+    private static CommandClient clientFor(LocalCluster cluster) {
+        return cluster.clusterKey().map(key -> MEMBERS.computeIfAbsent(cluster.home().dir(),
+                home -> new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(90), null, key))).orElse(SERVICES);
+    }
 
     /**
      * Starts a cluster of {@code shards} shards and one router with every port shifted by {@code portOffset} and a balancer
@@ -146,12 +156,12 @@ final class ItSupport {
      * @throws dev.shardstore.contracts.error.CommandException when it answers {@code ok: 0} or cannot be reached
      */
     static BsonDocument onService(LocalCluster cluster, String service, String db, BsonDocument command) {
-        return SERVICES.runChecked(service, cluster.url(service), db, command);
+        return clientFor(cluster).runChecked(service, cluster.url(service), db, command);
     }
 
     /** {@code command} sent to the service itself as {@link #onService} does; the reply as it is, an error reply too. */
     static BsonDocument replyOf(LocalCluster cluster, String service, String db, BsonDocument command) {
-        return SERVICES.run(service, cluster.url(service), db, command);
+        return clientFor(cluster).run(service, cluster.url(service), db, command);
     }
 
     /** The documents of {@code ns} the {@code shards} own, summed from their own {@code _shardsvrDataDistribution}. */

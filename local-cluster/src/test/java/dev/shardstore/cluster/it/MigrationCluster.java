@@ -3,6 +3,7 @@ package dev.shardstore.cluster.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.infra.PostgresDurability;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
@@ -46,6 +47,15 @@ final class MigrationCluster implements AutoCloseable {
      * and {@code moreJvmOptions} for every service.
      */
     static MigrationCluster start(String name, int portOffset, int routers, List<String> moreJvmOptions) throws IOException {
+        return start(name, portOffset, routers, moreJvmOptions, PostgresDurability.fromSystemProperty());
+    }
+
+    /**
+     * {@link #start(String, int, int, List)} with PostgreSQL's {@code durability} chosen by the test rather than the
+     * suite (which asks for the fast setting): a test that kills PostgreSQL itself needs commits that survive it.
+     */
+    static MigrationCluster start(String name, int portOffset, int routers, List<String> moreJvmOptions, PostgresDurability durability)
+            throws IOException {
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         jvm.addAll(moreJvmOptions);
         jvm.add("-Dshardstore.test-commands.enabled=true");
@@ -53,7 +63,7 @@ final class MigrationCluster implements AutoCloseable {
         jvm.add("-Dshardstore.shard.migration.recovery-retry-interval=1s");
         LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
                 .withHome(Files.createTempDirectory("shardstore-" + name + "-")).withShards(2).withRouters(routers).withPortOffset(portOffset)
-                .withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
+                .withServiceJvmOptions(jvm).withDurability(durability), line -> System.out.println("[cluster] " + line));
         return new MigrationCluster(cluster);
     }
 

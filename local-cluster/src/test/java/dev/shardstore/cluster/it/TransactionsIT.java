@@ -12,6 +12,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import java.util.ArrayList;
@@ -41,7 +42,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its restart; a migration of a range with a prepared and an open transaction in it aborts the open one and carries
  * the prepared one's committed writes. Through the Java driver's
  * {@code withTransaction}, concurrent transfers on one shard retry their write conflicts and each applies exactly once;
- * REST and the wire protocol give a write conflict the same {@code TransientTransactionError} label.
+ * REST and the wire protocol give a write conflict the same {@code TransientTransactionError} label. An update that
+ * changes a document's owning shard moves it in the transaction.
  */
 @OnSharedCluster
 class TransactionsIT {
@@ -126,6 +128,26 @@ class TransactionsIT {
         c.ok(DB, "{\"delete\": \"acct\", \"deletes\": [{\"q\": {\"_id\": 1001}, \"limit\": 1}]}");
         c.ok(DB, transfer(1, 25));
         c.ok(DB, transfer(2, -25));
+    }
+
+    /**
+     * A {@code bulkWrite} with a multi-document update in a transaction runs in it (not as a retryable write, which may
+     * not be multi), and a commit whose write concern one copy per shard cannot satisfy ({@code w: 10}) commits and
+     * reports UnsatisfiableWriteConcern (100) as its {@code writeConcernError}, without an error label, as MongoDB does.
+     */
+    @Test
+    void aBulkWriteUpdatesManyInATransactionWhoseUnsatisfiableWriteConcernCommitsWithAWriteConcernError() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument bulk = ok(run("admin", statement("{\"bulkWrite\": 1, \"ops\": [{\"update\": 0, \"filter\": {\"x\": {\"$in\": [5, 6]}},"
+                + " \"updateMods\": {\"$inc\": {\"balance\": 1}}, \"multi\": true}], \"nsInfo\": [{\"ns\": \"txn.acct\"}]}", lsid, 1, true)));
+        assertThat(bulk.getNumber("nModified").intValue()).as("%s", bulk).isEqualTo(2);
+        assertThat(balance(5)).as("not visible before the commit").isEqualTo(100);
+        BsonDocument committed = ok(run("admin", statement("{\"commitTransaction\": 1, \"writeConcern\": {\"w\": 10}}", lsid, 1, false)));
+        assertThat(committed.getDocument("writeConcernError").getNumber("code").intValue()).as("%s", committed).isEqualTo(100);
+        assertThat(committed.containsKey("errorLabels")).isFalse();
+        assertThat(balance(5)).as("committed").isEqualTo(101);
+        assertThat(balance(6)).isEqualTo(101);
+        c.ok(DB, "{\"update\": \"acct\", \"updates\": [{\"q\": {\"x\": {\"$in\": [5, 6]}}, \"u\": {\"$inc\": {\"balance\": -1}}, \"multi\": true}]}");
     }
 
     @Test
@@ -287,7 +309,8 @@ class TransactionsIT {
      * restarted shard takes it up again (still prepared: its statements and a new transaction are refused, reads do
      * not see it) and holds back its oplog's all-durable point until the decision, and the coordinator's commit (sent to
      * the shard as a coordinator sends it) then applies it whole; a second one, aborted after the restart, leaves
-     * nothing.
+     * nothing. While it is down, a new transaction's statement on it fails with a network error that the router labels
+     * TransientTransactionError (it aborted the transaction: a retry from the start is safe).
      */
     @Test
     void aPreparedTransactionSurvivesTheParticipantsKillAndIsDecidedAfterItsRestart() {
@@ -301,6 +324,10 @@ class TransactionsIT {
         ok(ItSupport.onService(c.cluster, low, "admin", statement("{\"prepareTransaction\": 1}", aborted, 1, false)));
 
         c.cluster.killService(low);
+        BsonDocument unreachable = run(DB, statement(transfer(14, 1), LogicalSessionId.random(), 1, true));
+        assertThat(ErrorLabel.isRetriableError(ErrorCode.ofNumber(code(unreachable)))).as("a participant down: %s", unreachable).isTrue();
+        assertThat(ErrorLabel.TransientTransactionError.on(unreachable)).as("the router labels it, having aborted the transaction: %s",
+                unreachable).isTrue();
         c.cluster.startService(low);
 
         assertThat(code(ItSupport.replyOf(c.cluster, low, DB, statement(transfer(11, 1), committed, 1, false))))
@@ -452,6 +479,46 @@ class TransactionsIT {
         assertThat(code(run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)))).isEqualTo(251);
         assertThat(balance(22)).isEqualTo(100);
         assertThat(balance(72)).isEqualTo(100);
+    }
+
+    /**
+     * An update in a transaction that changes its document's shard key into another shard's range moves the document
+     * (MongoDB's router runs it as a delete on the old shard and an insert on the new one, in the transaction): an abort
+     * leaves it where it was, a commit leaves it on the new shard only; outside a transaction the update is the write
+     * error WouldChangeOwningShard (283), as from MongoDB for a write neither in a transaction nor retryable.
+     */
+    @Test
+    void anUpdateThatChangesTheOwningShardMovesTheDocumentInTheTransaction() {
+        c.ok(DB, "{\"insert\": \"acct\", \"documents\": [{\"_id\": \"mover\", \"x\": -5, \"balance\": 0}]}");
+        String move = "{\"update\": \"acct\", \"updates\": [{\"q\": {\"x\": -5}, \"u\": {\"$set\": {\"x\": 5000}}}]}";
+        BsonDocument outside = ok(run(DB, ExtendedJson.parse(move)));
+        assertThat(outside.getArray("writeErrors").get(0).asDocument().getNumber("code").intValue()).as("outside a transaction: %s", outside)
+                .isEqualTo(283);
+
+        LogicalSessionId aborted = LogicalSessionId.random();
+        assertThat(ok(run(DB, statement(move, aborted, 1, true))).getNumber("nModified").intValue()).isEqualTo(1);
+        ok(run("admin", statement("{\"abortTransaction\": 1}", aborted, 1, false)));
+        assertThat(moverOn(low)).as("aborted: still on its shard").singleElement()
+                .satisfies(d -> assertThat(d.getNumber("x").intValue()).isEqualTo(-5));
+        assertThat(moverOn(high)).isEmpty();
+
+        LogicalSessionId committed = LogicalSessionId.random();
+        BsonDocument moved = ok(run(DB, statement(move, committed, 1, true)));
+        assertThat(moved.getNumber("n").intValue()).isEqualTo(1);
+        assertThat(moved.getNumber("nModified").intValue()).isEqualTo(1);
+        ok(run("admin", statement("{\"commitTransaction\": 1}", committed, 1, false)));
+        assertThat(moverOn(low)).as("committed: gone from its old shard").isEmpty();
+        assertThat(moverOn(high)).as("and on the new one, changed").singleElement()
+                .satisfies(d -> assertThat(d.getNumber("x").intValue()).isEqualTo(5000));
+        assertThat(c.ok(DB, "{\"find\": \"acct\", \"filter\": {\"_id\": \"mover\"}}").getDocument("cursor").getArray("firstBatch"))
+                .as("through the router: once").hasSize(1);
+        c.ok(DB, "{\"delete\": \"acct\", \"deletes\": [{\"q\": {\"_id\": \"mover\"}, \"limit\": 1}]}");
+    }
+
+    /** The documents {@code _id: "mover"} that {@code shard} holds (an unversioned read of its own table). */
+    private static List<BsonDocument> moverOn(String shard) {
+        return ok(ItSupport.onService(c.cluster, shard, DB, ExtendedJson.parse("{\"find\": \"acct\", \"filter\": {\"_id\": \"mover\"}}")))
+                .getDocument("cursor").getArray("firstBatch").stream().map(v -> v.asDocument()).toList();
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Numbers;
+import dev.shardstore.engine.spill.BsonSizes;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.Map;
@@ -45,6 +46,14 @@ final class Accumulators {
         void add(@Nullable BsonValue value);
 
         BsonValue result();
+
+        /**
+         * Estimated bytes the state holds ({@link BsonSizes}), for {@code $group}'s budget: a fixed 16 for a running
+         * value, the values held for {@code $push} and {@code $addToSet}.
+         */
+        default long bytes() {
+            return 16;
+        }
     }
 
     private static final Map<String, Function<Collation, State>> TABLE = Map.of(
@@ -167,12 +176,19 @@ final class Accumulators {
 
     private static final class Push implements State {
         private final BsonArray values = new BsonArray();
+        private long bytes = 16;
 
         @Override
         public void add(@Nullable BsonValue value) {
             if (value != null) {
                 values.add(value);
+                bytes += BsonSizes.of(value);
             }
+        }
+
+        @Override
+        public long bytes() {
+            return bytes;
         }
 
         @Override
@@ -188,11 +204,18 @@ final class Accumulators {
             values = new TreeSet<>((a, b) -> BsonOrder.compare(a, b, collation));
         }
 
+        private long bytes = 16;
+
         @Override
         public void add(@Nullable BsonValue value) {
-            if (value != null) {
-                values.add(value);
+            if (value != null && values.add(value)) {
+                bytes += BsonSizes.of(value);
             }
+        }
+
+        @Override
+        public long bytes() {
+            return bytes;
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.LinkedHashMap;
@@ -38,9 +39,14 @@ final class FacetStage implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        // every facet reads the whole input, so it is held once for all of them
+        List<BsonDocument> all;
+        try (input) {
+            all = input.toList();
+        }
         BsonDocument out = new BsonDocument();
-        facets.forEach((name, stages) -> out.put(name, new BsonArray(Stages.chain(stages, input))));
-        return List.of(out);
+        facets.forEach((name, stages) -> out.put(name, new BsonArray(Stages.run(stages, all))));
+        return Stream.of(out);
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -143,8 +144,8 @@ final class FieldsStage implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        return input.stream().map(doc -> shape(doc, tree, variables.scope(doc))).toList();
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.map(doc -> shape(doc, tree, variables.scope(doc)));
     }
 
     private BsonDocument shape(BsonDocument doc, Map<String, Node> nodes, Variables variables) {

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
@@ -61,13 +62,13 @@ final class LookupStage implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        return input.stream().map(doc -> {
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.map(doc -> {
             BsonValue local = localField.evaluate(Variables.of(doc));
             BsonArray values = local == null ? new BsonArray(List.of(BsonNull.VALUE))
                     : local.isArray() ? local.asArray() : new BsonArray(List.of(local));
             Filter filter = Filter.parse(new BsonDocument(foreignField, new BsonDocument("$in", values)), variables);
             return Documents.with(doc, as, new BsonArray(source.find(from, filter)));
-        }).toList();
+        });
     }
 }

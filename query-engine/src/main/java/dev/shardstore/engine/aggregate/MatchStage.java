@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.engine.query.Filter;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -17,7 +18,7 @@ record MatchStage(Filter filter) implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        return input.stream().filter(filter::matches).toList();
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.filter(filter::matches);
     }
 }

@@ -1,17 +1,18 @@
 package dev.shardstore.engine.aggregate;
 
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
-import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.engine.query.Filter;
 import java.util.List;
+import java.util.stream.Stream;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 
 /**
  * A parsed aggregation pipeline (MongoDB manual, "Aggregation Pipeline"): {@code [{$stage: <argument>}, ...]}
  * with the stages of {@link PipelineParser}. A leading {@code $match} becomes the {@link #scanFilter()} the
- * caller reads the collection with (so an index planner can use it); the remaining stages run in memory over
- * what the scan returns. Immutable and thread-safe.
+ * caller reads the collection with (so an index planner can use it); the remaining stages run over what the scan
+ * returns, streaming, their blocking stages within the command's {@link MemoryLimits}. Immutable and thread-safe.
  */
 public final class Pipeline {
     private final Filter scanFilter;
@@ -40,7 +41,17 @@ public final class Pipeline {
      * @throws dev.shardstore.contracts.error.CommandException as {@link PipelineParser} and the stages describe
      */
     public static Pipeline parse(BsonArray pipeline, CollectionSource source, CommandVariables variables) {
-        List<Stage> stages = new PipelineParser(source, variables).parse(pipeline);
+        return parse(pipeline, source, variables, MemoryLimits.UNLIMITED);
+    }
+
+    /**
+     * Parses a pipeline whose blocking stages ({@code $sort}, {@code $group}) keep to {@code limits}.
+     *
+     * @param source where {@code $lookup} reads
+     * @throws dev.shardstore.contracts.error.CommandException as {@link PipelineParser} and the stages describe
+     */
+    public static Pipeline parse(BsonArray pipeline, CollectionSource source, CommandVariables variables, MemoryLimits limits) {
+        List<Stage> stages = new PipelineParser(source, variables, limits).parse(pipeline);
         if (!stages.isEmpty() && stages.getFirst() instanceof MatchStage match) {
             return new Pipeline(match.filter(), List.copyOf(stages.subList(1, stages.size())));
         }
@@ -58,6 +69,19 @@ public final class Pipeline {
      * @param scanned the collection's documents that match {@link #scanFilter()}, in scan order
      */
     public List<BsonDocument> run(List<BsonDocument> scanned) {
+        return Stages.run(stages, scanned);
+    }
+
+    /**
+     * Runs the stages after the leading {@code $match} over a stream of the scanned documents. The caller closes the
+     * output (which closes {@code scanned}), on every exit path: that deletes the spill files of its blocking stages.
+     *
+     * @param scanned the collection's documents that match {@link #scanFilter()}, in scan order
+     * @throws dev.shardstore.contracts.error.CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292) when a blocking
+     *                                                         stage is over its budget without disk use, and the
+     *                                                         stages' evaluation errors (now or while reading)
+     */
+    public Stream<BsonDocument> stream(Stream<BsonDocument> scanned) {
         return Stages.chain(stages, scanned);
     }
 }

@@ -3,6 +3,7 @@ package dev.shardstore.engine.aggregate;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.spill.MemoryLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,8 @@ final class PipelineParser {
             Map.entry("$addFields", (arg, p) -> FieldsStage.addFields(document("$addFields", arg), p.variables())),
             Map.entry("$set", (arg, p) -> FieldsStage.addFields(document("$set", arg), p.variables())),
             Map.entry("$unset", (arg, p) -> FieldsStage.unset(arg, p.variables())),
-            Map.entry("$group", (arg, p) -> GroupStage.parse(document("$group", arg), p.variables())),
-            Map.entry("$sort", (arg, p) -> SortStage.parse(document("$sort", arg), p.variables().collation())),
+            Map.entry("$group", (arg, p) -> GroupStage.parse(document("$group", arg), p.variables(), p.limits())),
+            Map.entry("$sort", (arg, p) -> SortStage.parse(document("$sort", arg), p.variables().collation(), p.limits())),
             Map.entry("$skip", (arg, p) -> SliceStage.skip(arg)),
             Map.entry("$limit", (arg, p) -> SliceStage.limit(arg)),
             Map.entry("$unwind", (arg, p) -> UnwindStage.parse(arg)),
@@ -43,14 +44,22 @@ final class PipelineParser {
 
     private final CollectionSource source;
     private final CommandVariables variables;
+    private final MemoryLimits limits;
 
     /**
      * @param source    where {@code $lookup} reads
      * @param variables the command's variables every expression of the pipeline sees
+     * @param limits    the budgets of its blocking stages
      */
-    PipelineParser(CollectionSource source, CommandVariables variables) {
+    PipelineParser(CollectionSource source, CommandVariables variables, MemoryLimits limits) {
         this.source = source;
         this.variables = variables;
+        this.limits = limits;
+    }
+
+    /** The budgets of the blocking stages and whether they may spill. */
+    MemoryLimits limits() {
+        return limits;
     }
 
     /** The command's variables ({@code $$NOW}, {@code let}) and its collation, which every stage compares strings under. */

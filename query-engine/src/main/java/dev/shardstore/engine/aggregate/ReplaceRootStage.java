@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Expression;
@@ -39,8 +40,8 @@ final class ReplaceRootStage implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        return input.stream().map(doc -> {
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.map(doc -> {
             BsonValue value = newRoot.evaluate(variables.scope(doc));
             if (value == null || !value.isDocument()) {
                 throw new CommandException(ErrorCode.BadValue, "'newRoot' expression must evaluate to an object, but "
@@ -48,6 +49,6 @@ final class ReplaceRootStage implements Stage {
                         + (value == null ? "missing" : TypeNames.of(value.getBsonType())) + "'.");
             }
             return value.asDocument();
-        }).toList();
+        });
     }
 }

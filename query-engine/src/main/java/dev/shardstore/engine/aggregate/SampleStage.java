@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Numbers;
@@ -29,9 +30,12 @@ record SampleStage(long size) implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        List<BsonDocument> shuffled = new ArrayList<>(input);
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        List<BsonDocument> shuffled;
+        try (input) {
+            shuffled = new ArrayList<>(input.toList());
+        }
         Collections.shuffle(shuffled, ThreadLocalRandom.current());
-        return List.copyOf(shuffled.subList(0, (int) Math.min(size, shuffled.size())));
+        return shuffled.subList(0, (int) Math.min(size, shuffled.size())).stream();
     }
 }

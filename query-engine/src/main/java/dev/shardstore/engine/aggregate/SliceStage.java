@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.Numbers;
@@ -24,8 +25,8 @@ record SliceStage(long skip, long limit) implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        return input.stream().skip(skip).limit(limit).toList();
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.skip(skip).limit(limit);
     }
 
     private static long count(String stage, BsonValue argument, long minimum) {

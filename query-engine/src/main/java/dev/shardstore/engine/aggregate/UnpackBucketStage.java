@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.timeseries.BucketUnpacker;
@@ -62,12 +63,8 @@ final class UnpackBucketStage implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        List<BsonDocument> out = new ArrayList<>();
-        for (BsonDocument bucket : input) {
-            out.addAll(unpacker.unpack(bucket));
-        }
-        return out;
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.flatMap(bucket -> unpacker.unpack(bucket).stream());
     }
 
     private static String string(BsonValue value, String field) {

@@ -1,5 +1,6 @@
 package dev.shardstore.engine.aggregate;
 
+import java.util.stream.Stream;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.query.Paths;
@@ -71,21 +72,19 @@ final class UnwindStage implements Stage {
     }
 
     @Override
-    public List<BsonDocument> apply(List<BsonDocument> input) {
-        List<BsonDocument> out = new ArrayList<>();
-        for (BsonDocument doc : input) {
+    public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
+        return input.<BsonDocument>mapMulti((doc, out) -> {
             BsonValue value = Documents.get(doc, path);
             if (value != null && value.isArray() && !value.asArray().isEmpty()) {
                 for (int i = 0; i < value.asArray().size(); i++) {
-                    out.add(withIndex(Documents.with(doc, path, value.asArray().get(i)), new BsonInt64(i)));
+                    out.accept(withIndex(Documents.with(doc, path, value.asArray().get(i)), new BsonInt64(i)));
                 }
             } else if (value != null && !value.isNull() && !value.isArray()) {
-                out.add(withIndex(doc, BsonNull.VALUE));
+                out.accept(withIndex(doc, BsonNull.VALUE));
             } else if (preserve) {
-                out.add(withIndex(doc, BsonNull.VALUE));
+                out.accept(withIndex(doc, BsonNull.VALUE));
             }
-        }
-        return out;
+        });
     }
 
     private BsonDocument withIndex(BsonDocument doc, BsonValue index) {

@@ -3,6 +3,7 @@ package dev.shardstore.engine.aggregate;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.spill.MemoryLimits;
 import java.util.List;
 import java.util.Set;
 import org.bson.BsonArray;
@@ -37,7 +38,7 @@ public final class UpdatePipeline {
      * @throws CommandException as listed on the class
      */
     public static UpdatePipeline parse(BsonArray pipeline, CommandVariables variables) {
-        List<Stage> stages = new PipelineParser(NO_COLLECTIONS, variables).parse(pipeline);
+        List<Stage> stages = new PipelineParser(NO_COLLECTIONS, variables, MemoryLimits.UNLIMITED).parse(pipeline);
         for (BsonValue stage : pipeline) {
             String name = stage.asDocument().getFirstKey();
             if (!ALLOWED.contains(name)) {
@@ -53,6 +54,6 @@ public final class UpdatePipeline {
      * @throws CommandException the stages' evaluation errors (e.g. a {@code $replaceWith} that is not a document)
      */
     public BsonDocument apply(BsonDocument doc) {
-        return Stages.chain(stages, List.of(doc)).getFirst();
+        return Stages.run(stages, List.of(doc)).getFirst();
     }
 }

@@ -50,7 +50,8 @@ import org.springframework.stereotype.Component;
 public class BulkWriteCommand implements CommandHandler {
     private static final String RESULTS = "$cmd.bulkWrite";
     /** The generic arguments each collection command of a run carries over from the bulkWrite. */
-    private static final List<String> CARRIED = List.of("lsid", "txnNumber", "writeConcern", "comment", "maxTimeMS");
+    /** The fields of {@code bulkWrite} each run's command carries; {@code autocommit} so that a run in a transaction is its statement, not a retryable write. */
+    private static final List<String> CARRIED = List.of("lsid", "txnNumber", "autocommit", "writeConcern", "comment", "maxTimeMS");
 
     private final ClusterInsertCommand inserts;
     private final ClusterUpdateCommand updates;

@@ -4,6 +4,8 @@ import dev.shardstore.support.operation.Caller;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.contracts.error.WriteErrors;
@@ -32,6 +34,9 @@ import org.springframework.stereotype.Component;
  * serves, so clients cannot grow the tag's values), {@code outcome} ({@code ok}/{@code error}) and
  * {@code transport} (the front end: {@code rest} or {@code wire}). Every front end calls this, so a command behaves
  * and is measured the same whichever way it arrives.
+ *
+ * <p>Internal commands ({@code _shardsvr*}, {@code _configsvr*}, ...) are refused with Unauthorized (13) on every
+ * client front end ({@link #refuseInternal}): only members of the cluster run them, over the internal endpoints.
  *
  * <p>Cluster time (mongo/src/mongo/db/s/README.md "Causal consistency in sessions"): a client's {@code $clusterTime} moves the router's
  * clock only when validly signed (else the command is refused before it runs); every reply — success, or the error a
@@ -103,6 +108,7 @@ public class ClientCommands {
     public BsonDocument run(Transport transport, Principal principal, String db, BsonDocument command) {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
         return timed(transport, registry.knows(name) ? name : "unknown", () -> {
+            refuseInternal(db, command);
             gossip.received(command, ClusterTimeGossip.Sender.CLIENT);
             LogicalSessionId lsid = command.containsKey(LogicalSessionId.FIELD)
                     ? LogicalSessionId.parse(command.get(LogicalSessionId.FIELD), LogicalSessionId.FIELD) : null;
@@ -123,6 +129,28 @@ public class ClientCommands {
             }
             return reply;
         });
+    }
+
+    /**
+     * Refuses an internal command from a client, whoever it is (MongoDB gives the internal actions to {@code __system}
+     * alone, not even to {@code root}): a name {@link InternalApi#isInternalCommand} knows ({@code _shardsvr*},
+     * {@code _configsvr*}, {@code _recvChunk*}, {@code _migrateClone}, {@code _transferMods}, {@code _getNextSessionMods},
+     * {@code _sessions*}, ...), also as the command an {@code explain} wraps. Checked before anything else, so the
+     * command neither runs nor moves the clock.
+     *
+     * @throws CommandException Unauthorized (13)
+     */
+    private static void refuseInternal(String db, BsonDocument command) {
+        if (command.isEmpty()) {
+            return;
+        }
+        String name = command.getFirstKey();
+        String inner = name.equals("explain") && command.get(name) instanceof BsonDocument explained && !explained.isEmpty()
+                ? explained.getFirstKey() : name;
+        if (InternalApi.isInternalCommand(inner)) {
+            throw new CommandException(ErrorCode.Unauthorized, "not authorized on " + db + " to execute command " + inner
+                    + ": internal commands are run by members of the cluster only");
+        }
     }
 
     /**
@@ -174,7 +202,7 @@ public class ClientCommands {
                 if (statement && txn.state() == RouterTransaction.State.ACTIVE) {
                     transactionCommands.abortQuietly(txn);
                 }
-                throw e;
+                throw statement ? ErrorLabel.asTransactionStatementError(e) : e;
             }
             reply.put("recoveryToken", txn.recoveryToken());
             return reply;

@@ -10,14 +10,15 @@ import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.router.transaction.RouterTransaction;
 import dev.shardstore.router.transaction.TransactionAborter;
 import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.command.WriteConcern;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -40,9 +41,6 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class ClusterTransactionCommands implements TransactionAborter {
     private static final Logger log = LoggerFactory.getLogger(ClusterTransactionCommands.class);
-    /** Errors that mean the participant did not answer, so the outcome of its commit is unknown. */
-    private static final Set<ErrorCode> NO_ANSWER = Set.of(ErrorCode.HostUnreachable, ErrorCode.HostNotFound, ErrorCode.NetworkTimeout,
-            ErrorCode.ShutdownInProgress, ErrorCode.ExceededTimeLimit, ErrorCode.NetworkInterfaceExceededTimeLimit);
 
     private final PeerClient client;
     private final ShardRegistry shards;
@@ -57,8 +55,13 @@ public class ClusterTransactionCommands implements TransactionAborter {
         return CommandHandler.of("commitTransaction", (opCtx, db, command) -> {
             Namespaces.checkAdmin(db, "commitTransaction");
             RouterTransaction txn = transactionOf(opCtx, "commitTransaction");
+            BsonDocument writeConcernError = unsatisfiable(command);
             commit(txn);
-            return Replies.ok(new BsonDocument("recoveryToken", txn.recoveryToken()));
+            BsonDocument reply = Replies.ok(new BsonDocument("recoveryToken", txn.recoveryToken()));
+            if (writeConcernError != null) {
+                reply.put("writeConcernError", writeConcernError);
+            }
+            return reply;
         });
     }
 
@@ -77,6 +80,27 @@ public class ClusterTransactionCommands implements TransactionAborter {
             abortQuietly(txn);
             return Replies.ok();
         });
+    }
+
+    /**
+     * The {@code writeConcernError} of a {@code commitTransaction} whose write concern one copy per shard cannot satisfy
+     * ({@code w} above 1: UnsatisfiableWriteConcern (100); a tag: UnknownReplWriteConcern (79)), null otherwise. MongoDB
+     * commits such a transaction and reports the write concern's failure beside the ok, without an error label (the
+     * transactions specification's commit tests); a malformed write concern still refuses the commit.
+     *
+     * @throws CommandException the refusals of {@link WriteConcern#of} other than those two
+     */
+    private static @Nullable BsonDocument unsatisfiable(BsonDocument command) {
+        try {
+            WriteConcern.of(command);
+            return null;
+        } catch (CommandException e) {
+            if (e.code() != ErrorCode.UnsatisfiableWriteConcern && e.code() != ErrorCode.UnknownReplWriteConcern) {
+                throw e;
+            }
+            return new BsonDocument("code", new BsonInt32(e.code().code())).append("codeName", new BsonString(e.code().codeName()))
+                    .append("errmsg", new BsonString(e.getMessage()));
+        }
     }
 
     /**
@@ -144,14 +168,14 @@ public class ClusterTransactionCommands implements TransactionAborter {
         try {
             reply = client.run(shard, shards.hostOf(shard), "admin", command);
         } catch (CommandException e) {
-            throw NO_ANSWER.contains(e.code()) ? unknownResult(e) : e;
+            throw ErrorLabel.isRetriableError(e.code()) ? unknownResult(e) : e;
         }
         if (reply.getNumber("ok").intValue() != 1) {
             ErrorCode code = ErrorCode.ofNumber(reply.getNumber("code").intValue());
             String message = reply.isString("errmsg") ? reply.getString("errmsg").getValue() : code.name();
             BsonDocument labels = reply.isArray(ErrorLabel.FIELD) ? new BsonDocument(ErrorLabel.FIELD, reply.get(ErrorLabel.FIELD)) : new BsonDocument();
             CommandException failure = new CommandException(code, message, labels);
-            throw NO_ANSWER.contains(code) ? unknownResult(failure) : failure;
+            throw ErrorLabel.isRetriableError(code) ? unknownResult(failure) : failure;
         }
     }
 

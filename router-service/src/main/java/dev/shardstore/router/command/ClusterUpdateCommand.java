@@ -25,17 +25,20 @@ import org.springframework.stereotype.Component;
  * filter does not pin the shard key runs as {@link WriteWithoutShardKey}; a {@code multi: true} upsert without the
  * shard key refuses the whole command ({@code ShardKeyNotFound}, 400) before any statement is sent. On the {@code config}
  * database the command goes to the config service as it is (its {@code update} there changes {@code config.settings} and
- * {@code config.collections}' {@code noBalance}, and refuses the rest). Batching, ordering and merging: {@link BatchedWrite}. Creates
+ * {@code config.collections}' {@code noBalance}, and refuses the rest). In a transaction, an update of one statement
+ * that changes its document's owning shard moves the document ({@link DocumentShardKeyUpdate}). Batching, ordering and merging: {@link BatchedWrite}. Creates
  * the database when missing (an upsert may insert).
  */
 @Component
 public class ClusterUpdateCommand implements CommandHandler {
     private final VersionedRouter router;
     private final ConfigServer config;
+    private final DocumentShardKeyUpdate shardKeyUpdate;
 
-    public ClusterUpdateCommand(VersionedRouter router, ConfigServer config) {
+    public ClusterUpdateCommand(VersionedRouter router, ConfigServer config, DocumentShardKeyUpdate shardKeyUpdate) {
         this.router = router;
         this.config = config;
+        this.shardKeyUpdate = shardKeyUpdate;
     }
 
     @Override
@@ -65,10 +68,12 @@ public class ClusterUpdateCommand implements CommandHandler {
         }
         boolean ordered = args.optionalBoolean(command, "ordered", "ordered", true);
         CommandVariables.parse(command.get("let"), "let"); // a bad let refuses the command here, not per statement on the shards
-        return new BatchedWrite(router, db, collection, command, "updates", statements, ordered, true, (routing, index, statement) ->
+        BsonDocument reply = new BatchedWrite(router, db, collection, command, "updates", statements, ordered, true, (routing, index, statement) ->
                 target(args, routing, index, statement.asDocument()))
                 .refuseMultiWhenRetryable(statement -> args.optionalBoolean(statement.asDocument(), "multi", "multi", false), "multi=true")
                 .execute(opCtx, true).orElseThrow();
+        return shardKeyUpdate.wouldChangeOwningShard(opCtx, statements.size(), reply)
+                .map(info -> shardKeyUpdate.move(opCtx, db, collection, info)).orElse(reply);
     }
 
     private static BatchedWrite.Target target(CommandArgs args, CollectionRouting routing, int index, BsonDocument statement) {

@@ -4,11 +4,18 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.router.peer.PeerClient;
+import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.command.CommandOptions;
 import dev.shardstore.support.security.Principal;
+import dev.shardstore.support.parameter.ServerParameters;
+import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.engine.spill.SpillDirectory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
+import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -16,13 +23,14 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The diagnostic commands mongosh and the drivers send when they connect, answered as far as they need:
- * {@code getParameter} (only {@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
- * commands the router implements), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
+ * {@code getParameter} ({@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
+ * commands the router implements, and the server parameters), {@code setParameter} (on the router and every shard), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
  * {@code connectionStatus} (the connection's users, roles and privileges); the session commands are in {@code router.session}.
  * {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router answers CommandNotFound. All
  * but {@code connectionStatus} run on {@code admin} only.
@@ -35,24 +43,52 @@ public class DiagnosticCommands {
 
     /**
      * {@code {getParameter: 1 | "*" | {showDetails?}, <name>: 1, ...}}: {@code "*"} reports every parameter known,
-     * otherwise the named ones; {@code featureCompatibilityVersion} is {@code {version: "8.0"}}. InvalidOptions (72)
-     * when none of the named parameters is known, as in MongoDB ("no option found to get").
+     * otherwise the named ones: {@code featureCompatibilityVersion} ({@code {version: "8.0"}}) and the router's own
+     * {@link ServerParameters} (shapes and errors there; InvalidOptions (72) when none of the names is known, as in
+     * MongoDB, "no option found to get"). The shards' values are read with getParameter on each shard.
      */
     @Bean
-    CommandHandler getParameter() {
+    CommandHandler getParameter(ServerParameters parameters) {
         return CommandHandler.of("getParameter", (db, cmd) -> {
             Namespaces.checkAdmin(db, "getParameter");
-            BsonValue selector = new CommandArgs(cmd).required(cmd, "getParameter", "getParameter");
-            boolean all = selector.isString() && selector.asString().getValue().equals("*");
-            BsonDocument reply = new BsonDocument();
-            if (all || cmd.containsKey("featureCompatibilityVersion")) {
-                reply.append("featureCompatibilityVersion", new BsonDocument("version", new BsonString(FEATURE_COMPATIBILITY_VERSION)));
-            }
-            if (reply.isEmpty()) {
-                throw new CommandException(ErrorCode.InvalidOptions, "no option found to get: the router knows only featureCompatibilityVersion");
-            }
-            return Replies.ok(reply);
+            new CommandArgs(cmd).required(cmd, "getParameter", "getParameter");
+            return Replies.ok(parameters.get(cmd, Map.of("featureCompatibilityVersion",
+                    new BsonDocument("version", new BsonString(FEATURE_COMPATIBILITY_VERSION)))));
         });
+    }
+
+    /**
+     * {@code {setParameter: 1, <name>: <value>}} → {@code {was: <the router's previous value>, ok: 1}}: checked and set
+     * on the router ({@link ServerParameters}: InvalidOptions (72) for an unknown name, BadValue (2) for a bad value,
+     * nothing sent then), then sent to every shard, as a cluster-wide setting of mongod parameters through mongos would
+     * have to be done shard by shard. A shard that fails it fails the command with that shard's error (the shards asked
+     * before it keep the new value; repeating the command is safe).
+     */
+    @Bean
+    CommandHandler setParameter(ServerParameters parameters, PeerClient peers, ShardRegistry shards) {
+        return CommandHandler.of("setParameter", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "setParameter");
+            BsonDocument was = parameters.set(cmd);
+            BsonDocument forward = new BsonDocument();
+            cmd.forEach((field, value) -> {
+                if (field.equals(cmd.getFirstKey()) || !CommandOptions.isGeneric(field)) {
+                    forward.append(field, value);
+                }
+            });
+            shards.all().forEach((shard, url) -> peers.runChecked(shard, url, "admin", forward));
+            return Replies.ok(was);
+        });
+    }
+
+    /**
+     * The budgets of the router's merge stages (a split pipeline's {@code $group} and {@code $sort} over the shards'
+     * partial results), read from the router's own parameters; spill files in {@code shardstore.spill.directory}, else
+     * {@code <java.io.tmpdir>/shardstore-spill/<pid>} ({@link SpillDirectory#configured}).
+     */
+    @Bean
+    MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory) {
+        return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
+                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory));
     }
 
     /** {@code getCmdLineOpts}: the process is a Spring Boot application, so no mongos options: {@code argv, parsed: {}}. */

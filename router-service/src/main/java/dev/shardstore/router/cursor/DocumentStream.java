@@ -1,6 +1,12 @@
 package dev.shardstore.router.cursor;
 
 import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
@@ -47,6 +53,36 @@ public interface DocumentStream {
                 source.close();
             }
         };
+    }
+
+    /**
+     * This stream as a Java stream, pulling as it is consumed (one document at a time, so a merge pulls shard batches
+     * only when it needs them); closing the Java stream closes this one.
+     */
+    default Stream<BsonDocument> toStream() {
+        DocumentStream source = this;
+        Iterator<BsonDocument> documents = new Iterator<>() {
+            private @Nullable BsonDocument next;
+
+            @Override
+            public boolean hasNext() {
+                if (next == null) {
+                    next = source.next(0);
+                }
+                return next != null;
+            }
+
+            @Override
+            public BsonDocument next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                BsonDocument out = Objects.requireNonNull(next);
+                next = null;
+                return out;
+            }
+        };
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(documents, Spliterator.ORDERED), false).onClose(source::close);
     }
 
     /** A stream over documents already in memory. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import dev.shardstore.contracts.session.LogicalSessionId;
+import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.support.session.LogicalSessionCache;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonArray;
@@ -42,8 +43,11 @@ public class RouterCursorManager implements CursorSessions {
     private final PeerClient client;
     private final ShardRegistry shards;
     private final long timeoutNanos;
+    private final ServerParameters parameters;
 
-    public RouterCursorManager(PeerClient client, ShardRegistry shards, RouterProperties properties, LogicalSessionCache sessions) {
+    public RouterCursorManager(PeerClient client, ShardRegistry shards, RouterProperties properties, LogicalSessionCache sessions,
+            ServerParameters parameters) {
+        this.parameters = parameters;
         this.client = client;
         this.shards = shards;
         this.timeoutNanos = properties.cursorTimeout().toNanos();
@@ -104,7 +108,19 @@ public class RouterCursorManager implements CursorSessions {
         return reply;
     }
 
+    /**
+     * Registers a router cursor over {@code stream}, or refuses it with OperationFailed (96) when the router already holds
+     * {@code internalQueryMaxOpenCursors} open cursors (checked before the insertion, so concurrent opens may pass it
+     * by their number); {@code stream} is closed then. The caps per session are the shards' (docs/architecture.md
+     * "Memory limits"), which every router cursor over a shard cursor meets.
+     */
     private RouterCursor register(String db, String collection, DocumentStream stream) {
+        long cap = parameters.longValue(ServerParameters.MAX_CURSORS);
+        if (cursors.size() >= cap) {
+            stream.close();
+            throw new CommandException(ErrorCode.OperationFailed, "too many open cursors on this router: " + cursors.size()
+                    + " are open and internalQueryMaxOpenCursors is " + cap + "; exhaust or kill some (killCursors) first");
+        }
         while (true) {
             long id = ids.nextLong() & Long.MAX_VALUE;
             if (id != 0) {

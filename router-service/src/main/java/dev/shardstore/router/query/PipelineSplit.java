@@ -6,6 +6,8 @@ import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
+import dev.shardstore.engine.spill.MemoryLimits;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -73,13 +75,19 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
     }
 
     /**
-     * Runs {@link #mergePipeline} on the merged stream with the engine.
+     * Runs {@link #mergePipeline} on the merged stream with the engine, streaming: its blocking stages ({@code $group}
+     * merging the shards' partial groups, a {@code $sort}) keep to {@code limits} and spill past them. The output is
+     * whole; {@code merged} is closed.
      *
      * @param source where a {@code $lookup} of the merge part reads other collections
-     * @throws dev.shardstore.contracts.error.CommandException as the engine's stages do
+     * @throws dev.shardstore.contracts.error.CommandException as the engine's stages do, 292 as {@link MemoryLimits} says
      */
-    public List<BsonDocument> runMerge(List<BsonDocument> merged, CollectionSource source, CommandVariables variables) {
-        return run(mergePipeline, merged, source, variables);
+    public List<BsonDocument> runMerge(Stream<BsonDocument> merged, CollectionSource source, CommandVariables variables, MemoryLimits limits) {
+        Pipeline pipeline = Pipeline.parse(mergePipeline, source, variables, limits);
+        Filter first = pipeline.scanFilter(); // a leading $match is the engine's scan filter, not one of its stages
+        try (Stream<BsonDocument> output = pipeline.stream(first.isMatchAll() ? merged : merged.filter(first::matches))) {
+            return output.toList();
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardstore.router.query;
 
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.bson.Collation;
 import dev.shardstore.contracts.bson.CommandArgs;
@@ -59,10 +60,12 @@ public class ShardedReads {
     public static final int DEFAULT_BATCH_SIZE = 101;
     private final VersionedRouter router;
     private final RouterCursorManager cursors;
+    private final MemoryBudgets budgets;
 
-    public ShardedReads(VersionedRouter router, RouterCursorManager cursors) {
+    public ShardedReads(VersionedRouter router, RouterCursorManager cursors, MemoryBudgets budgets) {
         this.router = router;
         this.cursors = cursors;
+        this.budgets = budgets;
     }
 
     /**
@@ -173,7 +176,7 @@ public class ShardedReads {
             DocumentStream stream = new MergingStream(openCursors(opCtx, routing, targets, db, forShards, false),
                     split.mergeSort() == null ? null : Sort.parse(split.mergeSort(), collation).comparator(), 0, 0);
             if (split.hasMergeStages()) {
-                stream = DocumentStream.of(split.runMerge(drain(stream), lookupSource(opCtx, db), variables));
+                stream = DocumentStream.of(split.runMerge(stream.toStream(), lookupSource(opCtx, db), variables, budgets.of(command)));
             }
             return cursors.open(db, collection, stream, batchSize, false);
         }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));
@@ -207,19 +210,6 @@ public class ShardedReads {
             throw failure;
         }
         return opened;
-    }
-
-    /** Everything {@code stream} has (pulling every shard batch). */
-    private static List<BsonDocument> drain(DocumentStream stream) {
-        List<BsonDocument> all = new ArrayList<>();
-        try {
-            for (BsonDocument d = stream.next(0); d != null; d = stream.next(0)) {
-                all.add(d);
-            }
-        } finally {
-            stream.close();
-        }
-        return all;
     }
 
     /**

@@ -4,8 +4,10 @@ import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.router.RouterProperties;
 import dev.shardstore.support.ServiceSupportProperties;
 import dev.shardstore.transport.http.CommandClient;
+import dev.shardstore.transport.membership.ClusterKey;
 import jakarta.annotation.PreDestroy;
 import org.bson.BsonDocument;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
@@ -14,14 +16,16 @@ import org.springframework.stereotype.Component;
  * {@code cleanupOrphaned} and {@code balancerStop}. mongos waits for these as long as they run; a reply that is silent
  * for the ordinary peer timeout ({@code shardstore.peer-request-timeout}, 30 s) is normal for them (a drop waits for a
  * migration of its collection to end), so their silence may last {@code shardstore.router.migration-timeout} (1 h).
- * Same pooled transport and cluster-time gossip as the ordinary peer client.
+ * Same pooled transport, cluster-time gossip and proof of membership (the cluster key, when there is one) as the
+ * ordinary peer client.
  */
 @Component
 public class LongRunningClient {
     private final CommandClient client;
 
-    public LongRunningClient(ServiceSupportProperties support, RouterProperties properties, ClusterTimeGossip gossip) {
-        this.client = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout(), gossip);
+    public LongRunningClient(ServiceSupportProperties support, RouterProperties properties, ClusterTimeGossip gossip,
+            ObjectProvider<ClusterKey> clusterKey) {
+        this.client = new CommandClient(support.peerConnectTimeout(), properties.migrationTimeout(), gossip, clusterKey.getIfAvailable());
     }
 
     /**

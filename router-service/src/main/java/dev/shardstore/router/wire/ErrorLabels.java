@@ -1,6 +1,7 @@
 package dev.shardstore.router.wire;
 
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -12,16 +13,12 @@ import org.bson.BsonString;
  * <p>{@code RetryableWriteError} (MongoDB's retryable-writes rules): on the error reply of a retryable write command
  * ({@code insert}, {@code update}, {@code delete}, {@code findAndModify}) sent with a {@code txnNumber} outside a
  * multi-document transaction (no {@code autocommit} field), when the code is one a retry may cure. Of MongoDB's
- * retryable codes the router produces HostUnreachable (6), HostNotFound (7), NetworkTimeout (89),
- * ShutdownInProgress (91) and ExceededTimeLimit (262). Until the router has sessions drivers send no
- * {@code txnNumber}, so — as on MongoDB for a client without sessions — no reply carries the label yet; the rule is
- * here so that it holds the day they do. {@code TransientTransactionError} needs transactions, which do not exist yet.
+ * retryable codes, those {@link ErrorLabel#isRetriableError} names. {@code TransientTransactionError} is put on a
+ * transaction's failed statement where the error arises ({@link ErrorLabel#asTransactionStatementError}).
  */
 final class ErrorLabels {
     static final String RETRYABLE_WRITE_ERROR = "RetryableWriteError";
     private static final Set<String> RETRYABLE_WRITE_COMMANDS = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
-    private static final Set<ErrorCode> RETRYABLE_CODES = Set.of(ErrorCode.HostUnreachable, ErrorCode.HostNotFound,
-            ErrorCode.NetworkTimeout, ErrorCode.ShutdownInProgress, ErrorCode.ExceededTimeLimit);
 
     private ErrorLabels() {}
 
@@ -29,7 +26,7 @@ final class ErrorLabels {
     static BsonDocument label(BsonDocument command, ErrorCode code, BsonDocument errorReply) {
         boolean retryableWrite = !command.isEmpty() && RETRYABLE_WRITE_COMMANDS.contains(command.getFirstKey())
                 && command.containsKey("txnNumber") && !command.containsKey("autocommit");
-        if (retryableWrite && RETRYABLE_CODES.contains(code)) {
+        if (retryableWrite && ErrorLabel.isRetriableError(code)) {
             errorReply.append("errorLabels", new BsonArray(java.util.List.of(new BsonString(RETRYABLE_WRITE_ERROR))));
         }
         return errorReply;

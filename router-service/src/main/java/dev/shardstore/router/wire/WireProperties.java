@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param enabled                 whether the router listens at all (REST is unaffected)
  * @param port                    TCP port; MongoDB's 27017 by default, 0 for any free port (tests)
- * @param bindAddress             the address to listen on; {@code 0.0.0.0} (every interface) like the REST port
+ * @param bindAddress             the address to listen on; {@code 0.0.0.0} (every interface) like the REST port;
+ *                                {@code shardstore.net.bind-ip} replaces it when given (the local cluster's 127.0.0.1)
  * @param maxConnections          open connections the listener keeps at once; one more is accepted and closed at once
  *                                (mongos' {@code net.maxIncomingConnections})
  * @param maxConnectionsPerClient open connections one client address may hold, so one misbehaving client cannot take

@@ -3,6 +3,7 @@ package dev.shardstore.router.wire;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.router.security.ConnectionAuthentication;
 import dev.shardstore.router.security.UserDirectory;
+import dev.shardstore.support.membership.NetProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -20,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
@@ -53,41 +57,59 @@ public class WireServer implements SmartLifecycle {
     private final Map<Long, WireConnection> connections = new ConcurrentHashMap<>();
     private final Map<InetAddress, Integer> perClient = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
-    private volatile @Nullable ServerSocket server;
+    /** The listening sockets, one per bind address; empty while stopped. */
+    private volatile List<ServerSocket> servers = List.of();
+    private final List<String> bindAddresses;
     private volatile @Nullable ScheduledExecutorService sweeper;
 
+    /** A listener on {@code shardstore.router.wire.bind-address}. */
     public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, UserDirectory users) {
+        this(properties, commands, meters, new NetProperties(List.of()), users);
+    }
+
+    /**
+     * @param net the service's bind addresses ({@code shardstore.net.bind-ip}), which replace
+     *            {@code shardstore.router.wire.bind-address} when given: the listener takes the same port on each
+     */
+    @Autowired
+    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, NetProperties net, UserDirectory users) {
         this.properties = properties;
         this.users = users;
         this.commands = commands;
         this.metrics = new WireMetrics(meters);
+        this.bindAddresses = net.bindIp().isEmpty() ? List.of(properties.bindAddress()) : net.bindIp();
     }
 
     @Override
     public synchronized void start() {
-        if (server != null) {
+        if (!servers.isEmpty()) {
             return;
         }
+        List<ServerSocket> bound = new ArrayList<>();
         try {
-            ServerSocket socket = new ServerSocket();
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getByName(properties.bindAddress()), properties.port()), 512);
-            server = socket;
+            for (String address : bindAddresses) {
+                ServerSocket socket = new ServerSocket();
+                bound.add(socket);
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getByName(address), bound.size() == 1 ? properties.port() : bound.getFirst().getLocalPort()), 512);
+            }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen for the wire protocol on " + properties.bindAddress() + ":" + properties.port()
+            bound.forEach(WireServer::closeQuietly);
+            throw new UncheckedIOException("cannot listen for the wire protocol on " + bindAddresses + ":" + properties.port()
                     + " (shardstore.router.wire.port; shardstore.router.wire.enabled=false turns the listener off)", e);
         }
+        servers = List.copyOf(bound);
         ScheduledExecutorService sweep = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("wire-sweeper").factory());
         sweep.scheduleWithFixedDelay(this::closeStalledWriters, 1, 1, TimeUnit.SECONDS);
         sweeper = sweep;
-        Thread.ofPlatform().daemon().name("wire-acceptor").start(this::acceptLoop);
-        log.info("MongoDB wire protocol listening on {}:{}", properties.bindAddress(), port());
+        servers.forEach(socket -> Thread.ofPlatform().daemon().name("wire-acceptor").start(() -> acceptLoop(socket)));
+        log.info("MongoDB wire protocol listening on {}:{}", bindAddresses, port());
     }
 
     /** The port listened on (the chosen one when configured as 0), or -1 when not listening. */
     public int port() {
-        ServerSocket socket = server;
-        return socket == null ? -1 : socket.getLocalPort();
+        List<ServerSocket> listening = servers;
+        return listening.isEmpty() ? -1 : listening.getFirst().getLocalPort();
     }
 
     /** Connections open now. */
@@ -95,9 +117,8 @@ public class WireServer implements SmartLifecycle {
         return metrics.open();
     }
 
-    private void acceptLoop() {
-        ServerSocket socket = server;
-        while (socket != null && !socket.isClosed()) {
+    private void acceptLoop(ServerSocket socket) {
+        while (!socket.isClosed()) {
             Socket client;
             try {
                 client = socket.accept();
@@ -111,8 +132,8 @@ public class WireServer implements SmartLifecycle {
         }
     }
 
-    /** Runs on the acceptor thread only, so the global count cannot be overtaken between check and increment. */
-    private void admit(Socket client) {
+    /** Serialised across the acceptor threads (one per bind address), so the global count cannot be overtaken between check and increment. */
+    private synchronized void admit(Socket client) {
         InetAddress address = client.getInetAddress();
         String refusal = metrics.open() >= properties.maxConnections() ? "limit" : !reserve(address) ? "client-limit" : null;
         if (refusal != null) {
@@ -167,11 +188,9 @@ public class WireServer implements SmartLifecycle {
 
     @Override
     public synchronized void stop() {
-        ServerSocket socket = server;
-        server = null;
-        if (socket != null) {
-            closeQuietly(socket);
-        }
+        List<ServerSocket> listening = servers;
+        servers = List.of();
+        listening.forEach(WireServer::closeQuietly);
         ScheduledExecutorService sweep = sweeper;
         sweeper = null;
         if (sweep != null) {
@@ -182,7 +201,7 @@ public class WireServer implements SmartLifecycle {
 
     @Override
     public boolean isRunning() {
-        return server != null;
+        return !servers.isEmpty();
     }
 
     private static void closeQuietly(java.io.Closeable closeable) {

@@ -11,6 +11,8 @@ import dev.shardstore.router.cursor.DocumentStream;
 import dev.shardstore.router.cursor.MergingStream;
 import dev.shardstore.router.cursor.ShardCursor;
 import java.util.ArrayList;
+import dev.shardstore.engine.spill.MemoryLimits;
+import dev.shardstore.engine.spill.SpillDirectory;
 import java.util.List;
 import java.util.Random;
 import org.bson.BsonArray;
@@ -21,7 +23,9 @@ import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -131,6 +135,10 @@ class PipelineSplitTest {
     }
 
     private static List<BsonDocument> runSplit(BsonArray pipeline, List<List<BsonDocument>> partitions) {
+        return runSplit(pipeline, partitions, MemoryLimits.UNLIMITED);
+    }
+
+    private static List<BsonDocument> runSplit(BsonArray pipeline, List<List<BsonDocument>> partitions, MemoryLimits limits) {
         PipelineSplit split = PipelineSplit.of(pipeline);
         List<MergingStream.Source> sources = new ArrayList<>();
         for (List<BsonDocument> partition : partitions) {
@@ -141,7 +149,7 @@ class PipelineSplitTest {
         for (BsonDocument d = merged.next(0); d != null; d = merged.next(0)) {
             out.add(d);
         }
-        return split.hasMergeStages() ? split.runMerge(out, NO_COLLECTIONS, CommandVariables.withoutLet()) : out;
+        return split.hasMergeStages() ? split.runMerge(out.stream(), NO_COLLECTIONS, CommandVariables.withoutLet(), limits) : out;
     }
 
     private static BsonValue value(Random r) {
@@ -203,7 +211,7 @@ class PipelineSplitTest {
             "[{$replaceRoot: {newRoot: {x: '$_id', s: '$s'}}}, {$skip: 3}, {$limit: 4}]",
             "[{$bucket: {groupBy: '$d', boundaries: [0, 0.25, 0.5, 1.5], output: {c: {$sum: 1}}}}]",
             "[{$unwind: '$arr'}, {$sort: {arr: 1, _id: -1}}, {$skip: 3}, {$limit: 50}, {$group: {_id: '$s', c: {$sum: 1}}}]"})
-    void splittingPreservesTheResult(String json) {
+    void splittingPreservesTheResult(String json, @TempDir Path spillDir) {
         BsonArray pipeline = pipeline(json);
         Random random = new Random(json.hashCode());
         for (int round = 0; round < 5; round++) {
@@ -216,6 +224,11 @@ class PipelineSplitTest {
             partitions.forEach(union::addAll);
             List<BsonDocument> expected = runWhole(pipeline, union);
             assertThat(runSplit(pipeline, partitions)).as(json + " round " + round).isEqualTo(expected);
+            // the router's merge stages over a budget a few documents wide spill and still answer the same
+            SpillDirectory spill = SpillDirectory.open(spillDir);
+            assertThat(runSplit(pipeline, partitions, new MemoryLimits(512, 512, true, spill))).as(json + " spilling, round " + round)
+                    .isEqualTo(expected);
+            assertThat(spill.files()).isEmpty();
         }
     }
 }

@@ -151,8 +151,8 @@ public final class CommandOptions {
                 implemented("filter", "query filter, $expr included"), implemented("sort", ""), implemented("projection", ""),
                 implemented("hint", "index name, key pattern or {$natural: 1}"), implemented("skip", ""), implemented("limit", ""),
                 implemented("batchSize", ""), implemented("singleBatch", ""), implemented("let", "variables for $expr"),
-                conditional("allowDiskUse", "false is what a find does (a sort over the memory limit fails with 292); true is"
-                        + " accepted without spilling to disk, so such a sort still fails", ANY),
+                implemented("allowDiskUse", "a blocking sort over internalQueryMaxBlockingSortMemoryUsageBytes spills to disk;"
+                        + " false: it fails with 292; absent: allowDiskUseByDefault (true)"),
                 conditional("max", "index bounds: not implemented", absentOrEmpty("max/min index bounds are not implemented")),
                 conditional("min", "index bounds: not implemented", absentOrEmpty("max/min index bounds are not implemented")),
                 conditional("returnKey", "false only", onlyFalse("returnKey is not implemented")),
@@ -169,7 +169,8 @@ public final class CommandOptions {
                 implemented("pipeline", ""), implemented("cursor", "batchSize"), implemented("let", "variables for the pipeline"),
                 implemented("explain", "answered by the router as the explain command (queryPlanner)"),
                 implemented("hint", "for the leading $match's scan"),
-                conditional("allowDiskUse", "the pipeline runs in memory without a cap: true and false both mean that", ANY),
+                implemented("allowDiskUse", "$sort and $group over their budgets (internalQueryMaxBlockingSortMemoryUsageBytes,"
+                        + " internalDocumentSourceGroupMaxMemoryBytes) spill to disk; false: they fail with 292; absent: allowDiskUseByDefault (true)"),
                 accepted("bypassDocumentValidation", "no collection has validation rules (create refuses a validator)")));
         COMMANDS.put("count", options(ICU_COLLATION,
                 implemented("query", "$expr included"), implemented("limit", ""), implemented("skip", ""), implemented("hint", "")));

@@ -4,17 +4,23 @@ import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.transport.membership.ClusterKey;
+import dev.shardstore.transport.membership.MemberHandshake;
 import dev.shardstore.transport.wire.ConnectionLoop;
 import dev.shardstore.transport.wire.Frame;
 import dev.shardstore.transport.wire.MalformedMessageException;
 import dev.shardstore.transport.wire.OpCode;
 import dev.shardstore.transport.wire.OpMsg;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * OP_MSG whose sections or documents are invalid, or that lacks {@code $db}, gets an error reply and the connection
  * stays usable. A connection silent for {@link #IDLE_TIMEOUT} is closed (its peer checks idle connections
  * before reuse). Beyond {@link #MAX_CONNECTIONS} open connections a new one is closed at once.
+ *
+ * <p>Membership: in a cluster with a {@link ClusterKey}, a connection proves membership first
+ * ({@link MemberHandshake}, once per connection); until it has, every other command is answered Unauthorized (13)
+ * without running, and without {@code $clusterTime} (the caller may not be a member). The connection stays open.
  */
 public final class InternalCommandListener implements AutoCloseable {
     /** Open connections at most; the peers' pools stay far below. */
@@ -51,7 +61,8 @@ public final class InternalCommandListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InternalCommandListener.class);
 
     private final InternalCommands commands;
-    private final ServerSocket server;
+    private final @Nullable ClusterKey clusterKey;
+    private final List<ServerSocket> servers;
     private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger replyIds = new AtomicInteger();
@@ -60,39 +71,58 @@ public final class InternalCommandListener implements AutoCloseable {
     /** An open connection and whether a command is running on it (not waiting for the next message). */
     private record Connection(Socket socket, AtomicBoolean busy) {}
 
-    private InternalCommandListener(InternalCommands commands, ServerSocket server) {
+    private InternalCommandListener(InternalCommands commands, @Nullable ClusterKey clusterKey, List<ServerSocket> servers) {
         this.commands = commands;
-        this.server = server;
+        this.clusterKey = clusterKey;
+        this.servers = List.copyOf(servers);
     }
 
     /**
-     * Listens on {@code port} (0: any free port) and starts accepting.
+     * Listens on {@code port} (0: any free port) of every interface, taking commands from anyone: a cluster without a key.
      *
      * @return the listener, or empty when the port cannot be bound (logged; the service stays reachable over HTTP)
      */
     public static Optional<InternalCommandListener> start(InternalCommands commands, int port) {
-        ServerSocket server = null;
+        return start(commands, null, List.of(), port);
+    }
+
+    /**
+     * Listens on {@code port} of each of {@code addresses} and starts accepting.
+     *
+     * @param clusterKey the key connections must prove membership with; null in a cluster without one
+     * @param addresses  where to listen; empty for every interface
+     * @param port       the port, the same on every address; 0 for a free one (the first address's)
+     * @return the listener, or empty when an address cannot be bound (logged; the service stays reachable over HTTP)
+     */
+    public static Optional<InternalCommandListener> start(InternalCommands commands, @Nullable ClusterKey clusterKey,
+            List<InetAddress> addresses, int port) {
+        List<ServerSocket> servers = new ArrayList<>();
         try {
-            server = new ServerSocket();
-            server.setReuseAddress(true);
-            server.bind(new InetSocketAddress(port));
+            for (InetAddress address : addresses.isEmpty() ? Collections.<@Nullable InetAddress>singletonList(null) : addresses) {
+                ServerSocket server = new ServerSocket();
+                servers.add(server);
+                server.setReuseAddress(true);
+                server.bind(new InetSocketAddress(address, servers.size() == 1 ? port : servers.getFirst().getLocalPort()));
+            }
         } catch (IOException e) {
-            log.warn("the command port {} cannot be bound ({}); peers reach this service over HTTP only", port, e.toString());
-            closeQuietly(server);
+            log.warn("the command port {} cannot be bound on {} ({}); peers reach this service over HTTP only", port,
+                    addresses.isEmpty() ? "every interface" : addresses, e.toString());
+            servers.forEach(InternalCommandListener::closeQuietly);
             return Optional.empty();
         }
-        InternalCommandListener listener = new InternalCommandListener(commands, server);
-        Thread.ofPlatform().daemon().name("command-acceptor").start(listener::acceptLoop);
-        log.info("service-to-service commands also on port {} (OP_MSG)", server.getLocalPort());
+        InternalCommandListener listener = new InternalCommandListener(commands, clusterKey, servers);
+        servers.forEach(server -> Thread.ofPlatform().daemon().name("command-acceptor").start(() -> listener.acceptLoop(server)));
+        log.info("service-to-service commands also on port {} (OP_MSG) of {}{}", listener.port(),
+                addresses.isEmpty() ? "every interface" : addresses, clusterKey == null ? "" : ", members only");
         return Optional.of(listener);
     }
 
     /** The port listened on. */
     public int port() {
-        return server.getLocalPort();
+        return servers.getFirst().getLocalPort();
     }
 
-    private void acceptLoop() {
+    private void acceptLoop(ServerSocket server) {
         while (!closed) {
             Socket socket;
             try {
@@ -116,13 +146,14 @@ public final class InternalCommandListener implements AutoCloseable {
 
     private void serve(long id, Connection connection) {
         Socket socket = connection.socket();
+        MemberHandshake.Server handshake = clusterKey == null ? null : new MemberHandshake.Server(clusterKey);
         try (socket) {
             socket.setTcpNoDelay(true);
             ConnectionLoop.serve(socket, IDLE_TIMEOUT, BsonLimits.MAX_MESSAGE_SIZE, () -> closed, new ConnectionLoop.Handler() {
                 @Override
                 public byte[] answer(Frame frame) {
                     connection.busy().set(true); // until its reply is written: close(grace) waits for it
-                    return InternalCommandListener.this.answer(frame);
+                    return InternalCommandListener.this.answer(frame, handshake);
                 }
 
                 @Override
@@ -143,8 +174,12 @@ public final class InternalCommandListener implements AutoCloseable {
         }
     }
 
-    /** The encoded reply to one message; a frame that is not an OP_MSG ends the connection. */
-    private byte[] answer(Frame frame) {
+    /**
+     * The encoded reply to one message; a frame that is not an OP_MSG ends the connection.
+     *
+     * @param handshake the connection's membership handshake; null in a cluster without a key
+     */
+    private byte[] answer(Frame frame, MemberHandshake.@Nullable Server handshake) {
         if (frame.opCode() != OpCode.OP_MSG) {
             throw new MalformedMessageException("only OP_MSG is served on the command port, not " + frame.opCode());
         }
@@ -156,11 +191,24 @@ public final class InternalCommandListener implements AutoCloseable {
             }
             String db = command.getString("$db").getValue();
             command.remove("$db"); // the document was parsed for this message alone
-            reply = commands.run(db, command);
+            if (handshake != null && !handshake.member()) {
+                reply = unstamped(handshake, db, command);
+            } else {
+                reply = commands.run(db, command);
+            }
         } catch (CommandException e) {
-            reply = commands.refused(e);
+            reply = handshake != null && !handshake.member() ? e.toReply() : commands.refused(e);
         }
         return OpMsg.of(reply).encode(replyIds.incrementAndGet(), frame.requestId());
+    }
+
+    /** The handshake's answer to a connection not yet a member, or its refusal: no cluster time for a non-member. */
+    private static BsonDocument unstamped(MemberHandshake.Server handshake, String db, BsonDocument command) {
+        try {
+            return handshake.answer(db, command);
+        } catch (CommandException e) {
+            return e.toReply();
+        }
     }
 
     /**
@@ -170,7 +218,7 @@ public final class InternalCommandListener implements AutoCloseable {
      */
     public void close(Duration grace) {
         closed = true;
-        closeQuietly(server);
+        servers.forEach(InternalCommandListener::closeQuietly);
         long deadline = System.nanoTime() + grace.toNanos();
         do {
             connections.values().stream().filter(c -> !c.busy().get()).forEach(c -> closeQuietly(c.socket()));

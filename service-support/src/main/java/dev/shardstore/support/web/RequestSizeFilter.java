@@ -21,9 +21,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * chunked body) when the reader passes the limit, by failing the read with an {@link IOException} whose cause is the
  * {@link CommandException}, which {@link Problems#of} finds.
  *
- * <p>The internal command endpoint ({@link InternalApi}) is not limited here: its bodies come from peers, built from
- * client requests that were limited on the way in, and their BSON may legitimately be larger than the JSON it came
- * from (an array of small numbers grows with its index names).
+ * <p>The internal command endpoint ({@link InternalApi}) is not limited here: its servlet applies the same limit itself
+ * and answers a BSON error reply, as its callers expect ({@code InternalCommandServlet}).
  */
 public final class RequestSizeFilter extends OncePerRequestFilter {
     private static final String INTERNAL_PREFIX = InternalApi.COMMAND_PATH.substring(0, InternalApi.COMMAND_PATH.indexOf("/databases"));

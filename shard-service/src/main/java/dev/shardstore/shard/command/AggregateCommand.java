@@ -8,17 +8,15 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.CursorManager;
-import dev.shardstore.shard.cursor.ListCursor;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.cursor.ShardCursor;
 import dev.shardstore.contracts.namespace.Namespace;
-import java.util.List;
 import java.util.Optional;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonValue;
-import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.springframework.stereotype.Component;
@@ -30,8 +28,9 @@ import org.springframework.stereotype.Component;
  * leading {@code $match} comparing strings under a non-simple one gets no index bounds) → {@code {cursor: {firstBatch,
  * id, ns}, ok: 1}}, paged by getMore like find (default
  * first batch 101). The collection is scanned with the filter of a leading {@code $match} ({@link
- * Pipeline#scanFilter()}), the rest of the pipeline runs in memory over the matching documents, and the cursor
- * hands out the computed result ({@link PipelineRunner}). A missing collection is read as empty (so {@code $facet}
+ * Pipeline#scanFilter()}), the matching documents stream through the rest of the pipeline, whose blocking stages keep
+ * to the memory budgets and {@code allowDiskUse} ({@link MemoryBudgets}), and the cursor hands out the computed result
+ * ({@link PipelineRunner}), held in spill files past the sort budget. A missing collection is read as empty (so {@code $facet}
  * still answers one document). On a time-series collection the pipeline runs over its buckets, after a bucket-level
  * {@code $match} and {@code $_internalUnpackBucket} ({@link TimeseriesRewrite}); a non-simple collation is refused
  * there ({@link TimeseriesCollections#refuseCollation}).
@@ -43,11 +42,13 @@ import org.springframework.stereotype.Component;
 @Component
 public class AggregateCommand extends CollectionReadCommand {
     private final CursorManager cursors;
+    private final MemoryBudgets budgets;
 
     public AggregateCommand(CommandInvoker invoker, PipelineRunner pipelines, TimeseriesCollections timeseries, CursorManager cursors,
-            CollectionCatalog catalog) {
+            CollectionCatalog catalog, MemoryBudgets budgets) {
         super(invoker, catalog, timeseries, pipelines);
         this.cursors = cursors;
+        this.budgets = budgets;
     }
 
     @Override
@@ -80,8 +81,7 @@ public class AggregateCommand extends CollectionReadCommand {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();
         }
-        List<BsonDocument> results = pipelines.run(opCtx, read, stages, variables, command.get("hint"));
-        ShardCursor cursor = new ListCursor(results, UnaryOperator.identity());
+        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), budgets.of(command));
         Batch first = cursor.next(opCtx, batchSize);
         long id = first.exhausted() ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());

@@ -7,6 +7,9 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.engine.query.Sort;
+import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.shard.cursor.FindQuery;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionCatalog;
@@ -33,7 +36,9 @@ import org.springframework.stereotype.Component;
  * statement's {@code q}, or an aggregate's leading {@code $match}, with the command's {@code hint}.
  * {@code executionStats} and {@code allPlansExecution} (the default, as in MongoDB) run the read part to
  * its end and report {@code nReturned}, {@code totalKeysExamined}, {@code totalDocsExamined},
- * {@code executionTimeMillis}; writes are not performed. A missing collection explains as {@code EOF}. A find or
+ * {@code executionTimeMillis}, and for a find whose sort no index provides its blocking sort as {@code executionStages}
+ * ({@code {stage: "SORT", sortPattern, memLimit, usedDisk, spills, spilledBytes}}, MongoDB's fields, under the find's
+ * {@code allowDiskUse}); writes are not performed. A missing collection explains as {@code EOF}. A find or
  * aggregate on a time-series collection explains its scan of the buckets and lists the rewritten pipeline under
  * {@code stages}.
  */
@@ -44,12 +49,15 @@ public class ExplainCommand extends ShardCommand {
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
     private final TimeseriesCollections timeseries;
+    private final MemoryBudgets budgets;
 
-    public ExplainCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries) {
+    public ExplainCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries, TimeseriesCollections timeseries,
+            MemoryBudgets budgets) {
         super(invoker);
         this.catalog = catalog;
         this.queries = queries;
         this.timeseries = timeseries;
+        this.budgets = budgets;
     }
 
     @Override
@@ -145,6 +153,14 @@ public class ExplainCommand extends ShardCommand {
             }
         } else {
             reply = queries.explain(opCtx, c.get(), filterSpec, filter, hint, skip, limit, stats);
+            BsonDocument sortSpec = kind.equals("find") ? args.optionalDocument(explained, "sort", "sort") : new BsonDocument();
+            if (stats && !sortSpec.isEmpty()) {
+                // the blocking sort's own statistics, MongoDB's SORT stage with usedDisk, spills and spilledBytes
+                FindQuery query = new FindQuery(filter, Sort.parse(sortSpec, collation), null, skip, limit, filterSpec, hint);
+                BsonDocument executionStats = reply.getDocument("executionStats");
+                queries.explainSort(opCtx, c.get(), query, sortSpec, budgets.of(explained))
+                        .ifPresent(sort -> executionStats.append("executionStages", sort));
+            }
         }
         reply.append("command", explained);
         return Replies.ok(reply);

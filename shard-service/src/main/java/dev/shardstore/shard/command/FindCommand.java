@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 import dev.shardstore.engine.timeseries.TimeseriesRewrite;
 import dev.shardstore.shard.cursor.ListCursor;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.timeseries.TimeseriesCollections;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -29,7 +30,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * MongoDB's {@code find}: {@code {find: <coll>, filter? ($expr seeing let), let?, sort?, projection?, skip?, limit? (0 = none),
- * batchSize? (default 101), singleBatch? (default false)}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
+ * batchSize? (default 101), singleBatch? (default false), allowDiskUse?}} → {@code {cursor: {firstBatch, id, ns}, ok: 1}}.
+ * A sort no index provides is a blocking sort within {@code internalQueryMaxBlockingSortMemoryUsageBytes} that spills past
+ * it unless {@code allowDiskUse} (default {@code allowDiskUseByDefault}) is false, then QueryExceededMemoryLimitNoDiskUseAllowed
+ * (292) ({@link MemoryBudgets}).
  * The cursor id is 0 when the first batch holds everything (or {@code singleBatch} is set); otherwise
  * the rest comes from getMore. A missing collection yields an empty, closed cursor. On a time-series collection the
  * find runs as a pipeline over its buckets ({@link TimeseriesRewrite#find}: bucket-level {@code $match}, unpacking
@@ -42,12 +46,14 @@ public class FindCommand extends CollectionReadCommand {
 
     private final QueryRunner queries;
     private final CursorManager cursors;
+    private final MemoryBudgets budgets;
 
     public FindCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries,
-            CursorManager cursors, TimeseriesCollections timeseries, PipelineRunner pipelines) {
+            CursorManager cursors, TimeseriesCollections timeseries, PipelineRunner pipelines, MemoryBudgets budgets) {
         super(invoker, catalog, timeseries, pipelines);
         this.queries = queries;
         this.cursors = cursors;
+        this.budgets = budgets;
     }
 
     @Override
@@ -79,8 +85,11 @@ public class FindCommand extends CollectionReadCommand {
         }
         ShardCursor cursor = target.buckets().isPresent()
                 ? timeseriesFind(opCtx, collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
-                : queries.findForReply(opCtx, collection.get(), query, batchSize);
+                : queries.findForReply(opCtx, collection.get(), query, batchSize, budgets.of(command));
         Batch first = cursor.next(opCtx, batchSize);
+        if (singleBatch) {
+            cursor.close(); // its spill files, if any: no getMore will come
+        }
         long id = first.exhausted() || singleBatch ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
     }

@@ -6,13 +6,23 @@ import dev.shardstore.engine.aggregate.CollectionSource;
 import dev.shardstore.engine.aggregate.Pipeline;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.engine.query.Filter;
+import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.shard.cursor.Batch;
 import dev.shardstore.shard.cursor.FindQuery;
+import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.shard.cursor.ShardCursor;
+import dev.shardstore.shard.cursor.StreamCursor;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -22,48 +32,94 @@ import org.springframework.stereotype.Component;
 /**
  * Runs an aggregation pipeline over one collection of this shard (for {@code aggregate}, and for {@code find} on a
  * time-series collection, rewritten into a pipeline over its buckets): the collection is scanned with the filter of a
- * leading {@code $match} ({@link Pipeline#scanFilter()}, planned with that {@code $match} and the {@code hint}), the
- * rest runs in memory. A missing collection is read as empty. {@code $lookup} reads other collections of the same
- * database, each under the caller's shared lock of the pipeline's collection.
+ * leading {@code $match} ({@link Pipeline#scanFilter()}, planned with that {@code $match} and the {@code hint}), and the
+ * scanned documents stream through the rest page by page, blocking stages within the command's {@link MemoryLimits}
+ * (docs/architecture.md "Memory limits"). A missing collection is read as empty. {@code $lookup} reads other
+ * collections of the same database, each under the caller's shared lock of the pipeline's collection.
  */
 @Component
 class PipelineRunner {
     private final CollectionCatalog catalog;
     private final QueryRunner queries;
+    private final MemoryBudgets budgets;
 
-    PipelineRunner(CollectionCatalog catalog, QueryRunner queries) {
+    PipelineRunner(CollectionCatalog catalog, QueryRunner queries, MemoryBudgets budgets) {
         this.catalog = catalog;
         this.queries = queries;
+        this.budgets = budgets;
     }
 
     /**
-     * The pipeline's output over {@code ns}.
+     * The whole output of the pipeline over {@code ns}, with the shard's default limits (for count, distinct and
+     * time-series finds, whose outputs are small or paged by the caller).
      *
-     * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse and evaluation errors
+     * @throws dev.shardstore.contracts.error.CommandException the pipeline's parse and evaluation errors, 292 as
+     *                                                         {@link MemoryLimits} says
      */
     List<BsonDocument> run(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint) {
-        CollectionSource source = (collection, filter) -> read(opCtx, new Namespace(ns.db(), collection), filter, null, null);
-        Pipeline pipeline = Pipeline.parse(stages, source, variables);
+        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults())) {
+            return output.toList();
+        }
+    }
+
+    /**
+     * The pipeline's output over {@code ns} as a cursor for getMores: computed now (the scan ends before the command
+     * does), held in memory up to the sort budget and past it, with disk use, in spill files the cursor deletes when it
+     * closes ({@link StreamCursor#buffered}).
+     *
+     * @throws dev.shardstore.contracts.error.CommandException as {@link #run}
+     */
+    ShardCursor cursor(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint,
+            MemoryLimits limits) {
+        return StreamCursor.buffered(stream(opCtx, ns, stages, variables, hint, limits), limits, UnaryOperator.identity());
+    }
+
+    /** The pipeline's output over {@code ns}, to be closed by the caller. */
+    private Stream<BsonDocument> stream(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint,
+            MemoryLimits limits) {
+        CollectionSource source = (collection, filter) -> {
+            try (Stream<BsonDocument> read = scan(opCtx, new Namespace(ns.db(), collection), filter, null, null)) {
+                return read.toList();
+            }
+        };
+        Pipeline pipeline = Pipeline.parse(stages, source, variables, limits);
         // the leading $match as given, so the planner can derive index bounds from it (scanFilter is its parse)
         BsonDocument leadingMatch = !stages.isEmpty() && stages.get(0).isDocument()
                 && stages.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : null;
-        return pipeline.run(read(opCtx, ns, pipeline.scanFilter(), leadingMatch, hint));
+        return pipeline.stream(scan(opCtx, ns, pipeline.scanFilter(), leadingMatch, hint));
     }
 
     /**
-     * The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist; planned on
-     * {@code filterSpec} and {@code hint} (both may be null).
+     * The documents of {@code ns} matching {@code filter} in scan order, none when it does not exist, read a batch at a
+     * time as the stream is consumed; planned on {@code filterSpec} and {@code hint} (both may be null).
      */
-    private List<BsonDocument> read(OperationContext opCtx, Namespace ns, Filter filter, @Nullable BsonDocument filterSpec, @Nullable BsonValue hint) {
+    private Stream<BsonDocument> scan(OperationContext opCtx, Namespace ns, Filter filter, @Nullable BsonDocument filterSpec,
+            @Nullable BsonValue hint) {
         return catalog.find(ns).map(collection -> {
             ShardCursor scan = queries.find(opCtx, collection, new FindQuery(filter, null, null, 0, 0, filterSpec, hint), Long.MAX_VALUE);
-            List<BsonDocument> documents = new ArrayList<>();
-            Batch batch;
-            do {
-                batch = scan.next(opCtx, Long.MAX_VALUE);
-                documents.addAll(batch.documents());
-            } while (!batch.exhausted());
-            return documents;
-        }).orElse(List.of());
+            Iterator<BsonDocument> documents = new Iterator<>() {
+                private Iterator<BsonDocument> batch = List.<BsonDocument>of().iterator();
+                private boolean exhausted;
+
+                @Override
+                public boolean hasNext() {
+                    while (!batch.hasNext() && !exhausted) {
+                        Batch next = scan.next(opCtx, Long.MAX_VALUE);
+                        exhausted = next.exhausted();
+                        batch = new ArrayList<>(next.documents()).iterator();
+                    }
+                    return batch.hasNext();
+                }
+
+                @Override
+                public BsonDocument next() {
+                    if (!hasNext()) {
+                        throw new NoSuchElementException();
+                    }
+                    return batch.next();
+                }
+            };
+            return StreamSupport.stream(Spliterators.spliteratorUnknownSize(documents, Spliterator.ORDERED), false).onClose(scan::close);
+        }).orElse(Stream.empty());
     }
 }

@@ -6,11 +6,13 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.shard.ShardProperties;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.support.parameter.ServerParameters;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
@@ -29,13 +31,20 @@ import org.springframework.stereotype.Component;
  * in shared mode, so a concurrent drop waits for the batch; it is not versioned, so a critical section does not
  * block it (its cursor keeps the filtering metadata it was opened with). A cursor records that filtering metadata, so
  * that range deletion can wait for the cursors that may still return documents of a range this shard gave away
- * ({@link #anyMayReturn}; mongo/src/mongo/db/s/README.md "Orphan filtering").
+ * ({@link #anyMayReturn}; mongo/src/mongo/db/s/README.md "Orphan filtering"). A cursor leaving the manager is closed
+ * ({@link ShardCursor#close()}: its spill files are deleted). Open cursors are capped per client and per service
+ * ({@link #register}).
  */
 @Component
 public class CursorManager {
     private static final Logger log = LoggerFactory.getLogger(CursorManager.class);
 
     private final ConcurrentMap<Long, OpenCursor> open = new ConcurrentHashMap<>();
+    /** Open cursors per client ({@link #clientOf}). */
+    private final ConcurrentMap<String, Integer> perClient = new ConcurrentHashMap<>();
+    /** Open cursors and those being registered, against the service's cap. */
+    private final AtomicInteger reserved = new AtomicInteger();
+    private final ServerParameters parameters;
     private final CollectionShardingRuntime runtime;
     private final long timeoutMillis;
     private final Clock clock;
@@ -44,8 +53,9 @@ public class CursorManager {
      * @param clock what a cursor's idleness is measured on (the shard's {@code Clock} bean, the system clock; tests move
      *              theirs past the timeout instead of waiting it out)
      */
-    public CursorManager(CollectionShardingRuntime runtime, ShardProperties properties, Clock clock) {
+    public CursorManager(CollectionShardingRuntime runtime, ShardProperties properties, Clock clock, ServerParameters parameters) {
         this.runtime = runtime;
+        this.parameters = parameters;
         this.timeoutMillis = properties.cursorTimeout().toMillis();
         this.clock = clock;
     }
@@ -58,14 +68,62 @@ public class CursorManager {
      *                   of its deadline
      * @param collection the collection it reads between batches, null when it reads nothing
      * @return the new cursor id
+     * @throws CommandException OperationFailed (96) when the service or the client already holds as many open cursors as
+     *                          {@code internalQueryMaxOpenCursors} / {@code internalQueryMaxOpenCursorsPerClient} allow; the
+     *                          cursor is closed then
      */
     public long register(OperationContext opCtx, String ns, @Nullable Namespace collection, ShardCursor cursor) {
         OwnershipFilter filter = collection == null ? null : OperationShardingState.filterFor(opCtx, collection.full()).orElse(null);
-        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter, opCtx.deadline().remainingNanos(), clock.millis());
+        String client = clientOf(opCtx);
+        reserve(client, cursor);
+        OpenCursor entry = new OpenCursor(ns, collection, cursor, filter, opCtx.deadline().remainingNanos(), clock.millis(), client);
         while (true) {
             long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             if (open.putIfAbsent(id, entry) == null) {
                 return id;
+            }
+        }
+    }
+
+    /**
+     * The client a cursor counts against: its session ({@code lsid}), which drivers send with every command (implicit
+     * sessions) and routers pass on; null for a command without one, whose cursors count only against the service's cap
+     * (on a shard, such commands come from routers, which would otherwise all be one client).
+     */
+    private static @Nullable String clientOf(OperationContext opCtx) {
+        return opCtx.session().map(s -> s.lsid().id().toString()).orElse(null);
+    }
+
+    /**
+     * Counts one more cursor against the caps or refuses it. MongoDB caps neither (its cursors hold no memory but their
+     * current batch); these cursors may hold a sorted result, so they are capped. MongoDB's error codes have no "too many
+     * cursors" one; OperationFailed (96) is its code for an operation refused for a reason of its own, which the message
+     * names, and no driver retries it.
+     */
+    private void reserve(@Nullable String client, ShardCursor cursor) {
+        long serviceCap = parameters.longValue(ServerParameters.MAX_CURSORS);
+        int before = reserved.getAndUpdate(count -> count < serviceCap ? count + 1 : count);
+        if (before >= serviceCap) {
+            cursor.close();
+            throw new CommandException(ErrorCode.OperationFailed, "too many open cursors on this shard: " + before
+                    + " are open and internalQueryMaxOpenCursors is " + serviceCap + "; exhaust or kill some (killCursors) first");
+        }
+        if (client != null) {
+            long clientCap = parameters.longValue(ServerParameters.MAX_CURSORS_PER_CLIENT);
+            boolean[] refused = {false};
+            perClient.compute(client, (key, count) -> {
+                int current = count == null ? 0 : count;
+                if (current >= clientCap) {
+                    refused[0] = true;
+                    return count;
+                }
+                return current + 1;
+            });
+            if (refused[0]) {
+                reserved.decrementAndGet();
+                cursor.close();
+                throw new CommandException(ErrorCode.OperationFailed, "too many open cursors for session " + client + " on this shard:"
+                        + " internalQueryMaxOpenCursorsPerClient is " + clientCap + "; exhaust or kill some (killCursors) first");
             }
         }
     }
@@ -98,14 +156,17 @@ public class CursorManager {
                 entry.budgetNanos = batchCtx.deadline().remainingNanos();
             }
             if (batch.exhausted()) {
-                open.remove(id, entry);
+                remove(id, entry);
             }
             return new CursorBatch(batch.documents(), batch.exhausted() ? 0 : id);
         } catch (RuntimeException e) {
-            open.remove(id, entry);
+            remove(id, entry);
             throw e;
         } finally {
             entry.lock.unlock();
+            if (entry.closeWhenReleased) {
+                closeIfFree(entry); // killed while this getMore read it
+            }
         }
     }
 
@@ -117,7 +178,7 @@ public class CursorManager {
     public KillResult kill(String ns, List<Long> ids) {
         List<Long> killed = ids.stream().filter(id -> {
             OpenCursor entry = open.get(id);
-            return entry != null && entry.ns.equals(ns) && open.remove(id, entry);
+            return entry != null && entry.ns.equals(ns) && remove(id, entry);
         }).toList();
         List<Long> notFound = ids.stream().filter(id -> !killed.contains(id)).toList();
         return new KillResult(killed, notFound);
@@ -125,12 +186,20 @@ public class CursorManager {
 
     /** Kills every cursor over {@code collection} (it is being dropped). */
     public void killCollection(Namespace collection) {
-        open.values().removeIf(entry -> collection.equals(entry.collection));
+        open.forEach((id, entry) -> {
+            if (collection.equals(entry.collection)) {
+                remove(id, entry);
+            }
+        });
     }
 
     /** Kills every cursor of database {@code db}. */
     public void killDatabase(String db) {
-        open.values().removeIf(entry -> entry.ns.startsWith(db + "."));
+        open.forEach((id, entry) -> {
+            if (entry.ns.startsWith(db + ".")) {
+                remove(id, entry);
+            }
+        });
     }
 
     /** Closes cursors idle for longer than the cursor timeout; a cursor serving a getMore is never idle. */
@@ -140,7 +209,7 @@ public class CursorManager {
         open.forEach((id, entry) -> {
             if (now - entry.lastUsedMillis > timeoutMillis && entry.lock.tryLock()) {
                 try {
-                    if (open.remove(id, entry)) {
+                    if (remove(id, entry)) {
                         log.debug("cursor {} on {} timed out", id, entry.ns);
                     }
                 } finally {
@@ -159,6 +228,36 @@ public class CursorManager {
     public boolean anyMayReturn(Namespace collection, byte[] min, byte[] max) {
         return open.values().stream().anyMatch(entry -> collection.equals(entry.collection) && entry.filter != null
                 && entry.filter.table().overlapping(min, max).stream().anyMatch(chunk -> chunk.shard().equals(entry.filter.shard())));
+    }
+
+    /**
+     * Forgets cursor {@code id} if it is still {@code entry} and closes it (its spill files); a cursor being read by a
+     * getMore is closed by that getMore's end instead, which finds it removed.
+     *
+     * @return whether this call removed it
+     */
+    private boolean remove(long id, OpenCursor entry) {
+        if (!open.remove(id, entry)) {
+            return false;
+        }
+        reserved.decrementAndGet();
+        if (entry.client != null) {
+            perClient.computeIfPresent(entry.client, (client, count) -> count == 1 ? null : count - 1);
+        }
+        entry.closeWhenReleased = true;
+        closeIfFree(entry);
+        return true;
+    }
+
+    /** Closes a removed cursor unless a getMore reads it (that getMore closes it when it ends); closing twice is harmless. */
+    private static void closeIfFree(OpenCursor entry) {
+        if (entry.lock.tryLock()) {
+            try {
+                entry.cursor.close();
+            } finally {
+                entry.lock.unlock();
+            }
+        }
     }
 
     /** Number of open cursors. */
@@ -193,9 +292,14 @@ public class CursorManager {
         volatile long lastUsedMillis;
         /** What is left of the opening command's maxTimeMS for the getMores, or Deadline.NONE; under {@link #lock}. */
         long budgetNanos;
+        /** The client it counts against ({@link #clientOf}), null when none. */
+        final @Nullable String client;
+        /** Set when it is removed: whoever holds {@link #lock} last closes it. */
+        volatile boolean closeWhenReleased;
 
         OpenCursor(String ns, @Nullable Namespace collection, ShardCursor cursor, @Nullable OwnershipFilter filter, long budgetNanos,
-                long openedMillis) {
+                long openedMillis, @Nullable String client) {
+            this.client = client;
             this.budgetNanos = budgetNanos;
             this.ns = ns;
             this.lastUsedMillis = openedMillis;

@@ -1,13 +1,17 @@
 package dev.shardstore.shard.cursor;
 
 import dev.shardstore.support.operation.OperationContext;
-import dev.shardstore.shard.ShardProperties;
+import dev.shardstore.engine.spill.ExternalSorter;
+import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryLimits;
+import dev.shardstore.engine.spill.SpillStats;
 import dev.shardstore.engine.query.Filter;
 import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.SnapshotRead;
-import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
+import dev.shardstore.engine.query.Sort;
 import java.util.function.UnaryOperator;
 import dev.shardstore.shard.plan.Plan;
 import dev.shardstore.shard.plan.QueryPlanner;
@@ -23,31 +27,33 @@ import org.springframework.stereotype.Component;
 
 /**
  * Plans ({@link QueryPlanner}) and starts queries over one collection: an {@code _id} equality reads by
- * primary key, a filter an index bounds scans that index's range, any other filter scans in {@code _id} order; a sort is a blocking in-memory sort (capped by
- * {@code shardstore.shard.sort-memory-limit}) whose result the cursor keeps, an unsorted find pages
- * lazily. A snapshot read outside a transaction ({@link SnapshotRead}) keeps its whole result too, under the same cap.
+ * primary key, a filter an index bounds scans that index's range, any other filter scans in {@code _id} order; a sort is a
+ * blocking sort within {@code internalQueryMaxBlockingSortMemoryUsageBytes} ({@link MemoryBudgets}) that spills sorted runs
+ * to disk past it when the find allows disk use ({@link ExternalSorter}), and whose result the cursor keeps (in memory, or
+ * as those files until the cursor closes); an unsorted find pages lazily. A snapshot read outside a transaction
+ * ({@link SnapshotRead}) keeps its whole result too, under the same budget.
  */
 @Component
 public class QueryRunner {
     private final DocumentStore store;
-    private final long sortMemoryLimit;
     private final QueryPlanner planner;
+    private final MemoryBudgets budgets;
 
-    public QueryRunner(DocumentStore store, ShardProperties properties, QueryPlanner planner) {
+    public QueryRunner(DocumentStore store, QueryPlanner planner, MemoryBudgets budgets) {
         this.planner = planner;
         this.store = store;
-        this.sortMemoryLimit = properties.sortMemoryLimit().toBytes();
+        this.budgets = budgets;
     }
 
     /**
-     * Starts a find.
+     * Starts a find whose blocking sort keeps to the shard's default limits ({@link MemoryBudgets#defaults()}).
      *
      * @param expected documents the first batch will probably take (sizes the first page read)
      * @throws dev.shardstore.contracts.error.CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292)
-     *                                                         when a sort needs more memory than allowed
+     *                                                         when a sort needs more memory than allowed and may not spill
      */
     public ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected) {
-        return find(opCtx, c, query, expected, false);
+        return find(opCtx, c, query, expected, false, budgets.defaults());
     }
 
     /**
@@ -56,13 +62,14 @@ public class QueryRunner {
      * which the reply copies whole instead of re-encoding field by field (issue 10: a YCSB scan's shard spent about
      * a quarter of its CPU encoding the decoded documents' strings).
      *
+     * @param limits the command's sort budget and {@code allowDiskUse} ({@link MemoryBudgets#of})
      * @throws dev.shardstore.contracts.error.CommandException as {@link #find}
      */
-    public ShardCursor findForReply(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected) {
-        return find(opCtx, c, query, expected, true);
+    public ShardCursor findForReply(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, MemoryLimits limits) {
+        return find(opCtx, c, query, expected, true, limits);
     }
 
-    private ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, boolean asStored) {
+    private ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, boolean asStored, MemoryLimits limits) {
         Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
@@ -78,16 +85,49 @@ public class QueryRunner {
             return new ScanCursor(new MatchingScan(opCtx, store, c, query.filter(), firstPage, plan), projection, asStored, query.skip(),
                     query.limit());
         }
-        long keep = wanted(query.skip(), query.limit());
-        SortBuffer buffer = new SortBuffer(query.sort() == null ? (a, b) -> 0 : query.sort().comparator(), keep, sortMemoryLimit);
-        MatchingScan scan = new MatchingScan(opCtx, store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
-        for (Optional<Match> m = scan.peek(); m.isPresent(); m = scan.peek()) {
-            buffer.add(m.get().document(), m.get().stored().size());
-            scan.consume();
+        return new StreamCursor(blockingSort(opCtx, c, query, plan, limits, new SpillStats()).skip(query.skip()),
+                projection == null ? UnaryOperator.identity() : projection);
+    }
+
+    /**
+     * For explain's {@code executionStats}: runs the blocking sort of {@code query} (a sort no index provides) to its end and
+     * reports what it wrote to disk, as the fields of MongoDB's SORT stage ({@code {stage: "SORT", sortPattern, memLimit,
+     * usedDisk, spills, spilledBytes}}); empty when the query has no sort or its plan provides the order.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException 292 as {@link #find}
+     */
+    public Optional<BsonDocument> explainSort(OperationContext opCtx, CollectionInfo c, FindQuery query, BsonDocument sortSpec, MemoryLimits limits) {
+        Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
+        if (query.sort() == null || query.sort().leadsWithAscendingId() && Plan.readsInIdOrder(plan)) {
+            return Optional.empty();
         }
-        List<BsonDocument> sorted = buffer.drainSorted();
-        List<BsonDocument> page = sorted.subList((int) Math.min(query.skip(), sorted.size()), sorted.size());
-        return new ListCursor(page, projection == null ? UnaryOperator.identity() : projection);
+        SpillStats stats = new SpillStats();
+        try (Stream<BsonDocument> sorted = blockingSort(opCtx, c, query, plan, limits, stats)) {
+            sorted.forEach(document -> { }); // reads the merge, as the cursor would
+        }
+        return Optional.of(new BsonDocument("stage", new BsonString("SORT")).append("sortPattern", sortSpec)
+                .append("memLimit", new BsonInt64(limits.sortBytes())).append("type", new BsonString("simple"))
+                .append("usedDisk", BsonBoolean.valueOf(stats.usedDisk())).append("spills", new BsonInt64(stats.spills()))
+                .append("spilledBytes", new BsonInt64(stats.spilledBytes())));
+    }
+
+    /** The best {@code skip + limit} matches of {@code query} in its order, sorted within {@code limits}; the caller closes it. */
+    private Stream<BsonDocument> blockingSort(OperationContext opCtx, CollectionInfo c, FindQuery query, Plan plan, MemoryLimits limits,
+            SpillStats stats) {
+        Sort sort = query.sort();
+        ExternalSorter sorter = ExternalSorter.of("find", sort == null ? (a, b) -> 0 : sort.comparator(), wanted(query.skip(), query.limit()),
+                limits, stats);
+        try {
+            MatchingScan scan = new MatchingScan(opCtx, store, c, query.filter(), MatchingScan.MAX_PAGE_ROWS, plan);
+            for (Optional<Match> m = scan.peek(); m.isPresent(); m = scan.peek()) {
+                sorter.add(m.get().document(), m.get().stored().size());
+                scan.consume();
+            }
+        } catch (RuntimeException e) {
+            sorter.close();
+            throw e;
+        }
+        return sorter.sorted();
     }
 
     /**

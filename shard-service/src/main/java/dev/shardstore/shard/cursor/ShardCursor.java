@@ -15,4 +15,10 @@ public interface ShardCursor {
      * @param maxDocuments 0 returns an empty batch without reading
      */
     Batch next(OperationContext opCtx, long maxDocuments);
+
+    /**
+     * Releases what the cursor holds besides memory (the spill files of a sorted result); called when it is exhausted,
+     * killed, reaped or fails, and idempotent. Nothing by default.
+     */
+    default void close() {}
 }

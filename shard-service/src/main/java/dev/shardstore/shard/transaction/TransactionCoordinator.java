@@ -48,8 +48,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       refusal or silence decides abort;</li>
  *   <li>the decision — commit at the highest prepare time, or abort — is written to the row, with a synchronous
  *       commit, before any participant hears of it;</li>
- *   <li>each participant is sent {@code commitTransaction} with the commit time, or {@code abortTransaction}; once
- *       every one has applied it the row is deleted.</li>
+ *   <li>each participant is sent {@code commitTransaction} with the commit time, or {@code abortTransaction}, all at
+ *       once; once every one has applied it the row is deleted (without waiting for the disk: a row left is only
+ *       delivered again).</li>
  * </ol>
  * The command answers once the decision is written and delivered once (ok for commit; NoSuchTransaction labelled
  * TransientTransactionError for abort). A participant that did not take the decision gets it again every
@@ -70,7 +71,8 @@ public class TransactionCoordinator {
     private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
 
     private final JdbcClient jdbc;
-    private final TransactionTemplate durable;
+    /** One PostgreSQL transaction per write of the row, each choosing its own {@code synchronous_commit}. */
+    private final TransactionTemplate writes;
     private final MigrationPeers peers;
     private final FailPoints failPoints;
     private final TransactionParticipant participant;
@@ -83,7 +85,7 @@ public class TransactionCoordinator {
             TransactionParticipant participant) {
         this.participant = participant;
         this.jdbc = jdbc;
-        this.durable = new TransactionTemplate(transactions);
+        this.writes = new TransactionTemplate(transactions);
         this.peers = peers;
         this.failPoints = failPoints;
     }
@@ -216,25 +218,16 @@ public class TransactionCoordinator {
     private Coordination decide(Coordination row, LogicalSessionId lsid) {
         List<Long> votes = new ArrayList<>();
         boolean commit = true;
-        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<BsonDocument>> replies = new ArrayList<>();
-            for (String shard : row.participants()) {
-                replies.add(executor.submit(() -> peers.onShard(shard, "admin", command("prepareTransaction", lsid, row.txnNumber()))));
+        List<Outcome> outcomes = sendToAll(row.participants(), shard -> command("prepareTransaction", lsid, row.txnNumber()));
+        for (int i = 0; i < outcomes.size(); i++) {
+            Outcome outcome = outcomes.get(i);
+            if (outcome.reply() != null) {
+                votes.add(outcome.reply().getTimestamp("prepareTimestamp").getValue());
+            } else if (!(outcome.failure() instanceof CommandException c && c.code() == ErrorCode.TransactionCommitted)) {
+                // TransactionCommitted: committed already, which only a commit decision reached before this coordination does
+                commit = false;
+                log.info("participant {} did not prepare transaction {}: {}", row.participants().get(i), row.txnNumber(), String.valueOf(outcome.failure()));
             }
-            for (int i = 0; i < replies.size(); i++) {
-                try {
-                    votes.add(replies.get(i).get().getTimestamp("prepareTimestamp").getValue());
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof CommandException c && c.code() == ErrorCode.TransactionCommitted) {
-                        continue; // committed already: only a commit decision, reached before this coordination, does that
-                    }
-                    commit = false;
-                    log.info("participant {} did not prepare transaction {}: {}", row.participants().get(i), row.txnNumber(), String.valueOf(e.getCause()));
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            commit = false;
         }
         long commitTs = commit ? votes.stream().reduce(0L, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b) : 0;
         Coordination decided = new Coordination(row.lsid(), row.txnNumber(), row.participants(), commit ? "commit" : "abort", commitTs);
@@ -242,31 +235,69 @@ public class TransactionCoordinator {
         return decided;
     }
 
-    /** Phase two: each participant told; the row deleted once every one applied it. */
+    /**
+     * Phase two: every participant told at once; the row deleted once every one applied it. The delete need not be
+     * on disk before the answer: a row that outlives a crash is delivered again ({@link #resume}), and a participant
+     * answers a decision it already applied with ok.
+     */
     private void deliver(Coordination row, LogicalSessionId lsid) {
         boolean commit = "commit".equals(row.decision());
-        boolean all = true;
-        for (String shard : row.participants()) {
+        List<Outcome> outcomes = sendToAll(row.participants(), shard -> {
             BsonDocument command = command(commit ? "commitTransaction" : "abortTransaction", lsid, row.txnNumber());
             if (commit) {
                 command.append(TransactionParticipant.COMMIT_TIMESTAMP, new BsonTimestamp(row.commitTs()));
             }
-            try {
-                peers.onShard(shard, "admin", command);
-            } catch (CommandException e) {
-                if (!(!commit && e.code() == ErrorCode.NoSuchTransaction)) { // an abort the participant already applied
-                    all = false;
-                    log.info("participant {} did not take the decision of transaction {} yet (retried): {}", shard, row.txnNumber(), e.getMessage());
-                }
+            return command;
+        });
+        boolean all = true;
+        for (int i = 0; i < outcomes.size(); i++) {
+            RuntimeException failure = outcomes.get(i).failure();
+            if (failure != null && !(!commit && failure instanceof CommandException c && c.code() == ErrorCode.NoSuchTransaction)) {
+                all = false; // NoSuchTransaction after an abort: the participant applied it already
+                log.info("participant {} did not take the decision of transaction {} yet (retried): {}", row.participants().get(i),
+                        row.txnNumber(), failure.getMessage());
             }
         }
         if (all) {
-            jdbc.sql("DELETE FROM transaction_coordinators WHERE lsid = ? AND txn_number = ?").param(row.lsid()).param(row.txnNumber()).update();
+            writes.executeWithoutResult(status -> {
+                jdbc.sql("SET LOCAL synchronous_commit = off").update();
+                jdbc.sql("DELETE FROM transaction_coordinators WHERE lsid = ? AND txn_number = ?").param(row.lsid()).param(row.txnNumber()).update();
+            });
         }
     }
 
+    /** A participant's answer to one command: its reply, or the failure of the call (a {@link CommandException} or not). */
+    private record Outcome(@Nullable BsonDocument reply, @Nullable RuntimeException failure) {}
+
+    /**
+     * Sends {@code commandFor(shard)} to every one of {@code shards} at once, each on its own virtual thread, and
+     * waits for all: one outcome per shard, in the order of {@code shards}. An interrupt counts as every unanswered
+     * call failing.
+     */
+    private List<Outcome> sendToAll(List<String> shards, java.util.function.Function<String, BsonDocument> commandFor) {
+        List<Outcome> outcomes = new ArrayList<>();
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<BsonDocument>> replies = new ArrayList<>();
+            for (String shard : shards) {
+                BsonDocument command = commandFor.apply(shard);
+                replies.add(executor.submit(() -> peers.onShard(shard, "admin", command)));
+            }
+            for (Future<BsonDocument> reply : replies) {
+                try {
+                    outcomes.add(new Outcome(reply.get(), null));
+                } catch (ExecutionException e) {
+                    outcomes.add(new Outcome(null, e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    outcomes.add(new Outcome(null, new IllegalStateException("interrupted while waiting for a participant", e)));
+                }
+            }
+        }
+        return outcomes;
+    }
+
     private void writeParticipants(Coordination row) {
-        durable.executeWithoutResult(status -> {
+        writes.executeWithoutResult(status -> {
             synchronousCommit();
             jdbc.sql("INSERT INTO transaction_coordinators (lsid, txn_number, participants) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
                     .param(row.lsid()).param(row.txnNumber()).param(row.participants().toArray(String[]::new)).update();
@@ -274,7 +305,7 @@ public class TransactionCoordinator {
     }
 
     private void writeDecision(Coordination row) {
-        durable.executeWithoutResult(status -> {
+        writes.executeWithoutResult(status -> {
             synchronousCommit();
             jdbc.sql("UPDATE transaction_coordinators SET decision = ?, commit_ts = ? WHERE lsid = ? AND txn_number = ?")
                     .param(row.decision()).param(row.commitTs()).param(row.lsid()).param(row.txnNumber()).update();

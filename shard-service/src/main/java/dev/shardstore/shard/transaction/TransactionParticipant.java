@@ -14,6 +14,8 @@ import dev.shardstore.shard.storage.SnapshotRead;
 import dev.shardstore.shard.storage.TransactionResources;
 import dev.shardstore.shard.storage.WriteUnitOfWork;
 import dev.shardstore.shard.versioning.CollectionShardingRuntime;
+import dev.shardstore.shard.versioning.OwnershipFilter;
+import dev.shardstore.support.operation.Deadline;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.support.session.LogicalSessionCache;
 import java.sql.SQLException;
@@ -28,7 +30,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonBoolean;
@@ -57,7 +64,9 @@ import org.springframework.stereotype.Component;
  *       InvalidOptions (72) for a {@code readConcern} on a statement other than the first;</li>
  *   <li>every statement runs in the transaction's one PostgreSQL transaction ({@link WriteUnitOfWork#inTransaction});
  *       with {@code readConcern: {level: "snapshot"}} on its first statement, it reads the state at one cluster time
- *       ({@link SnapshotReads}), the same on every participant when the router gives {@code atClusterTime}.
+ *       ({@link SnapshotReads}), the same on every participant when the router gives {@code atClusterTime}; without
+ *       it, a first statement that reads waits for the transactions prepared here that wrote to its collection
+ *       ({@link #awaitPreparedWritersOf}, MongoDB's prepare conflict).
  *       A statement that fails — a write error included: a transaction is all or nothing — aborts the transaction
  *       and fails the command with its error (a write conflict as WriteConflict (112)), labelled
  *       {@code TransientTransactionError} where the whole transaction may be retried;</li>
@@ -113,12 +122,13 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         final Instant started;
         /** Its PostgreSQL transaction until the prepare; null for one recovered prepared after a restart. */
         final @Nullable TransactionResources resources;
-        State state = State.IN_PROGRESS;
+        /** Volatile: {@link #awaitPreparedWritersOf} reads it without the session; {@code written} is final once PREPARED. */
+        volatile State state = State.IN_PROGRESS;
         boolean wrote;
         /** Set by the prepare. */
         @Nullable PreparedTransaction prepared;
         /** Completed with its end (committed or aborted), for {@link #committedHere} waiting on a prepared one. */
-        final java.util.concurrent.CompletableFuture<State> ended = new java.util.concurrent.CompletableFuture<>();
+        final CompletableFuture<State> ended = new CompletableFuture<>();
         /** Its snapshot read, when its first statement asked for {@code readConcern: {level: "snapshot"}}. */
         @Nullable SnapshotRead snapshot;
         /**
@@ -139,6 +149,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     }
 
     private final Map<LogicalSessionId, Transaction> transactions = new ConcurrentHashMap<>();
+    /** How many transactions' first statements waited for a prepared transaction (MongoDB's {@code prepareReadConflicts}). */
+    private final AtomicLong prepareReadConflicts = new AtomicLong();
     private final SessionCatalog sessions;
     private final SessionHistory history;
     private final WriteUnitOfWork units;
@@ -199,7 +211,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         }
         long txnNumber = txnNumber(info);
         try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
-            Transaction txn = info.startTransaction() ? start(opCtx, session, txnNumber) : continued(session, txnNumber, command);
+            Transaction txn = info.startTransaction() ? start(opCtx, session, txnNumber, WRITES.contains(name) ? null : namespace) : continued(session, txnNumber, command);
             if (namespace != null && WRITES.contains(name)) { // counted before the write takes the collection lock
                 txn.written.putIfAbsent(namespace.full(), new Written(namespace, runtime.criticalSectionsEntered(namespace)));
             }
@@ -212,7 +224,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                 throw aborting(e);
             }
             CommandException writeError = WriteErrors.firstAsCommandError(reply);
-            if (writeError != null) {
+            if (writeError != null && !movesDocument(name, command, reply)) {
                 abort(txn);
                 throw writeError;
             }
@@ -220,6 +232,21 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             reply.put("readOnly", BsonBoolean.valueOf(!txn.wrote));
             return reply;
         }
+    }
+
+    /**
+     * Whether {@code reply}'s write error is the WouldChangeOwningShard of the only statement of an {@code update}, with
+     * the document's images: it wrote nothing (the check comes before the write), and the router moves the document as
+     * a delete and an insert in the same transaction (mongo/src/mongo/db/s/README.md "Transactions"; MongoDB's
+     * {@code documentShardKeyUpdateUtil}), so the transaction stays open.
+     */
+    private static boolean movesDocument(String name, BsonDocument command, BsonDocument reply) {
+        if (!name.equals("update") || !command.isArray("updates") || command.getArray("updates").size() != 1) {
+            return false;
+        }
+        BsonDocument first = reply.getArray("writeErrors").get(0).asDocument();
+        return first.getNumber("code").intValue() == ErrorCode.WouldChangeOwningShard.code()
+                && first.isDocument(OwnershipFilter.PRE_IMAGE) && first.isDocument(OwnershipFilter.POST_IMAGE);
     }
 
     /**
@@ -347,7 +374,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         long txnNumber = txnNumber(info);
         long deadline = System.nanoTime() + waitForDecision.toNanos();
         while (true) {
-            java.util.concurrent.CompletableFuture<State> decision;
+            CompletableFuture<State> decision;
             try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
                 Transaction txn = transactions.get(info.lsid());
                 if (txn == null || txn.txnNumber != txnNumber) {
@@ -365,14 +392,14 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                 decision = txn.ended;
             }
             try { // outside the session: the decision's commitTransaction, from another shard's coordinator, checks it out
-                decision.get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+                decision.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
                 throw new CommandException(ErrorCode.ExceededTimeLimit, "transaction " + txnNumber + " of session " + info.lsid()
                         + " is still prepared here, waiting for its coordinator's decision; retry the commit");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for the decision of transaction " + txnNumber, e);
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw new IllegalStateException("a transaction's end is never completed exceptionally", e);
             }
         }
@@ -452,6 +479,56 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         return reap(txn -> true, alive, "its session ended or expired");
     }
 
+    /**
+     * MongoDB's prepare conflict for a transaction without a snapshot read concern: before its first statement, a read,
+     * takes the transaction's PostgreSQL snapshot, waits for the outcome of every transaction prepared here that wrote to
+     * {@code namespace} — and of every one recovered prepared after a restart, whose collections this process does not
+     * know — so that the snapshot holds a prepared transaction whole once it commits, as MongoDB's read blocks on a
+     * document a prepared transaction holds (MongoDB's jstests/replsets/prepare_conflict_read_concern_behavior.js: a
+     * transaction's reads block, whatever its read concern; reads outside transactions without {@code afterClusterTime}
+     * do not, and neither does this shard's). PostgreSQL readers never wait on a prepared transaction's rows: they see
+     * the rows as before it, which a snapshot taken now would keep after the commit. Snapshot reads and
+     * {@code afterClusterTime} reads wait already: a prepared transaction holds its oplog time reservation, so the
+     * all-durable point ({@link dev.shardstore.shard.storage.OplogTimeReservations#awaitDurable}) stays before its
+     * prepare time until the decision.
+     *
+     * <p>Coarser than MongoDB's per-document conflict: any prepared write to the collection makes the first statement
+     * wait. A later statement on another collection does not wait: the snapshot is taken, and it reads what it held.
+     *
+     * @throws CommandException MaxTimeMSExpired (50) when {@code opCtx}'s deadline passes first
+     */
+    void awaitPreparedWritersOf(Namespace namespace, OperationContext opCtx) {
+        List<CompletableFuture<State>> pending = transactions.values().stream()
+                .filter(t -> t.state == State.PREPARED && (t.resources == null || t.written.containsKey(namespace.full())))
+                .map(t -> t.ended).toList();
+        if (pending.isEmpty()) {
+            return;
+        }
+        prepareReadConflicts.incrementAndGet();
+        CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+        long remaining = opCtx.deadline().remainingNanos();
+        try {
+            if (remaining == Deadline.NONE) {
+                all.get();
+            } else {
+                all.get(remaining, TimeUnit.NANOSECONDS);
+            }
+        } catch (TimeoutException e) {
+            throw new CommandException(ErrorCode.MaxTimeMSExpired, "operation exceeded time limit (maxTimeMS) waiting for the outcome"
+                    + " of a prepared transaction that wrote to " + namespace.full());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for a prepared transaction on " + namespace.full(), e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a transaction's end is never completed exceptionally", e);
+        }
+    }
+
+    /** How many transactions' first statements have waited for a prepared transaction ({@link #awaitPreparedWritersOf}). */
+    public long prepareReadConflicts() {
+        return prepareReadConflicts.get();
+    }
+
     /** How many transactions are open on this shard. */
     public int open() {
         return (int) transactions.values().stream().filter(t -> t.state == State.IN_PROGRESS).count();
@@ -500,7 +577,15 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         return aborted;
     }
 
-    private Transaction start(OperationContext opCtx, SessionCatalog.CheckedOutSession session, long txnNumber) {
+    /**
+     * Starts transaction {@code txnNumber} of {@code session}, checking its number (see the class comment).
+     *
+     * @param reads the collection its first statement reads, when that statement is a read ({@code find},
+     *              {@code aggregate}, {@code distinct}), which waits for prepared writers of it
+     *              ({@link #awaitPreparedWritersOf}); null for a write, which waits on a prepared transaction's row
+     *              locks instead and fails with WriteConflict after its commit
+     */
+    private Transaction start(OperationContext opCtx, SessionCatalog.CheckedOutSession session, long txnNumber, @Nullable Namespace reads) {
         Transaction previous = transactions.get(session.lsid());
         Optional<SessionHistory.TransactionRecord> record = history.find(session.lsid());
         long highest = Math.max(session.activeTxnNumber(), record.map(SessionHistory.TransactionRecord::txnNum).orElse(-1L));
@@ -524,6 +609,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         }
         // chosen and awaited before the transaction's PostgreSQL snapshot exists: its first statement takes it
         SnapshotRead snapshot = opCtx.readConcern().isSnapshot() ? snapshots.open(opCtx.readConcern(), true) : null;
+        if (snapshot == null && reads != null) {
+            awaitPreparedWritersOf(reads, opCtx);
+        }
         Transaction txn = new Transaction(txnNumber, clock.instant(), units.beginTransaction());
         txn.snapshot = snapshot;
         transactions.put(session.lsid(), txn);
@@ -625,9 +713,7 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                     ErrorLabel.TransientTransactionError.extraInfo(), e);
         }
         if (e instanceof CommandException c) {
-            return ErrorLabel.isTransientTransactionError(c.code()) && !ErrorLabel.TransientTransactionError.on(c.toReply())
-                    ? new CommandException(c.code(), c.getMessage(), merged(c.extraInfo(), ErrorLabel.TransientTransactionError.extraInfo()), c)
-                    : c;
+            return ErrorLabel.asTransactionStatementError(c);
         }
         log.warn("a transaction's statement failed unexpectedly; the transaction was aborted", e);
         return new CommandException(ErrorCode.InternalError, "the transaction's statement failed and the transaction was aborted: " + e, new BsonDocument(), e);
@@ -645,12 +731,6 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             }
         }
         return false;
-    }
-
-    private static BsonDocument merged(BsonDocument extraInfo, BsonDocument labels) {
-        BsonDocument out = extraInfo.clone();
-        out.putAll(labels);
-        return out;
     }
 
     private CommandException unknown(SessionCatalog.CheckedOutSession session, long txnNumber, @Nullable Transaction txn) {

@@ -53,10 +53,19 @@ public record OperationShardingState(@Nullable ChunkVersion shardVersion, @Nulla
     }
 
     /**
-     * Checks that {@code after}, a document of {@code namespace} that {@code opCtx}'s command updated, stays on this
-     * shard (see {@link OwnershipFilter#checkUpdate}); no check for an unversioned command.
+     * Checks that {@code after}, a document of {@code namespace} that {@code opCtx}'s command updated from
+     * {@code before}, stays on this shard (see {@link OwnershipFilter#checkUpdate}); no check for an unversioned
+     * command.
      */
-    public static void checkUpdate(OperationContext opCtx, String namespace, BsonDocument after) {
-        filterFor(opCtx, namespace).ifPresent(f -> f.checkUpdate(after));
+    public static void checkUpdate(OperationContext opCtx, String namespace, BsonDocument before, BsonDocument after) {
+        filterFor(opCtx, namespace).ifPresent(f -> f.checkUpdate(before, after));
+    }
+
+    /**
+     * Checks that {@code document}, which {@code opCtx}'s update creates in {@code namespace}, falls on this shard (see
+     * {@link OwnershipFilter#checkCreated}); no check for an unversioned command.
+     */
+    public static void checkCreated(OperationContext opCtx, String namespace, BsonDocument document) {
+        filterFor(opCtx, namespace).ifPresent(f -> f.checkCreated(document));
     }
 }

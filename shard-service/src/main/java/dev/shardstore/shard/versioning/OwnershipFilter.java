@@ -6,6 +6,7 @@ import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.Objects;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 
 /**
@@ -64,14 +65,42 @@ public record OwnershipFilter(RoutingTable table, String shard, ChunkVersion rec
     /**
      * Checks that an updated document still falls in a chunk of this shard.
      *
+     * @param before the document before the update
+     * @param after  the document after it
      * @throws CommandException WouldChangeOwningShard (283) naming the new shard key when it moved to another
-     *                          shard's chunk; ShardKeyNotFound (61) when its shard key now holds an array
+     *                          shard's chunk, with MongoDB's {@code WouldChangeOwningShardInfo} as extra info
+     *                          ({@code preImage}, {@code postImage}, {@code shouldUpsert: false}): a router in a
+     *                          transaction moves the document as a delete and an insert with it; ShardKeyNotFound (61)
+     *                          when its shard key now holds an array
      */
-    public void checkUpdate(BsonDocument after) {
+    public void checkUpdate(BsonDocument before, BsonDocument after) {
         if (!table.owns(shard, table.shardKey().keyOf(after))) {
-            throw new CommandException(ErrorCode.WouldChangeOwningShard, "the update would change the owning shard of the document: "
-                    + "its new shard key " + table.shardKey().extractKey(after).toJson() + " of " + namespace() + " belongs to shard "
-                    + table.chunkFor(after).shard() + ", not to " + shard);
+            throw wouldChangeOwningShard(after, new BsonDocument(PRE_IMAGE, before).append(POST_IMAGE, after)
+                    .append("shouldUpsert", BsonBoolean.FALSE));
         }
+    }
+
+    /**
+     * Checks that a document an update creates (a time-series bucket for the measurements it moved) falls in a chunk
+     * of this shard.
+     *
+     * @throws CommandException WouldChangeOwningShard (283) naming its shard key when another shard owns it;
+     *                          ShardKeyNotFound (61) when its shard key holds an array
+     */
+    public void checkCreated(BsonDocument document) {
+        if (!table.owns(shard, table.shardKey().keyOf(document))) {
+            throw wouldChangeOwningShard(document, new BsonDocument());
+        }
+    }
+
+    /** The extra info's field of the document before an update that would change its owning shard. */
+    public static final String PRE_IMAGE = "preImage";
+    /** The extra info's field of the document after it. */
+    public static final String POST_IMAGE = "postImage";
+
+    private CommandException wouldChangeOwningShard(BsonDocument after, BsonDocument info) {
+        return new CommandException(ErrorCode.WouldChangeOwningShard, "the update would change the owning shard of the document: "
+                + "its new shard key " + table.shardKey().extractKey(after).toJson() + " of " + namespace() + " belongs to shard "
+                + table.chunkFor(after).shard() + ", not to " + shard, info);
     }
 }

@@ -147,7 +147,7 @@ public class DocumentUpdater {
                 for (Match match : page) {
                     BsonDocument after = update.apply(match.document(), filter.matchedPosition(match.document()));
                     if (Update.changes(match.document(), after)) {
-                        OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), after);
+                        OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), match.document(), after);
                         DocumentStore.Replacement replacement = new DocumentStore.Replacement(match.stored(),
                                 Documents.encodeWithinLimit(after, "Resulting document after update is too large"));
                         if (refusable) {

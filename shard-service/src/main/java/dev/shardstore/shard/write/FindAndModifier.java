@@ -119,7 +119,7 @@ public class FindAndModifier {
         BsonDocument after = update.apply(before, request.filter().matchedPosition(before));
         if (Update.changes(before, after)) {
             units.notePreImage(inUnit, before);
-            OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), after);
+            OperationShardingState.checkUpdate(inUnit, collection.namespace().full(), before, after);
             store.replace(inUnit, collection, List.of(new DocumentStore.Replacement(match.stored(),
                     Documents.encodeWithinLimit(after, "Resulting document after update is too large"))));
         }

@@ -229,7 +229,7 @@ public class TimeseriesModifier {
         List<BsonDocument> docs = new ArrayList<>(filled.size());
         for (Bucket bucket : filled) {
             BsonDocument doc = bucket.toDocument();
-            OperationShardingState.checkUpdate(opCtx, buckets.namespace().full(), doc);
+            OperationShardingState.checkCreated(opCtx, buckets.namespace().full(), doc);
             docs.add(doc);
         }
         return docs;

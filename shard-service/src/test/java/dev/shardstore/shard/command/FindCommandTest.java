@@ -188,7 +188,8 @@ class FindCommandTest extends ShardIntegrationTest {
                     new BsonDocument("_id", new BsonInt32(i)).append("pad", new BsonString(halfMiB))))));
         }
 
-        assertError(run(DB, "{find: 'bigsort', sort: {_id: -1}}"), 292);
+        // spilling is the default (allowDiskUseByDefault); a find that refuses disk use fails over the limit
+        assertError(run(DB, "{find: 'bigsort', sort: {_id: -1}, allowDiskUse: false}"), 292);
         BsonDocument top = run(DB, "{find: 'bigsort', sort: {_id: -1}, limit: 2, projection: {pad: 0}}");
         assertThat(batch(top)).containsExactly(ExtendedJson.parse("{_id: 5}"), ExtendedJson.parse("{_id: 4}"));
     }

@@ -296,7 +296,7 @@ class PlannerExplainTest extends ShardIntegrationTest {
             big.add(new BsonDocument("_id", new BsonInt32(i)).append("n", new BsonInt32(-i)).append("pad", new BsonString("x".repeat(100_000))));
         }
         run("plan3", new BsonDocument("insert", new BsonString("big")).append("documents", big));
-        BsonDocument blocking = run("plan3", "{find: 'big', sort: {n: 1}, projection: {pad: 0}}");
+        BsonDocument blocking = run("plan3", "{find: 'big', sort: {n: 1}, projection: {pad: 0}, allowDiskUse: false}");
         assertThat(blocking.getInt32("code").getValue()).as(blocking.toJson()).isEqualTo(292);
         BsonDocument streamed = run("plan3", "{find: 'big', filter: {_id: {$gte: 5}}, sort: {_id: 1}, projection: {pad: 0}, batchSize: 1000}");
         assertThat(ids(streamed)).as(streamed.toJson()).containsExactlyElementsOf(java.util.stream.IntStream.range(5, 30).boxed().toList());

@@ -216,6 +216,45 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(times.get(1) ^ Long.MIN_VALUE).as("the newest entry is at the prepare time").isEqualTo(prepareTimestamp);
     }
 
+    /**
+     * MongoDB's prepare conflict: a transaction's first read of a collection a prepared transaction wrote to waits for
+     * its outcome (MaxTimeMSExpired when its maxTimeMS passes first), then holds it whole; a transaction reading another
+     * collection does not wait, nor does a read outside transactions, which answers the state before it.
+     */
+    @Test
+    void aTransactionsFirstReadWaitsForAPreparedWriterOfItsCollection() throws Exception {
+        LogicalSessionId writer = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -60), writer, 1, true)));
+        ok(run(DB, statement(update(2, 60), writer, 1, false)));
+        long prepareTimestamp = ok(prepare(writer, 1)).getTimestamp("prepareTimestamp").getValue();
+        String find = "{find: '" + coll + "', filter: {}, sort: {_id: 1}}";
+
+        assertThat(code(run(DB, statement("{find: '" + coll + "', filter: {}, maxTimeMS: 100}", LogicalSessionId.random(), 1, true))))
+                .as("MaxTimeMSExpired while the writer is prepared").isEqualTo(50);
+        String other = coll + "other";
+        insertInto(DB, other, "{_id: 1}");
+        LogicalSessionId elsewhere = LogicalSessionId.random();
+        ok(run(DB, statement("{find: '" + other + "', filter: {}}", elsewhere, 1, true)));
+        ok(abort(elsewhere, 1));
+        assertThat(ok(run(DB, ExtendedJson.parse(find))).getDocument("cursor").getArray("firstBatch"))
+                .as("outside a transaction: the state before the prepared one, at once")
+                .extracting(d -> d.asDocument().getNumber("balance").intValue()).containsExactly(100, 100);
+
+        long conflictsBefore = participant.prepareReadConflicts();
+        LogicalSessionId reader = LogicalSessionId.random();
+        try (ExecutorService executor = Executors.newSingleThreadExecutor()) {
+            Future<BsonDocument> read = executor.submit(() -> run(DB, statement(find, reader, 1, true)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> participant.prepareReadConflicts() > conflictsBefore);
+            assertThat(read).as("waiting for the prepared transaction's outcome").isNotDone();
+            ok(run("admin", statement("{commitTransaction: 1}", writer, 1, false).append("commitTimestamp",
+                    new org.bson.BsonTimestamp(prepareTimestamp))));
+            assertThat(ok(read.get(30, java.util.concurrent.TimeUnit.SECONDS)).getDocument("cursor").getArray("firstBatch"))
+                    .as("the reader's snapshot holds the prepared transaction whole")
+                    .extracting(d -> d.asDocument().getNumber("balance").intValue()).containsExactly(40, 160);
+        }
+        ok(abort(reader, 1));
+    }
+
     @Test
     void aPreparedTransactionAbortedLeavesNothing() {
         LogicalSessionId lsid = LogicalSessionId.random();

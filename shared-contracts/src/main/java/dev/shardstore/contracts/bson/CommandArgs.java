@@ -58,6 +58,15 @@ public final class CommandArgs {
         return value.asString().getValue();
     }
 
+    /** A required UUID field of the command (BinData subtype 4, as drivers send a UUID); TypeMismatch for anything else. */
+    public java.util.UUID requiredUuid(String field) {
+        BsonValue value = required(command, field, field);
+        if (!value.isBinary() || value.asBinary().getType() != org.bson.BsonBinarySubType.UUID_STANDARD.getValue()) {
+            throw typeMismatch(field, "a UUID", value);
+        }
+        return value.asBinary().asUuid(org.bson.UuidRepresentation.STANDARD);
+    }
+
     /** A required array field of the command. */
     public BsonArray requiredArray(String field) {
         BsonValue value = required(command, field, field);

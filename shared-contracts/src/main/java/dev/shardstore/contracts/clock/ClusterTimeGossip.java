@@ -15,8 +15,14 @@ import org.bson.BsonValue;
  *
  * <p>Four hooks, one per direction: {@link #outgoing} and {@link #fromReply} where an internal request is built and
  * its reply read (the peer client), {@link #received} where a server takes a command in, {@link #stamp} where it
- * answers. A peer's time is trusted (internal messages); a client's time that is ahead of this node's must carry a
- * valid signature, or the command is refused and the clock does not move. Thread-safe.
+ * answers. A client's time that is ahead of this node's must carry a valid signature, or the command is refused and the
+ * clock does not move. A peer's time is trusted in a cluster without a key (anyone who reaches the internal endpoints
+ * is a peer there); in a cluster with one ({@link #ClusterTimeGossip(LogicalClock, ClusterTimeSigner, boolean)}), where
+ * peers have proved membership, a peer's time ahead of this node's is refused like a client's when it is signed and the
+ * signature does not verify (a forged or stale signature on any path), and taken when it carries the dummy signature
+ * (key id 0) of a member that has no key yet: a member may advance the clock, as MongoDB's {@code __system} holds
+ * {@code advanceClusterTime}, and a member's key cache is empty until its first read of {@code admin.system.keys} —
+ * itself a peer request. Thread-safe.
  */
 public final class ClusterTimeGossip {
     /** The field that carries the cluster time in requests and replies. */
@@ -26,10 +32,20 @@ public final class ClusterTimeGossip {
 
     private final LogicalClock clock;
     private final ClusterTimeSigner signer;
+    private final boolean verifyPeers;
 
+    /** Gossip that trusts every peer's time: a cluster without a key. */
     public ClusterTimeGossip(LogicalClock clock, ClusterTimeSigner signer) {
+        this(clock, signer, false);
+    }
+
+    /**
+     * @param verifyPeers whether a peer's signed time is checked too (a cluster with a key, whose peers are members)
+     */
+    public ClusterTimeGossip(LogicalClock clock, ClusterTimeSigner signer, boolean verifyPeers) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.signer = Objects.requireNonNull(signer, "signer");
+        this.verifyPeers = verifyPeers;
     }
 
     /** The process's clock. */
@@ -60,14 +76,15 @@ public final class ClusterTimeGossip {
 
     /**
      * Takes the {@code $clusterTime} out of a received command and moves the clock up to it. From a
-     * {@link Sender#CLIENT}, a time ahead of this node's must be validly signed (checked before the clock moves); a
-     * time not ahead needs no signature.
+     * {@link Sender#CLIENT}, a time ahead of this node's must be validly signed (checked before the clock moves); from a
+     * {@link Sender#PEER} of a cluster with a key, a signed one must verify (see the class comment); a time not ahead
+     * needs no signature.
      *
      * <p>Then a {@code readConcern.afterClusterTime} must not be ahead of the clock: no node of the cluster can have
      * made a write at a time no message has carried yet.
      *
      * @throws CommandException TypeMismatch (14) for a malformed {@code $clusterTime}; TimeProofMismatch (204) or
-     *                          KeyNotFound (211) for a client's bad signature; ClusterTimeFailsRateLimiter (205) beyond
+     *                          KeyNotFound (211) for a bad signature; ClusterTimeFailsRateLimiter (205) beyond
      *                          the drift bound (in each case the clock has not moved); InvalidOptions (72) for an
      *                          {@code afterClusterTime} ahead of the clock; {@link ReadConcern#of}'s errors
      */
@@ -93,11 +110,16 @@ public final class ClusterTimeGossip {
         if (Long.compareUnsigned(ts.getValue(), clock.clusterTime().getValue()) <= 0) {
             return;
         }
-        if (sender == Sender.CLIENT) {
+        if (sender == Sender.CLIENT || verifyPeers && !isDummy(signature)) {
             clock.checkDrift(ts);
             signer.verify(ts, signature);
         }
         clock.advanceTo(ts);
+    }
+
+    /** Whether {@code signature} is MongoDB's dummy one, key id 0: a node that has no key signs with it. */
+    private static boolean isDummy(BsonDocument signature) {
+        return signature.isNumber("keyId") && signature.getNumber("keyId").longValue() == 0;
     }
 
     /**

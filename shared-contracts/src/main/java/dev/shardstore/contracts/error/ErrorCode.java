@@ -127,6 +127,16 @@ public enum ErrorCode {
     AmbiguousIndexKeyPattern(296, 400),
     /** {@code saslStart} with a mechanism the server does not offer (or not for that user). */
     MechanismUnavailable(334, 400),
+    /** A reshardCollection of a collection that another resharding operation is resharding now. */
+    ReshardCollectionInProgress(338, 409),
+    /** abortReshardCollection of a collection no resharding operation is running on. */
+    NoSuchReshardCollection(339, 404),
+    /** abortReshardCollection after the resharding operation's commit decision was persisted: it cannot be undone. */
+    ReshardCollectionCommitted(340, 409),
+    /** The reshardCollection was aborted (abortReshardCollection, a failed verification, a participant's error). */
+    ReshardCollectionAborted(341, 409),
+    /** Resharding's write block lasted longer than {@code reshardingCriticalSectionTimeoutMillis}. */
+    ReshardingCriticalSectionTimeout(342, 503),
     UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),

@@ -1,5 +1,7 @@
 package dev.shardstore.contracts.http;
 
+import java.util.List;
+
 /**
  * The service-to-service HTTP contract. Every internal service (config, shard) serves MongoDB-shaped
  * command documents at one path, with {@code application/bson} bodies both ways:
@@ -31,7 +33,34 @@ public final class InternalApi {
     /** HTTP reply header naming the port where the peer takes the same commands as OP_MSG messages. */
     public static final String COMMAND_PORT_HEADER = "Shardstore-Command-Port";
 
+    /**
+     * HTTP request header with the caller's proof of cluster membership (a member token of the {@code transport} module's
+     * {@code MemberToken}) when the cluster has a key: without a valid one, the command is refused with Unauthorized
+     * (13) and not run.
+     */
+    public static final String MEMBER_TOKEN_HEADER = "Shardstore-Member-Token";
+
+    /**
+     * The name prefixes of the internal commands, which only members of the cluster run (MongoDB gives their actions to
+     * {@code __system} alone): MongoDB's ({@code _shardsvr*}, {@code _configsvr*}, {@code _recvChunk*},
+     * {@code _migrateClone}, {@code _transferMods}, {@code _getNextSessionMods}, {@code _flush*CacheUpdates}) and this
+     * cluster's own ({@code _sessions*} of the session service, {@code _authenticateMember}).
+     */
+    public static final List<String> INTERNAL_COMMAND_PREFIXES = List.of("_shardsvr", "_configsvr", "_recvChunk", "_migrateClone",
+            "_transferMods", "_getNextSessionMods", "_flushRoutingTableCacheUpdates", "_flushDatabaseCacheUpdates", "_sessions",
+            "_authenticateMember");
+
     private InternalApi() {}
+
+    /** Whether {@code commandName} is an internal command ({@link #INTERNAL_COMMAND_PREFIXES}). */
+    public static boolean isInternalCommand(String commandName) {
+        for (String prefix : INTERNAL_COMMAND_PREFIXES) {
+            if (commandName.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     public static String commandPath(String db) {
         return "/internal/v1/databases/" + db + "/command";

@@ -6,6 +6,8 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.transport.membership.ClusterKey;
+import dev.shardstore.transport.membership.MemberToken;
 import dev.shardstore.transport.wire.MalformedMessageException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -14,6 +16,7 @@ import java.net.URI;
 import java.net.SocketTimeoutException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +71,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Inside the cluster every request carries the process's cluster time and every reply's moves its clock
  * ({@link ClusterTimeGossip}, the only gossip hook of the transport).
+ *
+ * <p>Membership: a client given the cluster's {@link ClusterKey} proves it on every call, over HTTP with a
+ * {@link MemberToken} in {@link InternalApi#MEMBER_TOKEN_HEADER}, over the command port with the
+ * {@link dev.shardstore.transport.membership.MemberHandshake} once per connection; a peer that refuses the proof answers
+ * Unauthorized (13), which is returned as its reply (HTTP) or thrown (command port). Without a key it sends no proof,
+ * as a cluster without one expects.
  */
 public final class CommandClient implements AutoCloseable {
     /**
@@ -89,6 +98,8 @@ public final class CommandClient implements AutoCloseable {
     private final @Nullable ClusterTimeGossip gossip;
     private final Duration connectTimeout;
     private final LongSupplier nanoTicker;
+    private final @Nullable ClusterKey clusterKey;
+    private final @Nullable MemberToken memberToken;
     /** The wire channel of each peer (by base URL) that named its command port. */
     private final Map<String, WireCommandChannel> channels = new ConcurrentHashMap<>();
 
@@ -109,15 +120,28 @@ public final class CommandClient implements AutoCloseable {
      * @param gossip the process's gossip hook; null for none
      */
     public CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip) {
-        this(connectTimeout, requestTimeout, gossip, System::nanoTime);
+        this(connectTimeout, requestTimeout, gossip, null);
+    }
+
+    /**
+     * A client that proves cluster membership with {@code clusterKey} on every call.
+     *
+     * @param gossip     the process's gossip hook; null for none (a command-line tool)
+     * @param clusterKey the cluster's key; null in a cluster without one
+     */
+    public CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip, @Nullable ClusterKey clusterKey) {
+        this(connectTimeout, requestTimeout, gossip, clusterKey, System::nanoTime);
     }
 
     /**
      * @param nanoTicker what the command port's idle connections are timed on ({@link System#nanoTime} but in tests,
      *                   which move it past {@link WireCommandChannel#CHECK_AFTER_IDLE_NANOS} instead of waiting)
      */
-    CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip, LongSupplier nanoTicker) {
+    CommandClient(Duration connectTimeout, Duration requestTimeout, @Nullable ClusterTimeGossip gossip, @Nullable ClusterKey clusterKey,
+            LongSupplier nanoTicker) {
         this.nanoTicker = nanoTicker;
+        this.clusterKey = clusterKey;
+        this.memberToken = clusterKey == null ? null : new MemberToken(clusterKey, Clock.systemUTC());
         this.gossip = gossip;
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
         this.connectTimeout = connectTimeout;
@@ -230,7 +254,7 @@ public final class CommandClient implements AutoCloseable {
             int port = Integer.parseInt(header.getValue().trim());
             String host = URI.create(baseUrl).getHost();
             if (port > 0 && port < 65536 && host != null) {
-                channels.computeIfAbsent(baseUrl, url -> new WireCommandChannel(host, port, connectTimeout, requestTimeout, nanoTicker));
+                channels.computeIfAbsent(baseUrl, url -> new WireCommandChannel(host, port, connectTimeout, requestTimeout, clusterKey, nanoTicker));
             }
         } catch (IllegalArgumentException ignored) {
             // a header we cannot read: keep using HTTP, which works
@@ -298,6 +322,9 @@ public final class CommandClient implements AutoCloseable {
     private byte[] exchange(String peerName, String baseUrl, String path, String commandName, byte[] body) {
         HttpPost post = new HttpPost(baseUrl + path);
         post.setHeader(HttpHeaders.ACCEPT, InternalApi.MEDIA_TYPE_BSON);
+        if (memberToken != null) {
+            post.setHeader(InternalApi.MEMBER_TOKEN_HEADER, memberToken.current());
+        }
         post.setEntity(new ByteArrayEntity(body, BSON));
         try {
             return http.execute(post, response -> {

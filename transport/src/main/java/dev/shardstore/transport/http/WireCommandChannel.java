@@ -3,6 +3,8 @@ package dev.shardstore.transport.http;
 import dev.shardstore.contracts.bson.BsonBytes;
 import dev.shardstore.contracts.bson.BsonLimits;
 import dev.shardstore.contracts.http.InternalApi;
+import dev.shardstore.transport.membership.ClusterKey;
+import dev.shardstore.transport.membership.MemberHandshake;
 import dev.shardstore.transport.wire.Frame;
 import dev.shardstore.transport.wire.MalformedMessageException;
 import dev.shardstore.transport.wire.OpMsg;
@@ -48,7 +50,9 @@ import org.jspecify.annotations.Nullable;
  * which only virtual threads borrow from: the router's scatter-gather runs on virtual threads, and its point reads on
  * the wire front end's platform threads keep one system call per read. A connection idle for more than
  * {@link #CHECK_AFTER_IDLE_NANOS} is checked before reuse (the peer may have closed it or died meanwhile), so a stale
- * connection does not fail a command the peer never saw. Thread-safe.
+ * connection does not fail a command the peer never saw. With a {@link ClusterKey}, each new connection proves
+ * membership first ({@link MemberHandshake}); a connection the peer refuses is closed and the refusal (Unauthorized, 13)
+ * thrown. Thread-safe.
  */
 final class WireCommandChannel implements AutoCloseable {
     /** A connection idle longer than this (1 s) is checked before reuse. */
@@ -67,6 +71,7 @@ final class WireCommandChannel implements AutoCloseable {
     private final AtomicInteger open = new AtomicInteger();
     private volatile boolean closed;
     private final LongSupplier nanoTicker;
+    private final @Nullable ClusterKey clusterKey;
 
     /** One blocking socket channel, its buffered streams and its deadline. */
     private static final class Connection {
@@ -86,9 +91,14 @@ final class WireCommandChannel implements AutoCloseable {
         }
     }
 
-    /** @param nanoTicker what idle connections are timed on ({@link System#nanoTime} but in tests) */
-    WireCommandChannel(String host, int port, Duration connectTimeout, Duration requestTimeout, LongSupplier nanoTicker) {
+    /**
+     * @param clusterKey the key each new connection proves membership with; null in a cluster without one
+     * @param nanoTicker what idle connections are timed on ({@link System#nanoTime} but in tests)
+     */
+    WireCommandChannel(String host, int port, Duration connectTimeout, Duration requestTimeout, @Nullable ClusterKey clusterKey,
+            LongSupplier nanoTicker) {
         this.nanoTicker = nanoTicker;
+        this.clusterKey = clusterKey;
         this.address = InetSocketAddress.createUnresolved(host, port);
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
@@ -121,26 +131,31 @@ final class WireCommandChannel implements AutoCloseable {
         Connection connection = borrow(virtual);
         connection.nonBlocking |= virtual;
         try {
-            int requestId = requestIds.incrementAndGet();
-            BsonDocument body = new BsonDocument();
-            body.putAll(command);
-            body.put("$db", new BsonString(db));
-            Frame frame = connection.deadline.within(requestTimeout, noReply, () -> {
-                connection.out.write(OpMsg.request(body).encode(requestId, 0));
-                connection.out.flush();
-                return Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
-                        .orElseThrow(() -> new EOFException("the peer closed the connection before replying"));
-            });
-            if (frame.responseTo() != requestId) {
-                throw new MalformedMessageException("the reply answers request " + frame.responseTo() + ", not " + requestId);
-            }
-            BsonDocument reply = parse(frame, keepBatches);
+            BsonDocument reply = roundTrip(connection, db, command, keepBatches);
             giveBack(connection);
             return reply;
         } catch (IOException | RuntimeException e) {
             discard(connection);
             throw e;
         }
+    }
+
+    /** Sends {@code command} on {@code db} over {@code connection} and reads its reply; the caller discards a failed connection. */
+    private BsonDocument roundTrip(Connection connection, String db, BsonDocument command, boolean keepBatches) throws IOException {
+        int requestId = requestIds.incrementAndGet();
+        BsonDocument body = new BsonDocument();
+        body.putAll(command);
+        body.put("$db", new BsonString(db));
+        Frame frame = connection.deadline.within(requestTimeout, noReply, () -> {
+            connection.out.write(OpMsg.request(body).encode(requestId, 0));
+            connection.out.flush();
+            return Frame.read(connection.in, BsonLimits.MAX_MESSAGE_SIZE)
+                    .orElseThrow(() -> new EOFException("the peer closed the connection before replying"));
+        });
+        if (frame.responseTo() != requestId) {
+            throw new MalformedMessageException("the reply answers request " + frame.responseTo() + ", not " + requestId);
+        }
+        return parse(frame, keepBatches);
     }
 
     private static BsonDocument parse(Frame frame, boolean keepBatches) {
@@ -181,8 +196,12 @@ final class WireCommandChannel implements AutoCloseable {
             }
             deadline.within(connectTimeout, "connecting to " + address() + " took more than " + connectTimeout.toMillis() + " ms",
                     () -> channel.connect(resolved));
+            Connection connection = new Connection(channel, deadline);
+            if (clusterKey != null) {
+                MemberHandshake.authenticate(clusterKey, request -> roundTrip(connection, MemberHandshake.DB, request, false));
+            }
             open.incrementAndGet();
-            return new Connection(channel, deadline);
+            return connection;
         } catch (IOException | RuntimeException e) {
             deadline.close();
             channel.close();

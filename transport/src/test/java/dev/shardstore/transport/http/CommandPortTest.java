@@ -48,7 +48,7 @@ class CommandPortTest {
 
     /** How far the client's ticker is ahead of {@link System#nanoTime}: a test skips idle time by growing it. */
     private final AtomicLong skippedNanos = new AtomicLong();
-    private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofMillis(500), null,
+    private final CommandClient client = new CommandClient(Duration.ofSeconds(2), Duration.ofMillis(500), null, null,
             () -> System.nanoTime() + skippedNanos.get());
     private CommandClientTest.Peer http;
     private WirePeer wire;

@@ -1,0 +1,280 @@
+package dev.shardstore.engine.spill;
+
+import dev.shardstore.contracts.bson.BsonBytes;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A stable blocking sort with a memory budget (MongoDB's sorter): documents are held in memory up to {@code memoryLimit}
+ * bytes of BSON; past it, with disk use allowed, the held documents are sorted and written as one run (their BSON bytes,
+ * one after the other) to a file of the {@link SpillDirectory}, and {@link #sorted()} merges the runs and what is
+ * still held, k-way through a priority queue, reading each run sequentially. Without disk use, going over the budget is
+ * QueryExceededMemoryLimitNoDiskUseAllowed (292) with MongoDB's message. With {@code keep} (a limit), only the best
+ * {@code keep} documents are held (a top-k sort), so the budget counts what is kept, not what was seen.
+ *
+ * <p>Documents that compare equal come out in the order they were added: each run holds later arrivals than the runs
+ * before it, and the merge breaks ties by run. Closing the sorter (or the stream {@link #sorted()} returned) deletes its
+ * files, on every exit path of its caller. Used by one thread at a time.
+ */
+public final class ExternalSorter implements AutoCloseable {
+    private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
+
+    private final String stage;
+    private final Comparator<Entry> order;
+    private final long keep;
+    private final long memoryLimit;
+    private final @Nullable SpillDirectory spill;
+    private final SpillStats stats;
+    private final PriorityQueue<Entry> worstFirst;
+    private final List<Entry> held = new ArrayList<>();
+    private final List<Path> runs = new ArrayList<>();
+    private final List<RunReader> readers = new ArrayList<>();
+    private long bytes;
+    private long arrivals;
+
+    /**
+     * @param stage       the stage named in errors and spill file names ({@code "$sort"}, {@code "$group"})
+     * @param sort        the order
+     * @param keep        how many of the best documents to keep ({@code Long.MAX_VALUE} for all)
+     * @param memoryLimit most bytes of documents held at once ({@code Long.MAX_VALUE}: no budget, sizes are not measured)
+     * @param spill       where runs go; null when disk use is not allowed
+     * @param stats       counts the runs written
+     */
+    public ExternalSorter(String stage, Comparator<BsonDocument> sort, long keep, long memoryLimit, @Nullable SpillDirectory spill,
+            SpillStats stats) {
+        if (keep <= 0 || memoryLimit <= 0) {
+            throw new IllegalArgumentException("keep and memoryLimit must be positive, were " + keep + " and " + memoryLimit);
+        }
+        this.stage = stage;
+        this.order = Comparator.<Entry, BsonDocument>comparing(Entry::document, sort).thenComparingLong(Entry::arrival);
+        this.keep = keep;
+        this.memoryLimit = memoryLimit;
+        this.spill = spill;
+        this.stats = stats;
+        this.worstFirst = new PriorityQueue<>(order.reversed());
+    }
+
+    /** The sorter of {@code limits}' sort budget and disk use. */
+    public static ExternalSorter of(String stage, Comparator<BsonDocument> sort, long keep, MemoryLimits limits, SpillStats stats) {
+        return new ExternalSorter(stage, sort, keep, limits.sortBytes(), limits.allowDiskUse() ? limits.spill() : null, stats);
+    }
+
+    /**
+     * Adds one document, estimating its size ({@link BsonSizes}) when there is a budget.
+     *
+     * @throws CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292) over the budget without disk use
+     */
+    public void add(BsonDocument document) {
+        add(document, memoryLimit == Long.MAX_VALUE ? 0 : document instanceof RawBsonDocument raw ? BsonBytes.size(raw)
+                : BsonSizes.ofDocument(document));
+    }
+
+    /**
+     * Adds one document of {@code size} bytes (its stored size, when the caller has it).
+     *
+     * @throws CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292) over the budget without disk use
+     */
+    public void add(BsonDocument document, long size) {
+        Entry entry = new Entry(document, size, arrivals++);
+        bytes += size;
+        if (keep == Long.MAX_VALUE) {
+            held.add(entry);
+        } else {
+            worstFirst.add(entry);
+            if (worstFirst.size() > keep) {
+                bytes -= worstFirst.poll().size();
+            }
+        }
+        if (bytes > memoryLimit) {
+            if (spill == null) {
+                throw new CommandException(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, "Sort exceeded memory limit of "
+                        + memoryLimit + " bytes, but did not opt in to external sorting. (" + stage + "; pass allowDiskUse: true"
+                        + " or set allowDiskUseByDefault)");
+            }
+            writeRun(spill);
+        }
+    }
+
+    /**
+     * Everything added, in order (at most {@code keep} documents); the sorter takes no more documents afterwards. The
+     * stream reads the runs lazily; closing it closes the sorter.
+     */
+    public Stream<BsonDocument> sorted() {
+        List<Entry> remaining = drain();
+        Iterator<BsonDocument> merged = runs.isEmpty() ? remaining.stream().map(Entry::document).iterator() : merge(remaining);
+        Stream<BsonDocument> out = StreamSupport.stream(Spliterators.spliteratorUnknownSize(merged, Spliterator.ORDERED), false);
+        return (keep == Long.MAX_VALUE ? out : out.limit(keep)).onClose(this::close);
+    }
+
+    /** Deletes the runs written; idempotent. */
+    @Override
+    public void close() {
+        readers.forEach(RunReader::close);
+        readers.clear();
+        held.clear();
+        worstFirst.clear();
+        for (Path run : runs) {
+            try {
+                Files.deleteIfExists(run);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete the spill file " + run, e);
+            }
+        }
+        runs.clear();
+    }
+
+    /** The held entries in order; nothing is held afterwards. */
+    private List<Entry> drain() {
+        List<Entry> entries = new ArrayList<>(keep == Long.MAX_VALUE ? held : worstFirst);
+        held.clear();
+        worstFirst.clear();
+        bytes = 0;
+        entries.sort(order);
+        return entries;
+    }
+
+    private void writeRun(SpillDirectory spill) {
+        List<Entry> entries = drain();
+        try {
+            Path run = spill.newFile(stage);
+            runs.add(run);
+            long written = 0;
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(run), 1 << 16)) {
+                for (Entry entry : entries) {
+                    byte[] bson = BsonBytes.encode(entry.document());
+                    out.write(bson);
+                    written += bson.length;
+                }
+            }
+            stats.spilled(written);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a " + stage + " spill file in " + spill.path(), e);
+        }
+    }
+
+    private Iterator<BsonDocument> merge(List<Entry> remaining) {
+        PriorityQueue<Head> heads = new PriorityQueue<>(Comparator.<Head, Entry>comparing(Head::current, order));
+        long run = 0;
+        for (Path path : runs) {
+            RunReader reader = new RunReader(path);
+            readers.add(reader);
+            BsonDocument first = reader.next();
+            if (first != null) {
+                heads.add(new Head(new Entry(first, 0, run), reader::next));
+            }
+            run++;
+        }
+        Iterator<Entry> memory = remaining.iterator();
+        if (memory.hasNext()) {
+            long last = run;
+            heads.add(new Head(memory.next().withArrival(last), () -> memory.hasNext() ? memory.next().document() : null));
+        }
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return !heads.isEmpty();
+            }
+
+            @Override
+            public BsonDocument next() {
+                Head head = heads.poll();
+                if (head == null) {
+                    throw new NoSuchElementException();
+                }
+                BsonDocument following = head.rest().next();
+                if (following != null) {
+                    heads.add(new Head(new Entry(following, 0, head.current().arrival()), head.rest()));
+                }
+                return head.current().document();
+            }
+        };
+    }
+
+    /** One held document; {@code arrival} orders equal ones (the arrival number in memory, the run number in a merge). */
+    private record Entry(BsonDocument document, long size, long arrival) {
+        Entry withArrival(long run) {
+            return new Entry(document, size, run);
+        }
+    }
+
+    /** A source of the merge: its current document and the rest (null at its end). */
+    private record Head(Entry current, Source rest) {}
+
+    @FunctionalInterface
+    private interface Source {
+        @Nullable BsonDocument next();
+    }
+
+    /** Reads a run's documents one by one; closes its file at the end. */
+    private static final class RunReader {
+        private final Path path;
+        private @Nullable DataInputStream in;
+
+        RunReader(Path path) {
+            this.path = path;
+            try {
+                this.in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path), 1 << 16));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the spill file " + path, e);
+            }
+        }
+
+        @Nullable BsonDocument next() {
+            if (in == null) {
+                return null;
+            }
+            try {
+                byte[] length = new byte[4];
+                int read = in.readNBytes(length, 0, 4);
+                if (read == 0) {
+                    close();
+                    return null;
+                }
+                if (read < 4) {
+                    throw new EOFException("truncated spill file " + path);
+                }
+                int size = (length[0] & 0xff) | (length[1] & 0xff) << 8 | (length[2] & 0xff) << 16 | (length[3] & 0xff) << 24;
+                byte[] bson = new byte[size];
+                System.arraycopy(length, 0, bson, 0, 4);
+                in.readFully(bson, 4, size - 4);
+                return new RawBsonDocument(bson).decode(CODEC);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the spill file " + path, e);
+            }
+        }
+
+        void close() {
+            if (in != null) {
+                try {
+                    in.close();
+                } catch (IOException e) {
+                    // the file is deleted next; a failed close of a read-only stream loses nothing
+                }
+                in = null;
+            }
+        }
+    }
+}

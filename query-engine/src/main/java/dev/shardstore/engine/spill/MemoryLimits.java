@@ -1,0 +1,50 @@
+package dev.shardstore.engine.spill;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import java.util.Locale;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The memory budgets of one command's blocking stages and whether they may spill (docs/architecture.md "Memory limits";
+ * MongoDB manual, "allowDiskUse"). Over its budget a stage writes what it holds to {@code spill} when
+ * {@code allowDiskUse}, and otherwise fails with QueryExceededMemoryLimitNoDiskUseAllowed (292).
+ *
+ * @param sortBytes    most bytes of documents a blocking sort holds ({@code internalQueryMaxBlockingSortMemoryUsageBytes}), &gt; 0
+ * @param groupBytes   most bytes of groups {@code $group} holds ({@code internalDocumentSourceGroupMaxMemoryBytes}), &gt; 0
+ * @param allowDiskUse whether a stage over its budget spills instead of failing
+ * @param spill        where spill files go; required when {@code allowDiskUse}
+ */
+public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse, @Nullable SpillDirectory spill) {
+    /**
+     * No budget: everything in memory, as the pipelines that merge already-small results run (the router's merge of
+     * shard results that are themselves under budget, pipeline updates, view resolution).
+     */
+    public static final MemoryLimits UNLIMITED = new MemoryLimits(Long.MAX_VALUE, Long.MAX_VALUE, false, null);
+
+    /**
+     * The limits of {@code command}: its {@code allowDiskUse} (a boolean), else {@code allowDiskUseByDefault}.
+     *
+     * @throws CommandException TypeMismatch (14) for an {@code allowDiskUse} that is not a boolean
+     */
+    public static MemoryLimits forCommand(BsonDocument command, long sortBytes, long groupBytes, boolean allowDiskUseByDefault,
+            SpillDirectory spill) {
+        BsonValue allowDiskUse = command.get("allowDiskUse");
+        if (allowDiskUse != null && !allowDiskUse.isBoolean()) {
+            throw new CommandException(ErrorCode.TypeMismatch, "BSON field 'allowDiskUse' is the wrong type '"
+                    + allowDiskUse.getBsonType().name().toLowerCase(Locale.ROOT) + "', expected type 'bool'");
+        }
+        return new MemoryLimits(sortBytes, groupBytes, allowDiskUse == null ? allowDiskUseByDefault : allowDiskUse.asBoolean().getValue(), spill);
+    }
+
+    public MemoryLimits {
+        if (sortBytes <= 0 || groupBytes <= 0) {
+            throw new IllegalArgumentException("memory budgets must be positive, were " + sortBytes + " and " + groupBytes);
+        }
+        if (allowDiskUse && spill == null) {
+            throw new IllegalArgumentException("allowDiskUse needs a spill directory");
+        }
+    }
+}

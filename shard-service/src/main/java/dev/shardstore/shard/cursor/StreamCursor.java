@@ -1,0 +1,83 @@
+package dev.shardstore.shard.cursor;
+
+import dev.shardstore.engine.spill.ExternalSorter;
+import dev.shardstore.engine.spill.MemoryLimits;
+import dev.shardstore.engine.spill.SpillStats;
+import dev.shardstore.support.operation.OperationContext;
+import java.util.Iterator;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.bson.BsonDocument;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A cursor over a computed result that is read as it is handed out: the merge of a blocking sort's spilled runs, a
+ * pipeline's output. It reads no database between batches; {@link #close()} (at its end, or when the cursor is killed,
+ * reaped or fails) closes the stream, which deletes the spill files behind it. Each document is shaped when returned.
+ */
+public final class StreamCursor implements ShardCursor {
+    private final Stream<BsonDocument> documents;
+    private final Iterator<BsonDocument> next;
+    private final UnaryOperator<BsonDocument> shape;
+    private @Nullable BsonDocument pending;
+
+    /**
+     * @param documents the results in order; closed with the cursor
+     * @param shape     applied to each document as it is returned, e.g. a projection
+     */
+    StreamCursor(Stream<BsonDocument> documents, UnaryOperator<BsonDocument> shape) {
+        this.documents = documents;
+        this.next = documents.iterator();
+        this.shape = shape;
+    }
+
+    /**
+     * A cursor over {@code documents}, read to their end now (so that nothing is read from the database later) and held
+     * in arrival order: in memory up to {@code limits}' sort budget, past it in spill files when disk use is allowed;
+     * without disk use the whole result is held in memory, as before there were budgets (a result is not a blocking stage).
+     * {@code documents} is closed before this returns.
+     *
+     * @throws dev.shardstore.contracts.error.CommandException what reading {@code documents} throws
+     */
+    public static StreamCursor buffered(Stream<BsonDocument> documents, MemoryLimits limits, UnaryOperator<BsonDocument> shape) {
+        ExternalSorter held = new ExternalSorter("result", (a, b) -> 0, Long.MAX_VALUE, limits.allowDiskUse() ? limits.sortBytes() : Long.MAX_VALUE,
+                limits.allowDiskUse() ? limits.spill() : null, new SpillStats());
+        try (documents) {
+            documents.forEachOrdered(held::add);
+        } catch (RuntimeException e) {
+            held.close();
+            throw e;
+        }
+        return new StreamCursor(held.sorted(), shape);
+    }
+
+    @Override
+    public Batch next(OperationContext opCtx, long maxDocuments) {
+        BatchBuilder batch = new BatchBuilder(maxDocuments);
+        try {
+            while (!batch.isFull() && (pending != null || next.hasNext())) {
+                BsonDocument out = pending != null ? pending : shape.apply(next.next());
+                pending = null;
+                int size = BatchBuilder.sizeOf(out);
+                if (!batch.fits(size)) {
+                    pending = out; // the next batch starts with it
+                    break;
+                }
+                batch.add(out, size);
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        boolean exhausted = pending == null && !next.hasNext();
+        if (exhausted) {
+            close();
+        }
+        return new Batch(batch.documents(), exhausted);
+    }
+
+    @Override
+    public void close() {
+        documents.close();
+    }
+}
