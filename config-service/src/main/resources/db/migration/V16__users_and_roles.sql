@@ -1,7 +1,6 @@
 -- admin.system.users and admin.system.roles (MongoDB's, issue 39): one row per user or user-defined role, the document
 -- as MongoDB stores it (BSON). A user's document holds SCRAM credentials (salt, iteration count, storedKey, serverKey),
--- never the password. Numbered after the issue, not after V14, so that migrations written at the same time elsewhere
--- cannot take the same number.
+-- never the password.
 CREATE TABLE system_users (
     id        text  PRIMARY KEY,            -- _id: "<db>.<user>"
     db        text  NOT NULL,
