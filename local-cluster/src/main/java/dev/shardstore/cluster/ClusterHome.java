@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.Optional;
 import org.springframework.util.FileSystemUtils;
 
 /**
@@ -79,6 +80,35 @@ public record ClusterHome(Path dir) {
             FileSystemUtils.deleteRecursively(root);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + root, e);
+        }
+    }
+
+    /**
+     * {@code admin-password}: the password of user {@code admin} (role {@code root}) of a cluster started with
+     * {@code --auth}, readable by its owner only (mode 0600); the other verbs authenticate with it.
+     */
+    public Path adminPasswordFile() {
+        return dir.resolve("admin-password");
+    }
+
+    /** The admin password of a cluster started with {@code --auth}; empty for one without authentication. */
+    public Optional<String> adminPassword() {
+        try {
+            return Files.exists(adminPasswordFile()) ? Optional.of(Files.readString(adminPasswordFile()).strip()) : Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + adminPasswordFile(), e);
+        }
+    }
+
+    /** Writes the admin password, mode 0600 from its creation (never readable by others, not even briefly). */
+    public void writeAdminPassword(String password) {
+        try {
+            Files.createDirectories(dir);
+            Files.deleteIfExists(adminPasswordFile());
+            Files.createFile(adminPasswordFile(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(adminPasswordFile(), password + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + adminPasswordFile(), e);
         }
     }
 

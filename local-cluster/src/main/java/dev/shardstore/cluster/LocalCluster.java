@@ -17,6 +17,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 
 /**
  * A local sharded cluster of separate OS processes (docs/architecture.md "Services"): one embedded PostgreSQL server
@@ -39,6 +42,10 @@ import java.util.stream.Stream;
  * Thread-safe.
  */
 public final class LocalCluster implements AutoCloseable {
+    /** The service JVM option of a cluster started with {@code --auth} (docs/architecture.md "Security"). */
+    public static final String AUTH_OPTION = "-Dshardstore.security.authorization=enabled";
+    /** The user {@code --auth} creates, with role {@code root} on {@code admin}. */
+    public static final String ADMIN_USER = "admin";
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
     private static final Duration DEFAULT_START_TIMEOUT = Duration.ofMinutes(4);
 
@@ -94,6 +101,9 @@ public final class LocalCluster implements AutoCloseable {
             cluster.startPhase(commands, List.of(topology.component("postgres"), topology.component("kafka")));
             cluster.startPhase(commands, List.of(topology.component("config")));
             cluster.startPhase(commands, topology.services().stream().filter(c -> c.role() != Role.CONFIG).toList());
+            if (options.serviceJvmOptions().contains(AUTH_OPTION)) {
+                cluster.createAdmin();
+            }
             cluster.registerShards();
             return cluster;
         } catch (RuntimeException e) {
@@ -354,8 +364,35 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A client of router {@code 1}, authenticated as {@code admin} when the cluster was started with {@code --auth}
+     * (the password in {@link ClusterHome#adminPasswordFile()}).
+     */
+    public RouterClient routerClient(Duration requestTimeout) {
+        return new RouterClient(routerUrl(1), requestTimeout, home.adminPassword().isPresent() ? ADMIN_USER : null,
+                home.adminPassword().orElse(null));
+    }
+
+    /**
+     * Creates user {@code admin} with role {@code root} on {@code admin} through the localhost exception (the cluster runs
+     * on this machine), with the password of the cluster home; a cluster whose catalog already has users (a restart)
+     * keeps them. The password goes only into the command, never into a log line.
+     */
+    private void createAdmin() {
+        String password = home.adminPassword().orElseThrow(() -> new IllegalStateException("a cluster with authorization needs "
+                + home.adminPasswordFile()));
+        BsonDocument reply = new RouterClient(routerUrl(1), Duration.ofSeconds(30)).run("admin", new BsonDocument("createUser",
+                new BsonString(ADMIN_USER)).append("pwd", new BsonString(password))
+                .append("roles", new BsonArray(List.of(new BsonString("root")))));
+        if (RouterClient.isOk(reply)) {
+            out.accept("created user admin (role root); its password is in " + home.adminPasswordFile());
+        } else {
+            out.accept("users exist already: user admin authenticates with the password in " + home.adminPasswordFile());
+        }
+    }
+
     private void registerShards() {
-        RouterClient router = new RouterClient(routerUrl(1), Duration.ofSeconds(30));
+        RouterClient router = routerClient(Duration.ofSeconds(30));
         List<String> added = new ShardRegistrar(router).register(topology().withRole(Role.SHARD));
         out.accept(added.isEmpty() ? "shards already registered" : "registered " + String.join(", ", added) + " through router1");
     }

@@ -10,6 +10,8 @@ import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.command.InternalCommandPort;
 import dev.shardstore.support.command.InternalCommandServlet;
 import dev.shardstore.support.command.InternalCommands;
+import dev.shardstore.support.security.ClientSecurityProperties;
+import dev.shardstore.support.security.CommandAuthorizer;
 import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.support.membership.MembershipProperties;
 import dev.shardstore.support.membership.NetProperties;
@@ -59,7 +61,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @EnableConfigurationProperties({ServiceSupportProperties.class, LogicalSessionCacheProperties.class, MembershipProperties.class,
-        NetProperties.class})
+        NetProperties.class, ClientSecurityProperties.class})
 public class ServiceSupportAutoConfiguration {
 
     @Bean
@@ -144,12 +146,13 @@ public class ServiceSupportAutoConfiguration {
      */
     @Bean
     @ConditionalOnBean(CommandHandler.class)
-    CommandRegistry commandRegistry(List<CommandHandler> handlers, FailPoints failPoints, ServiceSupportProperties properties) {
+    CommandRegistry commandRegistry(List<CommandHandler> handlers, FailPoints failPoints, ServiceSupportProperties properties,
+            ClientSecurityProperties security) {
         List<CommandHandler> all = new ArrayList<>(handlers);
         if (properties.testCommands().enabled()) {
             all.addAll(FailPointCommands.over(failPoints));
         }
-        return new CommandRegistry(all);
+        return new CommandRegistry(all, System::nanoTime, CommandAuthorizer.of(security.enforced()));
     }
 
     /**

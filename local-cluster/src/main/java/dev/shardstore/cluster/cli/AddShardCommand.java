@@ -54,7 +54,7 @@ final class AddShardCommand implements Callable<Integer> {
         if (noWatch) {
             return 0;
         }
-        RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(60));
+        RouterClient router = cluster.routerClient(Duration.ofSeconds(60));
         List<String> namespaces = DistributionTable.shardedCollections(router);
         if (namespaces.isEmpty()) {
             out.println("no sharded collection: nothing to balance");

@@ -38,7 +38,7 @@ final class BalanceCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         LocalCluster cluster = home.requireRunning();
-        RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(60));
+        RouterClient router = cluster.routerClient(Duration.ofSeconds(60));
         while (true) {
             boolean compliant = DistributionTable.print(router, namespace, out);
             if (!watch || compliant) {

@@ -52,7 +52,7 @@ final class DemoCommand implements Callable<Integer> {
             cluster = UpCommand.start(ClusterOptions.defaults(repo).withHome(home.dir()).withDurability(durability.durability), out);
         }
         out.flush();
-        RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofMinutes(2));
+        RouterClient router = cluster.routerClient(Duration.ofMinutes(2));
         new Demo(router, cluster.connectionString(1), cities, weather, new ProgressBarListener(), new PrintStream(System.out, true)).run();
         System.out.println();
         System.out.println("the cluster keeps running: ./cluster status, ./cluster down");

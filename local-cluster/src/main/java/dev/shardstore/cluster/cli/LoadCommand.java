@@ -1,5 +1,6 @@
 package dev.shardstore.cluster.cli;
 
+import dev.shardstore.cluster.ClusterHome;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.load.BulkLoader;
 import dev.shardstore.cluster.load.LoadReport;
@@ -8,6 +9,7 @@ import dev.shardstore.contracts.namespace.Namespace;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,7 +47,9 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         Namespace target = Namespace.parse(namespace, "--ns");
-        RouterClient client = new RouterClient(routerUrl(), Duration.ofMinutes(2));
+        Optional<String> adminPassword = new ClusterHome(home.dir()).adminPassword();
+        RouterClient client = new RouterClient(routerUrl(), Duration.ofMinutes(2), adminPassword.isPresent() ? LocalCluster.ADMIN_USER : null,
+                adminPassword.orElse(null));
         LoadReport report = new BulkLoader(client, batchSize, inFlight).load(file, target, new ProgressBarListener());
         out.printf("%,d documents read, %,d inserted into %s, %,d failed, in %.1f s: %,.0f documents/s%n",
                 report.documents(), report.inserted(), target, report.failed(),

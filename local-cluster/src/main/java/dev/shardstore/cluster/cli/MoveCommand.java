@@ -68,7 +68,7 @@ final class MoveCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         LocalCluster cluster = home.requireRunning();
         BsonDocument command = moveChunk();
-        RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofHours(1));
+        RouterClient router = cluster.routerClient(Duration.ofHours(1));
         CommandClient shards = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(10), null, cluster.clusterKey().orElse(null));
         CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> router.run("admin", command));
         try (MigrationProgressView view = new MigrationProgressView(namespace)) {

@@ -1,17 +1,26 @@
 package dev.shardstore.cluster.cli;
 
+import dev.shardstore.cluster.ClusterHome;
 import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.Component;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -44,6 +53,12 @@ final class UpCommand implements Callable<Integer> {
             + " add -XX:TieredStopAtLevel=1 for a faster start and half the throughput)")
     String jvmOptions;
 
+    @Option(names = "--auth", description = "turn authentication and authorization on in every service and create user admin"
+            + " (role root); its password from --admin-password-file, or generated, kept in the cluster home (mode 0600) and printed once")
+    boolean auth;
+
+    @Option(names = "--admin-password-file", paramLabel = "FILE", description = "with --auth: the file holding admin's password")
+    Path adminPasswordFile;
     @Option(names = "--set-parameter", paramLabel = "NAME=VALUE", description = "a server parameter every service starts with,"
             + " e.g. internalQueryMaxBlockingSortMemoryUsageBytes=33554432 (repeatable; docs/architecture.md \"Memory limits\")")
     Map<String, String> serverParameters = new LinkedHashMap<>();
@@ -72,6 +87,7 @@ final class UpCommand implements Callable<Integer> {
             StatusTable.print(existing.get().status(), out);
             return 0;
         }
+        String generated = auth ? adminPassword(new ClusterHome(home.dir())) : null;
         ClusterOptions options = ClusterOptions.defaults(repo)
                 .withHome(home.dir())
                 .withShards(shards)
@@ -89,6 +105,9 @@ final class UpCommand implements Callable<Integer> {
         out.flush();
         LocalCluster cluster = start(options, out);
         out.printf("shardstore is up in %.0f s%n", (System.nanoTime() - begin) / 1e9);
+        if (generated != null) {
+            out.println("user admin's password (printed this once; kept in " + cluster.home().adminPasswordFile() + "): " + generated);
+        }
         return 0;
     }
 
@@ -104,9 +123,35 @@ final class UpCommand implements Callable<Integer> {
 
     private List<String> serviceJvmOptions() {
         String configured = jvmOptions != null ? jvmOptions : System.getenv("SHARDSTORE_JVM_OPTS");
-        return configured == null || configured.isBlank()
+        List<String> options = new ArrayList<>(configured == null || configured.isBlank()
                 ? ClusterOptions.SERVER_JVM_OPTIONS
-                : Arrays.stream(configured.trim().split("\\s+")).toList();
+                : Arrays.stream(configured.trim().split("\\s+")).toList());
+        if (auth) {
+            options.add(LocalCluster.AUTH_OPTION);
+        }
+        return options;
+    }
+
+    /**
+     * Writes admin's password into the cluster home (mode 0600): the one of {@code --admin-password-file}, or 24 random
+     * bytes in base64url.
+     *
+     * @return the generated password, to print once; null when it came from the file
+     */
+    private @Nullable String adminPassword(ClusterHome clusterHome) {
+        if (adminPasswordFile != null) {
+            try {
+                clusterHome.writeAdminPassword(Files.readString(adminPasswordFile).strip());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read --admin-password-file " + adminPasswordFile, e);
+            }
+            return null;
+        }
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        clusterHome.writeAdminPassword(password);
+        return password;
     }
 
     static void printEndpoints(LocalCluster cluster, PrintWriter out) {

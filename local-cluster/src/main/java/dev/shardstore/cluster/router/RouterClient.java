@@ -12,11 +12,13 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs commands through a router's client API: {@code POST {router}/v1/databases/{db}/command} with a
@@ -30,12 +32,24 @@ public final class RouterClient {
     private final URI base;
     private final HttpClient http;
     private final Duration requestTimeout;
+    /** The {@code Authorization} header's value, or null for an unauthenticated client. */
+    private final @Nullable String authorization;
 
     /**
      * @param routerUrl      e.g. {@code http://localhost:8080}
      * @param requestTimeout how long one command may take
      */
     public RouterClient(String routerUrl, Duration requestTimeout) {
+        this(routerUrl, requestTimeout, null, null);
+    }
+
+    /**
+     * A client authenticating with HTTP Basic as {@code user} (on {@code admin}) when both are given
+     * (docs/architecture.md "Security").
+     */
+    public RouterClient(String routerUrl, Duration requestTimeout, @Nullable String user, @Nullable String password) {
+        this.authorization = user == null || password == null ? null
+                : "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         this.base = URI.create(routerUrl.endsWith("/") ? routerUrl.substring(0, routerUrl.length() - 1) : routerUrl);
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
         this.requestTimeout = requestTimeout;
@@ -67,12 +81,15 @@ public final class RouterClient {
      * @return the reply; fails with a {@link RouterException} as {@link #run} would throw it
      */
     public CompletableFuture<BsonDocument> runAsync(String db, String commandName, byte[] jsonCommand) {
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/databases/" + db + "/command"))
+        HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve("/v1/databases/" + db + "/command"))
                 .timeout(requestTimeout)
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(jsonCommand))
-                .build();
+                .POST(HttpRequest.BodyPublishers.ofByteArray(jsonCommand));
+        if (authorization != null) {
+            builder.header("Authorization", authorization);
+        }
+        HttpRequest request = builder.build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                 .handle((response, failure) -> {
                     if (failure != null) {

@@ -2,6 +2,7 @@ package dev.shardstore.router.api;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import io.swagger.v3.oas.annotations.Operation;
+import jakarta.servlet.http.HttpServletRequest;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -32,7 +33,8 @@ public class AggregateController {
     @PostMapping(path = "/v1/databases/{db}/collections/{collection}/aggregate", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<String> aggregate(@PathVariable("db") String db, @PathVariable("collection") String collection,
-            @RequestBody String pipeline, @RequestParam(name = "batchSize", required = false) @Nullable Integer batchSize) {
+            @RequestBody String pipeline, @RequestParam(name = "batchSize", required = false) @Nullable Integer batchSize,
+            HttpServletRequest request) {
         BsonDocument cursor = new BsonDocument();
         if (batchSize != null) {
             cursor.put("batchSize", new BsonInt32(batchSize));
@@ -40,6 +42,6 @@ public class AggregateController {
         BsonDocument command = new BsonDocument("aggregate", new BsonString(collection))
                 .append("pipeline", ExtendedJson.parse("{\"pipeline\": " + pipeline + "}").get("pipeline"))
                 .append("cursor", cursor);
-        return ResponseEntity.ok(ExtendedJson.toJson(commands.run(db, command)));
+        return ResponseEntity.ok(ExtendedJson.toJson(commands.run(request, db, command)));
     }
 }

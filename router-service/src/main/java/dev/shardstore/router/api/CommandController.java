@@ -2,6 +2,8 @@ package dev.shardstore.router.api;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.security.RestAuthentication;
+import jakarta.servlet.http.HttpServletRequest;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
@@ -39,13 +41,16 @@ public class CommandController {
     public ResponseEntity<String> command(@PathVariable("db") String db,
             @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(schema = @Schema(type = "object"),
                     examples = @ExampleObject("{\"find\": \"cities\", \"filter\": {\"country\": \"FR\"}, \"limit\": 5}")))
-            @RequestBody String body) {
+            @RequestBody String body, HttpServletRequest request) {
         BsonDocument command = ExtendedJson.parse(body);
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(ExtendedJson.toJson(run(db, command)));
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(ExtendedJson.toJson(run(request, db, command)));
     }
 
-    /** Runs a command through the registry, timed with {@code transport=rest} ({@link ClientCommands}). */
-    BsonDocument run(String db, BsonDocument command) {
-        return commands.run(ClientCommands.Transport.REST, db, command);
+    /**
+     * Runs a command through the registry as the request's principal ({@link RestAuthentication}), timed with
+     * {@code transport=rest} ({@link ClientCommands}).
+     */
+    BsonDocument run(HttpServletRequest request, String db, BsonDocument command) {
+        return commands.run(ClientCommands.Transport.REST, RestAuthentication.principal(request), db, command);
     }
 }

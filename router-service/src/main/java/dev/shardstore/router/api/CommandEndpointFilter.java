@@ -2,6 +2,7 @@ package dev.shardstore.router.api;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.security.RestAuthentication;
 import dev.shardstore.support.web.Problems;
 import dev.shardstore.support.web.RequestIdFilter;
 import jakarta.servlet.DispatcherType;
@@ -74,7 +75,7 @@ public final class CommandEndpointFilter extends OncePerRequestFilter {
         byte[] reply;
         try {
             String body = new String(request.getInputStream().readAllBytes(), charset(request.getContentType()));
-            reply = ExtendedJson.toJson(commands.run(ClientCommands.Transport.REST, db, ExtendedJson.parse(body)))
+            reply = ExtendedJson.toJson(commands.run(ClientCommands.Transport.REST, RestAuthentication.principal(request), db, ExtendedJson.parse(body)))
                     .getBytes(StandardCharsets.UTF_8);
         } catch (RuntimeException | Error thrown) {
             Problems.write(response, ProblemResponses.problem(thrown, request), RequestIdFilter.of(request));

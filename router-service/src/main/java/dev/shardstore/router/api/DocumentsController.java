@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.Objects;
 import org.bson.BsonArray;
@@ -50,10 +51,11 @@ public class DocumentsController {
 
     @Operation(summary = "Insert one document (a JSON object) or many (a JSON array); runs the insert command, ordered")
     @PostMapping(consumes = JSON)
-    public ResponseEntity<String> insert(@PathVariable("db") String db, @PathVariable("collection") String collection, @RequestBody String body) {
+    public ResponseEntity<String> insert(@PathVariable("db") String db, @PathVariable("collection") String collection, @RequestBody String body,
+            HttpServletRequest request) {
         BsonValue documents = wrapped("documents", body);
         BsonArray array = documents.isArray() ? documents.asArray() : new BsonArray(List.of(documents));
-        return reply(db, new BsonDocument("insert", new BsonString(collection)).append("documents", array));
+        return reply(request, db, new BsonDocument("insert", new BsonString(collection)).append("documents", array));
     }
 
     @Operation(summary = "Find documents; filter, sort and projection are Extended JSON objects; runs the find command")
@@ -64,7 +66,7 @@ public class DocumentsController {
             @RequestParam(name = "projection", required = false) @Nullable String projection,
             @RequestParam(name = "skip", required = false) @Nullable Integer skip,
             @RequestParam(name = "limit", required = false) @Nullable Integer limit,
-            @RequestParam(name = "batchSize", required = false) @Nullable Integer batchSize) {
+            @RequestParam(name = "batchSize", required = false) @Nullable Integer batchSize, HttpServletRequest request) {
         BsonDocument find = new BsonDocument("find", new BsonString(collection));
         putDocument(find, "filter", filter);
         putDocument(find, "sort", sort);
@@ -72,15 +74,16 @@ public class DocumentsController {
         putInt(find, "skip", skip);
         putInt(find, "limit", limit);
         putInt(find, "batchSize", batchSize);
-        return reply(db, find);
+        return reply(request, db, find);
     }
 
     @Operation(summary = "Get one document by _id; 404 when there is none")
     @GetMapping("/{id}")
-    public ResponseEntity<String> get(@PathVariable("db") String db, @PathVariable("collection") String collection, @PathVariable("id") String id) {
+    public ResponseEntity<String> get(@PathVariable("db") String db, @PathVariable("collection") String collection, @PathVariable("id") String id,
+            HttpServletRequest request) {
         BsonDocument find = new BsonDocument("find", new BsonString(collection)).append("filter", byId(id))
                 .append("limit", new BsonInt32(1)).append("singleBatch", BsonBoolean.TRUE);
-        BsonArray batch = commands.run(db, find).getDocument("cursor").getArray("firstBatch");
+        BsonArray batch = commands.run(request, db, find).getDocument("cursor").getArray("firstBatch");
         if (batch.isEmpty()) {
             throw notFound(db, collection, id);
         }
@@ -90,28 +93,29 @@ public class DocumentsController {
     @Operation(summary = "Replace the document with this _id, or insert it (upsert); runs the update command")
     @PutMapping(path = "/{id}", consumes = JSON)
     public ResponseEntity<String> replace(@PathVariable("db") String db, @PathVariable("collection") String collection,
-            @PathVariable("id") String id, @RequestBody String body) {
-        return reply(db, updateById(collection, id, ExtendedJson.parse(body), true));
+            @PathVariable("id") String id, @RequestBody String body, HttpServletRequest request) {
+        return reply(request, db, updateById(collection, id, ExtendedJson.parse(body), true));
     }
 
     @Operation(summary = "Apply update operators (e.g. {\"$set\": {...}}) to the document with this _id; 404 when there is none")
     @PatchMapping(path = "/{id}", consumes = JSON)
     public ResponseEntity<String> update(@PathVariable("db") String db, @PathVariable("collection") String collection,
-            @PathVariable("id") String id, @RequestBody String body) {
-        BsonDocument reply = commands.run(db, updateById(collection, id, ExtendedJson.parse(body), false));
+            @PathVariable("id") String id, @RequestBody String body, HttpServletRequest request) {
+        BsonDocument reply = commands.run(request, db, updateById(collection, id, ExtendedJson.parse(body), false));
         return found(reply, db, collection, id);
     }
 
     @Operation(summary = "Delete the document with this _id; 404 when there is none")
     @DeleteMapping("/{id}")
-    public ResponseEntity<String> delete(@PathVariable("db") String db, @PathVariable("collection") String collection, @PathVariable("id") String id) {
+    public ResponseEntity<String> delete(@PathVariable("db") String db, @PathVariable("collection") String collection, @PathVariable("id") String id,
+            HttpServletRequest request) {
         BsonDocument delete = new BsonDocument("delete", new BsonString(collection)).append("deletes", new BsonArray(List.of(
                 new BsonDocument("q", byId(id)).append("limit", new BsonInt32(1)))));
-        return found(commands.run(db, delete), db, collection, id);
+        return found(commands.run(request, db, delete), db, collection, id);
     }
 
-    private ResponseEntity<String> reply(String db, BsonDocument command) {
-        return ResponseEntity.ok(ExtendedJson.toJson(commands.run(db, command)));
+    private ResponseEntity<String> reply(HttpServletRequest request, String db, BsonDocument command) {
+        return ResponseEntity.ok(ExtendedJson.toJson(commands.run(request, db, command)));
     }
 
     private ResponseEntity<String> found(BsonDocument reply, String db, String collection, String id) {

@@ -14,6 +14,7 @@ import dev.shardstore.router.transaction.RouterTransaction;
 import dev.shardstore.router.transaction.RouterTransactions;
 import dev.shardstore.router.transaction.TransactionAborter;
 import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.support.security.Principal;
 import dev.shardstore.support.session.LogicalSessionCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -49,6 +50,9 @@ import org.springframework.stereotype.Component;
  *
  * <p>Transactions (mongo/src/mongo/db/s/README.md "Transactions"): a command with {@code autocommit: false} runs in
  * its session's transaction ({@link #inTransaction}), on REST and the wire protocol alike.
+ *
+ * <p>Authorization (docs/architecture.md "Security"): a command runs as the {@link Principal} its front end
+ * authenticated, and the registry checks it before the handler runs ({@link dev.shardstore.support.security.CommandAuthorizer}).
  */
 @Component
 public class ClientCommands {
@@ -92,6 +96,16 @@ public class ClientCommands {
      *                          {@code operationTime} in its extra info; anything unexpected as InternalError (1)
      */
     public BsonDocument run(Transport transport, String db, BsonDocument command) {
+        return run(transport, Principal.NONE, db, command);
+    }
+
+    /**
+     * Runs {@code command} on {@code db} as {@code principal} (what the front end authenticated).
+     *
+     * @throws CommandException as {@link #run(Transport, String, BsonDocument)}, and Unauthorized (13) when the
+     *                          principal may not run it and authorization is on
+     */
+    public BsonDocument run(Transport transport, Principal principal, String db, BsonDocument command) {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
         return timed(transport, registry.knows(name) ? name : "unknown", () -> {
             refuseInternal(db, command);
@@ -101,7 +115,7 @@ public class ClientCommands {
             if (lsid != null) {
                 sessions.vivify(lsid);
             }
-            Caller caller = Caller.client(transport.tag());
+            Caller caller = Caller.client(transport.tag(), principal);
             Optional<OperationSessionInfo> session = OperationSessionInfo.of(command);
             boolean inTransaction = session.isPresent() && session.get().inTransaction();
             BsonTimestamp snapshotTime = atClusterTimeOf(command);

@@ -8,6 +8,7 @@ import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandOptions;
+import dev.shardstore.support.security.Principal;
 import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.engine.spill.SpillDirectory;
@@ -30,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
  * The diagnostic commands mongosh and the drivers send when they connect, answered as far as they need:
  * {@code getParameter} ({@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
  * commands the router implements, and the server parameters), {@code setParameter} (on the router and every shard), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
- * {@code connectionStatus} (no authentication: no users); the session commands are in {@code router.session}.
+ * {@code connectionStatus} (the connection's users, roles and privileges); the session commands are in {@code router.session}.
  * {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router answers CommandNotFound. All
  * but {@code connectionStatus} run on {@code admin} only.
  */
@@ -143,16 +144,18 @@ public class DiagnosticCommands {
         });
     }
 
-    /** {@code connectionStatus}: the router has no authentication, so nobody is authenticated. */
+    /**
+     * {@code connectionStatus}: {@code authInfo} with the connection's {@code authenticatedUsers} and
+     * {@code authenticatedUserRoles} (every role held, inherited ones too), and {@code authenticatedUserPrivileges}
+     * with {@code showPrivileges}; empty lists for a connection that has not authenticated.
+     */
     @Bean
     CommandHandler connectionStatus() {
-        return CommandHandler.of("connectionStatus", (db, cmd) -> {
-            BsonDocument authInfo = new BsonDocument("authenticatedUsers", new BsonArray())
-                    .append("authenticatedUserRoles", new BsonArray());
-            if (cmd.containsKey("showPrivileges")) {
-                authInfo.append("authenticatedUserPrivileges", new BsonArray());
-            }
-            return Replies.ok(new BsonDocument("authInfo", authInfo));
+        return CommandHandler.of("connectionStatus", (opCtx, db, cmd) -> {
+            Principal principal = opCtx.caller().principal();
+            boolean showPrivileges = new CommandArgs(cmd).optionalBoolean(cmd, "showPrivileges", "showPrivileges", false);
+            Principal shown = principal.kind() == Principal.Kind.SYSTEM ? Principal.NONE : principal;
+            return Replies.ok(new BsonDocument("authInfo", shown.authInfo(showPrivileges)));
         });
     }
 

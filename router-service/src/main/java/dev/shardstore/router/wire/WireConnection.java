@@ -4,6 +4,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.security.ConnectionAuthentication;
 import dev.shardstore.transport.wire.ConnectionLoop;
 import dev.shardstore.transport.wire.Frame;
 import dev.shardstore.transport.wire.MalformedMessageException;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>OP_MSG: the command (document sequences folded in, {@code $db} taken out as the database) goes to the
- *       handshake or to {@link ClientCommands}; the reply is an OP_MSG with the request's checksum flag; a request
+ *       handshake, to the connection's authentication ({@code saslStart}, {@code saslContinue}, {@code logout}:
+ *       {@link ConnectionAuthentication}) or to {@link ClientCommands}, run as the connection's principal; the reply is an OP_MSG with the request's checksum flag; a request
  *       with {@code moreToCome} gets no reply.</li>
  *   <li>OP_QUERY: only the handshake on {@code <db>.$cmd}; anything else is UnsupportedOpQueryCommand (352), in an
  *       OP_REPLY.</li>
@@ -34,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <li>A message whose content is bad (invalid BSON, unknown section kind, bad checksum) gets an error reply and
  *       the connection goes on; a frame that cannot be read past ({@link MalformedMessageException}) closes it.</li>
  * </ul>
- * Errors are {@code {ok: 0, errmsg, code, codeName}} plus {@link ErrorLabels}; an unexpected exception is an
+ * The handshake also answers {@code saslSupportedMechs} and {@code speculativeAuthenticate} (a {@code saslStart} in the
+ * {@code hello}), as MongoDB does. Errors are {@code {ok: 0, errmsg, code, codeName}} plus {@link ErrorLabels}; an unexpected exception is an
  * InternalError reply and is logged.
  */
 final class WireConnection implements Runnable {
@@ -47,13 +50,16 @@ final class WireConnection implements Runnable {
     private final ClientCommands commands;
     private final WireMetrics metrics;
     private final Runnable onClose;
+    private final ConnectionAuthentication authentication;
     /** When the current reply's write began ({@link System#nanoTime()}), or 0 while not writing. */
     private volatile long writeStartedNanos;
     /** Why the router closed this connection, once it did ({@link #close}). */
     private volatile @Nullable String closedBecause;
 
-    WireConnection(Socket socket, long id, Duration idleTimeout, ClientCommands commands, WireMetrics metrics, Runnable onClose) {
+    WireConnection(Socket socket, long id, Duration idleTimeout, ClientCommands commands, WireMetrics metrics,
+            ConnectionAuthentication authentication, Runnable onClose) {
         this.socket = socket;
+        this.authentication = authentication;
         this.id = id;
         this.idleTimeout = idleTimeout;
         this.commands = commands;
@@ -189,7 +195,11 @@ final class WireConnection implements Runnable {
             if (!command.isEmpty() && Handshake.handles(command.getFirstKey())) {
                 return handshake(command);
             }
-            return commands.run(ClientCommands.Transport.WIRE, db, command);
+            if (!command.isEmpty() && ConnectionAuthentication.handles(command.getFirstKey())) {
+                String name = command.getFirstKey();
+                return commands.timed(ClientCommands.Transport.WIRE, name, () -> authentication.run(db, command));
+            }
+            return commands.run(ClientCommands.Transport.WIRE, authentication.principal(), db, command);
         } catch (CommandException e) {
             if (e.code() == ErrorCode.InternalError) {
                 log.error("command {} failed unexpectedly", command.isEmpty() ? "{}" : command.getFirstKey(), e);
@@ -204,7 +214,17 @@ final class WireConnection implements Runnable {
 
     private BsonDocument handshake(BsonDocument command) {
         String name = command.getFirstKey();
-        return commands.timed(ClientCommands.Transport.WIRE, name, () -> Handshake.reply(command, id, commands.logicalSessionTimeoutMinutes()));
+        return commands.timed(ClientCommands.Transport.WIRE, name, () -> {
+            BsonDocument reply = Handshake.reply(command, id, commands.logicalSessionTimeoutMinutes());
+            if (command.containsKey("saslSupportedMechs")) {
+                authentication.supportedMechanisms(command.get("saslSupportedMechs")).ifPresent(m -> reply.put("saslSupportedMechs", m));
+            }
+            if (command.isDocument("speculativeAuthenticate")) {
+                authentication.speculative(command.getDocument("speculativeAuthenticate"))
+                        .ifPresent(r -> reply.put("speculativeAuthenticate", r));
+            }
+            return reply;
+        });
     }
 
     private static int nextRequestId() {

@@ -1,6 +1,8 @@
 package dev.shardstore.router.wire;
 
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.security.ConnectionAuthentication;
+import dev.shardstore.router.security.UserDirectory;
 import dev.shardstore.support.membership.NetProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -51,6 +53,7 @@ public class WireServer implements SmartLifecycle {
     private final WireProperties properties;
     private final ClientCommands commands;
     private final WireMetrics metrics;
+    private final UserDirectory users;
     private final Map<Long, WireConnection> connections = new ConcurrentHashMap<>();
     private final Map<InetAddress, Integer> perClient = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
@@ -60,8 +63,8 @@ public class WireServer implements SmartLifecycle {
     private volatile @Nullable ScheduledExecutorService sweeper;
 
     /** A listener on {@code shardstore.router.wire.bind-address}. */
-    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters) {
-        this(properties, commands, meters, new NetProperties(List.of()));
+    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, UserDirectory users) {
+        this(properties, commands, meters, new NetProperties(List.of()), users);
     }
 
     /**
@@ -69,8 +72,9 @@ public class WireServer implements SmartLifecycle {
      *            {@code shardstore.router.wire.bind-address} when given: the listener takes the same port on each
      */
     @Autowired
-    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, NetProperties net) {
+    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, NetProperties net, UserDirectory users) {
         this.properties = properties;
+        this.users = users;
         this.commands = commands;
         this.metrics = new WireMetrics(meters);
         this.bindAddresses = net.bindIp().isEmpty() ? List.of(properties.bindAddress()) : net.bindIp();
@@ -150,7 +154,8 @@ public class WireServer implements SmartLifecycle {
         }
         long id = connectionIds.incrementAndGet();
         metrics.opened();
-        WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics, () -> {
+        WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics,
+                new ConnectionAuthentication(users, address.isLoopbackAddress()), () -> {
             connections.remove(id);
             release.run();
         });

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.router.command.ClientCommands;
+import dev.shardstore.router.security.UserDirectory;
+import dev.shardstore.support.security.ClientSecurityProperties;
 import dev.shardstore.router.transaction.RouterTransactions;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
@@ -56,7 +58,9 @@ class WireServerLimitsTest {
     private WireServer start(int maxConnections, int maxPerClient, Duration idle) {
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", maxConnections, maxPerClient, idle),
                 new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED),
-                        sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { }), meters);
+                        sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { }), meters,
+                new UserDirectory(command -> Replies.ok(), new ClientSecurityProperties(ClientSecurityProperties.Mode.disabled,
+                        Duration.ofSeconds(1), Duration.ofHours(1))));
         server.start();
         return server;
     }

@@ -5,6 +5,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.operation.Caller;
 import dev.shardstore.support.operation.OperationContext;
+import dev.shardstore.support.security.CommandAuthorizer;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -19,11 +20,13 @@ import org.bson.BsonDocument;
  * Dispatches a command document to the {@link CommandHandler} named by its first key. One registry
  * serves every front end of a service (docs/architecture.md "The client API: REST and the wire protocol"). It creates each command's {@link OperationContext} once the
  * command's options are accepted, with its {@code maxTimeMS} ({@link MaxTimeMS}) as the operation's deadline, and
- * hands it to the handler.
+ * hands it to the handler. Before the handler runs, the {@link CommandAuthorizer} checks that the caller may run the
+ * command (docs/architecture.md "Security"); a refused command has not started.
  */
 public final class CommandRegistry {
     private final Map<String, CommandHandler> handlers = new HashMap<>();
     private final LongSupplier ticker;
+    private final CommandAuthorizer authorizer;
 
     /**
      * A registry whose deadlines run on {@link System#nanoTime}.
@@ -40,7 +43,17 @@ public final class CommandRegistry {
      * @throws IllegalStateException if two handlers claim the same name or alias
      */
     public CommandRegistry(List<CommandHandler> handlerBeans, LongSupplier ticker) {
+        this(handlerBeans, ticker, CommandAuthorizer.DISABLED);
+    }
+
+    /**
+     * A registry whose deadlines run on {@code ticker} and whose commands {@code authorizer} checks first.
+     *
+     * @throws IllegalStateException if two handlers claim the same name or alias
+     */
+    public CommandRegistry(List<CommandHandler> handlerBeans, LongSupplier ticker, CommandAuthorizer authorizer) {
         this.ticker = ticker;
+        this.authorizer = authorizer;
         for (CommandHandler handler : handlerBeans) {
             register(handler.name(), handler);
             handler.aliases().forEach(alias -> register(alias, handler));
@@ -61,11 +74,12 @@ public final class CommandRegistry {
      * @throws CommandException FailedToParse (9) for an empty command document, CommandNotFound (59)
      *                          for an unknown command name, a read concern a writing aggregate cannot run under
      *                          ({@link WriteStageReadConcern}), an option {@link CommandOptions} refuses, a bad
-     *                          {@code maxTimeMS} ({@link MaxTimeMS#millisOf}), or whatever the handler throws —
+     *                          {@code maxTimeMS} ({@link MaxTimeMS#millisOf}), Unauthorized (13) when the caller may
+     *                          not run it ({@link CommandAuthorizer#check}), or whatever the handler throws —
      *                          MaxTimeMSExpired (50) when it runs past its {@code maxTimeMS}
      */
     public BsonDocument run(Caller caller, String db, BsonDocument command) {
-        CommandHandler handler = handler(db, command);
+        CommandHandler handler = handler(caller, db, command);
         return handler.run(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker), db, command);
     }
 
@@ -74,7 +88,7 @@ public final class CommandRegistry {
      * first (a router's transaction statement, which runs in its session's transaction).
      */
     public BsonDocument run(Caller caller, String db, BsonDocument command, UnaryOperator<OperationContext> decorate) {
-        CommandHandler handler = handler(db, command);
+        CommandHandler handler = handler(caller, db, command);
         return handler.run(decorate.apply(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker)), db, command);
     }
 
@@ -85,14 +99,14 @@ public final class CommandRegistry {
      * @throws CommandException as {@link #run(Caller, String, BsonDocument)}
      */
     public BsonDocument run(OperationContext opCtx, String db, BsonDocument command) {
-        CommandHandler handler = handler(db, command);
+        CommandHandler handler = handler(opCtx.caller(), db, command);
         long maxTimeMs = MaxTimeMS.millisOf(command);
         OperationContext within = maxTimeMs == 0 ? opCtx : opCtx.withDeadline(opCtx.deadline().within(maxTimeMs * 1_000_000L));
         return handler.run(within, db, command);
     }
 
-    /** The handler of {@code command}, once its options are accepted. */
-    private CommandHandler handler(String db, BsonDocument command) {
+    /** The handler of {@code command}, once its options are accepted and {@code caller} may run it. */
+    private CommandHandler handler(Caller caller, String db, BsonDocument command) {
         if (command.isEmpty()) {
             throw new CommandException(ErrorCode.FailedToParse, "empty command document: the first field must name the command");
         }
@@ -103,6 +117,7 @@ public final class CommandRegistry {
         }
         WriteStageReadConcern.check(command); // before the table's general refusal of linearizable
         CommandOptions.check(db, command);
+        authorizer.check(caller, db, command);
         return handler;
     }
 

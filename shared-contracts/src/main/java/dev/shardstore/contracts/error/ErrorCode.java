@@ -20,14 +20,20 @@ public enum ErrorCode {
     HostUnreachable(6, 503),
     HostNotFound(7, 503),
     FailedToParse(9, 400),
+    /** {@code updateUser}, {@code dropUser}, {@code grantRolesToUser}... name a user that does not exist. */
+    UserNotFound(11, 404),
     /** The caller may not run the command (or not on that database). */
     Unauthorized(13, 403),
     TypeMismatch(14, 400),
     Overflow(15, 400),
     InvalidLength(16, 400),
     ProtocolError(17, 400),
+    /** A SASL conversation failed: unknown user or wrong password, never saying which. */
+    AuthenticationFailed(18, 401),
     IllegalOperation(20, 400),
     InvalidBSON(22, 400),
+    /** A role named by a user or role command does not exist. */
+    RoleNotFound(31, 404),
     AlreadyInitialized(23, 409),
     LockTimeout(24, 409),
     NamespaceNotFound(26, 404),
@@ -119,6 +125,8 @@ public enum ErrorCode {
     QueryExceededMemoryLimitNoDiskUseAllowed(292, 400),
     /** {@code dropIndexes} by a key pattern that several indexes (with different collations) have: name one instead. */
     AmbiguousIndexKeyPattern(296, 400),
+    /** {@code saslStart} with a mechanism the server does not offer (or not for that user). */
+    MechanismUnavailable(334, 400),
     /** A reshardCollection of a collection that another resharding operation is resharding now. */
     ReshardCollectionInProgress(338, 409),
     /** abortReshardCollection of a collection no resharding operation is running on. */
@@ -157,6 +165,10 @@ public enum ErrorCode {
     Location40601(40601, 400),
     /** {@code $out}/{@code $merge} inside a {@code $lookup}'s pipeline. */
     Location51047(51047, 400),
+    /** {@code createRole} of a role that exists (MongoDB's "Role already exists"). */
+    Location51002(51002, 409),
+    /** {@code createUser} of a user that exists (MongoDB's "User already exists"). */
+    Location51003(51003, 409),
     /** A {@code $merge} document whose {@code on} field is missing, null or an array. */
     Location51132(51132, 400),
     /** An unsupported {@code $merge} whenMatched/whenNotMatched combination. */

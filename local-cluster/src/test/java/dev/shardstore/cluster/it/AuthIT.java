@@ -1,0 +1,131 @@
+package dev.shardstore.cluster.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import dev.shardstore.cluster.ClusterHome;
+import dev.shardstore.cluster.ClusterOptions;
+import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.RepoLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A cluster started as {@code ./cluster up --auth} (one shard, two routers, port offset 3600): user {@code admin} made
+ * through the localhost exception, then the official Java driver with SCRAM-SHA-256; refused commands write nothing;
+ * users survive a config service restart; a password change holds at once on the other router
+ * (docs/architecture.md "Security").
+ */
+class AuthIT {
+    private static final int PORT_OFFSET = 3600;
+    private static final String ADMIN_PASSWORD = "it-admin-secret";
+    private static LocalCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path home = Files.createTempDirectory("shardstore-auth-it-");
+        new ClusterHome(home).writeAdminPassword(ADMIN_PASSWORD);
+        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
+        jvm.add(LocalCluster.AUTH_OPTION);
+        Consumer<String> out = line -> System.out.println("[cluster] " + line);
+        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(1).withRouters(2)
+                .withPortOffset(PORT_OFFSET).withConsole(false).withServiceJvmOptions(jvm), out);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.stopAndDeleteData();
+        }
+    }
+
+    /** A driver on router {@code router} as {@code user} (on {@code authSource}), or unauthenticated when user is null. */
+    private static MongoClient client(int router, String user, String password, String authSource) {
+        String credentials = user == null ? "" : user + ":" + password + "@";
+        return MongoClients.create(cluster.connectionString(router).replace("mongodb://", "mongodb://" + credentials)
+                + "/?authSource=" + authSource + "&serverSelectionTimeoutMS=10000");
+    }
+
+    private static MongoClient admin() {
+        return client(1, "admin", ADMIN_PASSWORD, "admin");
+    }
+
+    private static long count(String db) {
+        try (MongoClient admin = admin()) {
+            return admin.getDatabase(db).getCollection("orders").countDocuments();
+        }
+    }
+
+    private static void assertCode(Throwable thrown, int code) {
+        Throwable cause = thrown instanceof MongoCommandException ? thrown : thrown.getCause();
+        assertThat(cause).as(thrown.toString()).isInstanceOfSatisfying(MongoCommandException.class, c -> assertThat(c.getErrorCode()).isEqualTo(code));
+    }
+
+    @Test
+    void scramUsersRolesTheFirstUserRestartsAndPasswordChanges() throws Exception {
+        assertThat(Files.getPosixFilePermissions(cluster.home().adminPasswordFile()))
+                .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+        try (MongoClient admin = admin()) {
+            admin.getDatabase("shop").runCommand(new Document("createUser", "reader").append("pwd", "reader-pw").append("roles", List.of("read")));
+            admin.getDatabase("shop").runCommand(new Document("createUser", "writer").append("pwd", "writer-pw").append("roles", List.of("readWrite")));
+            admin.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 1));
+            assertThatThrownBy(() -> admin.getDatabase("shop").runCommand(new Document("createUser", "reader").append("pwd", "x")
+                    .append("roles", List.of()))).satisfies(e -> assertCode(e, 51003));
+            assertThat(admin.getDatabase("admin").runCommand(new Document("connectionStatus", 1)).toJson())
+                    .contains("\"user\": \"admin\"", "\"role\": \"root\"");
+        }
+
+        try (MongoClient wrong = client(1, "admin", "wrong", "admin")) {
+            assertThatThrownBy(() -> wrong.getDatabase("shop").getCollection("orders").countDocuments()).satisfies(e -> assertCode(e, 18));
+        }
+        try (MongoClient anonymous = client(1, null, null, "admin")) {
+            assertThatThrownBy(() -> anonymous.getDatabase("shop").getCollection("orders").find().first()).satisfies(e -> assertCode(e, 13));
+            // the localhost exception made admin and closed with it
+            assertThatThrownBy(() -> anonymous.getDatabase("admin").runCommand(new Document("createUser", "intruder").append("pwd", "x")
+                    .append("roles", List.of("root")))).satisfies(e -> assertCode(e, 13));
+        }
+        try (MongoClient reader = client(1, "reader", "reader-pw", "shop")) {
+            assertThat(reader.getDatabase("shop").getCollection("orders").find().first()).isNotNull();
+            assertThatThrownBy(() -> reader.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 2)))
+                    .satisfies(e -> assertCode(e, 13));
+        }
+        try (MongoClient writer = client(1, "writer", "writer-pw", "shop")) {
+            writer.getDatabase("shop").getCollection("orders").insertOne(new Document("_id", 3));
+            assertThatThrownBy(() -> writer.getDatabase("crm").getCollection("orders").insertOne(new Document("_id", 4)))
+                    .satisfies(e -> assertCode(e, 13));
+        }
+        assertThat(count("shop")).isEqualTo(2);
+        assertThat(count("crm")).isZero();
+
+        cluster.stopService("config");
+        cluster.startService("config");
+        try (MongoClient reader = client(2, "reader", "reader-pw", "shop")) {
+            assertThat(reader.getDatabase("shop").getCollection("orders").countDocuments()).isEqualTo(2);
+        }
+
+        try (MongoClient onSecond = client(2, "writer", "writer-pw", "shop")) {
+            assertThat(onSecond.getDatabase("shop").getCollection("orders").countDocuments()).isEqualTo(2);
+            try (MongoClient admin = admin()) {
+                admin.getDatabase("shop").runCommand(new Document("updateUser", "writer").append("pwd", "writer-pw-2"));
+            }
+        }
+        try (MongoClient old = client(2, "writer", "writer-pw", "shop")) {
+            assertThatThrownBy(() -> old.getDatabase("shop").getCollection("orders").countDocuments()).satisfies(e -> assertCode(e, 18));
+        }
+        try (MongoClient changed = client(2, "writer", "writer-pw-2", "shop")) {
+            assertThat(changed.getDatabase("shop").getCollection("orders").countDocuments()).isEqualTo(2);
+        }
+    }
+}

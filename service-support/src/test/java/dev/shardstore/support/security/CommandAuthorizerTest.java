@@ -1,0 +1,91 @@
+package dev.shardstore.support.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.support.operation.Caller;
+import java.util.List;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+/** The authorization check on principals holding built-in roles. */
+class CommandAuthorizerTest {
+    private static final CommandAuthorizer AUTHZ = CommandAuthorizer.ENABLED;
+
+    private static Caller holding(String role, String db) {
+        RoleName name = new RoleName(role, db);
+        return Caller.client("wire", new Principal(List.of(new UserName("u", "admin")), List.of(name),
+                BuiltinRoles.privileges(name).orElseThrow(), Principal.Kind.USERS, 0));
+    }
+
+    private static void refused(Caller caller, String db, String json, String... messageParts) {
+        assertThatThrownBy(() -> AUTHZ.check(caller, db, BsonDocument.parse(json)))
+                .isInstanceOfSatisfying(CommandException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.Unauthorized);
+                    assertThat(e.getMessage()).contains(messageParts);
+                });
+    }
+
+    private static void allowed(Caller caller, String db, String json) {
+        assertThatCode(() -> AUTHZ.check(caller, db, BsonDocument.parse(json))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void readMayFindButNotInsert() {
+        Caller reader = holding("read", "shop");
+        allowed(reader, "shop", "{find: 'orders'}");
+        allowed(reader, "shop", "{aggregate: 'orders', pipeline: [], cursor: {}}");
+        refused(reader, "shop", "{insert: 'orders', documents: [{}]}",
+                "not authorized on shop to execute command {\"insert\": \"orders\"}", "needs action insert on");
+        refused(reader, "shop", "{aggregate: 'orders', pipeline: [{$out: 'copy'}], cursor: {}}", "insert");
+        refused(reader, "other", "{find: 'orders'}", "not authorized on other");
+    }
+
+    @Test
+    void readWriteIsBoundToItsDatabase() {
+        Caller writer = holding("readWrite", "shop");
+        allowed(writer, "shop", "{insert: 'orders', documents: [{}]}");
+        allowed(writer, "shop", "{update: 'orders', updates: [{q: {}, u: {$set: {a: 1}}, upsert: true}]}");
+        refused(writer, "crm", "{insert: 'orders', documents: [{}]}", "not authorized on crm");
+        refused(writer, "shop", "{createUser: 'x', pwd: 'y', roles: []}", "createUser");
+        refused(writer, "shop", "{find: 'system.users'}", "find");
+        refused(writer, "admin", "{bulkWrite: 1, ops: [{insert: 0, document: {}}], nsInfo: [{ns: 'crm.c'}]}", "insert on");
+        allowed(writer, "admin", "{bulkWrite: 1, ops: [{insert: 0, document: {}}], nsInfo: [{ns: 'shop.c'}]}");
+    }
+
+    @Test
+    void clusterRolesAndRoot() {
+        allowed(holding("clusterMonitor", "admin"), "admin", "{listShards: 1}");
+        refused(holding("clusterMonitor", "admin"), "admin", "{addShard: 'http://x'}", "addShard on cluster");
+        allowed(holding("clusterManager", "admin"), "admin", "{shardCollection: 'shop.orders', key: {_id: 1}}");
+        Caller root = holding("root", "admin");
+        allowed(root, "shop", "{insert: 'orders', documents: [{}]}");
+        allowed(root, "admin", "{createUser: 'x', pwd: 'y', roles: []}");
+        allowed(root, "admin", "{usersInfo: 1}");
+        refused(root, "admin", "{_shardsvrMoveRange: 'shop.orders'}", "internal on cluster");
+        allowed(Caller.peer(), "admin", "{_shardsvrMoveRange: 'shop.orders'}");
+    }
+
+    @Test
+    void unauthenticatedAndLocalhostException() {
+        refused(Caller.client("wire"), "shop", "{find: 'orders'}", "command find requires authentication");
+        allowed(Caller.client("wire"), "admin", "{hello: 1}");
+        allowed(Caller.client("wire"), "admin", "{saslStart: 1, mechanism: 'SCRAM-SHA-256', payload: ''}");
+        Caller local = Caller.client("wire", Principal.LOCALHOST_EXCEPTION);
+        allowed(local, "admin", "{createUser: 'admin', pwd: 'pw', roles: ['root']}");
+        refused(local, "shop", "{find: 'orders'}", "only createUser is allowed");
+    }
+
+    @Test
+    void disabledLetsEverythingThroughAndUnknownCommandsAreRefused() {
+        assertThatCode(() -> CommandAuthorizer.DISABLED.check(Caller.client("wire"), "shop", BsonDocument.parse("{insert: 'c'}")))
+                .doesNotThrowAnyException();
+        refused(holding("root", "admin"), "shop", "{noSuchCommand: 1}", "not in the privilege table");
+        assertThatThrownBy(() -> CommandPrivileges.requireCovered(Set.of("find", "noSuchCommand")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("[noSuchCommand]");
+    }
+}
