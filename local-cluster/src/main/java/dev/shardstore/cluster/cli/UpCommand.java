@@ -53,8 +53,8 @@ final class UpCommand implements Callable<Integer> {
             + " add -XX:TieredStopAtLevel=1 for a faster start and half the throughput)")
     String jvmOptions;
 
-    @Option(names = "--auth", description = "turn authentication and authorization on in every service and create user admin"
-            + " (role root); its password from --admin-password-file, or generated, kept in the cluster home (mode 0600) and printed once")
+    @Option(names = "--auth", description = "turn authentication and authorization on in every service (and --cluster-key) and create"
+            + " user admin (role root); its password from --admin-password-file, or generated, kept in the cluster home (mode 0600) and printed once")
     boolean auth;
 
     @Option(names = "--admin-password-file", paramLabel = "FILE", description = "with --auth: the file holding admin's password")
@@ -98,7 +98,7 @@ final class UpCommand implements Callable<Integer> {
                 .withDurability(durability.durability)
                 .withConsole(!noConsole)
                 .withServerParameters(serverParameters)
-                .withClusterKey(clusterKey)
+                .withClusterKey(clusterKey || auth) // as MongoDB's keyFile implies authorization, client users imply members proving membership
                 .withBindIp(bindIp == null || bindIp.isEmpty() ? ClusterOptions.DEFAULT_BIND_IP : bindIp);
         long begin = System.nanoTime();
         out.printf("starting %d shard(s) and %d router(s); logs in %s%n", shards, routers, options.home().resolve("logs"));
