@@ -58,6 +58,9 @@ class ShardMembershipTest extends ShardIntegrationTest {
 
     @DynamicPropertySource
     static void clusterKey(DynamicPropertyRegistry registry) {
+        // a database of its own: this context (another property, so another Spring context) writes the oplog beside the
+        // shared test context, which is still alive with its own oplog clock, and the two would hand out the same times
+        register(registry, "shard_membership_it");
         registry.add("shardstore.security.cluster-key-file", () -> KEY.file().toString());
     }
 
