@@ -12,6 +12,7 @@ import dev.shardstore.support.testing.TestClusterKey;
 import dev.shardstore.transport.http.CommandClient;
 import dev.shardstore.transport.membership.ClusterKey;
 import dev.shardstore.transport.membership.MemberToken;
+import dev.shardstore.infra.EmbeddedInfra;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -58,9 +59,10 @@ class ShardMembershipTest extends ShardIntegrationTest {
 
     @DynamicPropertySource
     static void clusterKey(DynamicPropertyRegistry registry) {
-        // a database of its own: this context (another property, so another Spring context) writes the oplog beside the
-        // shared test context, which is still alive with its own oplog clock, and the two would hand out the same times
-        register(registry, "shard_membership_it");
+        // A database of its own: this context (another property, so another Spring context) would otherwise write the
+        // oplog beside the shared test context, still alive with its own oplog clock, and the two hand out the same
+        // times. The base class's spring.datasource.url wins over a subclass's, so the pool's own URL says it.
+        registry.add("spring.datasource.hikari.jdbc-url", () -> EmbeddedInfra.shared().jdbcUrl("shard_membership_it"));
         registry.add("shardstore.security.cluster-key-file", () -> KEY.file().toString());
     }
 
