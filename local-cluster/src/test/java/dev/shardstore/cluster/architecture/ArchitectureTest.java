@@ -108,17 +108,19 @@ class ArchitectureTest {
                 .orShould().callMethod(UNIT_OF_WORK, "savepoint", OPERATION_CONTEXT, "java.util.function.Supplier")
                 .because("the write path (docs/architecture.md \"The life of a routed write\") is the one place that begins and"
                         + " commits a PostgreSQL transaction for a client write"));
-        rule(noClasses().that().resideOutsideOfPackages("dev.shardstore.shard.migration..", "dev.shardstore.shard.moveprimary..",
+        rule(noClasses().that().resideOutsideOfPackages("dev.shardstore.shard.migration..", "dev.shardstore.shard.moveprimary..", "dev.shardstore.shard.resharding..",
                         "dev.shardstore.shard.storage..")
                 .should().callMethod(UNIT_OF_WORK, "writeFromMigrate", OPERATION_CONTEXT, "java.util.function.Function")
-                .because("fromMigrate writes are chunk migration's, range deletion's and movePrimary's alone"));
-        rule(noClasses().that().resideOutsideOfPackages("dev.shardstore.shard.transaction..", "dev.shardstore.shard.storage..")
+                .because("fromMigrate writes are chunk migration's, range deletion's, movePrimary's and resharding's alone"));
+        rule(noClasses().that().resideOutsideOfPackages("dev.shardstore.shard.transaction..", "dev.shardstore.shard.storage..",
+                        "dev.shardstore.shard.resharding..")
                 .should().callMethod(UNIT_OF_WORK, "beginTransaction")
                 .orShould().callMethod(UNIT_OF_WORK, "commitTransaction", "dev.shardstore.shard.storage.TransactionResources",
                         "dev.shardstore.contracts.session.LogicalSessionId", "long")
                 .orShould().callMethod(UNIT_OF_WORK, "abortTransaction", "dev.shardstore.shard.storage.TransactionResources")
                 .because("a multi-document transaction begins, commits and aborts only through its participant, the one"
-                        + " writer of its state (shard.transaction.TransactionParticipant)"));
+                        + " writer of its state (shard.transaction.TransactionParticipant); the resharding donor's clone"
+                        + " (ReshardingCloneSource) opens one only to read a page at cloneTimestamp, and rolls it back"));
     }
 
     @Test
