@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
-import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
-import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
@@ -21,10 +19,8 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
-import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.UuidRepresentation;
-import org.bson.types.ObjectId;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -65,13 +61,7 @@ class ReshardingCatalogTest {
         jdbc.sql("DELETE FROM sharding_ddl_coordinators").update();
         jdbc.sql("DELETE FROM collections").update();
         jdbc.sql("INSERT INTO shards (id, host) VALUES ('shardA', 'http://localhost:1'), ('shardB', 'http://localhost:2') ON CONFLICT DO NOTHING").update();
-        ObjectId epoch = new ObjectId();
-        BsonTimestamp timestamp = new BsonTimestamp(100, 1);
-        UUID uuid = UUID.randomUUID();
-        ShardKeyPattern key = ShardKeyPattern.of(new BsonDocument("x", new BsonInt32(1)));
-        collections.create(new ShardedCollection(NS.full(), uuid, epoch, timestamp, key, false, false),
-                List.of(CatalogChunk.placed(uuid, new ChunkRange(key.globalMin(), key.globalMax()), "shardB",
-                        new ChunkVersion(1, 0, epoch, timestamp), timestamp)));
+        CatalogFixtures.shardedOnOneChunk(collections, NS.full(), "shardB");
     }
 
     @Test

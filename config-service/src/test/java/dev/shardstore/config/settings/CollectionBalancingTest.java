@@ -3,20 +3,16 @@ package dev.shardstore.config.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.shardstore.config.catalog.CatalogChunk;
+import dev.shardstore.config.catalog.CatalogFixtures;
 import dev.shardstore.config.catalog.ShardedCollectionCatalog;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
-import dev.shardstore.contracts.sharding.ChunkRange;
-import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.sharding.ShardedCollection;
-import dev.shardstore.contracts.version.ChunkVersion;
 import dev.shardstore.infra.EmbeddedInfra;
 import dev.shardstore.transport.http.CommandClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,9 +22,7 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
-import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
-import org.bson.types.ObjectId;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -68,13 +62,7 @@ class CollectionBalancingTest {
         jdbc.sql("DELETE FROM settings").update();
         jdbc.sql("DELETE FROM collections").update();
         jdbc.sql("INSERT INTO shards (id, host) VALUES ('shardB', 'http://localhost:1') ON CONFLICT DO NOTHING").update();
-        ObjectId epoch = new ObjectId();
-        BsonTimestamp timestamp = new BsonTimestamp(100, 1);
-        UUID uuid = UUID.randomUUID();
-        ShardKeyPattern key = ShardKeyPattern.of(new BsonDocument("x", new BsonInt32(1)));
-        collections.create(new ShardedCollection(NS, uuid, epoch, timestamp, key, false, false),
-                List.of(CatalogChunk.placed(uuid, new ChunkRange(key.globalMin(), key.globalMax()), "shardB",
-                        new ChunkVersion(1, 0, epoch, timestamp), timestamp)));
+        CatalogFixtures.shardedOnOneChunk(collections, NS, "shardB");
     }
 
     private BsonDocument admin(BsonDocument command) {
