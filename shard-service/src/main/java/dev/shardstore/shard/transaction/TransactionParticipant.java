@@ -391,16 +391,10 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
                 }
                 decision = txn.ended;
             }
-            try { // outside the session: the decision's commitTransaction, from another shard's coordinator, checks it out
-                decision.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
+            // outside the session: the decision's commitTransaction, from another shard's coordinator, checks it out
+            if (!awaitEnd(decision, Math.max(0, deadline - System.nanoTime()), "the decision of transaction " + txnNumber)) {
                 throw new CommandException(ErrorCode.ExceededTimeLimit, "transaction " + txnNumber + " of session " + info.lsid()
                         + " is still prepared here, waiting for its coordinator's decision; retry the commit");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for the decision of transaction " + txnNumber, e);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("a transaction's end is never completed exceptionally", e);
             }
         }
     }
@@ -506,19 +500,33 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
         }
         prepareReadConflicts.incrementAndGet();
         CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
-        long remaining = opCtx.deadline().remainingNanos();
-        try {
-            if (remaining == Deadline.NONE) {
-                all.get();
-            } else {
-                all.get(remaining, TimeUnit.NANOSECONDS);
-            }
-        } catch (TimeoutException e) {
+        if (!awaitEnd(all, opCtx.deadline().remainingNanos(), "a prepared transaction on " + namespace.full())) {
             throw new CommandException(ErrorCode.MaxTimeMSExpired, "operation exceeded time limit (maxTimeMS) waiting for the outcome"
                     + " of a prepared transaction that wrote to " + namespace.full());
+        }
+    }
+
+    /**
+     * Waits for {@code end}, a transaction's {@link Transaction#ended} (or several combined), for up to {@code nanos}
+     * ({@link Deadline#NONE}: without a limit).
+     *
+     * @param what what is awaited, for the interruption's message
+     * @return false when the time ran out first
+     * @throws CommandException Interrupted (11601) when the thread is interrupted
+     */
+    private static boolean awaitEnd(CompletableFuture<?> end, long nanos, String what) {
+        try {
+            if (nanos == Deadline.NONE) {
+                end.get();
+            } else {
+                end.get(nanos, TimeUnit.NANOSECONDS);
+            }
+            return true;
+        } catch (TimeoutException e) {
+            return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for a prepared transaction on " + namespace.full(), e);
+            throw new CommandException(ErrorCode.Interrupted, "interrupted while waiting for " + what, e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("a transaction's end is never completed exceptionally", e);
         }
