@@ -11,7 +11,7 @@ public final class WriteErrors {
     /**
      * The first entry of {@code reply}'s {@code writeErrors} as an error of the whole command ({@code code},
      * {@code errmsg}, and a duplicate key's {@code keyPattern}/{@code keyValue}), labelled TransientTransactionError
-     * where {@link ErrorLabel#isTransientTransactionError} says so; null when the reply has none. In a transaction a
+     * where {@link ErrorLabel#asTransactionStatementError} says so; null when the reply has none. In a transaction a
      * write error aborts it, and MongoDB answers with it as the command's error rather than as an entry.
      */
     public static @Nullable CommandException firstAsCommandError(BsonDocument reply) {
@@ -27,9 +27,6 @@ public final class WriteErrors {
                 extra.put(field, first.get(field));
             }
         }
-        if (ErrorLabel.isTransientTransactionError(code)) {
-            extra.putAll(ErrorLabel.TransientTransactionError.extraInfo());
-        }
-        return new CommandException(code, message, extra);
+        return ErrorLabel.asTransactionStatementError(new CommandException(code, message, extra));
     }
 }
