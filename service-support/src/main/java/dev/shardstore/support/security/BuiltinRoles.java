@@ -86,7 +86,24 @@ public final class BuiltinRoles {
             case "__system" -> privileges.add(new Privilege(Resource.ANY_RESOURCE, EnumSet.allOf(ActionType.class)));
             default -> throw new IllegalStateException("built-in role without privileges: " + role);
         }
-        return Optional.of(List.copyOf(privileges));
+        return Optional.of(withSystemBuckets(privileges));
+    }
+
+    /**
+     * {@code privileges} with, beside each privilege on a database or on every normal resource, the same actions on
+     * that database's (or every database's) time-series buckets collections, as MongoDB's built-in roles grant them
+     * (the {@code system_buckets} resource since 5.0): a time-series collection's reads, writes and sharding
+     * administration reach its {@code system.buckets} collection.
+     */
+    private static List<Privilege> withSystemBuckets(List<Privilege> privileges) {
+        List<Privilege> all = new ArrayList<>(privileges);
+        for (Privilege privilege : privileges) {
+            Resource resource = privilege.resource();
+            if (resource.kind() == Resource.Kind.DATABASE || resource.kind() == Resource.Kind.ANY_NORMAL) {
+                all.add(new Privilege(Resource.systemBuckets(resource.db()), privilege.actions()));
+            }
+        }
+        return List.copyOf(all);
     }
 
     private static void anyDatabase(List<Privilege> privileges, Set<ActionType> actions) {

@@ -16,7 +16,10 @@ import org.bson.BsonString;
  * everything; {@code {db: "", collection: ""}} every database and every collection whose name does not begin with
  * {@code system.}; {@code {db: "d", collection: ""}} database {@code d} and its collections but the {@code system.}
  * ones; {@code {db: "", collection: "c"}} collection {@code c} of every database; {@code {db: "d", collection: "c"}}
- * that collection only (a {@code system.} collection is covered only so, or by {@code anyResource}).
+ * that collection only (a {@code system.} collection is covered only so, or by {@code anyResource});
+ * {@code {db: "d", system_buckets: ""}} the time-series buckets collections ({@code system.buckets.*}) of {@code d},
+ * every database's for {@code db: ""} (MongoDB 5.0's {@code system_buckets} resource, which the built-in roles grant
+ * beside their database privileges, {@link BuiltinRoles}).
  *
  * @param kind       which pattern or target
  * @param db         the database ("" for any, and for the cluster and anyResource)
@@ -36,13 +39,16 @@ public record Resource(Kind kind, String db, String collection) {
         /** {@code {db: "", collection: "c"}}. */
         COLLECTION_IN_ANY_DATABASE,
         /** {@code {db: "d", collection: "c"}}. */
-        COLLECTION
+        COLLECTION,
+        /** {@code {db: "d" or "", system_buckets: ""}}: the buckets collections of a time-series collection. */
+        SYSTEM_BUCKETS
     }
 
     public static final Resource CLUSTER = new Resource(Kind.CLUSTER, "", "");
     public static final Resource ANY_RESOURCE = new Resource(Kind.ANY_RESOURCE, "", "");
     public static final Resource ANY_NORMAL = new Resource(Kind.ANY_NORMAL, "", "");
     private static final String SYSTEM_PREFIX = "system.";
+    private static final String BUCKETS_PREFIX = "system.buckets.";
 
     public Resource {
         Objects.requireNonNull(kind, "kind");
@@ -53,6 +59,7 @@ public record Resource(Kind kind, String db, String collection) {
             case DATABASE -> !db.isEmpty() && collection.isEmpty();
             case COLLECTION_IN_ANY_DATABASE -> db.isEmpty() && !collection.isEmpty();
             case COLLECTION -> !db.isEmpty() && !collection.isEmpty();
+            case SYSTEM_BUCKETS -> collection.isEmpty();
         };
         if (!shaped) {
             throw new IllegalArgumentException("a " + kind + " resource cannot have db '" + db + "' and collection '" + collection + "'");
@@ -62,6 +69,11 @@ public record Resource(Kind kind, String db, String collection) {
     /** Database {@code db} (as a target: the database itself; as a pattern: it and its normal collections). */
     public static Resource database(String db) {
         return new Resource(Kind.DATABASE, db, "");
+    }
+
+    /** The buckets collections of database {@code db}, of every database for {@code ""}. */
+    public static Resource systemBuckets(String db) {
+        return new Resource(Kind.SYSTEM_BUCKETS, db, "");
     }
 
     /** Collection {@code collection} of database {@code db}. */
@@ -79,6 +91,8 @@ public record Resource(Kind kind, String db, String collection) {
             case DATABASE -> target.kind != Kind.CLUSTER && target.db.equals(db) && normal;
             case COLLECTION_IN_ANY_DATABASE -> target.kind == Kind.COLLECTION && target.collection.equals(collection);
             case COLLECTION -> target.equals(this);
+            case SYSTEM_BUCKETS -> target.kind == Kind.COLLECTION && target.collection.startsWith(BUCKETS_PREFIX)
+                    && (db.isEmpty() || target.db.equals(db));
         };
     }
 
@@ -87,6 +101,7 @@ public record Resource(Kind kind, String db, String collection) {
         return switch (kind) {
             case CLUSTER -> new BsonDocument("cluster", BsonBoolean.TRUE);
             case ANY_RESOURCE -> new BsonDocument("anyResource", BsonBoolean.TRUE);
+            case SYSTEM_BUCKETS -> new BsonDocument("db", new BsonString(db)).append("system_buckets", new BsonString(""));
             default -> new BsonDocument("db", new BsonString(db)).append("collection", new BsonString(collection));
         };
     }
@@ -103,6 +118,10 @@ public record Resource(Kind kind, String db, String collection) {
         if (document.size() == 1 && document.isBoolean("anyResource") && document.getBoolean("anyResource").getValue()) {
             return ANY_RESOURCE;
         }
+        if (document.size() == 2 && document.isString("db") && document.isString("system_buckets")
+                && document.getString("system_buckets").getValue().isEmpty()) {
+            return systemBuckets(document.getString("db").getValue());
+        }
         if (document.size() == 2 && document.isString("db") && document.isString("collection")) {
             String db = document.getString("db").getValue();
             String collection = document.getString("collection").getValue();
@@ -110,8 +129,8 @@ public record Resource(Kind kind, String db, String collection) {
                     : (collection.isEmpty() ? Kind.DATABASE : Kind.COLLECTION);
             return new Resource(kind, db, collection);
         }
-        throw new CommandException(ErrorCode.FailedToParse, "a privilege's resource is {cluster: true}, {anyResource: true} or "
-                + "{db: <string>, collection: <string>}, was " + document.toJson());
+        throw new CommandException(ErrorCode.FailedToParse, "a privilege's resource is {cluster: true}, {anyResource: true}, "
+                + "{db: <string>, collection: <string>} or {db: <string>, system_buckets: \"\"}, was " + document.toJson());
     }
 
     /** As MongoDB's messages name a target: {@code cluster}, the database, or {@code db.collection}. */

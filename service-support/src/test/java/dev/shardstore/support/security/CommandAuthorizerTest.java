@@ -45,6 +45,25 @@ class CommandAuthorizerTest {
         refused(reader, "other", "{find: 'orders'}", "not authorized on other");
     }
 
+    /**
+     * A time-series collection's buckets ({@code system.buckets.*}) are covered by the built-in roles' privileges on
+     * their database (MongoDB's {@code system_buckets} resource), other {@code system.} collections are not, and a
+     * {@code {db, collection: ""}} privilege of a user-defined role covers no buckets.
+     */
+    @Test
+    void builtInRolesReachTheirDatabasesBucketsCollectionsButNoOtherSystemCollection() {
+        allowed(holding("read", "geo"), "geo", "{find: 'system.buckets.weather'}");
+        refused(holding("read", "geo"), "other", "{find: 'system.buckets.weather'}", "not authorized on other");
+        allowed(holding("root", "admin"), "admin", "{split: 'geo.system.buckets.weather', middle: {meta: 'Seattle'}}");
+        allowed(holding("clusterManager", "admin"), "admin", "{split: 'geo.system.buckets.weather', middle: {meta: 'Seattle'}}");
+        refused(holding("readWrite", "geo"), "geo", "{find: 'system.users'}", "find");
+        Resource database = Resource.database("geo");
+        assertThat(database.covers(Resource.collection("geo", "system.buckets.weather"))).isFalse();
+        assertThat(Resource.systemBuckets("geo").covers(Resource.collection("geo", "system.buckets.weather"))).isTrue();
+        assertThat(Resource.systemBuckets("geo").covers(Resource.collection("geo", "system.views"))).isFalse();
+        assertThat(Resource.parse(Resource.systemBuckets("").toBson())).isEqualTo(Resource.systemBuckets(""));
+    }
+
     @Test
     void readWriteIsBoundToItsDatabase() {
         Caller writer = holding("readWrite", "shop");
