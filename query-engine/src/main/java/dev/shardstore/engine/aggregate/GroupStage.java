@@ -131,7 +131,7 @@ final class GroupStage implements Stage {
                             limits.groupBytes(), limits.spill(), stats);
                 }
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             if (spilled != null) {
                 spilled.close();
             }

@@ -39,7 +39,7 @@ final class SortStage implements Stage {
         ExternalSorter sorter = ExternalSorter.of("$sort", sort.comparator(), Long.MAX_VALUE, limits, new SpillStats());
         try (input) {
             input.forEachOrdered(sorter::add);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             sorter.close();
             throw e;
         }

@@ -89,4 +89,21 @@ class SpillingStagesTest {
                 .isInstanceOf(CommandException.class);
         assertThat(spill.files()).isEmpty();
     }
+
+    @Test
+    void anErrorWhileReadingTheInputDeletesTheFilesSpilledSoFar() {
+        // an OutOfMemoryError in the scan beneath a spilling stage (as a shard with a small heap met): the stage's runs go too
+        SpillDirectory spill = spill();
+        for (String pipeline : List.of("[{$sort: {s: 1}}]", "[{$group: {_id: '$_id', n: {$sum: 1}}}]")) {
+            Pipeline parsed = Pipeline.parse(stages(pipeline), NO_LOOKUP, CommandVariables.withoutLet(), tiny(true, spill));
+            Stream<BsonDocument> failing = documents().stream().peek(d -> {
+                if (d.getInt32("_id").getValue() == 3000) {
+                    assertThat(spill.files()).as("spilled before the error: %s", pipeline).isNotEmpty();
+                    throw new OutOfMemoryError("the scan's page");
+                }
+            });
+            assertThatThrownBy(() -> parsed.stream(failing).close()).as(pipeline).isInstanceOf(OutOfMemoryError.class);
+            assertThat(spill.files()).as(pipeline).isEmpty();
+        }
+    }
 }

@@ -123,7 +123,7 @@ public class QueryRunner {
                 sorter.add(m.get().document(), m.get().stored().size());
                 scan.consume();
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             sorter.close();
             throw e;
         }

@@ -44,7 +44,7 @@ public final class StreamCursor implements ShardCursor {
                 limits.allowDiskUse() ? limits.spill() : null, new SpillStats());
         try (documents) {
             documents.forEachOrdered(held::add);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             held.close();
             throw e;
         }
@@ -65,7 +65,7 @@ public final class StreamCursor implements ShardCursor {
                 }
                 batch.add(out, size);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             close();
             throw e;
         }
