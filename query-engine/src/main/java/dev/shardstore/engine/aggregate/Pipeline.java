@@ -17,10 +17,12 @@ import org.bson.BsonDocument;
 public final class Pipeline {
     private final Filter scanFilter;
     private final List<Stage> stages;
+    private final boolean readsOtherCollections;
 
-    private Pipeline(Filter scanFilter, List<Stage> stages) {
+    private Pipeline(Filter scanFilter, List<Stage> stages, boolean readsOtherCollections) {
         this.scanFilter = scanFilter;
         this.stages = stages;
+        this.readsOtherCollections = readsOtherCollections;
     }
 
     /**
@@ -51,11 +53,20 @@ public final class Pipeline {
      * @throws dev.shardstore.contracts.error.CommandException as {@link PipelineParser} and the stages describe
      */
     public static Pipeline parse(BsonArray pipeline, CollectionSource source, CommandVariables variables, MemoryLimits limits) {
-        List<Stage> stages = new PipelineParser(source, variables, limits).parse(pipeline);
+        PipelineParser parser = new PipelineParser(source, variables, limits);
+        List<Stage> stages = parser.parse(pipeline);
         if (!stages.isEmpty() && stages.getFirst() instanceof MatchStage match) {
-            return new Pipeline(match.filter(), List.copyOf(stages.subList(1, stages.size())));
+            return new Pipeline(match.filter(), List.copyOf(stages.subList(1, stages.size())), parser.readsCollections());
         }
-        return new Pipeline(Filter.matchAll(), List.copyOf(stages));
+        return new Pipeline(Filter.matchAll(), List.copyOf(stages), parser.readsCollections());
+    }
+
+    /**
+     * Whether reading the output reads other collections through the {@link CollectionSource} ({@code $lookup}, also
+     * inside {@code $facet}): then the output reads the database for as long as it is read, not only the scan.
+     */
+    public boolean readsOtherCollections() {
+        return readsOtherCollections;
     }
 
     /** The filter of a leading {@code $match}, or match-all: the documents the pipeline reads. */

@@ -45,6 +45,7 @@ final class PipelineParser {
     private final CollectionSource source;
     private final CommandVariables variables;
     private final MemoryLimits limits;
+    private boolean readsCollections;
 
     /**
      * @param source    where {@code $lookup} reads
@@ -67,9 +68,15 @@ final class PipelineParser {
         return variables;
     }
 
-    /** Where {@code $lookup} reads. */
+    /** Where {@code $lookup} reads; a stage that asks reads other collections while the pipeline's output is read. */
     CollectionSource source() {
+        readsCollections = true;
         return source;
+    }
+
+    /** Whether a stage parsed so far reads other collections ({@link #source()}). */
+    boolean readsCollections() {
+        return readsCollections;
     }
 
     /** Parses a pipeline: an array of one-field stage documents. */

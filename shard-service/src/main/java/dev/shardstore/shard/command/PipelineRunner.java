@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Spliterator;
 import java.util.Spliterators;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -57,25 +59,36 @@ class PipelineRunner {
      *                                                         {@link MemoryLimits} says
      */
     List<BsonDocument> run(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint) {
-        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults())) {
+        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults()).documents()) {
             return output.toList();
         }
     }
 
     /**
-     * The pipeline's output over {@code ns} as a cursor for getMores: computed now (the scan ends before the command
-     * does), held in memory up to the sort budget and past it, with disk use, in spill files the cursor deletes when it
-     * closes ({@link StreamCursor#buffered}).
+     * The pipeline's output over {@code ns} as a cursor for getMores that reads no database after the command: the
+     * scan ends before the command does. What is read before the database is done with is held in memory up to the
+     * sort budget and past it, with disk use, in spill files the cursor deletes when it closes; the rest (the output
+     * of a blocking stage that consumed the scan, when no later stage reads a collection) comes straight from that
+     * stage ({@link StreamCursor#buffered}).
      *
      * @throws dev.shardstore.contracts.error.CommandException as {@link #run}
      */
     ShardCursor cursor(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint,
             MemoryLimits limits) {
-        return StreamCursor.buffered(stream(opCtx, ns, stages, variables, hint, limits), limits, UnaryOperator.identity());
+        Output output = stream(opCtx, ns, stages, variables, hint, limits);
+        return StreamCursor.buffered(output.documents(), limits, UnaryOperator.identity(), output.readsDone());
     }
 
-    /** The pipeline's output over {@code ns}, to be closed by the caller. */
-    private Stream<BsonDocument> stream(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint,
+    /**
+     * A pipeline's output, to be closed by the caller.
+     *
+     * @param readsDone true once reading the rest of {@code documents} reads no database: the scan has ended (a blocking
+     *                  stage read it to its end) and no stage reads another collection
+     */
+    private record Output(Stream<BsonDocument> documents, BooleanSupplier readsDone) {}
+
+    /** The pipeline's output over {@code ns}. */
+    private Output stream(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint,
             MemoryLimits limits) {
         CollectionSource source = (collection, filter) -> {
             try (Stream<BsonDocument> read = scan(opCtx, new Namespace(ns.db(), collection), filter, null, null)) {
@@ -86,7 +99,10 @@ class PipelineRunner {
         // the leading $match as given, so the planner can derive index bounds from it (scanFilter is its parse)
         BsonDocument leadingMatch = !stages.isEmpty() && stages.get(0).isDocument()
                 && stages.get(0).asDocument().get("$match") instanceof BsonDocument match ? match : null;
-        return pipeline.stream(scan(opCtx, ns, pipeline.scanFilter(), leadingMatch, hint));
+        AtomicBoolean scanEnded = new AtomicBoolean();
+        Stream<BsonDocument> scanned = scan(opCtx, ns, pipeline.scanFilter(), leadingMatch, hint).onClose(() -> scanEnded.set(true));
+        boolean lookups = pipeline.readsOtherCollections();
+        return new Output(pipeline.stream(scanned), () -> scanEnded.get() && !lookups);
     }
 
     /**

@@ -5,8 +5,12 @@ import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.engine.spill.SpillStats;
 import dev.shardstore.support.operation.OperationContext;
 import java.util.Iterator;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 
@@ -32,23 +36,37 @@ public final class StreamCursor implements ShardCursor {
     }
 
     /**
-     * A cursor over {@code documents}, read to their end now (so that nothing is read from the database later) and held
-     * in arrival order: in memory up to {@code limits}' sort budget, past it in spill files when disk use is allowed;
-     * without disk use the whole result is held in memory, as before there were budgets (a result is not a blocking stage).
-     * {@code documents} is closed before this returns.
+     * A cursor over {@code documents} that reads no database once it is returned. Until {@code readsDone} says that
+     * reading the rest of {@code documents} touches no database (a blocking stage has consumed the scan, and no later
+     * stage reads a collection), the documents are read now and held in arrival order: in memory up to {@code limits}'
+     * sort budget, past it in spill files when disk use is allowed; without disk use in memory, as before there were
+     * budgets (a result is not a blocking stage). The rest is handed out as the cursor is read, straight from the
+     * blocking stage's memory or spill files, which are not copied a second time. The cursor closes {@code documents}.
      *
+     * @param readsDone true once the rest of {@code documents} comes from no database
      * @throws dev.shardstore.contracts.error.CommandException what reading {@code documents} throws
      */
-    public static StreamCursor buffered(Stream<BsonDocument> documents, MemoryLimits limits, UnaryOperator<BsonDocument> shape) {
+    public static StreamCursor buffered(Stream<BsonDocument> documents, MemoryLimits limits, UnaryOperator<BsonDocument> shape,
+            BooleanSupplier readsDone) {
         ExternalSorter held = new ExternalSorter("result", (a, b) -> 0, Long.MAX_VALUE, limits.allowDiskUse() ? limits.sortBytes() : Long.MAX_VALUE,
                 limits.allowDiskUse() ? limits.spill() : null, new SpillStats());
-        try (documents) {
-            documents.forEachOrdered(held::add);
+        try {
+            Iterator<BsonDocument> read = documents.iterator();
+            while (!readsDone.getAsBoolean()) {
+                if (!read.hasNext()) {
+                    documents.close();
+                    return new StreamCursor(held.sorted(), shape);
+                }
+                held.add(read.next());
+            }
+            Stream<BsonDocument> rest = StreamSupport.stream(Spliterators.spliteratorUnknownSize(read, Spliterator.ORDERED), false)
+                    .onClose(documents::close);
+            return new StreamCursor(Stream.concat(held.sorted(), rest), shape);
         } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             held.close();
+            documents.close();
             throw e;
         }
-        return new StreamCursor(held.sorted(), shape);
     }
 
     @Override

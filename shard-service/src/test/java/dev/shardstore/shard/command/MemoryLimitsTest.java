@@ -83,8 +83,17 @@ class MemoryLimitsTest extends ShardIntegrationTest {
                 .sorted(Comparator.comparing((BsonDocument d) -> d.getString("s").getValue()).thenComparing(d -> d.getInt32("_id").getValue()))
                 .toList();
         BsonDocument first = run(DB, "{aggregate: 'items', pipeline: [{$sort: {s: 1, _id: 1}}], cursor: {batchSize: 50}}");
-        assertThat(budgets.spillDirectory().files()).as("the cursor's result is held in spill files").isNotEmpty();
+        assertThat(budgets.spillDirectory().files()).as("the cursor reads the $sort's runs").isNotEmpty()
+                .allSatisfy(f -> assertThat(f.getFileName().toString()).as("not spilled a second time as the cursor's result").startsWith("sort"));
         assertThat(all(first, "items")).isEqualTo(expectedSort);
+        assertThat(budgets.spillDirectory().files()).as("gone once the cursor is exhausted").isEmpty();
+
+        // a $lookup reads the database while the output is read: that output is read now and held, as any unsorted one
+        BsonDocument joined = run(DB, "{aggregate: 'items', pipeline: [{$sort: {s: 1, _id: 1}}, {$lookup: {from: 'none', localField: 'g',"
+                + " foreignField: 'g', as: 'j'}}, {$project: {j: 0}}], cursor: {batchSize: 50}}");
+        assertThat(budgets.spillDirectory().files()).as("the held result").isNotEmpty()
+                .anySatisfy(f -> assertThat(f.getFileName().toString()).startsWith("result"));
+        assertThat(all(joined, "items")).isEqualTo(expectedSort);
         assertThat(budgets.spillDirectory().files()).as("gone once the cursor is exhausted").isEmpty();
 
         Map<Integer, int[]> groups = new TreeMap<>();
