@@ -96,7 +96,7 @@ class BankIT {
             driver.close();
         }
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
     }
 

@@ -60,7 +60,7 @@ class MembershipIT {
     @AfterAll
     static void stop() {
         if (cluster != null) {
-            cluster.stop();
+            cluster.stopAndDeleteData();
         }
     }
 

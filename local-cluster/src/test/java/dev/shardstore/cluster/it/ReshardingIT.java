@@ -2,14 +2,10 @@ package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
-import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
-import java.nio.file.Files;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,12 +19,11 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.UuidRepresentation;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * reshardCollection through the router on real processes (3 shards, ports offset 3450; docs/architecture.md
+ * reshardCollection through the router on real processes (the shared cluster's 2 shards; docs/architecture.md
  * "Resharding"): a collection resharded from a hashed {@code _id} to {@code {country: 1}} while a writer inserts,
  * updates (moving documents between the new chunks) and deletes through the router commits with every acknowledged
  * write in place, queries on the new key hit one shard, and no shard keeps a copy of the old layout; the verification
@@ -36,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * The collection's own key is no change; options not implemented are refused naming them; abortReshardCollection after
  * a commit is ReshardCollectionCommitted (340), with no operation NoSuchReshardCollection (339).
  */
+@OnSharedCluster
 class ReshardingIT {
     private static final String DB = "rs";
     private static final List<String> COUNTRIES = List.of("FR", "DE", "JP", "BR", "NZ");
@@ -45,19 +41,9 @@ class ReshardingIT {
     private static RouterClient router;
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
-        jvm.add("-Dshardstore.test-commands.enabled=true"); // the verification's planted difference is a fail point
-        cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-resharding-it-"))
-                .withShards(3).withRouters(1).withPortOffset(3450).withServiceJvmOptions(jvm), line -> System.out.println("[cluster] " + line));
-        router = new RouterClient(cluster.routerUrl(1), Duration.ofSeconds(120));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stopAndDeleteData();
-        }
+    static void onTheSharedCluster(MigrationCluster shared) {
+        cluster = shared.cluster;
+        router = shared.router;
     }
 
     @Test
@@ -102,7 +88,7 @@ class ReshardingIT {
         assertThat(reply.getNumber("ok").intValue()).as("%s", reply).isEqualTo(1);
         BsonDocument operation = operationOf(ns);
         assertThat(operation.containsKey("abortReason")).as("%s", operation).isFalse();
-        assertThat(operation.getArray("newChunks")).hasSize(3);
+        assertThat(operation.getArray("newChunks")).as("one per recipient").hasSize(MigrationCluster.SHARDS.size());
         Map<String, Long> byCountry = new TreeMap<>();
         expected.values().forEach(c -> byCountry.merge(c, 1L, Long::sum));
         assertThat(ItSupport.countsByCountry(router, DB, "cities")).as("every acknowledged write, none lost or doubled").isEqualTo(byCountry);
@@ -115,7 +101,7 @@ class ReshardingIT {
         assertThat(explain.getDocument("queryPlanner").getDocument("winningPlan").getArray("shards")).as("%s", explain).hasSize(1);
         // the donors dropped the old layout: what the shards store is exactly the collection, each document once
         long stored = 0;
-        for (String shard : List.of("shard1", "shard2", "shard3")) {
+        for (String shard : MigrationCluster.SHARDS) {
             stored += ItSupport.storedOn(cluster, shard, DB, "cities").size();
             assertThat(ItSupport.storedOn(cluster, shard, DB, "system.resharding." + operationId(operation))).isEmpty();
         }
@@ -128,7 +114,7 @@ class ReshardingIT {
     @Test
     void theVerificationFindsAPlantedDifferenceAndAbortsLeavingTheOldCollection() {
         String ns = fill("planted");
-        for (String shard : List.of("shard1", "shard2", "shard3")) {
+        for (String shard : MigrationCluster.SHARDS) {
             ItSupport.onService(cluster, shard, "admin", new BsonDocument("configureFailPoint", new BsonString("reshardingRecipient.corruptOneDocument"))
                     .append("mode", new BsonDocument("times", new BsonInt32(1)))
                     .append("data", new BsonDocument("action", new BsonString("error")).append("errorCode", new BsonInt32(8))));
@@ -143,13 +129,17 @@ class ReshardingIT {
         assertThat(count("planted")).isEqualTo(DOCUMENTS);
         assertThat(ItSupport.firstBatch(router, "collections", BsonDocument.parse("{_id: '" + ns + "'}")).getFirst()
                 .getDocument("key").toJson()).isEqualTo("{\"_id\": \"hashed\"}");
-        for (String shard : List.of("shard1", "shard2", "shard3")) {
+        for (String shard : MigrationCluster.SHARDS) {
             assertThat(ItSupport.storedOn(cluster, shard, DB, "system.resharding." + operationId(operation))).as("the temporary collection is gone").isEmpty();
         }
         // released and writable
         ItSupport.ok(router, DB, "{\"insert\": \"planted\", \"documents\": [{\"_id\": 100000, \"country\": \"FR\"}]}");
         assertThat(count("planted")).isEqualTo(DOCUMENTS + 1);
         ItSupport.ok(router, DB, "{\"drop\": \"planted\"}");
+        for (String shard : MigrationCluster.SHARDS) { // a shared cluster is left without fail points: a recipient that did not corrupt still has its one time
+            ItSupport.onService(cluster, shard, "admin", new BsonDocument("configureFailPoint", new BsonString("reshardingRecipient.corruptOneDocument"))
+                    .append("mode", new BsonString("off")));
+        }
     }
 
     /** Whether a write's reply acknowledges it: ok, no write error, one document written. */
