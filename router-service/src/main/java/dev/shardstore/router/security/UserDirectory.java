@@ -12,7 +12,9 @@ import dev.shardstore.support.security.ScramCredentials;
 import dev.shardstore.support.security.ScramMechanism;
 import dev.shardstore.support.security.UserName;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +39,9 @@ import org.springframework.stereotype.Component;
  * principal; it is resolved again once the user cache generation moved on (MongoDB's versioning: mongos polls the
  * config server's {@code _getUserCacheGeneration} every {@code userCacheInvalidationIntervalSecs}), polled every
  * {@link ClientSecurityProperties#userCacheInvalidationInterval()} and at once after a user command on this router. The
- * same poll tells whether any user exists (the localhost exception). Nothing is polled while authorization is off.
+ * directory caches each user's principal the same way, for the REST API's requests, which have no connection to keep
+ * it: one {@code usersInfo} per user and generation, not one per request (issue 39's goal: authorization is not
+ * re-read per command). The same poll tells whether any user exists (the localhost exception). Nothing is polled while authorization is off.
  */
 @Component
 public class UserDirectory implements SmartLifecycle {
@@ -48,6 +52,8 @@ public class UserDirectory implements SmartLifecycle {
     private volatile long generation = -1;
     private volatile boolean anyUser = true;
     private volatile @Nullable ScheduledExecutorService poller;
+    /** Each user's principal as last resolved, at the generation of its {@link Principal#generation()}. */
+    private final Map<UserName, Principal> principals = new ConcurrentHashMap<>();
 
     /** The router's directory, over its config service. */
     @Autowired
@@ -108,18 +114,25 @@ public class UserDirectory implements SmartLifecycle {
     }
 
     /**
-     * The principal of {@code user}: its roles and privileges as the config service resolves them now, at the current
-     * generation; {@link Principal#NONE} once the user no longer exists.
+     * The principal of {@code user}: its roles and privileges as the config service resolves them at the current
+     * generation (cached until the generation moves on); {@link Principal#NONE} once the user no longer exists.
      */
     public Principal principal(UserName user) {
         long at = generation;
+        Principal cached = principals.get(user);
+        if (cached != null && cached.generation() == at && at >= 0) {
+            return cached;
+        }
         Optional<BsonDocument> found = user(user, "showPrivileges");
         if (found.isEmpty()) {
+            principals.remove(user);
             return Principal.NONE;
         }
         List<RoleName> roles = found.get().getArray("inheritedRoles").stream().map(r -> RoleName.parse(r, user.db())).toList();
         List<Privilege> privileges = found.get().getArray("inheritedPrivileges").stream().map(Privilege::parse).toList();
-        return new Principal(List.of(user), roles, privileges, Principal.Kind.USERS, at);
+        Principal resolved = new Principal(List.of(user), roles, privileges, Principal.Kind.USERS, at);
+        principals.put(user, resolved);
+        return resolved;
     }
 
     private Optional<BsonDocument> user(UserName user, String show) {
