@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.cli;
 
 import dev.shardstore.cluster.LocalCluster;
+import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.cluster.ycsb.CommandBinding;
 import dev.shardstore.cluster.ycsb.PostgresBinding;
 import dev.shardstore.cluster.ycsb.RouterBinding;
@@ -12,6 +13,8 @@ import dev.shardstore.cluster.ycsb.YcsbSetup;
 import dev.shardstore.cluster.ycsb.YcsbTarget;
 import dev.shardstore.cluster.ycsb.YcsbWorkload;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,13 +106,21 @@ final class YcsbCommand implements Callable<Integer> {
         properties.put(RouterBinding.ROUTER_PROPERTY, routerUrl);
         properties.put(WireBinding.WIRE_PROPERTY, wireUri);
         properties.put(PostgresBinding.JDBC_PROPERTY, jdbcUrl);
+        // a cluster started with --auth: the bindings authenticate as admin, reading the password from its file
+        Optional<Path> passwordFile = cluster.filter(c -> c.home().adminPassword().isPresent()).map(c -> c.home().adminPasswordFile());
+        passwordFile.ifPresent(file -> {
+            properties.put(CommandBinding.USER_PROPERTY, LocalCluster.ADMIN_USER);
+            properties.put(CommandBinding.PASSWORD_FILE_PROPERTY, file.toString());
+        });
+        RouterClient setup = cluster.filter(c -> router == null).map(c -> c.routerClient(Duration.ofMinutes(2)))
+                .orElseGet(() -> new RouterClient(routerUrl, Duration.ofMinutes(2)));
         YcsbRunner loader = new YcsbRunner(home.dir().resolve("ycsb"), properties);
         YcsbRunner runner = throttle == null ? loader : loader.throttled(throttle); // a load goes as fast as it can
 
         for (YcsbTarget t : targets) {
             if (!skipLoad) {
                 if (t.throughRouter()) {
-                    YcsbSetup.router(routerUrl, CommandBinding.DEFAULT_DATABASE, "usertable");
+                    YcsbSetup.router(setup, CommandBinding.DEFAULT_DATABASE, "usertable");
                 } else {
                     YcsbSetup.postgres(jdbcUrl, "usertable");
                 }

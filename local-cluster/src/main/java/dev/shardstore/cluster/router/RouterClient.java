@@ -48,11 +48,45 @@ public final class RouterClient {
      * (docs/architecture.md "Security").
      */
     public RouterClient(String routerUrl, Duration requestTimeout, @Nullable String user, @Nullable String password) {
-        this.authorization = user == null || password == null ? null
-                : "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-        this.base = URI.create(routerUrl.endsWith("/") ? routerUrl.substring(0, routerUrl.length() - 1) : routerUrl);
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+        this(URI.create(routerUrl.endsWith("/") ? routerUrl.substring(0, routerUrl.length() - 1) : routerUrl),
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build(), requestTimeout,
+                user == null || password == null ? null
+                        : "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private RouterClient(URI base, HttpClient http, Duration requestTimeout, @Nullable String authorization) {
+        this.base = base;
+        this.http = http;
         this.requestTimeout = requestTimeout;
+        this.authorization = authorization;
+    }
+
+    /**
+     * A client of the same router that sends a bearer token taken now with this client's Basic credentials
+     * ({@code POST /api/v1/auth/token}, docs/architecture.md "Security"): the router checks a Basic password with a
+     * PBKDF2 per request, a token with a lookup, so a client that sends many requests takes one. This client itself
+     * when it has no credentials.
+     *
+     * @throws RouterException when the router is unreachable or refuses the credentials
+     */
+    public RouterClient withToken() {
+        if (authorization == null) {
+            return this;
+        }
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("/api/v1/auth/token")).timeout(requestTimeout)
+                .header("Authorization", authorization).header("Accept", "application/json")
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        String token = http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, failure) -> {
+            if (failure != null) {
+                throw transportFailure("a token", failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            }
+            BsonDocument body = parseReply("a token", response);
+            if (response.statusCode() != 200 || !body.isString("token")) {
+                throw new RouterException("router at " + base + " refused a token (HTTP " + response.statusCode() + "): " + body.toJson());
+            }
+            return body.getString("token").getValue();
+        }).join();
+        return new RouterClient(base, http, requestTimeout, "Bearer " + token);
     }
 
     /** The router's base URL. */

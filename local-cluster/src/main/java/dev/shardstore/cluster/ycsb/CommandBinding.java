@@ -1,5 +1,8 @@
 package dev.shardstore.cluster.ycsb;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +26,9 @@ import site.ycsb.Status;
  * Subclasses send a command document and return the reply ({@link RouterBinding}: REST, {@link WireBinding}: the
  * MongoDB wire protocol), so both front ends run exactly the same commands. Property {@code shardstore.db} names the
  * database; YCSB's {@code table} is the collection. A command that answers {@code ok: 0}, a write error, or a
- * transport failure is {@link Status#ERROR}; a read that finds nothing is {@link Status#NOT_FOUND}.
+ * transport failure is {@link Status#ERROR}; a read that finds nothing is {@link Status#NOT_FOUND}. Against a cluster
+ * with authentication, properties {@code shardstore.user} and {@code shardstore.password-file} name the user and the
+ * file holding its password (a file, so that the password is not on YCSB's command line).
  */
 public abstract class CommandBinding extends DB {
     /** Property naming the database that holds YCSB's table. */
@@ -31,11 +36,42 @@ public abstract class CommandBinding extends DB {
     /** The database used when {@link #DATABASE_PROPERTY} is not set. */
     public static final String DEFAULT_DATABASE = "ycsb";
 
+    /** Property naming the user the binding authenticates as (on {@code admin}); none: unauthenticated. */
+    public static final String USER_PROPERTY = "shardstore.user";
+    /** Property naming the file that holds {@link #USER_PROPERTY}'s password. */
+    public static final String PASSWORD_FILE_PROPERTY = "shardstore.password-file";
+
     private String db = DEFAULT_DATABASE;
+
+    /** A user and its password. */
+    protected record Credentials(String user, String password) {
+        @Override
+        public String toString() {
+            return "Credentials[" + user + "]"; // never the password
+        }
+    }
 
     @Override
     public void init() throws DBException {
         db = getProperties().getProperty(DATABASE_PROPERTY, DEFAULT_DATABASE);
+    }
+
+    /**
+     * The credentials of {@link #USER_PROPERTY} and {@link #PASSWORD_FILE_PROPERTY}, or null without a user.
+     *
+     * @throws DBException a user without a readable password file
+     */
+    protected final @Nullable Credentials credentials() throws DBException {
+        String user = getProperties().getProperty(USER_PROPERTY);
+        if (user == null) {
+            return null;
+        }
+        Path file = Path.of(required(PASSWORD_FILE_PROPERTY, "the file holding " + user + "'s password"));
+        try {
+            return new Credentials(user, Files.readString(file).strip());
+        } catch (IOException e) {
+            throw new DBException("cannot read " + user + "'s password from " + file, e);
+        }
     }
 
     /** A required binding property. */

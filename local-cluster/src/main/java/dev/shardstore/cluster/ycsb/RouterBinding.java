@@ -20,7 +20,10 @@ public final class RouterBinding extends CommandBinding {
     @Override
     public void init() throws DBException {
         super.init();
-        router = new RouterClient(required(ROUTER_PROPERTY, "the router URL"), Duration.ofSeconds(30));
+        Credentials credentials = credentials();
+        router = new RouterClient(required(ROUTER_PROPERTY, "the router URL"), Duration.ofSeconds(30),
+                credentials == null ? null : credentials.user(), credentials == null ? null : credentials.password())
+                .withToken(); // a password check per request is a PBKDF2: a token, as a REST client sending many would take
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.shardstore.cluster.ycsb;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCredential;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -31,12 +32,17 @@ public final class WireBinding extends CommandBinding {
     public void init() throws DBException {
         super.init();
         String uri = required(WIRE_PROPERTY, "the router's mongodb:// connection string");
+        Credentials credentials = credentials();
         synchronized (LOCK) {
             if (client == null) {
-                client = MongoClients.create(MongoClientSettings.builder()
+                MongoClientSettings.Builder settings = MongoClientSettings.builder()
                         .applyConnectionString(new ConnectionString(uri))
-                        .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS))
-                        .build());
+                        .applyToSocketSettings(s -> s.readTimeout(30, TimeUnit.SECONDS));
+                if (credentials != null) { // SCRAM-SHA-256 once per connection, as a driver does
+                    settings.credential(MongoCredential.createScramSha256Credential(credentials.user(), "admin",
+                            credentials.password().toCharArray()));
+                }
+                client = MongoClients.create(settings.build());
             }
             OPEN.incrementAndGet();
         }

@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 
 /**
  * Empties a target before YCSB's load phase: through the router, drops database {@code db} and shards
@@ -26,9 +25,8 @@ public final class YcsbSetup {
         return "ycsb_" + table;
     }
 
-    /** Drops and re-shards {@code db.table} through the router at {@code routerUrl}. */
-    public static void router(String routerUrl, String db, String table) {
-        RouterClient router = new RouterClient(routerUrl, Duration.ofMinutes(2));
+    /** Drops and re-shards {@code db.table} through {@code router} (authenticated as admin on a cluster with authentication). */
+    public static void router(RouterClient router, String db, String table) {
         RouterClient.requireOk("dropDatabase " + db, router.run(db, ExtendedJson.parse("{\"dropDatabase\": 1}")));
         RouterClient.requireOk("shardCollection " + db + "." + table, router.run("admin",
                 ExtendedJson.parse("{\"shardCollection\": \"" + db + "." + table + "\", \"key\": {\"_id\": \"hashed\"}}")));
