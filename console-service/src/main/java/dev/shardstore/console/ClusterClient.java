@@ -10,8 +10,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -27,20 +31,39 @@ import org.springframework.stereotype.Component;
  * Extended JSON; docs/architecture.md "The client API: REST and the wire protocol") and the services' Actuator endpoints
  * ({@code GET <service>/actuator/<id>}). No database access. Every request is bounded by
  * {@link ConsoleProperties#requestTimeout()}. Thread-safe.
+ *
+ * <p>With {@link ConsoleProperties#authenticates() credentials} every request carries them (docs/architecture.md
+ * "Security", "Clients"): to the command router a bearer token it issued ({@code POST /api/v1/auth/token} with HTTP
+ * Basic; taken again a minute before it expires, and once more when the router answers AuthenticationFailed (18) to it,
+ * as after a router restart), so that the router checks the password once rather than at every request of every 2 s
+ * update; to any other service, which holds no token of the router's, HTTP Basic. The password is never logged.
  */
 @Component
 public class ClusterClient {
     /** A cursor's batch: one {@code getMore} per 1000 documents (a collection of 10,000 chunks takes ten). */
     private static final int BATCH_SIZE = 1000;
+    /** The router's token endpoint (router-service's {@code RestAuthentication.TOKEN_PATH}). */
+    static final String TOKEN_PATH = "/api/v1/auth/token";
+    /** How long before its expiry a token is replaced. */
+    private static final Duration TOKEN_RENEWAL = Duration.ofMinutes(1);
 
     private final HttpClient http;
     private final String router;
     private final Duration timeout;
+    private final Clock clock;
+    /** {@code Basic base64(user:password)}, or null without credentials. */
+    private final @Nullable String basic;
+    /** The command router's token for this console and its expiry; guarded by {@code this}. */
+    private @Nullable String token;
+    private Instant tokenExpiresAt = Instant.EPOCH;
 
-    public ClusterClient(ConsoleProperties properties) {
+    public ClusterClient(ConsoleProperties properties, Clock clock) {
         this.http = HttpClient.newBuilder().connectTimeout(properties.requestTimeout()).build();
         this.router = properties.commandRouter();
         this.timeout = properties.requestTimeout();
+        this.clock = clock;
+        this.basic = properties.authenticates() ? "Basic " + Base64.getEncoder().encodeToString(
+                (properties.username() + ":" + properties.password()).getBytes(StandardCharsets.UTF_8)) : null;
     }
 
     /**
@@ -53,13 +76,11 @@ public class ClusterClient {
      */
     public BsonDocument command(String db, BsonDocument command) {
         String name = command.isEmpty() ? "command" : command.getFirstKey();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(router + "/v1/databases/" + db + "/command"))
-                .timeout(timeout)
+        String body = ExtendedJson.toJson(command);
+        BsonDocument reply = toRouter(name, authorization -> builder(URI.create(router + "/v1/databases/" + db + "/command"), authorization)
                 .header("Content-Type", "application/json")
-                .header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(ExtendedJson.toJson(command), StandardCharsets.UTF_8))
-                .build();
-        BsonDocument reply = send(name, request);
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .build());
         if (!isOk(reply)) {
             throw new ClusterException(errorOf(name, reply));
         }
@@ -114,14 +135,81 @@ public class ClusterClient {
      */
     public BsonDocument actuator(String serviceUrl, String path) {
         String source = serviceUrl + "/actuator/" + path;
-        HttpRequest request = HttpRequest.newBuilder(URI.create(source)).timeout(timeout).header("Accept", "application/json").GET().build();
-        return send(source, request);
+        if (serviceUrl.equals(router)) {
+            return toRouter(source, authorization -> builder(URI.create(source), authorization).GET().build());
+        }
+        return send(source, builder(URI.create(source), basic).GET().build());
+    }
+
+    /**
+     * {@code GET <serviceUrl>/actuator/<path>} as text (Prometheus's text format), with the credentials as
+     * {@link #actuator}.
+     *
+     * @throws ClusterException HostUnreachable (6), NetworkTimeout (89) as {@link #actuator}; the service's error (a
+     *                          problem body's code, e.g. Unauthorized 13) for a status other than 200
+     */
+    public String actuatorText(String serviceUrl, String path) {
+        String source = serviceUrl + "/actuator/" + path;
+        HttpResponse<String> response = exchange(source, builder(URI.create(source),
+                serviceUrl.equals(router) ? routerAuthorization() : basic).setHeader("Accept", "text/plain").GET().build());
+        if (response.statusCode() != 200) {
+            throw new ClusterException(errorOf(source, parseOrWrap(source, response)));
+        }
+        return response.body();
+    }
+
+    private HttpRequest.Builder builder(URI uri, @Nullable String authorization) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout).header("Accept", "application/json");
+        return authorization == null ? builder : builder.header("Authorization", authorization);
+    }
+
+    /** Sends a request to the command router with its token; once again with a new token when the router refused it (18). */
+    private BsonDocument toRouter(String source, java.util.function.Function<@Nullable String, HttpRequest> request) {
+        String used = routerAuthorization();
+        BsonDocument reply = send(source, request.apply(used));
+        if (used != null && !isOk(reply) && reply.isNumber("code")
+                && reply.getNumber("code").intValue() == ErrorCode.AuthenticationFailed.code()) {
+            forgetToken(used);
+            reply = send(source, request.apply(routerAuthorization()));
+        }
+        return reply;
+    }
+
+    /** {@code Bearer <token>} for the command router, taking a token when there is none or it is about to expire; null without credentials. */
+    private synchronized @Nullable String routerAuthorization() {
+        if (basic == null) {
+            return null;
+        }
+        if (token == null || !clock.instant().isBefore(tokenExpiresAt.minus(TOKEN_RENEWAL))) {
+            String source = router + TOKEN_PATH;
+            BsonDocument reply = send(source, builder(URI.create(source), basic).POST(HttpRequest.BodyPublishers.noBody()).build());
+            if (!reply.isString("token") || !reply.isString("expiresAt")) {
+                throw new ClusterException(errorOf(source, reply));
+            }
+            try {
+                tokenExpiresAt = Instant.parse(reply.getString("expiresAt").getValue());
+            } catch (DateTimeParseException e) {
+                throw new ClusterException(new ClusterError(source, ErrorCode.FailedToParse.code(), ErrorCode.FailedToParse.codeName(),
+                        "the token's expiresAt is not an instant: " + reply.getString("expiresAt").getValue()));
+            }
+            token = reply.getString("token").getValue();
+        }
+        return "Bearer " + token;
+    }
+
+    private synchronized void forgetToken(String used) {
+        if (used.equals("Bearer " + token)) {
+            token = null;
+        }
     }
 
     private BsonDocument send(String source, HttpRequest request) {
-        HttpResponse<String> response;
+        return parseOrWrap(source, exchange(source, request));
+    }
+
+    private HttpResponse<String> exchange(String source, HttpRequest request) {
         try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (HttpTimeoutException e) {
             throw new ClusterException(new ClusterError(source, ErrorCode.NetworkTimeout.code(), ErrorCode.NetworkTimeout.codeName(),
                     request.uri().getAuthority() + " did not answer within " + timeout.toMillis() + " ms"));
@@ -132,6 +220,10 @@ public class ClusterClient {
             Thread.currentThread().interrupt();
             throw new ClusterException(new ClusterError(source, ErrorCode.Interrupted.code(), ErrorCode.Interrupted.codeName(), "interrupted"));
         }
+    }
+
+    /** The response's body as a document. */
+    private static BsonDocument parseOrWrap(String source, HttpResponse<String> response) {
         try {
             return ExtendedJson.parse(response.body());
         } catch (CommandException e) {

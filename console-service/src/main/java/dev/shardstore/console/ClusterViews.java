@@ -1,5 +1,7 @@
 package dev.shardstore.console;
 
+import dev.shardstore.console.ChunkCache.CachedChunk;
+import dev.shardstore.console.meters.MeterSampler;
 import dev.shardstore.console.Views.ActionResult;
 import dev.shardstore.console.Views.Balancer;
 import dev.shardstore.console.Views.BalancerState;
@@ -61,11 +63,15 @@ public class ClusterViews {
     private static final List<String> WIDTHS = List.of("chunks", "documents", "bytes");
 
     private final ClusterClient client;
+    private final ChunkCache chunkCache;
+    private final MeterSampler meters;
     private final ConsoleProperties properties;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
 
-    public ClusterViews(ClusterClient client, ConsoleProperties properties) {
+    public ClusterViews(ClusterClient client, ChunkCache chunkCache, MeterSampler meters, ConsoleProperties properties) {
         this.client = client;
+        this.chunkCache = chunkCache;
+        this.meters = meters;
         this.properties = properties;
     }
 
@@ -116,11 +122,9 @@ public class ClusterViews {
             return new CollectionMap(ns, "", measure, List.of(), zones, shards, errors);
         }
         BsonDocument coll = collection.get();
-        Future<List<BsonDocument>> chunksFuture = submit(() -> attempt(errors,
-                () -> client.find("config", "chunks", new BsonDocument("uuid", coll.get("uuid")))).orElse(List.of()));
+        Future<List<CachedChunk>> chunksFuture = submit(() -> attempt(errors, () -> chunkCache.chunks(coll)).orElse(List.of()));
         Future<List<Migration>> activeFuture = submit(() -> migrations(migrationReports(shards, errors), Map.of()));
-        List<BsonDocument> chunks = new ArrayList<>(join(chunksFuture));
-        chunks.sort(Comparator.comparing(c -> c.getDocument("min"), BsonOrder.COMPARATOR));
+        List<CachedChunk> chunks = join(chunksFuture);
         Map<String, long[]> owned = join(distribution).getOrDefault(ns, Map.of());
         List<Migration> active = join(activeFuture).stream().filter(m -> m.ns().equals(ns)).toList();
         List<BsonDocument> tags = join(tagsFuture);
@@ -128,34 +132,31 @@ public class ClusterViews {
                 chunkViews(chunks, shards, owned, tags, active, measure), zones, shards, errors);
     }
 
-    private static List<Chunk> chunkViews(List<BsonDocument> chunks, List<Shard> shards, Map<String, long[]> owned,
+    private static List<Chunk> chunkViews(List<CachedChunk> chunks, List<Shard> shards, Map<String, long[]> owned,
             List<BsonDocument> tags, List<Migration> active, String measure) {
         Map<String, Integer> colours = new HashMap<>();
         shards.forEach(s -> colours.put(s.name(), s.colour()));
         Map<String, Integer> perShard = new HashMap<>();
-        chunks.forEach(c -> perShard.merge(c.getString("shard").getValue(), 1, Integer::sum));
+        chunks.forEach(c -> perShard.merge(c.shard(), 1, Integer::sum));
         long[] estimates = new long[chunks.size() * 2];
         double total = 0;
         for (int i = 0; i < chunks.size(); i++) {
-            String shard = chunks.get(i).getString("shard").getValue();
+            String shard = chunks.get(i).shard();
             long[] data = owned.getOrDefault(shard, new long[2]);
             int n = perShard.getOrDefault(shard, 1);
             estimates[2 * i] = data[0] / n;
             estimates[2 * i + 1] = data[1] / n;
             total += weightOf(measure, estimates[2 * i], estimates[2 * i + 1]);
         }
+        Map<String, String> moving = new HashMap<>();
+        active.stream().filter(m -> m.role().contains("donor")).forEach(m -> moving.putIfAbsent(m.min(), m.phase() + " → " + m.recipient()));
         List<Chunk> out = new ArrayList<>(chunks.size());
         for (int i = 0; i < chunks.size(); i++) {
-            BsonDocument c = chunks.get(i);
-            String shard = c.getString("shard").getValue();
-            String min = json(c.getDocument("min"));
+            CachedChunk c = chunks.get(i);
             double weight = total == 0 ? 100.0 / chunks.size()
                     : 100.0 * weightOf(measure, estimates[2 * i], estimates[2 * i + 1]) / total;
-            String moving = active.stream().filter(m -> m.min().equals(min) && m.role().contains("donor")).findFirst()
-                    .map(m -> m.phase() + " → " + m.recipient()).orElse(null);
-            out.add(new Chunk(i, min, json(c.getDocument("max")), shard, colours.getOrDefault(shard, PALETTE - 1),
-                    version(c.get("lastmod")), c.getBoolean("jumbo", org.bson.BsonBoolean.FALSE).getValue(),
-                    zoneOf(c.getDocument("min"), tags), estimates[2 * i], estimates[2 * i + 1], weight, moving));
+            out.add(new Chunk(i, c.minJson(), c.maxJson(), c.shard(), colours.getOrDefault(c.shard(), PALETTE - 1), c.version(), c.jumbo(),
+                    zoneOf(c.min(), tags), estimates[2 * i], estimates[2 * i + 1], weight, moving.get(c.minJson())));
         }
         return out;
     }
@@ -227,7 +228,7 @@ public class ClusterViews {
                 .map(ClusterViews::json).orElse(""));
         List<Shard> shards = shards(errors);
         List<Migration> migrations = migrations(migrationReports(shards, errors), Map.of());
-        return new Operations(join(currentOp), migrations, join(sessions), errors);
+        return new Operations(join(currentOp), migrations, join(sessions), meters.history(), meters.interval().toSeconds(), errors);
     }
 
     /** {@code balancerStart} or {@code balancerStop} ({@code start} true or false), as the page reports it. */
@@ -345,8 +346,8 @@ public class ClusterViews {
             attempt(errors, () -> client.find("config", "collections", new BsonDocument("_id", new BsonString(ns)))).stream()
                     .flatMap(List::stream).findFirst().ifPresent(coll -> {
                         Map<String, Integer> counts = new HashMap<>();
-                        attempt(errors, () -> client.find("config", "chunks", new BsonDocument("uuid", coll.get("uuid")))).orElse(List.of())
-                                .forEach(c -> counts.merge(string(c, "shard"), 1, Integer::sum));
+                        attempt(errors, () -> chunkCache.chunks(coll)).orElse(List.of())
+                                .forEach(c -> counts.merge(c.shard(), 1, Integer::sum));
                         Map<String, long[]> perShard = new HashMap<>();
                         owned.getOrDefault(ns, Map.of()).forEach((shard, data) -> {
                             int n = counts.getOrDefault(shard, 0);

@@ -1,5 +1,7 @@
 package dev.shardstore.console;
 
+import dev.shardstore.console.meters.MeterSampler;
+import dev.shardstore.console.meters.ShardMeters;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -182,15 +184,24 @@ public final class Views {
      * @param width  the measure of a chunk's width: {@code chunks} (equal), {@code documents} or {@code bytes}
      * @param chunks in key order
      * @param shards the cluster's shards (for the legend)
+     * @param mapVersion {@link ChunkMapHtml#version} of {@code chunks}: a live update whose browser holds this version
+     *                   keeps its map instead of being sent it again
      */
     public record CollectionMap(String ns, String key, String width, List<Chunk> chunks, List<Zone> zones, List<Shard> shards,
-                                List<ClusterError> errors) {
+                                List<ClusterError> errors, String mapVersion) {
         public CollectionMap {
             Objects.requireNonNull(ns, "ns");
             chunks = List.copyOf(chunks);
             zones = List.copyOf(zones);
             shards = List.copyOf(shards);
             errors = List.copyOf(errors);
+            Objects.requireNonNull(mapVersion, "mapVersion");
+        }
+
+        /** The map of {@code chunks}, versioned by them. */
+        public CollectionMap(String ns, String key, String width, List<Chunk> chunks, List<Zone> zones, List<Shard> shards,
+                List<ClusterError> errors) {
+            this(ns, key, width, chunks, zones, shards, errors, ChunkMapHtml.version(chunks));
         }
     }
 
@@ -251,12 +262,22 @@ public final class Views {
      *
      * @param currentOp the router's {@code $currentOp} documents; empty when it refuses (its error is in {@code errors})
      * @param sessions  the session service's {@code /actuator/sessions}, as JSON, or empty
+     * @param meters    each shard's sampled command throughput and p99 ({@link MeterSampler}), for the table beside the
+     *                  charts
+     * @param sampleSeconds the seconds between two samples
      */
-    public record Operations(List<String> currentOp, List<Migration> migrations, String sessions, List<ClusterError> errors) {
+    public record Operations(List<String> currentOp, List<Migration> migrations, String sessions, List<ShardMeters> meters,
+                             long sampleSeconds, List<ClusterError> errors) {
         public Operations {
             currentOp = List.copyOf(currentOp);
             migrations = List.copyOf(migrations);
+            meters = List.copyOf(meters);
             errors = List.copyOf(errors);
+        }
+
+        /** A rate or latency as the table writes it: one decimal, or {@code –} when there is none. */
+        public String format(@Nullable Double value) {
+            return value == null ? "–" : String.format(java.util.Locale.ROOT, "%.1f", value);
         }
     }
 

@@ -2,15 +2,10 @@ package dev.shardstore.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.shardstore.console.Views.Chunk;
 import dev.shardstore.console.Views.CollectionMap;
-import dev.shardstore.contracts.bson.ExtendedJson;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import dev.shardstore.console.meters.MeterSampler;
+import java.time.Clock;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterEach;
@@ -18,8 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ClusterViews} against a stand-in router and shards (a JDK HTTP server answering the commands and Actuator
- * requests the console sends, in the shapes the router and the shards answer them): the map puts the chunks in shard
+ * {@link ClusterViews} against a stand-in router and shards ({@link StandIn}: a JDK HTTP server answering the commands
+ * and Actuator requests the console sends, in the shapes the router and the shards answer them): the map puts the chunks in shard
  * key order whatever order {@code config.chunks} returns them in, sizes them by the chosen measure from the shards'
  * owned totals, and marks jumbo chunks, zones and the chunk being moved; a refused command's problem body becomes the
  * page's error with its code. The console against the real cluster is local-cluster's ConsoleIT.
@@ -27,67 +22,54 @@ import org.junit.jupiter.api.Test;
 class ClusterViewsTest {
     private static final String UUID = "{\"$uuid\": \"0f0c8e9e-0000-4000-8000-000000000001\"}";
 
-    private HttpServer server;
+    private StandIn cluster;
     private ClusterViews views;
 
     @BeforeEach
-    void startStandIn() throws IOException {
-        server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
-        server.createContext("/", this::answer);
-        server.start();
-        String url = "http://localhost:" + server.getAddress().getPort();
-        ConsoleProperties properties = new ConsoleProperties(List.of(url), url, url, url, url, null, Duration.ofSeconds(2));
-        views = new ClusterViews(new ClusterClient(properties), properties);
+    void startStandIn() {
+        cluster = new StandIn(this::answer);
+        String url = cluster.url();
+        ConsoleProperties properties = ConsoleProperties.of(List.of(url), url, url, url, url);
+        ClusterClient client = new ClusterClient(properties, Clock.systemUTC());
+        views = new ClusterViews(client, new ChunkCache(client), new MeterSampler(client, properties, Clock.systemUTC()), properties);
     }
 
     @AfterEach
     void stop() {
         views.close();
-        server.stop(0);
+        cluster.close();
     }
 
-    private void answer(HttpExchange exchange) throws IOException {
-        String path = exchange.getRequestURI().getPath();
-        String host = "http://localhost:" + server.getAddress().getPort();
-        String body;
-        int status = 200;
+    private StandIn.Answer answer(StandIn.Request request) {
+        String path = request.path();
+        String host = cluster.url();
         if (path.endsWith("/actuator/health")) {
-            body = "{\"status\": \"UP\"}";
-        } else if (path.endsWith("/actuator/migrations")) {
-            body = "{\"active\": [{\"desc\": \"migrating chunk (donor)\", \"ns\": \"geo.cities\", \"min\": {\"k\": 10}, \"max\": {\"k\": 20},"
-                    + " \"donor\": \"shard1\", \"recipient\": \"shard2\", \"phase\": \"clone\", \"documentsCloned\": 50, \"bytesCloned\": 500,"
-                    + " \"modsTransferred\": 0, \"elapsedMillis\": 100}], \"rangeDeletions\": []}";
-        } else {
-            BsonDocument command = ExtendedJson.parse(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            String name = command.getFirstKey();
-            body = switch (name) {
-                case "listShards" -> "{\"shards\": [{\"_id\": \"shard1\", \"host\": \"" + host + "\"}, {\"_id\": \"shard2\", \"host\": \"" + host + "\"}], \"ok\": 1}";
-                case "aggregate" -> "{\"cursor\": {\"firstBatch\": [{\"ns\": \"geo.cities\", \"shards\": ["
-                        + "{\"shardName\": \"shard1\", \"numOwnedDocuments\": 300, \"ownedSizeBytes\": 3000},"
-                        + " {\"shardName\": \"shard2\", \"numOwnedDocuments\": 100, \"ownedSizeBytes\": 1000}]}], \"id\": 0}, \"ok\": 1}";
-                case "find" -> switch (command.getString("find").getValue()) {
-                    case "collections" -> cursor("{\"_id\": \"geo.cities\", \"key\": {\"k\": 1}, \"uuid\": " + UUID + "}");
-                    // out of key order, as a find may return them
-                    case "chunks" -> cursor(chunk("20", "{\"$maxKey\": 1}", "shard2", false) + ", " + chunk("{\"$minKey\": 1}", "10", "shard1", false)
-                            + ", " + chunk("10", "20", "shard1", true));
-                    case "tags" -> cursor("{\"ns\": \"geo.cities\", \"tag\": \"EU\", \"min\": {\"k\": 20}, \"max\": {\"k\": {\"$maxKey\": 1}}}");
-                    default -> cursor("");
-                };
-                default -> {
-                    status = 404;
-                    yield "{\"ok\": 0, \"errmsg\": \"no such command: '" + name + "'\", \"code\": 59, \"codeName\": \"CommandNotFound\"}";
-                }
-            };
+            return StandIn.Answer.json("{\"status\": \"UP\"}");
         }
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, bytes.length);
-        exchange.getResponseBody().write(bytes);
-        exchange.close();
-    }
-
-    private static String cursor(String documents) {
-        return "{\"cursor\": {\"firstBatch\": [" + documents + "], \"id\": 0}, \"ok\": 1}";
+        if (path.endsWith("/actuator/migrations")) {
+            return StandIn.Answer.json("{\"active\": [{\"desc\": \"migrating chunk (donor)\", \"ns\": \"geo.cities\", \"min\": {\"k\": 10}, \"max\": {\"k\": 20},"
+                    + " \"donor\": \"shard1\", \"recipient\": \"shard2\", \"phase\": \"clone\", \"documentsCloned\": 50, \"bytesCloned\": 500,"
+                    + " \"modsTransferred\": 0, \"elapsedMillis\": 100}], \"rangeDeletions\": []}");
+        }
+        BsonDocument command = request.command();
+        String name = command == null ? "" : command.getFirstKey();
+        return switch (name) {
+            case "listShards" -> StandIn.Answer.json("{\"shards\": [{\"_id\": \"shard1\", \"host\": \"" + host + "\"}, {\"_id\": \"shard2\", \"host\": \""
+                    + host + "\"}], \"ok\": 1}");
+            case "aggregate" -> StandIn.Answer.json("{\"cursor\": {\"firstBatch\": [{\"ns\": \"geo.cities\", \"shards\": ["
+                    + "{\"shardName\": \"shard1\", \"numOwnedDocuments\": 300, \"ownedSizeBytes\": 3000},"
+                    + " {\"shardName\": \"shard2\", \"numOwnedDocuments\": 100, \"ownedSizeBytes\": 1000}]}], \"id\": 0}, \"ok\": 1}");
+            case "find" -> StandIn.Answer.json(switch (command.getString("find").getValue()) {
+                case "collections" -> StandIn.cursor("{\"_id\": \"geo.cities\", \"key\": {\"k\": 1}, \"uuid\": " + UUID + "}");
+                // out of key order, as a find may return them
+                case "chunks" -> StandIn.cursor(chunk("20", "{\"$maxKey\": 1}", "shard2", false) + ", " + chunk("{\"$minKey\": 1}", "10", "shard1", false)
+                        + ", " + chunk("10", "20", "shard1", true));
+                case "tags" -> StandIn.cursor("{\"ns\": \"geo.cities\", \"tag\": \"EU\", \"min\": {\"k\": 20}, \"max\": {\"k\": {\"$maxKey\": 1}}}");
+                default -> StandIn.cursor("");
+            });
+            default -> new StandIn.Answer(404, "application/json",
+                    "{\"ok\": 0, \"errmsg\": \"no such command: '" + name + "'\", \"code\": 59, \"codeName\": \"CommandNotFound\"}");
+        };
     }
 
     private static String chunk(String min, String max, String shard, boolean jumbo) {

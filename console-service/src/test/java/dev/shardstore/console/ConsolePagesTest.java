@@ -17,7 +17,8 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The console's pages against a cluster that does not answer (every service URL is a closed port): each page and each
  * live part renders, naming the failure with MongoDB's code (HostUnreachable, 6) and never a stack trace; an action
- * reports the refusal with its code; the browser's libraries are served from the jar. The pages against a real cluster
+ * reports the refusal with its code; the operations charts' data is JSON; the browser's libraries are served from the
+ * jar. The pages against a real cluster
  * are local-cluster's ConsoleIT.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -52,6 +53,16 @@ class ConsolePagesTest {
         }
         assertThat(get("/").body()).contains("hx-get=\"/live/overview\"", "hx-trigger=\"every 2s\"", "/swagger-ui");
         assertThat(get("/live/overview").body()).doesNotContain("<html");
+        assertThat(get("/operations").body()).contains("id=\"throughput-chart\"", "id=\"latency-chart\"", "id=\"meters-table\"",
+                "No sample yet");
+    }
+
+    @Test
+    void theChartsDataIsJsonOfNoShardWhileTheClusterDoesNotAnswer() throws Exception {
+        HttpResponse<String> meters = get("/operations/meters");
+        assertThat(meters.statusCode()).isEqualTo(200);
+        assertThat(meters.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        assertThat(meters.body()).isEqualTo("{\"intervalSeconds\": 5, \"historySeconds\": 900, \"shards\": []}");
     }
 
     @Test

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Optional;
+import java.util.Properties;
 import org.springframework.util.FileSystemUtils;
 
 /**
@@ -16,7 +18,8 @@ import org.springframework.util.FileSystemUtils;
  * {@code cluster.json} (topology and processes), {@code logs/<component>.log}, {@code postgres/}
  * (PostgreSQL's data, kept across {@code down}/{@code up}), {@code kafka/} (the broker's temporary
  * files), {@code run/<component>.ready} (written by the PostgreSQL and Kafka holders once ready) and, once a cluster
- * has started with membership authentication, {@code cluster.key} (the cluster key, mode 0600, kept across restarts).
+ * has started with membership authentication, {@code cluster.key} (the cluster key, mode 0600, kept across restarts),
+ * and with {@code --auth} {@code admin-password} and {@code console-credentials.properties} (mode 0600 both).
  */
 public record ClusterHome(Path dir) {
 
@@ -111,6 +114,64 @@ public record ClusterHome(Path dir) {
             throw new UncheckedIOException("cannot write " + adminPasswordFile(), e);
         }
     }
+
+    /** A new password for a user the launcher creates: 24 random bytes in base64url (32 characters). */
+    public static String randomPassword() {
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * {@code console-credentials.properties}: {@code shardstore.console.username} and {@code shardstore.console.password}
+     * of the console's user (role {@code clusterMonitor} and {@code clusterManager}) in a cluster started with
+     * {@code --auth}, readable by its owner only (mode 0600). The console imports the file
+     * ({@code spring.config.import}), so that its password is on no command line, in no process list and in no
+     * {@code cluster.json}.
+     */
+    public Path consoleCredentialsFile() {
+        return dir.resolve("console-credentials.properties");
+    }
+
+    /**
+     * The console's credentials file, written for user {@code user} with a new {@link #randomPassword()} (mode 0600 from
+     * its creation) when it does not exist yet; an existing one is reused as it is, since the catalog's console user has
+     * its password.
+     *
+     * @throws UncheckedIOException when it cannot be written
+     */
+    public Path ensureConsoleCredentials(String user) {
+        Path file = consoleCredentialsFile();
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                    "# the operator's console's user in this cluster (./cluster up --auth); keep it private\n"
+                            + CONSOLE_USERNAME + "=" + user + "\n" + CONSOLE_PASSWORD + "=" + randomPassword() + "\n");
+        } catch (FileAlreadyExistsException e) {
+            // reused: the console user was created with this password
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the console's credentials " + file, e);
+        }
+        return file;
+    }
+
+    /** The console's password from {@link #consoleCredentialsFile()}; empty when the file does not exist. */
+    public Optional<String> consolePassword() {
+        Path file = consoleCredentialsFile();
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        Properties properties = new Properties();
+        try (var in = Files.newBufferedReader(file)) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+        return Optional.ofNullable(properties.getProperty(CONSOLE_PASSWORD));
+    }
+
+    private static final String CONSOLE_USERNAME = "shardstore.console.username";
+    private static final String CONSOLE_PASSWORD = "shardstore.console.password";
 
     /** The cluster key's file (MongoDB's keyFile): {@code cluster.key}. */
     public Path clusterKeyFile() {

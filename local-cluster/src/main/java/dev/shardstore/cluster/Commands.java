@@ -151,6 +151,10 @@ final class Commands {
                 command.add("--shardstore.console.session-url=" + topology.component("session").url());
                 command.add("--shardstore.console.resharding-url=" + topology.component("resharding").url());
                 command.add("--shardstore.console.config-url=" + topology.component("config").url());
+                if (options.serviceJvmOptions().contains(LocalCluster.AUTH_OPTION)) {
+                    // its user and password from the cluster home's file, never on the command line (ClusterHome)
+                    command.add("--spring.config.import=file:" + home.consoleCredentialsFile());
+                }
             }
             default -> { }
         }

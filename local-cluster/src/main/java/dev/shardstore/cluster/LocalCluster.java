@@ -19,6 +19,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 
 /**
@@ -46,6 +47,14 @@ public final class LocalCluster implements AutoCloseable {
     public static final String AUTH_OPTION = "-Dshardstore.security.authorization=enabled";
     /** The user {@code --auth} creates, with role {@code root} on {@code admin}. */
     public static final String ADMIN_USER = "admin";
+    /**
+     * The console's user {@code --auth} creates on {@code admin} when the cluster has a console, with the roles
+     * docs/architecture.md "The operator's console" gives it: {@code clusterMonitor} and, for its actions,
+     * {@code clusterManager}; its password is in {@link ClusterHome#consoleCredentialsFile()}.
+     */
+    public static final String CONSOLE_USER = "console";
+    /** MongoDB's "User already exists" (Location51003). */
+    private static final int DUPLICATE_USER = 51003;
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
     private static final Duration DEFAULT_START_TIMEOUT = Duration.ofMinutes(4);
 
@@ -92,6 +101,10 @@ public final class LocalCluster implements AutoCloseable {
         if (options.clusterKey()) {
             home.ensureClusterKey();
         }
+        boolean auth = options.serviceJvmOptions().contains(AUTH_OPTION);
+        if (auth && topology.hasConsole()) {
+            home.ensureConsoleCredentials(CONSOLE_USER);
+        }
 
         LocalCluster cluster = new LocalCluster(home, ClusterState.planned(topology), options.startTimeout(), out);
         store.save(cluster.state);
@@ -101,8 +114,11 @@ public final class LocalCluster implements AutoCloseable {
             cluster.startPhase(commands, List.of(topology.component("postgres"), topology.component("kafka")));
             cluster.startPhase(commands, List.of(topology.component("config")));
             cluster.startPhase(commands, topology.services().stream().filter(c -> c.role() != Role.CONFIG).toList());
-            if (options.serviceJvmOptions().contains(AUTH_OPTION)) {
+            if (auth) {
                 cluster.createAdmin();
+                if (topology.hasConsole()) {
+                    cluster.createConsoleUser();
+                }
             }
             cluster.registerShards();
             return cluster;
@@ -388,6 +404,27 @@ public final class LocalCluster implements AutoCloseable {
             out.accept("created user admin (role root); its password is in " + home.adminPasswordFile());
         } else {
             out.accept("users exist already: user admin authenticates with the password in " + home.adminPasswordFile());
+        }
+    }
+
+    /**
+     * Creates the console's user ({@link #CONSOLE_USER}, roles {@code clusterMonitor} and {@code clusterManager} on
+     * {@code admin}) as {@code admin}, with the password of {@link ClusterHome#consoleCredentialsFile()}; a catalog that
+     * has it already (a restart) keeps it (MongoDB's duplicate user, 51003). The password goes only into the command.
+     */
+    private void createConsoleUser() {
+        String password = home.consolePassword().orElseThrow(() -> new IllegalStateException("a console with authorization needs "
+                + home.consoleCredentialsFile()));
+        BsonDocument reply = routerClient(Duration.ofSeconds(30)).run("admin", new BsonDocument("createUser", new BsonString(CONSOLE_USER))
+                .append("pwd", new BsonString(password))
+                .append("roles", new BsonArray(List.of(new BsonString("clusterMonitor"), new BsonString("clusterManager")))));
+        if (RouterClient.isOk(reply)) {
+            out.accept("created user console (roles clusterMonitor, clusterManager) for the console; its password is in "
+                    + home.consoleCredentialsFile());
+        } else if (reply.getNumber("code", new BsonInt32(0)).intValue() == DUPLICATE_USER) {
+            out.accept("user console exists already: the console authenticates with the password in " + home.consoleCredentialsFile());
+        } else {
+            throw new IllegalStateException("cannot create the console's user: " + reply.toJson());
         }
     }
 

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Component;
 
@@ -11,7 +12,10 @@ import org.springframework.stereotype.Component;
  * The shard's Micrometer meters (docs/architecture.md "Observability"):
  * <ul>
  *   <li>{@code shardstore.shard.command} — timer per command, tags {@code command} (the command's
- *       registered name) and {@code outcome} ({@code ok} or the MongoDB code name of the error);</li>
+ *       registered name) and {@code outcome} ({@code ok} or the MongoDB code name of the error), published as a
+ *       percentile histogram (buckets from 1 ms to 10 s) so that a reader can add the buckets up over tags and over an
+ *       interval and estimate the shard's p99 of that interval, as the console's operations charts do (client-side
+ *       percentiles cannot be added up);</li>
  *   <li>{@code shardstore.shard.stale.db.version} — StaleDbVersion answers;</li>
  *   <li>{@code shardstore.shard.db.version.refreshes} — loads of a database's filtering information
  *       from the config service;</li>
@@ -54,6 +58,10 @@ public class ShardMetrics {
     /** Counter name; Prometheus shows {@code shardstore_shard_autosplits_total}. */
     public static final String AUTOSPLITS = "shardstore.shard.autosplits";
 
+    /** The command histogram's lowest and highest bucket bounds (Micrometer's few dozen timer buckets between them). */
+    private static final Duration COMMAND_HISTOGRAM_MIN = Duration.ofMillis(1);
+    private static final Duration COMMAND_HISTOGRAM_MAX = Duration.ofSeconds(10);
+
     private final MeterRegistry registry;
     private final Counter staleDbVersion;
     private final Counter refreshes;
@@ -81,6 +89,9 @@ public class ShardMetrics {
     public void recordCommand(String command, String outcome, long nanos) {
         Timer.builder(COMMAND_TIMER)
                 .description("Shard command latency")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(COMMAND_HISTOGRAM_MIN)
+                .maximumExpectedValue(COMMAND_HISTOGRAM_MAX)
                 .tag("command", command)
                 .tag("outcome", outcome)
                 .register(registry)

@@ -10,11 +10,9 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +52,8 @@ final class UpCommand implements Callable<Integer> {
     String jvmOptions;
 
     @Option(names = "--auth", description = "turn authentication and authorization on in every service (and --cluster-key) and create"
-            + " user admin (role root); its password from --admin-password-file, or generated, kept in the cluster home (mode 0600) and printed once")
+            + " user admin (role root); its password from --admin-password-file, or generated, kept in the cluster home (mode 0600) and printed once;"
+            + " the console runs as user console (roles clusterMonitor, clusterManager), its generated password kept in the cluster home too")
     boolean auth;
 
     @Option(names = "--admin-password-file", paramLabel = "FILE", description = "with --auth: the file holding admin's password")
@@ -147,9 +146,7 @@ final class UpCommand implements Callable<Integer> {
             }
             return null;
         }
-        byte[] bytes = new byte[24];
-        new SecureRandom().nextBytes(bytes);
-        String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        String password = ClusterHome.randomPassword();
         clusterHome.writeAdminPassword(password);
         return password;
     }

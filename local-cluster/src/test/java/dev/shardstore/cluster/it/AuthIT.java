@@ -2,6 +2,7 @@ package dev.shardstore.cluster.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
@@ -10,7 +11,12 @@ import dev.shardstore.cluster.ClusterHome;
 import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
@@ -23,10 +29,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A cluster started as {@code ./cluster up --auth} (one shard, two routers, port offset 3600): user {@code admin} made
- * through the localhost exception, then the official Java driver with SCRAM-SHA-256; refused commands write nothing;
- * users survive a config service restart; a password change holds at once on the other router
- * (docs/architecture.md "Security").
+ * A cluster started as {@code ./cluster up --auth} (one shard, two routers, the console, port offset 3600): user
+ * {@code admin} made through the localhost exception, then the official Java driver with SCRAM-SHA-256; refused commands
+ * write nothing; users survive a config service restart; a password change holds at once on the other router
+ * (docs/architecture.md "Security"); the console runs as its own user, and shows the code of an action it may not run.
  */
 class AuthIT {
     private static final int PORT_OFFSET = 3600;
@@ -39,9 +45,11 @@ class AuthIT {
         new ClusterHome(home).writeAdminPassword(ADMIN_PASSWORD);
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         jvm.add(LocalCluster.AUTH_OPTION);
+        // the console's meters sampled every second, so that its charts have points within the test
+        jvm.add("-Dshardstore.console.sample-interval=1s");
         Consumer<String> out = line -> System.out.println("[cluster] " + line);
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(home).withShards(1).withRouters(2)
-                .withPortOffset(PORT_OFFSET).withConsole(false).withServiceJvmOptions(jvm), out);
+                .withPortOffset(PORT_OFFSET).withConsole(true).withServiceJvmOptions(jvm), out);
     }
 
     @AfterAll
@@ -71,6 +79,49 @@ class AuthIT {
     private static void assertCode(Throwable thrown, int code) {
         Throwable cause = thrown instanceof MongoCommandException ? thrown : thrown.getCause();
         assertThat(cause).as(thrown.toString()).isInstanceOfSatisfying(MongoCommandException.class, c -> assertThat(c.getErrorCode()).isEqualTo(code));
+    }
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private static HttpResponse<String> console(String method, String path) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(cluster.url("console") + path)).timeout(Duration.ofSeconds(30));
+        return HTTP.send(method.equals("POST") ? request.POST(HttpRequest.BodyPublishers.noBody()).build() : request.GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The console started by {@code --auth} authenticates as user {@code console} (clusterMonitor, clusterManager; its
+     * password in the cluster home's 0600 file, not on its command line): its pages read the cluster unrefused and its
+     * charts get the shard's meters; once {@code clusterManager} is revoked, its balancer action shows the router's
+     * Unauthorized (13) in the page, while its pages still read.
+     */
+    @Test
+    void theConsoleRunsAsItsOwnUserAndShowsTheCodeOfARefusedAction() throws Exception {
+        assertThat(Files.getPosixFilePermissions(cluster.home().consoleCredentialsFile()))
+                .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+        assertThat(Files.readString(cluster.home().stateFile())).contains("console-credentials.properties")
+                .doesNotContain(cluster.home().consolePassword().orElseThrow());
+        // (not /operations: its $currentOp needs the inprog rule that comes with the router's $currentOp stage)
+        for (String page : new String[] {"/", "/live/overview", "/movements", "/balancer"}) {
+            HttpResponse<String> response = console("GET", page);
+            assertThat(response.statusCode()).as(page).isEqualTo(200);
+            assertThat(response.body()).as(page).doesNotContain("Unauthorized (13)", "AuthenticationFailed (18)");
+        }
+        assertThat(console("GET", "/operations").body()).doesNotContain("AuthenticationFailed (18)");
+        assertThat(console("GET", "/live/overview").body()).contains("data-health=\"UP\"");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(console("GET", "/operations/meters").body())
+                .contains("\"shard\": \"shard1\"").containsPattern("\\[\\d+, [0-9.]+, "));
+
+        try (MongoClient admin = admin()) {
+            admin.getDatabase("admin").runCommand(new Document("revokeRolesFromUser", LocalCluster.CONSOLE_USER).append("roles", List.of("clusterManager")));
+            try {
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(console("POST", "/balancer/stop").body())
+                        .contains("balancerStop refused: Unauthorized (13)"));
+                assertThat(console("GET", "/live/overview").body()).contains("data-health=\"UP\"").doesNotContain("Unauthorized (13)");
+            } finally {
+                admin.getDatabase("admin").runCommand(new Document("grantRolesToUser", LocalCluster.CONSOLE_USER).append("roles", List.of("clusterManager")));
+            }
+        }
     }
 
     @Test

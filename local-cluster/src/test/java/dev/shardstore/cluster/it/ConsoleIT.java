@@ -44,7 +44,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * moved to shard2. The collection map draws exactly {@code config.chunks} (count, owners, key order); a moveChunk run
  * while the map is open changes the owner drawn without a reload; the balancer page moves a chunk (confirmed) and starts
  * and stops the balancer, as {@code balancerStatus} then says; a refused move shows the cluster's error code; a killed
- * shard is shown down while the pages keep serving, and up again once restarted. Each page is written as a 1280x800
+ * shard is shown down while the pages keep serving, and up again once restarted; a live update of an unchanged map
+ * keeps the drawn one; the operations page charts each shard's sampled meters beside a table of them. Each page is written as a 1280x800
  * screenshot to {@code docs/console/}.
  *
  * <p>Needs Debian's {@code chromium} and {@code chromium-driver} ({@code .ci/run} installs them); without them the class
@@ -72,6 +73,8 @@ class ConsoleIT {
                         + "); install them with apt-get install chromium chromium-driver (.ci/run does)");
         List<String> jvm = new ArrayList<>(ClusterOptions.DEFAULT_SERVICE_JVM_OPTIONS);
         jvm.add("-Dshardstore.balancer.round-interval=1s");
+        // the console's meters sampled every second, so that the operations charts have lines within the test
+        jvm.add("-Dshardstore.console.sample-interval=1s");
         cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withHome(Files.createTempDirectory("shardstore-console-it-"))
                 .withShards(2).withRouters(1).withPortOffset(3500).withConsole(true).withServiceJvmOptions(jvm),
                 line -> System.out.println("[cluster] " + line));
@@ -175,6 +178,10 @@ class ConsoleIT {
         ok(router, "admin", "{\"moveChunk\": \"" + NS + "\", \"find\": {\"k\": 100}, \"to\": \"shard2\"}");
         waitUntil(() -> drawnChunks().getFirst().startsWith("shard2 "), PAGE_WAIT, "the map's first chunk on shard2");
         assertThat(drawnChunks()).isEqualTo(configChunks());
+        // then an update finds the map unchanged and keeps the drawn one rather than sending it again
+        waitUntil(() -> "preserved".equals(browser.executeScript("return document.getElementById('live').dataset.map;")), PAGE_WAIT,
+                "an update that kept the map");
+        assertThat(drawnChunks()).isEqualTo(configChunks());
     }
 
     @Test
@@ -226,6 +233,11 @@ class ConsoleIT {
         open("/operations");
         // the router has no $currentOp yet: the page names the refusal with its code rather than failing
         assertThat(text(".errors")).contains("NotImplemented (238)");
+        // each shard's meters: a row of the table beside the charts, and a line in each chart once two samples rated it
+        waitUntil(() -> browser.findElements(By.cssSelector("#meters-table tr[data-shard]")).size() == 2, PAGE_WAIT, "a table row per shard");
+        waitUntil(() -> chartPoints("throughput-chart").size() == 2 && chartPoints("throughput-chart").stream().allMatch(n -> n >= 2)
+                && chartPoints("latency-chart").size() == 2, PAGE_WAIT, "the charts' lines, one per shard");
+        assertThat(text("#meters-table tr[data-shard='shard1'] th")).isEqualTo("shard1");
         screenshot("operations");
     }
 
@@ -251,6 +263,13 @@ class ConsoleIT {
         cluster.startService("shard2");
         open("/");
         waitUntil(() -> health("shard2").equals("UP"), Duration.ofMinutes(1), "the overview shows shard2 up again");
+    }
+
+    /** How many points each line of the ECharts chart in element {@code id} has (empty before it is drawn). */
+    @SuppressWarnings("unchecked")
+    private static List<Long> chartPoints(String id) {
+        return (List<Long>) browser.executeScript("const c = echarts.getInstanceByDom(document.getElementById(arguments[0]));"
+                + " return c ? c.getOption().series.map(s => s.data.length) : [];", id);
     }
 
     /** The health the open overview shows for {@code shard} (empty before its row is drawn). */

@@ -22,6 +22,7 @@ public enum ActionType {
     // sharding
     addShard, removeShard, listShards, enableSharding, moveChunk, splitChunk, splitVector, flushRouterConfig,
     getShardMap, cleanupOrphaned, refineCollectionShardKey, reshardCollection, checkMetadataConsistency,
+    shardedDataDistribution,
     // deployment and diagnostics
     serverStatus, getParameter, setParameter, getCmdLineOpts, getLog, hostInfo, connPoolStats, netstat, top,
     inprog, killop, listDatabases, listSessions, killAnySession, impersonate, shutdown, logRotate,

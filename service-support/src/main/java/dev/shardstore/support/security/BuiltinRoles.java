@@ -27,7 +27,8 @@ public final class BuiltinRoles {
     private static final Set<ActionType> USER_ADMIN = EnumSet.of(changeCustomData, changePassword, createRole, createUser, dropRole,
             dropUser, grantRole, revokeRole, setAuthenticationRestriction, viewRole, viewUser);
     private static final Set<ActionType> CLUSTER_MONITOR = EnumSet.of(checkMetadataConsistency, connPoolStats, getCmdLineOpts, getLog,
-            getParameter, getShardMap, hostInfo, inprog, listDatabases, listSessions, listShards, netstat, serverStatus, top);
+            getParameter, getShardMap, hostInfo, inprog, listDatabases, listSessions, listShards, netstat, serverStatus, top,
+            shardedDataDistribution);
     private static final Set<ActionType> CLUSTER_MANAGER = EnumSet.of(addShard, removeShard, listShards, listSessions, flushRouterConfig,
             cleanupOrphaned, applicationMessage, setParameter);
     private static final Set<ActionType> SHARDING_ON_ANY_DATABASE = EnumSet.of(enableSharding, moveChunk, splitChunk, splitVector,

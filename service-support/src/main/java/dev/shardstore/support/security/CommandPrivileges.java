@@ -134,7 +134,8 @@ public final class CommandPrivileges {
         configCollection("balancerStop", "settings", update);
         configCollection("balancerStatus", "settings", find);
         configCollection("balancerPlan", "settings", find);
-        namespace("balancerCollectionStatus", find);
+        // MongoDB's balancerCollectionStatus "Access Control": enableSharding on the collection (clusterManager has it)
+        namespace("balancerCollectionStatus", enableSharding);
         namespace("configureCollectionBalancing", update);
         configCollection("addShardToZone", "shards", update);
         configCollection("removeShardFromZone", "shards", update);
@@ -258,11 +259,17 @@ public final class CommandPrivileges {
 
     /**
      * {@code aggregate}: find on the collection (on the database for {@code aggregate: 1}), and insert and remove on
-     * the collection an {@code $out} or {@code $merge} writes.
+     * the collection an {@code $out} or {@code $merge} writes; a database-level {@code $shardedDataDistribution}
+     * instead needs action {@code shardedDataDistribution} on the cluster (MongoDB's stage "Access Control": role
+     * {@code clusterMonitor}), since it reads no database's collection.
      */
     private static List<Required> aggregate(String db, BsonDocument command) {
         List<Required> required = new ArrayList<>();
         BsonValue source = command.get("aggregate");
+        if ((source == null || !source.isString()) && firstStageIs(command, "$shardedDataDistribution")) {
+            required.add(new Required(Resource.CLUSTER, shardedDataDistribution));
+            return required;
+        }
         required.add(new Required(source != null && source.isString() ? Resource.collection(db, stringOr(source, "(none)"))
                 : Resource.database(db), find));
         if (command.isArray("pipeline")) {
@@ -281,6 +288,11 @@ public final class CommandPrivileges {
             }
         }
         return required;
+    }
+
+    private static boolean firstStageIs(BsonDocument command, String stage) {
+        return command.isArray("pipeline") && !command.getArray("pipeline").isEmpty() && command.getArray("pipeline").get(0).isDocument()
+                && command.getArray("pipeline").get(0).asDocument().containsKey(stage);
     }
 
     /** The collection {@code $out: "c"}, {@code $out: {db, coll}}, {@code $merge: "c"} or {@code $merge: {into}} writes. */

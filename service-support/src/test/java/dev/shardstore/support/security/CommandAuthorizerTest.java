@@ -76,6 +76,27 @@ class CommandAuthorizerTest {
         allowed(writer, "admin", "{bulkWrite: 1, ops: [{insert: 0, document: {}}], nsInfo: [{ns: 'shop.c'}]}");
     }
 
+    /**
+     * What the operator's console reads and does as a user with clusterMonitor and clusterManager (docs/architecture.md
+     * "The operator's console"), as MongoDB's rules give them: $shardedDataDistribution needs the cluster's
+     * shardedDataDistribution (clusterMonitor), balancerCollectionStatus enableSharding on the collection (clusterManager),
+     * balancerStop an update of config.settings (clusterManager).
+     */
+    @Test
+    void theConsolesReadsNeedClusterMonitorAndItsActionsClusterManager() {
+        Caller monitor = holding("clusterMonitor", "admin");
+        Caller manager = holding("clusterManager", "admin");
+        String distribution = "{aggregate: 1, pipeline: [{$shardedDataDistribution: {}}], cursor: {}}";
+        allowed(monitor, "admin", distribution);
+        refused(manager, "admin", distribution, "shardedDataDistribution");
+        refused(monitor, "admin", "{aggregate: 1, pipeline: [{$match: {}}, {$shardedDataDistribution: {}}], cursor: {}}", "find");
+        allowed(manager, "admin", "{balancerCollectionStatus: 'shop.orders'}");
+        refused(monitor, "admin", "{balancerCollectionStatus: 'shop.orders'}", "enableSharding");
+        allowed(monitor, "admin", "{balancerStatus: 1}");
+        refused(monitor, "admin", "{balancerStop: 1}", "update");
+        allowed(manager, "admin", "{balancerStop: 1}");
+    }
+
     @Test
     void clusterRolesAndRoot() {
         allowed(holding("clusterMonitor", "admin"), "admin", "{listShards: 1}");
