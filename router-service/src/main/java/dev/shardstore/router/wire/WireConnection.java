@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
 import org.bson.BsonDocument;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -51,14 +52,16 @@ final class WireConnection implements Runnable {
     private final WireMetrics metrics;
     private final Runnable onClose;
     private final ConnectionAuthentication authentication;
+    private final WireTls tls;
     /** When the current reply's write began ({@link System#nanoTime()}), or 0 while not writing. */
     private volatile long writeStartedNanos;
     /** Why the router closed this connection, once it did ({@link #close}). */
     private volatile @Nullable String closedBecause;
 
     WireConnection(Socket socket, long id, Duration idleTimeout, ClientCommands commands, WireMetrics metrics,
-            ConnectionAuthentication authentication, Runnable onClose) {
+            ConnectionAuthentication authentication, WireTls tls, Runnable onClose) {
         this.socket = socket;
+        this.tls = tls;
         this.authentication = authentication;
         this.id = id;
         this.idleTimeout = idleTimeout;
@@ -91,22 +94,31 @@ final class WireConnection implements Runnable {
     public void run() {
         String reason = "client";
         try (socket) {
-            ConnectionLoop.serve(socket, idleTimeout, Handshake.MAX_MESSAGE_SIZE_BYTES, () -> false, new ConnectionLoop.Handler() {
-                @Override
-                public byte @Nullable [] answer(Frame frame) {
-                    return handle(frame);
-                }
+            // the first bytes tell a TLS client from a plain one; the handshake's time counts against the first message's
+            WireTls.Accepted accepted = tls.accept(socket, idleTimeout);
+            ConnectionLoop.serve(accepted.socket(), accepted.alreadyRead(), idleTimeout, Handshake.MAX_MESSAGE_SIZE_BYTES, () -> false,
+                    new ConnectionLoop.Handler() {
+                        @Override
+                        public byte @Nullable [] answer(Frame frame) {
+                            return handle(frame);
+                        }
 
-                @Override
-                public void writing(boolean inProgress) {
-                    writeStartedNanos = inProgress ? System.nanoTime() : 0;
-                }
-            });
+                        @Override
+                        public void writing(boolean inProgress) {
+                            writeStartedNanos = inProgress ? System.nanoTime() : 0;
+                        }
+                    });
         } catch (MalformedMessageException e) {
             reason = "malformed";
             log.debug("wire connection {} closed: {}", id, e.getMessage());
         } catch (SocketTimeoutException e) {
             reason = "idle";
+        } catch (WireTls.RefusedException e) {
+            reason = "tls-required";
+            log.info("wire connection {} from {} closed: {}", id, socket.getInetAddress(), e.getMessage());
+        } catch (SSLException e) {
+            reason = "tls-handshake";
+            log.info("wire connection {} from {}: TLS handshake failed: {}", id, socket.getInetAddress(), e.getMessage());
         } catch (IOException e) {
             String closer = closedBecause;
             reason = closer != null ? closer : "io";

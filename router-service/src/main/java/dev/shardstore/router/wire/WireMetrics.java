@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  *       limit) or {@code client-limit} (the per-client-address one);</li>
  *   <li>{@code shardstore.router.wire.connections.closed} (counter), {@code reason}: {@code client} (it hung up),
  *       {@code idle}, {@code malformed}, {@code stalled} (did not read its replies), {@code closed} (shutdown),
- *       {@code io}, {@code error};</li>
+ *       {@code io}, {@code error}, {@code tls-required} (a plain client under {@code requireTLS}), {@code tls-handshake}
+ *       (a TLS handshake that failed: no or a bad client certificate, a client that does not trust the listener's);</li>
  *   <li>{@code shardstore.router.wire.messages} (timer), {@code opcode} ({@code OP_MSG}, {@code OP_QUERY}) and
  *       {@code compressor} ({@code none}, {@code snappy}, {@code zlib}, {@code zstd}): each message from read to
  *       reply.</li>

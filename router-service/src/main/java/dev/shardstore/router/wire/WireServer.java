@@ -54,6 +54,7 @@ public class WireServer implements SmartLifecycle {
     private final ClientCommands commands;
     private final WireMetrics metrics;
     private final UserDirectory users;
+    private final WireTls tls;
     private final Map<Long, WireConnection> connections = new ConcurrentHashMap<>();
     private final Map<InetAddress, Integer> perClient = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
@@ -64,16 +65,20 @@ public class WireServer implements SmartLifecycle {
 
     /** A listener on {@code shardstore.router.wire.bind-address}. */
     public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, UserDirectory users) {
-        this(properties, commands, meters, new NetProperties(List.of()), users);
+        this(properties, WireTlsProperties.DISABLED, commands, meters, new NetProperties(List.of()), users);
     }
 
     /**
      * @param net the service's bind addresses ({@code shardstore.net.bind-ip}), which replace
      *            {@code shardstore.router.wire.bind-address} when given: the listener takes the same port on each
+     * @param tls TLS on the listener ({@code shardstore.router.wire.tls.*})
+     * @throws java.io.UncheckedIOException a TLS certificate or CA file that cannot be read
      */
     @Autowired
-    public WireServer(WireProperties properties, ClientCommands commands, MeterRegistry meters, NetProperties net, UserDirectory users) {
+    public WireServer(WireProperties properties, WireTlsProperties tls, ClientCommands commands, MeterRegistry meters, NetProperties net,
+            UserDirectory users) {
         this.properties = properties;
+        this.tls = WireTls.of(tls);
         this.users = users;
         this.commands = commands;
         this.metrics = new WireMetrics(meters);
@@ -103,7 +108,7 @@ public class WireServer implements SmartLifecycle {
         sweep.scheduleWithFixedDelay(this::closeStalledWriters, 1, 1, TimeUnit.SECONDS);
         sweeper = sweep;
         servers.forEach(socket -> Thread.ofPlatform().daemon().name("wire-acceptor").start(() -> acceptLoop(socket)));
-        log.info("MongoDB wire protocol listening on {}:{}", bindAddresses, port());
+        log.info("MongoDB wire protocol listening on {}:{} (net.tls.mode {})", bindAddresses, port(), tls.mode().mongoName());
     }
 
     /** The port listened on (the chosen one when configured as 0), or -1 when not listening. */
@@ -155,7 +160,7 @@ public class WireServer implements SmartLifecycle {
         long id = connectionIds.incrementAndGet();
         metrics.opened();
         WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics,
-                new ConnectionAuthentication(users, address.isLoopbackAddress()), () -> {
+                new ConnectionAuthentication(users, address.isLoopbackAddress()), tls, () -> {
             connections.remove(id);
             release.run();
         });

@@ -3,7 +3,10 @@ package dev.shardstore.router.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoCredential;
 import com.mongodb.MongoSecurityException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -13,8 +16,12 @@ import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.router.transaction.RouterTransactions;
+import dev.shardstore.router.wire.TestCertificates;
+import dev.shardstore.router.wire.TlsMode;
 import dev.shardstore.router.wire.WireProperties;
 import dev.shardstore.router.wire.WireServer;
+import dev.shardstore.router.wire.WireTlsProperties;
+import dev.shardstore.support.membership.NetProperties;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.security.CommandAuthorizer;
@@ -22,6 +29,7 @@ import dev.shardstore.transport.http.CommandClient;
 import dev.shardstore.support.session.LogicalSessionCache;
 import dev.shardstore.support.session.LogicalSessionCacheProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -31,11 +39,12 @@ import org.bson.BsonInt32;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The official Java driver against the router's wire listener with authorization on: SCRAM-SHA-256 through
  * {@code mongodb://user:pw@host/?authSource=admin}, wrong passwords, unauthenticated and under-privileged commands, the
- * localhost exception. The config service is {@link InMemoryUsers}.
+ * localhost exception, and SCRAM over TLS ({@code requireTLS}). The config service is {@link InMemoryUsers}.
  */
 class WireAuthenticationTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -51,6 +60,10 @@ class WireAuthenticationTest {
     }
 
     private int start() {
+        return start(WireTlsProperties.DISABLED);
+    }
+
+    private int start(WireTlsProperties tls) {
         CommandRegistry registry = new CommandRegistry(List.of(
                 CommandHandler.of("find", (db, cmd) -> Replies.cursor(true, List.of(), 0, db + "." + cmd.getString("find").getValue())),
                 CommandHandler.of("insert", (db, cmd) -> {
@@ -68,7 +81,8 @@ class WireAuthenticationTest {
         directory = users.directory();
         ClientCommands commands = new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT),
                 ClusterTimeSigner.UNSIGNED), sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { });
-        server = new WireServer(new WireProperties(true, 0, "127.0.0.1", 100, 100, Duration.ofMinutes(1)), commands, meters, directory);
+        server = new WireServer(new WireProperties(true, 0, "127.0.0.1", 100, 100, Duration.ofMinutes(1)), tls, commands, meters,
+                new NetProperties(List.of()), directory);
         server.start();
         return server.port();
     }
@@ -104,6 +118,30 @@ class WireAuthenticationTest {
                     .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(13));
             assertThat(inserted).hasValue(1);
         }
+    }
+
+    @Test
+    void theDriverAuthenticatesWithScramSha256OverTls(@TempDir Path dir) {
+        addUser("writer", "write-pw", "readWrite", "shop");
+        TestCertificates.Identity authority = TestCertificates.authority("test CA");
+        int port = start(new WireTlsProperties(TlsMode.REQUIRE_TLS,
+                TestCertificates.writeCertificateKeyFile(TestCertificates.leaf("router", authority), dir.resolve("router.pem")), null, false));
+        MongoClientSettings settings = MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString("mongodb://writer:write-pw@127.0.0.1:" + port
+                        + "/?authSource=admin&authMechanism=SCRAM-SHA-256&tls=true&serverSelectionTimeoutMS=5000"))
+                .applyToSslSettings(b -> b.context(TestCertificates.clientContext(authority, null)))
+                .build();
+        try (MongoClient writer = MongoClients.create(settings)) {
+            writer.getDatabase("shop").getCollection("orders").insertOne(new Document("a", 1));
+            assertThat(inserted).hasValue(1);
+            assertThat(writer.getDatabase("admin").runCommand(new Document("connectionStatus", 1)).toJson()).contains("\"user\": \"writer\"");
+        }
+        try (MongoClient wrong = MongoClients.create(MongoClientSettings.builder(settings)
+                .credential(MongoCredential.createScramSha256Credential("writer", "admin", "wrong".toCharArray())).build())) {
+            assertThatThrownBy(() -> wrong.getDatabase("shop").getCollection("orders").insertOne(new Document("a", 2)))
+                    .isInstanceOf(MongoSecurityException.class);
+        }
+        assertThat(inserted).hasValue(1);
     }
 
     @Test

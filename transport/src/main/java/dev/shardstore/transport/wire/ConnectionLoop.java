@@ -2,9 +2,11 @@ package dev.shardstore.transport.wire;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Optional;
@@ -49,8 +51,19 @@ public final class ConnectionLoop {
      */
     public static void serve(Socket socket, Duration idle, int maxMessageSize, BooleanSupplier stopping, Handler handler)
             throws IOException {
+        serve(socket, new byte[0], idle, maxMessageSize, stopping, handler);
+    }
+
+    /**
+     * {@link #serve(Socket, Duration, int, BooleanSupplier, Handler)} for a socket whose first {@code alreadyRead} bytes
+     * were read before the loop (the router's listener reads a few to tell a TLS client from a plain one).
+     */
+    public static void serve(Socket socket, byte[] alreadyRead, Duration idle, int maxMessageSize, BooleanSupplier stopping,
+            Handler handler) throws IOException {
         try (SocketDeadlines.Deadline deadline = SocketDeadlines.shared().watch(socket)) {
-            InputStream in = new BufferedInputStream(socket.getInputStream(), BUFFER_BYTES);
+            InputStream socketIn = new BufferedInputStream(socket.getInputStream(), BUFFER_BYTES);
+            InputStream in = alreadyRead.length == 0 ? socketIn
+                    : new SequenceInputStream(new ByteArrayInputStream(alreadyRead.clone()), socketIn);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), BUFFER_BYTES);
             SocketDeadlines.IoOperation<Optional<Frame>> next = () -> Frame.read(in, maxMessageSize);
             String quiet = "no whole message for " + idle.toMillis() + " ms";
