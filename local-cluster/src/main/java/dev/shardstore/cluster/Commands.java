@@ -143,6 +143,8 @@ final class Commands {
                 command.add("--shardstore.router.wire.port=" + component.wirePort().orElseThrow());
                 command.add("--shardstore.router.balancer-url=" + topology.component("balancer").url());
                 command.add("--shardstore.router.resharding-url=" + topology.component("resharding").url());
+                // every router keeps an audit log (authentications, user changes, DDL, sharding administration) beside its log
+                command.add("--shardstore.audit.path=" + home.logs().resolve(component.name() + "-audit.json"));
             }
             case CONSOLE -> {
                 command.add("--shardstore.console.router-urls=" + topology.withRole(Role.ROUTER).stream().map(Component::url)

@@ -178,5 +178,22 @@ class AuthIT {
         try (MongoClient changed = client(2, "writer", "writer-pw-2", "shop")) {
             assertThat(changed.getDatabase("shop").getCollection("orders").countDocuments()).isEqualTo(2);
         }
+
+        // router1's audit log: the user changes and the failed authentication, in its file and on Actuator, no password
+        List<String> audit = Files.readAllLines(cluster.home().logs().resolve("router1-audit.json"));
+        assertThat(audit).noneMatch(line -> line.contains("reader-pw") || line.contains("writer-pw") || line.contains(ADMIN_PASSWORD));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"atype\": \"createUser\"", "\"createUser\": \"reader\"",
+                "\"user\": \"admin\"", "\"result\": 0"));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"atype\": \"createUser\"", "\"result\": 51003"));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"atype\": \"authenticate\"", "\"result\": 18"));
+        assertThat(audit).noneMatch(line -> line.contains("\"atype\": \"insert\"") || line.contains("\"atype\": \"find\""));
+        HttpResponse<String> anonymous = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.routerUrl(1) + "/actuator/audit")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isIn(401, 403);
+        HttpResponse<String> events = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.routerUrl(1) + "/actuator/audit"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + ADMIN_PASSWORD)
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(events.statusCode()).isEqualTo(200);
+        assertThat(events.body()).contains("\"atype\":\"createUser\"");
     }
 }

@@ -51,6 +51,6 @@ public class CommandController {
      * {@code transport=rest} ({@link ClientCommands}).
      */
     BsonDocument run(HttpServletRequest request, String db, BsonDocument command) {
-        return commands.run(ClientCommands.Transport.REST, RestAuthentication.principal(request), db, command);
+        return commands.run(ClientCommands.Transport.REST, RestAuthentication.principal(request), RestAuthentication.remote(request), db, command);
     }
 }

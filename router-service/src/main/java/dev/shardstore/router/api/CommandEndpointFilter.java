@@ -75,7 +75,8 @@ public final class CommandEndpointFilter extends OncePerRequestFilter {
         byte[] reply;
         try {
             String body = new String(request.getInputStream().readAllBytes(), charset(request.getContentType()));
-            reply = ExtendedJson.toJson(commands.run(ClientCommands.Transport.REST, RestAuthentication.principal(request), db, ExtendedJson.parse(body)))
+            reply = ExtendedJson.toJson(commands.run(ClientCommands.Transport.REST, RestAuthentication.principal(request), RestAuthentication.remote(request), db,
+                    ExtendedJson.parse(body)))
                     .getBytes(StandardCharsets.UTF_8);
         } catch (RuntimeException | Error thrown) {
             Problems.write(response, ProblemResponses.problem(thrown, request), RequestIdFilter.of(request));

@@ -5,10 +5,13 @@ import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.http.InternalApi;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.contracts.error.WriteErrors;
+import dev.shardstore.router.audit.AuditLog;
+import dev.shardstore.router.audit.AuditProperties;
 import dev.shardstore.router.cursor.CursorSessions;
 import dev.shardstore.router.transaction.RouterTransaction;
 import dev.shardstore.router.transaction.RouterTransactions;
@@ -18,14 +21,18 @@ import dev.shardstore.support.security.Principal;
 import dev.shardstore.support.session.LogicalSessionCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.jspecify.annotations.Nullable;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import dev.shardstore.contracts.clock.ReadConcern;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -75,9 +82,19 @@ public class ClientCommands {
     private final CursorSessions cursors;
     private final RouterTransactions transactions;
     private final TransactionAborter transactionCommands;
+    private final AuditLog audit;
 
+    /** Client commands whose audit events are kept in memory only (tests that build a front end of their own). */
     public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
             CursorSessions cursors, RouterTransactions transactions, TransactionAborter transactionCommands) {
+        this(registry, meters, gossip, sessions, cursors, transactions, transactionCommands, new AuditLog(AuditProperties.DEFAULTS, Clock.systemUTC()));
+    }
+
+    /** @param audit records the audited commands ({@link AuditLog#audits}) with their outcome */
+    @Autowired
+    public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
+            CursorSessions cursors, RouterTransactions transactions, TransactionAborter transactionCommands, AuditLog audit) {
+        this.audit = audit;
         this.transactions = transactions;
         this.transactionCommands = transactionCommands;
         this.registry = registry;
@@ -96,16 +113,32 @@ public class ClientCommands {
      *                          {@code operationTime} in its extra info; anything unexpected as InternalError (1)
      */
     public BsonDocument run(Transport transport, String db, BsonDocument command) {
-        return run(transport, Principal.NONE, db, command);
+        return run(transport, Principal.NONE, null, db, command);
     }
 
     /**
-     * Runs {@code command} on {@code db} as {@code principal} (what the front end authenticated).
+     * Runs {@code command} on {@code db} as {@code principal} (what the front end authenticated) for the client at
+     * {@code remote}; an audited command ({@link AuditLog#audits}) is recorded with its outcome, refusals included.
      *
+     * @param remote the client's address, for the audit log; null when unknown
      * @throws CommandException as {@link #run(Transport, String, BsonDocument)}, and Unauthorized (13) when the
      *                          principal may not run it and authorization is on
      */
-    public BsonDocument run(Transport transport, Principal principal, String db, BsonDocument command) {
+    public BsonDocument run(Transport transport, Principal principal, @Nullable InetSocketAddress remote, String db, BsonDocument command) {
+        if (command.isEmpty() || !AuditLog.audits(command.getFirstKey())) {
+            return run(transport, principal, db, command);
+        }
+        try {
+            BsonDocument reply = run(transport, principal, db, command);
+            audit.command(remote, principal, db, command, ErrorReplies.isError(reply) ? reply.getNumber("code", new BsonInt32(ErrorCode.InternalError.code())).intValue() : 0);
+            return reply;
+        } catch (CommandException e) {
+            audit.command(remote, principal, db, command, e.code().code());
+            throw e;
+        }
+    }
+
+    private BsonDocument run(Transport transport, Principal principal, String db, BsonDocument command) {
         String name = command.isEmpty() ? "(empty)" : command.getFirstKey();
         return timed(transport, registry.knows(name) ? name : "unknown", () -> {
             refuseInternal(db, command);
@@ -207,6 +240,11 @@ public class ClientCommands {
             reply.put("recoveryToken", txn.recoveryToken());
             return reply;
         });
+    }
+
+    /** The audit log the audited commands go to; the front ends record their authentications there too. */
+    public AuditLog audit() {
+        return audit;
     }
 
     /** MongoDB's {@code localLogicalSessionTimeoutMinutes} of this router, which the wire handshake advertises. */

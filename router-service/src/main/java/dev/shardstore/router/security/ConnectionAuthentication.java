@@ -1,11 +1,13 @@
 package dev.shardstore.router.security;
 
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.router.audit.AuditLog;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.security.Principal;
 import dev.shardstore.support.security.ScramMechanism;
 import dev.shardstore.support.security.ScramServer;
 import dev.shardstore.support.security.UserName;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.bson.BsonArray;
@@ -34,16 +36,22 @@ public final class ConnectionAuthentication {
 
     private final UserDirectory directory;
     private final boolean loopback;
+    private final AuditLog audit;
+    private final @Nullable InetSocketAddress remote;
     private Principal principal = Principal.NONE;
     private @Nullable ScramServer conversation;
     private @Nullable String conversationDb;
 
     /**
      * @param loopback whether the client connected from a loopback address (the localhost exception applies)
+     * @param audit    records each finished conversation, success or failure
+     * @param remote   the client's address, for the audit log
      */
-    public ConnectionAuthentication(UserDirectory directory, boolean loopback) {
+    public ConnectionAuthentication(UserDirectory directory, boolean loopback, AuditLog audit, @Nullable InetSocketAddress remote) {
         this.directory = directory;
         this.loopback = loopback;
+        this.audit = audit;
+        this.remote = remote;
     }
 
     /** True for the commands this class answers: {@code saslStart}, {@code saslContinue}, {@code logout}. */
@@ -121,7 +129,13 @@ public final class ConnectionAuthentication {
                         + " which is not enabled (SCRAM-SHA-256 and SCRAM-SHA-1 are)"));
         ScramServer scram = new ScramServer(mechanism, user -> directory.credentials(new UserName(user, db), mechanism));
         conversation = null;
-        String serverFirst = scram.first(payload(command));
+        String serverFirst;
+        try {
+            serverFirst = scram.first(payload(command));
+        } catch (CommandException e) { // an unknown user, a malformed first message
+            audited(scram.user().map(user -> new UserName(user, db)).orElse(null), scram, e.code().code());
+            throw e;
+        }
         conversation = scram;
         conversationDb = db;
         return reply(false, serverFirst);
@@ -137,20 +151,27 @@ public final class ConnectionAuthentication {
             return reply(true, "");
         }
         String serverFinal;
+        String db = conversationDb == null ? "admin" : conversationDb;
         try {
             serverFinal = scram.last(payload(command));
         } catch (CommandException e) {
             conversation = null;
+            audited(scram.user().map(user -> new UserName(user, db)).orElse(null), scram, e.code().code());
             throw e;
         }
-        String db = conversationDb == null ? "admin" : conversationDb;
-        principal = directory.principal(new UserName(scram.user().orElseThrow(), db));
+        UserName user = new UserName(scram.user().orElseThrow(), db);
+        principal = directory.principal(user);
+        audited(user, scram, 0);
         boolean skipEmptyExchange = command.isDocument("options") && command.getDocument("options").isBoolean("skipEmptyExchange")
                 && command.getDocument("options").getBoolean("skipEmptyExchange").getValue();
         if (skipEmptyExchange) {
             conversation = null;
         }
         return reply(skipEmptyExchange, serverFinal);
+    }
+
+    private void audited(@Nullable UserName user, ScramServer scram, int result) {
+        audit.authentication(remote, user, scram.mechanism().mechanismName(), result);
     }
 
     private static String payload(BsonDocument command) {

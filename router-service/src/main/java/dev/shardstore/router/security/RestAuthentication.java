@@ -1,6 +1,7 @@
 package dev.shardstore.router.security;
 
 import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.router.audit.AuditLog;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.security.ActionType;
 import dev.shardstore.support.security.ClientSecurityProperties;
@@ -16,6 +17,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -62,15 +64,19 @@ public final class RestAuthentication extends OncePerRequestFilter {
     /** The token endpoint. */
     public static final String TOKEN_PATH = "/api/v1/auth/token";
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The audit log's {@code mechanism} of an HTTP Basic check and of a bearer token's. */
+    private static final String BASIC = "HTTP-Basic";
+    private static final String BEARER = "HTTP-Bearer";
 
     /** Registers the filter ahead of the command endpoint's, only when authorization is on. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "shardstore.security.authorization", havingValue = "enabled")
     static class Registration {
         @Bean
-        FilterRegistrationBean<RestAuthentication> restAuthentication(UserDirectory directory, ClientSecurityProperties properties) {
+        FilterRegistrationBean<RestAuthentication> restAuthentication(UserDirectory directory, ClientSecurityProperties properties,
+                AuditLog audit) {
             FilterRegistrationBean<RestAuthentication> registration =
-                    new FilterRegistrationBean<>(new RestAuthentication(directory, properties, Clock.systemUTC()));
+                    new FilterRegistrationBean<>(new RestAuthentication(directory, properties, Clock.systemUTC(), audit));
             registration.addUrlPatterns("/v1/*", "/api/*", "/actuator/*");
             registration.setOrder(Ordered.LOWEST_PRECEDENCE - 1);
             return registration;
@@ -84,8 +90,14 @@ public final class RestAuthentication extends OncePerRequestFilter {
     private final ClientSecurityProperties properties;
     private final Clock clock;
     private final Map<String, Token> tokens = new ConcurrentHashMap<>();
+    private final AuditLog audit;
 
-    public RestAuthentication(UserDirectory directory, ClientSecurityProperties properties, Clock clock) {
+    /**
+     * @param audit records the token requests and every failed authentication (a successful Basic or bearer check of
+     *              an ordinary request is not an event: it would be one per request)
+     */
+    public RestAuthentication(UserDirectory directory, ClientSecurityProperties properties, Clock clock, AuditLog audit) {
+        this.audit = audit;
         this.directory = directory;
         this.properties = properties;
         this.clock = clock;
@@ -94,6 +106,11 @@ public final class RestAuthentication extends OncePerRequestFilter {
     /** The principal the filter put on {@code request}: nobody when it did not run (authorization off). */
     public static Principal principal(HttpServletRequest request) {
         return request.getAttribute(PRINCIPAL) instanceof Principal principal ? principal : Principal.NONE;
+    }
+
+    /** The client's address and port as the servlet container saw them (for the audit log). */
+    public static InetSocketAddress remote(HttpServletRequest request) {
+        return new InetSocketAddress(request.getRemoteAddr(), request.getRemotePort()); // an IP literal: no name lookup
     }
 
     @Override
@@ -110,7 +127,7 @@ public final class RestAuthentication extends OncePerRequestFilter {
                 writeToken(request, response);
                 return;
             }
-            principal = authenticate(request.getHeader("Authorization"), loopback(request));
+            principal = authenticate(request, loopback(request));
             if (path.startsWith("/actuator/")) {
                 ActionType needed = "GET".equals(request.getMethod()) ? ActionType.serverStatus : ActionType.flushRouterConfig;
                 if (!principal.isAuthorized(Resource.CLUSTER, needed)) {
@@ -130,56 +147,57 @@ public final class RestAuthentication extends OncePerRequestFilter {
     }
 
     /** The principal of an {@code Authorization} header; nobody (or the localhost exception) without one. */
-    private Principal authenticate(@Nullable String authorization, boolean loopback) {
+    private Principal authenticate(HttpServletRequest request, boolean loopback) {
+        String authorization = request.getHeader("Authorization");
         if (authorization == null || authorization.isBlank()) {
             return loopback && !directory.anyUser() ? Principal.LOCALHOST_EXCEPTION : Principal.NONE;
         }
         if (authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return directory.principal(bearer(authorization.substring(7).trim()));
+            return directory.principal(bearer(request, authorization.substring(7).trim()));
         }
         if (authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return directory.principal(basic(authorization.substring(6).trim()).user());
+            return directory.principal(basic(request, authorization.substring(6).trim()).user());
         }
-        throw failed();
+        throw failed(request, null, "HTTP");
     }
 
     /** The user of a Basic header whose password matches the stored SCRAM-SHA-256 key, with that key. */
-    private Token basic(String encoded) {
+    private Token basic(HttpServletRequest request, String encoded) {
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw failed();
+            throw failed(request, null, BASIC);
         }
         int colon = decoded.indexOf(':');
         if (colon <= 0) {
-            throw failed();
+            throw failed(request, null, BASIC);
         }
         String name = decoded.substring(0, colon);
         int at = name.lastIndexOf('@');
         UserName user = at > 0 ? new UserName(name.substring(0, at), name.substring(at + 1)) : new UserName(name, "admin");
         ScramMechanism mechanism = ScramMechanism.SCRAM_SHA_256;
-        ScramCredentials stored = directory.credentials(user, mechanism).orElseThrow(RestAuthentication::failed);
+        ScramCredentials stored = directory.credentials(user, mechanism).orElseThrow(() -> failed(request, user, BASIC));
         ScramCredentials given = ScramCredentials.derive(mechanism, mechanism.prepare(user.user(), decoded.substring(colon + 1)),
                 stored.salt(), stored.iterationCount());
         if (!MessageDigest.isEqual(given.storedKey(), stored.storedKey())) {
-            throw failed();
+            throw failed(request, user, BASIC);
         }
         return new Token(user, Instant.EPOCH, stored.storedKey(), directory.generation());
     }
 
     /** The user of a live token; checked against the user's stored key again once users changed. */
-    private UserName bearer(String value) {
+    private UserName bearer(HttpServletRequest request, String value) {
         Token token = tokens.get(value);
         if (token == null || !clock.instant().isBefore(token.expiresAt())) {
             tokens.remove(value);
-            throw failed();
+            throw failed(request, token == null ? null : token.user(), BEARER);
         }
         if (token.checkedAt() != directory.generation()) {
             Optional<ScramCredentials> now = directory.credentials(token.user(), ScramMechanism.SCRAM_SHA_256);
             if (now.isEmpty() || !MessageDigest.isEqual(now.get().storedKey(), token.storedKey())) {
                 tokens.remove(value);
-                throw failed();
+                throw failed(request, token.user(), BEARER);
             }
             tokens.put(value, new Token(token.user(), token.expiresAt(), token.storedKey(), directory.generation()));
         }
@@ -191,7 +209,8 @@ public final class RestAuthentication extends OncePerRequestFilter {
         if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
             throw new CommandException(ErrorCode.AuthenticationFailed, "a token is issued for HTTP Basic credentials only");
         }
-        Token verified = basic(header.substring(6).trim());
+        Token verified = basic(request, header.substring(6).trim());
+        audit.authentication(remote(request), verified.user(), BASIC, 0);
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
         String value = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
@@ -214,7 +233,9 @@ public final class RestAuthentication extends OncePerRequestFilter {
         }
     }
 
-    private static CommandException failed() {
+    /** AuthenticationFailed (18), recorded in the audit log with the user it was for, when known. */
+    private CommandException failed(HttpServletRequest request, @Nullable UserName user, String mechanism) {
+        audit.authentication(remote(request), user, mechanism, ErrorCode.AuthenticationFailed.code());
         return new CommandException(ErrorCode.AuthenticationFailed, "Authentication failed.");
     }
 }

@@ -12,6 +12,7 @@ import dev.shardstore.transport.wire.OpCode;
 import dev.shardstore.transport.wire.OpMsg;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -211,7 +212,8 @@ final class WireConnection implements Runnable {
                 String name = command.getFirstKey();
                 return commands.timed(ClientCommands.Transport.WIRE, name, () -> authentication.run(db, command));
             }
-            return commands.run(ClientCommands.Transport.WIRE, authentication.principal(), db, command);
+            return commands.run(ClientCommands.Transport.WIRE, authentication.principal(),
+                    socket.getRemoteSocketAddress() instanceof InetSocketAddress remote ? remote : null, db, command);
         } catch (CommandException e) {
             if (e.code() == ErrorCode.InternalError) {
                 log.error("command {} failed unexpectedly", command.isEmpty() ? "{}" : command.getFirstKey(), e);

@@ -160,7 +160,8 @@ public class WireServer implements SmartLifecycle {
         long id = connectionIds.incrementAndGet();
         metrics.opened();
         WireConnection connection = new WireConnection(client, id, properties.idleTimeout(), commands, metrics,
-                new ConnectionAuthentication(users, address.isLoopbackAddress()), tls, () -> {
+                new ConnectionAuthentication(users, address.isLoopbackAddress(), commands.audit(),
+                        client.getRemoteSocketAddress() instanceof InetSocketAddress remote ? remote : null), tls, () -> {
             connections.remove(id);
             release.run();
         });

@@ -3,6 +3,9 @@ package dev.shardstore.router.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.ExtendedJson;
+import dev.shardstore.router.audit.AuditEvent;
+import dev.shardstore.router.audit.AuditLog;
+import dev.shardstore.router.audit.AuditProperties;
 import dev.shardstore.support.security.ClientSecurityProperties;
 import dev.shardstore.support.security.Principal;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +40,8 @@ class RestAuthenticationTest {
         }
     };
 
+    private final AuditLog audit = new AuditLog(AuditProperties.DEFAULTS, Clock.systemUTC());
+
     /** The request's outcome: the response, and the principal the next filter saw (null when the chain stopped). */
     private record Outcome(MockHttpServletResponse response, Principal principal) {}
 
@@ -59,7 +64,7 @@ class RestAuthenticationTest {
 
     private RestAuthentication filter(UserDirectory directory) {
         return new RestAuthentication(directory, new ClientSecurityProperties(ClientSecurityProperties.Mode.enabled, Duration.ofHours(1),
-                Duration.ofMinutes(10)), clock);
+                Duration.ofMinutes(10)), clock, audit);
     }
 
     @Test
@@ -77,6 +82,14 @@ class RestAuthenticationTest {
 
         Outcome anonymous = send(filter, "POST", "/v1/databases/shop/command", null, "10.0.0.5");
         assertThat(anonymous.principal()).isEqualTo(Principal.NONE);
+
+        assertThat(audit.recent()).as("the failure only: a request's successful Basic check is not an event").singleElement()
+                .satisfies(event -> {
+                    assertThat(event.atype()).isEqualTo("authenticate");
+                    assertThat(event.result()).isEqualTo(18);
+                    assertThat(event.remote().getAddress().getHostAddress()).isEqualTo("10.0.0.5");
+                    assertThat(event.param().toJson()).contains("\"user\": \"alice\"", "\"mechanism\": \"HTTP-Basic\"").doesNotContain("nope");
+                });
     }
 
     @Test
@@ -87,6 +100,10 @@ class RestAuthenticationTest {
         Outcome issued = send(filter, "POST", RestAuthentication.TOKEN_PATH, basic("bob", "pw"), "10.0.0.5");
         assertThat(issued.response().getStatus()).isEqualTo(200);
         String token = ExtendedJson.parse(issued.response().getContentAsString()).getString("token").getValue();
+        assertThat(audit.recent()).singleElement().satisfies(event -> {
+            assertThat(event.result()).isZero();
+            assertThat(event.users()).extracting(Object::toString).containsExactly("bob@admin");
+        });
 
         assertThat(send(filter, "GET", "/v1/databases/shop/collections/c", "Bearer " + token, "10.0.0.5").principal().users()).hasSize(1);
         users.add("bob", "new-pw", "read", "shop");
@@ -97,6 +114,8 @@ class RestAuthenticationTest {
                 .response().getContentAsString()).getString("token").getValue();
         now.set(now.get().plus(Duration.ofMinutes(11)));
         assertThat(send(filter, "GET", "/v1/databases/shop/collections/c", "Bearer " + second, "10.0.0.5").response().getStatus()).isEqualTo(401);
+        assertThat(audit.recent()).extracting(AuditEvent::result).containsExactly(0, 18, 0, 18);
+        assertThat(audit.recent().get(1).param().getString("mechanism").getValue()).isEqualTo("HTTP-Bearer");
     }
 
     @Test

@@ -53,6 +53,7 @@ class WireAuthenticationTest {
     private final InMemoryUsers users = new InMemoryUsers();
     private final AtomicInteger inserted = new AtomicInteger();
     private UserDirectory directory;
+    private ClientCommands commands;
     private WireServer server;
 
     private void addUser(String name, String password, String role, String roleDb) {
@@ -79,7 +80,7 @@ class WireAuthenticationTest {
                         Replies.ok(new BsonDocument("authInfo", opCtx.caller().principal().authInfo(false))))),
                 System::nanoTime, CommandAuthorizer.ENABLED);
         directory = users.directory();
-        ClientCommands commands = new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT),
+        commands = new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT),
                 ClusterTimeSigner.UNSIGNED), sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { });
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", 100, 100, Duration.ofMinutes(1)), tls, commands, meters,
                 new NetProperties(List.of()), directory);
@@ -118,6 +119,14 @@ class WireAuthenticationTest {
                     .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(13));
             assertThat(inserted).hasValue(1);
         }
+        assertThat(commands.audit().recent()).as("each connection's SCRAM conversation, none of the CRUD commands")
+                .allSatisfy(event -> {
+                    assertThat(event.atype()).isEqualTo("authenticate");
+                    assertThat(event.result()).isZero();
+                    assertThat(event.param().getString("mechanism").getValue()).isEqualTo("SCRAM-SHA-256");
+                    assertThat(event.remote().getAddress().isLoopbackAddress()).isTrue();
+                })
+                .extracting(event -> event.users().getFirst().toString()).contains("reader@admin", "writer@admin");
     }
 
     @Test
@@ -161,6 +170,8 @@ class WireAuthenticationTest {
                 assertThat(((MongoCommandException) e.getCause()).getErrorCode()).isEqualTo(18);
             }
         }
+        assertThat(commands.audit().recent()).extracting(event -> event.result()).containsOnly(18);
+        assertThat(commands.audit().recent()).extracting(event -> event.param().getString("user").getValue()).contains("alice", "nobody");
         try (MongoClient anonymous = client("", port)) {
             assertThatThrownBy(() -> anonymous.getDatabase("shop").getCollection("orders").find().first())
                     .isInstanceOfSatisfying(MongoCommandException.class, e -> {

@@ -57,7 +57,7 @@ public final class ScramServer {
         return mechanism;
     }
 
-    /** The user the client named, once {@link #first} accepted it. */
+    /** The user the client named, once {@link #first} read it (also when no such user exists: the audit log names it). */
     public Optional<String> user() {
         return Optional.ofNullable(user);
     }
@@ -89,8 +89,8 @@ public final class ScramServer {
             throw failed();
         }
         String name = decodeName(fields[0].substring(2));
-        ScramCredentials found = credentials.apply(name).orElseThrow(ScramServer::failed);
         user = name;
+        ScramCredentials found = credentials.apply(name).orElseThrow(ScramServer::failed);
         stored = found;
         gs2Header = header;
         clientFirstBare = bare;
