@@ -160,6 +160,28 @@ class AuthIT {
         assertThat(count("shop")).isEqualTo(2);
         assertThat(count("crm")).isZero();
 
+        // a cursor is read and killed by the user who opened it only (MongoDB's rule), even by root
+        try (MongoClient reader = client(1, "reader", "reader-pw", "shop"); MongoClient admin = admin()) {
+            long id = reader.getDatabase("shop").runCommand(new Document("find", "orders").append("batchSize", 1))
+                    .get("cursor", Document.class).get("id", Number.class).longValue();
+            assertThat(id).isNotZero();
+            assertThatThrownBy(() -> admin.getDatabase("shop").runCommand(new Document("getMore", id).append("collection", "orders")))
+                    .satisfies(e -> assertCode(e, 13));
+            assertThatThrownBy(() -> admin.getDatabase("shop").runCommand(new Document("killCursors", "orders").append("cursors", List.of(id))))
+                    .satisfies(e -> assertCode(e, 13));
+            assertThat(reader.getDatabase("shop").runCommand(new Document("getMore", id).append("collection", "orders"))
+                    .get("cursor", Document.class).getList("nextBatch", Document.class)).hasSize(1);
+        }
+
+        // listDatabases: a user without the cluster action lists the databases it has privileges in
+        try (MongoClient reader = client(1, "reader", "reader-pw", "shop"); MongoClient admin = admin()) {
+            admin.getDatabase("hr").getCollection("staff").insertOne(new Document("_id", 1));
+            assertThat(reader.listDatabaseNames()).containsExactly("shop");
+            assertThat(admin.listDatabaseNames()).contains("shop", "hr");
+            assertThatThrownBy(() -> reader.getDatabase("admin").runCommand(new Document("listDatabases", 1).append("authorizedDatabases", false)))
+                    .satisfies(e -> assertCode(e, 13));
+        }
+
         cluster.stopService("config");
         cluster.startService("config");
         try (MongoClient reader = client(2, "reader", "reader-pw", "shop")) {

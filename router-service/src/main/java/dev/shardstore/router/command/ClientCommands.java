@@ -157,8 +157,12 @@ public class ClientCommands {
             if (snapshotTime != null && !inTransaction) {
                 (reply.isDocument("cursor") ? reply.getDocument("cursor") : reply).put(ReadConcern.AT_CLUSTER_TIME, snapshotTime);
             }
-            if (lsid != null && reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
-                cursors.bindSession(reply.getDocument("cursor").getNumber("id").longValue(), lsid);
+            if (reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
+                long cursorId = reply.getDocument("cursor").getNumber("id").longValue();
+                cursors.bindOwner(cursorId, principal.users());
+                if (lsid != null) {
+                    cursors.bindSession(cursorId, lsid);
+                }
             }
             return reply;
         });

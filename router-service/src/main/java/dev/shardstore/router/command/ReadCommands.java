@@ -103,12 +103,12 @@ public class ReadCommands {
 
     @Bean
     CommandHandler getMore(RouterCursorManager cursors) {
-        return CommandHandler.of("getMore", cursors::getMore);
+        return CommandHandler.of("getMore", (opCtx, db, command) -> cursors.getMore(opCtx, db, command));
     }
 
     @Bean
     CommandHandler killCursors(RouterCursorManager cursors) {
-        return CommandHandler.of("killCursors", cursors::killCursors);
+        return CommandHandler.of("killCursors", (opCtx, db, command) -> cursors.killCursors(opCtx, db, command));
     }
 
     @Bean

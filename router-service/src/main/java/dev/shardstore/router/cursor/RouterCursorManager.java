@@ -18,12 +18,14 @@ import java.util.Map;
 import java.util.Set;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.support.parameter.ServerParameters;
+import dev.shardstore.support.security.UserName;
 import dev.shardstore.support.session.LogicalSessionCache;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
+import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -39,6 +41,8 @@ public class RouterCursorManager implements CursorSessions {
     private final Map<Long, RouterCursor> cursors = new ConcurrentHashMap<>();
     /** The session of each cursor opened under one; entries of closed cursors are dropped by the reaper. */
     private final Map<Long, LogicalSessionId> sessionsOfCursors = new ConcurrentHashMap<>();
+    /** The authenticated users who opened each client cursor; a cursor the router opened for itself has none. */
+    private final Map<Long, List<UserName>> ownersOfCursors = new ConcurrentHashMap<>();
     private final SecureRandom ids = new SecureRandom();
     private final PeerClient client;
     private final ShardRegistry shards;
@@ -140,6 +144,16 @@ public class RouterCursorManager implements CursorSessions {
      *                          unknown, exhausted or killed cursor, or one of another namespace; a shard's error while
      *                          pulling (the cursor is then killed)
      */
+    public BsonDocument getMore(OperationContext opCtx, String db, BsonDocument command) {
+        checkOwner(opCtx, command.get("getMore"), "getMore");
+        return getMore(db, command);
+    }
+
+    /**
+     * The router's own getMore of a cursor it opened (no owner to check); otherwise as the client's.
+     *
+     * @throws CommandException as {@link #getMore(OperationContext, String, BsonDocument)}, without the owner check
+     */
     public BsonDocument getMore(String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         long id = args.nonNegative(args.required(command, "getMore", "getMore"), "getMore");
@@ -171,10 +185,11 @@ public class RouterCursorManager implements CursorSessions {
      * {@code cursorsKilled, cursorsNotFound, cursorsAlive, cursorsUnknown}; a killed cursor's shard cursors are
      * killed too.
      */
-    public BsonDocument killCursors(String db, BsonDocument command) {
+    public BsonDocument killCursors(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
         String collection = args.collectionName();
         BsonArray ids = args.requiredArray("cursors");
+        ids.forEach(id -> checkOwner(opCtx, id, "killCursors"));
         List<BsonValue> killed = new ArrayList<>();
         List<BsonValue> notFound = new ArrayList<>();
         for (int i = 0; i < ids.size(); i++) {
@@ -191,6 +206,31 @@ public class RouterCursorManager implements CursorSessions {
                 .append("cursorsNotFound", new BsonArray(notFound))
                 .append("cursorsAlive", new BsonArray())
                 .append("cursorsUnknown", new BsonArray()));
+    }
+
+    /**
+     * Refuses a client's {@code getMore} or {@code killCursors} of a cursor other users opened (MongoDB: a cursor is
+     * used by the users authenticated when it was created). Ids that are not numbers or not open are left to the
+     * command's own errors.
+     *
+     * @throws CommandException Unauthorized (13)
+     */
+    private void checkOwner(OperationContext opCtx, @Nullable BsonValue id, String commandName) {
+        if (id == null || !id.isNumber()) {
+            return;
+        }
+        List<UserName> owner = ownersOfCursors.get(id.asNumber().longValue());
+        if (owner != null && !Set.copyOf(owner).equals(Set.copyOf(opCtx.caller().principal().users()))) {
+            throw new CommandException(ErrorCode.Unauthorized, "not authorized to " + commandName + " cursor id " + id.asNumber().longValue()
+                    + ": it was not created by the authenticated user");
+        }
+    }
+
+    @Override
+    public void bindOwner(long id, List<UserName> users) {
+        if (id != 0 && cursors.containsKey(id)) {
+            ownersOfCursors.put(id, List.copyOf(users));
+        }
     }
 
     /** Makes cursor {@code id} (when open) belong to session {@code lsid}: {@link #killSessions} kills it. */
@@ -229,6 +269,7 @@ public class RouterCursorManager implements CursorSessions {
     public void reapIdle() {
         long now = System.nanoTime();
         sessionsOfCursors.keySet().removeIf(id -> !cursors.containsKey(id));
+        ownersOfCursors.keySet().removeIf(id -> !cursors.containsKey(id));
         cursors.values().stream().filter(c -> now - c.lastUsedNanos() > timeoutNanos).forEach(c -> {
             if (cursors.remove(c.id(), c)) {
                 c.kill();

@@ -14,6 +14,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.router.testing.NoCursors;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.router.transaction.RouterTransactions;
 import dev.shardstore.router.wire.TestCertificates;
@@ -81,7 +82,7 @@ class WireAuthenticationTest {
                 System::nanoTime, CommandAuthorizer.ENABLED);
         directory = users.directory();
         commands = new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT),
-                ClusterTimeSigner.UNSIGNED), sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { });
+                ClusterTimeSigner.UNSIGNED), sessions, new NoCursors(), new RouterTransactions(sessions), txn -> { });
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", 100, 100, Duration.ofMinutes(1)), tls, commands, meters,
                 new NetProperties(List.of()), directory);
         server.start();

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.clock.LogicalClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.router.testing.NoCursors;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.router.security.UserDirectory;
 import dev.shardstore.support.security.ClientSecurityProperties;
@@ -58,7 +59,7 @@ class WireServerLimitsTest {
     private WireServer start(int maxConnections, int maxPerClient, Duration idle) {
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", maxConnections, maxPerClient, idle),
                 new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED),
-                        sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { }), meters,
+                        sessions, new NoCursors(), new RouterTransactions(sessions), txn -> { }), meters,
                 new UserDirectory(command -> Replies.ok(), new ClientSecurityProperties(ClientSecurityProperties.Mode.disabled,
                         Duration.ofSeconds(1), Duration.ofHours(1))));
         server.start();

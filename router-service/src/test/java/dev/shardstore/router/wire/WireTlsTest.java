@@ -12,6 +12,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.LogicalClock;
+import dev.shardstore.router.testing.NoCursors;
 import dev.shardstore.router.command.ClientCommands;
 import dev.shardstore.router.security.UserDirectory;
 import dev.shardstore.router.transaction.RouterTransactions;
@@ -74,7 +75,7 @@ class WireTlsTest {
     private int start(WireTlsProperties tls) {
         server = new WireServer(new WireProperties(true, 0, "127.0.0.1", 100, 100, Duration.ofMinutes(1)), tls,
                 new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT), ClusterTimeSigner.UNSIGNED),
-                        sessions, (id, lsid) -> { }, new RouterTransactions(sessions), txn -> { }), meters, new NetProperties(List.of()),
+                        sessions, new NoCursors(), new RouterTransactions(sessions), txn -> { }), meters, new NetProperties(List.of()),
                 new UserDirectory(command -> Replies.ok(), new ClientSecurityProperties(ClientSecurityProperties.Mode.disabled,
                         Duration.ofSeconds(1), Duration.ofHours(1))));
         server.start();

@@ -63,6 +63,11 @@ public record Principal(List<UserName> users, List<RoleName> roles, List<Privile
         return false;
     }
 
+    /** True when some privilege reaches database {@code db} or a collection in it ({@link Resource#reaches}). */
+    public boolean hasPrivilegeIn(String db) {
+        return kind == Kind.SYSTEM || privileges.stream().anyMatch(privilege -> privilege.resource().reaches(db));
+    }
+
     /** {@code connectionStatus}'s {@code authInfo}: users and roles, and the privileges when {@code showPrivileges}. */
     public BsonDocument authInfo(boolean showPrivileges) {
         BsonArray userDocs = new BsonArray();

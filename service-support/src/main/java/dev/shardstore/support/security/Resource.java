@@ -96,6 +96,19 @@ public record Resource(Kind kind, String db, String collection) {
         };
     }
 
+    /**
+     * True when this pattern covers database {@code db} or some collection that may be in it: what makes a database
+     * one of a user's "authorized databases" ({@code listDatabases} with {@code authorizedDatabases}).
+     */
+    public boolean reaches(String db) {
+        return switch (kind) {
+            case ANY_RESOURCE, ANY_NORMAL, COLLECTION_IN_ANY_DATABASE -> true;
+            case CLUSTER -> false;
+            case DATABASE, COLLECTION -> this.db.equals(db);
+            case SYSTEM_BUCKETS -> this.db.isEmpty() || this.db.equals(db);
+        };
+    }
+
     /** The resource document MongoDB writes: {@code {cluster: true}}, {@code {anyResource: true}} or {@code {db, collection}}. */
     public BsonDocument toBson() {
         return switch (kind) {
