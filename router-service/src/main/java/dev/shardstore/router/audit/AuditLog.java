@@ -113,11 +113,6 @@ public class AuditLog {
         return Map.copyOf(atypes);
     }
 
-    /** Whether a command of this name is audited. */
-    public static boolean audits(String commandName) {
-        return ATYPES.containsKey(commandName);
-    }
-
     /**
      * Records an authentication attempt.
      *
@@ -133,7 +128,8 @@ public class AuditLog {
     }
 
     /**
-     * Records {@code command} on {@code db} run by {@code principal}, when it is an audited one ({@link #audits}).
+     * Records {@code command} on {@code db} run by {@code principal}, when it is an audited one (the class comment); other
+     * commands are passed over.
      *
      * @param result 0 when it succeeded, else its error code
      */

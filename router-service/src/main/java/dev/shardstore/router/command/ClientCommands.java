@@ -13,6 +13,7 @@ import dev.shardstore.contracts.error.WriteErrors;
 import dev.shardstore.router.audit.AuditLog;
 import dev.shardstore.router.audit.AuditProperties;
 import dev.shardstore.router.cursor.CursorSessions;
+import dev.shardstore.router.profile.SlowOperationLog;
 import dev.shardstore.router.transaction.RouterTransaction;
 import dev.shardstore.router.transaction.RouterTransactions;
 import dev.shardstore.router.transaction.TransactionAborter;
@@ -83,18 +84,25 @@ public class ClientCommands {
     private final RouterTransactions transactions;
     private final TransactionAborter transactionCommands;
     private final AuditLog audit;
+    private final SlowOperationLog slow;
 
     /** Client commands whose audit events are kept in memory only (tests that build a front end of their own). */
     public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
             CursorSessions cursors, RouterTransactions transactions, TransactionAborter transactionCommands) {
-        this(registry, meters, gossip, sessions, cursors, transactions, transactionCommands, new AuditLog(AuditProperties.DEFAULTS, Clock.systemUTC()));
+        this(registry, meters, gossip, sessions, cursors, transactions, transactionCommands, new AuditLog(AuditProperties.DEFAULTS, Clock.systemUTC()),
+                new SlowOperationLog());
     }
 
-    /** @param audit records the audited commands ({@link AuditLog#audits}) with their outcome */
+    /**
+     * @param audit records the audited commands (user and role changes, DDL, sharding administration) with their outcome
+     * @param slow  records the commands slower than {@code slowms}
+     */
     @Autowired
     public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
-            CursorSessions cursors, RouterTransactions transactions, TransactionAborter transactionCommands, AuditLog audit) {
+            CursorSessions cursors, RouterTransactions transactions, TransactionAborter transactionCommands, AuditLog audit,
+            SlowOperationLog slow) {
         this.audit = audit;
+        this.slow = slow;
         this.transactions = transactions;
         this.transactionCommands = transactionCommands;
         this.registry = registry;
@@ -118,22 +126,24 @@ public class ClientCommands {
 
     /**
      * Runs {@code command} on {@code db} as {@code principal} (what the front end authenticated) for the client at
-     * {@code remote}; an audited command ({@link AuditLog#audits}) is recorded with its outcome, refusals included.
+     * {@code remote}; an audited command ({@link AuditLog#command}) is recorded with its outcome, refusals included, and
+     * so is one slower than {@code slowms} ({@link SlowOperationLog}).
      *
      * @param remote the client's address, for the audit log; null when unknown
      * @throws CommandException as {@link #run(Transport, String, BsonDocument)}, and Unauthorized (13) when the
      *                          principal may not run it and authorization is on
      */
     public BsonDocument run(Transport transport, Principal principal, @Nullable InetSocketAddress remote, String db, BsonDocument command) {
-        if (command.isEmpty() || !AuditLog.audits(command.getFirstKey())) {
-            return run(transport, principal, db, command);
-        }
+        long start = slow.start();
         try {
             BsonDocument reply = run(transport, principal, db, command);
-            audit.command(remote, principal, db, command, ErrorReplies.isError(reply) ? reply.getNumber("code", new BsonInt32(ErrorCode.InternalError.code())).intValue() : 0);
+            audit.command(remote, principal, db, command, ErrorReplies.isError(reply)
+                    ? reply.getNumber("code", new BsonInt32(ErrorCode.InternalError.code())).intValue() : 0);
+            slow.finished(start, transport.tag(), principal, db, command, null);
             return reply;
         } catch (CommandException e) {
             audit.command(remote, principal, db, command, e.code().code());
+            slow.finished(start, transport.tag(), principal, db, command, e);
             throw e;
         }
     }

@@ -81,6 +81,7 @@ public final class CommandPrivileges {
         RULES.put("bulkWrite", CommandPrivileges::bulkWrite);
         database("listCollections", listCollections);
         database("dbStats", dbStats);
+        database("profile", enableProfiler);
         database("dropDatabase", dropDatabase);
         database("createUser", createUser);
         database("dropUser", dropUser);
