@@ -13,15 +13,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                       after the decision, and while undoing, the coordinator only goes forward
  * @param resumeInterval how often the operations not running in this process are resumed (those a crash left), and
  *                       the quiesced ones older than {@code quiescePeriod} forgotten
+ * @param unreachableParticipantTimeout how long the clone, the catch-up and the write block wait for a participant
+ *                       that is unreachable or restarting (trying every {@code retryInterval}) before they abort
  */
 @ConfigurationProperties("shardstore.resharding")
 public record ReshardingProperties(
         @DefaultValue("15m") Duration quiescePeriod,
         @DefaultValue("1s") Duration retryInterval,
-        @DefaultValue("30s") Duration resumeInterval) {
+        @DefaultValue("30s") Duration resumeInterval,
+        @DefaultValue("5m") Duration unreachableParticipantTimeout) {
     public ReshardingProperties {
         if (quiescePeriod.isNegative()) {
             throw new IllegalArgumentException("shardstore.resharding.quiesce-period must not be negative, not " + quiescePeriod);
+        }
+        if (unreachableParticipantTimeout.isNegative()) {
+            throw new IllegalArgumentException("shardstore.resharding.unreachable-participant-timeout must not be negative, not "
+                    + unreachableParticipantTimeout);
         }
         if (retryInterval.isNegative() || retryInterval.isZero()) {
             throw new IllegalArgumentException("shardstore.resharding.retry-interval must be positive, not " + retryInterval);

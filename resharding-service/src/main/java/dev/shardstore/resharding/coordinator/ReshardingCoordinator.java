@@ -2,6 +2,7 @@ package dev.shardstore.resharding.coordinator;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.contracts.namespace.Namespace;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.resharding.ReshardingProperties;
@@ -25,7 +26,9 @@ import org.springframework.stereotype.Service;
  *
  * <ul>
  *   <li>Before the decision, an error of a participant (or abortReshardCollection) aborts the operation with that
- *       reason; the command that waits fails with ReshardCollectionAborted (341).</li>
+ *       reason; the command that waits fails with ReshardCollectionAborted (341). A participant that is unreachable or
+ *       restarting during the clone, the catch-up or the write block is waited for instead, for a while
+ *       ({@link #throughOutages}).</li>
  *   <li>The decision is the persisted step into committing, taken only if no abort was requested first; after it, and
  *       while aborting, a failed step is retried every {@code shardstore.resharding.retry-interval} until it succeeds.</li>
  *   <li>An operation runs at most once in this process ({@link KeyedOperations}: an identical command joins it), and its
@@ -155,15 +158,15 @@ public class ReshardingCoordinator {
                 case PREPARING_TO_DONATE -> advance(operation.withCloneTimestamp(participants.prepareToDonate(operation, abort))
                         .withState(state.next()), generation);
                 case CLONING -> {
-                    participants.clone(operation, abort);
+                    throughOutages(operation, abort, () -> participants.clone(operation, abort));
                     yield advance(operation.withState(state.next()), generation);
                 }
                 case APPLYING -> {
-                    participants.catchUp(operation, abort);
+                    throughOutages(operation, abort, () -> participants.catchUp(operation, abort));
                     yield advance(operation.withState(state.next()), generation);
                 }
                 case BLOCKING_WRITES -> {
-                    participants.blockWritesAndVerify(operation, abort);
+                    throughOutages(operation, abort, () -> participants.blockWritesAndVerify(operation, abort));
                     ReshardingOperation committing = operation.withState(CoordinatorState.COMMITTING);
                     if (!store.decideCommit(committing, generation)) {
                         throw new CommandException(ErrorCode.ReshardCollectionAborted, "abortReshardCollection was requested");
@@ -186,6 +189,44 @@ public class ReshardingCoordinator {
         return reached;
     }
 
+    /**
+     * A step that resumes where it stopped (the recipients persist their clone and apply positions with the data, the
+     * write block and the verification start over), run again while a participant is unreachable or restarting (an
+     * error of MongoDB's RetriableError category: HostUnreachable, NetworkTimeout, ShutdownInProgress, ...) for at most
+     * {@code shardstore.resharding.unreachable-participant-timeout}; a participant that stays away that long, or any
+     * other error, aborts the operation, as before the decision every failure does.
+     *
+     * @throws CommandException the step's error once it is not a passing outage, or ReshardCollectionAborted (341) when
+     *                          an abort is requested meanwhile
+     */
+    private void throughOutages(ReshardingOperation operation, ReshardingParticipants.AbortCheck abort, Runnable step) {
+        long giveUpAt = System.nanoTime() + properties.unreachableParticipantTimeout().toNanos();
+        while (true) {
+            try {
+                step.run();
+                return;
+            } catch (CommandException e) {
+                if (!ErrorLabel.isRetriableError(e.code()) || System.nanoTime() - giveUpAt > 0) {
+                    throw e;
+                }
+                log.warn("the {} step of the resharding of {} ({}) met an unreachable participant, trying again in {}: {}",
+                        operation.state().value(), operation.namespace(), operation.id(), properties.retryInterval(), e.getMessage());
+            }
+            pause(operation);
+            abort.check();
+        }
+    }
+
+    private void pause(ReshardingOperation operation) {
+        try {
+            Thread.sleep(properties.retryInterval());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException(ErrorCode.Interrupted, "interrupted while " + operation.state().value()
+                    + " the resharding of " + operation.namespace().full() + "; it resumes at the next start");
+        }
+    }
+
     /** A committing or aborting step: it must happen, so it is repeated until the participants complete it. */
     private void retryUntilDone(ReshardingOperation operation, Runnable step) {
         while (true) {
@@ -196,13 +237,7 @@ public class ReshardingCoordinator {
                 log.warn("the {} step of the resharding of {} ({}) failed, retrying in {}: {}", operation.state().value(),
                         operation.namespace(), operation.id(), properties.retryInterval(), e.getMessage());
             }
-            try {
-                Thread.sleep(properties.retryInterval());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new CommandException(ErrorCode.Interrupted, "interrupted while " + operation.state().value()
-                        + " the resharding of " + operation.namespace().full() + "; it resumes at the next start");
-            }
+            pause(operation);
         }
     }
 

@@ -52,6 +52,9 @@ class ReshardingCoordinatorTest {
     @DynamicPropertySource
     static void infra(DynamicPropertyRegistry registry) {
         EmbeddedInfra.shared().springProperties("resharding_coordinator_test").forEach((k, v) -> registry.add(k, () -> v));
+        // a participant outage is waited for this long, trying again every 50 ms
+        registry.add("shardstore.resharding.unreachable-participant-timeout", () -> "2s");
+        registry.add("shardstore.resharding.retry-interval", () -> "50ms");
     }
 
     @TestConfiguration
@@ -116,13 +119,36 @@ class ReshardingCoordinatorTest {
         assertThat(participants.calls).containsExactly("initialize", "prepareToDonate", "clone", "abort");
         ReshardingOperation stored = store.find(ns).orElseThrow();
         assertThat(stored.state()).isEqualTo(CoordinatorState.QUIESCED);
-        assertThat(stored.abortReason().getString("codeName").getValue()).isEqualTo("HostUnreachable");
+        assertThat(stored.abortReason().getString("codeName").getValue()).isEqualTo("OperationFailed");
 
         // a new request for the collection replaces the quiesced, aborted one
         participants.reset();
         ReshardingOperation again = coordinator.reshard(request(ns, "name"));
         assertThat(again.id()).isNotEqualTo(stored.id());
         assertThat(store.find(stored.id()).orElseThrow().state()).isEqualTo(CoordinatorState.DONE);
+    }
+
+    @Test
+    void aParticipantUnreachableForAWhileDuringTheCloneIsWaitedForAndOneThatStaysAwayAborts() {
+        Namespace ns = new Namespace("app", "outage");
+        participants.failIn = "clone";
+        participants.failCode = ErrorCode.HostUnreachable;
+        participants.failures = new java.util.concurrent.atomic.AtomicInteger(3);
+
+        ReshardingOperation done = coordinator.reshard(request(ns, "country"));
+        assertThat(participants.calls).containsExactly("initialize", "prepareToDonate", "clone", "clone", "clone", "clone", "catchUp",
+                "blockWritesAndVerify", "commit");
+        assertThat(store.find(done.id()).orElseThrow().abortReason()).isNull();
+
+        participants.reset();
+        participants.failIn = "catchUp";
+        participants.failCode = ErrorCode.NetworkTimeout;
+        Namespace away = new Namespace("app", "away");
+        assertThatThrownBy(() -> coordinator.reshard(request(away, "country")))
+                .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ReshardCollectionAborted));
+        assertThat(participants.calls).filteredOn("catchUp"::equals).hasSizeGreaterThan(1);
+        assertThat(participants.calls.getLast()).isEqualTo("abort");
+        assertThat(store.find(away).orElseThrow().abortReason().getString("codeName").getValue()).isEqualTo("NetworkTimeout");
     }
 
     @Test
@@ -243,6 +269,9 @@ class ReshardingCoordinatorTest {
         final List<String> calls = new CopyOnWriteArrayList<>();
         volatile java.util.function.Consumer<ReshardingOperation> onEveryCall = op -> { };
         volatile String failIn = "";
+        /** The planted failure's code, and how many calls fail (the rest succeed) */
+        volatile ErrorCode failCode = ErrorCode.OperationFailed;
+        volatile java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
         volatile String holdIn = "";
         volatile boolean noChange;
         volatile CountDownLatch held = new CountDownLatch(1);
@@ -252,6 +281,8 @@ class ReshardingCoordinatorTest {
             calls.clear();
             onEveryCall = op -> { };
             failIn = "";
+            failCode = ErrorCode.OperationFailed;
+            failures = new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
             holdIn = "";
             noChange = false;
             held = new CountDownLatch(1);
@@ -261,8 +292,8 @@ class ReshardingCoordinatorTest {
         private void call(String name, ReshardingOperation operation, AbortCheck abort) {
             calls.add(name);
             onEveryCall.accept(operation);
-            if (failIn.equals(name)) {
-                throw new CommandException(ErrorCode.HostUnreachable, "planted " + name + " failure");
+            if (failIn.equals(name) && failures.getAndDecrement() > 0) {
+                throw new CommandException(failCode, "planted " + name + " failure");
             }
             if (holdIn.equals(name)) {
                 held.countDown();

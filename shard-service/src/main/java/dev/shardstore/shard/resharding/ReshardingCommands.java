@@ -5,6 +5,7 @@ import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.namespace.Namespace;
+import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.KeyRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
@@ -31,6 +32,9 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration
 public class ReshardingCommands {
+    /** A donor's fault-test step: passed before it reads an oplog batch for a recipient. */
+    public static final String BEFORE_OPLOG_BATCH = "reshardingDonor.beforeOplogBatch";
+
     /** The most keys one sample returns: 10 per chunk (ReshardingSplitPolicy) of MongoDB's 8192 chunks per shard. */
     private static final long MAX_SAMPLE = 81_920;
     /** Most bytes of documents in one clone page: BSON replies stay well under 16 MB. */
@@ -101,10 +105,11 @@ public class ReshardingCommands {
      * {@code {entries, resumeAfter, more, ok: 1}} ({@link ReshardingCloneSource#oplogBatch}).
      */
     @Bean
-    ShardCommand reshardingOplogBatch(CommandInvoker invoker, ReshardingCloneSource source) {
+    ShardCommand reshardingOplogBatch(CommandInvoker invoker, ReshardingCloneSource source, FailPoints failPoints) {
         String name = "_shardsvrReshardingOplogBatch";
         return ShardCommand.adminOnly(invoker, name, (opCtx, db, cmd) -> {
             reshardingUuid(cmd);
+            failPoints.hit(BEFORE_OPLOG_BATCH);
             return Replies.ok(source.oplogBatch(namespace(cmd, name), timestamp(cmd, "after")));
         });
     }

@@ -58,6 +58,8 @@ public class ReshardingRecipients {
      * document with a planted field instead of failing, so that verification must find the difference.
      */
     public static final String CORRUPT_ONE_DOCUMENT = "reshardingRecipient.corruptOneDocument";
+    /** The fault-test step passed once a clone page and its resume token are committed. */
+    public static final String AFTER_CLONE_PAGE = "reshardingRecipient.afterClonePage";
     private static final OperationContext RECIPIENT = OperationContext.internal("reshardingRecipient");
     private static final int PAGE_ROWS = 1000;
     private static final long PAGE_BYTES = 4L * 1024 * 1024;
@@ -148,6 +150,7 @@ public class ReshardingRecipients {
                             + "WHERE resharding_uuid = ? AND donor = ?").params(next, last, documents.size(), receipt.id(), donor).update();
                     return null;
                 });
+                failPoints.hit(AFTER_CLONE_PAGE);
                 copied += documents.size();
                 after = next;
                 progress = new Progress(next, last, progress.appliedThrough());
