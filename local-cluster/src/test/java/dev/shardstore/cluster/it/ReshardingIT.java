@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
  * updates (moving documents between the new chunks) and deletes through the router commits with every acknowledged
  * write in place, queries on the new key hit one shard, and no shard keeps a copy of the old layout; the verification
  * finds a planted difference on a recipient and aborts, leaving the old collection as it was, the temporary one gone.
- * The collection's own key is no change; options not implemented are refused naming them; abortReshardCollection after
- * a commit is ReshardCollectionCommitted (340), with no operation NoSuchReshardCollection (339).
+ * A write block longer than {@code reshardingCriticalSectionTimeoutMillis} aborts with its code (342). The collection's
+ * own key is no change; options not implemented are refused naming them; abortReshardCollection after a commit is
+ * ReshardCollectionCommitted (340), with no operation NoSuchReshardCollection (339).
  */
 @OnSharedCluster
 class ReshardingIT {
@@ -140,6 +141,30 @@ class ReshardingIT {
             ItSupport.onService(cluster, shard, "admin", new BsonDocument("configureFailPoint", new BsonString("reshardingRecipient.corruptOneDocument"))
                     .append("mode", new BsonString("off")));
         }
+    }
+
+    /**
+     * reshardingCriticalSectionTimeoutMillis, set through the router (which sends it to the coordinator): at 0 ms the
+     * recipients cannot have caught up once writes are blocked, so the operation aborts with
+     * ReshardingCriticalSectionTimeout (342), as MongoDB's reshardCollection answers, and the collection stays as it was.
+     */
+    @Test
+    void aWriteBlockLongerThanReshardingCriticalSectionTimeoutMillisAbortsWithItsCode() {
+        String ns = fill("blocked");
+        ItSupport.ok(router, "admin", "{\"setParameter\": 1, \"reshardingCriticalSectionTimeoutMillis\": 0}");
+        BsonDocument reply;
+        try {
+            reply = router.run("admin", reshard(ns, "{\"country\": 1}"));
+        } finally {
+            ItSupport.ok(router, "admin", "{\"setParameter\": 1, \"reshardingCriticalSectionTimeoutMillis\": 5000}");
+        }
+        assertThat(code(reply)).as("%s", reply).isEqualTo(342);
+        assertThat(reply.getString("errmsg").getValue()).contains("reshardingCriticalSectionTimeoutMillis");
+        assertThat(operationOf(ns).getDocument("abortReason").getString("codeName").getValue()).isEqualTo("ReshardingCriticalSectionTimeout");
+        assertThat(ItSupport.firstBatch(router, "collections", BsonDocument.parse("{_id: '" + ns + "'}")).getFirst()
+                .getDocument("key").toJson()).isEqualTo("{\"_id\": \"hashed\"}");
+        ItSupport.ok(router, DB, "{\"insert\": \"blocked\", \"documents\": [{\"_id\": 100000, \"country\": \"FR\"}]}");
+        assertThat(count("blocked")).isEqualTo(DOCUMENTS + 1);
     }
 
     /** Whether a write's reply acknowledges it: ok, no write error, one document written. */

@@ -9,6 +9,8 @@ import dev.shardstore.resharding.coordinator.ReshardingCoordinator;
 import dev.shardstore.resharding.coordinator.ReshardingOperation;
 import dev.shardstore.resharding.coordinator.ReshardingRequest;
 import dev.shardstore.support.command.CommandHandler;
+import dev.shardstore.support.parameter.ServerParameters;
+import java.util.Map;
 import java.util.Set;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
@@ -37,6 +39,30 @@ public class ReshardingCommands {
      * identical command joins the running operation, or gets its outcome while it is quiesced. Without
      * {@code numInitialChunks} the new key starts with one chunk per recipient (MongoDB's default).
      */
+    /** {@code getParameter} on {@code admin}: this service's server parameters ({@link ServerParameters}). */
+    @Bean
+    CommandHandler getParameter(ServerParameters parameters) {
+        return CommandHandler.of("getParameter", (db, cmd) -> {
+            onAdmin(db, "getParameter");
+            return Replies.ok(parameters.get(cmd, Map.of()));
+        });
+    }
+
+    /** {@code setParameter} on {@code admin}, which the router sends here for {@code reshardingCriticalSectionTimeoutMillis}. */
+    @Bean
+    CommandHandler setParameter(ServerParameters parameters) {
+        return CommandHandler.of("setParameter", (db, cmd) -> {
+            onAdmin(db, "setParameter");
+            return Replies.ok(parameters.set(cmd));
+        });
+    }
+
+    private static void onAdmin(String db, String command) {
+        if (!"admin".equals(db)) {
+            throw new CommandException(ErrorCode.IllegalOperation, command + " may only be run against the admin database");
+        }
+    }
+
     @Bean
     CommandHandler reshardCollection(ReshardingCoordinator coordinator) {
         return CommandHandler.of("reshardCollection", (db, cmd) -> {

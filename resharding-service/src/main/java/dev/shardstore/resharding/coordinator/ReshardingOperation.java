@@ -91,11 +91,17 @@ public record ReshardingOperation(UUID id, ReshardingRequest request, Coordinato
     /**
      * The outcome of a quiesced operation, for the command that waited for it or retried it.
      *
-     * @throws CommandException ReshardCollectionAborted (341) naming the abort's reason when it aborted
+     * @throws CommandException the abort's reason when it aborted (its code: ReshardCollectionAborted (341) for an abort
+     *                          asked for or a failed verification, ReshardingCriticalSectionTimeout (342), a
+     *                          participant's error)
      */
     public void requireCommitted() {
         if (abortReason != null) {
-            throw new CommandException(ErrorCode.ReshardCollectionAborted, "the resharding of " + namespace().full() + " (" + id
+            // MongoDB's reshardCollection fails with the abort's reason: ReshardCollectionAborted for an abort that was
+            // asked for or a failed verification, the participant's or the write block's own code otherwise
+            ErrorCode code = abortReason.isNumber("code") ? ErrorCode.ofNumber(abortReason.getNumber("code").intValue())
+                    : ErrorCode.ReshardCollectionAborted;
+            throw new CommandException(code, "the resharding of " + namespace().full() + " (" + id
                     + ") was aborted: " + abortReason.getString("errmsg").getValue());
         }
     }

@@ -7,6 +7,7 @@ import dev.shardstore.resharding.coordinator.ReshardedChunk;
 import dev.shardstore.resharding.coordinator.ReshardingOperation;
 import dev.shardstore.resharding.coordinator.ReshardingParticipants;
 import dev.shardstore.support.ServiceSupportProperties;
+import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.transport.http.CommandClient;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,8 +41,10 @@ public class PeerParticipants implements ReshardingParticipants {
 
     private final CommandClient client;
     private final String configUrl;
+    private final ServerParameters parameters;
 
-    public PeerParticipants(CommandClient client, ServiceSupportProperties support) {
+    public PeerParticipants(CommandClient client, ServiceSupportProperties support, ServerParameters parameters) {
+        this.parameters = parameters;
         this.client = client;
         this.configUrl = support.configUrl();
     }
@@ -101,11 +104,13 @@ public class PeerParticipants implements ReshardingParticipants {
 
     /**
      * Blocks writes on the donors ({@code _shardsvrParticipantBlock} with {@code blockType: "Writes"}: the writes in flight
-     * end first), applies until a round finds no entry left, then verifies: per new chunk, the donors' count and hash of
+     * end first), applies until a round finds no entry left (within {@code reshardingCriticalSectionTimeoutMillis} of the
+     * block, else ReshardingCriticalSectionTimeout, 342, which aborts the operation), then verifies: per new chunk, the donors' count and hash of
      * the documents they own whose new key falls in it ({@code _shardsvrReshardingDigest} with {@code ownedOnly}) against
      * its recipient's over the temporary collection.
      *
-     * @throws CommandException ReshardCollectionAborted (341) naming the first chunk whose count or hash differs
+     * @throws CommandException ReshardCollectionAborted (341) naming the first chunk whose count or hash differs;
+     *                          ReshardingCriticalSectionTimeout (342) when the recipients did not catch up in time
      */
     @Override
     public void blockWritesAndVerify(ReshardingOperation operation, AbortCheck abort) {
@@ -113,9 +118,21 @@ public class PeerParticipants implements ReshardingParticipants {
         for (String donor : operation.donorShards()) {
             client.runChecked(donor, host(hosts, donor), operation.namespace().db(), block(operation, "Writes"));
         }
-        while (untilDone(operation, "_shardsvrReshardingRecipientApply", abort) > 0) {
-            abort.check(); // entries written before the block arrived in the last round: one more, until none comes
+        long blockedAt = System.nanoTime();
+        long limitMillis = parameters.longValue(ServerParameters.RESHARDING_CRITICAL_SECTION_TIMEOUT);
+        AbortCheck withinTheBlock = () -> {
+            abort.check();
+            long blockedMillis = (System.nanoTime() - blockedAt) / 1_000_000;
+            if (blockedMillis > limitMillis) {
+                throw new CommandException(ErrorCode.ReshardingCriticalSectionTimeout, "the recipients of the resharding of "
+                        + operation.namespace().full() + " had not caught up " + blockedMillis + " ms after writes were blocked"
+                        + " (reshardingCriticalSectionTimeoutMillis: " + limitMillis + ")");
+            }
+        };
+        while (untilDone(operation, "_shardsvrReshardingRecipientApply", withinTheBlock) > 0) {
+            withinTheBlock.check(); // entries written before the block arrived in the last round: one more, until none comes
         }
+        withinTheBlock.check();
         BsonArray bounds = chunkBounds(operation.newChunks());
         long[][] donors = new long[operation.newChunks().size()][2];
         for (String donor : operation.donorShards()) {

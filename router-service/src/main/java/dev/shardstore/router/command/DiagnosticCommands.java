@@ -4,6 +4,7 @@ import dev.shardstore.contracts.bson.CommandArgs;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.router.RouterProperties;
 import dev.shardstore.router.peer.PeerClient;
 import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
@@ -61,11 +62,12 @@ public class DiagnosticCommands {
      * {@code {setParameter: 1, <name>: <value>}} → {@code {was: <the router's previous value>, ok: 1}}: checked and set
      * on the router ({@link ServerParameters}: InvalidOptions (72) for an unknown name, BadValue (2) for a bad value,
      * nothing sent then), then sent to every shard, as a cluster-wide setting of mongod parameters through mongos would
-     * have to be done shard by shard. A shard that fails it fails the command with that shard's error (the shards asked
-     * before it keep the new value; repeating the command is safe).
+     * have to be done shard by shard, and to the resharding service when it sets {@code reshardingCriticalSectionTimeoutMillis}.
+     * A shard that fails it fails the command with that shard's error (the shards asked before it keep the new value;
+     * repeating the command is safe).
      */
     @Bean
-    CommandHandler setParameter(ServerParameters parameters, PeerClient peers, ShardRegistry shards) {
+    CommandHandler setParameter(ServerParameters parameters, PeerClient peers, ShardRegistry shards, RouterProperties properties) {
         return CommandHandler.of("setParameter", (db, cmd) -> {
             Namespaces.checkAdmin(db, "setParameter");
             BsonDocument was = parameters.set(cmd);
@@ -76,6 +78,10 @@ public class DiagnosticCommands {
                 }
             });
             shards.all().forEach((shard, url) -> peers.runChecked(shard, url, "admin", forward));
+            if (cmd.containsKey(ServerParameters.RESHARDING_CRITICAL_SECTION_TIMEOUT.name())) {
+                // the one parameter the resharding coordinator reads
+                peers.runChecked("resharding", properties.reshardingUrl(), "admin", forward);
+            }
             return Replies.ok(was);
         });
     }

@@ -60,9 +60,17 @@ public final class ServerParameters {
     public static final ServerParameter MAX_CURSORS = ServerParameter.ofLong("internalQueryMaxOpenCursors", 10_000, 1,
             Integer.MAX_VALUE, "open cursors on this service, all clients together; one more is refused with OperationFailed (96)");
 
+    /**
+     * How long resharding's write block may last before the recipients have caught up; past it the operation aborts with
+     * ReshardingCriticalSectionTimeout. MongoDB's parameter of this name and default (5 s), read by the coordinator.
+     */
+    public static final ServerParameter RESHARDING_CRITICAL_SECTION_TIMEOUT = ServerParameter.ofLong("reshardingCriticalSectionTimeoutMillis",
+            5_000, 0, Integer.MAX_VALUE, "milliseconds resharding may block writes while the recipients catch up before it aborts"
+                    + " with ReshardingCriticalSectionTimeout (read by the resharding coordinator)");
+
     /** Every parameter, in the order {@code getParameter: "*"} lists them. */
     public static final List<ServerParameter> CATALOG = List.of(SORT_MEMORY, GROUP_MEMORY, ALLOW_DISK_USE_BY_DEFAULT,
-            MAX_CURSORS_PER_CLIENT, MAX_CURSORS);
+            MAX_CURSORS_PER_CLIENT, MAX_CURSORS, RESHARDING_CRITICAL_SECTION_TIMEOUT);
 
     private static final Map<String, ServerParameter> BY_NAME = CATALOG.stream()
             .collect(Collectors.toMap(ServerParameter::name, Function.identity()));
