@@ -84,6 +84,18 @@ public class ReshardingCommands {
     }
 
     /**
+     * {@code {commitReshardCollection: "db.coll"}} → {@code {ok: 1}} once the running operation has committed
+     * ({@link ReshardingCoordinator#commit}); NoSuchReshardCollection (339) when none runs.
+     */
+    @Bean
+    CommandHandler commitReshardCollection(ReshardingCoordinator coordinator) {
+        return CommandHandler.of("commitReshardCollection", (db, cmd) -> {
+            coordinator.commit(Namespace.parse(new CommandArgs(cmd).requiredString("commitReshardCollection"), "commitReshardCollection"));
+            return Replies.ok();
+        });
+    }
+
+    /**
      * The request of a reshardCollection command.
      *
      * @throws CommandException NotImplemented (238) naming an option this version does not implement; InvalidOptions (72)

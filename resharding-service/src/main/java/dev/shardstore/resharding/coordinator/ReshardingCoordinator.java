@@ -94,6 +94,25 @@ public class ReshardingCoordinator {
     }
 
     /**
+     * commitReshardCollection (MongoDB's command to make a running operation block writes and commit as soon as it
+     * can): this coordinator enters the write block as soon as the recipients have caught up, so there is nothing to
+     * hurry; the command joins the operation, driving it here when a crash left it unresumed, and answers once it has
+     * committed.
+     *
+     * @return the committed operation
+     * @throws CommandException NoSuchReshardCollection (339) when no operation reshards the collection, or it ended
+     *                          aborted; the abort's reason when it aborts meanwhile
+     */
+    public ReshardingOperation commit(Namespace namespace) {
+        ReshardingOperation operation = store.find(namespace).filter(o -> o.state() != CoordinatorState.QUIESCED || o.abortReason() == null)
+                .orElseThrow(() -> new CommandException(ErrorCode.NoSuchReshardCollection, "no resharding of " + namespace.full() + " is running"));
+        if (operation.state().finished()) {
+            return operation;
+        }
+        return running.run(namespace.full(), OPERATION, operation.request(), () -> drive(operation.id()));
+    }
+
+    /**
      * Resumes every unfinished operation not running in this process (at start: those a crash left), each on its own
      * virtual thread; marks done the quiesced ones older than {@code shardstore.resharding.quiesce-period}.
      */

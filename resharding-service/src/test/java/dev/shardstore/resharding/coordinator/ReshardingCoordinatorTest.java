@@ -184,6 +184,25 @@ class ReshardingCoordinatorTest {
     }
 
     @Test
+    void commitReshardCollectionAnswersOnceTheRunningOperationCommittedAndIs339WithoutOne() throws Exception {
+        Namespace ns = new Namespace("app", "hurried");
+        assertThatThrownBy(() -> coordinator.commit(ns)).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.NoSuchReshardCollection));
+        participants.holdIn = "catchUp";
+        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")));
+        assertThat(participants.held.await(30, TimeUnit.SECONDS)).isTrue();
+
+        CompletableFuture<ReshardingOperation> commit = CompletableFuture.supplyAsync(() -> coordinator.commit(ns));
+        assertThat(commit).as("it waits for the commit").isNotDone();
+        participants.release.countDown();
+        assertThat(commit).succeedsWithin(Duration.ofSeconds(30));
+        assertThat(waiting).succeedsWithin(Duration.ofSeconds(30));
+        assertThat(commit.get().id()).isEqualTo(waiting.get().id());
+        assertThat(participants.calls).containsOnlyOnce("commit");
+        assertThat(coordinator.commit(ns).id()).as("while quiesced, the committed outcome").isEqualTo(waiting.get().id());
+    }
+
+    @Test
     void anIdenticalRetryJoinsTheRunningOperationAndAnotherRequestIsRefused() throws Exception {
         Namespace ns = new Namespace("app", "joined");
         participants.holdIn = "catchUp";

@@ -11,8 +11,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * MongoDB's resharding commands on {@code admin}, forwarded to the resharding service (mongos forwards them to the
  * config server, where MongoDB's resharding coordinator runs): {@code reshardCollection}, which answers once the
- * operation is over (as moveChunk, within {@code shardstore.router.migration-timeout}), and
- * {@code abortReshardCollection}. Replies and errors are the coordinator's (see its {@code ReshardingCommands}:
+ * operation is over (as moveChunk, within {@code shardstore.router.migration-timeout}), {@code commitReshardCollection}
+ * (answers once the running operation committed) and {@code abortReshardCollection}. Replies and errors are the coordinator's (see its {@code ReshardingCommands}:
  * options it does not implement are InvalidOptions naming them; ReshardCollectionAborted 341,
  * ReshardCollectionCommitted 340, NoSuchReshardCollection 339, ReshardCollectionInProgress 338); IllegalOperation off
  * {@code admin}; HostUnreachable when the resharding service is down. Afterwards the router marks its routing table
@@ -38,6 +38,11 @@ public class ReshardingAdminCommands {
     @Bean
     CommandHandler abortReshardCollection() {
         return forwarded("abortReshardCollection");
+    }
+
+    @Bean
+    CommandHandler commitReshardCollection() {
+        return forwarded("commitReshardCollection");
     }
 
     private CommandHandler forwarded(String name) {
