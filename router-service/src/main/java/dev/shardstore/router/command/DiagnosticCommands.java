@@ -88,7 +88,9 @@ public class DiagnosticCommands {
     @Bean
     MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory) {
         return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
-                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory));
+                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory),
+                interruption -> { }); // the router holds no merge for a test
+
     }
 
     /** {@code getCmdLineOpts}: the process is a Spring Boot application, so no mongos options: {@code argv, parsed: {}}. */

@@ -81,7 +81,7 @@ public class AggregateCommand extends CollectionReadCommand {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();
         }
-        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), budgets.of(command));
+        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), budgets.of(command, opCtx::checkForInterrupt));
         Batch first = cursor.next(opCtx, batchSize);
         long id = first.exhausted() ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());

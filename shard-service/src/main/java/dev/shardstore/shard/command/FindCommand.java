@@ -85,7 +85,7 @@ public class FindCommand extends CollectionReadCommand {
         }
         ShardCursor cursor = target.buckets().isPresent()
                 ? timeseriesFind(opCtx, collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
-                : queries.findForReply(opCtx, collection.get(), query, batchSize, budgets.of(command));
+                : queries.findForReply(opCtx, collection.get(), query, batchSize, budgets.of(command, opCtx::checkForInterrupt));
         Batch first = cursor.next(opCtx, batchSize);
         if (singleBatch) {
             cursor.close(); // its spill files, if any: no getMore will come

@@ -59,7 +59,7 @@ class PipelineRunner {
      *                                                         {@link MemoryLimits} says
      */
     List<BsonDocument> run(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint) {
-        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults()).documents()) {
+        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults(opCtx::checkForInterrupt)).documents()) {
             return output.toList();
         }
     }

@@ -53,7 +53,7 @@ public class QueryRunner {
      *                                                         when a sort needs more memory than allowed and may not spill
      */
     public ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected) {
-        return find(opCtx, c, query, expected, false, budgets.defaults());
+        return find(opCtx, c, query, expected, false, budgets.defaults(opCtx::checkForInterrupt));
     }
 
     /**
