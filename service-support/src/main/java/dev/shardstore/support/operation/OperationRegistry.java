@@ -1,12 +1,18 @@
 package dev.shardstore.support.operation;
 
+import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,6 +74,36 @@ public final class OperationRegistry {
         Optional<RunningOperation> op = find(opid);
         op.ifPresent(RunningOperation::kill);
         return op.isPresent();
+    }
+
+    /**
+     * The operation a {@code {killOp: 1, op: <number>}} command names (MongoDB manual "killOp"): an int or long, or a
+     * double of integral value.
+     *
+     * @throws CommandException FailedToParse (9) without {@code op}; TypeMismatch (14) when it is not an integral number
+     */
+    public static long killOpTarget(BsonDocument command) {
+        BsonValue op = command.get("op");
+        if (op == null) {
+            throw new CommandException(ErrorCode.FailedToParse, "Did not provide \"op\" field");
+        }
+        if (op.isInt32() || op.isInt64()) {
+            return op.asNumber().longValue();
+        }
+        if (op.isDouble() && op.asDouble().getValue() == Math.rint(op.asDouble().getValue())
+                && Math.abs(op.asDouble().getValue()) < 0x1p63) {
+            return (long) op.asDouble().getValue();
+        }
+        throw new CommandException(ErrorCode.TypeMismatch, "Expected field \"op\" to have numeric type, but found "
+                + op.getBsonType().name().toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * MongoDB's reply to {@code killOp}, {@code {info: "attempting to kill op", ok: 1}}, whether or not the operation
+     * still ran: a kill only marks the operation, which stops at its next check.
+     */
+    public static BsonDocument killOpReply() {
+        return Replies.ok(new BsonDocument("info", new BsonString("attempting to kill op")));
     }
 
     /** {@code op}'s {@code $currentOp} document now ({@link RunningOperation#describe}). */
