@@ -41,7 +41,7 @@ public final class OperationRegistry {
      * Registers {@code command} on {@code db}, run by {@code caller}, as a new running operation with the next opid.
      *
      * @param parent the operation a nested command runs for ({@link RunningOperation}), or null
-     * @throws IllegalArgumentException for an empty command or a blank database name
+     * @throws IllegalArgumentException for an empty command
      */
     public RunningOperation register(Caller caller, String db, BsonDocument command, @Nullable RunningOperation parent) {
         RunningOperation op = new RunningOperation(lastOpid.incrementAndGet(), db, command, caller, ticker.getAsLong(), parent);

@@ -41,18 +41,16 @@ public final class RunningOperation {
      * @param caller     who runs it
      * @param startTicks the operation registry's ticker when it started, nanoseconds
      * @param parent     the operation a nested command runs for, or null
-     * @throws IllegalArgumentException for an empty command or a blank database name
+     * @throws IllegalArgumentException for an empty command (the registry refuses one before it registers anything); a
+     *                                  database name is listed as sent, since the command has not checked it yet
      */
     RunningOperation(long opid, String db, BsonDocument command, Caller caller, long startTicks, @Nullable RunningOperation parent) {
         if (command.isEmpty()) {
             throw new IllegalArgumentException("a running operation has a command");
         }
-        if (db == null || db.isBlank()) {
-            throw new IllegalArgumentException("a running operation has a database");
-        }
         this.opid = opid;
         this.commandName = command.getFirstKey();
-        this.db = db;
+        this.db = Objects.requireNonNull(db, "db");
         this.command = truncated(command);
         this.caller = Objects.requireNonNull(caller, "caller");
         this.startTicks = startTicks;

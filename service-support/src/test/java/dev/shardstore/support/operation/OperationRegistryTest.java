@@ -75,6 +75,12 @@ class OperationRegistryTest {
     }
 
     @Test
+    void aDatabaseNameIsListedAsSentForTheCommandToCheck() {
+        commands.run(Caller.client("rest"), " ", new BsonDocument("ping", new BsonInt32(1)));
+        assertThat(seen.getFirst().getFirst().db()).isEqualTo(" ");
+    }
+
+    @Test
     void getMoreAndFailingCommandsAreRegisteredAndDeregisteredToo() {
         commands.run(Caller.peer(), "test", ExtendedJson.parse("{getMore: {$numberLong: '5'}, collection: 'c'}"));
         assertThatThrownBy(() -> commands.run(Caller.peer(), "test", new BsonDocument("fail", new BsonInt32(1))))

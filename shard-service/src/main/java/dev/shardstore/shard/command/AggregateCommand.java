@@ -46,14 +46,12 @@ import org.springframework.stereotype.Component;
 @Component
 public class AggregateCommand extends CollectionReadCommand {
     private final CursorManager cursors;
-    private final MemoryBudgets budgets;
     private final CurrentOpCommands currentOp;
 
     public AggregateCommand(CommandInvoker invoker, PipelineRunner pipelines, TimeseriesCollections timeseries, CursorManager cursors,
-            CollectionCatalog catalog, MemoryBudgets budgets, CurrentOpCommands currentOp) {
+            CollectionCatalog catalog, CurrentOpCommands currentOp) {
         super(invoker, catalog, timeseries, pipelines);
         this.cursors = cursors;
-        this.budgets = budgets;
         this.currentOp = currentOp;
     }
 
@@ -86,7 +84,7 @@ public class AggregateCommand extends CollectionReadCommand {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();
         }
-        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), budgets.of(command, opCtx::checkForInterrupt));
+        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), command);
         Batch first = cursor.next(opCtx, batchSize);
         long id = first.exhausted() ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
