@@ -12,6 +12,7 @@ import dev.shardstore.console.Views.Decision;
 import dev.shardstore.console.Views.Health;
 import dev.shardstore.console.Views.LogEntry;
 import dev.shardstore.console.Views.Migration;
+import dev.shardstore.console.Views.RunningOp;
 import dev.shardstore.console.Views.Movements;
 import dev.shardstore.console.Views.Operations;
 import dev.shardstore.console.Views.Overview;

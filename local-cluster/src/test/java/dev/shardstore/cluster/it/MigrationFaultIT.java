@@ -234,8 +234,15 @@ class MigrationFaultIT {
                     return false;
                 }
                 sorted.clear();
-                reply.getDocument("cursor").getArray("firstBatch").forEach(v -> sorted.add(v.asDocument()));
-                return reply.getDocument("cursor").getNumber("id").longValue() == 0;
+                BsonDocument cursor = reply.getDocument("cursor");
+                cursor.getArray("firstBatch").forEach(v -> sorted.add(v.asDocument()));
+                while (cursor.getNumber("id").longValue() != 0) {
+                    cursor = RouterClient.requireOk("getMore", c.router.run(DB, new BsonDocument("getMore",
+                            new org.bson.BsonInt64(cursor.getNumber("id").longValue())).append("collection", new BsonString(coll))))
+                            .getDocument("cursor");
+                    cursor.getArray("nextBatch").forEach(v -> sorted.add(v.asDocument()));
+                }
+                return true;
             }, Duration.ofSeconds(120), "spill: the aggregate answers again after the restart");
             assertThat(sorted).as("spill: every document, in order").hasSize(documents);
             for (int i = 0; i < documents; i++) {
