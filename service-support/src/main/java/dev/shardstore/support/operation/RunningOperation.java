@@ -29,6 +29,7 @@ public final class RunningOperation {
     private final String commandName;
     private final String db;
     private final BsonDocument command;
+    private final String namespace;
     private final Caller caller;
     private final long startTicks;
     private final @Nullable RunningOperation parent;
@@ -37,7 +38,8 @@ public final class RunningOperation {
     /**
      * @param opid       this process's number of the operation, unique while the process runs
      * @param db         the database the command runs on
-     * @param command    the command document (copied, {@link #truncated} past {@value #MAX_COMMAND_BYTES} bytes)
+     * @param command    the command document, held as it is: only a listing copies it ({@link #command()}), so that a
+     *                   command's run does not pay for encoding it once more
      * @param caller     who runs it
      * @param startTicks the operation registry's ticker when it started, nanoseconds
      * @param parent     the operation a nested command runs for, or null
@@ -51,7 +53,8 @@ public final class RunningOperation {
         this.opid = opid;
         this.commandName = command.getFirstKey();
         this.db = Objects.requireNonNull(db, "db");
-        this.command = truncated(command);
+        this.command = command;
+        this.namespace = namespaceOf(db, commandName, command);
         this.caller = Objects.requireNonNull(caller, "caller");
         this.startTicks = startTicks;
         this.parent = parent;
@@ -91,9 +94,17 @@ public final class RunningOperation {
         return db;
     }
 
-    /** A copy of the command, {@link #truncated} past {@value #MAX_COMMAND_BYTES} bytes. */
+    /**
+     * A copy of the command, {@link #truncated} past {@value #MAX_COMMAND_BYTES} bytes. Should the command's handler
+     * change the document while it is copied, the copy is {@code {$truncated: "(the command changed while it was
+     * listed)"}} rather than a failure of the listing.
+     */
     public BsonDocument command() {
-        return command.clone();
+        try {
+            return truncated(command);
+        } catch (java.util.ConcurrentModificationException | IllegalStateException e) {
+            return new BsonDocument("$truncated", new BsonString("(the command changed while it was listed)"));
+        }
     }
 
     /** Who runs it. */
@@ -130,7 +141,7 @@ public final class RunningOperation {
                 .append("opid", new BsonInt64(opid))
                 .append("active", BsonBoolean.TRUE)
                 .append("op", new BsonString(commandName.equals("getMore") ? "getmore" : "command"))
-                .append("ns", new BsonString(namespace()))
+                .append("ns", new BsonString(namespace))
                 .append("command", command())
                 .append("secs_running", new BsonInt64(micros / 1_000_000))
                 .append("microsecs_running", new BsonInt64(micros))
@@ -151,7 +162,8 @@ public final class RunningOperation {
         return caller.principal().users().contains(user);
     }
 
-    private String namespace() {
+    /** {@code <db>.<collection>} when the command names one (getMore's {@code collection}), else {@code <db>.$cmd}. */
+    private static String namespaceOf(String db, String commandName, BsonDocument command) {
         BsonValue target = command.get(commandName);
         if (commandName.equals("getMore") && command.isString("collection")) {
             return db + "." + command.getString("collection").getValue();
