@@ -12,6 +12,7 @@ import dev.shardstore.console.Views.Decision;
 import dev.shardstore.console.Views.Health;
 import dev.shardstore.console.Views.LogEntry;
 import dev.shardstore.console.Views.Migration;
+import dev.shardstore.console.Views.RunningOp;
 import dev.shardstore.console.Views.Movements;
 import dev.shardstore.console.Views.Operations;
 import dev.shardstore.console.Views.Overview;
@@ -218,17 +219,26 @@ public class ClusterViews {
                 join(rounds).stream().map(ClusterViews::logEntry).toList(), join(shards), collections, errors);
     }
 
-    /** The operations: the router's {@code $currentOp} (refused today: its error is shown), the running migrations, the sessions. */
+    /**
+     * The operations: the router's {@code $currentOp} with {@code allUsers} (the router's commands and every shard's, and
+     * the shards' migrations; a refusal is shown as its error), the running migrations, the sessions.
+     */
     public Operations operations() {
         List<ClusterError> errors = Collections.synchronizedList(new ArrayList<>());
-        Future<List<String>> currentOp = submit(() -> attempt(errors, () -> client.aggregate("admin", null,
+        Future<List<RunningOp>> currentOp = submit(() -> attempt(errors, () -> client.aggregate("admin", null,
                 List.of(new BsonDocument("$currentOp", new BsonDocument("allUsers", org.bson.BsonBoolean.TRUE)))))
-                .orElse(List.of()).stream().map(ClusterViews::json).toList());
+                .orElse(List.of()).stream().map(ClusterViews::runningOp).toList());
         Future<String> sessions = submit(() -> attempt(errors, () -> client.actuator(properties.sessionUrl(), "sessions"))
                 .map(ClusterViews::json).orElse(""));
         List<Shard> shards = shards(errors);
         List<Migration> migrations = migrations(migrationReports(shards, errors), Map.of());
         return new Operations(join(currentOp), migrations, join(sessions), meters.history(), meters.interval().toSeconds(), errors);
+    }
+
+    /** One {@code $currentOp} document as the table shows it (a router's own operation has no {@code shard}). */
+    private static RunningOp runningOp(BsonDocument op) {
+        return new RunningOp(string(op, "opid"), string(op, "shard"), string(op, "op"), string(op, "ns"), number(op, "secs_running"),
+                string(op, "desc"));
     }
 
     /** {@code balancerStart} or {@code balancerStop} ({@code start} true or false), as the page reports it. */

@@ -258,15 +258,38 @@ public final class Views {
     }
 
     /**
+     * One entry of the router's {@code $currentOp}, as the operations page's table shows it (MongoDB's fields).
+     *
+     * @param opid        the router's opid, or {@code "<shard>:<opid>"} for a shard's operation; empty for a migration
+     * @param shard       the shard that runs it, empty for the router's own
+     * @param op          {@code command}, {@code getmore}; empty for a migration
+     * @param ns          the namespace
+     * @param secsRunning how long it has run, whole seconds
+     * @param desc        who runs it: the front end or peer endpoint, or the migration's role
+     */
+    public record RunningOp(String opid, String shard, String op, String ns, long secsRunning, String desc) {
+        public RunningOp {
+            Objects.requireNonNull(opid, "opid");
+            Objects.requireNonNull(shard, "shard");
+            Objects.requireNonNull(op, "op");
+            Objects.requireNonNull(ns, "ns");
+            Objects.requireNonNull(desc, "desc");
+            if (secsRunning < 0) {
+                throw new IllegalArgumentException("secs_running is not negative: " + secsRunning);
+            }
+        }
+    }
+
+    /**
      * The operations page: what the cluster exposes of its running operations today.
      *
-     * @param currentOp the router's {@code $currentOp} documents; empty when it refuses (its error is in {@code errors})
+     * @param currentOp the router's {@code $currentOp} entries; empty when it refuses (its error is in {@code errors})
      * @param sessions  the session service's {@code /actuator/sessions}, as JSON, or empty
      * @param meters    each shard's sampled command throughput and p99 ({@link MeterSampler}), for the table beside the
      *                  charts
      * @param sampleSeconds the seconds between two samples
      */
-    public record Operations(List<String> currentOp, List<Migration> migrations, String sessions, List<ShardMeters> meters,
+    public record Operations(List<RunningOp> currentOp, List<Migration> migrations, String sessions, List<ShardMeters> meters,
                              long sampleSeconds, List<ClusterError> errors) {
         public Operations {
             currentOp = List.copyOf(currentOp);

@@ -7,6 +7,7 @@ import dev.shardstore.contracts.clock.LogicalClock;
 import dev.shardstore.support.clock.SigningKeyCache;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.support.operation.OperationRegistry;
 import dev.shardstore.support.command.InternalCommandPort;
 import dev.shardstore.support.command.InternalCommandServlet;
 import dev.shardstore.support.command.InternalCommands;
@@ -140,6 +141,13 @@ public class ServiceSupportAutoConfiguration {
         return new FailPoints();
     }
 
+    /** The commands running in this service ({@code $currentOp}, {@code killOp}), timed on {@link System#nanoTime}. */
+    @Bean
+    @ConditionalOnMissingBean
+    OperationRegistry operationRegistry() {
+        return new OperationRegistry(System::nanoTime);
+    }
+
     /**
      * The registry of the service's command handlers, plus MongoDB's fail point test commands when
      * {@code shardstore.test-commands.enabled} is true (as {@code enableTestCommands} adds them to mongod/mongos).
@@ -147,12 +155,12 @@ public class ServiceSupportAutoConfiguration {
     @Bean
     @ConditionalOnBean(CommandHandler.class)
     CommandRegistry commandRegistry(List<CommandHandler> handlers, FailPoints failPoints, ServiceSupportProperties properties,
-            ClientSecurityProperties security) {
+            ClientSecurityProperties security, OperationRegistry operations) {
         List<CommandHandler> all = new ArrayList<>(handlers);
         if (properties.testCommands().enabled()) {
             all.addAll(FailPointCommands.over(failPoints));
         }
-        return new CommandRegistry(all, System::nanoTime, CommandAuthorizer.of(security.enforced()));
+        return new CommandRegistry(all, CommandAuthorizer.of(security.enforced()), operations);
     }
 
     /**

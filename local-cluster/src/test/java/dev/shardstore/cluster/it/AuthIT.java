@@ -101,8 +101,8 @@ class AuthIT {
                 .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
         assertThat(Files.readString(cluster.home().stateFile())).contains("console-credentials.properties")
                 .doesNotContain(cluster.home().consolePassword().orElseThrow());
-        // (not /operations: its $currentOp needs the inprog rule that comes with the router's $currentOp stage)
-        for (String page : new String[] {"/", "/live/overview", "/movements", "/balancer"}) {
+        // /operations too: its $currentOp with allUsers needs inprog on the cluster, which clusterMonitor holds
+        for (String page : new String[] {"/", "/live/overview", "/movements", "/balancer", "/operations"}) {
             HttpResponse<String> response = console("GET", page);
             assertThat(response.statusCode()).as(page).isEqualTo(200);
             assertThat(response.body()).as(page).doesNotContain("Unauthorized (13)", "AuthenticationFailed (18)");

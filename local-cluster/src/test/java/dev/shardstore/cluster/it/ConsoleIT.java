@@ -231,8 +231,12 @@ class ConsoleIT {
         screenshot("movements");
 
         open("/operations");
-        // the router has no $currentOp yet: the page names the refusal with its code rather than failing
-        assertThat(text(".errors")).contains("NotImplemented (238)");
+        // the router's $currentOp: the console's own aggregate is an entry of the router, and each shard's commands are
+        // entries of that shard ("<shard>:<opid>"), the $currentOp the router fanned out to it at least
+        waitUntil(() -> !browser.findElements(By.cssSelector("#current-op tr[data-opid]")).isEmpty(), PAGE_WAIT, "$currentOp's entries");
+        assertThat(text("#current-op")).contains("admin.$cmd", "router");
+        assertThat(browser.findElements(By.cssSelector("#current-op tr[data-opid^='shard1:']"))).as("an opid \"shard1:<n>\"").isNotEmpty();
+        assertThat(text(".errors")).as("$currentOp is not refused any more").doesNotContain("NotImplemented (238)");
         // each shard's meters: a row of the table beside the charts, and a line in each chart once two samples rated it
         waitUntil(() -> browser.findElements(By.cssSelector("#meters-table tr[data-shard]")).size() == 2, PAGE_WAIT, "a table row per shard");
         waitUntil(() -> chartPoints("throughput-chart").size() == 2 && chartPoints("throughput-chart").stream().allMatch(n -> n >= 2)

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       summed from the shards, and no shard holds orphans any more.</li>
  * </ul>
  * The router case differs: the router is killed (kill -9) while the donor pauses after the clone, and the move must still
- * commit, since only the config service and the shards hold its state. The last case kills PostgreSQL itself under the
- * writer, without a migration.
+ * commit, since only the config service and the shards hold its state. The postgres case kills PostgreSQL itself under the
+ * writer, without a migration; the last one kills a spilling aggregate (killOp, then kill -9 of its shard).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MigrationFaultIT {
@@ -173,6 +173,92 @@ class MigrationFaultIT {
         assertThat(c.count(DB, coll)).as("postgres: the originals and the writer's documents").isEqualTo(600 + written);
         System.out.printf("[postgres] %d statements, %d not acknowledged, %d of the writer's documents there%n", writer.statements(),
                 writer.failures(), written);
+    }
+
+    /**
+     * {@code killOp} through the router of a spilling aggregate (a sort budget of 16 KB, set through the router) that the
+     * fail point {@code spill.beforeMerge} holds with its runs on the shard's disk: the router's {@code $currentOp} lists
+     * it as {@code "<shard>:<opid>"}, the kill ends it with Interrupted (11601) and its runs are deleted. Then the same
+     * aggregate held again and its shard killed (kill -9) with the runs on disk: the restarted shard's spill directory is
+     * empty (the shard empties it when it starts) and the aggregate returns every document in order.
+     */
+    @Test
+    @Order(12)
+    void aSpillingAggregateKilledByKillOpOrWithItsShardLeavesNoSpillFile() throws Exception {
+        String coll = "spill";
+        String ns = DB + "." + coll;
+        int documents = 3000;
+        c.shardAndFill(DB, coll, documents, documents / 2);
+        String owner = c.ownerOf(ns, documents / 2); // every chunk is on the primary shard
+        java.nio.file.Path spill = c.cluster.home().dir().resolve("spill").resolve(owner);
+        String sortMemory = "internalQueryMaxBlockingSortMemoryUsageBytes";
+        org.bson.BsonValue before = c.ok("admin", "{\"getParameter\": 1, \"" + sortMemory + "\": 1}").get(sortMemory);
+        c.ok("admin", "{\"setParameter\": 1, \"" + sortMemory + "\": 16384}");
+        String aggregate = "{\"aggregate\": \"" + coll + "\", \"pipeline\": [{\"$sort\": {\"x\": -1}}], \"cursor\": {\"batchSize\": 5000},"
+                + " \"comment\": \"spill-it\"}";
+        try {
+            long entered = c.failPoints.configure(owner, "spill.beforeMerge", "pause");
+            CompletableFuture<BsonDocument> held = CompletableFuture.supplyAsync(() -> c.router.run(DB, ExtendedJson.parse(aggregate)));
+            c.failPoints.waitFor(owner, "spill.beforeMerge", entered + 1);
+            assertThat(spillFiles(spill)).as("spill: the held sort's runs").isNotEmpty();
+            List<BsonDocument> listed = c.ok("admin", "{\"aggregate\": 1, \"pipeline\": [{\"$currentOp\": {\"allUsers\": true}},"
+                    + " {\"$match\": {\"shard\": \"" + owner + "\", \"command.comment\": \"spill-it\"}}], \"cursor\": {}}")
+                    .getDocument("cursor").getArray("firstBatch").stream().map(v -> v.asDocument()).toList();
+            assertThat(listed).as("spill: the router lists the held aggregate on its shard").hasSize(1);
+            String opid = listed.getFirst().getString("opid").getValue();
+            assertThat(opid).startsWith(owner + ":");
+            assertThat(c.ok("admin", "{\"killOp\": 1, \"op\": \"" + opid + "\"}").getString("info").getValue()).isEqualTo("attempting to kill op");
+            BsonDocument killed = held.get(60, TimeUnit.SECONDS);
+            assertThat(killed.getNumber("code").intValue()).as(killed.toJson()).isEqualTo(11601);
+            assertThat(spillFiles(spill)).as("spill: the killed sort deleted its runs").isEmpty();
+
+            entered = c.failPoints.configure(owner, "spill.beforeMerge", "pause");
+            CompletableFuture<BsonDocument> orphaned = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.router.run(DB, ExtendedJson.parse(aggregate));
+                } catch (RouterException e) {
+                    return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
+                }
+            });
+            c.failPoints.waitFor(owner, "spill.beforeMerge", entered + 1);
+            assertThat(spillFiles(spill)).as("spill: runs on disk when the shard is killed").isNotEmpty();
+            c.cluster.killService(owner);
+            System.out.println("[spill] the aggregate of the killed shard answered " + orphaned.get(120, TimeUnit.SECONDS).toJson());
+            assertThat(spillFiles(spill)).as("spill: a killed process cannot delete its runs").isNotEmpty();
+            c.cluster.startService(owner);
+            assertThat(spillFiles(spill)).as("spill: the restarted shard emptied its directory").isEmpty();
+            List<BsonDocument> sorted = new java.util.ArrayList<>();
+            waitUntil(() -> {
+                BsonDocument reply = c.router.run(DB, ExtendedJson.parse(aggregate));
+                if (!RouterClient.isOk(reply)) {
+                    return false;
+                }
+                sorted.clear();
+                BsonDocument cursor = reply.getDocument("cursor");
+                cursor.getArray("firstBatch").forEach(v -> sorted.add(v.asDocument()));
+                while (cursor.getNumber("id").longValue() != 0) {
+                    cursor = RouterClient.requireOk("getMore", c.router.run(DB, new BsonDocument("getMore",
+                            new org.bson.BsonInt64(cursor.getNumber("id").longValue())).append("collection", new BsonString(coll))))
+                            .getDocument("cursor");
+                    cursor.getArray("nextBatch").forEach(v -> sorted.add(v.asDocument()));
+                }
+                return true;
+            }, Duration.ofSeconds(120), "spill: the aggregate answers again after the restart");
+            assertThat(sorted).as("spill: every document, in order").hasSize(documents);
+            for (int i = 0; i < documents; i++) {
+                assertThat(sorted.get(i).getNumber("x").intValue()).isEqualTo(documents - 1 - i);
+            }
+            assertThat(spillFiles(spill)).isEmpty();
+        } finally {
+            c.ok("admin", new BsonDocument("setParameter", new org.bson.BsonInt32(1)).append(sortMemory, before).toJson());
+        }
+    }
+
+    /** The spill files in {@code directory} now. */
+    private static List<java.nio.file.Path> spillFiles(java.nio.file.Path directory) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(directory)) {
+            return files.toList();
+        }
     }
 
     /**

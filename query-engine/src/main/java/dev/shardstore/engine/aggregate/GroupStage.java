@@ -105,8 +105,12 @@ final class GroupStage implements Stage {
         ExternalSorter spilled = null;
         long bytes = 0;
         try (input) {
+            long read = 0;
             for (Iterator<BsonDocument> documents = input.iterator(); documents.hasNext(); ) {
                 BsonDocument doc = documents.next();
+                if (++read % ExternalSorter.CHECK_INTERVAL == 0) {
+                    limits.interruption().check(); // a killed $group stops (its spill files go below)
+                }
                 Variables scope = variables.scope(doc);
                 BsonValue evaluated = id.evaluate(scope);
                 BsonValue key = evaluated == null ? BsonNull.VALUE : evaluated;
@@ -128,7 +132,7 @@ final class GroupStage implements Stage {
                                 + " but didn't allow external sort. Pass allowDiskUse:true to opt in.");
                     }
                     spilled = new ExternalSorter("$group", Comparator.comparing(d -> d.get(SPILLED_KEY), keyOrder), Long.MAX_VALUE,
-                            limits.groupBytes(), limits.spill(), stats);
+                            limits.groupBytes(), limits.spill(), stats, limits.interruption());
                 }
             }
         } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read

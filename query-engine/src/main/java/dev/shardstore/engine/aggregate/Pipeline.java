@@ -84,6 +84,14 @@ public final class Pipeline {
     }
 
     /**
+     * Runs the whole pipeline, its leading {@code $match} included, over {@code input} as its documents: what is not a
+     * collection's scan ({@code $documents}, {@code $currentOp}'s listing, the shards' results a router merges).
+     */
+    public List<BsonDocument> over(List<BsonDocument> input) {
+        return run(scanFilter.isMatchAll() ? input : input.stream().filter(scanFilter::matches).toList());
+    }
+
+    /**
      * Runs the stages after the leading {@code $match} over a stream of the scanned documents. The caller closes the
      * output (which closes {@code scanned}), on every exit path: that deletes the spill files of its blocking stages.
      *

@@ -20,6 +20,7 @@ import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 import java.util.Spliterator;
 import java.util.Spliterators;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.bson.BsonDocument;
@@ -37,9 +38,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Documents that compare equal come out in the order they were added: each run holds later arrivals than the runs
  * before it, and the merge breaks ties by run. Closing the sorter (or the stream {@link #sorted()} returned) deletes its
- * files, on every exit path of its caller. Used by one thread at a time.
+ * files, on every exit path of its caller. Every {@value #CHECK_INTERVAL} documents added or merged it checks its
+ * {@link Interruption}, and once more before it merges runs ({@link Interruption#beforeMerge}); an interrupted sorter
+ * closes itself, so a killed operation leaves no spill file. Used by one thread at a time.
  */
 public final class ExternalSorter implements AutoCloseable {
+    /** Documents added or merged between two checks for interrupt (a check may read the clock). */
+    public static final int CHECK_INTERVAL = 128;
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
 
     private final String stage;
@@ -48,6 +53,7 @@ public final class ExternalSorter implements AutoCloseable {
     private final long memoryLimit;
     private final @Nullable SpillDirectory spill;
     private final SpillStats stats;
+    private final Interruption interruption;
     private final PriorityQueue<Entry> worstFirst;
     private final List<Entry> held = new ArrayList<>();
     private final List<Path> runs = new ArrayList<>();
@@ -61,10 +67,11 @@ public final class ExternalSorter implements AutoCloseable {
      * @param keep        how many of the best documents to keep ({@code Long.MAX_VALUE} for all)
      * @param memoryLimit most bytes of documents held at once ({@code Long.MAX_VALUE}: no budget, sizes are not measured)
      * @param spill       where runs go; null when disk use is not allowed
-     * @param stats       counts the runs written
+     * @param stats        counts the runs written
+     * @param interruption checked as documents are added and merged
      */
     public ExternalSorter(String stage, Comparator<BsonDocument> sort, long keep, long memoryLimit, @Nullable SpillDirectory spill,
-            SpillStats stats) {
+            SpillStats stats, Interruption interruption) {
         if (keep <= 0 || memoryLimit <= 0) {
             throw new IllegalArgumentException("keep and memoryLimit must be positive, were " + keep + " and " + memoryLimit);
         }
@@ -74,12 +81,14 @@ public final class ExternalSorter implements AutoCloseable {
         this.memoryLimit = memoryLimit;
         this.spill = spill;
         this.stats = stats;
+        this.interruption = interruption;
         this.worstFirst = new PriorityQueue<>(order.reversed());
     }
 
-    /** The sorter of {@code limits}' sort budget and disk use. */
+    /** The sorter of {@code limits}' sort budget, disk use and interruption. */
     public static ExternalSorter of(String stage, Comparator<BsonDocument> sort, long keep, MemoryLimits limits, SpillStats stats) {
-        return new ExternalSorter(stage, sort, keep, limits.sortBytes(), limits.allowDiskUse() ? limits.spill() : null, stats);
+        return new ExternalSorter(stage, sort, keep, limits.sortBytes(), limits.allowDiskUse() ? limits.spill() : null, stats,
+                limits.interruption());
     }
 
     /**
@@ -95,9 +104,13 @@ public final class ExternalSorter implements AutoCloseable {
     /**
      * Adds one document of {@code size} bytes (its stored size, when the caller has it).
      *
-     * @throws CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292) over the budget without disk use
+     * @throws CommandException QueryExceededMemoryLimitNoDiskUseAllowed (292) over the budget without disk use; what the
+     *                          interruption throws (the sorter is closed then)
      */
     public void add(BsonDocument document, long size) {
+        if (arrivals > 0 && arrivals % CHECK_INTERVAL == 0) {
+            checkForInterrupt(Interruption::check);
+        }
         Entry entry = new Entry(document, size, arrivals++);
         bytes += size;
         if (keep == Long.MAX_VALUE) {
@@ -121,12 +134,27 @@ public final class ExternalSorter implements AutoCloseable {
     /**
      * Everything added, in order (at most {@code keep} documents); the sorter takes no more documents afterwards. The
      * stream reads the runs lazily; closing it closes the sorter.
+     *
+     * @throws CommandException what the interruption throws before runs are merged (the sorter is closed then)
      */
     public Stream<BsonDocument> sorted() {
+        if (!runs.isEmpty()) {
+            checkForInterrupt(Interruption::beforeMerge);
+        }
         List<Entry> remaining = drain();
         Iterator<BsonDocument> merged = runs.isEmpty() ? remaining.stream().map(Entry::document).iterator() : merge(remaining);
         Stream<BsonDocument> out = StreamSupport.stream(Spliterators.spliteratorUnknownSize(merged, Spliterator.ORDERED), false);
         return (keep == Long.MAX_VALUE ? out : out.limit(keep)).onClose(this::close);
+    }
+
+    /** Runs {@code check} on the interruption; closes the sorter when it throws, so that its files go. */
+    private void checkForInterrupt(Consumer<Interruption> check) {
+        try {
+            check.accept(interruption);
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
     }
 
     /** Deletes the runs written; idempotent. */
@@ -193,6 +221,8 @@ public final class ExternalSorter implements AutoCloseable {
             heads.add(new Head(memory.next().withArrival(last), () -> memory.hasNext() ? memory.next().document() : null));
         }
         return new Iterator<>() {
+            private long merged;
+
             @Override
             public boolean hasNext() {
                 return !heads.isEmpty();
@@ -200,6 +230,9 @@ public final class ExternalSorter implements AutoCloseable {
 
             @Override
             public BsonDocument next() {
+                if (++merged % CHECK_INTERVAL == 0) {
+                    checkForInterrupt(Interruption::check);
+                }
                 Head head = heads.poll();
                 if (head == null) {
                     throw new NoSuchElementException();

@@ -1,6 +1,7 @@
 package dev.shardstore.engine.spill;
 
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.bson.BsonDocument;
 
@@ -14,32 +15,52 @@ public final class MemoryBudgets {
     private final LongSupplier groupBytes;
     private final BooleanSupplier allowDiskUseByDefault;
     private final SpillDirectory spill;
+    private final Consumer<Interruption> beforeMerge;
 
     /**
      * @param sortBytes             the sort budget now, bytes
      * @param groupBytes            the {@code $group} budget now, bytes
      * @param allowDiskUseByDefault whether a command without {@code allowDiskUse} may spill
      * @param spill                 where spill files go
+     * @param beforeMerge           what a sorter of a command does once its runs are written, before it merges them, given
+     *                              the command's interruption (the shard's fail point {@code spill.beforeMerge}; nothing
+     *                              on the router)
      */
-    public MemoryBudgets(LongSupplier sortBytes, LongSupplier groupBytes, BooleanSupplier allowDiskUseByDefault, SpillDirectory spill) {
+    public MemoryBudgets(LongSupplier sortBytes, LongSupplier groupBytes, BooleanSupplier allowDiskUseByDefault, SpillDirectory spill,
+            Consumer<Interruption> beforeMerge) {
         this.sortBytes = sortBytes;
         this.groupBytes = groupBytes;
         this.allowDiskUseByDefault = allowDiskUseByDefault;
         this.spill = spill;
+        this.beforeMerge = beforeMerge;
     }
 
     /**
-     * The limits of {@code command} ({@link MemoryLimits#forCommand}).
+     * The limits of {@code command} ({@link MemoryLimits#forCommand}), whose stages check {@code interruption} (the
+     * operation's {@code checkForInterrupt}), and pass this service's {@code beforeMerge} before a sorter merges.
      *
      * @throws dev.shardstore.contracts.error.CommandException TypeMismatch (14) for an {@code allowDiskUse} that is not a boolean
      */
-    public MemoryLimits of(BsonDocument command) {
-        return MemoryLimits.forCommand(command, sortBytes.getAsLong(), groupBytes.getAsLong(), allowDiskUseByDefault.getAsBoolean(), spill);
+    public MemoryLimits of(BsonDocument command, Interruption interruption) {
+        Interruption withHold = new Interruption() {
+            @Override
+            public void check() {
+                interruption.check();
+            }
+
+            @Override
+            public void beforeMerge() {
+                beforeMerge.accept(interruption);
+                interruption.check();
+            }
+        };
+        return MemoryLimits.forCommand(command, sortBytes.getAsLong(), groupBytes.getAsLong(), allowDiskUseByDefault.getAsBoolean(), spill,
+                withHold);
     }
 
     /** The limits of an operation that has no {@code allowDiskUse} of its own (an internal read, count, distinct). */
-    public MemoryLimits defaults() {
-        return of(new BsonDocument());
+    public MemoryLimits defaults(Interruption interruption) {
+        return of(new BsonDocument(), interruption);
     }
 
     /** The directory spill files go to. */

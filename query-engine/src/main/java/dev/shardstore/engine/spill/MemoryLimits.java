@@ -3,6 +3,7 @@ package dev.shardstore.engine.spill;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.Locale;
+import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -16,33 +17,37 @@ import org.jspecify.annotations.Nullable;
  * @param groupBytes   most bytes of groups {@code $group} holds ({@code internalDocumentSourceGroupMaxMemoryBytes}), &gt; 0
  * @param allowDiskUse whether a stage over its budget spills instead of failing
  * @param spill        where spill files go; required when {@code allowDiskUse}
+ * @param interruption what the stages check as they go, to stop when the operation is killed or out of time
  */
-public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse, @Nullable SpillDirectory spill) {
+public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse, @Nullable SpillDirectory spill, Interruption interruption) {
     /**
      * No budget: everything in memory, as the pipelines that merge already-small results run (the router's merge of
      * shard results that are themselves under budget, pipeline updates, view resolution).
      */
-    public static final MemoryLimits UNLIMITED = new MemoryLimits(Long.MAX_VALUE, Long.MAX_VALUE, false, null);
+    public static final MemoryLimits UNLIMITED = new MemoryLimits(Long.MAX_VALUE, Long.MAX_VALUE, false, null, Interruption.NONE);
 
     /**
-     * The limits of {@code command}: its {@code allowDiskUse} (a boolean), else {@code allowDiskUseByDefault}.
+     * The limits of {@code command}: its {@code allowDiskUse} (a boolean), else {@code allowDiskUseByDefault}, its stages
+     * checking {@code interruption}.
      *
      * @throws CommandException TypeMismatch (14) for an {@code allowDiskUse} that is not a boolean
      */
     public static MemoryLimits forCommand(BsonDocument command, long sortBytes, long groupBytes, boolean allowDiskUseByDefault,
-            SpillDirectory spill) {
+            SpillDirectory spill, Interruption interruption) {
         BsonValue allowDiskUse = command.get("allowDiskUse");
         if (allowDiskUse != null && !allowDiskUse.isBoolean()) {
             throw new CommandException(ErrorCode.TypeMismatch, "BSON field 'allowDiskUse' is the wrong type '"
                     + allowDiskUse.getBsonType().name().toLowerCase(Locale.ROOT) + "', expected type 'bool'");
         }
-        return new MemoryLimits(sortBytes, groupBytes, allowDiskUse == null ? allowDiskUseByDefault : allowDiskUse.asBoolean().getValue(), spill);
+        return new MemoryLimits(sortBytes, groupBytes, allowDiskUse == null ? allowDiskUseByDefault : allowDiskUse.asBoolean().getValue(), spill,
+                interruption);
     }
 
     public MemoryLimits {
         if (sortBytes <= 0 || groupBytes <= 0) {
             throw new IllegalArgumentException("memory budgets must be positive, were " + sortBytes + " and " + groupBytes);
         }
+        Objects.requireNonNull(interruption, "interruption");
         if (allowDiskUse && spill == null) {
             throw new IllegalArgumentException("allowDiskUse needs a spill directory");
         }

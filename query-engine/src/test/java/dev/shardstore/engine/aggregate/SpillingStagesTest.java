@@ -7,6 +7,7 @@ import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
+import dev.shardstore.engine.spill.Interruption;
 import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.engine.spill.SpillDirectory;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ class SpillingStagesTest {
     }
 
     private static MemoryLimits tiny(boolean allowDiskUse, SpillDirectory spill) {
-        return new MemoryLimits(2048, 2048, allowDiskUse, spill);
+        return new MemoryLimits(2048, 2048, allowDiskUse, spill, Interruption.NONE);
     }
 
     @Test

@@ -38,13 +38,71 @@ class ExternalSorterTest {
         return docs;
     }
 
+    /** An interruption that fires from its {@code after}-th check on (a killOp seen by the sorter's next check). */
+    private static final class KilledAfter implements Interruption {
+        private final int after;
+        private int checks;
+        private int beforeMerges;
+
+        KilledAfter(int after) {
+            this.after = after;
+        }
+
+        @Override
+        public void check() {
+            if (++checks >= after) {
+                throw new CommandException(ErrorCode.Interrupted, "operation was interrupted");
+            }
+        }
+
+        @Override
+        public void beforeMerge() {
+            beforeMerges++;
+            check();
+        }
+    }
+
+    @Test
+    void anInterruptionWhileDocumentsAreAddedStopsTheSortAndDeletesItsRuns() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        KilledAfter killed = new KilledAfter(20); // 20 checks: 2,560 documents added, runs on disk
+        ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, new SpillStats(), killed);
+        List<BsonDocument> docs = documents();
+        assertThatThrownBy(() -> docs.forEach(sorter::add)).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.Interrupted));
+        assertThat(killed.checks).isEqualTo(20);
+        assertThat(spill.files()).as("the interrupted sorter closed itself").isEmpty();
+    }
+
+    @Test
+    void anInterruptionBeforeOrDuringTheMergeDeletesTheRuns() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        List<BsonDocument> docs = documents();
+        int checksWhileAdding = (docs.size() - 1) / ExternalSorter.CHECK_INTERVAL;
+        KilledAfter beforeMerge = new KilledAfter(checksWhileAdding + 1);
+        ExternalSorter held = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, new SpillStats(), beforeMerge);
+        docs.forEach(held::add);
+        assertThat(spill.files()).isNotEmpty();
+        assertThatThrownBy(held::sorted).isInstanceOf(CommandException.class);
+        assertThat(beforeMerge.beforeMerges).isEqualTo(1);
+        assertThat(spill.files()).isEmpty();
+
+        KilledAfter duringMerge = new KilledAfter(checksWhileAdding + 1 + 3); // the third check of the merge
+        ExternalSorter merging = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, new SpillStats(), duringMerge);
+        docs.forEach(merging::add);
+        Stream<BsonDocument> sorted = merging.sorted();
+        assertThatThrownBy(sorted::toList).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.Interrupted));
+        assertThat(spill.files()).isEmpty();
+    }
+
     @Test
     void overTheBudgetSpillsRunsAndMergesThemStablyIntoTheInMemoryOrder() {
         SpillDirectory spill = SpillDirectory.open(dir);
         SpillStats stats = new SpillStats();
         List<BsonDocument> docs = documents();
         List<BsonDocument> expected = docs.stream().sorted(BY_K).toList(); // List.sort is stable: seq ascending per key
-        try (ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, stats)) {
+        try (ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, stats, Interruption.NONE)) {
             docs.forEach(sorter::add);
             assertThat(spill.files()).isNotEmpty();
             try (Stream<BsonDocument> sorted = sorter.sorted()) {
@@ -61,7 +119,7 @@ class ExternalSorterTest {
     void aTopKSortKeepsOnlyTheBestAcrossRuns() {
         SpillDirectory spill = SpillDirectory.open(dir);
         List<BsonDocument> docs = documents();
-        try (ExternalSorter sorter = new ExternalSorter("find", BY_K, 700, 4096, spill, new SpillStats())) {
+        try (ExternalSorter sorter = new ExternalSorter("find", BY_K, 700, 4096, spill, new SpillStats(), Interruption.NONE)) {
             docs.forEach(sorter::add);
             try (Stream<BsonDocument> sorted = sorter.sorted()) {
                 assertThat(sorted.toList()).isEqualTo(docs.stream().sorted(BY_K).limit(700).toList());
@@ -73,12 +131,12 @@ class ExternalSorterTest {
     @Test
     void withoutDiskUseOverTheBudgetIs292AndWithinItNothingIsWritten() {
         SpillDirectory spill = SpillDirectory.open(dir);
-        ExternalSorter refused = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, null, new SpillStats());
+        ExternalSorter refused = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, null, new SpillStats(), Interruption.NONE);
         assertThatThrownBy(() -> documents().forEach(refused::add)).isInstanceOf(CommandException.class)
                 .hasMessageContaining("Sort exceeded memory limit of 4096 bytes, but did not opt in to external sorting")
                 .satisfies(e -> assertThat(((CommandException) e).code()).isEqualTo(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed));
         SpillStats stats = new SpillStats();
-        try (ExternalSorter small = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 1 << 30, spill, stats)) {
+        try (ExternalSorter small = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 1 << 30, spill, stats, Interruption.NONE)) {
             documents().subList(0, 100).forEach(small::add);
             assertThat(small.sorted().toList()).hasSize(100);
         }
@@ -89,7 +147,7 @@ class ExternalSorterTest {
     @Test
     void closingBeforeTheEndDeletesTheRuns() {
         SpillDirectory spill = SpillDirectory.open(dir);
-        ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, new SpillStats());
+        ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 4096, spill, new SpillStats(), Interruption.NONE);
         documents().forEach(sorter::add);
         try (Stream<BsonDocument> sorted = sorter.sorted()) {
             assertThat(sorted.limit(3).toList()).hasSize(3);
@@ -111,7 +169,7 @@ class ExternalSorterTest {
 
     @Test
     void keepsOnlyTheBestWhenLimitedAndTiesKeepArrivalOrder() {
-        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), 3, 1000, null, new SpillStats());
+        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), 3, 1000, null, new SpillStats(), Interruption.NONE);
         for (int i = 0; i < 10; i++) {
             sorter.add(doc(i, 9 - i), 100);
         }
@@ -122,7 +180,7 @@ class ExternalSorterTest {
 
     @Test
     void failsWhenRetainedDocumentsExceedTheLimit() {
-        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), Long.MAX_VALUE, 250, null, new SpillStats());
+        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), Long.MAX_VALUE, 250, null, new SpillStats(), Interruption.NONE);
         sorter.add(doc(1, 1), 100);
         sorter.add(doc(2, 2), 100);
 
@@ -132,7 +190,7 @@ class ExternalSorterTest {
 
     @Test
     void topKCountsOnlyWhatItKeeps() {
-        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), 2, 250, null, new SpillStats());
+        ExternalSorter sorter = new ExternalSorter("find", BY_SORT.comparator(), 2, 250, null, new SpillStats(), Interruption.NONE);
         for (int i = 0; i < 50; i++) {
             sorter.add(doc(i, i), 100);
         }

@@ -6,6 +6,7 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.RouterProperties;
 import dev.shardstore.router.peer.PeerClient;
+import dev.shardstore.router.query.ClusterCurrentOp;
 import dev.shardstore.router.routing.ShardRegistry;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandOptions;
@@ -32,7 +33,7 @@ import org.springframework.context.annotation.Configuration;
  * The diagnostic commands mongosh and the drivers send when they connect, answered as far as they need:
  * {@code getParameter} ({@code featureCompatibilityVersion}, which is MongoDB 8.0's, the release whose
  * commands the router implements, and the server parameters), {@code setParameter} (on the router and every shard), {@code getCmdLineOpts}, {@code getLog} (no log lines are kept), {@code hostInfo},
- * {@code connectionStatus} (the connection's users, roles and privileges); the session commands are in {@code router.session}.
+ * {@code connectionStatus} (the connection's users, roles and privileges), {@code killOp}; the session commands are in {@code router.session}.
  * {@code atlasVersion} is deliberately absent: like a MongoDB that is not Atlas, the router answers CommandNotFound. All
  * but {@code connectionStatus} run on {@code admin} only.
  */
@@ -94,7 +95,18 @@ public class DiagnosticCommands {
     @Bean
     MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory) {
         return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
-                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory));
+                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory),
+                interruption -> { }); // the router holds no merge for a test
+
+    }
+
+    /** {@code killOp} on {@code admin}, of a router operation or, as {@code "<shard>:<opid>"}, a shard's ({@link ClusterCurrentOp}). */
+    @Bean
+    CommandHandler killOp(ClusterCurrentOp currentOp) {
+        return CommandHandler.of("killOp", (db, cmd) -> {
+            Namespaces.checkAdmin(db, "killOp");
+            return currentOp.killOp(cmd);
+        });
     }
 
     /** {@code getCmdLineOpts}: the process is a Spring Boot application, so no mongos options: {@code argv, parsed: {}}. */

@@ -9,7 +9,9 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.router.cursor.RouterCursorManager;
 import dev.shardstore.router.query.AggregateOutput;
 import dev.shardstore.router.query.ConfigAggregate;
+import dev.shardstore.router.query.ClusterCurrentOp;
 import dev.shardstore.router.query.DatabaseAggregate;
+import dev.shardstore.support.operation.CurrentOpRequest;
 import dev.shardstore.router.query.OutputStage;
 import dev.shardstore.router.query.ShardedDataDistribution;
 import dev.shardstore.router.session.SessionStages;
@@ -53,18 +55,21 @@ public class ReadCommands {
     }
 
     /**
-     * {@code aggregate} on a collection, {@code $shardedDataDistribution} or {@code $listLocalSessions} with
-     * {@code aggregate: 1} on admin, {@code $listSessions} on {@code config.system.sessions}, another
+     * {@code aggregate} on a collection, {@code $shardedDataDistribution}, {@code $currentOp} ({@link ClusterCurrentOp})
+     * or {@code $listLocalSessions} with {@code aggregate: 1} on admin, {@code $listSessions} on {@code config.system.sessions}, another
      * database-level {@code aggregate: 1} ({@link DatabaseAggregate}: {@code $documents}), or a collection of the
      * config database ({@link ConfigAggregate}).
      */
     @Bean
     CommandHandler aggregate(ShardedDataDistribution distribution, SessionStages sessionStages, DatabaseAggregate databaseLevel,
-            AggregateOutput output, ConfigAggregate configAggregate) {
+            AggregateOutput output, ConfigAggregate configAggregate, ClusterCurrentOp currentOp) {
         return CommandHandler.of("aggregate", (opCtx, db, cmd) -> {
             BsonValue pipeline = cmd.get("pipeline");
             if (pipeline != null && pipeline.isArray() && ShardedDataDistribution.uses(pipeline.asArray())) {
                 return distribution.aggregate(opCtx, db, cmd);
+            }
+            if (CurrentOpRequest.uses(pipeline)) {
+                return currentOp.aggregate(opCtx, db, cmd);
             }
             String sessionStage = pipeline != null && pipeline.isArray() ? SessionStages.leadingStage(pipeline.asArray()) : null;
             if (sessionStage != null) {

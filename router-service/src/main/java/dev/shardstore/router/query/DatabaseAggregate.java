@@ -26,14 +26,14 @@ import org.springframework.stereotype.Component;
  * reading the database's collections through the router. MongoDB manual, "$documents".
  *
  * <p>Refusals, MongoDB's: an empty pipeline, or a first stage that needs a collection, is InvalidNamespace (73)
- * ("{aggregate: 1} is not valid for '$match'; a collection is required."); MongoDB's other collectionless first stages
- * ({@code $currentOp}, {@code $changeStream}; the session stages are {@code router.session.SessionStages}) are NotImplemented
- * (238) naming the stage; a {@code $documents} value that is not an array of documents is TypeMismatch (14).
+ * ("{aggregate: 1} is not valid for '$match'; a collection is required."); MongoDB's other collectionless first stage
+ * {@code $changeStream} is NotImplemented (238) naming the stage ({@code $currentOp} is {@link ClusterCurrentOp}'s, the
+ * session stages are {@code router.session.SessionStages}); a {@code $documents} value that is not an array of documents is TypeMismatch (14).
  */
 @Component
 public class DatabaseAggregate {
     /** MongoDB's collectionless first stages this router does not have. */
-    private static final Set<String> OTHER_COLLECTIONLESS_STAGES = Set.of("$currentOp", "$changeStream");
+    private static final Set<String> OTHER_COLLECTIONLESS_STAGES = Set.of("$changeStream");
 
     private final ShardedReads reads;
     private final RouterCursorManager cursors;

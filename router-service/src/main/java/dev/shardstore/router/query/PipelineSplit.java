@@ -98,9 +98,7 @@ public record PipelineSplit(BsonArray shardPipeline, @Nullable BsonDocument merg
      */
     public static List<BsonDocument> run(BsonArray stages, List<BsonDocument> input, CollectionSource source,
             CommandVariables variables) {
-        Pipeline pipeline = Pipeline.parse(stages, source, variables);
-        Filter first = pipeline.scanFilter(); // a leading $match is the engine's scan filter, not one of its stages
-        return pipeline.run(first.isMatchAll() ? input : input.stream().filter(first::matches).toList());
+        return Pipeline.parse(stages, source, variables).over(input);
     }
 
     /** The filter of {@code pipeline}'s leading {@code $match} (what targets the shards), else match-all. */

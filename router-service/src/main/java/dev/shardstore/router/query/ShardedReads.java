@@ -176,7 +176,7 @@ public class ShardedReads {
             DocumentStream stream = new MergingStream(openCursors(opCtx, routing, targets, db, forShards, false),
                     split.mergeSort() == null ? null : Sort.parse(split.mergeSort(), collation).comparator(), 0, 0);
             if (split.hasMergeStages()) {
-                stream = DocumentStream.of(split.runMerge(stream.toStream(), lookupSource(opCtx, db), variables, budgets.of(command)));
+                stream = DocumentStream.of(split.runMerge(stream.toStream(), lookupSource(opCtx, db), variables, budgets.of(command, opCtx::checkForInterrupt)));
             }
             return cursors.open(db, collection, stream, batchSize, false);
         }).orElseGet(() -> Replies.cursor(true, List.of(), 0, db + "." + collection));

@@ -257,7 +257,7 @@ public class VersionedRouter {
             if (attempt >= 2) {
                 backOff(attempt - 1);
             }
-            opCtx.checkDeadline(); // the client's maxTimeMS bounds the retries too
+            opCtx.checkForInterrupt(); // the client's maxTimeMS, and a killOp, bound the retries too
             Optional<DatabaseEntry> database = createDatabase ? Optional.of(databases.getOrCreate(db)) : databases.get(db);
             if (database.isEmpty()) {
                 return Optional.empty();

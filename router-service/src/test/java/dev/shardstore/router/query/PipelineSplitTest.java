@@ -11,6 +11,7 @@ import dev.shardstore.router.cursor.DocumentStream;
 import dev.shardstore.router.cursor.MergingStream;
 import dev.shardstore.router.cursor.ShardCursor;
 import java.util.ArrayList;
+import dev.shardstore.engine.spill.Interruption;
 import dev.shardstore.engine.spill.MemoryLimits;
 import dev.shardstore.engine.spill.SpillDirectory;
 import java.util.List;
@@ -226,7 +227,7 @@ class PipelineSplitTest {
             assertThat(runSplit(pipeline, partitions)).as(json + " round " + round).isEqualTo(expected);
             // the router's merge stages over a budget a few documents wide spill and still answer the same
             SpillDirectory spill = SpillDirectory.open(spillDir);
-            assertThat(runSplit(pipeline, partitions, new MemoryLimits(512, 512, true, spill))).as(json + " spilling, round " + round)
+            assertThat(runSplit(pipeline, partitions, new MemoryLimits(512, 512, true, spill, Interruption.NONE))).as(json + " spilling, round " + round)
                     .isEqualTo(expected);
             assertThat(spill.files()).isEmpty();
         }

@@ -25,6 +25,7 @@ import dev.shardstore.router.wire.WireTlsProperties;
 import dev.shardstore.support.membership.NetProperties;
 import dev.shardstore.support.command.CommandHandler;
 import dev.shardstore.support.command.CommandRegistry;
+import dev.shardstore.support.operation.OperationRegistry;
 import dev.shardstore.support.security.CommandAuthorizer;
 import dev.shardstore.transport.http.CommandClient;
 import dev.shardstore.support.session.LogicalSessionCache;
@@ -79,7 +80,7 @@ class WireAuthenticationTest {
                 }),
                 CommandHandler.of("connectionStatus", (opCtx, db, cmd) ->
                         Replies.ok(new BsonDocument("authInfo", opCtx.caller().principal().authInfo(false))))),
-                System::nanoTime, CommandAuthorizer.ENABLED);
+                CommandAuthorizer.ENABLED, new OperationRegistry(System::nanoTime));
         directory = users.directory();
         commands = new ClientCommands(registry, meters, new ClusterTimeGossip(new LogicalClock(LogicalClock.DEFAULT_MAX_DRIFT),
                 ClusterTimeSigner.UNSIGNED), sessions, new NoCursors(), new RouterTransactions(sessions), txn -> { });

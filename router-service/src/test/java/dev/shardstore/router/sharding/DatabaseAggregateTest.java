@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The database-level aggregate through the router: {@code aggregate: 1} with {@code $documents} first runs on the router
  * alone (no shard, no config service asked) with every engine stage after it, cursors and {@code let} included; other
- * first stages are refused with MongoDB's errors.
+ * first stages are refused with MongoDB's errors ({@code $currentOp} is answered on admin only: ClusterCurrentOpTest).
  */
 class DatabaseAggregateTest extends RouterAgainstFakeCluster {
     private static List<BsonDocument> batch(Reply reply, String name) {
@@ -49,7 +49,9 @@ class DatabaseAggregateTest extends RouterAgainstFakeCluster {
         command("da3", "{aggregate: 1, pipeline: [], cursor: {}}").assertError(400, 73, "{aggregate: 1} is not valid for an empty pipeline.");
         command("da3", "{aggregate: 1, pipeline: [{$match: {}}], cursor: {}}")
                 .assertError(400, 73, "{aggregate: 1} is not valid for '$match'; a collection is required.");
-        command("da3", "{aggregate: 1, pipeline: [{$currentOp: {}}], cursor: {}}").assertError(400, 238, "$currentOp");
+        command("da3", "{aggregate: 1, pipeline: [{$changeStream: {}}], cursor: {}}").assertError(400, 238, "$changeStream");
+        command("da3", "{aggregate: 1, pipeline: [{$currentOp: {}}], cursor: {}}")
+                .assertError(400, 73, "$currentOp must be run against the 'admin' database with {aggregate: 1}");
         command("da3", "{aggregate: 1, pipeline: [{$documents: 5}], cursor: {}}").assertError(400, 14, "$documents requires an array of documents");
         command("da3", "{aggregate: 1, pipeline: [{$documents: [1]}], cursor: {}}").assertError(400, 14, "$documents requires an array of documents");
         command("da3", "{aggregate: 1, pipeline: [{$documents: []}]}").assertError(400, 9, "'cursor' option is required");

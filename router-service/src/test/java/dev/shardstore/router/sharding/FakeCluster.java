@@ -4,7 +4,9 @@ import dev.shardstore.contracts.clock.ClusterTimeGossip;
 import dev.shardstore.contracts.clock.ClusterTimeSigner;
 import dev.shardstore.contracts.clock.SigningKey;
 import dev.shardstore.router.testing.StubPeer;
+import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.bson.Replies;
+import dev.shardstore.support.operation.CurrentOpRequest;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorReplies;
 import dev.shardstore.contracts.http.InternalApi;
@@ -296,6 +298,9 @@ final class FakeCluster implements AutoCloseable {
                 default -> store.findAndModify(cmd);
             };
         }
+        if (cmd.getFirstKey().equals("aggregate") && CurrentOpRequest.uses(cmd.get("pipeline"))) {
+            return Replies.cursor(true, currentOp(shard), 0, "admin.$cmd.aggregate");
+        }
         return switch (cmd.getFirstKey()) {
             case "insert" -> writeReply(cmd.getArray("documents"), cmd, false);
             case "update" -> writeReply(cmd.getArray("updates"), cmd, true);
@@ -310,6 +315,13 @@ final class FakeCluster implements AutoCloseable {
                     .append("winningPlan", new BsonDocument("stage", new BsonString("EOF"))).append("rejectedPlans", new BsonArray())));
             default -> Replies.ok(new BsonDocument("shard", new BsonString(shard)));
         };
+    }
+
+    /** What a shard's {@code $currentOp} lists here: one command (opid 7 on sh1, 8 on sh2) and one migration, which has no opid. */
+    static List<BsonDocument> currentOp(String shard) {
+        return List.of(ExtendedJson.parse("{type: 'op', opid: {$numberLong: '" + (shard.equals("sh1") ? 7 : 8) + "'}, active: true,"
+                + " op: 'command', ns: 'db.c', command: {find: 'c'}, secs_running: {$numberLong: '1'}, desc: 'internal'}"),
+                ExtendedJson.parse("{type: 'op', desc: 'MoveChunk', ns: 'db.c', phase: 'clone'}"));
     }
 
     private BsonDocument gossiped(BsonDocument reply) {

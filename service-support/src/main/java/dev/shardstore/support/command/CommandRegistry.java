@@ -5,6 +5,8 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.support.operation.Caller;
 import dev.shardstore.support.operation.OperationContext;
+import dev.shardstore.support.operation.OperationRegistry;
+import dev.shardstore.support.operation.RunningOperation;
 import dev.shardstore.support.security.CommandAuthorizer;
 import java.util.Collections;
 import java.util.HashMap;
@@ -27,6 +29,7 @@ public final class CommandRegistry {
     private final Map<String, CommandHandler> handlers = new HashMap<>();
     private final LongSupplier ticker;
     private final CommandAuthorizer authorizer;
+    private final OperationRegistry operations;
 
     /**
      * A registry whose deadlines run on {@link System#nanoTime}.
@@ -43,17 +46,19 @@ public final class CommandRegistry {
      * @throws IllegalStateException if two handlers claim the same name or alias
      */
     public CommandRegistry(List<CommandHandler> handlerBeans, LongSupplier ticker) {
-        this(handlerBeans, ticker, CommandAuthorizer.DISABLED);
+        this(handlerBeans, CommandAuthorizer.DISABLED, new OperationRegistry(ticker));
     }
 
     /**
-     * A registry whose deadlines run on {@code ticker} and whose commands {@code authorizer} checks first.
+     * A registry whose commands {@code authorizer} checks first and {@code operations} lists while they run; deadlines
+     * and running times are on the operation registry's ticker.
      *
      * @throws IllegalStateException if two handlers claim the same name or alias
      */
-    public CommandRegistry(List<CommandHandler> handlerBeans, LongSupplier ticker, CommandAuthorizer authorizer) {
-        this.ticker = ticker;
+    public CommandRegistry(List<CommandHandler> handlerBeans, CommandAuthorizer authorizer, OperationRegistry operations) {
+        this.ticker = operations.ticker();
         this.authorizer = authorizer;
+        this.operations = operations;
         for (CommandHandler handler : handlerBeans) {
             register(handler.name(), handler);
             handler.aliases().forEach(alias -> register(alias, handler));
@@ -79,8 +84,7 @@ public final class CommandRegistry {
      *                          MaxTimeMSExpired (50) when it runs past its {@code maxTimeMS}
      */
     public BsonDocument run(Caller caller, String db, BsonDocument command) {
-        CommandHandler handler = handler(caller, db, command);
-        return handler.run(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker), db, command);
+        return run(caller, db, command, UnaryOperator.identity());
     }
 
     /**
@@ -89,7 +93,8 @@ public final class CommandRegistry {
      */
     public BsonDocument run(Caller caller, String db, BsonDocument command, UnaryOperator<OperationContext> decorate) {
         CommandHandler handler = handler(caller, db, command);
-        return handler.run(decorate.apply(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker)), db, command);
+        OperationContext opCtx = decorate.apply(OperationContext.forCommand(caller, command, MaxTimeMS.millisOf(command), ticker));
+        return registered(handler, opCtx, db, command);
     }
 
     /**
@@ -102,7 +107,20 @@ public final class CommandRegistry {
         CommandHandler handler = handler(opCtx.caller(), db, command);
         long maxTimeMs = MaxTimeMS.millisOf(command);
         OperationContext within = maxTimeMs == 0 ? opCtx : opCtx.withDeadline(opCtx.deadline().within(maxTimeMs * 1_000_000L));
-        return handler.run(within, db, command);
+        return registered(handler, within, db, command);
+    }
+
+    /**
+     * Runs the handler as a registered operation: listed from before it starts until it has returned or thrown. A
+     * nested command's operation has the one it runs for as its parent, so that killing that one interrupts it too.
+     */
+    private BsonDocument registered(CommandHandler handler, OperationContext opCtx, String db, BsonDocument command) {
+        RunningOperation op = operations.register(opCtx.caller(), db, command, opCtx.operation().orElse(null));
+        try {
+            return handler.run(opCtx.withOperation(op), db, command);
+        } finally {
+            operations.deregister(op);
+        }
     }
 
     /** The handler of {@code command}, once its options are accepted and {@code caller} may run it. */

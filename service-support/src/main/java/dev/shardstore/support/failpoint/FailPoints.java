@@ -30,6 +30,8 @@ public final class FailPoints {
     /** The exit status of a crash, as a process killed by SIGKILL reports it. */
     static final int CRASH_EXIT_STATUS = 137;
     private static final Duration MAX_PAUSE = Duration.ofMinutes(10);
+    /** How often a paused operation checks whether it was killed, ms. */
+    private static final long PAUSE_CHECK_MILLIS = 20;
 
     private final Map<String, Armed> armed = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> entered = new ConcurrentHashMap<>();
@@ -52,6 +54,17 @@ public final class FailPoints {
      * @throws CommandException the armed error code, for the {@link FailPointAction.Kind#ERROR} action
      */
     public void hit(String name) {
+        hit(name, () -> { });
+    }
+
+    /**
+     * {@link #hit(String)} for an operation that can be killed while it pauses there: every {@value #PAUSE_CHECK_MILLIS}
+     * ms of the pause it runs {@code checkForInterrupt}, whose exception ends the pause (MongoDB's fail points that pause
+     * "while set and not canceled"), so that a test can {@code killOp} an operation it holds.
+     *
+     * @throws CommandException the armed error code, or what {@code checkForInterrupt} throws
+     */
+    public void hit(String name, Runnable checkForInterrupt) {
         Armed point = armed.get(name);
         if (point == null || !point.take()) {
             return;
@@ -65,7 +78,7 @@ public final class FailPoints {
                 System.err.flush();
                 crash.run();
             }
-            case PAUSE -> pauseWhileArmed(name, point);
+            case PAUSE -> pauseWhileArmed(name, point, checkForInterrupt);
             case ERROR -> {
                 ErrorCode code = Objects.requireNonNull(action.errorCode(), "FailPointAction: the error action has a code");
                 throw new CommandException(code, "fail point " + name + " is armed with error " + code);
@@ -109,11 +122,15 @@ public final class FailPoints {
         return true;
     }
 
-    private void pauseWhileArmed(String name, Armed point) {
+    private void pauseWhileArmed(String name, Armed point, Runnable checkForInterrupt) {
         log.info("fail point {} pauses a thread until it is turned off", name);
         try {
-            if (!point.released.await(MAX_PAUSE.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("fail point {} paused for {}; resuming", name, MAX_PAUSE);
+            for (long waited = 0; !point.released.await(PAUSE_CHECK_MILLIS, TimeUnit.MILLISECONDS); waited += PAUSE_CHECK_MILLIS) {
+                if (waited >= MAX_PAUSE.toMillis()) {
+                    log.warn("fail point {} paused for {}; resuming", name, MAX_PAUSE);
+                    return;
+                }
+                checkForInterrupt.run();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,6 +1,8 @@
 package dev.shardstore.support.operation;
 
 import dev.shardstore.contracts.clock.ReadConcern;
+import dev.shardstore.contracts.error.CommandException;
+import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import java.util.Arrays;
 import java.util.Objects;
@@ -12,7 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The state of one operation, created at the front end of a service and passed as a parameter down the call chain
  * (MongoDB's {@code OperationContext}; docs/architecture.md "The operation context"): its {@link Deadline}, its
- * session fields ({@code lsid}, {@code txnNumber}), its read concern, and who it runs for ({@link Caller}). Nothing
+ * session fields ({@code lsid}, {@code txnNumber}), its read concern, who it runs for ({@link Caller}) and, for a
+ * command, its entry in the service's {@link OperationRegistry} ({@link RunningOperation}, which {@code killOp} marks
+ * killed and {@link #checkForInterrupt()} reads). Nothing
  * about an operation is bound to a thread: a statement of a multi-statement transaction may run on another request
  * thread than the one before it, and one thread may apply many operations in turn.
  *
@@ -30,15 +34,18 @@ public final class OperationContext {
     private final Deadline deadline;
     private final @Nullable OperationSessionInfo session;
     private final ReadConcern readConcern;
+    /** The registered command this context runs; null for the process's own work. */
+    private final @Nullable RunningOperation operation;
     /** Alternating decoration keys and values. */
     private final Object[] decorations;
 
     private OperationContext(Caller caller, Deadline deadline, @Nullable OperationSessionInfo session, ReadConcern readConcern,
-            Object[] decorations) {
+            @Nullable RunningOperation operation, Object[] decorations) {
         this.caller = Objects.requireNonNull(caller, "caller");
         this.deadline = Objects.requireNonNull(deadline, "deadline");
         this.session = session;
         this.readConcern = Objects.requireNonNull(readConcern, "readConcern");
+        this.operation = operation;
         this.decorations = decorations;
     }
 
@@ -53,12 +60,12 @@ public final class OperationContext {
     public static OperationContext forCommand(Caller caller, BsonDocument command, long maxTimeMs, LongSupplier ticker) {
         Deadline deadline = maxTimeMs == 0 ? Deadline.none(ticker) : Deadline.after(maxTimeMs * 1_000_000L, ticker);
         return new OperationContext(caller, deadline, OperationSessionInfo.of(command).orElse(null), ReadConcern.of(command),
-                NO_DECORATIONS);
+                null, NO_DECORATIONS);
     }
 
     /** This process's own work named {@code task} ({@link Caller#internal}): no limit, no session, the default read concern. */
     public static OperationContext internal(String task) {
-        return new OperationContext(Caller.internal(task), Deadline.none(), null, ReadConcern.DEFAULT, NO_DECORATIONS);
+        return new OperationContext(Caller.internal(task), Deadline.none(), null, ReadConcern.DEFAULT, null, NO_DECORATIONS);
     }
 
     /** Who the operation runs for. */
@@ -72,12 +79,27 @@ public final class OperationContext {
     }
 
     /**
-     * Throws once the operation's limit has passed (see {@link Deadline#check()}).
+     * Throws once the operation was killed ({@code killOp}, {@link RunningOperation#kill}) or its limit has passed
+     * ({@link Deadline#check()}); MongoDB's {@code OperationContext::checkForInterrupt}. The loops that can take long
+     * call it: a shard's scans between pages, its blocking sorts, the router's stale-routing retries.
      *
-     * @throws dev.shardstore.contracts.error.CommandException MaxTimeMSExpired (50)
+     * @throws CommandException Interrupted (11601) "operation was interrupted" once killed, else MaxTimeMSExpired (50)
      */
-    public void checkDeadline() {
+    public void checkForInterrupt() {
+        if (operation != null && operation.killed()) {
+            throw new CommandException(ErrorCode.Interrupted, "operation was interrupted");
+        }
         deadline.check();
+    }
+
+    /** The registered command this context runs, if any (none for the process's own work). */
+    public Optional<RunningOperation> operation() {
+        return Optional.ofNullable(operation);
+    }
+
+    /** This context running as {@code operation} (what {@link dev.shardstore.support.command.CommandRegistry} registered). */
+    public OperationContext withOperation(RunningOperation operation) {
+        return new OperationContext(caller, deadline, session, readConcern, Objects.requireNonNull(operation, "operation"), decorations);
     }
 
     /** The session fields the operation was sent with, if any. */
@@ -92,7 +114,7 @@ public final class OperationContext {
 
     /** This context with {@code deadline} as its limit (a cursor's getMore spends what its opening left). */
     public OperationContext withDeadline(Deadline deadline) {
-        return new OperationContext(caller, deadline, session, readConcern, decorations);
+        return new OperationContext(caller, deadline, session, readConcern, operation, decorations);
     }
 
     /** This context with {@code value} as its {@code key} decoration (replacing any earlier one of that key). */
@@ -108,7 +130,7 @@ public final class OperationContext {
             next[at] = key;
         }
         next[at + 1] = value;
-        return new OperationContext(caller, deadline, session, readConcern, next);
+        return new OperationContext(caller, deadline, session, readConcern, operation, next);
     }
 
     /** The {@code key} decoration, or null when the operation has none. */
@@ -128,7 +150,8 @@ public final class OperationContext {
 
     @Override
     public String toString() {
-        return "OperationContext[" + caller + ", " + deadline + (session == null ? "" : ", " + session) + "]";
+        return "OperationContext[" + caller + ", " + deadline + (session == null ? "" : ", " + session)
+                + (operation == null ? "" : ", opid " + operation.opid()) + "]";
     }
 
     /**

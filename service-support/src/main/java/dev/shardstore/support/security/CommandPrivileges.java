@@ -263,13 +263,23 @@ public final class CommandPrivileges {
      * {@code aggregate}: find on the collection (on the database for {@code aggregate: 1}), and insert and remove on
      * the collection an {@code $out} or {@code $merge} writes; a database-level {@code $shardedDataDistribution}
      * instead needs action {@code shardedDataDistribution} on the cluster (MongoDB's stage "Access Control": role
-     * {@code clusterMonitor}), since it reads no database's collection.
+     * {@code clusterMonitor}), since it reads no database's collection. A database-level {@code $currentOp} with
+     * {@code allUsers: true} needs {@code inprog} on the cluster (MongoDB's stage "Access Control"); without it, it
+     * lists the caller's own operations only, which needs no privilege.
      */
     private static List<Required> aggregate(String db, BsonDocument command) {
         List<Required> required = new ArrayList<>();
         BsonValue source = command.get("aggregate");
         if ((source == null || !source.isString()) && firstStageIs(command, "$shardedDataDistribution")) {
             required.add(new Required(Resource.CLUSTER, shardedDataDistribution));
+            return required;
+        }
+        if ((source == null || !source.isString()) && firstStageIs(command, "$currentOp")) {
+            BsonValue options = command.getArray("pipeline").get(0).asDocument().get("$currentOp");
+            BsonValue allUsers = options != null && options.isDocument() ? options.asDocument().get("allUsers") : null;
+            if (allUsers != null && allUsers.isBoolean() && allUsers.asBoolean().getValue()) {
+                required.add(new Required(Resource.CLUSTER, inprog));
+            }
             return required;
         }
         required.add(new Required(source != null && source.isString() ? Resource.collection(db, stringOr(source, "(none)"))

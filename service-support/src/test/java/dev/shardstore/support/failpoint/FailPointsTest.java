@@ -59,6 +59,23 @@ class FailPointsTest {
     }
 
     @Test
+    void aKillEndsThePauseOfTheOperationHeldThere() throws Exception {
+        run("{configureFailPoint: 'step', mode: 'alwaysOn', data: {action: 'pause'}}");
+        java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<Void> paused = CompletableFuture.runAsync(() -> failPoints.hit("step", () -> {
+            if (killed.get()) {
+                throw new CommandException(ErrorCode.Interrupted, "operation was interrupted");
+            }
+        }));
+        run("{waitForFailPoint: 'step', timesEntered: 1, maxTimeMS: 10000}");
+        assertThat(paused).isNotDone();
+        killed.set(true);
+        assertThatThrownBy(() -> paused.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(CommandException.class)
+                .cause().hasMessage("operation was interrupted");
+        assertThat(failPoints.timesEntered("step")).isEqualTo(1);
+    }
+
+    @Test
     void waitForFailPointTimesOutWithMaxTimeMsExpired() {
         assertThatThrownBy(() -> run("{waitForFailPoint: 'never', timesEntered: 1, maxTimeMS: 50}"))
                 .isInstanceOf(CommandException.class)

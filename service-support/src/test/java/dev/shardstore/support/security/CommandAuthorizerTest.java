@@ -97,6 +97,21 @@ class CommandAuthorizerTest {
         allowed(manager, "admin", "{balancerStop: 1}");
     }
 
+    /**
+     * {@code $currentOp} with {@code allUsers: true} needs {@code inprog} on the cluster (clusterMonitor has it), without
+     * it a user may list their own operations; {@code killOp} needs {@code killop} on the cluster (clusterAdmin's
+     * hostManager part, root), as MongoDB's rules give them.
+     */
+    @Test
+    void currentOpAllUsersNeedsInprogAndKillOpKillop() {
+        String everyone = "{aggregate: 1, pipeline: [{$currentOp: {allUsers: true}}], cursor: {}}";
+        allowed(holding("clusterMonitor", "admin"), "admin", everyone);
+        refused(holding("readWrite", "shop"), "admin", everyone, "needs action inprog on cluster");
+        allowed(holding("readWrite", "shop"), "admin", "{aggregate: 1, pipeline: [{$currentOp: {}}], cursor: {}}");
+        allowed(holding("clusterAdmin", "admin"), "admin", "{killOp: 1, op: 12}");
+        refused(holding("clusterMonitor", "admin"), "admin", "{killOp: 1, op: 12}", "needs action killop on cluster");
+    }
+
     @Test
     void clusterRolesAndRoot() {
         allowed(holding("clusterMonitor", "admin"), "admin", "{listShards: 1}");

@@ -1,5 +1,6 @@
 package dev.shardstore.shard.command;
 
+import dev.shardstore.support.operation.CurrentOpRequest;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.contracts.bson.CommandArgs;
@@ -35,20 +36,23 @@ import org.springframework.stereotype.Component;
  * {@code $match} and {@code $_internalUnpackBucket} ({@link TimeseriesRewrite}); a non-simple collation is refused
  * there ({@link TimeseriesCollections#refuseCollation}).
  *
+ * <p>On {@code admin}, {@code aggregate: 1} with {@code $currentOp} first lists the shard's running operations
+ * ({@link CurrentOpCommands}).
+ *
  * <p>Errors: FailedToParse (9) {@code "The 'cursor' option is required"}; TypeMismatch (14) for a
- * non-string collection (collection-less {@code aggregate: 1} is not supported) or a non-array pipeline;
+ * non-string collection (another collection-less {@code aggregate: 1} is not supported) or a non-array pipeline;
  * the pipeline's parse and evaluation errors (Location40324, InvalidPipelineOperator (168), ...).
  */
 @Component
 public class AggregateCommand extends CollectionReadCommand {
     private final CursorManager cursors;
-    private final MemoryBudgets budgets;
+    private final CurrentOpCommands currentOp;
 
     public AggregateCommand(CommandInvoker invoker, PipelineRunner pipelines, TimeseriesCollections timeseries, CursorManager cursors,
-            CollectionCatalog catalog, MemoryBudgets budgets) {
+            CollectionCatalog catalog, CurrentOpCommands currentOp) {
         super(invoker, catalog, timeseries, pipelines);
         this.cursors = cursors;
-        this.budgets = budgets;
+        this.currentOp = currentOp;
     }
 
     @Override
@@ -59,13 +63,12 @@ public class AggregateCommand extends CollectionReadCommand {
     @Override
     protected BsonDocument execute(OperationContext opCtx, String db, BsonDocument command) {
         CommandArgs args = new CommandArgs(command);
-        Namespace ns = new Namespace(db, args.collectionName());
-        BsonValue cursorSpec = command.get("cursor");
-        if (cursorSpec == null) {
-            throw new CommandException(ErrorCode.FailedToParse,
-                    "The 'cursor' option is required, except for aggregate with the explain argument");
+        if (CurrentOpRequest.uses(command.get("pipeline"))) {
+            cursorOptions(args, command);
+            return currentOp.aggregate(opCtx, db, command);
         }
-        BsonDocument cursorOptions = args.document(cursorSpec, "cursor");
+        Namespace ns = new Namespace(db, args.collectionName());
+        BsonDocument cursorOptions = cursorOptions(args, command);
         long batchSize = cursorOptions.containsKey("batchSize")
                 ? args.nonNegative(cursorOptions.get("batchSize"), "cursor.batchSize") : FindCommand.DEFAULT_BATCH_SIZE;
         if (args.optionalBoolean(command, "explain", "explain", false)) {
@@ -81,9 +84,23 @@ public class AggregateCommand extends CollectionReadCommand {
             stages = TimeseriesRewrite.aggregate(TimeseriesCollections.optionsOf(opCtx, buckets.get()).orElseThrow(), stages);
             read = buckets.get().namespace();
         }
-        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), budgets.of(command));
+        ShardCursor cursor = pipelines.cursor(opCtx, read, stages, variables, command.get("hint"), command);
         Batch first = cursor.next(opCtx, batchSize);
         long id = first.exhausted() ? 0 : cursors.register(opCtx, ns.full(), ns, cursor);
         return Replies.cursor(true, first.documents(), id, ns.full());
+    }
+
+    /**
+     * The command's {@code cursor} options.
+     *
+     * @throws CommandException FailedToParse (9) without them, TypeMismatch (14) when they are not a document
+     */
+    private static BsonDocument cursorOptions(CommandArgs args, BsonDocument command) {
+        BsonValue cursorSpec = command.get("cursor");
+        if (cursorSpec == null) {
+            throw new CommandException(ErrorCode.FailedToParse,
+                    "The 'cursor' option is required, except for aggregate with the explain argument");
+        }
+        return args.document(cursorSpec, "cursor");
     }
 }

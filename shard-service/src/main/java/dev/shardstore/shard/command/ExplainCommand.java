@@ -158,7 +158,7 @@ public class ExplainCommand extends ShardCommand {
                 // the blocking sort's own statistics, MongoDB's SORT stage with usedDisk, spills and spilledBytes
                 FindQuery query = new FindQuery(filter, Sort.parse(sortSpec, collation), null, skip, limit, filterSpec, hint);
                 BsonDocument executionStats = reply.getDocument("executionStats");
-                queries.explainSort(opCtx, c.get(), query, sortSpec, budgets.of(explained))
+                queries.explainSort(opCtx, c.get(), query, sortSpec, budgets.of(explained, opCtx::checkForInterrupt))
                         .ifPresent(sort -> executionStats.append("executionStages", sort));
             }
         }

@@ -46,14 +46,12 @@ public class FindCommand extends CollectionReadCommand {
 
     private final QueryRunner queries;
     private final CursorManager cursors;
-    private final MemoryBudgets budgets;
 
     public FindCommand(CommandInvoker invoker, CollectionCatalog catalog, QueryRunner queries,
-            CursorManager cursors, TimeseriesCollections timeseries, PipelineRunner pipelines, MemoryBudgets budgets) {
+            CursorManager cursors, TimeseriesCollections timeseries, PipelineRunner pipelines) {
         super(invoker, catalog, timeseries, pipelines);
         this.queries = queries;
         this.cursors = cursors;
-        this.budgets = budgets;
     }
 
     @Override
@@ -85,7 +83,7 @@ public class FindCommand extends CollectionReadCommand {
         }
         ShardCursor cursor = target.buckets().isPresent()
                 ? timeseriesFind(opCtx, collection.get(), query, filterSpec, sortSpec, projectionSpec, command)
-                : queries.findForReply(opCtx, collection.get(), query, batchSize, budgets.of(command));
+                : queries.findForReply(opCtx, collection.get(), query, batchSize, command);
         Batch first = cursor.next(opCtx, batchSize);
         if (singleBatch) {
             cursor.close(); // its spill files, if any: no getMore will come

@@ -12,6 +12,7 @@ import dev.shardstore.shard.cursor.FindQuery;
 import dev.shardstore.engine.spill.MemoryBudgets;
 import dev.shardstore.shard.cursor.QueryRunner;
 import dev.shardstore.shard.cursor.ShardCursor;
+import dev.shardstore.shard.cursor.ReadingOperation;
 import dev.shardstore.shard.cursor.StreamCursor;
 import dev.shardstore.shard.storage.CollectionCatalog;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ class PipelineRunner {
      *                                                         {@link MemoryLimits} says
      */
     List<BsonDocument> run(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint) {
-        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults()).documents()) {
+        try (Stream<BsonDocument> output = stream(opCtx, ns, stages, variables, hint, budgets.defaults(opCtx::checkForInterrupt)).documents()) {
             return output.toList();
         }
     }
@@ -69,14 +70,16 @@ class PipelineRunner {
      * scan ends before the command does. What is read before the database is done with is held in memory up to the
      * sort budget and past it, with disk use, in spill files the cursor deletes when it closes; the rest (the output
      * of a blocking stage that consumed the scan, when no later stage reads a collection) comes straight from that
-     * stage ({@link StreamCursor#buffered}).
+     * stage ({@link StreamCursor#buffered}). Its limits are {@code command}'s ({@link MemoryBudgets#of}).
      *
      * @throws dev.shardstore.contracts.error.CommandException as {@link #run}
      */
     ShardCursor cursor(OperationContext opCtx, Namespace ns, BsonArray stages, CommandVariables variables, @Nullable BsonValue hint,
-            MemoryLimits limits) {
+            BsonDocument command) {
+        ReadingOperation reading = new ReadingOperation(opCtx); // each getMore's operation, once it reads
+        MemoryLimits limits = budgets.of(command, reading);
         Output output = stream(opCtx, ns, stages, variables, hint, limits);
-        return StreamCursor.buffered(output.documents(), limits, UnaryOperator.identity(), output.readsDone());
+        return StreamCursor.buffered(output.documents(), limits, UnaryOperator.identity(), output.readsDone(), reading);
     }
 
     /**

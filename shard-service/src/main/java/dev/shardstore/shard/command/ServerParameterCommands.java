@@ -3,6 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.engine.spill.SpillDirectory;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
@@ -17,14 +18,21 @@ import org.springframework.context.annotation.Configuration;
 @Configuration
 class ServerParameterCommands {
     /**
+     * Fail point: a sorter of a command has written its runs and is about to merge them (its spill files exist). A
+     * pause here can be ended by a {@code killOp} of the command, whose sorter then deletes its files.
+     */
+    static final String SPILL_BEFORE_MERGE = "spill.beforeMerge";
+
+    /**
      * The shard's budgets, with its spill directory: {@code shardstore.spill.directory} when set (the local cluster gives
      * each shard one under its home), else {@code <java.io.tmpdir>/shardstore-spill/<pid>} ({@link SpillDirectory#configured}),
      * emptied of a previous process's files now.
      */
     @Bean
-    MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory) {
+    MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory, FailPoints failPoints) {
         return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
-                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory));
+                () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory),
+                interruption -> failPoints.hit(SPILL_BEFORE_MERGE, interruption::check));
     }
 
     @Bean

@@ -1,6 +1,5 @@
 package dev.shardstore.shard.cursor;
 
-import dev.shardstore.support.operation.Deadline;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.keystring.KeyString;
 import dev.shardstore.engine.query.Filter;
@@ -42,7 +41,7 @@ import org.jspecify.annotations.Nullable;
 public final class MatchingScan {
     /** Most rows one page read returns. */
     public static final int MAX_PAGE_ROWS = 1000;
-    /** Documents examined between two checks of the command's maxTimeMS within a page (the check reads the clock). */
+    /** Documents examined between two checks for interrupt (killOp, maxTimeMS) within a page (the check reads the clock). */
     private static final int DEADLINE_CHECK_INTERVAL = 64;
     /** Most document bytes one page read returns (beyond its first row). */
     public static final long MAX_PAGE_BYTES = 16L * 1024 * 1024;
@@ -72,8 +71,8 @@ public final class MatchingScan {
     private final Set<ByteBuffer> seen = new HashSet<>();
     private long keysExamined;
     private long docsExamined;
-    /** The limit of the operation reading now ({@link #within}). */
-    private Deadline deadline;
+    /** The operation reading now ({@link #within}): its kill and its deadline stop the scan. */
+    private OperationContext reading;
     /** For a snapshot read, what it sees differently from the current rows ({@link VersionStore}); null otherwise. */
     private final VersionStore.@Nullable Overlay overlay;
     /** The overlay's versions, walked once the rows are done; null until then. */
@@ -94,7 +93,7 @@ public final class MatchingScan {
      * keyset-paged on {@code (key, _id)}, and skips documents it already returned (multikey entries).
      *
      * @param opCtx the operation that opens the scan: its filtering metadata decides what the scan sees for its whole
-     *              life, its deadline bounds the reads until {@link #within} gives another
+     *              life, its deadline and a kill of it bound the reads until {@link #within} gives another
      */
     public MatchingScan(OperationContext opCtx, DocumentStore store, CollectionInfo collection, Filter filter, int firstPageRows,
             @Nullable Plan plan) {
@@ -102,7 +101,7 @@ public final class MatchingScan {
         this.collection = collection;
         this.filter = filter;
         this.visible = OperationShardingState.visible(opCtx, collection.namespace().full());
-        this.deadline = opCtx.deadline();
+        this.reading = opCtx;
         this.plan = plan;
         this.exact = plan != null && plan.exact();
         this.idKey = plan == null ? idKey(filter)
@@ -125,11 +124,11 @@ public final class MatchingScan {
     }
 
     /**
-     * Bounds the reads from now on by {@code deadline}: a cursor's batch, read by a later getMore, spends what that
-     * getMore has left of the cursor's {@code maxTimeMS}.
+     * Bounds the reads from now on by {@code opCtx}: a cursor's batch, read by a later getMore, spends what that
+     * getMore has left of the cursor's {@code maxTimeMS}, and stops when that getMore is killed.
      */
-    public void within(Deadline deadline) {
-        this.deadline = deadline;
+    public void within(OperationContext opCtx) {
+        this.reading = opCtx;
     }
 
     /** Index entries read so far (explain's totalKeysExamined). */
@@ -164,7 +163,7 @@ public final class MatchingScan {
                     continue;
                 }
                 if (++docsExamined % DEADLINE_CHECK_INTERVAL == 0) {
-                    deadline.check();
+                    reading.checkForInterrupt();
                 }
                 Match candidate = new Match(row);
                 // on exact bounds only the orphan filter is left, and it reads the shard key fields from the bytes
@@ -249,7 +248,7 @@ public final class MatchingScan {
     }
 
     private void load() {
-        deadline.check(); // the command's maxTimeMS, before each round trip
+        reading.checkForInterrupt(); // killOp and the command's maxTimeMS, before each round trip
         index = 0;
         if (ranges != null) {
             loadRangePage(ranges, Objects.requireNonNull(rangeSource, "a range plan has its source"));

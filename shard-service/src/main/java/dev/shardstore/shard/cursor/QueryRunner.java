@@ -53,7 +53,7 @@ public class QueryRunner {
      *                                                         when a sort needs more memory than allowed and may not spill
      */
     public ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected) {
-        return find(opCtx, c, query, expected, false, budgets.defaults());
+        return find(opCtx, c, query, expected, false, new BsonDocument());
     }
 
     /**
@@ -62,14 +62,17 @@ public class QueryRunner {
      * which the reply copies whole instead of re-encoding field by field (issue 10: a YCSB scan's shard spent about
      * a quarter of its CPU encoding the decoded documents' strings).
      *
-     * @param limits the command's sort budget and {@code allowDiskUse} ({@link MemoryBudgets#of})
-     * @throws dev.shardstore.contracts.error.CommandException as {@link #find}
+     * @param command the find command: its {@code allowDiskUse} and the shard's sort budget ({@link MemoryBudgets#of})
+     * @throws dev.shardstore.contracts.error.CommandException as {@link #find}; TypeMismatch (14) for a non-boolean
+     *                                                         {@code allowDiskUse}
      */
-    public ShardCursor findForReply(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, MemoryLimits limits) {
-        return find(opCtx, c, query, expected, true, limits);
+    public ShardCursor findForReply(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, BsonDocument command) {
+        return find(opCtx, c, query, expected, true, command);
     }
 
-    private ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, boolean asStored, MemoryLimits limits) {
+    private ShardCursor find(OperationContext opCtx, CollectionInfo c, FindQuery query, long expected, boolean asStored, BsonDocument command) {
+        ReadingOperation reading = new ReadingOperation(opCtx);
+        MemoryLimits limits = budgets.of(command, reading);
         Plan plan = planner.plan(c, query.filterSpec(), query.filter(), query.hint());
         UnaryOperator<BsonDocument> projection = Optional.ofNullable(query.projection())
                 .<UnaryOperator<BsonDocument>>map(p -> doc -> p.apply(doc, query.filter()))
@@ -86,7 +89,7 @@ public class QueryRunner {
                     query.limit());
         }
         return new StreamCursor(blockingSort(opCtx, c, query, plan, limits, new SpillStats()).skip(query.skip()),
-                projection == null ? UnaryOperator.identity() : projection);
+                projection == null ? UnaryOperator.identity() : projection, reading);
     }
 
     /**

@@ -35,7 +35,7 @@ final class ScanCursor implements ShardCursor {
 
     @Override
     public Batch next(OperationContext opCtx, long maxDocuments) {
-        scan.within(opCtx.deadline());
+        scan.within(opCtx);
         BatchBuilder batch = new BatchBuilder(Math.min(maxDocuments, limitLeft));
         while (!batch.isFull()) {
             Optional<Match> match = scan.peek();

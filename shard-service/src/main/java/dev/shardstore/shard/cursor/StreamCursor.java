@@ -23,16 +23,19 @@ public final class StreamCursor implements ShardCursor {
     private final Stream<BsonDocument> documents;
     private final Iterator<BsonDocument> next;
     private final UnaryOperator<BsonDocument> shape;
+    private final ReadingOperation reading;
     private @Nullable BsonDocument pending;
 
     /**
      * @param documents the results in order; closed with the cursor
      * @param shape     applied to each document as it is returned, e.g. a projection
+     * @param reading   the interruption of the stages behind {@code documents}: each batch's operation reads
      */
-    StreamCursor(Stream<BsonDocument> documents, UnaryOperator<BsonDocument> shape) {
+    StreamCursor(Stream<BsonDocument> documents, UnaryOperator<BsonDocument> shape, ReadingOperation reading) {
         this.documents = documents;
         this.next = documents.iterator();
         this.shape = shape;
+        this.reading = reading;
     }
 
     /**
@@ -44,24 +47,25 @@ public final class StreamCursor implements ShardCursor {
      * blocking stage's memory or spill files, which are not copied a second time. The cursor closes {@code documents}.
      *
      * @param readsDone true once the rest of {@code documents} comes from no database
+     * @param reading   the interruption {@code limits} carry, which each batch's operation then reads
      * @throws dev.shardstore.contracts.error.CommandException what reading {@code documents} throws
      */
     public static StreamCursor buffered(Stream<BsonDocument> documents, MemoryLimits limits, UnaryOperator<BsonDocument> shape,
-            BooleanSupplier readsDone) {
+            BooleanSupplier readsDone, ReadingOperation reading) {
         ExternalSorter held = new ExternalSorter("result", (a, b) -> 0, Long.MAX_VALUE, limits.allowDiskUse() ? limits.sortBytes() : Long.MAX_VALUE,
-                limits.allowDiskUse() ? limits.spill() : null, new SpillStats());
+                limits.allowDiskUse() ? limits.spill() : null, new SpillStats(), limits.interruption());
         try {
             Iterator<BsonDocument> read = documents.iterator();
             while (!readsDone.getAsBoolean()) {
                 if (!read.hasNext()) {
                     documents.close();
-                    return new StreamCursor(held.sorted(), shape);
+                    return new StreamCursor(held.sorted(), shape, reading);
                 }
                 held.add(read.next());
             }
             Stream<BsonDocument> rest = StreamSupport.stream(Spliterators.spliteratorUnknownSize(read, Spliterator.ORDERED), false)
                     .onClose(documents::close);
-            return new StreamCursor(Stream.concat(held.sorted(), rest), shape);
+            return new StreamCursor(Stream.concat(held.sorted(), rest), shape, reading);
         } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read
             held.close();
             documents.close();
@@ -71,6 +75,7 @@ public final class StreamCursor implements ShardCursor {
 
     @Override
     public Batch next(OperationContext opCtx, long maxDocuments) {
+        reading.readBy(opCtx);
         BatchBuilder batch = new BatchBuilder(maxDocuments);
         try {
             while (!batch.isFull() && (pending != null || next.hasNext())) {

@@ -60,7 +60,7 @@ class LockedMatches {
         int rows = FIRST_PAGE_ROWS;
         boolean goOn = true;
         while (goOn) {
-            opCtx.checkDeadline(); // maxTimeMS: the pages written so far stay written, as in MongoDB
+            opCtx.checkForInterrupt(); // maxTimeMS: the pages written so far stay written, as in MongoDB
             List<byte[]> ids = new ArrayList<>();
             for (Optional<Match> m = scan.peek(); m.isPresent() && ids.size() < rows; m = scan.peek()) {
                 ids.add(m.get().stored().id());
@@ -113,7 +113,7 @@ class LockedMatches {
         byte[] position = START;
         int rows = FIRST_PAGE_ROWS;
         while (position != null) {
-            opCtx.checkDeadline(); // maxTimeMS: the pages written so far stay written, as in MongoDB
+            opCtx.checkForInterrupt(); // maxTimeMS: the pages written so far stay written, as in MongoDB
             byte[] after = position;
             int pageRows = rows;
             position = units.write(opCtx, inUnit -> {

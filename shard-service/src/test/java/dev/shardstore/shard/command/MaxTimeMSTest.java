@@ -91,7 +91,7 @@ class MaxTimeMSTest extends ShardIntegrationTest {
         OperationContext find = OperationContext.internal("test").withDeadline(Deadline.after(TimeUnit.SECONDS.toNanos(2), ticker::get));
         long id = cursors.register(find, DB + ".slow", null, (batchCtx, max) -> {
             ticker.addAndGet(TimeUnit.MILLISECONDS.toNanos(1200));
-            batchCtx.checkDeadline(); // what a scan does between pages
+            batchCtx.checkForInterrupt(); // what a scan does between pages
             return new Batch(List.of(new BsonDocument("batch", new BsonInt32(batches.incrementAndGet()))), false);
         });
 

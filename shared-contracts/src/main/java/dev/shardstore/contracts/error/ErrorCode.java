@@ -140,7 +140,7 @@ public enum ErrorCode {
     UnsupportedOpQueryCommand(352, 400),
     BSONObjectTooLarge(10334, 413),
     DuplicateKey(11000, 409),
-    /** The operation was interrupted (its thread was, e.g. at shutdown) before it finished. */
+    /** The operation was interrupted before it finished: killed by {@code killOp}, or its thread interrupted (at shutdown). */
     Interrupted(11601, 503),
     /** {@code $merge} with {@code whenNotMatched: "fail"} met a document with no match in the target. */
     MergeStageNoMatchingDocument(13113, 409),
@@ -163,6 +163,8 @@ public enum ErrorCode {
     Location40600(40600, 400),
     /** {@code $out}/{@code $merge} not the last stage. */
     Location40601(40601, 400),
+    /** A stage that must come first ({@code $currentOp}) elsewhere in the pipeline. */
+    Location40602(40602, 400),
     /** {@code $out}/{@code $merge} inside a {@code $lookup}'s pipeline. */
     Location51047(51047, 400),
     /** {@code createRole} of a role that exists (MongoDB's "Role already exists"). */
