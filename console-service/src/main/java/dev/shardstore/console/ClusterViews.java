@@ -13,6 +13,7 @@ import dev.shardstore.console.Views.Health;
 import dev.shardstore.console.Views.LogEntry;
 import dev.shardstore.console.Views.Migration;
 import dev.shardstore.console.Views.RunningOp;
+import dev.shardstore.console.Views.SlowOp;
 import dev.shardstore.console.Views.Movements;
 import dev.shardstore.console.Views.Operations;
 import dev.shardstore.console.Views.Overview;
@@ -86,16 +87,58 @@ public class ClusterViews {
             String role = "router" + (i + 1);
             services.add(submit(() -> new Service(role, url, health(url))));
         }
-        services.add(submit(() -> new Service("config", properties.configUrl(), health(properties.configUrl()))));
+        Future<Optional<BsonDocument>> configHealth = submit(() -> healthDocument(properties.configUrl()));
         services.add(submit(() -> new Service("balancer", properties.balancerUrl(), health(properties.balancerUrl()))));
         services.add(submit(() -> new Service("session", properties.sessionUrl(), health(properties.sessionUrl()))));
         services.add(submit(() -> new Service("resharding", properties.reshardingUrl(), health(properties.reshardingUrl()))));
         Future<Optional<BsonDocument>> status = submit(() -> attempt(errors, () -> client.command("admin", command("balancerStatus"))));
+        Future<String> window = submit(() -> attempt(errors, () -> client.find("config", "settings", new BsonDocument("_id", new BsonString("balancer"))))
+                .map(ClusterViews::activeWindow).orElse(""));
+        Future<String> sessions = submit(() -> attempt(errors, () -> client.actuator(properties.sessionUrl(), "sessions"))
+                .map(state -> state.isNumber("stored") ? Long.toString(state.getNumber("stored").longValue()) : "").orElse(""));
         Future<List<String>> collections = submit(() -> collections(errors));
         BsonDocument balancerReply = join(status).orElse(null);
-        return new Overview(join(shards), services.stream().map(ClusterViews::join).toList(),
-                balancerReply == null ? null : balancerState(balancerReply),
-                balancerReply == null ? "" : clusterTime(balancerReply), join(collections), errors);
+        List<Service> all = new ArrayList<>(services.stream().map(ClusterViews::join).toList());
+        BsonDocument config = join(configHealth).orElse(null);
+        all.add(properties.routerUrls().size(), new Service("config", properties.configUrl(), config == null ? Health.UNREACHABLE : new Health(string(config, "status"))));
+        // Kafka's and PostgreSQL's health as the config service's health indicators see them: the console reaches neither
+        all.add(new Service("kafka", component(config, "kafka", "brokers"), componentHealth(config, "kafka")));
+        all.add(new Service("postgresql", component(config, "db", "database"), componentHealth(config, "db")));
+        return new Overview(join(shards), all, balancerReply == null ? null : balancerState(balancerReply), join(window),
+                balancerReply == null ? "" : clusterTime(balancerReply), join(sessions), join(collections), errors);
+    }
+
+    /** {@code config.settings}' balancer document's {@code activeWindow} as {@code HH:mm–HH:mm}, or {@code any time}. */
+    private static String activeWindow(List<BsonDocument> settings) {
+        BsonDocument window = settings.isEmpty() || !settings.getFirst().isDocument("activeWindow") ? null
+                : settings.getFirst().getDocument("activeWindow");
+        return window == null ? "any time" : string(window, "start") + "–" + string(window, "stop") + " (UTC)";
+    }
+
+    /** A service's whole {@code /actuator/health} document; empty when it did not answer. */
+    private Optional<BsonDocument> healthDocument(String url) {
+        try {
+            return Optional.of(client.actuator(url, "health"));
+        } catch (ClusterException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Health componentHealth(@Nullable BsonDocument health, String component) {
+        BsonDocument found = health == null || !health.isDocument("components") ? null
+                : health.getDocument("components").isDocument(component) ? health.getDocument("components").getDocument(component) : null;
+        return found == null ? Health.UNREACHABLE : new Health(string(found, "status"));
+    }
+
+    /** A health component's detail, as the URL column shows it ({@code brokers: 1}), or where it is seen from. */
+    private static String component(@Nullable BsonDocument health, String component, String detail) {
+        if (health != null && health.isDocument("components") && health.getDocument("components").isDocument(component)) {
+            BsonDocument details = health.getDocument("components").getDocument(component).getDocument("details", new BsonDocument());
+            if (details.containsKey(detail)) {
+                return detail + ": " + string(details, detail) + " (the config service's health)";
+            }
+        }
+        return "(the config service's health)";
     }
 
     /**
@@ -230,9 +273,32 @@ public class ClusterViews {
                 .orElse(List.of()).stream().map(ClusterViews::runningOp).toList());
         Future<String> sessions = submit(() -> attempt(errors, () -> client.actuator(properties.sessionUrl(), "sessions"))
                 .map(ClusterViews::json).orElse(""));
+        List<Future<List<SlowOp>>> slow = new ArrayList<>();
+        for (int i = 0; i < properties.routerUrls().size(); i++) {
+            String url = properties.routerUrls().get(i);
+            String router = "router" + (i + 1);
+            slow.add(submit(() -> attempt(errors, () -> client.actuator(url, "slowOperations")).map(log -> log.getArray("operations")
+                    .stream().map(op -> slowOp(router, op.asDocument())).toList()).orElse(List.of())));
+        }
         List<Shard> shards = shards(errors);
         List<Migration> migrations = migrations(migrationReports(shards, errors), Map.of());
-        return new Operations(join(currentOp), migrations, join(sessions), meters.history(), meters.interval().toSeconds(), errors);
+        List<SlowOp> slowOperations = slow.stream().flatMap(f -> join(f).stream())
+                .sorted(Comparator.comparing(SlowOp::ts).reversed()).limit(SLOW_OPERATIONS_SHOWN).toList();
+        return new Operations(join(currentOp), slowOperations, migrations, join(sessions), meters.history(), meters.interval().toSeconds(),
+                errors);
+    }
+
+    /** How many of the routers' slow operations the page lists, the newest. */
+    static final int SLOW_OPERATIONS_SHOWN = 20;
+
+    private static SlowOp slowOp(String router, BsonDocument op) {
+        BsonValue ts = op.get("ts");
+        String when = ts != null && ts.isDateTime() ? java.time.Instant.ofEpochMilli(ts.asDateTime().getValue()).toString() : string(op, "ts");
+        String name = op.isDocument("command") && !op.getDocument("command").isEmpty() ? op.getDocument("command").getFirstKey() : "";
+        String users = op.isArray("users") ? String.join(", ", op.getArray("users").stream()
+                .map(u -> u.isString() ? u.asString().getValue() : json(u)).toList()) : "";
+        return new SlowOp(router, when, string(op, "ns"), name, number(op, "durationMillis"),
+                op.containsKey("errCode") ? "error " + number(op, "errCode") : "ok", users);
     }
 
     /** One {@code $currentOp} document as the table shows it (a router's own operation has no {@code shard}). */
@@ -281,6 +347,13 @@ public class ClusterViews {
         List<BsonDocument> listed = attempt(errors, () -> client.command("admin", command("listShards")))
                 .map(r -> r.getArray("shards", new BsonArray()).stream().map(BsonValue::asDocument).toList()).orElse(List.of());
         List<Future<Health>> health = listed.stream().map(s -> submit(() -> health(string(s, "host")))).toList();
+        List<Future<String>> versions = listed.stream().map(s -> submit(() -> version(string(s, "host")))).toList();
+        Map<String, Double> rates = new HashMap<>();
+        meters.history().forEach(m -> {
+            if (m.latestOps() != null) {
+                rates.put(m.shard(), m.latestOps());
+            }
+        });
         Map<String, long[]> totals = new HashMap<>();
         join(ownedFuture).values().forEach(perShard -> perShard.forEach((shard, data) -> {
             long[] sum = totals.computeIfAbsent(shard, k -> new long[2]);
@@ -291,7 +364,8 @@ public class ClusterViews {
         for (int i = 0; i < listed.size(); i++) {
             String name = string(listed.get(i), "_id");
             long[] data = totals.getOrDefault(name, new long[2]);
-            out.add(new Shard(name, string(listed.get(i), "host"), join(health.get(i)), data[0], data[1], i % PALETTE));
+            out.add(new Shard(name, string(listed.get(i), "host"), join(health.get(i)), data[0], data[1], i % PALETTE, join(versions.get(i)),
+                    rates.get(name)));
         }
         return out;
     }
@@ -386,6 +460,16 @@ public class ClusterViews {
     }
 
     /** The Actuator health of {@code url}: its {@code status}, or {@link Health#UNREACHABLE} when it does not answer. */
+    /** A service's build version from {@code /actuator/info}; empty when it does not say or does not answer. */
+    private String version(String url) {
+        try {
+            BsonDocument info = client.actuator(url, "info");
+            return info.isDocument("build") ? string(info.getDocument("build"), "version") : "";
+        } catch (ClusterException e) {
+            return "";
+        }
+    }
+
     private Health health(String url) {
         try {
             return new Health(string(client.actuator(url, "health"), "status"));

@@ -23,20 +23,30 @@ public final class Views {
      * @param documents owned documents of sharded collections
      * @param bytes     owned bytes of sharded collections
      * @param colour    its colour index in the pages' palette (its position in {@code listShards}, modulo 8)
+     * @param version   the shard service's build version ({@code /actuator/info}'s {@code build.version}), empty when unread
+     * @param opsPerSecond the shard's commands per second at the console's latest sample, null before two samples
      */
-    public record Shard(String name, String host, Health health, long documents, long bytes, int colour) {
+    public record Shard(String name, String host, Health health, long documents, long bytes, int colour, String version,
+                        @Nullable Double opsPerSecond) {
         public Shard {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(health, "health");
+            Objects.requireNonNull(version, "version");
+        }
+
+        /** The command rate as the table writes it: one decimal, or {@code –} before two samples rated it. */
+        public String opsText() {
+            return opsPerSecond == null ? "–" : String.format(java.util.Locale.ROOT, "%.1f", opsPerSecond);
         }
     }
 
     /**
      * A service other than a shard and its health.
      *
-     * @param role   {@code router}, {@code config}, {@code balancer}, {@code session}, {@code resharding}
-     * @param url    its HTTP base URL
+     * @param role   {@code router}, {@code config}, {@code balancer}, {@code session}, {@code resharding}, or
+     *               {@code kafka} and {@code postgresql}, as the config service's health reports them
+     * @param url    its HTTP base URL, or what its health details say (the brokers, the database)
      * @param health its Actuator health
      */
     public record Service(String role, String url, Health health) {
@@ -84,12 +94,17 @@ public final class Views {
     /**
      * The overview page.
      *
+     * @param balancerWindow the balancer's {@code activeWindow} as {@code HH:mm–HH:mm}, {@code any time} without one, empty
+     *                       when unread
      * @param clusterTime the router's {@code $clusterTime} as {@code seconds|increment (UTC time)}, or empty when unread
+     * @param sessions    the logical sessions the session service stores, or empty when unread
      * @param collections the sharded collections' namespaces, sorted
      */
-    public record Overview(List<Shard> shards, List<Service> services, @Nullable BalancerState balancer, String clusterTime,
-                           List<String> collections, List<ClusterError> errors) {
+    public record Overview(List<Shard> shards, List<Service> services, @Nullable BalancerState balancer, String balancerWindow,
+                           String clusterTime, String sessions, List<String> collections, List<ClusterError> errors) {
         public Overview {
+            Objects.requireNonNull(balancerWindow, "balancerWindow");
+            Objects.requireNonNull(sessions, "sessions");
             shards = List.copyOf(shards);
             services = List.copyOf(services);
             collections = List.copyOf(collections);
@@ -281,18 +296,42 @@ public final class Views {
     }
 
     /**
+     * One slow client command from a router's slow-operation log ({@code /actuator/slowOperations}).
+     *
+     * @param router         the router that logged it
+     * @param ts             when it ended, ISO-8601
+     * @param ns             its namespace ({@code db.$cmd} without a collection)
+     * @param command        the command's name
+     * @param durationMillis how long it ran in the router
+     * @param outcome        {@code ok}, or the error code it failed with
+     * @param users          who ran it, comma-separated; empty without authentication
+     */
+    public record SlowOp(String router, String ts, String ns, String command, long durationMillis, String outcome, String users) {
+        public SlowOp {
+            Objects.requireNonNull(router, "router");
+            Objects.requireNonNull(ts, "ts");
+            Objects.requireNonNull(ns, "ns");
+            Objects.requireNonNull(command, "command");
+            Objects.requireNonNull(outcome, "outcome");
+            Objects.requireNonNull(users, "users");
+        }
+    }
+
+    /**
      * The operations page: what the cluster exposes of its running operations today.
      *
      * @param currentOp the router's {@code $currentOp} entries; empty when it refuses (its error is in {@code errors})
+     * @param slowOperations the routers' latest slow commands, newest first, at most {@value ClusterViews#SLOW_OPERATIONS_SHOWN}
      * @param sessions  the session service's {@code /actuator/sessions}, as JSON, or empty
      * @param meters    each shard's sampled command throughput and p99 ({@link MeterSampler}), for the table beside the
      *                  charts
      * @param sampleSeconds the seconds between two samples
      */
-    public record Operations(List<RunningOp> currentOp, List<Migration> migrations, String sessions, List<ShardMeters> meters,
-                             long sampleSeconds, List<ClusterError> errors) {
+    public record Operations(List<RunningOp> currentOp, List<SlowOp> slowOperations, List<Migration> migrations, String sessions,
+                             List<ShardMeters> meters, long sampleSeconds, List<ClusterError> errors) {
         public Operations {
             currentOp = List.copyOf(currentOp);
+            slowOperations = List.copyOf(slowOperations);
             migrations = List.copyOf(migrations);
             meters = List.copyOf(meters);
             errors = List.copyOf(errors);

@@ -153,9 +153,32 @@ class ConsoleIT {
         open("/");
         waitUntil(() -> browser.findElements(By.cssSelector("#shards tr[data-health='UP']")).size() == 2, PAGE_WAIT, "both shards UP");
         assertThat(text("#balancer-mode")).startsWith("off");
+        assertThat(text("#balancer-window")).isEqualTo("any time");
+        assertThat(text("#sessions")).as("the session service's stored sessions").matches("\\d+");
+        // Kafka and PostgreSQL as the config service's health indicators see them; each shard's build version
+        assertThat(text("#services tr[data-service='kafka']")).contains("UP", "brokers: 1");
+        assertThat(text("#services tr[data-service='postgresql']")).contains("UP", "PostgreSQL");
+        assertThat(text("#shards tr[data-shard='shard1']")).contains("0.1.0-SNAPSHOT");
         assertThat(text("a[href='/collections/" + NS + "']")).isEqualTo(NS);
         assertThat(browser.findElement(By.partialLinkText("Swagger UI")).getDomAttribute("href")).isEqualTo(cluster.routerUrl(1) + "/swagger-ui");
         screenshot("overview");
+
+        // a phone's width (390 CSS pixels): the page does not scroll sideways; wide tables scroll inside their own box
+        browser.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", 390, "height", 844, "deviceScaleFactor", 1, "mobile", true));
+        try {
+            for (String path : List.of("/", "/collections/" + NS, "/movements", "/balancer", "/operations")) {
+                open(path);
+                waitUntil(() -> !browser.findElements(By.cssSelector("main h1")).isEmpty(), PAGE_WAIT, path + " at a phone's width");
+                Number overflow = (Number) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+                assertThat(overflow.intValue()).as("%s scrolls sideways by %s px at 390 px", path, overflow).isLessThanOrEqualTo(0);
+            }
+            open("/");
+            waitUntil(() -> browser.findElements(By.cssSelector("#shards tr[data-health='UP']")).size() == 2, PAGE_WAIT, "the overview at a phone's width");
+            screenshot("overview-phone");
+        } finally {
+            browser.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", 1280, "height", 800, "deviceScaleFactor", 1, "mobile", false));
+        }
     }
 
     @Test
@@ -225,6 +248,11 @@ class ConsoleIT {
     @Test
     @Order(5)
     void theMovementsAndOperationsPagesShowWhatTheClusterExposes() throws IOException {
+        // every command counts as slow for a moment (profile level 0 with slowms 0, as on a mongos), so the slow-operation
+        // table has entries: this find at least
+        RouterClient.requireOk("profile", router.run("admin", org.bson.BsonDocument.parse("{profile: 0, slowms: 0}")));
+        RouterClient.requireOk("find", router.run("geo", org.bson.BsonDocument.parse("{find: 'slowprobe', filter: {}}")));
+        RouterClient.requireOk("profile", router.run("admin", org.bson.BsonDocument.parse("{profile: 0, slowms: 100}")));
         open("/movements");
         waitUntil(() -> !browser.findElements(By.cssSelector("#history tbody tr")).isEmpty(), PAGE_WAIT, "the changelog's moves");
         assertThat(text("#history")).contains("moveChunk", NS);
@@ -237,6 +265,7 @@ class ConsoleIT {
         assertThat(text("#current-op")).contains("admin.$cmd", "router");
         assertThat(browser.findElements(By.cssSelector("#current-op tr[data-opid^='shard1:']"))).as("an opid \"shard1:<n>\"").isNotEmpty();
         assertThat(text(".errors")).as("$currentOp is not refused any more").doesNotContain("NotImplemented (238)");
+        assertThat(text("#slow-operations")).as("the routers' slow-operation log").contains("geo.slowprobe", "find", "router1");
         // each shard's meters: a row of the table beside the charts, and a line in each chart once two samples rated it
         waitUntil(() -> browser.findElements(By.cssSelector("#meters-table tr[data-shard]")).size() == 2, PAGE_WAIT, "a table row per shard");
         waitUntil(() -> chartPoints("throughput-chart").size() == 2 && chartPoints("throughput-chart").stream().allMatch(n -> n >= 2)

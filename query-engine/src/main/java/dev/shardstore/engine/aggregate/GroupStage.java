@@ -132,7 +132,7 @@ final class GroupStage implements Stage {
                                 + " but didn't allow external sort. Pass allowDiskUse:true to opt in.");
                     }
                     spilled = new ExternalSorter("$group", Comparator.comparing(d -> d.get(SPILLED_KEY), keyOrder), Long.MAX_VALUE,
-                            limits.groupBytes(), limits.spill(), stats, limits.interruption());
+                            limits.groupBytes(), limits.spill(), stats, limits.interruption(), limits.pool());
                 }
             }
         } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the spill files go, whatever ends the read

@@ -45,6 +45,11 @@ import org.jspecify.annotations.Nullable;
 public final class ExternalSorter implements AutoCloseable {
     /** Documents added or merged between two checks for interrupt (a check may read the clock). */
     public static final int CHECK_INTERVAL = 128;
+    /**
+     * The least a sorter holds before a full {@link MemoryPool} makes it spill, so that sorters under a pool that others
+     * filled write runs of some size rather than one file per document.
+     */
+    static final long MIN_POOLED_RUN_BYTES = 1024 * 1024;
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
 
     private final String stage;
@@ -54,11 +59,14 @@ public final class ExternalSorter implements AutoCloseable {
     private final @Nullable SpillDirectory spill;
     private final SpillStats stats;
     private final Interruption interruption;
+    private final MemoryPool pool;
     private final PriorityQueue<Entry> worstFirst;
     private final List<Entry> held = new ArrayList<>();
     private final List<Path> runs = new ArrayList<>();
     private final List<RunReader> readers = new ArrayList<>();
     private long bytes;
+    /** What of {@link #bytes} this sorter counts in the pool (all of it, until a run or the close gives it back). */
+    private long pooled;
     private long arrivals;
 
     /**
@@ -72,6 +80,17 @@ public final class ExternalSorter implements AutoCloseable {
      */
     public ExternalSorter(String stage, Comparator<BsonDocument> sort, long keep, long memoryLimit, @Nullable SpillDirectory spill,
             SpillStats stats, Interruption interruption) {
+        this(stage, sort, keep, memoryLimit, spill, stats, interruption, MemoryPool.UNBOUNDED);
+    }
+
+    /**
+     * A sorter that also counts what it holds in {@code pool}: with disk use allowed, it spills once the pool is over
+     * its capacity and it holds at least {@value #MIN_POOLED_RUN_BYTES} bytes (or its whole budget, if smaller), even
+     * under its own budget.
+     */
+    public ExternalSorter(String stage, Comparator<BsonDocument> sort, long keep, long memoryLimit, @Nullable SpillDirectory spill,
+            SpillStats stats, Interruption interruption, MemoryPool pool) {
+        this.pool = pool;
         if (keep <= 0 || memoryLimit <= 0) {
             throw new IllegalArgumentException("keep and memoryLimit must be positive, were " + keep + " and " + memoryLimit);
         }
@@ -88,7 +107,7 @@ public final class ExternalSorter implements AutoCloseable {
     /** The sorter of {@code limits}' sort budget, disk use and interruption. */
     public static ExternalSorter of(String stage, Comparator<BsonDocument> sort, long keep, MemoryLimits limits, SpillStats stats) {
         return new ExternalSorter(stage, sort, keep, limits.sortBytes(), limits.allowDiskUse() ? limits.spill() : null, stats,
-                limits.interruption());
+                limits.interruption(), limits.pool());
     }
 
     /**
@@ -113,15 +132,22 @@ public final class ExternalSorter implements AutoCloseable {
         }
         Entry entry = new Entry(document, size, arrivals++);
         bytes += size;
+        pooled += size;
+        boolean poolFull = !pool.take(size);
         if (keep == Long.MAX_VALUE) {
             held.add(entry);
         } else {
             worstFirst.add(entry);
             if (worstFirst.size() > keep) {
-                bytes -= worstFirst.poll().size();
+                long dropped = worstFirst.poll().size();
+                bytes -= dropped;
+                pooled -= dropped;
+                pool.give(dropped);
             }
         }
-        if (bytes > memoryLimit) {
+        if (poolFull && spill != null && bytes >= Math.min(memoryLimit, MIN_POOLED_RUN_BYTES)) {
+            writeRun(spill); // the service's blocking stages together hold too much: this one's share goes to disk now
+        } else if (bytes > memoryLimit) {
             if (spill == null) {
                 throw new CommandException(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, "Sort exceeded memory limit of "
                         + memoryLimit + " bytes, but did not opt in to external sorting. (" + stage + "; pass allowDiskUse: true"
@@ -157,9 +183,10 @@ public final class ExternalSorter implements AutoCloseable {
         }
     }
 
-    /** Deletes the runs written; idempotent. */
+    /** Deletes the runs written and gives back what it held to the pool; idempotent. */
     @Override
     public void close() {
+        releasePooled();
         readers.forEach(RunReader::close);
         readers.clear();
         held.clear();
@@ -184,8 +211,14 @@ public final class ExternalSorter implements AutoCloseable {
         return entries;
     }
 
+    private void releasePooled() {
+        pool.give(pooled);
+        pooled = 0;
+    }
+
     private void writeRun(SpillDirectory spill) {
         List<Entry> entries = drain();
+        releasePooled();
         try {
             Path run = spill.newFile(stage);
             runs.add(run);

@@ -16,6 +16,7 @@ public final class MemoryBudgets {
     private final BooleanSupplier allowDiskUseByDefault;
     private final SpillDirectory spill;
     private final Consumer<Interruption> beforeMerge;
+    private final MemoryPool pool;
 
     /**
      * @param sortBytes             the sort budget now, bytes
@@ -25,9 +26,11 @@ public final class MemoryBudgets {
      * @param beforeMerge           what a sorter of a command does once its runs are written, before it merges them, given
      *                              the command's interruption (the shard's fail point {@code spill.beforeMerge}; nothing
      *                              on the router)
+     * @param pool                  the memory of the service's blocking stages together
      */
     public MemoryBudgets(LongSupplier sortBytes, LongSupplier groupBytes, BooleanSupplier allowDiskUseByDefault, SpillDirectory spill,
-            Consumer<Interruption> beforeMerge) {
+            Consumer<Interruption> beforeMerge, MemoryPool pool) {
+        this.pool = pool;
         this.sortBytes = sortBytes;
         this.groupBytes = groupBytes;
         this.allowDiskUseByDefault = allowDiskUseByDefault;
@@ -55,12 +58,17 @@ public final class MemoryBudgets {
             }
         };
         return MemoryLimits.forCommand(command, sortBytes.getAsLong(), groupBytes.getAsLong(), allowDiskUseByDefault.getAsBoolean(), spill,
-                withHold);
+                withHold, pool);
     }
 
     /** The limits of an operation that has no {@code allowDiskUse} of its own (an internal read, count, distinct). */
     public MemoryLimits defaults(Interruption interruption) {
         return of(new BsonDocument(), interruption);
+    }
+
+    /** The memory of the service's blocking stages together. */
+    public MemoryPool pool() {
+        return pool;
     }
 
     /** The directory spill files go to. */

@@ -18,13 +18,16 @@ import org.jspecify.annotations.Nullable;
  * @param allowDiskUse whether a stage over its budget spills instead of failing
  * @param spill        where spill files go; required when {@code allowDiskUse}
  * @param interruption what the stages check as they go, to stop when the operation is killed or out of time
+ * @param pool         the service's memory of all blocking stages together ({@link MemoryPool})
  */
-public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse, @Nullable SpillDirectory spill, Interruption interruption) {
+public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse, @Nullable SpillDirectory spill, Interruption interruption,
+        MemoryPool pool) {
     /**
      * No budget: everything in memory, as the pipelines that merge already-small results run (the router's merge of
      * shard results that are themselves under budget, pipeline updates, view resolution).
      */
-    public static final MemoryLimits UNLIMITED = new MemoryLimits(Long.MAX_VALUE, Long.MAX_VALUE, false, null, Interruption.NONE);
+    public static final MemoryLimits UNLIMITED = new MemoryLimits(Long.MAX_VALUE, Long.MAX_VALUE, false, null, Interruption.NONE,
+            MemoryPool.UNBOUNDED);
 
     /**
      * The limits of {@code command}: its {@code allowDiskUse} (a boolean), else {@code allowDiskUseByDefault}, its stages
@@ -33,14 +36,19 @@ public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse
      * @throws CommandException TypeMismatch (14) for an {@code allowDiskUse} that is not a boolean
      */
     public static MemoryLimits forCommand(BsonDocument command, long sortBytes, long groupBytes, boolean allowDiskUseByDefault,
-            SpillDirectory spill, Interruption interruption) {
+            SpillDirectory spill, Interruption interruption, MemoryPool pool) {
         BsonValue allowDiskUse = command.get("allowDiskUse");
         if (allowDiskUse != null && !allowDiskUse.isBoolean()) {
             throw new CommandException(ErrorCode.TypeMismatch, "BSON field 'allowDiskUse' is the wrong type '"
                     + allowDiskUse.getBsonType().name().toLowerCase(Locale.ROOT) + "', expected type 'bool'");
         }
         return new MemoryLimits(sortBytes, groupBytes, allowDiskUse == null ? allowDiskUseByDefault : allowDiskUse.asBoolean().getValue(), spill,
-                interruption);
+                interruption, pool);
+    }
+
+    /** Limits whose stages share no pool (tests, and stages that hold what another stage already bounded). */
+    public MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse, @Nullable SpillDirectory spill, Interruption interruption) {
+        this(sortBytes, groupBytes, allowDiskUse, spill, interruption, MemoryPool.UNBOUNDED);
     }
 
     public MemoryLimits {
@@ -48,6 +56,7 @@ public record MemoryLimits(long sortBytes, long groupBytes, boolean allowDiskUse
             throw new IllegalArgumentException("memory budgets must be positive, were " + sortBytes + " and " + groupBytes);
         }
         Objects.requireNonNull(interruption, "interruption");
+        Objects.requireNonNull(pool, "pool");
         if (allowDiskUse && spill == null) {
             throw new IllegalArgumentException("allowDiskUse needs a spill directory");
         }

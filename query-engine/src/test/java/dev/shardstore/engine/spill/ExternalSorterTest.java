@@ -116,6 +116,55 @@ class ExternalSorterTest {
     }
 
     @Test
+    void sortersUnderTheirBudgetsSpillOnceTogetherTheyHoldMoreThanTheServicesPoolAndGiveItBackWhenClosed() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        MemoryPool pool = new MemoryPool(() -> 512 * 1024);
+        SpillStats statsA = new SpillStats();
+        SpillStats statsB = new SpillStats();
+        SpillStats alone = new SpillStats();
+        long budget = 100L * 1024 * 1024; // far above what each holds: only the pool makes them spill
+        List<BsonDocument> docs = new ArrayList<>();
+        Random random = new Random(11);
+        for (int i = 0; i < 3000; i++) {
+            docs.add(new BsonDocument("k", new BsonInt32(random.nextInt(1000))).append("pad", new BsonString("y".repeat(1000))));
+        }
+        try (ExternalSorter a = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, budget, spill, statsA, Interruption.NONE, pool);
+             ExternalSorter b = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, budget, spill, statsB, Interruption.NONE, pool);
+             ExternalSorter unpooled = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, budget, spill, alone, Interruption.NONE)) {
+            for (BsonDocument doc : docs) {
+                a.add(doc);
+                b.add(doc);
+                unpooled.add(doc);
+                assertThat(pool.held()).as("at most the pool and a minimum run per sorter").isLessThanOrEqualTo(512 * 1024
+                        + 2 * ExternalSorter.MIN_POOLED_RUN_BYTES + 2 * 1100);
+            }
+            assertThat(statsA.spills()).isGreaterThan(0);
+            assertThat(statsB.spills()).isGreaterThan(0);
+            assertThat(alone.usedDisk()).as("a sorter outside the pool holds its whole input under its budget").isFalse();
+            List<BsonDocument> expected = docs.stream().sorted(BY_K).toList();
+            try (Stream<BsonDocument> sorted = a.sorted()) {
+                assertThat(sorted.map(d -> d.getInt32("k").getValue()).toList()).isEqualTo(expected.stream().map(d -> d.getInt32("k").getValue()).toList());
+            }
+        }
+        assertThat(pool.held()).as("everything given back once closed").isZero();
+        assertThat(spill.files()).isEmpty();
+    }
+
+    @Test
+    void underAPoolOthersFilledASorterHoldsAMinimumRunBeforeItSpills() {
+        SpillDirectory spill = SpillDirectory.open(dir);
+        MemoryPool pool = new MemoryPool(() -> 1);
+        pool.take(10); // full before the sorter starts
+        SpillStats stats = new SpillStats();
+        try (ExternalSorter sorter = new ExternalSorter("$sort", BY_K, Long.MAX_VALUE, 100L * 1024 * 1024, spill, stats, Interruption.NONE, pool)) {
+            documents().forEach(sorter::add); // about 100 KB in all, under the minimum run
+            assertThat(stats.usedDisk()).as("no run of a document each").isFalse();
+            assertThat(pool.held()).isGreaterThan(10);
+        }
+        assertThat(pool.held()).isEqualTo(10);
+    }
+
+    @Test
     void aTopKSortKeepsOnlyTheBestAcrossRuns() {
         SpillDirectory spill = SpillDirectory.open(dir);
         List<BsonDocument> docs = documents();

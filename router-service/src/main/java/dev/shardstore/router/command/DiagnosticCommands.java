@@ -13,6 +13,7 @@ import dev.shardstore.support.command.CommandOptions;
 import dev.shardstore.support.security.Principal;
 import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryPool;
 import dev.shardstore.engine.spill.SpillDirectory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -96,7 +97,8 @@ public class DiagnosticCommands {
     MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory) {
         return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
                 () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory),
-                interruption -> { }); // the router holds no merge for a test
+                interruption -> { }, // the router holds no merge for a test
+                new MemoryPool(() -> parameters.longValue(ServerParameters.BLOCKING_STAGES_MEMORY)));
 
     }
 

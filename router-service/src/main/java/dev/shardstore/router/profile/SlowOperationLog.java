@@ -78,10 +78,11 @@ public class SlowOperationLog {
      */
     public void finished(long startNanos, String transport, Principal principal, String db, BsonDocument command,
             @Nullable CommandException error) {
-        long millis = (ticker.getAsLong() - startNanos) / 1_000_000;
-        if (millis <= slowMs || command.isEmpty() || random.getAsDouble() >= sampleRate) {
-            return;
+        long nanos = ticker.getAsLong() - startNanos;
+        if (nanos <= slowMs * 1_000_000L || command.isEmpty() || random.getAsDouble() >= sampleRate) {
+            return; // longer than slowms, to the nanosecond: slowms 0 logs every command
         }
+        long millis = nanos / 1_000_000;
         String name = command.getFirstKey();
         BsonValue target = command.get(name);
         String ns = db + "." + (target != null && target.isString() ? target.asString().getValue() : "$cmd");

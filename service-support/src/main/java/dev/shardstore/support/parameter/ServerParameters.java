@@ -61,6 +61,15 @@ public final class ServerParameters {
             Integer.MAX_VALUE, "open cursors on this service, all clients together; one more is refused with OperationFailed (96)");
 
     /**
+     * Most bytes all blocking stages of this service hold together before a spilling one spills early, whatever its own
+     * budget; a quarter of this JVM's maximum heap by default. No MongoDB equivalent (its budgets count against the
+     * machine's memory); the name follows its {@code internalQuery...} style.
+     */
+    public static final ServerParameter BLOCKING_STAGES_MEMORY = ServerParameter.ofLong("internalQueryMaxBlockingStagesMemoryBytes",
+            Runtime.getRuntime().maxMemory() / 4, 1, Long.MAX_VALUE, "bytes all blocking sorts of this service hold together"
+                    + " before one that may spill does so under its own budget (default: a quarter of the heap)");
+
+    /**
      * How long resharding's write block may last before the recipients have caught up; past it the operation aborts with
      * ReshardingCriticalSectionTimeout. MongoDB's parameter of this name and default (5 s), read by the coordinator.
      */
@@ -70,7 +79,7 @@ public final class ServerParameters {
 
     /** Every parameter, in the order {@code getParameter: "*"} lists them. */
     public static final List<ServerParameter> CATALOG = List.of(SORT_MEMORY, GROUP_MEMORY, ALLOW_DISK_USE_BY_DEFAULT,
-            MAX_CURSORS_PER_CLIENT, MAX_CURSORS, RESHARDING_CRITICAL_SECTION_TIMEOUT);
+            MAX_CURSORS_PER_CLIENT, MAX_CURSORS, BLOCKING_STAGES_MEMORY, RESHARDING_CRITICAL_SECTION_TIMEOUT);
 
     private static final Map<String, ServerParameter> BY_NAME = CATALOG.stream()
             .collect(Collectors.toMap(ServerParameter::name, Function.identity()));

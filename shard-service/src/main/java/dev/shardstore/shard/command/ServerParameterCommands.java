@@ -3,6 +3,7 @@ package dev.shardstore.shard.command;
 import dev.shardstore.contracts.bson.Replies;
 import dev.shardstore.support.parameter.ServerParameters;
 import dev.shardstore.engine.spill.MemoryBudgets;
+import dev.shardstore.engine.spill.MemoryPool;
 import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.engine.spill.SpillDirectory;
 import java.util.Map;
@@ -32,7 +33,8 @@ class ServerParameterCommands {
     MemoryBudgets memoryBudgets(ServerParameters parameters, @Value("${shardstore.spill.directory:}") String directory, FailPoints failPoints) {
         return new MemoryBudgets(() -> parameters.longValue(ServerParameters.SORT_MEMORY), () -> parameters.longValue(ServerParameters.GROUP_MEMORY),
                 () -> parameters.booleanValue(ServerParameters.ALLOW_DISK_USE_BY_DEFAULT), SpillDirectory.configured(directory),
-                interruption -> failPoints.hit(SPILL_BEFORE_MERGE, interruption::check));
+                interruption -> failPoints.hit(SPILL_BEFORE_MERGE, interruption::check),
+                new MemoryPool(() -> parameters.longValue(ServerParameters.BLOCKING_STAGES_MEMORY)));
     }
 
     @Bean

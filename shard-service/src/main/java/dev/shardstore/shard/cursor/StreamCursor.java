@@ -53,7 +53,7 @@ public final class StreamCursor implements ShardCursor {
     public static StreamCursor buffered(Stream<BsonDocument> documents, MemoryLimits limits, UnaryOperator<BsonDocument> shape,
             BooleanSupplier readsDone, ReadingOperation reading) {
         ExternalSorter held = new ExternalSorter("result", (a, b) -> 0, Long.MAX_VALUE, limits.allowDiskUse() ? limits.sortBytes() : Long.MAX_VALUE,
-                limits.allowDiskUse() ? limits.spill() : null, new SpillStats(), limits.interruption());
+                limits.allowDiskUse() ? limits.spill() : null, new SpillStats(), limits.interruption(), limits.pool());
         try {
             Iterator<BsonDocument> read = documents.iterator();
             while (!readsDone.getAsBoolean()) {
