@@ -1,6 +1,14 @@
 package dev.shardstore.engine.aggregate;
 
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+import java.util.Iterator;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import dev.shardstore.engine.spill.BsonSizes;
+import dev.shardstore.engine.spill.MemoryLimits;
+import dev.shardstore.engine.spill.SpillBuffer;
+import dev.shardstore.engine.spill.SpillStats;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import java.util.LinkedHashMap;
@@ -17,10 +25,15 @@ import org.bson.BsonDocument;
  * sub-pipelines' own parse errors.
  */
 final class FacetStage implements Stage {
-    private final Map<String, List<Stage>> facets;
+    /** MongoDB's {@code internalQueryFacetMaxOutputDocSizeBytes}: the most a {@code $facet}'s one output document may be. */
+    static final long MAX_OUTPUT_BYTES = 100L * 1024 * 1024;
 
-    private FacetStage(Map<String, List<Stage>> facets) {
+    private final Map<String, List<Stage>> facets;
+    private final MemoryLimits limits;
+
+    private FacetStage(Map<String, List<Stage>> facets, MemoryLimits limits) {
         this.facets = facets;
+        this.limits = limits;
     }
 
     static Stage parse(BsonDocument spec, PipelineParser pipelines) {
@@ -35,18 +48,39 @@ final class FacetStage implements Stage {
             }
             facets.put(name, pipelines.parse(pipeline));
         });
-        return new FacetStage(facets);
+        return new FacetStage(facets, pipelines.limits());
     }
 
+    /**
+     * Every facet reads the whole input, so it is held once for all of them, within the sort budget
+     * ({@link SpillBuffer}: past it in a spill file with disk use, else 292); the output document may be at most
+     * {@value #MAX_OUTPUT_BYTES} bytes, as MongoDB's (4031700).
+     */
     @Override
     public Stream<BsonDocument> apply(Stream<BsonDocument> input) {
-        // every facet reads the whole input, so it is held once for all of them
-        List<BsonDocument> all;
-        try (input) {
-            all = input.toList();
+        try (SpillBuffer all = new SpillBuffer("$facet", limits, new SpillStats())) {
+            try (input) {
+                input.forEachOrdered(all::add);
+            }
+            BsonDocument out = new BsonDocument();
+            long bytes = 0;
+            for (Map.Entry<String, List<Stage>> facet : facets.entrySet()) {
+                BsonArray results = new BsonArray();
+                try (Stream<BsonDocument> output = Stages.chain(facet.getValue(),
+                        StreamSupport.stream(Spliterators.spliteratorUnknownSize(all.read(), Spliterator.ORDERED), false))) {
+                    for (Iterator<BsonDocument> it = output.iterator(); it.hasNext(); ) {
+                        BsonDocument result = it.next();
+                        bytes += BsonSizes.ofDocument(result);
+                        if (bytes > MAX_OUTPUT_BYTES) {
+                            throw new CommandException(ErrorCode.Location4031700, "document constructed by $facet is over "
+                                    + MAX_OUTPUT_BYTES + " bytes, which exceeds the limit of " + MAX_OUTPUT_BYTES + " bytes");
+                        }
+                        results.add(result);
+                    }
+                }
+                out.put(facet.getKey(), results);
+            }
+            return Stream.of(out);
         }
-        BsonDocument out = new BsonDocument();
-        facets.forEach((name, stages) -> out.put(name, new BsonArray(Stages.run(stages, all))));
-        return Stream.of(out);
     }
 }

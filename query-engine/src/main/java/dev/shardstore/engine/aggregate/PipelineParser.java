@@ -7,6 +7,7 @@ import dev.shardstore.engine.spill.MemoryLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -16,7 +17,8 @@ import org.bson.BsonValue;
  * ({@code $set}, {@code $replaceWith}, {@code $unset}) or as sugar ({@code $count}, {@code $sortByCount},
  * {@code $bucket}) parse into the stages they stand for, as MongoDB's own desugaring does.
  *
- * <p>Errors: Location40324 {@code "Unrecognized pipeline stage name: '$foo'"}; BadValue (2) for a stage that
+ * <p>Errors: Location40324 {@code "Unrecognized pipeline stage name: '$foo'"}; NotImplemented (238) for a MongoDB stage
+ * this engine does not run ({@code $bucketAuto}, {@code $setWindowFields}, {@code $graphLookup}, ...); BadValue (2) for a stage that
  * is not a one-field document ({@code "A pipeline stage specification object must contain exactly one
  * field."}, 40323 in MongoDB); TypeMismatch (14) for a pipeline that is not an array of documents.
  */
@@ -38,9 +40,13 @@ final class PipelineParser {
             Map.entry("$replaceRoot", (arg, p) -> ReplaceRootStage.parse(document("$replaceRoot", arg), p.variables())),
             Map.entry("$replaceWith", (arg, p) -> ReplaceRootStage.of(arg, p.variables())),
             Map.entry("$facet", (arg, p) -> FacetStage.parse(document("$facet", arg), p)),
-            Map.entry("$sample", (arg, p) -> SampleStage.parse(document("$sample", arg))),
+            Map.entry("$sample", (arg, p) -> SampleStage.parse(document("$sample", arg), p.limits())),
             Map.entry("$lookup", (arg, p) -> LookupStage.parse(document("$lookup", arg), p.source(), p.variables())),
             Map.entry(UnpackBucketStage.NAME, (arg, p) -> UnpackBucketStage.parse(document(UnpackBucketStage.NAME, arg))));
+
+    /** MongoDB's stages that this engine does not run: refused as such (238), not as unknown names. */
+    private static final Set<String> NOT_IMPLEMENTED = Set.of("$bucketAuto", "$setWindowFields", "$graphLookup", "$densify", "$fill",
+            "$geoNear", "$redact", "$unionWith");
 
     private final CollectionSource source;
     private final CommandVariables variables;
@@ -107,6 +113,9 @@ final class PipelineParser {
         }
         String name = stage.getFirstKey();
         StageParser parser = STAGES.get(name);
+        if (parser == null && NOT_IMPLEMENTED.contains(name)) {
+            throw new CommandException(ErrorCode.NotImplemented, "the " + name + " stage is not implemented yet");
+        }
         if (parser == null) {
             throw new CommandException(ErrorCode.Location40324, "Unrecognized pipeline stage name: '" + name + "'");
         }

@@ -6,7 +6,6 @@ import dev.shardstore.contracts.error.ErrorCode;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -313,19 +312,11 @@ public final class ExternalSorter implements AutoCloseable {
                 return null;
             }
             try {
-                byte[] length = new byte[4];
-                int read = in.readNBytes(length, 0, 4);
-                if (read == 0) {
+                byte[] bson = SpillFiles.next(in, path);
+                if (bson == null) {
                     close();
                     return null;
                 }
-                if (read < 4) {
-                    throw new EOFException("truncated spill file " + path);
-                }
-                int size = (length[0] & 0xff) | (length[1] & 0xff) << 8 | (length[2] & 0xff) << 16 | (length[3] & 0xff) << 24;
-                byte[] bson = new byte[size];
-                System.arraycopy(length, 0, bson, 0, 4);
-                in.readFully(bson, 4, size - 4);
                 return new RawBsonDocument(bson).decode(CODEC);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read the spill file " + path, e);

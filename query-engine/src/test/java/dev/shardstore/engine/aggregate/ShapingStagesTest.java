@@ -62,6 +62,8 @@ class ShapingStagesTest {
             [{$unwind: {path: '$tags', preserveNullAndEmptyArrays: 1}}] | 2 | expected a boolean for the preserveNullAndEmptyArrays option
             [{$match: {copies: {$bad: 1}}}]            | 2     | unknown operator: $bad
             [{$frob: {}}]                              | 40324 | Unrecognized pipeline stage name: '$frob'
+            [{$bucketAuto: {groupBy: '$a', buckets: 2}}] | 238 | the $bucketAuto stage is not implemented yet
+            [{$setWindowFields: {output: {}}}]         | 238   | the $setWindowFields stage is not implemented yet
             [{$match: {}, $limit: 1}]                  | 2     | A pipeline stage specification object must contain exactly one field.
             [5]                                        | 14    | Each element of the 'pipeline' array must be an object
             """)

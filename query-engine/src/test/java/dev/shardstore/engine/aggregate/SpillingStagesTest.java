@@ -22,7 +22,10 @@ import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code $sort} and {@code $group} over many times their budget give the in-memory answer, or 292 without disk use. */
+/**
+ * {@code $sort}, {@code $group}, {@code $facet}'s held input and {@code $sample} over many times their budget give the
+ * in-memory answer, or 292 without disk use.
+ */
 class SpillingStagesTest {
     private static final CollectionSource NO_LOOKUP = (collection, filter) -> List.of();
 
@@ -70,6 +73,26 @@ class SpillingStagesTest {
             assertThat(run(pipeline, tiny(true, spill))).as(pipeline).isEqualTo(run(pipeline, MemoryLimits.UNLIMITED));
             assertThat(spill.files()).as("files after " + pipeline).isEmpty();
         }
+    }
+
+    @Test
+    void aFacetAndASampleHoldTheirInputWithinTheBudgetSpillingPastIt() {
+        SpillDirectory spill = spill();
+        String facet = "[{$facet: {bySort: [{$sort: {s: 1, _id: 1}}, {$limit: 5}], count: [{$count: 'n'}],"
+                + " groups: [{$group: {_id: '$g'}}, {$count: 'n'}]}}]";
+        assertThat(run(facet, tiny(true, spill))).isEqualTo(run(facet, MemoryLimits.UNLIMITED));
+        assertThat(spill.files()).as("the facet's buffer file is gone").isEmpty();
+        assertThatThrownBy(() -> run(facet, tiny(false, spill))).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed)).hasMessageContaining("$facet");
+
+        List<BsonDocument> sample = run("[{$sample: {size: 1500}}]", tiny(true, spill));
+        assertThat(sample).hasSize(1500).doesNotHaveDuplicates().isSubsetOf(documents());
+        assertThat(spill.files()).isEmpty();
+        assertThat(run("[{$sample: {size: 10000}}]", MemoryLimits.UNLIMITED)).as("all of them when fewer").hasSize(4000)
+                .containsExactlyInAnyOrderElementsOf(documents());
+        assertThat(run("[{$sample: {size: 0}}]", MemoryLimits.UNLIMITED)).isEmpty();
+        assertThatThrownBy(() -> run("[{$sample: {size: 1500}}]", tiny(false, spill))).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed));
     }
 
     @Test

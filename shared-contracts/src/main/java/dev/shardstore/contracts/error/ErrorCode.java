@@ -165,6 +165,8 @@ public enum ErrorCode {
     Location40601(40601, 400),
     /** A stage that must come first ({@code $currentOp}) elsewhere in the pipeline. */
     Location40602(40602, 400),
+    /** A {@code $facet}'s output document over {@code internalQueryFacetMaxOutputDocSizeBytes} (100 MB), MongoDB's code. */
+    Location4031700(4031700, 400),
     /** {@code $out}/{@code $merge} inside a {@code $lookup}'s pipeline. */
     Location51047(51047, 400),
     /** {@code createRole} of a role that exists (MongoDB's "Role already exists"). */
