@@ -5,6 +5,8 @@ import dev.shardstore.engine.aggregate.CollectionSource;
 import dev.shardstore.engine.aggregate.Pipeline;
 import dev.shardstore.engine.aggregate.expression.CommandVariables;
 import dev.shardstore.shard.migration.ActiveMigrationsRegistry;
+import dev.shardstore.shard.resharding.ReshardingDonors;
+import dev.shardstore.shard.resharding.ReshardingRecipients;
 import dev.shardstore.shard.migration.MigrationProgress;
 import dev.shardstore.support.operation.CurrentOpRequest;
 import dev.shardstore.support.operation.OperationContext;
@@ -24,7 +26,8 @@ import org.springframework.stereotype.Component;
  * a cursor on {@code admin.$cmd.aggregate} over one document per command running on this shard
  * ({@link dev.shardstore.support.operation.RunningOperation#describe}: {@code {type: "op", opid, active, op, ns,
  * command, secs_running, microsecs_running, desc, effectiveUsers?}}; the {@code $currentOp} aggregate itself among
- * them), then its running migrations ({@link MigrationProgress#describe}, {@code type: "op"}). The stages after the
+ * them), then its running migrations ({@link MigrationProgress#describe}, {@code type: "op"}) and reshardings, as donor
+ * and as recipient ({@link ReshardingDonors#describe}, {@link ReshardingRecipients#describe}). The stages after the
  * first run on those documents with the query engine ({@code $lookup} reads nothing there: no collection is the
  * input). The whole result is the first batch. Options and their errors: {@link CurrentOpRequest}; with
  * authorization on and without {@code allUsers}, a client sees only its own users' operations and no migration (a
@@ -42,9 +45,14 @@ public class CurrentOpCommands {
 
     private final OperationRegistry operations;
     private final ActiveMigrationsRegistry migrations;
+    private final ReshardingDonors donors;
+    private final ReshardingRecipients recipients;
     private final boolean authorizationEnforced;
 
-    public CurrentOpCommands(OperationRegistry operations, ActiveMigrationsRegistry migrations, ClientSecurityProperties security) {
+    public CurrentOpCommands(OperationRegistry operations, ActiveMigrationsRegistry migrations, ReshardingDonors donors,
+            ReshardingRecipients recipients, ClientSecurityProperties security) {
+        this.donors = donors;
+        this.recipients = recipients;
         this.operations = operations;
         this.migrations = migrations;
         this.authorizationEnforced = security.enforced();
@@ -61,6 +69,8 @@ public class CurrentOpCommands {
         List<BsonDocument> listed = new ArrayList<>(request.list(operations, opCtx.caller(), authorizationEnforced));
         if (request.showsEveryOperation(opCtx.caller(), authorizationEnforced)) {
             migrations.active().stream().map(MigrationProgress::describe).forEach(listed::add);
+            listed.addAll(donors.describe());
+            listed.addAll(recipients.describe());
         }
         return Replies.cursor(true, following.over(listed), 0, db + ".$cmd.aggregate");
     }

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonTimestamp;
+import org.bson.BsonString;
+import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -72,6 +74,19 @@ public class ReshardingDonors implements SmartInitializingSingleton {
     /** The running donations, for {@code currentOp} and tests. */
     public List<Donation> active() {
         return List.copyOf(donations.values());
+    }
+
+    /**
+     * The running donations as {@code $currentOp} lists them, MongoDB's shape for a resharding donor:
+     * {@code {type: "op", desc: "ReshardingDonorService <uuid>", op: "command", ns, donorState: "donating", minFetchTimestamp}}.
+     */
+    public List<BsonDocument> describe() {
+        return donations.entrySet().stream().map(e -> new BsonDocument("type", new BsonString("op"))
+                .append("desc", new BsonString("ReshardingDonorService " + e.getKey()))
+                .append("op", new BsonString("command"))
+                .append("ns", new BsonString(e.getValue().namespace().full()))
+                .append("donorState", new BsonString("donating"))
+                .append("minFetchTimestamp", e.getValue().minFetchTimestamp())).toList();
     }
 
     /** Pins the oplog again for every persisted donation this process does not hold (after a restart: all of them). */

@@ -25,6 +25,7 @@ import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -208,6 +209,22 @@ public class ReshardingRecipients {
         Namespace temporary = new Namespace(namespace.db(), "system.resharding." + id);
         runtime.exclusive(temporary, () -> catalog.drop(RECIPIENT, temporary));
         jdbc.sql("DELETE FROM resharding_recipients WHERE resharding_uuid = ?").param(id).update();
+    }
+
+    /**
+     * The operations this shard receives as {@code $currentOp} lists them, MongoDB's shape for a resharding recipient:
+     * {@code {type: "op", desc: "ReshardingRecipientService <uuid>", op: "command", ns, recipientState: "cloning" |
+     * "applying", documentsCopied}} (applying once every donor's clone is done).
+     */
+    public List<BsonDocument> describe() {
+        return jdbc.sql("SELECT resharding_uuid, namespace, coalesce(sum(documents_copied), 0) AS copied, bool_and(cloned) AS cloned"
+                        + " FROM resharding_recipients GROUP BY resharding_uuid, namespace ORDER BY resharding_uuid")
+                .query((row, i) -> new BsonDocument("type", new BsonString("op"))
+                        .append("desc", new BsonString("ReshardingRecipientService " + row.getObject("resharding_uuid", UUID.class)))
+                        .append("op", new BsonString("command"))
+                        .append("ns", new BsonString(row.getString("namespace")))
+                        .append("recipientState", new BsonString(row.getBoolean("cloned") ? "applying" : "cloning"))
+                        .append("documentsCopied", new BsonInt64(row.getLong("copied")))).list();
     }
 
     /** The documents cloned so far per donor, for progress and tests. */

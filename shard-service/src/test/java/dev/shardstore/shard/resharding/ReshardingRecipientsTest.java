@@ -18,6 +18,7 @@ import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.BsonTimestamp;
 import org.bson.UuidRepresentation;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,15 @@ class ReshardingRecipientsTest extends ShardIntegrationTest {
         BsonDocument first = run("admin", clone);
         assertThat(first.getBoolean("done").getValue()).as("%s", first).isFalse();
         assertThat(first.getInt64("count").getValue()).isLessThan(DOCUMENTS / 2);
+        // $currentOp lists the operation on this shard as donor and as recipient, cloning, with what it copied
+        List<BsonValue> listed = run("admin", BsonDocument.parse("{aggregate: 1, pipeline: [{$currentOp: {allUsers: true}},"
+                + " {$match: {desc: {$regex: '^Resharding'}}}, {$sort: {desc: 1}}], cursor: {}}")).getDocument("cursor").getArray("firstBatch");
+        assertThat(listed).hasSize(2);
+        assertThat(listed.get(0).asDocument().getString("desc").getValue()).isEqualTo("ReshardingDonorService " + operation);
+        assertThat(listed.get(0).asDocument().getString("ns").getValue()).isEqualTo(DB + ".c");
+        assertThat(listed.get(1).asDocument().getString("desc").getValue()).isEqualTo("ReshardingRecipientService " + operation);
+        assertThat(listed.get(1).asDocument().getString("recipientState").getValue()).isEqualTo("cloning");
+        assertThat(listed.get(1).asDocument().getInt64("documentsCopied").getValue()).isEqualTo(first.getInt64("count").getValue());
         BsonDocument second = run("admin", clone);
         assertThat(second.getBoolean("done").getValue()).as("%s", second).isTrue();
         assertThat(first.getInt64("count").getValue() + second.getInt64("count").getValue())
