@@ -87,7 +87,7 @@ public class ClusterViews {
             String role = "router" + (i + 1);
             services.add(submit(() -> new Service(role, url, health(url))));
         }
-        Future<Optional<BsonDocument>> configHealth = submit(() -> healthDocument(properties.configUrl()));
+        Future<Optional<BsonDocument>> configHealth = submit(() -> actuatorIfUp(properties.configUrl(), "health"));
         services.add(submit(() -> new Service("balancer", properties.balancerUrl(), health(properties.balancerUrl()))));
         services.add(submit(() -> new Service("session", properties.sessionUrl(), health(properties.sessionUrl()))));
         services.add(submit(() -> new Service("resharding", properties.reshardingUrl(), health(properties.reshardingUrl()))));
@@ -115,10 +115,10 @@ public class ClusterViews {
         return window == null ? "any time" : string(window, "start") + "–" + string(window, "stop") + " (UTC)";
     }
 
-    /** A service's whole {@code /actuator/health} document; empty when it did not answer. */
-    private Optional<BsonDocument> healthDocument(String url) {
+    /** {@code <url>/actuator/<path>}; empty when the service did not answer (a down service is shown, not an error). */
+    private Optional<BsonDocument> actuatorIfUp(String url, String path) {
         try {
-            return Optional.of(client.actuator(url, "health"));
+            return Optional.of(client.actuator(url, path));
         } catch (ClusterException e) {
             return Optional.empty();
         }
@@ -462,20 +462,12 @@ public class ClusterViews {
     /** The Actuator health of {@code url}: its {@code status}, or {@link Health#UNREACHABLE} when it does not answer. */
     /** A service's build version from {@code /actuator/info}; empty when it does not say or does not answer. */
     private String version(String url) {
-        try {
-            BsonDocument info = client.actuator(url, "info");
-            return info.isDocument("build") ? string(info.getDocument("build"), "version") : "";
-        } catch (ClusterException e) {
-            return "";
-        }
+        return actuatorIfUp(url, "info").filter(info -> info.isDocument("build"))
+                .map(info -> string(info.getDocument("build"), "version")).orElse("");
     }
 
     private Health health(String url) {
-        try {
-            return new Health(string(client.actuator(url, "health"), "status"));
-        } catch (ClusterException e) {
-            return Health.UNREACHABLE;
-        }
+        return actuatorIfUp(url, "health").map(health -> new Health(string(health, "status"))).orElse(Health.UNREACHABLE);
     }
 
     private static BalancerState balancerState(BsonDocument reply) {

@@ -108,9 +108,12 @@ public final class RestAuthentication extends OncePerRequestFilter {
         return request.getAttribute(PRINCIPAL) instanceof Principal principal ? principal : Principal.NONE;
     }
 
-    /** The client's address and port as the servlet container saw them (for the audit log). */
+    /**
+     * The client's address and port as the servlet container saw them (for the audit log), unresolved: every REST
+     * request passes it, and only an audited one reads it, as text.
+     */
     public static InetSocketAddress remote(HttpServletRequest request) {
-        return new InetSocketAddress(request.getRemoteAddr(), request.getRemotePort()); // an IP literal: no name lookup
+        return InetSocketAddress.createUnresolved(request.getRemoteAddr(), request.getRemotePort());
     }
 
     @Override

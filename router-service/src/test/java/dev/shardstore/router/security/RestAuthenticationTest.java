@@ -87,7 +87,7 @@ class RestAuthenticationTest {
                 .satisfies(event -> {
                     assertThat(event.atype()).isEqualTo("authenticate");
                     assertThat(event.result()).isEqualTo(18);
-                    assertThat(event.remote().getAddress().getHostAddress()).isEqualTo("10.0.0.5");
+                    assertThat(event.toBson().getDocument("remote").getString("ip").getValue()).isEqualTo("10.0.0.5");
                     assertThat(event.param().toJson()).contains("\"user\": \"alice\"", "\"mechanism\": \"HTTP-Basic\"").doesNotContain("nope");
                 });
     }
