@@ -12,9 +12,11 @@ import org.springframework.context.ApplicationEventPublisher;
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.sharding.Chunk;
+import dev.shardstore.contracts.sharding.ChunkHistory;
 import dev.shardstore.contracts.sharding.ChunkRange;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
 import dev.shardstore.contracts.version.ChunkVersion;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +26,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.types.ObjectId;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -49,9 +52,20 @@ public class ChunkCommits {
     private final ApplicationEventPublisher events;
     private final FailPoints failPoints;
     private final Changelog changelog;
+    private final Duration historyWindow;
 
+    /**
+     * @param historyWindow how far back the chunks' placement history must reach: a migration's commit drops older
+     *                      entries ({@link CatalogChunk#movedTo}); MongoDB's {@code minSnapshotHistoryWindowInSeconds}
+     *                      (300 s), as the shards' {@code shardstore.shard.snapshot-history-window}
+     */
     public ChunkCommits(CommitGuard guard, ChunkCatalog chunks, ShardRepository shards, Outbox outbox, LogicalClock clock,
-            TransactionTemplate tx, ApplicationEventPublisher events, FailPoints failPoints, Changelog changelog) {
+            TransactionTemplate tx, ApplicationEventPublisher events, FailPoints failPoints, Changelog changelog,
+            @Value("${shardstore.sharding.chunk-history-window:300s}") Duration historyWindow) {
+        if (historyWindow.isNegative()) {
+            throw new IllegalArgumentException("shardstore.sharding.chunk-history-window must not be negative, was " + historyWindow);
+        }
+        this.historyWindow = historyWindow;
         this.changelog = changelog;
         this.guard = guard;
         this.chunks = chunks;
@@ -173,8 +187,8 @@ public class ChunkCommits {
             CatalogChunk first = merged.getFirst();
             chunks.delete(merged.subList(1, merged.size()).stream().map(CatalogChunk::id).toList());
             ChunkRange mergedRange = new ChunkRange(first.range().min(), merged.getLast().range().max());
-            chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(mergedRange, shard, version),
-                    List.of(new ChunkHistory(clock.tick(1), shard))));
+            chunks.update(key, new CatalogChunk(first.id(), uuid, new Chunk(mergedRange, shard, version, false,
+                    List.of(new ChunkHistory(clock.tick(1), shard)))));
             outbox.appendRoutingChanged(namespace, version.epoch(), version, List.of(shard));
             events.publishEvent(new RoutingChangeCommitted(namespace, List.of(shard)));
             return new CommitResult(version, version);
@@ -214,7 +228,7 @@ public class ChunkCommits {
                 throw new StaleConfig(namespace, chunkVersion, chunk.lastmod(), CommitGuard.CONFIG_SHARD_ID).toException();
             }
             ChunkVersion moved = VersionRules.migratedChunk(locked.collectionVersion());
-            chunks.update(key, chunk.movedTo(toShard, moved, clock.tick(1)));
+            chunks.update(key, chunk.movedTo(toShard, moved, clock.tick(1), historyWindow));
             Optional<CatalogChunk> control = chunks.anotherOn(uuid, fromShard, chunk.id())
                     .map(c -> c.withVersion(VersionRules.controlChunk(locked.collectionVersion())));
             control.ifPresent(c -> chunks.update(key, c));

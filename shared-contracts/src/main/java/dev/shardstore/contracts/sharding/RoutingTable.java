@@ -1,5 +1,6 @@
 package dev.shardstore.contracts.sharding;
 
+import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +35,10 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #withChanges} applies an incremental refresh (only chunks newer than the cached collection version,
  * mongo/src/mongo/db/s/README.md "Types of refreshes") in O(k log n) searches plus block copies of the untouched runs (no
  * per-chunk work on them, no re-encoding).
+ *
+ * <p>{@link #atClusterTime} gives the placement at a past cluster time from the chunks' histories (MongoDB's
+ * {@code ChunkManager} at an {@code atClusterTime}; mongo/src/mongo/db/s/README.md "The historical routing table"),
+ * for reads at a snapshot: the same ranges on the shards that owned them then, with today's versions.
  */
 public final class RoutingTable {
     /** Longs of packed prefix per bound (24 bytes; see the class comment). */
@@ -48,11 +54,27 @@ public final class RoutingTable {
     /** The prefixes of {@code mins[0], mins[BLOCK], mins[2 BLOCK], …}: small enough to stay in the CPU cache. */
     private final long[] blockPrefixes;
     private final ChunkVersion collectionVersion;
+    /** Today's version of each shard that owns a chunk today. */
     private final Map<String, ChunkVersion> shardVersions;
+    /** The shards owning a chunk of this table, sorted: those of {@link #shardVersions}, or of a past placement. */
+    private final List<String> owners;
+    /** At or after the newest placement of any chunk (a bound, not exact after {@link #withChanges}); null: no history. */
+    private final @Nullable BsonTimestamp newestPlacement;
+    /** The cluster time this table's placement is of, when {@link #atClusterTime} made it; null: today's. */
+    private final @Nullable BsonTimestamp placementTime;
 
     private RoutingTable(ShardedCollection collection, Chunk[] chunks, byte[][] mins, long[] prefixes,
             Map<String, ChunkVersion> shardVersions) {
+        this(collection, chunks, mins, prefixes, shardVersions, shardVersions.keySet(), newestPlacement(chunks, null), null);
+    }
+
+    private RoutingTable(ShardedCollection collection, Chunk[] chunks, byte[][] mins, long[] prefixes,
+            Map<String, ChunkVersion> shardVersions, Collection<String> owners, @Nullable BsonTimestamp newestPlacement,
+            @Nullable BsonTimestamp placementTime) {
         this.collection = collection;
+        this.owners = owners.stream().sorted().toList();
+        this.newestPlacement = newestPlacement;
+        this.placementTime = placementTime;
         this.chunks = chunks;
         this.mins = mins;
         this.prefixes = prefixes;
@@ -111,7 +133,8 @@ public final class RoutingTable {
                 || !current.timestamp().equals(collection.timestamp()) || !current.key().equals(collection.key())) {
             throw new IllegalArgumentException("collection entry of " + current.namespace() + " is of another instance, epoch or key");
         }
-        return new RoutingTable(current, chunks, mins, prefixes, shardVersions);
+        requireToday();
+        return new RoutingTable(current, chunks, mins, prefixes, shardVersions, owners, newestPlacement, null);
     }
 
     /**
@@ -122,6 +145,7 @@ public final class RoutingTable {
      *                                  result has a gap or overlap (the caller must then do a full refresh)
      */
     public RoutingTable withChanges(Collection<Chunk> changed) {
+        requireToday();
         if (changed.isEmpty()) {
             return this;
         }
@@ -190,7 +214,65 @@ public final class RoutingTable {
                 }
             }
         }
-        return new RoutingTable(collection, array, newMins, newPrefixes, versions);
+        return new RoutingTable(collection, array, newMins, newPrefixes, versions, versions.keySet(),
+                newestPlacement(added, newestPlacement), null);
+    }
+
+    /**
+     * This collection's placement at cluster time {@code at}: each chunk on the shard that owned its range then
+     * ({@link Chunk#placementAt}), {@link #shards} those shards; {@link #shardVersion} stays today's, the version a
+     * request is checked against. {@code this} when no chunk changed shards after {@code at}; otherwise one pass over
+     * the chunks (no re-encoding), so a snapshot read soon after a migration pays O(n) once per statement.
+     *
+     * @throws CommandException StaleChunkHistory (183) when a chunk's kept history does not reach back to {@code at}
+     *                          (older than {@code minSnapshotHistoryWindowInSeconds}, or before a merge or the
+     *                          collection's sharding)
+     */
+    public RoutingTable atClusterTime(BsonTimestamp at) {
+        Objects.requireNonNull(at, "at");
+        if (placementTime != null) {
+            if (placementTime.equals(at)) {
+                return this;
+            }
+            throw new IllegalStateException("the routing table of " + namespace() + " is already the placement at " + placementTime);
+        }
+        if (newestPlacement == null || Long.compareUnsigned(newestPlacement.getValue(), at.getValue()) <= 0) {
+            return this;
+        }
+        Chunk[] placed = new Chunk[chunks.length];
+        Set<String> then = new HashSet<>();
+        for (int i = 0; i < chunks.length; i++) {
+            placed[i] = chunks[i].placementAt(at);
+            then.add(placed[i].shard());
+        }
+        return new RoutingTable(collection, placed, mins, prefixes, shardVersions, then, newestPlacement, at);
+    }
+
+    /**
+     * Whether {@code shard} owned other ranges at cluster time {@code at} than it owns today, or some chunk's history
+     * cannot say (merged since): a write of a transaction reading at {@code at} on that shard would act on a placement
+     * that is no longer the shard's.
+     */
+    public boolean placementChangedSince(String shard, BsonTimestamp at) {
+        if (newestPlacement == null || Long.compareUnsigned(newestPlacement.getValue(), at.getValue()) <= 0) {
+            return false;
+        }
+        for (Chunk c : chunks) {
+            BsonTimestamp placed = c.placedAt();
+            if (placed == null || Long.compareUnsigned(placed.getValue(), at.getValue()) <= 0) {
+                continue;
+            }
+            String then;
+            try {
+                then = c.placementAt(at).shard();
+            } catch (CommandException e) {
+                return true;
+            }
+            if (then.equals(shard) != c.shard().equals(shard)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public ShardedCollection collection() {
@@ -229,9 +311,9 @@ public final class RoutingTable {
         return table == null ? ChunkVersion.UNSHARDED : table.shardVersion(shard);
     }
 
-    /** The shards that own at least one chunk, sorted. */
+    /** The shards that own at least one chunk (of the placement at {@link #atClusterTime}'s time, for such a table), sorted. */
     public List<String> shards() {
-        return shardVersions.keySet().stream().sorted().toList();
+        return owners;
     }
 
     /** Number of chunks. */
@@ -377,6 +459,24 @@ public final class RoutingTable {
             v = (v << Byte.SIZE) | (i < bytes.length ? bytes[i] & 0xFF : 0);
         }
         return v;
+    }
+
+    /** The newest {@link Chunk#placedAt} of {@code chunks} and {@code bound}; null when none has one. */
+    private static @Nullable BsonTimestamp newestPlacement(Chunk[] chunks, @Nullable BsonTimestamp bound) {
+        BsonTimestamp newest = bound;
+        for (Chunk c : chunks) {
+            BsonTimestamp placed = c.placedAt();
+            if (placed != null && (newest == null || Long.compareUnsigned(placed.getValue(), newest.getValue()) > 0)) {
+                newest = placed;
+            }
+        }
+        return newest;
+    }
+
+    private void requireToday() {
+        if (placementTime != null) {
+            throw new IllegalStateException("the placement of " + namespace() + " at " + placementTime + " is not refreshed");
+        }
     }
 
     private static ChunkVersion newer(ChunkVersion a, ChunkVersion b) {

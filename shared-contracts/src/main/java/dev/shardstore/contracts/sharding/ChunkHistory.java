@@ -1,4 +1,4 @@
-package dev.shardstore.config.catalog;
+package dev.shardstore.contracts.sharding;
 
 import java.util.Objects;
 import org.bson.BsonDocument;
@@ -6,8 +6,9 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 
 /**
- * One entry of a chunk's placement history ({@code config.chunks.history}): the chunk is on {@code shard} from
- * cluster time {@code validAfter} on. BSON shape: {@code {validAfter: Timestamp, shard: "<id>"}}.
+ * One entry of a chunk's placement history ({@code config.chunks.history}; mongo/src/mongo/db/s/README.md "The
+ * historical routing table"): the chunk is on {@code shard} from cluster time {@code validAfter} on, until the next
+ * newer entry's time. BSON shape: {@code {validAfter: Timestamp, shard: "<id>"}}.
  *
  * @param validAfter the cluster time of the commit that placed the chunk there
  * @param shard      the owning shard's id
@@ -24,7 +25,11 @@ public record ChunkHistory(BsonTimestamp validAfter, String shard) {
         return new BsonDocument("validAfter", validAfter).append("shard", new BsonString(shard));
     }
 
-    /** Reads {@link #toBson()}'s shape. */
+    /**
+     * Reads {@link #toBson()}'s shape.
+     *
+     * @throws org.bson.BsonInvalidOperationException when a field is missing or of another type
+     */
     public static ChunkHistory fromBson(BsonDocument doc) {
         return new ChunkHistory(doc.getTimestamp("validAfter"), doc.getString("shard").getValue());
     }
