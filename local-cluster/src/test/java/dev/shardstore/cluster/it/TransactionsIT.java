@@ -26,6 +26,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -395,6 +397,74 @@ class TransactionsIT {
         c.ok(DB, transfer(16, 20));
         c.ok(DB, transfer(91, -20));
         c.ok("admin", "{\"moveChunk\": \"txn.acct\", \"find\": {\"x\": 90}, \"to\": \"" + high + "\", \"_waitForDelete\": true}");
+    }
+
+    /** {@code find} of {@code filter} in {@code txn.hist} with read concern snapshot at {@code at}: the reply. */
+    private static BsonDocument findAt(String filter, BsonTimestamp at) {
+        return run(DB, ExtendedJson.parse("{\"find\": \"hist\", \"filter\": " + filter + "}").append("readConcern",
+                new BsonDocument("level", new BsonString("snapshot")).append("atClusterTime", at)));
+    }
+
+    private static List<BsonDocument> firstBatch(BsonDocument reply) {
+        return ok(reply).getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
+    }
+
+    /**
+     * Snapshot reads across a chunk migration follow the placement at their time (mongo/src/mongo/db/s/README.md "The
+     * historical routing table"): {@code txn.hist}'s {@code [50, MaxKey)} moves from the high shard to the low one
+     * after time T, its donor's range deletion held by a fail point. A read at T goes to the donor and sees the value
+     * of T, every document exactly once; so does a transaction whose snapshot predates the move, whose later write on
+     * the recipient (which gained a chunk since its snapshot) is a WriteConflict labelled TransientTransactionError.
+     * Once the donor deleted the range, a read at T is StaleChunkHistory (183), as is a read from before the
+     * collection was sharded; a read at a later time sees the moved documents on the recipient.
+     */
+    @Test
+    void snapshotReadsFollowThePlacementAtTheirTimeAcrossAMigration() {
+        BsonTimestamp beforeSharding = c.ok(DB, "{\"count\": \"acct\"}").getTimestamp("operationTime");
+        c.shardAndFill(DB, "hist", 100, 50);
+        String primary = c.ownerOf(DB + ".hist", 50);
+        String donor = MigrationCluster.other(primary);
+        c.ok("admin", "{\"moveChunk\": \"txn.hist\", \"find\": {\"x\": 50}, \"to\": \"" + donor + "\", \"_waitForDelete\": true}");
+        BsonTimestamp t = c.ok(DB, "{\"update\": \"hist\", \"updates\": [{\"q\": {\"x\": 60}, \"u\": {\"$set\": {\"v\": 1}}}]}")
+                .getTimestamp("operationTime");
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument first = statement("{\"find\": \"hist\", \"filter\": {\"x\": 10}}", lsid, 1, true)
+                .append("readConcern", new BsonDocument("level", new BsonString("snapshot")));
+        assertThat(firstBatch(run(DB, first))).hasSize(1); // the transaction's snapshot: before the move
+        c.ok(DB, "{\"update\": \"hist\", \"updates\": [{\"q\": {\"x\": 60}, \"u\": {\"$set\": {\"v\": 2}}}]}");
+
+        String deletion = "moveChunk.beforeRangeDeletion";
+        long deletions = c.failPoints.configure(donor, deletion, "pause");
+        try {
+            ok(c.moveChunk(DB + ".hist", 50, primary));
+            assertThat(firstBatch(findAt("{\"x\": 60}", t))).as("the donor's document as of T")
+                    .singleElement().satisfies(d -> assertThat(d.getNumber("v").intValue()).isEqualTo(1));
+            assertThat(firstBatch(findAt("{}", t)).stream().map(d -> d.getNumber("x").intValue()).sorted().toList())
+                    .as("every document once at T, none twice from the recipient's copy")
+                    .isEqualTo(java.util.stream.IntStream.range(0, 100).boxed().toList());
+
+            List<BsonDocument> inTransaction = firstBatch(run(DB, statement("{\"find\": \"hist\", \"filter\": {\"x\": 60}}", lsid, 1, false)));
+            assertThat(inTransaction).as("the transaction's snapshot, from the donor").singleElement()
+                    .satisfies(d -> assertThat(d.getNumber("v").intValue()).isEqualTo(1));
+            BsonDocument write = run(DB, statement("{\"update\": \"hist\", \"updates\": [{\"q\": {\"x\": 10}, \"u\": {\"$set\": {\"v\": 3}}}]}",
+                    lsid, 1, false));
+            BsonDocument conflict = write.containsKey("writeErrors") ? write.getArray("writeErrors").get(0).asDocument() : write;
+            assertThat(conflict.getNumber("code").intValue()).as("the recipient's placement changed after the snapshot: %s", write)
+                    .isEqualTo(ErrorCode.WriteConflict.code());
+            assertThat(ErrorLabel.TransientTransactionError.on(write)).as("%s", write).isTrue();
+            run("admin", statement("{\"abortTransaction\": 1}", lsid, 1, false));
+        } finally {
+            c.failPoints.disable(donor, deletion);
+        }
+        ItSupport.waitUntil(() -> c.settled(DB + ".hist"), java.time.Duration.ofSeconds(60), "the donor's range deletion");
+        assertThat(code(findAt("{\"x\": 60}", t))).as("the donor deleted what it owned at T").isEqualTo(ErrorCode.StaleChunkHistory.code());
+        assertThat(firstBatch(findAt("{\"x\": 10}", t))).as("the range that never moved still reads at T").hasSize(1);
+        assertThat(code(findAt("{}", beforeSharding))).as("no placement before the collection was sharded")
+                .isEqualTo(ErrorCode.StaleChunkHistory.code());
+        BsonTimestamp now = c.ok(DB, "{\"count\": \"hist\"}").getTimestamp("operationTime");
+        assertThat(firstBatch(findAt("{\"x\": {\"$gte\": 50}}", now))).as("the recipient's documents now").hasSize(50)
+                .filteredOn(d -> d.getNumber("x").intValue() == 60).singleElement()
+                .satisfies(d -> assertThat(d.getNumber("v").intValue()).isEqualTo(2));
     }
 
     /**

@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.router.transaction.RouterTransaction;
 import org.jspecify.annotations.Nullable;
@@ -42,7 +44,9 @@ import org.springframework.stereotype.Component;
  * rerun on fresh routing information; at most {@code shardstore.router.max-stale-retries} attempts in all
  * (mongos: 10), then the last stale error goes to the client. The second attempt follows at once; later ones back
  * off exponentially with jitter ({@code stale-retry-backoff}, Resilience4j's {@link IntervalFunction}), since a version
- * that is still stale after a refresh means a critical section or a commit is in progress on the shard.
+ * that is still stale after a refresh means a critical section or a commit is in progress on the shard. A statement
+ * reading at a snapshot is targeted by the placement at its {@code atClusterTime} ({@link RoutingTable#atClusterTime}),
+ * still with today's versions, so a shard that owned a range then serves it from its history.
  *
  * <p>Meters: {@code shardstore.router.stale.retries} tagged {@code kind=database|collection};
  * {@code shardstore.router.stale.backoff}, the time spent waiting between attempts.
@@ -92,8 +96,25 @@ public class VersionedRouter {
     public <T> Optional<T> run(OperationContext opCtx, String db, String collection, boolean createDatabase,
             Function<CollectionRouting, T> body) {
         String namespace = db + "." + collection;
-        return retrying(opCtx, db, namespace, createDatabase,
-                database -> body.apply(new CollectionRouting(namespace, database, table(db, collection))));
+        BsonTimestamp at = snapshotTimeOf(opCtx);
+        return retrying(opCtx, db, namespace, createDatabase, database -> {
+            RoutingTable table = table(db, collection);
+            return body.apply(new CollectionRouting(namespace, database, table == null || at == null ? table : table.atClusterTime(at)));
+        });
+    }
+
+    /**
+     * The cluster time {@code opCtx}'s statement reads at, whose placement it is routed by (MongoDB's mongos routes a
+     * snapshot read, and every statement of a snapshot transaction, by the routing table at {@code atClusterTime}):
+     * its transaction's, or its own snapshot read concern's; null for a read of the latest data.
+     */
+    private static @Nullable BsonTimestamp snapshotTimeOf(OperationContext opCtx) {
+        RouterTransaction transaction = RouterTransaction.of(opCtx);
+        if (transaction != null) {
+            return transaction.atClusterTime();
+        }
+        ReadConcern readConcern = opCtx.readConcern();
+        return readConcern.isSnapshot() ? readConcern.atClusterTime() : null;
     }
 
     /**

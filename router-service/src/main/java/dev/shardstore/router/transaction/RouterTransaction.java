@@ -1,5 +1,6 @@
 package dev.shardstore.router.transaction;
 
+import dev.shardstore.contracts.clock.ReadConcern;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.support.operation.OperationContext;
@@ -10,6 +11,7 @@ import java.util.Map;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
 
@@ -76,6 +78,18 @@ public final class RouterTransaction {
     /** The shard that knows the outcome (the first that wrote), or null while nothing was written. */
     public synchronized @Nullable String recoveryShard() {
         return recoveryShard;
+    }
+
+    /**
+     * The cluster time the transaction reads at: its first statement's {@code readConcern.atClusterTime} when that is
+     * a snapshot read concern (the router set the time, {@code ClientCommands}), else null (it reads the latest data).
+     */
+    public @Nullable BsonTimestamp atClusterTime() {
+        if (readConcern == null) {
+            return null;
+        }
+        ReadConcern parsed = ReadConcern.of(new BsonDocument(ReadConcern.FIELD, readConcern));
+        return parsed.isSnapshot() ? parsed.atClusterTime() : null;
     }
 
     /** The transaction {@code opCtx}'s statement runs in, or null outside one. */

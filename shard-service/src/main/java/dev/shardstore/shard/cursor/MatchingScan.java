@@ -7,6 +7,7 @@ import dev.shardstore.shard.storage.CollectionInfo;
 import dev.shardstore.shard.storage.DocumentStore;
 import dev.shardstore.shard.storage.IndexWalk;
 import dev.shardstore.shard.storage.Page;
+import dev.shardstore.shard.storage.SnapshotRead;
 import dev.shardstore.shard.storage.StoredDocument;
 import dev.shardstore.shard.storage.VersionStore;
 import dev.shardstore.engine.bounds.IndexBounds;
@@ -100,7 +101,8 @@ public final class MatchingScan {
         this.store = store;
         this.collection = collection;
         this.filter = filter;
-        this.visible = OperationShardingState.visible(opCtx, collection.namespace().full());
+        SnapshotRead snapshot = SnapshotRead.of(opCtx);
+        this.visible = OperationShardingState.visible(opCtx, collection.namespace().full(), snapshot == null ? null : snapshot.atClusterTime());
         this.reading = opCtx;
         this.plan = plan;
         this.exact = plan != null && plan.exact();

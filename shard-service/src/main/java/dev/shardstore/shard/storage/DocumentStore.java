@@ -6,6 +6,8 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.support.operation.OperationContext;
 import dev.shardstore.contracts.sharding.ShardKeyPattern;
+import dev.shardstore.shard.versioning.OperationShardingState;
+import dev.shardstore.shard.versioning.OwnershipFilter;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -170,17 +173,31 @@ public class DocumentStore {
      */
     public VersionStore.@Nullable Overlay overlay(OperationContext opCtx, CollectionInfo c) {
         SnapshotRead snapshot = SnapshotRead.of(opCtx);
-        return snapshot == null ? null : snapshot.overlay(versions, c);
+        if (snapshot == null) {
+            return null;
+        }
+        Predicate<byte[]> ownedThen = OperationShardingState.filterFor(opCtx, c.namespace().full())
+                .map(f -> f.atClusterTime(snapshot.atClusterTime()))
+                .<Predicate<byte[]>>map(f -> f::ownsKey)
+                .orElse(null);
+        return snapshot.overlay(versions, c, ownedThen);
     }
 
     /**
      * A transaction reading at a snapshot writes only documents nobody changed after it (snapshot isolation, as
      * MongoDB's storage engine enforces): one changed after the snapshot's time is a write conflict. Changes after the
-     * PostgreSQL snapshot PostgreSQL refuses itself (REPEATABLE READ).
+     * PostgreSQL snapshot PostgreSQL refuses itself (REPEATABLE READ). So is any write on a shard that gained or lost
+     * a chunk of the collection after that time: the transaction's reads there follow the placement at its time, its
+     * writes must follow today's ({@link OwnershipFilter#requirePlacementUnchangedSince}).
      *
      * @throws CommandException WriteConflict (112), labelled TransientTransactionError
      */
     private void requireUnchangedSinceSnapshot(OperationContext opCtx, CollectionInfo c, List<StoredDocument> documents) {
+        SnapshotRead snapshot = SnapshotRead.of(opCtx);
+        if (snapshot != null) {
+            OperationShardingState.filterFor(opCtx, c.namespace().full())
+                    .ifPresent(f -> f.requirePlacementUnchangedSince(snapshot.atClusterTime()));
+        }
         VersionStore.Overlay overlay = overlay(opCtx, c);
         if (overlay == null || overlay.isEmpty()) {
             return;

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 
@@ -52,8 +53,13 @@ public final class SnapshotRead {
         return transaction;
     }
 
-    /** The overlay of {@code c} at this read's time, read from {@code versions} on the first call for {@code c}. */
-    VersionStore.Overlay overlay(VersionStore versions, CollectionInfo c) {
-        return overlays.computeIfAbsent(c.uuid(), uuid -> versions.overlay(c, atClusterTime));
+    /**
+     * The overlay of {@code c} at this read's time, read from {@code versions} on the first call for {@code c}.
+     *
+     * @param ownedThen the read's ownership at this time by encoded shard key ({@link VersionStore#overlay(CollectionInfo,
+     *                  BsonTimestamp, Predicate)}); null for an unversioned read
+     */
+    VersionStore.Overlay overlay(VersionStore versions, CollectionInfo c, @Nullable Predicate<byte[]> ownedThen) {
+        return overlays.computeIfAbsent(c.uuid(), uuid -> versions.overlay(c, atClusterTime, ownedThen));
     }
 }

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -44,11 +45,13 @@ import org.springframework.stereotype.Component;
  * never undone: it reads its own writes.
  *
  * <p>History is kept for {@code minSnapshotHistoryWindowInSeconds} ({@code shardstore.shard.snapshot-history-window},
- * 300 s, or the oplog's retention when shorter): older reads are SnapshotTooOld (239). A chunk migration
- * after {@code T} (its clone's or catch-up's entries here, {@code fromMigrate}) is StaleChunkHistory (183): this shard
- * did not own those documents at {@code T}, and the router's routing table of now cannot say who did. Range
- * deletions of a donor are not undone: they remove documents this shard no longer owns, which a read filters out
- * anyway.
+ * 300 s, or the oplog's retention when shorter): older reads are SnapshotTooOld (239). A chunk migration's writes
+ * ({@code fromMigrate}) keep no pre-image. Its clone's and catch-up's inserts after {@code T} on a recipient are
+ * undone like any insert: the shard did not hold those documents at {@code T}, and the read's ownership filter, the
+ * placement at {@code T} (docs/architecture.md "The historical routing table"), gives their range to the donor then.
+ * A donor's range deletion after {@code T} cannot be undone: where it deleted documents this shard owned at {@code T}
+ * (a range that moved away after {@code T}, deleted {@code orphanCleanupDelaySecs} later) the read is
+ * StaleChunkHistory (183); where the range had moved away before {@code T} the read filters them out anyway.
  */
 @Component
 public class VersionStore {
@@ -122,13 +125,27 @@ public class VersionStore {
      *                          {@code at}
      */
     public Overlay overlay(CollectionInfo c, BsonTimestamp at) {
+        return overlay(c, at, null);
+    }
+
+    /**
+     * The overlay of collection {@code c} at {@code at} for a read whose ownership filter at {@code at} is
+     * {@code ownedThen} (by encoded shard key), read on the current connection (the read's snapshot).
+     *
+     * @param ownedThen whether this shard owned a shard key at {@code at}; null for an unversioned read, which does
+     *                  not filter by ownership
+     * @throws CommandException SnapshotTooOld (239) for a change after {@code at} whose entry has no pre-image (written
+     *                          before the version store existed); StaleChunkHistory (183) for a range deletion after
+     *                          {@code at} of a document {@code ownedThen} owns, or whose shard key is not recorded
+     */
+    public Overlay overlay(CollectionInfo c, BsonTimestamp at, @Nullable Predicate<byte[]> ownedThen) {
         long after = Oplog.storedTs(at.getValue());
-        List<Change> changes = new ArrayList<>(jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.pre, o.from_migrate, t.commit_ts FROM oplog o"
+        List<Change> changes = new ArrayList<>(jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.pre, o.from_migrate, t.commit_ts, o.shard_key FROM oplog o"
                         + " LEFT JOIN transaction_commit_times t ON o.ts_key >= t.first_ts_key AND o.ts_key < t.first_ts_key + t.entries"
                         + " WHERE o.ui = ?::uuid AND o.ts_key > ? AND o.ts_key < 0 AND o.op <> 'c'")
                 .param(c.uuid()).param(after).query(VersionStore::change).list());
         // entries of prepared transactions given times up to `at` whose commit time is after it
-        changes.addAll(jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.pre, o.from_migrate, t.commit_ts FROM transaction_commit_times t"
+        changes.addAll(jdbc.sql("SELECT o.ts_key, o.op, o.o2, o.pre, o.from_migrate, t.commit_ts, o.shard_key FROM transaction_commit_times t"
                         + " JOIN oplog o ON o.ts_key >= t.first_ts_key AND o.ts_key < t.first_ts_key + t.entries"
                         + " WHERE t.commit_ts > ? AND t.first_ts_key <= ? AND o.ts_key <= ? AND o.ui = ?::uuid AND o.op <> 'c'")
                 .param(at.getValue()).param(after).param(after).param(c.uuid()).query(VersionStore::change).list());
@@ -136,9 +153,11 @@ public class VersionStore {
         changes.sort(Comparator.comparing(Change::visibleAt, Long::compareUnsigned).thenComparing(Change::tsKey));
         Map<ByteBuffer, Optional<StoredDocument>> versions = new HashMap<>();
         for (Change change : changes) {
-            if (change.fromMigrate() && change.op() != 'd') {
-                throw new CommandException(ErrorCode.StaleChunkHistory, "a chunk of " + c.namespace() + " moved to this shard after"
-                        + " atClusterTime " + at + ": its history of placement is not kept; read at a later time");
+            if (change.fromMigrate() && change.op() == 'd' && ownedThen != null
+                    && (change.shardKey() == null || ownedThen.test(change.shardKey()))) {
+                throw new CommandException(ErrorCode.StaleChunkHistory, "documents of " + c.namespace() + " this shard owned at"
+                        + " atClusterTime " + at + " were deleted here since, after their range moved to another shard"
+                        + " (orphanCleanupDelaySecs passed): read at a later time");
             }
             ByteBuffer id = ByteBuffer.wrap(change.id());
             if (versions.containsKey(id)) {
@@ -194,7 +213,8 @@ public class VersionStore {
     }
 
     /** One oplog entry of a document change, with the time it became visible at. */
-    private record Change(long tsKey, char op, byte[] id, byte @Nullable [] pre, boolean fromMigrate, long visibleAt) {}
+    private record Change(long tsKey, char op, byte[] id, byte @Nullable [] pre, boolean fromMigrate, long visibleAt,
+            byte @Nullable [] shardKey) {}
 
     private static Change change(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
         long tsKey = rs.getLong(1);
@@ -206,6 +226,6 @@ public class VersionStore {
         }
         long commitTs = rs.getLong(6);
         long visibleAt = rs.wasNull() ? Oplog.storedTs(tsKey) : commitTs;
-        return new Change(tsKey, op, KeyString.encode(id), rs.getBytes(4), rs.getBoolean(5), visibleAt);
+        return new Change(tsKey, op, KeyString.encode(id), rs.getBytes(4), rs.getBoolean(5), visibleAt, rs.getBytes(7));
     }
 }

@@ -6,6 +6,7 @@ import dev.shardstore.support.operation.OperationContext;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,6 +43,21 @@ public record OperationShardingState(@Nullable ChunkVersion shardVersion, @Nulla
      */
     public static Predicate<BsonDocument> visible(OperationContext opCtx, String namespace) {
         return filterFor(opCtx, namespace).<Predicate<BsonDocument>>map(f -> f::owns).orElse(EVERYTHING);
+    }
+
+    /**
+     * The documents of {@code namespace} that {@code opCtx}'s read at cluster time {@code readAt} may see: those this
+     * shard owned then ({@link OwnershipFilter#atClusterTime}) when the command is versioned on a sharded collection,
+     * else all; {@link #visible} for a read of the latest data ({@code readAt} null).
+     *
+     * @throws dev.shardstore.contracts.error.CommandException StaleChunkHistory (183) when the chunks' history does
+     *                                                         not reach back to {@code readAt}
+     */
+    public static Predicate<BsonDocument> visible(OperationContext opCtx, String namespace, @Nullable BsonTimestamp readAt) {
+        if (readAt == null) {
+            return visible(opCtx, namespace);
+        }
+        return filterFor(opCtx, namespace).map(f -> f.atClusterTime(readAt)).<Predicate<BsonDocument>>map(f -> f::owns).orElse(EVERYTHING);
     }
 
     /**

@@ -2,12 +2,14 @@ package dev.shardstore.shard.versioning;
 
 import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
+import dev.shardstore.contracts.error.ErrorLabel;
 import dev.shardstore.contracts.sharding.RoutingTable;
 import dev.shardstore.contracts.sharding.StaleConfig;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.Objects;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 
 /**
  * The filtering metadata snapshot of one versioned command on a sharded collection (MongoDB's
@@ -36,6 +38,38 @@ public record OwnershipFilter(RoutingTable table, String shard, ChunkVersion rec
      */
     public boolean owns(BsonDocument document) {
         return owns(table, shard, document);
+    }
+
+    /** Whether this shard owns the encoded shard key {@code key}. */
+    public boolean ownsKey(byte[] key) {
+        return table.owns(shard, key);
+    }
+
+    /**
+     * This filter for a read at cluster time {@code at}: the placement then ({@link RoutingTable#atClusterTime}), so a
+     * snapshot read sees what this shard owned at its time — a range it donated since, not one it received since
+     * (docs/architecture.md "The historical routing table"). Only reads may use it; writes keep today's placement.
+     *
+     * @throws CommandException StaleChunkHistory (183) when the chunks' history does not reach back to {@code at}
+     */
+    public OwnershipFilter atClusterTime(BsonTimestamp at) {
+        RoutingTable then = table.atClusterTime(at);
+        return then == table ? this : new OwnershipFilter(then, shard, received);
+    }
+
+    /**
+     * Checks that a write of a transaction reading at {@code at} may run here: that no chunk came to or left this
+     * shard since, so the placement its reads followed is still this shard's (MongoDB's storage engine would see the
+     * migration's writes after the snapshot as a write conflict).
+     *
+     * @throws CommandException WriteConflict (112), labelled TransientTransactionError
+     */
+    public void requirePlacementUnchangedSince(BsonTimestamp at) {
+        if (table.placementChangedSince(shard, at)) {
+            throw new CommandException(ErrorCode.WriteConflict, "Write conflict during a multi-document transaction: a chunk of "
+                    + namespace() + " moved to or from shard " + shard + " after the transaction's atClusterTime " + at,
+                    ErrorLabel.TransientTransactionError.extraInfo());
+        }
     }
 
     /** Whether {@code table} gives {@code document} to {@code shard}; see {@link #owns(BsonDocument)}. */
