@@ -15,6 +15,7 @@ import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
 import dev.shardstore.cluster.RepoLayout;
 import dev.shardstore.cluster.router.RouterClient;
+import dev.shardstore.contracts.bson.ExtendedJson;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -220,7 +221,10 @@ class BankIT {
             expected.put(a, (long) OPENING);
         }
         Map<String, BsonDocument> recorded = new HashMap<>();
-        BsonDocument first = ItSupport.ok(router, DB, "{\"find\": \"history\", \"batchSize\": 100000}");
+        // causally after every answered commit: a two-phase commit is answered once its decision is durable
+        List<String> shards = List.of("shard1", "shard2", "shard3");
+        BsonDocument first = RouterClient.requireOk("find history", router.run(DB, ItSupport.afterEveryShard(cluster, shards,
+                ExtendedJson.parse("{\"find\": \"history\", \"batchSize\": 100000}"))));
         for (BsonDocument h : ItSupport.drain(router, DB, "history", first)) {
             assertThat(recorded.put(h.getString("_id").getValue(), h)).as("one history document per transfer").isNull();
             int amount = h.getInt32("amount").getValue();
@@ -228,7 +232,8 @@ class BankIT {
             expected.merge(h.getInt32("to").getValue(), (long) amount, Long::sum);
         }
         Map<Integer, Long> actual = new HashMap<>();
-        BsonDocument all = ItSupport.ok(router, DB, "{\"find\": \"accounts\", \"batchSize\": 1000}");
+        BsonDocument all = RouterClient.requireOk("find accounts", router.run(DB, ItSupport.afterEveryShard(cluster, shards,
+                ExtendedJson.parse("{\"find\": \"accounts\", \"batchSize\": 1000}"))));
         for (BsonDocument a : ItSupport.drain(router, DB, "accounts", all)) {
             actual.put(a.getInt32("acct").getValue(), a.getNumber("balance").longValue());
         }

@@ -159,6 +159,27 @@ final class ItSupport {
         return clientFor(cluster).runChecked(service, cluster.url(service), db, command);
     }
 
+    /**
+     * {@code read} made causally after every write any of {@code shards} has made or decided: the newest
+     * {@code $clusterTime} of the shards' replies to {@code ping}, as {@code $clusterTime} (signed by the shard, so a
+     * router takes it from a client) and as {@code readConcern.afterClusterTime}. A read through a router then sees
+     * every transaction whose commit was answered, also one whose coordinator answered once its decision was durable and
+     * is still delivering it (docs/architecture.md "Multi-document transactions").
+     */
+    static BsonDocument afterEveryShard(LocalCluster cluster, Collection<String> shards, BsonDocument read) {
+        BsonDocument newest = null;
+        for (String shard : shards) {
+            BsonDocument time = replyOf(cluster, shard, "admin", new BsonDocument("ping", new org.bson.BsonInt32(1))).getDocument("$clusterTime");
+            if (newest == null || time.getTimestamp("clusterTime").compareTo(newest.getTimestamp("clusterTime")) > 0) {
+                newest = time;
+            }
+        }
+        if (newest == null) {
+            throw new IllegalArgumentException("no shards");
+        }
+        return read.append("$clusterTime", newest).append("readConcern", new BsonDocument("afterClusterTime", newest.getTimestamp("clusterTime")));
+    }
+
     /** {@code command} sent to the service itself as {@link #onService} does; the reply as it is, an error reply too. */
     static BsonDocument replyOf(LocalCluster cluster, String service, String db, BsonDocument command) {
         return clientFor(cluster).run(service, cluster.url(service), db, command);

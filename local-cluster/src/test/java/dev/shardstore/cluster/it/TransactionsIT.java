@@ -14,6 +14,7 @@ import com.mongodb.client.model.Updates;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.error.ErrorLabel;
+import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,17 +90,32 @@ class TransactionsIT {
         return c.router.run(db, command);
     }
 
+    /**
+     * {@code read} with {@code readConcern: {afterClusterTime}} of router 1's cluster time now, as a causally consistent
+     * session reads: it sees every commit router 1 answered, also a two-phase commit whose coordinator answered once
+     * its decision was durable and is still delivering it.
+     */
+    private static BsonDocument causal(BsonDocument read) {
+        BsonTimestamp now = c.router.run("admin", new BsonDocument("ping", new BsonInt32(1))).getTimestamp("operationTime");
+        return read.append("readConcern", new BsonDocument("afterClusterTime", now));
+    }
+
+    /** {@code json} read causally ({@link #causal}) through router 1; the reply, checked ok. */
+    private static BsonDocument causalRead(String json) {
+        return RouterClient.requireOk(json, c.router.run(DB, causal(ExtendedJson.parse(json))));
+    }
+
     private static String transfer(int x, int delta) {
         return "{\"update\": \"acct\", \"updates\": [{\"q\": {\"x\": " + x + "}, \"u\": {\"$inc\": {\"balance\": " + delta + "}}}]}";
     }
 
     private static int balance(int x) {
-        return c.ok(DB, "{\"find\": \"acct\", \"filter\": {\"x\": " + x + "}}").getDocument("cursor").getArray("firstBatch").get(0)
+        return causalRead("{\"find\": \"acct\", \"filter\": {\"x\": " + x + "}}").getDocument("cursor").getArray("firstBatch").get(0)
                 .asDocument().getNumber("balance").intValue();
     }
 
     private static int total() {
-        return c.ok(DB, "{\"aggregate\": \"acct\", \"pipeline\": [{\"$group\": {\"_id\": null, \"t\": {\"$sum\": \"$balance\"}}}], \"cursor\": {}}")
+        return causalRead("{\"aggregate\": \"acct\", \"pipeline\": [{\"$group\": {\"_id\": null, \"t\": {\"$sum\": \"$balance\"}}}], \"cursor\": {}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument().getNumber("t").intValue();
     }
 
@@ -282,7 +298,7 @@ class TransactionsIT {
         }
         pool.shutdown();
         assertThat(balance(40) + balance(41)).isEqualTo(200);
-        assertThat(c.ok(DB, "{\"count\": \"acct\", \"query\": {\"run\": \"" + run + "\"}}").getNumber("n").intValue())
+        assertThat(causalRead("{\"count\": \"acct\", \"query\": {\"run\": \"" + run + "\"}}").getNumber("n").intValue())
                 .as("one history document per transfer").isEqualTo(clients * transfersEach);
         c.ok(DB, "{\"delete\": \"acct\", \"deletes\": [{\"q\": {\"run\": \"" + run + "\"}, \"limit\": 0}]}");
     }
@@ -580,14 +596,14 @@ class TransactionsIT {
         assertThat(moverOn(low)).as("committed: gone from its old shard").isEmpty();
         assertThat(moverOn(high)).as("and on the new one, changed").singleElement()
                 .satisfies(d -> assertThat(d.getNumber("x").intValue()).isEqualTo(5000));
-        assertThat(c.ok(DB, "{\"find\": \"acct\", \"filter\": {\"_id\": \"mover\"}}").getDocument("cursor").getArray("firstBatch"))
+        assertThat(causalRead("{\"find\": \"acct\", \"filter\": {\"_id\": \"mover\"}}").getDocument("cursor").getArray("firstBatch"))
                 .as("through the router: once").hasSize(1);
         c.ok(DB, "{\"delete\": \"acct\", \"deletes\": [{\"q\": {\"_id\": \"mover\"}, \"limit\": 1}]}");
     }
 
     /** The documents {@code _id: "mover"} that {@code shard} holds (an unversioned read of its own table). */
     private static List<BsonDocument> moverOn(String shard) {
-        return ok(ItSupport.onService(c.cluster, shard, DB, ExtendedJson.parse("{\"find\": \"acct\", \"filter\": {\"_id\": \"mover\"}}")))
+        return ok(ItSupport.onService(c.cluster, shard, DB, causal(ExtendedJson.parse("{\"find\": \"acct\", \"filter\": {\"_id\": \"mover\"}}"))))
                 .getDocument("cursor").getArray("firstBatch").stream().map(v -> v.asDocument()).toList();
     }
 

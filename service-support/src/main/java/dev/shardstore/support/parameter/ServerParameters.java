@@ -77,9 +77,21 @@ public final class ServerParameters {
             5_000, 0, Integer.MAX_VALUE, "milliseconds resharding may block writes while the recipients catch up before it aborts"
                     + " with ReshardingCriticalSectionTimeout (read by the resharding coordinator)");
 
+    /**
+     * Whether a two-phase commit's coordinator answers {@code coordinateCommitTransaction} once its decision is on disk,
+     * delivering it to the participants afterwards, rather than once every participant applied it. MongoDB's parameter
+     * of this name and default (true; mongo/src/mongo/db/s/README.md "Two-phase Commit Protocol"), read by a shard's
+     * coordinator.
+     */
+    public static final ServerParameter COORDINATE_COMMIT_RETURN_IMMEDIATELY = ServerParameter.ofBoolean(
+            "coordinateCommitTransactionReturnImmediatelyAfterPersistingDecision", true, "whether a transaction's coordinator"
+                    + " answers the commit once its decision is durable and delivers it to the participants afterwards (a"
+                    + " causally consistent read still sees the commit: it waits for the prepared transaction)");
+
     /** Every parameter, in the order {@code getParameter: "*"} lists them. */
     public static final List<ServerParameter> CATALOG = List.of(SORT_MEMORY, GROUP_MEMORY, ALLOW_DISK_USE_BY_DEFAULT,
-            MAX_CURSORS_PER_CLIENT, MAX_CURSORS, BLOCKING_STAGES_MEMORY, RESHARDING_CRITICAL_SECTION_TIMEOUT);
+            MAX_CURSORS_PER_CLIENT, MAX_CURSORS, BLOCKING_STAGES_MEMORY, RESHARDING_CRITICAL_SECTION_TIMEOUT,
+            COORDINATE_COMMIT_RETURN_IMMEDIATELY);
 
     private static final Map<String, ServerParameter> BY_NAME = CATALOG.stream()
             .collect(Collectors.toMap(ServerParameter::name, Function.identity()));

@@ -9,6 +9,7 @@ import dev.shardstore.contracts.session.OperationSessionInfo;
 import dev.shardstore.shard.migration.MigrationPeers;
 import dev.shardstore.support.failpoint.FailPoints;
 import dev.shardstore.support.operation.OperationContext;
+import dev.shardstore.support.parameter.ServerParameters;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -52,8 +53,15 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       once; once every one has applied it the row is deleted (without waiting for the disk: a row left is only
  *       delivered again).</li>
  * </ol>
- * The command answers once the decision is written and delivered once (ok for commit; NoSuchTransaction labelled
- * TransientTransactionError for abort). A participant that did not take the decision gets it again every
+ * The command answers (ok for commit; NoSuchTransaction labelled TransientTransactionError for abort) once the
+ * decision is written, and step 4 goes on in the background, as MongoDB's coordinator does by default
+ * ({@code coordinateCommitTransactionReturnImmediatelyAfterPersistingDecision}, {@link
+ * ServerParameters#COORDINATE_COMMIT_RETURN_IMMEDIATELY}); with the parameter false, once the decision was delivered
+ * once. Answering early loses nothing (the decision is durable, and delivered again until applied) and hides nothing
+ * from a causally consistent client: its next read or transaction carries {@code afterClusterTime} at or above the
+ * commit time, and a participant's read at such a time waits for the prepared transaction's decision to be applied
+ * (docs/architecture.md "Snapshot reads"). A read without {@code afterClusterTime} may see the state before the commit
+ * for that moment, as on MongoDB. A participant that did not take the decision gets it again every
  * {@code shardstore.shard.transactions.reap-interval} ({@link #resume}), which also takes up, after a restart, every row
  * left: one with its decision is delivered, one without is decided abort (its participants may be prepared, and
  * nothing has told anyone to commit). With no participants (a router committing with the {@code recoveryToken} that
@@ -76,14 +84,16 @@ public class TransactionCoordinator {
     private final MigrationPeers peers;
     private final FailPoints failPoints;
     private final TransactionParticipant participant;
+    private final ServerParameters parameters;
     /** How long a joining router's commit waits for a decision under way (a coordination here, a prepared participant). */
     static final Duration JOIN_WAIT = Duration.ofSeconds(10);
     /** The transactions this process is coordinating now, which {@link #resume} leaves to their command. */
     private final Map<Key, CompletableFuture<Void>> active = new ConcurrentHashMap<>();
 
     public TransactionCoordinator(JdbcClient jdbc, PlatformTransactionManager transactions, MigrationPeers peers, FailPoints failPoints,
-            TransactionParticipant participant) {
+            TransactionParticipant participant, ServerParameters parameters) {
         this.participant = participant;
+        this.parameters = parameters;
         this.jdbc = jdbc;
         this.writes = new TransactionTemplate(transactions);
         this.peers = peers;
@@ -117,6 +127,7 @@ public class TransactionCoordinator {
             throw new CommandException(ErrorCode.ConflictingOperationInProgress, "the commit of transaction " + txnNumber
                     + " is already being coordinated");
         }
+        boolean delivering = false;
         try {
             Coordination row = find(lsid, txnNumber).orElse(null);
             if (row == null) {
@@ -135,14 +146,38 @@ public class TransactionCoordinator {
                 row = decide(row, info.lsid());
                 failPoints.hit(AFTER_DECISION);
             }
-            deliver(row, info.lsid());
+            if (parameters.booleanValue(ServerParameters.COORDINATE_COMMIT_RETURN_IMMEDIATELY)) {
+                deliverInBackground(row, info.lsid(), key);
+                delivering = true;
+            } else {
+                deliver(row, info.lsid());
+            }
             if (!"commit".equals(row.decision())) {
                 throw new CommandException(ErrorCode.NoSuchTransaction, "Transaction " + txnNumber + " was aborted: a participant"
                         + " did not prepare it", ErrorLabel.TransientTransactionError.extraInfo());
             }
         } finally {
-            release(key);
+            if (!delivering) {
+                release(key);
+            }
         }
+    }
+
+    /**
+     * Delivers {@code row}'s decision on a virtual thread of its own, which ends this process's coordination of
+     * {@code key} when done: until then {@link #resume} leaves the row alone, and a joining router waits for it. A
+     * delivery that fails is taken up again by {@link #resume}.
+     */
+    private void deliverInBackground(Coordination row, LogicalSessionId lsid, Key key) {
+        Thread.ofVirtual().name("deliver-txn-" + row.txnNumber()).start(() -> {
+            try {
+                deliver(row, lsid);
+            } catch (RuntimeException e) {
+                log.warn("delivering the decision of transaction {} failed (retried later): {}", row.txnNumber(), e.toString());
+            } finally {
+                release(key);
+            }
+        });
     }
 
     /** Marks {@code key} as coordinated by this process now; false when it already is. */

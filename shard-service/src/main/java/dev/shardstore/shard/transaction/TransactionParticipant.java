@@ -103,6 +103,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     private static final Set<String> CONFLICT_STATES = Set.of("55P03", "40001", "40P01", "57014");
     /** The field of a prepared transaction's {@code commitTransaction}: the coordinator's commit time. */
     static final String COMMIT_TIMESTAMP = "commitTimestamp";
+    /** How long a session's next transaction or retryable write waits for its prepared predecessor's decision. */
+    static final Duration PREPARED_PREDECESSOR_WAIT = Duration.ofSeconds(10);
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify");
 
     /** Whether {@code name} is one of the write commands a transaction may run ({@code insert}, {@code update}, ...). */
@@ -151,6 +153,8 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     private final Map<LogicalSessionId, Transaction> transactions = new ConcurrentHashMap<>();
     /** How many transactions' first statements waited for a prepared transaction (MongoDB's {@code prepareReadConflicts}). */
     private final AtomicLong prepareReadConflicts = new AtomicLong();
+    /** How many transactions and retryable writes waited for their session's prepared transaction ({@link #awaitPreparedPredecessor}). */
+    private final AtomicLong preparedPredecessorWaits = new AtomicLong();
     private final SessionCatalog sessions;
     private final SessionHistory history;
     private final WriteUnitOfWork units;
@@ -210,6 +214,9 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
             throw new CommandException(ErrorCode.OperationNotSupportedInTransaction, "Cannot run '" + name + "' in a multi-document transaction.");
         }
         long txnNumber = txnNumber(info);
+        if (info.startTransaction()) {
+            awaitPreparedPredecessor(opCtx, info.lsid(), txnNumber);
+        }
         try (SessionCatalog.CheckedOutSession session = sessions.checkOut(info.lsid())) {
             Transaction txn = info.startTransaction() ? start(opCtx, session, txnNumber, WRITES.contains(name) ? null : namespace) : continued(session, txnNumber, command);
             if (namespace != null && WRITES.contains(name)) { // counted before the write takes the collection lock
@@ -400,6 +407,31 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     }
 
     /**
+     * Before transaction or retryable write {@code txnNumber} of session {@code lsid} checks the session out: waits for a
+     * lower transaction of the session that is prepared here to be decided, up to {@code opCtx}'s deadline or
+     * {@link #PREPARED_PREDECESSOR_WAIT}. Its coordinator may have answered its commit already and be delivering the
+     * decision ({@link TransactionCoordinator}), and a driver hands the same pooled session to its next transaction at
+     * once. Waited for outside the session, which the decision's {@code commitTransaction} checks out; still prepared
+     * afterwards, the command fails as before with PreparedTransactionInProgress (267).
+     *
+     * @throws CommandException Interrupted (11601) when the thread is interrupted
+     */
+    public void awaitPreparedPredecessor(OperationContext opCtx, LogicalSessionId lsid, long txnNumber) {
+        CompletableFuture<State> decided;
+        try (SessionCatalog.CheckedOutSession session = sessions.checkOut(lsid)) {
+            Transaction previous = transactions.get(session.lsid());
+            if (previous == null || previous.state != State.PREPARED || previous.txnNumber >= txnNumber) {
+                return;
+            }
+            decided = previous.ended;
+        }
+        preparedPredecessorWaits.incrementAndGet();
+        long left = opCtx.deadline().remainingNanos();
+        long bound = PREPARED_PREDECESSOR_WAIT.toNanos();
+        awaitEnd(decided, left == Deadline.NONE ? bound : Math.min(left, bound), "the decision of the session's prepared transaction");
+    }
+
+    /**
      * Before a retryable write of {@code session} with {@code txnNumber} (which has the session checked out): a lower
      * transaction still open is aborted, as a higher transaction number supersedes it.
      *
@@ -535,6 +567,11 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
     /** How many transactions' first statements have waited for a prepared transaction ({@link #awaitPreparedWritersOf}). */
     public long prepareReadConflicts() {
         return prepareReadConflicts.get();
+    }
+
+    /** How many transactions and retryable writes waited for their session's prepared transaction's decision. */
+    public long preparedPredecessorWaits() {
+        return preparedPredecessorWaits.get();
     }
 
     /** How many transactions are open on this shard. */

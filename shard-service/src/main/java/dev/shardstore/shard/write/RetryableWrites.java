@@ -98,7 +98,7 @@ public class RetryableWrites {
             return WriteResult.ofStatements(count, ordered, i -> execute.run(opCtx, i));
         }
         int[] stmtIds = session.get().statementIds().of(count);
-        return runInSession(session.get(), progress -> statements(opCtx, session.get(), progress, stmtIds, ordered, execute, replay));
+        return runInSession(opCtx, session.get(), progress -> statements(opCtx, session.get(), progress, stmtIds, ordered, execute, replay));
     }
 
     /**
@@ -113,7 +113,7 @@ public class RetryableWrites {
     public WriteResult runInsert(OperationContext opCtx, OperationSessionInfo session, int count, boolean ordered,
             Function<OperationContext, WriteResult> batch, Statement one) {
         int[] stmtIds = session.statementIds().of(count);
-        return runInSession(session, progress -> {
+        return runInSession(opCtx, session, progress -> {
             boolean fresh = progress.transaction.complete() && Arrays.stream(stmtIds).noneMatch(progress.transaction.executed()::containsKey);
             if (fresh) {
                 RetryableStatement statement = RetryableStatement.insertBatch(session.lsid(), txnNumber(session), stmtIds, progress.lastOpTime);
@@ -162,7 +162,7 @@ public class RetryableWrites {
             return execute.apply(opCtx);
         }
         int stmtId = session.get().statementIds().of(1)[0];
-        return runInSession(session.get(), progress -> statement(opCtx, session.get(), progress, stmtId, execute, replay));
+        return runInSession(opCtx, session.get(), progress -> statement(opCtx, session.get(), progress, stmtId, execute, replay));
     }
 
     /** The transaction number of a retryable write's session: {@link #retryable} keeps only the sessions that have one. */
@@ -170,8 +170,9 @@ public class RetryableWrites {
         return Objects.requireNonNull(session.txnNumber(), "a retryable write's session has a txnNumber");
     }
 
-    private <T> T runInSession(OperationSessionInfo info, Function<Progress, T> body) {
+    private <T> T runInSession(OperationContext opCtx, OperationSessionInfo info, Function<Progress, T> body) {
         long txnNumber = txnNumber(info);
+        transactions.awaitPreparedPredecessor(opCtx, info.lsid(), txnNumber);
         try (SessionCatalog.CheckedOutSession session = catalog.checkOut(info.lsid())) {
             transactions.beforeRetryableWrite(session, txnNumber);
             Optional<SessionHistory.TransactionRecord> record = history.find(info.lsid());

@@ -198,7 +198,8 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(ok(prepare(lsid, 1)).getTimestamp("prepareTimestamp").getValue()).as("a retried prepare").isEqualTo(prepareTimestamp);
         assertThat(preparedHere()).as("PostgreSQL holds it prepared").isEqualTo(before + 1);
         assertThat(code(run(DB, statement(update(1, 1), lsid, 1, false)))).as("no statement after the prepare").isEqualTo(267);
-        assertThat(code(run(DB, statement(update(1, 1), lsid, 2, true)))).as("no new transaction on the session").isEqualTo(267);
+        assertThat(code(run(DB, statement(update(1, 1), lsid, 2, true).append("maxTimeMS", new BsonInt64(100)))))
+                .as("no new transaction on the session while it stays prepared").isEqualTo(267);
         participant.reapExpired(clock.instant().plus(Duration.ofHours(1)));
         participant.reapEnded(lsids -> Set.of());
         assertThat(balance(1)).as("invisible until the decision").isEqualTo(100);
@@ -214,6 +215,29 @@ class TransactionParticipantTest extends ShardIntegrationTest {
                 .query(Long.class).list();
         assertThat(times).hasSize(2);
         assertThat(times.get(1) ^ Long.MIN_VALUE).as("the newest entry is at the prepare time").isEqualTo(prepareTimestamp);
+    }
+
+    /**
+     * A session's next transaction, started while its previous one is prepared here (a coordinator answers the commit
+     * once its decision is durable, then delivers it, and a driver reuses the pooled session at once), waits for the
+     * decision outside the session, then runs after it.
+     */
+    @Test
+    void aSessionsNextTransactionWaitsForItsPreparedPredecessorsDecision() throws Exception {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -10), lsid, 1, true)));
+        long prepareTimestamp = ok(prepare(lsid, 1)).getTimestamp("prepareTimestamp").getValue();
+        long waitsBefore = participant.preparedPredecessorWaits();
+        try (ExecutorService executor = Executors.newSingleThreadExecutor()) {
+            Future<BsonDocument> next = executor.submit(() -> run(DB, statement(update(1, -5), lsid, 2, true)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> participant.preparedPredecessorWaits() > waitsBefore);
+            assertThat(next).as("waiting for the decision").isNotDone();
+            ok(run("admin", statement("{commitTransaction: 1}", lsid, 1, false).append("commitTimestamp",
+                    new org.bson.BsonTimestamp(prepareTimestamp))));
+            ok(next.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        ok(commit(lsid, 2));
+        assertThat(balance(1)).as("both, in order").isEqualTo(85);
     }
 
     /**
