@@ -1,5 +1,6 @@
 package dev.shardstore.cluster.bench;
 
+import com.mongodb.ClientSessionOptions;
 import com.mongodb.MongoException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
@@ -11,10 +12,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 
@@ -29,8 +30,9 @@ import org.bson.BsonInt32;
  * </ul>
  * It prints transfers per second of each, the ratio of {@code txn-2} to {@code retryable}, and the p50/p99 of
  * {@code commitTransaction} for one- and two-shard transactions; then plain retryable updates per second alone and
- * while 4 more threads keep transactions open on other accounts (each writes its own account, then reads it
- * {@value #HOLDER_READS} times before committing). A benchmark, not a test: figures, no assertions.
+ * while 4 transactions are open on other accounts the whole round (each wrote its own account and commits when the
+ * round is over), and the same for point reads in causally consistent sessions ({@code afterClusterTime}). A
+ * benchmark, not a test: figures, no assertions.
  *
  * <pre>
  * ./cluster up --shards 2
@@ -43,8 +45,6 @@ public final class TransactionBenchmark {
     private static final int ROUND_SECONDS = 10;
     private static final int CLIENTS = 8;
     private static final int ACCOUNTS = 200;
-    /** Reads an open transaction of {@link #plainUpdates} makes before its commit: it stays open tens of milliseconds. */
-    private static final int HOLDER_READS = 50;
 
     private TransactionBenchmark() {}
 
@@ -79,14 +79,17 @@ public final class TransactionBenchmark {
             }
             System.out.printf("two-shard transactions / two retryable writes: %.2f%n",
                     (double) transfers[Mode.TXN_TWO_SHARDS.ordinal()] / transfers[Mode.RETRYABLE.ordinal()]);
-            long alone = 0;
-            long beside = 0;
-            for (int r = 0; r < 2; r++) {
-                alone += plainUpdates(client, accts, false);
-                beside += plainUpdates(client, accts, true);
+            for (boolean causalReads : new boolean[] {false, true}) {
+                long alone = 0;
+                long beside = 0;
+                for (int r = 0; r < 2; r++) {
+                    alone += plainOps(client, accts, false, causalReads);
+                    beside += plainOps(client, accts, true, causalReads);
+                }
+                System.out.printf("%s: %.1f/s alone, %.1f/s with 4 transactions open all along (ratio %.2f)%n",
+                        causalReads ? "afterClusterTime point reads" : "plain retryable updates", alone / seconds, beside / seconds,
+                        (double) beside / alone);
             }
-            System.out.printf("plain retryable updates: %.1f/s alone, %.1f/s with 4 transactions always open (ratio %.2f)%n",
-                    alone / seconds, beside / seconds, (double) beside / alone);
         }
     }
 
@@ -162,29 +165,34 @@ public final class TransactionBenchmark {
         return new Round(transfers, commits, retries);
     }
 
-    /** Plain retryable updates of random accounts for a round; with {@code beside}, 4 threads keep transactions open. */
-    private static long plainUpdates(MongoClient client, MongoCollection<BsonDocument> accts, boolean beside) throws Exception {
-        AtomicBoolean stop = new AtomicBoolean();
+    /**
+     * Plain retryable updates (or, with {@code causalReads}, point reads in causally consistent sessions, which carry
+     * {@code afterClusterTime}) of random accounts by {@link #CLIENTS} threads for a round; with {@code beside}, 4 more
+     * transactions are open the whole round, each having written its own account, and commit once it is over.
+     *
+     * @return the operations done
+     */
+    private static long plainOps(MongoClient client, MongoCollection<BsonDocument> accts, boolean beside, boolean causalReads)
+            throws Exception {
+        int holding = beside ? 4 : 0;
+        CountDownLatch opened = new CountDownLatch(holding);
+        CountDownLatch roundOver = new CountDownLatch(1);
         ExecutorService holders = Executors.newFixedThreadPool(4);
         List<Future<?>> held = new ArrayList<>();
-        if (beside) {
-            for (int h = 0; h < 4; h++) {
-                int own = ACCOUNTS + h;
-                held.add(holders.submit(() -> {
-                    try (ClientSession session = client.startSession()) {
-                        while (!stop.get()) {
-                            session.startTransaction();
-                            accts.updateOne(session, Filters.eq("acct", own), Updates.inc("balance", 0));
-                            for (int read = 0; read < HOLDER_READS; read++) { // kept open by reading in it, not by waiting
-                                accts.find(session, Filters.eq("acct", own)).first();
-                            }
-                            session.commitTransaction();
-                        }
-                    }
-                    return null;
-                }));
-            }
+        for (int h = 0; h < holding; h++) {
+            int own = ACCOUNTS + h;
+            held.add(holders.submit(() -> {
+                try (ClientSession session = client.startSession()) {
+                    session.startTransaction();
+                    accts.updateOne(session, Filters.eq("acct", own), Updates.inc("balance", 0));
+                    opened.countDown();
+                    roundOver.await(); // open, idle, for the whole round: what the plain operations must not notice
+                    session.commitTransaction();
+                }
+                return null;
+            }));
         }
+        opened.await();
         ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
         long end = System.nanoTime() + ROUND_SECONDS * 1_000_000_000L;
         List<Future<Long>> futures = new ArrayList<>();
@@ -193,9 +201,15 @@ public final class TransactionBenchmark {
             futures.add(pool.submit(() -> {
                 Random random = new Random(seed + 100);
                 long done = 0;
-                while (System.nanoTime() < end) {
-                    accts.updateOne(Filters.eq("acct", random.nextInt(ACCOUNTS)), Updates.inc("balance", 0));
-                    done++;
+                try (ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build())) {
+                    while (System.nanoTime() < end) {
+                        if (causalReads) {
+                            accts.find(session, Filters.eq("acct", random.nextInt(ACCOUNTS))).first();
+                        } else {
+                            accts.updateOne(Filters.eq("acct", random.nextInt(ACCOUNTS)), Updates.inc("balance", 0));
+                        }
+                        done++;
+                    }
                 }
                 return done;
             }));
@@ -204,7 +218,7 @@ public final class TransactionBenchmark {
         for (Future<Long> f : futures) {
             total += f.get();
         }
-        stop.set(true);
+        roundOver.countDown();
         for (Future<?> f : held) {
             f.get();
         }
