@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.types.ObjectId;
@@ -150,14 +149,13 @@ public class ChunkCatalog {
                 Map.entry("secs", Integer.toUnsignedLong(v.timestamp().getTime())),
                 Map.entry("inc", Integer.toUnsignedLong(v.timestamp().getInc())),
                 Map.entry("jumbo", c.chunk().jumbo()),
-                Map.entry("history", BsonBytes.encode(new BsonDocument("history", new BsonArray(c.history().stream().map(ChunkHistory::toBson).toList())))));
+                Map.entry("history", BsonBytes.encode(new BsonDocument("history", ChunkHistory.toBson(c.history())))));
     }
 
     private static CatalogChunk row(ResultSet rs, int n) throws SQLException {
         ChunkVersion version = new ChunkVersion(rs.getInt("major"), rs.getInt("minor"), new ObjectId(rs.getString("epoch")),
                 new BsonTimestamp((int) rs.getLong("timestamp_secs"), (int) rs.getLong("timestamp_inc")));
-        List<ChunkHistory> history = BsonBytes.decode(rs.getBytes("history")).getArray("history").stream()
-                .map(h -> ChunkHistory.fromBson(h.asDocument())).toList();
+        List<ChunkHistory> history = ChunkHistory.listFromBson(BsonBytes.decode(rs.getBytes("history")).getArray("history"));
         Chunk chunk = new Chunk(new ChunkRange(BsonBytes.decode(rs.getBytes("min_bson")), BsonBytes.decode(rs.getBytes("max_bson"))),
                 rs.getString("shard"), version, rs.getBoolean("jumbo"), history);
         return new CatalogChunk(new ObjectId(rs.getString("id")), rs.getObject("collection_uuid", UUID.class), chunk);

@@ -411,24 +411,22 @@ public class TransactionParticipant implements LogicalSessionCache.Reaper {
      * lower transaction of the session that is prepared here to be decided, up to {@code opCtx}'s deadline or
      * {@link #PREPARED_PREDECESSOR_WAIT}. Its coordinator may have answered its commit already and be delivering the
      * decision ({@link TransactionCoordinator}), and a driver hands the same pooled session to its next transaction at
-     * once. Waited for outside the session, which the decision's {@code commitTransaction} checks out; still prepared
-     * afterwards, the command fails as before with PreparedTransactionInProgress (267).
+     * once. Looked at and waited for outside the session, which the decision's {@code commitTransaction} checks out;
+     * still prepared afterwards, the command fails as before with PreparedTransactionInProgress (267).
      *
      * @throws CommandException Interrupted (11601) when the thread is interrupted
      */
     public void awaitPreparedPredecessor(OperationContext opCtx, LogicalSessionId lsid, long txnNumber) {
-        CompletableFuture<State> decided;
-        try (SessionCatalog.CheckedOutSession session = sessions.checkOut(lsid)) {
-            Transaction previous = transactions.get(session.lsid());
-            if (previous == null || previous.state != State.PREPARED || previous.txnNumber >= txnNumber) {
-                return;
-            }
-            decided = previous.ended;
+        // read without the session, as awaitPreparedWritersOf does (state is volatile, ended final): every retryable
+        // write passes here, and a stale look only leaves the command to the check under the session, as before
+        Transaction previous = transactions.get(lsid);
+        if (previous == null || previous.state != State.PREPARED || previous.txnNumber >= txnNumber) {
+            return;
         }
         preparedPredecessorWaits.incrementAndGet();
         long left = opCtx.deadline().remainingNanos();
         long bound = PREPARED_PREDECESSOR_WAIT.toNanos();
-        awaitEnd(decided, left == Deadline.NONE ? bound : Math.min(left, bound), "the decision of the session's prepared transaction");
+        awaitEnd(previous.ended, left == Deadline.NONE ? bound : Math.min(left, bound), "the decision of the session's prepared transaction");
     }
 
     /**

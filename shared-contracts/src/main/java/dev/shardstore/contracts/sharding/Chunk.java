@@ -5,7 +5,6 @@ import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.version.ChunkVersion;
 import java.util.List;
 import java.util.Objects;
-import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -84,7 +83,7 @@ public record Chunk(ChunkRange range, String shard, ChunkVersion lastmod, boolea
                 .append("lastmod", lastmod.toBson())
                 .append("jumbo", BsonBoolean.valueOf(jumbo));
         if (!history.isEmpty()) {
-            doc.append("history", new BsonArray(history.stream().map(ChunkHistory::toBson).toList()));
+            doc.append("history", ChunkHistory.toBson(history));
         }
         return doc;
     }
@@ -97,7 +96,7 @@ public record Chunk(ChunkRange range, String shard, ChunkVersion lastmod, boolea
     public static Chunk fromBson(BsonDocument doc) {
         try {
             List<ChunkHistory> history = doc.isArray("history")
-                    ? doc.getArray("history").stream().map(h -> ChunkHistory.fromBson(h.asDocument())).toList() : List.of();
+                    ? ChunkHistory.listFromBson(doc.getArray("history")) : List.of();
             return new Chunk(new ChunkRange(doc.getDocument("min"), doc.getDocument("max")), doc.getString("shard").getValue(),
                     ChunkVersion.fromBson(doc.getDocument("lastmod")), doc.getBoolean("jumbo", BsonBoolean.FALSE).getValue(), history);
         } catch (RuntimeException e) {

@@ -1,6 +1,8 @@
 package dev.shardstore.contracts.sharding;
 
+import java.util.List;
 import java.util.Objects;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
@@ -32,5 +34,19 @@ public record ChunkHistory(BsonTimestamp validAfter, String shard) {
      */
     public static ChunkHistory fromBson(BsonDocument doc) {
         return new ChunkHistory(doc.getTimestamp("validAfter"), doc.getString("shard").getValue());
+    }
+
+    /** A whole history as {@code config.chunks} stores it: an array of {@link #toBson()}'s shape, in the list's order. */
+    public static BsonArray toBson(List<ChunkHistory> history) {
+        return new BsonArray(history.stream().map(ChunkHistory::toBson).toList());
+    }
+
+    /**
+     * Reads {@link #toBson(List)}'s shape.
+     *
+     * @throws org.bson.BsonInvalidOperationException when an entry is not a document of {@link #toBson()}'s shape
+     */
+    public static List<ChunkHistory> listFromBson(BsonArray history) {
+        return history.stream().map(h -> fromBson(h.asDocument())).toList();
     }
 }

@@ -62,6 +62,12 @@ public final class RoutingTable {
     private final @Nullable BsonTimestamp newestPlacement;
     /** The cluster time this table's placement is of, when {@link #atClusterTime} made it; null: today's. */
     private final @Nullable BsonTimestamp placementTime;
+    /**
+     * The placement {@link #atClusterTime} derived last, kept so that the statements of one snapshot (a transaction's,
+     * a cursor's batches), which all ask for the same time, pay the pass over the chunks once. Racy by design: a
+     * lost update only derives again.
+     */
+    private volatile @Nullable RoutingTable lastDerived;
 
     private RoutingTable(ShardedCollection collection, Chunk[] chunks, byte[][] mins, long[] prefixes,
             Map<String, ChunkVersion> shardVersions) {
@@ -222,7 +228,7 @@ public final class RoutingTable {
      * This collection's placement at cluster time {@code at}: each chunk on the shard that owned its range then
      * ({@link Chunk#placementAt}), {@link #shards} those shards; {@link #shardVersion} stays today's, the version a
      * request is checked against. {@code this} when no chunk changed shards after {@code at}; otherwise one pass over
-     * the chunks (no re-encoding), so a snapshot read soon after a migration pays O(n) once per statement.
+     * the chunks (no re-encoding), so a snapshot read soon after a migration pays O(n), once per time asked for last.
      *
      * @throws CommandException StaleChunkHistory (183) when a chunk's kept history does not reach back to {@code at}
      *                          (older than {@code minSnapshotHistoryWindowInSeconds}, or before a merge or the
@@ -239,13 +245,19 @@ public final class RoutingTable {
         if (newestPlacement == null || Long.compareUnsigned(newestPlacement.getValue(), at.getValue()) <= 0) {
             return this;
         }
+        RoutingTable last = lastDerived;
+        if (last != null && at.equals(last.placementTime)) {
+            return last;
+        }
         Chunk[] placed = new Chunk[chunks.length];
         Set<String> then = new HashSet<>();
         for (int i = 0; i < chunks.length; i++) {
             placed[i] = chunks[i].placementAt(at);
             then.add(placed[i].shard());
         }
-        return new RoutingTable(collection, placed, mins, prefixes, shardVersions, then, newestPlacement, at);
+        RoutingTable derived = new RoutingTable(collection, placed, mins, prefixes, shardVersions, then, newestPlacement, at);
+        lastDerived = derived;
+        return derived;
     }
 
     /**

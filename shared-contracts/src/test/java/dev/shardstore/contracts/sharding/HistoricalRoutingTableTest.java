@@ -61,6 +61,8 @@ class HistoricalRoutingTableTest {
         assertThat(TABLE.atClusterTime(t(99))).isSameAs(TABLE);
         RoutingTable at35 = TABLE.atClusterTime(t(35));
         assertThat(at35.atClusterTime(t(35))).isSameAs(at35);
+        assertThat(TABLE.atClusterTime(t(35))).as("the same time again: derived once").isSameAs(at35);
+        assertThat(TABLE.atClusterTime(t(15))).as("another time: derived anew").isNotSameAs(at35);
         assertThatThrownBy(() -> at35.atClusterTime(t(36))).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> at35.withChanges(List.of(LOW))).isInstanceOf(IllegalStateException.class);
     }
