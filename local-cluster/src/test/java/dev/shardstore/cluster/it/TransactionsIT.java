@@ -484,6 +484,38 @@ class TransactionsIT {
     }
 
     /**
+     * Router 2 has had no exchange about a collection router 1 just sharded, and an idle router's clock moves only with
+     * what it hears, so the snapshot time it chooses is older than the collection's placement history: a read at it
+     * would be StaleChunkHistory (183), as BankIT's readers met. The read outside a transaction and a transaction's
+     * first statement run again at the time router 2's routing table refresh taught it, and see every document; a
+     * time the client gave is never moved.
+     */
+    @Test
+    void aSnapshotTimeChosenByARouterWhoseClockIsBehindMovesToALaterOne() {
+        RouterClient router2 = new RouterClient(c.cluster.routerUrl(2), java.time.Duration.ofSeconds(60));
+        BsonTimestamp beforeSharding = router2.run("admin", new BsonDocument("ping", new BsonInt32(1))).getTimestamp("operationTime");
+        c.shardAndFill(DB, "late", 20, 10);
+        c.shardAndFill(DB, "later", 20, 10);
+
+        BsonDocument read = RouterClient.requireOk("find", router2.run(DB, ExtendedJson.parse(
+                "{\"find\": \"late\", \"readConcern\": {\"level\": \"snapshot\"}}")));
+        assertThat(read.getDocument("cursor").getArray("firstBatch")).as("every document of the new collection").hasSize(20);
+        assertThat(read.getDocument("cursor").getTimestamp("atClusterTime")).as("the time it read at: after the sharding")
+                .isGreaterThan(beforeSharding);
+
+        LogicalSessionId lsid = LogicalSessionId.random();
+        BsonDocument first = statement("{\"find\": \"later\"}", lsid, 1, true)
+                .append("readConcern", new BsonDocument("level", new BsonString("snapshot")));
+        assertThat(RouterClient.requireOk("find", router2.run(DB, first)).getDocument("cursor").getArray("firstBatch"))
+                .as("the transaction's first statement, at a later time").hasSize(20);
+        ok(router2.run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)));
+
+        BsonDocument given = router2.run(DB, ExtendedJson.parse("{\"find\": \"later\"}").append("readConcern",
+                new BsonDocument("level", new BsonString("snapshot")).append("atClusterTime", beforeSharding)));
+        assertThat(code(given)).as("the client's own time before the sharding stays its time").isEqualTo(ErrorCode.StaleChunkHistory.code());
+    }
+
+    /**
      * A commit with the {@code recoveryToken} of router 1's replies, sent to router 2, which never ran the transaction
      * (mongo/src/mongo/db/s/README.md "Committing a Transaction"): it reports the true outcome from the recovery shard
      * (the first that wrote, here not the coordinator). Of a transaction router 1 committed: ok. Of one whose two-phase

@@ -20,11 +20,13 @@ import dev.shardstore.router.transaction.TransactionAborter;
 import dev.shardstore.support.command.CommandRegistry;
 import dev.shardstore.support.security.Principal;
 import dev.shardstore.support.session.LogicalSessionCache;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
@@ -78,6 +80,9 @@ public class ClientCommands {
 
     private final CommandRegistry registry;
     private final MeterRegistry meters;
+    /** How often a read at a time this router chose runs again at a later one: once the clock moved, one retry suffices. */
+    private static final int SNAPSHOT_RETRIES = 2;
+
     private final ClusterTimeGossip gossip;
     private final LogicalSessionCache sessions;
     private final CursorSessions cursors;
@@ -85,6 +90,8 @@ public class ClientCommands {
     private final TransactionAborter transactionCommands;
     private final AuditLog audit;
     private final SlowOperationLog slow;
+    /** Snapshot reads run again at a later time this router chose ({@link #laterSnapshot}). */
+    private final Counter snapshotRetries;
 
     /** Client commands whose audit events are kept in memory only (tests that build a front end of their own). */
     public ClientCommands(CommandRegistry registry, MeterRegistry meters, ClusterTimeGossip gossip, LogicalSessionCache sessions,
@@ -110,6 +117,9 @@ public class ClientCommands {
         this.gossip = gossip;
         this.sessions = sessions;
         this.cursors = cursors;
+        this.snapshotRetries = Counter.builder("shardstore.router.snapshot.retries")
+                .description("snapshot reads run again at a later cluster time after a snapshot error at the time the router chose")
+                .register(meters);
     }
 
     /**
@@ -161,12 +171,9 @@ public class ClientCommands {
             Caller caller = Caller.client(transport.tag(), principal);
             Optional<OperationSessionInfo> session = OperationSessionInfo.of(command);
             boolean inTransaction = session.isPresent() && session.get().inTransaction();
-            BsonTimestamp snapshotTime = atClusterTimeOf(command);
-            BsonDocument routed = snapshotTime == null ? command : withAtClusterTime(command, snapshotTime);
-            BsonDocument reply = inTransaction ? inTransaction(caller, db, routed, session.get(), name) : registry.run(caller, db, routed);
-            if (snapshotTime != null && !inTransaction) {
-                (reply.isDocument("cursor") ? reply.getDocument("cursor") : reply).put(ReadConcern.AT_CLUSTER_TIME, snapshotTime);
-            }
+            SnapshotTime snapshot = snapshotTimeOf(command);
+            BsonDocument reply = inTransaction ? inTransaction(caller, db, command, snapshot, session.get(), name)
+                    : snapshot != null ? atSnapshot(caller, db, command, snapshot) : registry.run(caller, db, command);
             if (reply.isDocument("cursor") && reply.getDocument("cursor").isNumber("id")) {
                 long cursorId = reply.getDocument("cursor").getNumber("id").longValue();
                 cursors.bindOwner(cursorId, principal.users());
@@ -201,14 +208,23 @@ public class ClientCommands {
     }
 
     /**
-     * The time a snapshot read is to read at, the same on every shard it reaches (mongo/src/mongo/db/s/README.md
-     * "Transactions": mongos chooses {@code atClusterTime} for a transaction at its first statement): the command's
-     * {@code readConcern.atClusterTime}, else this router's cluster time, which is at or after every time the client
-     * has seen (its {@code $clusterTime} gossip moved the clock); null for a command that does not read at a snapshot.
+     * The time a snapshot read reads at, the same on every shard it reaches.
+     *
+     * @param at     the client's {@code readConcern.atClusterTime}, or this router's cluster time when it gave none
+     * @param chosen whether this router chose {@code at}, and so may choose a later one ({@link #laterSnapshot})
+     */
+    private record SnapshotTime(BsonTimestamp at, boolean chosen) {
+    }
+
+    /**
+     * The time a snapshot read is to read at (mongo/src/mongo/db/s/README.md "Transactions": mongos chooses
+     * {@code atClusterTime} for a transaction at its first statement): the command's {@code readConcern.atClusterTime},
+     * else this router's cluster time, which is at or after every time the client has seen (its {@code $clusterTime}
+     * gossip moved the clock); null for a command that does not read at a snapshot.
      *
      * @throws CommandException the {@code readConcern} errors of {@link ReadConcern#of}
      */
-    private @Nullable BsonTimestamp atClusterTimeOf(BsonDocument command) {
+    private @Nullable SnapshotTime snapshotTimeOf(BsonDocument command) {
         if (!command.isDocument(ReadConcern.FIELD)) {
             return null;
         }
@@ -217,7 +233,47 @@ public class ClientCommands {
             return null;
         }
         BsonTimestamp at = readConcern.atClusterTime();
-        return at != null ? at : gossip.clock().clusterTime();
+        return at != null ? new SnapshotTime(at, false) : new SnapshotTime(gossip.clock().clusterTime(), true);
+    }
+
+    /**
+     * Runs a snapshot read outside a transaction at {@code snapshot}'s time; its reply (the cursor, for a cursor
+     * command) carries the time it read at. When this router chose the time and the read met a snapshot error, it runs
+     * again at a later time ({@link #laterSnapshot}).
+     */
+    private BsonDocument atSnapshot(Caller caller, String db, BsonDocument command, SnapshotTime snapshot) {
+        BsonTimestamp at = snapshot.at();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                BsonDocument reply = registry.run(caller, db, withAtClusterTime(command, at));
+                (reply.isDocument("cursor") ? reply.getDocument("cursor") : reply).put(ReadConcern.AT_CLUSTER_TIME, at);
+                return reply;
+            } catch (CommandException e) {
+                BsonTimestamp later = snapshot.chosen() && attempt < SNAPSHOT_RETRIES ? laterSnapshot(e, at) : null;
+                if (later == null) {
+                    throw e;
+                }
+                snapshotRetries.increment();
+                at = later;
+            }
+        }
+    }
+
+    /**
+     * The time to read at again after {@code e} failed a read at {@code at}, a time this router chose: its cluster time
+     * now, when {@code e} is a snapshot error ({@link ErrorLabel#isSnapshotError}) and the clock has moved past
+     * {@code at}; else null, and the read fails with {@code e}. The clock of a router that was idle moves only with
+     * what it hears, so its time can be older than a collection's sharding or a merge (StaleChunkHistory, 183); the
+     * failed attempt's own exchanges (the routing table refresh, the shards' replies) move it. A later time is as
+     * good a snapshot as the first for a client that asked for none: it is still at or after everything the client
+     * has seen.
+     */
+    private @Nullable BsonTimestamp laterSnapshot(CommandException e, BsonTimestamp at) {
+        if (!ErrorLabel.isSnapshotError(e.code())) {
+            return null;
+        }
+        BsonTimestamp now = gossip.clock().clusterTime();
+        return Long.compareUnsigned(now.getValue(), at.getValue()) > 0 ? now : null;
     }
 
     /** {@code command} with {@code readConcern: {level: "snapshot", atClusterTime: at}} (an afterClusterTime dropped: at is later). */
@@ -235,12 +291,15 @@ public class ClientCommands {
      * — with a write error too, which becomes the command's error as in MongoDB — aborts the transaction on every
      * participant (mongo/src/mongo/db/s/README.md "Aborting a Transaction").
      */
-    private BsonDocument inTransaction(Caller caller, String db, BsonDocument command, OperationSessionInfo session, String name) {
-        return transactions.run(session, name, command, txn -> {
+    private BsonDocument inTransaction(Caller caller, String db, BsonDocument command, @Nullable SnapshotTime snapshot,
+            OperationSessionInfo session, String name) {
+        BsonDocument routed = snapshot == null ? command : withAtClusterTime(command, snapshot.at());
+        return transactions.run(session, name, routed, txn -> {
             boolean statement = !name.equals("commitTransaction") && !name.equals("abortTransaction");
             BsonDocument reply;
             try {
-                reply = registry.run(caller, db, command, txn::attach);
+                reply = snapshot != null && snapshot.chosen() && session.startTransaction()
+                        ? firstStatementAtChosenTime(caller, db, routed, txn) : registry.run(caller, db, routed, txn::attach);
                 CommandException writeError = statement ? WriteErrors.firstAsCommandError(reply) : null;
                 if (writeError != null) {
                     throw writeError;
@@ -254,6 +313,28 @@ public class ClientCommands {
             reply.put("recoveryToken", txn.recoveryToken());
             return reply;
         });
+    }
+
+    /**
+     * Runs the first statement of a transaction whose snapshot time this router chose; after a snapshot error that
+     * reached no shard (the routing table's placement history does not go back to the time), again at a later time
+     * ({@link #laterSnapshot}, {@link RouterTransaction#readAtLaterTime}). Once a shard has a statement of the
+     * transaction its time is fixed, and the error aborts the transaction for the client to retry, as in MongoDB.
+     */
+    private BsonDocument firstStatementAtChosenTime(Caller caller, String db, BsonDocument command, RouterTransaction txn) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return registry.run(caller, db, command, txn::attach);
+            } catch (CommandException e) {
+                BsonTimestamp at = Objects.requireNonNull(txn.atClusterTime(), "a snapshot transaction has a time");
+                BsonTimestamp later = attempt < SNAPSHOT_RETRIES ? laterSnapshot(e, at) : null;
+                if (later == null || !txn.readAtLaterTime(later)) {
+                    throw e;
+                }
+                snapshotRetries.increment();
+                command = withAtClusterTime(command, later);
+            }
+        }
     }
 
     /** The audit log the audited commands go to; the front ends record their authentications there too. */

@@ -31,7 +31,8 @@ public final class RouterTransaction {
 
     private final LogicalSessionId lsid;
     private final long txnNumber;
-    private final @Nullable BsonValue readConcern;
+    /** The first statement's {@code readConcern}; its {@code atClusterTime} may change until a shard has it ({@link #readAtLaterTime}). */
+    private @Nullable BsonValue readConcern;
     /** Each participant, true once it has written. */
     private final Map<String, Boolean> participants = new LinkedHashMap<>();
     private @Nullable String recoveryShard;
@@ -84,12 +85,31 @@ public final class RouterTransaction {
      * The cluster time the transaction reads at: its first statement's {@code readConcern.atClusterTime} when that is
      * a snapshot read concern (the router set the time, {@code ClientCommands}), else null (it reads the latest data).
      */
-    public @Nullable BsonTimestamp atClusterTime() {
+    public synchronized @Nullable BsonTimestamp atClusterTime() {
         if (readConcern == null) {
             return null;
         }
         ReadConcern parsed = ReadConcern.of(new BsonDocument(ReadConcern.FIELD, readConcern));
         return parsed.isSnapshot() ? parsed.atClusterTime() : null;
+    }
+
+    /**
+     * Moves the snapshot of a transaction whose first statement failed before it reached any shard to {@code later}
+     * (MongoDB's router may choose a transaction's {@code atClusterTime} again while that statement is the one that
+     * chose it): with no participant, no shard holds a snapshot at the old time, so the statement can run again at the
+     * new one. A router calls it only for a time it chose itself, not for the client's {@code atClusterTime}.
+     *
+     * @return whether the time moved: false once a shard was sent a statement, or for a transaction without a
+     *         snapshot read concern, or when {@code later} is not after its time
+     */
+    public synchronized boolean readAtLaterTime(BsonTimestamp later) {
+        BsonValue current = readConcern;
+        BsonTimestamp at = atClusterTime();
+        if (current == null || at == null || !participants.isEmpty() || Long.compareUnsigned(later.getValue(), at.getValue()) <= 0) {
+            return false;
+        }
+        readConcern = current.asDocument().clone().append(ReadConcern.AT_CLUSTER_TIME, later);
+        return true;
     }
 
     /** The transaction {@code opCtx}'s statement runs in, or null outside one. */

@@ -59,8 +59,16 @@ public enum ErrorLabel {
      */
     public static boolean isTransientTransactionError(ErrorCode code) {
         return code == ErrorCode.WriteConflict || code == ErrorCode.LockTimeout || code == ErrorCode.NoSuchTransaction
-                || code == ErrorCode.SnapshotTooOld || code == ErrorCode.StaleChunkHistory
-                || STALE_ROUTING.contains(code) || isRetriableError(code);
+                || isSnapshotError(code) || STALE_ROUTING.contains(code) || isRetriableError(code);
+    }
+
+    /**
+     * Whether {@code code} says a snapshot read cannot be served at its time, which a read at a later time may be
+     * (MongoDB's {@code isSnapshotError}, of the codes this project answers): SnapshotTooOld (239), older than the
+     * shards' kept history, and StaleChunkHistory (183), older than the placement history a routing table keeps.
+     */
+    public static boolean isSnapshotError(ErrorCode code) {
+        return code == ErrorCode.SnapshotTooOld || code == ErrorCode.StaleChunkHistory;
     }
 
     /**
