@@ -495,7 +495,10 @@ public class WriteUnitOfWork {
     /**
      * Gives the transaction's oplog entries (the only ones with provisional times its connection sees) real times under
      * one reservation, with the session's fields, and records the commit in the session's {@code transactions} row;
-     * on the transaction's bound connection. Null when it wrote no entry.
+     * on the transaction's bound connection. Null when it wrote no entry. When a write fails (a serialization failure
+     * on the session's row, say) the reservation is released before the exception leaves: the caller never got it, and
+     * a reservation left in flight would hold back the all-durable point, and every {@code afterClusterTime} read
+     * above it, for good.
      */
     private OplogTimeReservations.@Nullable Reservation stampEntries(LogicalSessionId lsid, long txnNumber) {
         int entries = jdbc.sql("SELECT count(*) FROM oplog WHERE ts_key > 0").query(Integer.class).single();
@@ -503,14 +506,19 @@ public class WriteUnitOfWork {
             return null;
         }
         OplogTimeReservations.Reservation reservation = clock.reserve(entries);
-        long storedFirst = Oplog.storedTs(reservation.first());
-        byte[] key = SessionHistory.key(lsid);
-        jdbc.sql("UPDATE oplog o SET ts_key = ?::bigint + r.n - 1, lsid = ?, txn_number = ?"
-                        + " FROM (SELECT ts_key AS k, row_number() OVER (ORDER BY ts_key) AS n FROM oplog WHERE ts_key > 0) r"
-                        + " WHERE o.ts_key = r.k")
-                .param(storedFirst).param(key).param(txnNumber).update();
-        history.committedTransaction(key, txnNumber, storedFirst + entries - 1);
-        return reservation;
+        try {
+            long storedFirst = Oplog.storedTs(reservation.first());
+            byte[] key = SessionHistory.key(lsid);
+            jdbc.sql("UPDATE oplog o SET ts_key = ?::bigint + r.n - 1, lsid = ?, txn_number = ?"
+                            + " FROM (SELECT ts_key AS k, row_number() OVER (ORDER BY ts_key) AS n FROM oplog WHERE ts_key > 0) r"
+                            + " WHERE o.ts_key = r.k")
+                    .param(storedFirst).param(key).param(txnNumber).update();
+            history.committedTransaction(key, txnNumber, storedFirst + entries - 1);
+            return reservation;
+        } catch (RuntimeException e) {
+            reservation.release();
+            throw e;
+        }
     }
 
     /** Rolls the transaction {@code txn} back and gives its connection back; nothing when it has already ended. */

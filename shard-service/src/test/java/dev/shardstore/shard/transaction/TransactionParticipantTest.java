@@ -40,6 +40,8 @@ class TransactionParticipantTest extends ShardIntegrationTest {
     @Autowired
     TransactionConnections connections;
     @Autowired
+    dev.shardstore.shard.storage.OplogTimeReservations reservations;
+    @Autowired
     dev.shardstore.shard.versioning.CollectionShardingRuntime runtime;
     /** The shard's clock, which the participant dates transactions by (a movable one in some shared test contexts). */
     @Autowired
@@ -120,6 +122,27 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         assertThat(jdbc.sql("SELECT state FROM transactions WHERE lsid = ?").param(key).query(String.class).single()).isEqualTo("committed");
         assertThat(jdbc.sql("SELECT last_write_op_time FROM transactions WHERE lsid = ?").param(key).query(Long.class).single())
                 .isEqualTo(times.get(2));
+    }
+
+    /**
+     * A commit or prepare whose write of the session's {@code transactions} row fails after it took its oplog times (here
+     * a serialization failure: the row was written after the transaction's snapshot) fails and releases those times:
+     * an {@code afterClusterTime} wait at the newest time ends at once. Before the fix such a failure left its
+     * reservation in flight, and every later causal read on the shard waited for it until its timeout.
+     */
+    @Test
+    void aCommitOrPrepareThatFailsAfterTakingItsOplogTimesReleasesThem() {
+        for (String end : List.of("{commitTransaction: 1}", "{prepareTransaction: 1}")) {
+            LogicalSessionId lsid = LogicalSessionId.random();
+            ok(run(DB, statement(update(1, -30), lsid, 1, true)));
+            jdbc.sql("INSERT INTO transactions (lsid, txn_num, last_write_op_time, last_write_date) VALUES (?, 0, 0, now())")
+                    .param(BsonBytes.encode(lsid.toBson())).update();
+            BsonDocument failed = run("admin", statement(end, lsid, 1, false));
+            assertThat(failed.getNumber("ok").intValue()).as("%s: %s", end, failed).isZero();
+            reservations.awaitDurable(reservations.latest(), Duration.ofSeconds(10)); // MaxTimeMSExpired while one is left
+            assertThat(balance(1)).as("%s rolled the transaction back", end).isEqualTo(100);
+            assertThat(preparedHere()).as("%s left nothing prepared", end).isZero();
+        }
     }
 
     @Test
