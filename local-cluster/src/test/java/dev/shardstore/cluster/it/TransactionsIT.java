@@ -229,6 +229,55 @@ class TransactionsIT {
         }
     }
 
+    /**
+     * A resume of the coordinator's rows that listed a coordination before its decision, and takes it up only after
+     * the coordination ended with a participant unreachable (killed after it prepared, so the delivery failed), delivers
+     * the decision the row holds then, commit, not an abort decided from its old look: the restarted participant
+     * commits its prepared transaction, and the transfer is whole on both shards. Before the fix, the resume aborted it
+     * and the transfer stayed half committed.
+     */
+    @Test
+    void aResumeThatListedACoordinationBeforeItsDecisionDeliversTheDecisionWrittenSince() {
+        int lowX = 21;
+        int highX = 71;
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(transfer(lowX, -9), lsid, 1, true))); // the low shard: the coordinator
+        ok(run(DB, statement(transfer(highX, 9), lsid, 1, false)));
+        String participantsWritten = "transactionCoordinator.afterParticipants";
+        String decided = "transactionCoordinator.afterDecision";
+        String listed = "transactionCoordinator.resumeListed";
+        String delivered = "transactionCoordinator.afterBackgroundDelivery";
+        long atParticipants = c.failPoints.configure(low, participantsWritten, "pause");
+        java.util.concurrent.CompletableFuture<BsonDocument> commit = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)));
+        try {
+            c.failPoints.waitFor(low, participantsWritten, atParticipants + 1); // the row is written, without a decision
+            long atListing = c.failPoints.configure(low, listed, "pause");
+            c.failPoints.waitFor(low, listed, atListing + 1); // a resume holds its look at the row
+            long atDecision = c.failPoints.configure(low, decided, "pause");
+            c.failPoints.disable(low, participantsWritten);
+            c.failPoints.waitFor(low, decided, atDecision + 1); // both prepared, commit written
+            c.cluster.killService(high);
+            long atDelivered = c.failPoints.configure(low, delivered, "pause"); // passed after the coordination's release
+            c.failPoints.disable(low, decided);
+            ok(commit.join()); // the decision is durable: the coordinator answered
+            c.failPoints.waitFor(low, delivered, atDelivered + 1); // the delivery to high failed, the coordination ended
+        } finally {
+            c.failPoints.disable(low, participantsWritten);
+            c.failPoints.disable(low, decided);
+            c.failPoints.disable(low, delivered);
+            c.failPoints.disable(low, listed); // the held resume takes the coordination up now
+        }
+        c.cluster.startService(high);
+        BsonDocument probe = statement("{\"find\": \"acct\", \"filter\": {\"x\": " + highX + "}}", lsid, 1, false);
+        ItSupport.waitUntil(() -> ItSupport.replyOf(c.cluster, high, DB, probe.clone()).getInt32("code", new BsonInt32(0)).getValue() == 256,
+                java.time.Duration.ofSeconds(60), "the restarted participant commits (TransactionCommitted to a statement after it)");
+        assertThat(balance(lowX)).isEqualTo(91);
+        assertThat(balance(highX)).as("the participant that was down has the transfer's other half").isEqualTo(109);
+        c.ok(DB, transfer(lowX, 9));
+        c.ok(DB, transfer(highX, -9));
+    }
+
     @Test
     void aFailedStatementAbortsTheTransaction() {
         LogicalSessionId lsid = LogicalSessionId.random();

@@ -68,7 +68,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * names this shard) the command joins: it waits for a coordination of this process under way, answers the decision
  * of a row still here, and otherwise this shard's own outcome as a participant
  * ({@link TransactionParticipant#committedHere}): ok when it committed here, NoSuchTransaction when not. The fail points {@link #AFTER_PARTICIPANTS} and {@link #AFTER_DECISION} (crash, for
- * the fault tests) are passed after each write.
+ * the fault tests) are passed after each write, and {@link #RESUME_LISTED} between {@link #resume}'s look at the rows
+ * and its taking them up.
  */
 @Component
 public class TransactionCoordinator {
@@ -76,6 +77,10 @@ public class TransactionCoordinator {
     public static final String AFTER_PARTICIPANTS = "transactionCoordinator.afterParticipants";
     /** Fail point passed once the decision is written, before any participant hears of it. */
     public static final String AFTER_DECISION = "transactionCoordinator.afterDecision";
+    /** Fail point passed when a delivery in the background has ended, its coordination released, applied or not. */
+    public static final String AFTER_BACKGROUND_DELIVERY = "transactionCoordinator.afterBackgroundDelivery";
+    /** Fail point passed once {@link #resume} has listed a row or more, before it takes any up. */
+    public static final String RESUME_LISTED = "transactionCoordinator.resumeListed";
     private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
 
     private final JdbcClient jdbc;
@@ -176,6 +181,7 @@ public class TransactionCoordinator {
                 log.warn("delivering the decision of transaction {} failed (retried later): {}", row.txnNumber(), e.toString());
             } finally {
                 release(key);
+                failPoints.hit(AFTER_BACKGROUND_DELIVERY);
             }
         });
     }
@@ -227,12 +233,22 @@ public class TransactionCoordinator {
     @Scheduled(initialDelayString = "${shardstore.shard.transactions.reap-interval:1s}",
             fixedDelayString = "${shardstore.shard.transactions.reap-interval:1s}")
     public void resume() {
-        for (Coordination row : all()) {
-            Key key = Key.of(row.lsid(), row.txnNumber());
+        List<Coordination> listed = all();
+        if (!listed.isEmpty()) {
+            failPoints.hit(RESUME_LISTED);
+        }
+        for (Coordination seen : listed) {
+            Key key = Key.of(seen.lsid(), seen.txnNumber());
             if (!take(key)) {
                 continue;
             }
             try {
+                // read again once it is ours: the listing may predate the decision of a coordination that wrote it and
+                // ended since (its delivery failed), and deciding abort from the listing would overturn a commit
+                Coordination row = find(seen.lsid(), seen.txnNumber()).orElse(null);
+                if (row == null) {
+                    continue; // delivered and deleted meanwhile
+                }
                 LogicalSessionId lsid = LogicalSessionId.parse(BsonBytes.decode(row.lsid()), "lsid");
                 Coordination decided = row;
                 if (row.decision() == null) {
@@ -242,7 +258,7 @@ public class TransactionCoordinator {
                 }
                 deliver(decided, lsid);
             } catch (RuntimeException e) {
-                log.warn("resuming the coordination of transaction {} failed (retried later): {}", row.txnNumber(), e.toString());
+                log.warn("resuming the coordination of transaction {} failed (retried later): {}", seen.txnNumber(), e.toString());
             } finally {
                 release(key);
             }
