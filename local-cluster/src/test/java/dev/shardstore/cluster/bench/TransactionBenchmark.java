@@ -29,7 +29,8 @@ import org.bson.BsonInt32;
  *   <li>{@code txn-1}: two updates of accounts on one shard in one transaction (a one-shard commit).</li>
  * </ul>
  * It prints transfers per second of each, the ratio of {@code txn-2} to {@code retryable}, and the p50/p99 of
- * {@code commitTransaction} for one- and two-shard transactions; then plain retryable updates per second alone and
+ * {@code commitTransaction} for one- and two-shard transactions, at 8 clients and with a single client (the commit's
+ * own path, no queueing on the cores); then plain retryable updates per second alone and
  * while 4 transactions are open on other accounts the whole round (each wrote its own account and commits when the
  * round is over), and the same for point reads in causally consistent sessions ({@code afterClusterTime}). A
  * benchmark, not a test: figures, no assertions.
@@ -79,6 +80,14 @@ public final class TransactionBenchmark {
             }
             System.out.printf("two-shard transactions / two retryable writes: %.2f%n",
                     (double) transfers[Mode.TXN_TWO_SHARDS.ordinal()] / transfers[Mode.RETRYABLE.ordinal()]);
+            // one client: the commit's own path, without the queueing of 8 clients on the host's cores
+            List<Long> alone1 = new ArrayList<>();
+            List<Long> alone2 = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                alone2.addAll(run(client, accts, Mode.TXN_TWO_SHARDS, ROUND_SECONDS / 2, 1).commitNanos());
+                alone1.addAll(run(client, accts, Mode.TXN_ONE_SHARD, ROUND_SECONDS / 2, 1).commitNanos());
+            }
+            System.out.printf("one client: commitTransaction one shard %s, two shards %s%n", percentiles(alone1), percentiles(alone2));
             for (boolean causalReads : new boolean[] {false, true}) {
                 long alone = 0;
                 long beside = 0;
@@ -110,10 +119,14 @@ public final class TransactionBenchmark {
     }
 
     private static Round run(MongoClient client, MongoCollection<BsonDocument> accts, Mode mode, int seconds) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        return run(client, accts, mode, seconds, CLIENTS);
+    }
+
+    private static Round run(MongoClient client, MongoCollection<BsonDocument> accts, Mode mode, int seconds, int clients) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         List<Future<Round>> futures = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
+        for (int c = 0; c < clients; c++) {
             int seed = c;
             futures.add(pool.submit(() -> {
                 Random random = new Random(seed);

@@ -71,6 +71,8 @@ public class WriteUnitOfWork {
     private static final OperationContext.Decoration<RetryableStatement> STATEMENT =
             new OperationContext.Decoration<>("retryableStatement", RetryableStatement.class);
     private static final Logger log = LoggerFactory.getLogger(WriteUnitOfWork.class);
+    /** PostgreSQL's SQLSTATE for a prepared transaction it does not hold ({@code undefined_object}). */
+    private static final String UNDEFINED_OBJECT = "42704";
 
     private final List<CommittedWritesObserver> observers = new CopyOnWriteArrayList<>();
 
@@ -479,11 +481,17 @@ public class WriteUnitOfWork {
         return known;
     }
 
+    /**
+     * Runs {@code statement} on {@code prepared}; a transaction PostgreSQL no longer holds (ended by an earlier delivery
+     * of the same decision) is left as it is. Tried at once rather than looked up first in {@code pg_prepared_xacts}:
+     * a retry is rare, and the look would cost every decision a round trip.
+     */
     private void endPrepared(PreparedTransaction prepared, String statement) {
         try {
-            boolean held = jdbc.sql("SELECT count(*) FROM pg_prepared_xacts WHERE gid = ?").param(prepared.gid()).query(Long.class).single() > 0;
-            if (held) {
-                jdbc.sql(statement + " '" + prepared.gid() + "'").update();
+            jdbc.sql(statement + " '" + prepared.gid() + "'").update();
+        } catch (org.springframework.dao.DataAccessException e) {
+            if (!(e.getMostSpecificCause() instanceof SQLException sql) || !UNDEFINED_OBJECT.equals(sql.getSQLState())) {
+                throw e;
             }
         } finally {
             if (prepared.reservation() != null) {

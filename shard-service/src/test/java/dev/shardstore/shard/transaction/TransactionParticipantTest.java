@@ -145,6 +145,25 @@ class TransactionParticipantTest extends ShardIntegrationTest {
         }
     }
 
+    /**
+     * A commit decision for a prepared transaction that PostgreSQL no longer holds (ended already, as by an earlier
+     * delivery of the same decision) answers ok and releases the transaction's oplog times: the participant tries
+     * {@code COMMIT PREPARED} at once and takes PostgreSQL's "does not exist" as done.
+     */
+    @Test
+    void aDecisionForAPreparedTransactionPostgresNoLongerHoldsEndsIt() {
+        LogicalSessionId lsid = LogicalSessionId.random();
+        ok(run(DB, statement(update(1, -5), lsid, 1, true)));
+        BsonDocument prepared = ok(run("admin", statement("{prepareTransaction: 1}", lsid, 1, false)));
+        String gid = jdbc.sql("SELECT gid FROM pg_prepared_xacts WHERE database = current_database()").query(String.class).single();
+        jdbc.sql("COMMIT PREPARED '" + gid + "'").update();
+        ok(run("admin", statement("{commitTransaction: 1}", lsid, 1, false)
+                .append(TransactionParticipant.COMMIT_TIMESTAMP, prepared.get("prepareTimestamp"))));
+        reservations.awaitDurable(reservations.latest(), Duration.ofSeconds(10));
+        assertThat(balance(1)).isEqualTo(95);
+        assertThat(preparedHere()).isZero();
+    }
+
     @Test
     void anAbortUndoesEveryStatementAndEndsTheTransaction() {
         int openBefore = connections.openTransactions();
