@@ -24,8 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a writer ({@link AcknowledgedWriter}) inserts, updates and deletes through the router, and one process crashes at a
  * step with a crash fail point ({@code Runtime.halt}, what kill -9 there leaves) and is started again:
  * <ul>
- *   <li>the coordinator (the resharding service) after it persisted cloning, blocking-writes, and the commit decision:
- *       restarted, it resumes the operation from its state document;</li>
+ *   <li>the coordinator (the resharding service) once it stored the operation (initializing), and after it persisted
+ *       preparing-to-donate (its donors, recipients and new chunks fixed), cloning, blocking-writes, and the commit
+ *       decision: restarted, it resumes the operation from its state document;</li>
  *   <li>a recipient after it committed a clone page, and a donor as a recipient asks it for an oplog batch: the
  *       coordinator waits for the restarted shard and the recipients resume from their persisted positions.</li>
  * </ul>
@@ -47,6 +48,16 @@ class ReshardingFaultIT {
     @BeforeAll
     static void onTheSharedCluster(MigrationCluster shared) {
         c = shared;
+    }
+
+    @Test
+    void coordinatorKilledOnceTheOperationIsStored() throws Exception {
+        crashDuringReshard("initializing", Victim.COORDINATOR, "reshardCollection.entered.initializing");
+    }
+
+    @Test
+    void coordinatorKilledOnceItsParticipantsAndNewChunksArePersisted() throws Exception {
+        crashDuringReshard("preparing", Victim.COORDINATOR, "reshardCollection.entered.preparing-to-donate");
     }
 
     @Test

@@ -64,10 +64,14 @@ public class ReshardingCoordinator {
      *                          while another request reshards the collection
      */
     public ReshardingOperation reshard(ReshardingRequest request) {
-        ReshardingOperation operation = store.create(ReshardingOperation.start(UUID.randomUUID(), request)).operation();
+        ReshardingOperationStore.Started started = store.create(ReshardingOperation.start(UUID.randomUUID(), request));
+        ReshardingOperation operation = started.operation();
         if (operation.state().finished()) {
             operation.requireCommitted();
             return operation;
+        }
+        if (started.created()) {
+            failPoints.hit(failPoint(operation.state())); // the document is stored, in its first state
         }
         return running.run(operation.namespace().full(), OPERATION, request, () -> drive(operation.id()));
     }
