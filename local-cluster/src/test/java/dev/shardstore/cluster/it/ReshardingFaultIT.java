@@ -15,7 +15,8 @@ import org.bson.BsonDouble;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -50,42 +51,22 @@ class ReshardingFaultIT {
         c = shared;
     }
 
-    @Test
-    void coordinatorKilledOnceTheOperationIsStored() throws Exception {
-        crashDuringReshard("initializing", Victim.COORDINATOR, "reshardCollection.entered.initializing");
-    }
-
-    @Test
-    void coordinatorKilledOnceItsParticipantsAndNewChunksArePersisted() throws Exception {
-        crashDuringReshard("preparing", Victim.COORDINATOR, "reshardCollection.entered.preparing-to-donate");
-    }
-
-    @Test
-    void coordinatorKilledOnceCloningIsPersisted() throws Exception {
-        crashDuringReshard("cloning", Victim.COORDINATOR, "reshardCollection.entered.cloning");
-    }
-
-    @Test
-    void coordinatorKilledOnceTheWriteBlockIsNext() throws Exception {
-        crashDuringReshard("blocking", Victim.COORDINATOR, "reshardCollection.entered.blocking-writes");
-    }
-
-    @Test
-    void coordinatorKilledAfterTheCommitDecision() throws Exception {
-        crashDuringReshard("decided", Victim.COORDINATOR, "reshardCollection.entered.committing");
-    }
-
-    @Test
-    void recipientKilledAfterAClonePage() throws Exception {
-        crashDuringReshard("recipient", Victim.RECIPIENT, "reshardingRecipient.afterClonePage");
-    }
-
-    @Test
-    void donorKilledAsARecipientFetchesItsOplog() throws Exception {
-        crashDuringReshard("donor", Victim.DONOR, "reshardingDonor.beforeOplogBatch");
-    }
-
-    private void crashDuringReshard(String coll, Victim victim, String failPoint) throws Exception {
+    /**
+     * One case: the collection {@code coll} resharded while {@code victim} crashes at {@code failPoint} (the
+     * coordinator once a state is persisted, {@code reshardCollection.entered.<state>}; a recipient after a clone page;
+     * a donor as it serves an oplog batch).
+     */
+    @ParameterizedTest(name = "{1} killed at {2}")
+    @CsvSource({
+        "initializing, COORDINATOR, reshardCollection.entered.initializing",
+        "preparing,    COORDINATOR, reshardCollection.entered.preparing-to-donate",
+        "cloning,      COORDINATOR, reshardCollection.entered.cloning",
+        "blocking,     COORDINATOR, reshardCollection.entered.blocking-writes",
+        "decided,      COORDINATOR, reshardCollection.entered.committing",
+        "recipient,    RECIPIENT,   reshardingRecipient.afterClonePage",
+        "donor,        DONOR,       reshardingDonor.beforeOplogBatch",
+    })
+    void crashDuringReshard(String coll, Victim victim, String failPoint) throws Exception {
         String ns = DB + "." + coll;
         c.shardAndFill(DB, coll, DOCUMENTS, DOCUMENTS / 2);
         String first = c.ownerOf(ns, DOCUMENTS / 2);
