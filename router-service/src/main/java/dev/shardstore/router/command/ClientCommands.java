@@ -78,11 +78,11 @@ public class ClientCommands {
         }
     }
 
-    private final CommandRegistry registry;
-    private final MeterRegistry meters;
     /** How often a read at a time this router chose runs again at a later one: once the clock moved, one retry suffices. */
     private static final int SNAPSHOT_RETRIES = 2;
 
+    private final CommandRegistry registry;
+    private final MeterRegistry meters;
     private final ClusterTimeGossip gossip;
     private final LogicalSessionCache sessions;
     private final CursorSessions cursors;
