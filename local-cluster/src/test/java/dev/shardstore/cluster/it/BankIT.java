@@ -250,7 +250,9 @@ class BankIT {
         assertThat(run.sums()).as("every snapshot sum").isNotEmpty().containsOnly((long) ACCOUNTS * OPENING);
         long committed = run.transfers().values().stream().filter(c -> c).count();
         System.out.println("[bank-it] " + run.transfers().size() + " transfers, " + committed + " seen committed, " + recorded.size()
-                + " history documents in all; " + run.sums().size() + " snapshot sums, " + run.readFailures().size() + " failed reads");
+                + " history documents in all; " + run.sums().size() + " snapshot sums, " + run.readFailures().size() + " failed reads (by code: "
+                + new java.util.TreeMap<>(run.readFailures().stream().collect(java.util.stream.Collectors.groupingBy(c -> c,
+                java.util.stream.Collectors.counting()))) + ")");
     }
 
     @Test
