@@ -102,8 +102,11 @@ class BankIT {
         }
     }
 
-    /** What one run of transfers and snapshot readers saw. */
-    /** @param readFailures the error code of each snapshot read that failed (-1 for a failure without a server code) */
+    /**
+     * What one run of transfers and snapshot readers saw.
+     *
+     * @param readFailures the error code of each snapshot read that failed (-1 for a failure without a server code)
+     */
     private record Run(Map<String, Boolean> transfers, List<Long> sums, List<Integer> readFailures) {}
 
     /**

@@ -26,8 +26,9 @@ import io.micrometer.core.instrument.Timer;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -90,7 +91,7 @@ public class ClientCommands {
     private final TransactionAborter transactionCommands;
     private final AuditLog audit;
     private final SlowOperationLog slow;
-    /** Snapshot reads run again at a later time this router chose ({@link #laterSnapshot}). */
+    /** Snapshot reads run again at a later time this router chose ({@link #atChosenTime}). */
     private final Counter snapshotRetries;
 
     /** Client commands whose audit events are kept in memory only (tests that build a front end of their own). */
@@ -211,7 +212,7 @@ public class ClientCommands {
      * The time a snapshot read reads at, the same on every shard it reaches.
      *
      * @param at     the client's {@code readConcern.atClusterTime}, or this router's cluster time when it gave none
-     * @param chosen whether this router chose {@code at}, and so may choose a later one ({@link #laterSnapshot})
+     * @param chosen whether this router chose {@code at}, and so may choose a later one ({@link #atChosenTime})
      */
     private record SnapshotTime(BsonTimestamp at, boolean chosen) {
     }
@@ -238,42 +239,42 @@ public class ClientCommands {
 
     /**
      * Runs a snapshot read outside a transaction at {@code snapshot}'s time; its reply (the cursor, for a cursor
-     * command) carries the time it read at. When this router chose the time and the read met a snapshot error, it runs
-     * again at a later time ({@link #laterSnapshot}).
+     * command) carries the time it read at. When this router chose the time, a snapshot error runs it again at a
+     * later one ({@link #atChosenTime}).
      */
     private BsonDocument atSnapshot(Caller caller, String db, BsonDocument command, SnapshotTime snapshot) {
-        BsonTimestamp at = snapshot.at();
-        for (int attempt = 0; ; attempt++) {
-            try {
-                BsonDocument reply = registry.run(caller, db, withAtClusterTime(command, at));
-                (reply.isDocument("cursor") ? reply.getDocument("cursor") : reply).put(ReadConcern.AT_CLUSTER_TIME, at);
-                return reply;
-            } catch (CommandException e) {
-                BsonTimestamp later = snapshot.chosen() && attempt < SNAPSHOT_RETRIES ? laterSnapshot(e, at) : null;
-                if (later == null) {
-                    throw e;
-                }
-                snapshotRetries.increment();
-                at = later;
-            }
-        }
+        Function<BsonTimestamp, BsonDocument> read = at -> {
+            BsonDocument reply = registry.run(caller, db, withAtClusterTime(command, at));
+            (reply.isDocument("cursor") ? reply.getDocument("cursor") : reply).put(ReadConcern.AT_CLUSTER_TIME, at);
+            return reply;
+        };
+        return snapshot.chosen() ? atChosenTime(snapshot.at(), read, later -> true) : read.apply(snapshot.at());
     }
 
     /**
-     * The time to read at again after {@code e} failed a read at {@code at}, a time this router chose: its cluster time
-     * now, when {@code e} is a snapshot error ({@link ErrorLabel#isSnapshotError}) and the clock has moved past
-     * {@code at}; else null, and the read fails with {@code e}. The clock of a router that was idle moves only with
-     * what it hears, so its time can be older than a collection's sharding or a merge (StaleChunkHistory, 183); the
-     * failed attempt's own exchanges (the routing table refresh, the shards' replies) move it. A later time is as
-     * good a snapshot as the first for a client that asked for none: it is still at or after everything the client
-     * has seen.
+     * Runs {@code read} at {@code first}, a time this router chose; when it fails with a snapshot error
+     * ({@link ErrorLabel#isSnapshotError}) and this router's cluster time has moved past the time it read at, and
+     * {@code moveTo} accepts that later time, again at it, up to {@link #SNAPSHOT_RETRIES} times; otherwise the error
+     * stands. The clock of a router that was idle moves only with what it hears, so its time can be older than a
+     * collection's sharding or a merge (StaleChunkHistory, 183); the failed attempt's own exchanges (the routing
+     * table refresh, the shards' replies) move it. A later time is as good a snapshot as the first for a client that
+     * asked for none: it is still at or after everything the client has seen.
      */
-    private @Nullable BsonTimestamp laterSnapshot(CommandException e, BsonTimestamp at) {
-        if (!ErrorLabel.isSnapshotError(e.code())) {
-            return null;
+    private BsonDocument atChosenTime(BsonTimestamp first, Function<BsonTimestamp, BsonDocument> read, Predicate<BsonTimestamp> moveTo) {
+        BsonTimestamp at = first;
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return read.apply(at);
+            } catch (CommandException e) {
+                BsonTimestamp now = gossip.clock().clusterTime();
+                if (attempt >= SNAPSHOT_RETRIES || !ErrorLabel.isSnapshotError(e.code())
+                        || Long.compareUnsigned(now.getValue(), at.getValue()) <= 0 || !moveTo.test(now)) {
+                    throw e;
+                }
+                snapshotRetries.increment();
+                at = now;
+            }
         }
-        BsonTimestamp now = gossip.clock().clusterTime();
-        return Long.compareUnsigned(now.getValue(), at.getValue()) > 0 ? now : null;
     }
 
     /** {@code command} with {@code readConcern: {level: "snapshot", atClusterTime: at}} (an afterClusterTime dropped: at is later). */
@@ -289,7 +290,10 @@ public class ClientCommands {
      * A command of a multi-document transaction, with its session held ({@link RouterTransactions}): it runs in the
      * session's transaction, and its reply carries the transaction's {@code recoveryToken}. A statement that fails
      * — with a write error too, which becomes the command's error as in MongoDB — aborts the transaction on every
-     * participant (mongo/src/mongo/db/s/README.md "Aborting a Transaction").
+     * participant (mongo/src/mongo/db/s/README.md "Aborting a Transaction"). A first statement at a snapshot time this
+     * router chose runs again at a later time after a snapshot error that reached no shard ({@link #atChosenTime},
+     * {@link RouterTransaction#readAtLaterTime}); once a shard has a statement of the transaction its time is fixed,
+     * and the error aborts the transaction for the client to retry.
      */
     private BsonDocument inTransaction(Caller caller, String db, BsonDocument command, @Nullable SnapshotTime snapshot,
             OperationSessionInfo session, String name) {
@@ -299,7 +303,9 @@ public class ClientCommands {
             BsonDocument reply;
             try {
                 reply = snapshot != null && snapshot.chosen() && session.startTransaction()
-                        ? firstStatementAtChosenTime(caller, db, routed, txn) : registry.run(caller, db, routed, txn::attach);
+                        ? atChosenTime(snapshot.at(), at -> registry.run(caller, db, withAtClusterTime(routed, at), txn::attach),
+                                txn::readAtLaterTime)
+                        : registry.run(caller, db, routed, txn::attach);
                 CommandException writeError = statement ? WriteErrors.firstAsCommandError(reply) : null;
                 if (writeError != null) {
                     throw writeError;
@@ -313,28 +319,6 @@ public class ClientCommands {
             reply.put("recoveryToken", txn.recoveryToken());
             return reply;
         });
-    }
-
-    /**
-     * Runs the first statement of a transaction whose snapshot time this router chose; after a snapshot error that
-     * reached no shard (the routing table's placement history does not go back to the time), again at a later time
-     * ({@link #laterSnapshot}, {@link RouterTransaction#readAtLaterTime}). Once a shard has a statement of the
-     * transaction its time is fixed, and the error aborts the transaction for the client to retry, as in MongoDB.
-     */
-    private BsonDocument firstStatementAtChosenTime(Caller caller, String db, BsonDocument command, RouterTransaction txn) {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return registry.run(caller, db, command, txn::attach);
-            } catch (CommandException e) {
-                BsonTimestamp at = Objects.requireNonNull(txn.atClusterTime(), "a snapshot transaction has a time");
-                BsonTimestamp later = attempt < SNAPSHOT_RETRIES ? laterSnapshot(e, at) : null;
-                if (later == null || !txn.readAtLaterTime(later)) {
-                    throw e;
-                }
-                snapshotRetries.increment();
-                command = withAtClusterTime(command, later);
-            }
-        }
     }
 
     /** The audit log the audited commands go to; the front ends record their authentications there too. */
