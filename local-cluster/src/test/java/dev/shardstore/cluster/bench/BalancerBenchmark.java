@@ -53,9 +53,10 @@ public final class BalancerBenchmark {
 
     public static void main(String[] args) throws Exception {
         int offset = args.length > 0 ? Integer.parseInt(args[0]) : 3300;
-        try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
+        LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
                 .withShards(3).withRouters(1).withPortOffset(offset).withHome(Files.createTempDirectory("shardstore-balancer-bench-"))
-                .withServiceJvmOptions(withFastRounds()), line -> System.out.println("[cluster] " + line))) {
+                .withServiceJvmOptions(withFastRounds()), line -> System.out.println("[cluster] " + line));
+        try {
             RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofHours(1));
             ok(router, "config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"chunksize\"}, \"u\": {\"$set\": {\"value\": 1}}, \"upsert\": true}]}");
             ok(router, "admin", "{\"balancerStop\": 1}");
@@ -81,6 +82,8 @@ public final class BalancerBenchmark {
             System.out.printf("while balancing onto shard4: %,.0f inserts/s (%.2f x the baseline)%n", during, during / baseline);
             report("shard4 added", router, added);
             System.out.println(ok(router, "bench", "{\"count\": \"flights\"}").toJson());
+        } finally {
+            cluster.stopAndDeleteData(); // not to be left in the temp dir
         }
     }
 

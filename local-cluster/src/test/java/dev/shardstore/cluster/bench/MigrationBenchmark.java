@@ -33,7 +33,7 @@ import org.postgresql.PGConnection;
 /**
  * Chunk migration throughput and critical section length (docs/benchmarks.md, "Chunk migration"). Starts its own local
  * cluster (2 shards, 1 router, ports offset by {@code args[0]}, default 2500; {@code args[1]}, when given, is the shards'
- * {@code clone-batch-bytes}, such as {@code 4MB}), loads {@code data/flights-300k.csv.gz}
+ * {@code clone-batch-bytes}, such as {@code 4MB}, and {@code args[2]} their {@code clone-writers}); its data is deleted at the end, loads {@code data/flights-300k.csv.gz}
  * through the router into {@code bench.flights} sharded on the ranged key {@code {date: 1}}, splits it at the 100,000th
  * and 200,000th date and then
  * <ol>
@@ -54,7 +54,7 @@ import org.postgresql.PGConnection;
  * ./mvnw -q -o -DskipTests package
  * ./mvnw -q -o -pl local-cluster test-compile
  * java -cp "local-cluster/target/test-classes:local-cluster/target/local-cluster.jar:local-cluster/target/lib/*" \
- *   dev.shardstore.cluster.bench.MigrationBenchmark 2500 [1000]
+ *   dev.shardstore.cluster.bench.MigrationBenchmark 2500 [1MB [2]]
  * </pre>
  */
 public final class MigrationBenchmark {
@@ -70,8 +70,12 @@ public final class MigrationBenchmark {
         if (args.length > 1) {
             jvm.add("-Dshardstore.shard.migration.clone-batch-bytes=" + args[1]); // the shards refuse a size they cannot parse
         }
-        try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withShards(2).withRouters(1)
-                .withPortOffset(offset).withServiceJvmOptions(jvm).withHome(Files.createTempDirectory("shardstore-migration-bench-")), line -> System.out.println("[cluster] " + line))) {
+        if (args.length > 2) {
+            jvm.add("-Dshardstore.shard.migration.clone-writers=" + args[2]);
+        }
+        LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect()).withShards(2).withRouters(1)
+                .withPortOffset(offset).withServiceJvmOptions(jvm).withHome(Files.createTempDirectory("shardstore-migration-bench-")), line -> System.out.println("[cluster] " + line));
+        try {
             RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofHours(1));
             ok(router, "admin", "{\"shardCollection\": \"" + NS + "\", \"key\": {\"date\": 1}}");
             LoadReport load = new BulkLoader(router, 1000, 4).load(DATA, Namespace.parse(NS), LoadListener.NONE);
@@ -102,6 +106,8 @@ public final class MigrationBenchmark {
                     firstRangeDeletionRate(cluster.url(donor)));
 
             criticalSectionsUnderLoad(router, donor, recipient);
+        } finally {
+            cluster.stopAndDeleteData(); // about 1.3 GB, not to be left in the temp dir
         }
     }
 

@@ -55,7 +55,9 @@ class MigrationFaultIT {
     static void startCluster() throws Exception {
         // durable PostgreSQL (the suite asks for the fast setting elsewhere): with synchronous_commit off, a killed server
         // loses the commits of its last moments, which postgresKilledUnderARoutedWriteLoad catches
-        c = MigrationCluster.start("migration-fault-it", 3100, 1, List.of(), PostgresDurability.DURABLE);
+        // clone pages of a few dozen of these small documents: a crash during a clone meets pages written at once (clone-writers)
+        c = MigrationCluster.start("migration-fault-it", 3100, 1, List.of("-Dshardstore.shard.migration.clone-batch-bytes=1KB"),
+                PostgresDurability.DURABLE);
     }
 
     @AfterAll

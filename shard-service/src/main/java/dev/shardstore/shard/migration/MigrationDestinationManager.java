@@ -21,13 +21,21 @@ import dev.shardstore.shard.versioning.CollectionShardingRuntime;
 import dev.shardstore.shard.versioning.CollectionShardingState;
 import dev.shardstore.support.failpoint.FailPoints;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.bson.BsonBoolean;
@@ -49,8 +57,8 @@ import org.springframework.stereotype.Component;
  *       collection with the donor's options and indexes where missing ({@code listCollections}, {@code listIndexes} on
  *       the donor), waits for its own overlapping range deletion tasks to finish (at most
  *       {@code range-deleter-wait-timeout}, else ChunkRangeCleanupPending) and writes its pending range deletion task;</li>
- *   <li>state {@code clone}: pulls the range with {@code _migrateClone} pages of stored rows ({@link ClonePageBytes}) and
- *       upserts each page in one {@code fromMigrate} unit of work: one multi-row insert of the documents and one of each
+ *   <li>state {@code clone}: pulls the range with {@code _migrateClone} pages of stored rows ({@link ClonePageBytes}),
+ *       asking for the next page while it writes one, and upserts each page in one {@code fromMigrate} unit of work: one multi-row insert of the documents and one of each
  *       index's entries, then a replacement of those whose {@code _id} was already here (fail point
  *       {@link #DURING_CLONE} after each page);</li>
  *   <li>state {@code catchup}: pulls the range's oplog entries with {@code _transferMods} from the donor's clone start,
@@ -67,6 +75,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class MigrationDestinationManager {
+    /** Runs a clone page's write, while the receipt's own thread asks the donor for the next page. */
+    private static final Executor CLONE_WRITERS = task -> Thread.ofVirtual().name("recipient-clone-writer").start(task);
     /** The context of this component's own writes: no deadline, no session. */
     private static final OperationContext RECIPIENT = OperationContext.internal("migrationRecipient");
     /** Fail point after each cloned batch is applied. */
@@ -232,16 +242,7 @@ public class MigrationDestinationManager {
             last = phaseDone("prepare", last);
 
             receipt.state(CLONE);
-            BsonDocument after = null;
-            do {
-                BsonDocument batch = peers.migrateClone(request.donor(), request.id(), ns, after);
-                List<StoredDocument> documents = ClonePageBytes.decode(batch.getBinary("documents").getData(),
-                        batch.getInt32("count").getValue());
-                write(receipt, collection, documents, List.of());
-                receipt.progress.cloned(documents.size(), documents.stream().mapToLong(StoredDocument::size).sum());
-                failPoints.hit(DURING_CLONE);
-                after = batch.isDocument("next") ? batch.getDocument("next") : null;
-            } while (after != null);
+            clone(receipt, collection);
             last = phaseDone("clone", last);
 
             receipt.state(CATCHUP);
@@ -288,6 +289,55 @@ public class MigrationDestinationManager {
     }
 
     /**
+     * The clone phase: pulls the range's {@code _migrateClone} pages on this thread and writes each on a writer thread,
+     * at most {@code clone-writers} at once, so the donor reads and sends a page while this shard writes the ones before
+     * it, and the writes of two pages use two of PostgreSQL's backends (MongoDB's {@code chunkMigrationConcurrency} did
+     * the same with inserter threads). Pages are disjoint, so their units of work may commit in any order. At most
+     * {@code clone-writers + 1} pages are in memory. When a write fails the clone stops asking, waits for the writes
+     * still running, and throws the first failure.
+     */
+    private void clone(RecipientMigration receipt, CollectionInfo collection) throws InterruptedException {
+        StartRequest request = receipt.request;
+        Deque<CompletableFuture<Void>> writing = new ArrayDeque<>();
+        BsonDocument after = null;
+        try {
+            do {
+                BsonDocument page = peers.migrateClone(request.donor(), request.id(), request.namespace(), after);
+                after = page.isDocument("next") ? page.getDocument("next") : null;
+                List<StoredDocument> documents = ClonePageBytes.decode(page.getBinary("documents").getData(), page.getInt32("count").getValue());
+                while (writing.size() >= properties.cloneWriters() || (!writing.isEmpty() && writing.getFirst().isDone())) {
+                    awaitWrite(writing.removeFirst()); // a write that failed stops the clone here
+                }
+                writing.add(CompletableFuture.runAsync(() -> {
+                    write(receipt, collection, documents, List.of());
+                    receipt.progress.cloned(documents.size(), documents.stream().mapToLong(StoredDocument::size).sum());
+                    failPoints.hit(DURING_CLONE);
+                }, CLONE_WRITERS));
+            } while (after != null);
+            while (!writing.isEmpty()) {
+                awaitWrite(writing.removeFirst());
+            }
+        } finally {
+            for (CompletableFuture<Void> running : writing) {
+                try {
+                    running.join(); // no write of this receipt may run on after the receipt has failed
+                } catch (CompletionException | CancellationException ignored) {
+                    // the first failure is the one thrown
+                }
+            }
+        }
+    }
+
+    /** Waits for one page's write; its failure is rethrown as itself. */
+    private static void awaitWrite(CompletableFuture<Void> write) throws InterruptedException {
+        try {
+            write.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
      * Pulls the range's retryable-write history from the donor ({@code _getNextSessionMods}) and writes it as this
      * shard's, once every change is applied and the donor blocks writes, so no later retryable write of the range is
      * missed; a statement resent after the commit, answered here, is recognised (mongo/src/mongo/db/s/README.md "Retryable writes").
@@ -300,13 +350,8 @@ public class MigrationDestinationManager {
             BsonDocument page = peers.nextSessionMods(request.donor(), request.id(), request.namespace(), after);
             List<BsonDocument> entries = page.getArray("entries").stream().map(BsonValue::asDocument).toList();
             if (!entries.isEmpty()) {
-                synchronized (receipt) {
-                    if (receipt.fenced) {
-                        throw new CommandException(ErrorCode.OperationFailed, "migration " + request.id() + " was aborted by its donor");
-                    }
-                    runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit ->
-                            sessionHistory.write(inUnit, collection.namespace().full(), collection.uuid(), entries)));
-                }
+                receipt.unlessFenced(() -> runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit ->
+                        sessionHistory.write(inUnit, collection.namespace().full(), collection.uuid(), entries))));
                 after = entries.get(entries.size() - 1).getTimestamp("ts").getValue();
             }
             more = page.getBoolean("more").getValue();
@@ -393,16 +438,11 @@ public class MigrationDestinationManager {
         if (upserts.isEmpty() && deletes.isEmpty()) {
             return;
         }
-        synchronized (receipt) {
-            if (receipt.fenced) {
-                throw new CommandException(ErrorCode.OperationFailed, "migration " + receipt.request.id() + " was aborted by its donor");
-            }
-            runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit -> {
-                store.upsertAndDelete(inUnit, collection, upserts, deletes);
-                failPoints.hit(BATCH_WRITTEN);
-                return null;
-            }));
-        }
+        receipt.unlessFenced(() -> runtime.shared(collection.namespace(), () -> units.writeFromMigrate(RECIPIENT, inUnit -> {
+            store.upsertAndDelete(inUnit, collection, upserts, deletes);
+            failPoints.hit(BATCH_WRITTEN);
+            return null;
+        })));
     }
 
     /** One receipt: its request, state and counters; the thread running it and the commands asking about it share it. */
@@ -413,8 +453,10 @@ public class MigrationDestinationManager {
         volatile String state = READY;
         volatile @Nullable String error;
         volatile boolean commitRequested;
-        /** Set by an abort decision, under this object's monitor: no write happens after it. */
-        boolean fenced;
+        /** Writes hold its read lock, an abort decision its write lock: no write starts or runs on once {@link #fenced} is set. */
+        private final ReadWriteLock writes = new ReentrantReadWriteLock();
+        /** Set by an abort decision, holding {@link #writes}' write lock. */
+        private boolean fenced;
 
         RecipientMigration(StartRequest request) {
             this.request = request;
@@ -456,8 +498,32 @@ public class MigrationDestinationManager {
             }
         }
 
-        synchronized void fence() {
-            fenced = true;
+        /** Sets {@link #fenced} once the writes running now have ended. */
+        void fence() {
+            writes.writeLock().lock();
+            try {
+                fenced = true;
+            } finally {
+                writes.writeLock().unlock();
+            }
+        }
+
+        /**
+         * Runs {@code write} (one unit of work of this receipt) unless an abort decision came first; writes of a receipt
+         * may run at once (the clone's writers).
+         *
+         * @throws CommandException OperationFailed (96) when the donor's abort decision fenced the receipt
+         */
+        void unlessFenced(Runnable write) {
+            writes.readLock().lock();
+            try {
+                if (fenced) {
+                    throw new CommandException(ErrorCode.OperationFailed, "migration " + request.id() + " was aborted by its donor");
+                }
+                write.run();
+            } finally {
+                writes.readLock().unlock();
+            }
         }
 
         void fail(Exception e) {

@@ -19,7 +19,13 @@ import org.springframework.util.unit.DataSize;
  * @param rangeDeleterBatchDelay     pause between two batches (MongoDB's {@code rangeDeleterBatchDelayMS}, 20 ms)
  * @param cloneBatchBytes            about how many bytes of documents one {@code _migrateClone} page carries (cut after the
  *                                   document that reaches it), at least 1 byte and at most 8 MB (replies stay well under
- *                                   16 MB); 4 MB by measurement (docs/benchmarks.md "Chunk migration")
+ *                                   16 MB); 1 MB by measurement (docs/benchmarks.md "Chunk migration": with two writers a
+ *                                   move of 11.5 MB cloned in 2.2 s in pages of 1 MB, 2.7 s in pages of 4 MB, whose fewer
+ *                                   pages overlap less)
+ * @param cloneWriters               how many {@code _migrateClone} pages a recipient writes at once (each in its own unit of
+ *                                   work, on its own connection), at least 1; 2 by measurement (docs/benchmarks.md "Chunk
+ *                                   migration"). MongoDB's {@code chunkMigrationConcurrency} set the recipient's inserter
+ *                                   threads the same way.
  * @param rangeDeleterWaitTimeout    how long a recipient waits for its own overlapping range deletion tasks before it
  *                                   refuses the incoming range (MongoDB's {@code receiveChunkWaitForRangeDeleterTimeoutMS},
  *                                   10 s)
@@ -31,7 +37,8 @@ public record MigrationProperties(
         @DefaultValue("900s") Duration orphanCleanupDelay,
         @DefaultValue("1000") int rangeDeleterBatchSize,
         @DefaultValue("20ms") Duration rangeDeleterBatchDelay,
-        @DefaultValue("4MB") DataSize cloneBatchBytes,
+        @DefaultValue("1MB") DataSize cloneBatchBytes,
+        @DefaultValue("2") int cloneWriters,
         @DefaultValue("10s") Duration rangeDeleterWaitTimeout,
         @DefaultValue("2s") Duration recoveryRetryInterval,
         @DefaultValue("50ms") Duration statusPollInterval) {
@@ -42,6 +49,9 @@ public record MigrationProperties(
         if (rangeDeleterBatchSize < 1) {
             throw new IllegalArgumentException("shardstore.shard.migration.range-deleter-batch-size must be at least 1, was "
                     + rangeDeleterBatchSize);
+        }
+        if (cloneWriters < 1) {
+            throw new IllegalArgumentException("shardstore.shard.migration.clone-writers must be at least 1, was " + cloneWriters);
         }
         if (cloneBatchBytes.toBytes() < 1 || cloneBatchBytes.toBytes() > MAX_CLONE_BATCH.toBytes()) {
             throw new IllegalArgumentException("shardstore.shard.migration.clone-batch-bytes must be between 1B and " + MAX_CLONE_BATCH

@@ -51,7 +51,7 @@ import org.springframework.stereotype.Component;
 public class DocumentStore {
     /** Tables whose point-read SQL is kept; far more than a shard's collections. */
     private static final int MAX_POINT_READ_TABLES = 4096;
-    /** Rows {@link #indexRange}'s cursor fetches per round trip: about 100 KB of typical documents, 1 MB of 1 KB ones. */
+    /** Rows of one {@link #indexRange} statement: about 100 KB of typical documents, 1 MB of 1 KB ones. */
     private static final int RANGE_FETCH_ROWS = 1000;
     private static final RowMapper<StoredDocument> ROW = (rs, i) -> new StoredDocument(rs.getBytes(1), rs.getBytes(2));
     private final JdbcClient jdbc;
@@ -261,7 +261,7 @@ public class DocumentStore {
         OplogTimeReservations.Reservation reservation = units.reserve(opCtx, size);
         long storedFirst = Oplog.storedTs(reservation.first());
         RetryableStatement statement = units.statement(opCtx);
-        JdbcClient.StatementSpec sql = jdbc.sql(Oplog.changeStatement(change, op, statement != null))
+        JdbcClient.StatementSpec sql = jdbc.sql(Oplog.changeStatement(change, op, statement != null, !fromMigrate))
                 .param(ids).param(docs).param(documentKeys).param(shardKeys).param(previousShardKeys).param(before)
                 .param(storedFirst).param(c.namespace().full()).param(c.uuid()).param(fromMigrate);
         if (statement != null) {
@@ -402,60 +402,38 @@ public class DocumentStore {
     /**
      * The entries of an index after position {@code (afterKey, afterId)} with keys below {@code highKey}, in index order,
      * each joined to its document: at most {@code maxRows}, cut after the row that reaches {@code maxBytes} of documents
-     * (at least one row when any follows). Read through one server-side cursor that fetches {@link #RANGE_FETCH_ROWS} rows
-     * at a time, so a page bounded by bytes reads no more than a fetch past its end whatever the documents' size (chunk
-     * migration's clone pages, range deletion's batches). Outside a Spring transaction it opens and ends a read-only one
-     * of its own (PostgreSQL keeps a cursor only inside a transaction); inside one it reads in it.
+     * (at least one row when any follows). Read as consecutive {@link #indexPage}s of at most {@link #RANGE_FETCH_ROWS}
+     * rows, so a page bounded by bytes reads no more than one of them past its end whatever the documents' size (chunk
+     * migration's clone pages, range deletion's batches). Each has a {@code LIMIT} because without one PostgreSQL plans
+     * the join for the whole rest of the range: a hash join over every document of the collection and a sort, per page
+     * (issue 37: that made a donor's clone reads cost as much as its recipient's writes). The reads are separate
+     * statements, so a page is not one snapshot; its callers do not need one (the clone's catch-up applies the range's
+     * later changes, the range deleter locks what it deletes).
      */
     public List<IndexedDocument> indexRange(CollectionInfo c, IndexWalk.Source index, byte[] afterKey, byte[] afterId, byte[] highKey,
             int maxRows, long maxBytes) {
-        String sql = indexRangeSql(c, index) + (maxRows == Integer.MAX_VALUE ? "" : " LIMIT " + maxRows);
-        Connection connection = DataSourceUtils.getConnection(dataSource);
-        boolean own = !DataSourceUtils.isConnectionTransactional(connection, dataSource);
-        try {
-            if (own) {
-                connection.setAutoCommit(false);
-            }
-            List<IndexedDocument> rows = new ArrayList<>();
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                statement.setFetchSize(RANGE_FETCH_ROWS);
-                statement.setBytes(1, afterKey);
-                statement.setBytes(2, afterId);
-                statement.setBytes(3, highKey);
-                long bytes = 0;
-                try (ResultSet row = statement.executeQuery()) {
-                    while (bytes < maxBytes && rows.size() < maxRows && row.next()) {
-                        StoredDocument document = new StoredDocument(row.getBytes(2), row.getBytes(3));
-                        rows.add(new IndexedDocument(row.getBytes(1), document));
-                        bytes += document.size();
-                    }
+        List<IndexedDocument> rows = new ArrayList<>();
+        long bytes = 0;
+        byte[] key = afterKey;
+        byte[] id = afterId;
+        while (rows.size() < maxRows) {
+            int limit = Math.min(RANGE_FETCH_ROWS, maxRows - rows.size());
+            List<IndexedDocument> fetched = indexPage(c, index, key, id, highKey, limit);
+            for (IndexedDocument row : fetched) {
+                rows.add(row);
+                bytes += row.document().size();
+                if (bytes >= maxBytes) {
+                    return rows;
                 }
             }
-            if (own) {
-                connection.commit();
+            if (fetched.size() < limit) {
+                break; // the range has no more entries
             }
-            return rows;
-        } catch (SQLException e) {
-            DataAccessException translated = exceptions.translate("indexRange", sql, e);
-            throw translated != null ? translated : new UncategorizedSQLException("indexRange", sql, e);
-        } finally {
-            if (own) {
-                restoreAutoCommit(connection);
-            }
-            DataSourceUtils.releaseConnection(connection, dataSource);
+            IndexedDocument last = fetched.getLast();
+            key = last.key();
+            id = last.document().id();
         }
-    }
-
-    /** Ends an unfinished own transaction of {@link #indexRange} and gives the pool its connection back in autocommit mode. */
-    private static void restoreAutoCommit(Connection connection) {
-        try {
-            if (!connection.getAutoCommit()) {
-                connection.rollback();
-                connection.setAutoCommit(true);
-            }
-        } catch (SQLException e) {
-            // the connection is broken; the pool notices and drops it
-        }
+        return rows;
     }
 
     /**

@@ -58,8 +58,9 @@ public class IndexEntries {
         if (indexes.isEmpty() || after.isEmpty()) {
             return becameMultikey;
         }
-        List<BsonDocument> decodedAfter = after.stream().map(StoredDocument::decode).toList();
-        List<BsonDocument> decodedBefore = before == null ? null : before.stream().map(StoredDocument::decode).toList();
+        // read in place: an index reads a few fields, and decoding whole documents was most of a clone page's CPU here
+        List<BsonDocument> decodedAfter = after.stream().<BsonDocument>map(StoredDocument::raw).toList();
+        List<BsonDocument> decodedBefore = before == null ? null : before.stream().<BsonDocument>map(StoredDocument::raw).toList();
         for (IndexSpec index : indexes) {
             IndexKeys generator = new IndexKeys(index);
             List<byte[]> keys = new ArrayList<>();

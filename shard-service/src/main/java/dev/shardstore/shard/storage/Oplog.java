@@ -98,15 +98,20 @@ public class Oplog {
      * updating the entry afterwards writes each oplog row and its index entries once, not twice (issue 10: the update
      * made a retryable batch insert cost PostgreSQL about six times the CPU of a plain one).
      *
-     * @param op the oplog op letter ({@code i}, {@code u} or {@code d})
+     * <p>A {@code fromMigrate} entry ({@code withDocument} false) carries no document in {@code o}: no oplog reader reads
+     * one (a migration's catch-up and resharding's oplog fetch skip such entries, the version store reads only
+     * {@code pre}), and leaving it out halves what a migration's clone writes into the shard's database (issue 37).
+     *
+     * @param op           the oplog op letter ({@code i}, {@code u} or {@code d})
+     * @param withDocument whether {@code o} holds the document (a client write) or stays NULL (a {@code fromMigrate} one)
      */
-    static String changeStatement(String change, char op, boolean sessionFields) {
+    static String changeStatement(String change, char op, boolean sessionFields, boolean withDocument) {
         return "WITH src AS (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[], ?::bytea[])"
                 + " WITH ORDINALITY AS s(id, doc, o2, skey, pskey, pre, n)), "
                 + "changed AS (" + change + ") "
                 + "INSERT INTO oplog (ts_key, op, ns, ui, o2, shard_key, pre_shard_key, pre, from_migrate, o"
                 + (sessionFields ? ", lsid, txn_number, stmt_id, prev_op_time, pre_image" : "") + ") "
-                + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, src.pre, ?, src.doc"
+                + "SELECT ?::bigint + src.n - 1, '" + op + "', ?, ?::uuid, src.o2, src.skey, src.pskey, src.pre, ?, " + (withDocument ? "src.doc" : "NULL")
                 + (sessionFields ? ", ?::bytea, ?::bigint, (?::int[])[src.n],"
                         + " CASE WHEN src.n = 1 OR ?::bigint IS NULL THEN ?::bigint ELSE ?::bigint + src.n - 2 END, ?::bytea" : "")
                 + " FROM src JOIN changed USING (id) ORDER BY src.n RETURNING ts_key";

@@ -100,6 +100,10 @@ class OplogEntriesTest extends ShardIntegrationTest {
         StoredDocument migrated = StoredDocument.of(ExtendedJson.parse("{_id: 6, country: 'FR', name: 'Lille'}"));
         units.writeFromMigrate(TEST, work -> store.insert(work, c, List.of(migrated)));
         assertThat(idsAndOps(c, start, chunks.get(1), key)).endsWith("i 5", "i 6");
+        OplogEntry last = reader.read(c.uuid(), start, null, 100).entries().getLast();
+        assertThat(last.fromMigrate()).isTrue();
+        assertThat(last.o()).as("a fromMigrate entry carries no document").isNull();
+        assertThat(last.shardKey()).isEqualTo(key.keyOf(migrated.decode()));
         assertThat(chunks).extracting(chunk -> reader.countClientChanges(c.uuid(), start, KeyRange.of(key, chunk.range()), 100))
                 .containsExactly(2, 5, 3);
         assertThat(reader.countClientChanges(c.uuid(), start, KeyRange.of(key, chunks.get(1).range()), 2)).as("at most the limit")
