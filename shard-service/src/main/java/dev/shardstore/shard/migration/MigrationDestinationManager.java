@@ -232,6 +232,7 @@ public class MigrationDestinationManager {
         Namespace ns = request.namespace();
         long begin = System.nanoTime();
         long last = begin;
+        BsonDocument changelog;
         try {
             state.markStale(ns.full());
             state.refresh(ns.full());
@@ -273,19 +274,21 @@ public class MigrationDestinationManager {
             receipt.state(DONE);
             metrics.migrationPhase("recipient", "total", System.nanoTime() - begin);
             metrics.migrationFinished("recipient", "done");
-            peers.logChange("moveChunk.to", ns, receipt.changelogDetails("success", begin));
+            changelog = receipt.changelogDetails("success", begin);
         } catch (Exception e) {
             receipt.fail(e);
             metrics.migrationFinished("recipient", "failed");
             log.warn("receiving migration {} of {} {} failed: {}", request.id(), ns, request.range(), e.toString());
-            peers.logChange("moveChunk.to", ns, receipt.changelogDetails("aborted: " + e.getMessage(), begin));
+            changelog = receipt.changelogDetails("aborted: " + e.getMessage(), begin);
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
         } finally {
+            registry.unregister(receipt); // first: the donor may start its next migration here as soon as this one answers
             receipt.finished.complete(null);
-            registry.unregister(receipt);
         }
+        // after _recvChunkCommit answered: the config service's write is no part of the donor's critical section
+        peers.logChange("moveChunk.to", ns, changelog);
     }
 
     /**
