@@ -25,8 +25,9 @@ import org.bson.BsonDocument;
 
 /**
  * Adding a shard under a write load (docs/benchmarks.md, "Balancer: adding a shard"). Starts its own local cluster (3
- * shards, 1 router, ports offset by {@code args[0]}, default 3300, a balancer round every second), sets a 1 MiB chunk size,
- * loads {@code data/flights-300k.csv.gz} with the balancer stopped into {@code bench.flights} sharded on the ranged key
+ * shards, 1 router, ports offset by {@code args[0]}, default 3300, a balancer round every second), sets the chunk size
+ * ({@code args[2]} MiB, default 1), loads {@code args[1]} (default {@code data/flights-300k.csv.gz}; the issue's figure
+ * uses the full {@code flights-3m.csv.gz} of the shared datasets) with the balancer stopped into {@code bench.flights} sharded on the ranged key
  * {@code {date: 1}}, lets the balancer spread it over the 3 shards, and then
  * <ol>
  *   <li>runs 4 clients inserting one flight at a time at random dates for 60 s with the balancer stopped: the baseline
@@ -41,27 +42,28 @@ import org.bson.BsonDocument;
  * ./mvnw -q -o -DskipTests package
  * ./mvnw -q -o -pl local-cluster test-compile
  * java -cp "local-cluster/target/test-classes:local-cluster/target/local-cluster.jar:local-cluster/target/lib/*" \
- *   dev.shardstore.cluster.bench.BalancerBenchmark 3300
+ *   dev.shardstore.cluster.bench.BalancerBenchmark 3300 [flights.csv.gz [chunk MiB]]
  * </pre>
  */
 public final class BalancerBenchmark {
     private static final String NS = "bench.flights";
-    private static final Path DATA = RepoLayout.detect().root().resolve("data/flights-300k.csv.gz");
     private static final int WRITERS = 4;
 
     private BalancerBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         int offset = args.length > 0 ? Integer.parseInt(args[0]) : 3300;
+        Path data = args.length > 1 ? Path.of(args[1]) : RepoLayout.detect().root().resolve("data/flights-300k.csv.gz");
+        int chunkSizeMegabytes = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(RepoLayout.detect())
                 .withShards(3).withRouters(1).withPortOffset(offset).withHome(Files.createTempDirectory("shardstore-balancer-bench-"))
                 .withServiceJvmOptions(withFastRounds()), line -> System.out.println("[cluster] " + line));
         try {
             RouterClient router = new RouterClient(cluster.routerUrl(1), Duration.ofHours(1));
-            ok(router, "config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"chunksize\"}, \"u\": {\"$set\": {\"value\": 1}}, \"upsert\": true}]}");
+            ok(router, "config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"chunksize\"}, \"u\": {\"$set\": {\"value\": " + chunkSizeMegabytes + "}}, \"upsert\": true}]}");
             ok(router, "admin", "{\"balancerStop\": 1}");
             ok(router, "admin", "{\"shardCollection\": \"" + NS + "\", \"key\": {\"date\": 1}}");
-            LoadReport load = new BulkLoader(router, 1000, 4).load(DATA, Namespace.parse(NS), LoadListener.NONE);
+            LoadReport load = new BulkLoader(router, 1000, 4).load(data, Namespace.parse(NS), LoadListener.NONE);
             System.out.printf("loaded %,d flights in %.1f s%n", load.inserted(), load.elapsed().toMillis() / 1000.0);
 
             Instant started = Instant.now();
@@ -124,8 +126,10 @@ public final class BalancerBenchmark {
 
     private static void report(String phase, RouterClient router, Instant since) {
         List<Migration> migrations = MigrationTimeline.read(router).stream().filter(m -> m.start().isAfter(since)).toList();
-        System.out.printf("%s: compliant after %d s, %d migrations, at most %d at once%n", phase,
-                Duration.between(since, Instant.now()).toSeconds(), migrations.size(), MigrationTimeline.maxOverlap(migrations));
+        long seconds = Duration.between(since, Instant.now()).toSeconds();
+        double megabytes = MigrationTimeline.bytesCloned(router, since) / 1e6;
+        System.out.printf("%s: compliant after %d s, %d migrations, at most %d at once, %.1f MB cloned (%.2f MB/s)%n", phase,
+                seconds, migrations.size(), MigrationTimeline.maxOverlap(migrations), megabytes, megabytes / Math.max(1, seconds));
     }
 
     private static BsonDocument ok(RouterClient router, String db, String json) {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
@@ -26,7 +27,7 @@ public final class MigrationTimeline {
 
     /** Every migration in {@code config.changelog}, read through {@code router}, in start order. */
     public static List<Migration> read(RouterClient router) {
-        String find = "{\"find\": \"changelog\"}";
+        String find = "{\"find\": \"changelog\", \"batchSize\": 1000000}"; // every entry in one batch: a balancing run makes hundreds
         List<BsonDocument> entries = new ArrayList<>(RouterClient.requireOk(find, router.run("config", ExtendedJson.parse(find)))
                 .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList());
         entries.sort(Comparator.comparing(e -> e.getDateTime("time").getValue()));
@@ -44,6 +45,15 @@ public final class MigrationTimeline {
             }
         }
         return migrations;
+    }
+
+    /** The bytes of documents the donors cloned in the migrations that started after {@code since} ({@code moveChunk.from}). */
+    public static long bytesCloned(RouterClient router, Instant since) {
+        String find = "{\"find\": \"changelog\", \"filter\": {\"what\": \"moveChunk.from\"}, \"batchSize\": 1000000}";
+        return RouterClient.requireOk(find, router.run("config", ExtendedJson.parse(find))).getDocument("cursor").getArray("firstBatch")
+                .stream().map(BsonValue::asDocument)
+                .filter(e -> Instant.ofEpochMilli(e.getDateTime("time").getValue()).isAfter(since))
+                .mapToLong(e -> e.getDocument("details").getNumber("bytesCloned", new BsonInt64(0)).longValue()).sum();
     }
 
     /** The largest number of {@code migrations} in progress at one instant. */
