@@ -58,9 +58,9 @@ import org.springframework.stereotype.Component;
  *       the donor), waits for its own overlapping range deletion tasks to finish (at most
  *       {@code range-deleter-wait-timeout}, else ChunkRangeCleanupPending) and writes its pending range deletion task;</li>
  *   <li>state {@code clone}: pulls the range with {@code _migrateClone} pages of stored rows ({@link ClonePageBytes}),
- *       asking for the next page while it writes one, and upserts each page in one {@code fromMigrate} unit of work: one multi-row insert of the documents and one of each
- *       index's entries, then a replacement of those whose {@code _id} was already here (fail point
- *       {@link #DURING_CLONE} after each page);</li>
+ *       asking for the next page while up to {@code clone-writers} pages are written, and upserts each page in one
+ *       {@code fromMigrate} unit of work: one multi-row insert of the documents and one of each index's entries, then a
+ *       replacement of those whose {@code _id} was already here (fail point {@link #DURING_CLONE} after each page);</li>
  *   <li>state {@code catchup}: pulls the range's oplog entries with {@code _transferMods} from the donor's clone start,
  *       and applies them in order: an insert or update as an upsert of its post-image — or as a delete when that
  *       post-image's shard key left the range — and a delete by {@code _id} ({@link #DURING_CATCHUP}); once a pull reaches
