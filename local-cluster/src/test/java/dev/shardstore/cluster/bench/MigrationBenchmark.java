@@ -81,7 +81,7 @@ public final class MigrationBenchmark {
             LoadReport load = new BulkLoader(router, 1000, 4).load(DATA, Namespace.parse(NS), LoadListener.NONE);
             System.out.printf("loaded %,d flights through the router in %.1f s (%,.0f documents/s)%n", load.inserted(),
                     load.elapsed().toMillis() / 1000.0, load.documentsPerSecond());
-            List<BsonValue> dates = datesAt(List.of(100_000, 200_000));
+            List<BsonValue> dates = datesAt(DATA, List.of(100_000, 200_000));
             for (BsonValue date : dates) {
                 ok(router, "admin", new BsonDocument("split", new BsonString(NS)).append("middle", new BsonDocument("date", date)));
             }
@@ -115,7 +115,7 @@ public final class MigrationBenchmark {
      * The documents/s of the first range deletion task the shard at {@code shardUrl} finished, from its Prometheus summary
      * {@code shardstore_shard_range_deletion_rate…} ({@code _sum / _count}); call once {@code cleanupOrphaned} returned.
      */
-    private static double firstRangeDeletionRate(String shardUrl) throws Exception {
+    static double firstRangeDeletionRate(String shardUrl) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         java.net.http.HttpRequest scrape = java.net.http.HttpRequest.newBuilder(java.net.URI.create(shardUrl + "/actuator/prometheus")).build();
         double count = 0;
@@ -176,11 +176,11 @@ public final class MigrationBenchmark {
         for (int i = 1; i < SMALL_CHUNKS; i++) {
             ranks.add(200_000 + i * 5_000);
         }
-        List<BsonValue> splits = datesAt(ranks);
+        List<BsonValue> splits = datesAt(DATA, ranks);
         for (BsonValue date : splits) {
             ok(router, "admin", new BsonDocument("split", new BsonString(NS)).append("middle", new BsonDocument("date", date)));
         }
-        List<BsonValue> starts = new ArrayList<>(datesAt(List.of(200_000)));
+        List<BsonValue> starts = new ArrayList<>(datesAt(DATA, List.of(200_000)));
         starts.addAll(splits);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong writes = new AtomicLong();
@@ -223,10 +223,11 @@ public final class MigrationBenchmark {
      * The shard key values at these ranks in {@code date} order, read from the file, which is sorted by date and loaded
      * whole (a sorted, skipped find through the router would sort hundreds of thousands of documents per bound).
      */
-    private static List<BsonValue> datesAt(List<Integer> ranks) throws java.io.IOException {
+    /** The {@code date} of the rows of {@code data} at {@code ranks} (ascending, 0-based, after the header). */
+    static List<BsonValue> datesAt(Path data, List<Integer> ranks) throws java.io.IOException {
         List<BsonValue> out = new ArrayList<>();
         try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(new java.util.zip.GZIPInputStream(
-                Files.newInputStream(DATA)), java.nio.charset.StandardCharsets.UTF_8))) {
+                Files.newInputStream(data)), java.nio.charset.StandardCharsets.UTF_8))) {
             lines.readLine(); // header
             int rank = 0;
             for (String line = lines.readLine(); line != null && out.size() < ranks.size(); line = lines.readLine(), rank++) {
@@ -238,7 +239,8 @@ public final class MigrationBenchmark {
         return out;
     }
 
-    private static String ownerOf(RouterClient router, BsonValue date) {
+    /** The shard owning the chunk of {@code bench.flights} that starts at {@code date}. */
+    static String ownerOf(RouterClient router, BsonValue date) {
         BsonDocument collection = ok(router, "config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + NS + "\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
         for (BsonValue chunk : ok(router, "config", new BsonDocument("find", new BsonString("chunks"))
@@ -257,11 +259,11 @@ public final class MigrationBenchmark {
         return all.subList(all.size() - n, all.size());
     }
 
-    private static BsonDocument ok(RouterClient router, String db, String json) {
+    static BsonDocument ok(RouterClient router, String db, String json) {
         return RouterClient.requireOk(json, router.run(db, ExtendedJson.parse(json)));
     }
 
-    private static BsonDocument ok(RouterClient router, String db, BsonDocument command) {
+    static BsonDocument ok(RouterClient router, String db, BsonDocument command) {
         return RouterClient.requireOk(command.toJson(), router.run(db, command));
     }
 }
