@@ -241,15 +241,17 @@ public final class MigrationBenchmark {
 
     /** The shard owning the chunk of {@code bench.flights} that starts at {@code date}. */
     static String ownerOf(RouterClient router, BsonValue date) {
+        return chunks(router).stream().filter(chunk -> chunk.getDocument("min").get("date").equals(date)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no chunk starts at " + date)).getString("shard").getValue();
+    }
+
+    /** Every {@code config.chunks} document of {@code bench.flights}, in one batch. */
+    static List<BsonDocument> chunks(RouterClient router) {
         BsonDocument collection = ok(router, "config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + NS + "\"}}")
                 .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
-        for (BsonValue chunk : ok(router, "config", new BsonDocument("find", new BsonString("chunks"))
-                .append("filter", new BsonDocument("uuid", collection.get("uuid")))).getDocument("cursor").getArray("firstBatch")) {
-            if (chunk.asDocument().getDocument("min").get("date").equals(date)) {
-                return chunk.asDocument().getString("shard").getValue();
-            }
-        }
-        throw new IllegalStateException("no chunk starts at " + date);
+        return ok(router, "config", new BsonDocument("find", new BsonString("chunks")).append("filter", new BsonDocument("uuid", collection.get("uuid")))
+                        .append("batchSize", new BsonInt32(100_000)))
+                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument).toList();
     }
 
     /** The details of the last {@code n} {@code moveChunk.from} entries of the namespace. */

@@ -1,6 +1,7 @@
 package dev.shardstore.cluster.bench;
 
 import static dev.shardstore.cluster.bench.MigrationBenchmark.ok;
+import static org.awaitility.Awaitility.await;
 
 import dev.shardstore.cluster.ClusterOptions;
 import dev.shardstore.cluster.LocalCluster;
@@ -19,6 +20,8 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -32,7 +35,7 @@ import org.bson.BsonValue;
  * {@code {date: 1}}, splits it at its 1,000,000th and 2,000,000th dates, and then
  * <ol>
  *   <li>runs 4 clients reading one flight at a time by a {@code date} of the donor's first third (a point read
- *       targeted to the donor) for 20 s: the baseline rate and p50/p99;</li>
+ *       targeted to the donor) until they have made 25,000 reads: the baseline rate and p50/p99;</li>
  *   <li>moves the middle third (about 1,000,000 flights, in the chunks the auto-splitter cut during the load) to the
  *       other shard, and reads as before from the end of the
  *       move until {@code cleanupOrphaned} returns (the donor's range deletion of the moved documents is done, after
@@ -43,7 +46,8 @@ import org.bson.BsonValue;
  *
  * <pre>
  * ./mvnw -q -o -DskipTests install &amp;&amp; ./mvnw -q -o -pl local-cluster test-compile
- * java -cp "local-cluster/target/test-classes:local-cluster/target/local-cluster.jar:local-cluster/target/lib/*" \
+ * AW=~/.m2/repository/org/awaitility/awaitility/4.3.0/awaitility-4.3.0.jar:~/.m2/repository/org/hamcrest/hamcrest/3.0/hamcrest-3.0.jar
+ * java -cp "local-cluster/target/test-classes:local-cluster/target/local-cluster.jar:local-cluster/target/lib/*:$AW" \
  *   dev.shardstore.cluster.bench.RangeDeletionBenchmark 3650 ../shared/datasets/flights-3m.csv.gz
  * </pre>
  */
@@ -51,6 +55,8 @@ public final class RangeDeletionBenchmark {
     private static final String NS = "bench.flights";
     private static final int READERS = 4;
     private static final int THIRD = 1_000_000;
+    /** Reads of the baseline phase: about 20 s of the 4 readers on 2 cores. */
+    private static final int BASELINE_READS = 25_000;
 
     private RangeDeletionBenchmark() {}
 
@@ -79,7 +85,8 @@ public final class RangeDeletionBenchmark {
             }
             List<BsonValue> readDates = MigrationBenchmark.datesAt(data, ranks.stream().sorted().distinct().toList());
 
-            Phase baseline = reads(router, readDates, () -> Thread.sleep(20_000));
+            Phase baseline = reads(router, readDates, done -> await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> done.getAsInt() >= BASELINE_READS));
             System.out.println("point reads on " + donor + ", no deletion: " + baseline);
 
             List<BsonDocument> middle = chunksBetween(router, bounds.get(0).asString().getValue(), bounds.get(1).asString().getValue());
@@ -94,7 +101,7 @@ public final class RangeDeletionBenchmark {
             System.out.printf("moveChunk of the middle third (%d chunks, %,d documents) to %s: %.1f s%n", middle.size(), moved, recipient,
                     (System.nanoTime() - moveStart) / 1e9);
             long[] deletion = new long[1];
-            Phase during = reads(router, readDates, () -> {
+            Phase during = reads(router, readDates, done -> {
                 long begin = System.nanoTime();
                 ok(router, "admin", new BsonDocument("cleanupOrphaned", new BsonString(NS))); // returns once the deleter is done
                 deletion[0] = System.nanoTime() - begin;
@@ -110,11 +117,7 @@ public final class RangeDeletionBenchmark {
 
     /** The chunks of {@code bench.flights} from the one starting at {@code min} up to {@code max}, by {@code date}. */
     private static List<BsonDocument> chunksBetween(RouterClient router, String min, String max) {
-        BsonDocument collection = ok(router, "config", "{\"find\": \"collections\", \"filter\": {\"_id\": \"" + NS + "\"}}")
-                .getDocument("cursor").getArray("firstBatch").get(0).asDocument();
-        return ok(router, "config", new BsonDocument("find", new BsonString("chunks")).append("filter", new BsonDocument("uuid", collection.get("uuid")))
-                        .append("batchSize", new BsonInt32(100_000)))
-                .getDocument("cursor").getArray("firstBatch").stream().map(BsonValue::asDocument)
+        return MigrationBenchmark.chunks(router).stream()
                 .filter(c -> c.getDocument("min").isString("date") && c.getDocument("min").getString("date").getValue().compareTo(min) >= 0
                         && c.getDocument("min").getString("date").getValue().compareTo(max) < 0)
                 .toList();
@@ -128,14 +131,16 @@ public final class RangeDeletionBenchmark {
         }
     }
 
+    /** What runs while the readers read; {@code done} counts their finished reads so far. */
     private interface Action {
-        void run() throws Exception;
+        void run(IntSupplier done) throws Exception;
     }
 
     /** Runs {@link #READERS} point readers while {@code action} runs, and their latencies' percentiles. */
     private static Phase reads(RouterClient router, List<BsonValue> dates, Action action) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         ConcurrentLinkedQueue<Long> nanos = new ConcurrentLinkedQueue<>();
+        AtomicInteger done = new AtomicInteger(); // the queue's size() walks it
         List<CompletableFuture<Void>> readers = new ArrayList<>();
         for (int r = 0; r < READERS; r++) {
             Random random = new Random(r);
@@ -147,12 +152,13 @@ public final class RangeDeletionBenchmark {
                     long begin = System.nanoTime();
                     ok(router, "bench", find);
                     nanos.add(System.nanoTime() - begin);
+                    done.incrementAndGet();
                 }
             }));
         }
         long begin = System.nanoTime();
         try {
-            action.run();
+            action.run(done::get);
         } finally {
             stop.set(true);
         }

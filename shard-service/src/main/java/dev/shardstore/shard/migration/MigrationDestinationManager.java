@@ -30,7 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -324,7 +323,7 @@ public class MigrationDestinationManager {
             for (CompletableFuture<Void> running : writing) {
                 try {
                     running.join(); // no write of this receipt may run on after the receipt has failed
-                } catch (CompletionException | CancellationException ignored) {
+                } catch (CompletionException ignored) {
                     // the first failure is the one thrown
                 }
             }

@@ -59,8 +59,8 @@ public class IndexEntries {
             return becameMultikey;
         }
         // read in place: an index reads a few fields, and decoding whole documents was most of a clone page's CPU here
-        List<BsonDocument> decodedAfter = after.stream().<BsonDocument>map(StoredDocument::raw).toList();
-        List<BsonDocument> decodedBefore = before == null ? null : before.stream().<BsonDocument>map(StoredDocument::raw).toList();
+        List<BsonDocument> postImages = after.stream().<BsonDocument>map(StoredDocument::raw).toList();
+        List<BsonDocument> preImages = before == null ? null : before.stream().<BsonDocument>map(StoredDocument::raw).toList();
         for (IndexSpec index : indexes) {
             IndexKeys generator = new IndexKeys(index);
             List<byte[]> keys = new ArrayList<>();
@@ -71,8 +71,8 @@ public class IndexEntries {
             boolean multikey = false;
             for (int i = 0; i < after.size(); i++) {
                 byte[] id = after.get(i).id();
-                IndexKeys.Keys now = generator.of(decodedAfter.get(i));
-                IndexKeys.Keys previous = decodedBefore == null ? new IndexKeys.Keys(List.of(), false) : generator.of(decodedBefore.get(i));
+                IndexKeys.Keys now = generator.of(postImages.get(i));
+                IndexKeys.Keys previous = preImages == null ? new IndexKeys.Keys(List.of(), false) : generator.of(preImages.get(i));
                 multikey |= now.multikey();
                 Set<ByteBuffer> had = bytes(previous);
                 for (IndexKeys.Key key : now.keys()) {

@@ -6,7 +6,6 @@ import dev.shardstore.contracts.error.CommandException;
 import dev.shardstore.contracts.error.ErrorCode;
 import dev.shardstore.contracts.session.LogicalSessionId;
 import dev.shardstore.contracts.sharding.KeyRange;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -44,6 +43,18 @@ import org.springframework.stereotype.Repository;
  */
 @Repository
 public class MigratedSessionHistory {
+    /** {@link #read}'s statement; parameters: ui, the range's min and max KeyStrings, the stored time after, the limit. */
+    private static final String READ = "WITH RECURSIVE chain AS ("
+            + " SELECT o.ts_key, o.op, o.ui, o.o2, o.shard_key, o.o, o.pre_image, o.lsid, o.txn_number, o.stmt_id, o.prev_op_time"
+            + "  FROM transactions t JOIN oplog o ON o.ts_key = t.last_write_op_time WHERE o.lsid = t.lsid AND o.txn_number = t.txn_num"
+            + " UNION ALL"
+            + " SELECT e.ts_key, e.op, e.ui, e.o2, e.shard_key, e.o, e.pre_image, e.lsid, e.txn_number, e.stmt_id, e.prev_op_time"
+            + "  FROM chain c JOIN oplog e ON e.ts_key = CASE WHEN c.stmt_id IS NULL THEN c.ts_key - 1 ELSE c.prev_op_time END"
+            + "  WHERE e.lsid = c.lsid AND e.txn_number = c.txn_number AND e.ts_key < c.ts_key)"
+            + " SELECT ts_key, op, o2, shard_key, o, pre_image, lsid, txn_number, stmt_id FROM chain"
+            + " WHERE ui = ? AND op IN ('i', 'u', 'd') AND shard_key >= ? AND shard_key < ? AND ts_key > ?"
+            + " ORDER BY ts_key LIMIT ?";
+
     private final JdbcClient jdbc;
     private final WriteUnitOfWork units;
     private final SessionHistory history;
@@ -65,17 +76,7 @@ public class MigratedSessionHistory {
      * oldest part, which the scan would not have found either.
      */
     public List<BsonDocument> read(UUID ui, KeyRange range, long after, int limit) {
-        String columns = "ts_key, op, ui, o2, shard_key, o, pre_image, lsid, txn_number, stmt_id, prev_op_time";
-        return jdbc.sql("WITH RECURSIVE chain AS ("
-                        + " SELECT " + prefixed("o", columns) + " FROM transactions t JOIN oplog o ON o.ts_key = t.last_write_op_time"
-                        + "  WHERE o.lsid = t.lsid AND o.txn_number = t.txn_num"
-                        + " UNION ALL"
-                        + " SELECT " + prefixed("e", columns) + " FROM chain c JOIN oplog e"
-                        + "  ON e.ts_key = CASE WHEN c.stmt_id IS NULL THEN c.ts_key - 1 ELSE c.prev_op_time END"
-                        + "  WHERE e.lsid = c.lsid AND e.txn_number = c.txn_number AND e.ts_key < c.ts_key)"
-                        + " SELECT ts_key, op, o2, shard_key, o, pre_image, lsid, txn_number, stmt_id FROM chain"
-                        + " WHERE ui = ? AND op IN ('i', 'u', 'd') AND shard_key >= ? AND shard_key < ? AND ts_key > ?"
-                        + " ORDER BY ts_key LIMIT ?")
+        return jdbc.sql(READ)
                 .param(ui).param(range.min()).param(range.max()).param(Oplog.storedTs(after)).param(limit)
                 .query((rs, n) -> {
                     BsonDocument entry = new BsonDocument("ts", new BsonTimestamp(Oplog.tsOf(rs.getLong(1))))
@@ -122,11 +123,6 @@ public class MigratedSessionHistory {
             written++;
         }
         return written;
-    }
-
-    /** {@code columns} (comma-separated) each qualified by {@code alias}. */
-    private static String prefixed(String alias, String columns) {
-        return String.join(", ", Arrays.stream(columns.split(", ")).map(c -> alias + "." + c).toList());
     }
 
     /** A session's transaction number. */
