@@ -3,19 +3,31 @@ package dev.shardstore.cluster.router;
 import dev.shardstore.contracts.bson.ExtendedJson;
 import dev.shardstore.contracts.error.CommandException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.jspecify.annotations.Nullable;
@@ -25,12 +37,25 @@ import org.jspecify.annotations.Nullable;
  * command document as relaxed Extended JSON, answered by a reply document (docs/architecture.md "The client API: REST and the wire protocol"). Error
  * replies ({@code ok: 0}, also when sent as an HTTP 4xx/5xx problem body) are returned, not thrown;
  * {@link #requireOk} turns them into a {@link RouterException}. Thread-safe.
+ *
+ * <p>Transport: Apache HttpClient 5's classic (blocking) client over a pool of keep-alive HTTP/1.1 connections, the
+ * exchange on the calling thread, as the services' own {@code CommandClient} sends commands. The JDK's
+ * {@code HttpClient} it replaced handed every request to its selector thread and every reply to an executor thread
+ * and back: the YCSB REST binding spent 430 µs of CPU per point read in it against 96 µs for the MongoDB driver's
+ * (docs/benchmarks.md "Round 27"). Nothing is retried: a command may not be idempotent.
  */
 public final class RouterClient {
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(5);
+    /** More than any caller of this client runs at once (YCSB's threads, the loader's batches in flight). */
+    private static final int MAX_CONNECTIONS = 256;
+    /** A pooled connection idle this long is checked before reuse, so a POST never goes out on one the router closed. */
+    private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(1);
+    private static final ContentType JSON = ContentType.APPLICATION_JSON;
+    /** Runs {@link #runAsync}'s exchanges: one virtual thread each, blocked on its socket. */
+    private static final Executor ASYNC = Executors.newVirtualThreadPerTaskExecutor();
 
     private final URI base;
-    private final HttpClient http;
+    private final CloseableHttpClient http;
     private final Duration requestTimeout;
     /** The {@code Authorization} header's value, or null for an unauthenticated client. */
     private final @Nullable String authorization;
@@ -49,23 +74,47 @@ public final class RouterClient {
      */
     public RouterClient(String routerUrl, Duration requestTimeout, @Nullable String user, @Nullable String password) {
         this(URI.create(routerUrl.endsWith("/") ? routerUrl.substring(0, routerUrl.length() - 1) : routerUrl),
-                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build(), requestTimeout,
+                pooledClient(requestTimeout), requestTimeout,
                 user == null || password == null ? null
                         : "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
     }
 
-    private RouterClient(URI base, HttpClient http, Duration requestTimeout, @Nullable String authorization) {
+    private RouterClient(URI base, CloseableHttpClient http, Duration requestTimeout, @Nullable String authorization) {
         this.base = base;
         this.http = http;
         this.requestTimeout = requestTimeout;
         this.authorization = authorization;
     }
 
+    private static CloseableHttpClient pooledClient(Duration requestTimeout) {
+        Timeout silence = Timeout.of(requestTimeout);
+        return HttpClients.custom()
+                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                        .setMaxConnPerRoute(MAX_CONNECTIONS)
+                        .setMaxConnTotal(MAX_CONNECTIONS)
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(CONNECT_TIMEOUT)
+                                .setSocketTimeout(silence)
+                                .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
+                                .build())
+                        .build())
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectionRequestTimeout(CONNECT_TIMEOUT)
+                        .setResponseTimeout(silence)
+                        .build())
+                .disableAutomaticRetries()
+                .disableRedirectHandling()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .disableContentCompression()
+                .build();
+    }
+
     /**
      * A client of the same router that sends a bearer token taken now with this client's Basic credentials
      * ({@code POST /api/v1/auth/token}, docs/architecture.md "Security"): the router checks a Basic password with a
      * PBKDF2 per request, a token with a lookup, so a client that sends many requests takes one. This client itself
-     * when it has no credentials.
+     * when it has no credentials. The two share their connections.
      *
      * @throws RouterException when the router is unreachable or refuses the credentials
      */
@@ -73,20 +122,12 @@ public final class RouterClient {
         if (authorization == null) {
             return this;
         }
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/api/v1/auth/token")).timeout(requestTimeout)
-                .header("Authorization", authorization).header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.noBody()).build();
-        String token = http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, failure) -> {
-            if (failure != null) {
-                throw transportFailure("a token", failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
-            }
-            BsonDocument body = parseReply("a token", response);
-            if (response.statusCode() != 200 || !body.isString("token")) {
-                throw new RouterException("router at " + base + " refused a token (HTTP " + response.statusCode() + "): " + body.toJson());
-            }
-            return body.getString("token").getValue();
-        }).join();
-        return new RouterClient(base, http, requestTimeout, "Bearer " + token);
+        Reply reply = exchange("/api/v1/auth/token", "a token", null, authorization);
+        BsonDocument body = parseReply("a token", reply);
+        if (reply.status() != 200 || !body.isString("token")) {
+            throw new RouterException("router at " + base + " refused a token (HTTP " + reply.status() + "): " + body.toJson());
+        }
+        return new RouterClient(base, http, requestTimeout, "Bearer " + body.getString("token").getValue());
     }
 
     /** The router's base URL. */
@@ -95,43 +136,55 @@ public final class RouterClient {
     }
 
     /**
-     * Runs {@code command} on database {@code db} and returns the reply.
+     * Runs {@code command} on database {@code db} and returns the reply, on the calling thread.
      *
      * @throws RouterException when the router is unreachable, times out, or does not answer with a document
      */
     public BsonDocument run(String db, BsonDocument command) {
-        try {
-            return runAsync(db, command.getFirstKey(), ExtendedJson.toJson(command).getBytes(StandardCharsets.UTF_8)).join();
-        } catch (CompletionException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw cause instanceof RouterException re ? re : new RouterException(cause.toString(), cause);
-        }
+        return send(db, command.getFirstKey(), ExtendedJson.toJson(command).getBytes(StandardCharsets.UTF_8));
     }
 
     /**
-     * Sends a command already serialised as JSON.
+     * Sends a command already serialised as JSON, on a virtual thread of its own.
      *
      * @param commandName for error messages, e.g. {@code insert}
      * @return the reply; fails with a {@link RouterException} as {@link #run} would throw it
      */
     public CompletableFuture<BsonDocument> runAsync(String db, String commandName, byte[] jsonCommand) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve("/v1/databases/" + db + "/command"))
-                .timeout(requestTimeout)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(jsonCommand));
-        if (authorization != null) {
-            builder.header("Authorization", authorization);
+        return CompletableFuture.supplyAsync(() -> send(db, commandName, jsonCommand), ASYNC);
+    }
+
+    private BsonDocument send(String db, String commandName, byte[] jsonCommand) {
+        return parseReply(commandName, exchange("/v1/databases/" + db + "/command", commandName, jsonCommand, authorization));
+    }
+
+    /** An HTTP reply: its status and its body as text (UTF-8, JSON's encoding). */
+    private record Reply(int status, String body) {}
+
+    /** One POST to {@code path} with {@code json} as the body (none when null). */
+    private Reply exchange(String path, String commandName, byte @Nullable [] json, @Nullable String authorizationHeader) {
+        HttpPost post = new HttpPost(base.resolve(path));
+        post.setHeader(HttpHeaders.ACCEPT, JSON.getMimeType());
+        if (authorizationHeader != null) {
+            post.setHeader(HttpHeaders.AUTHORIZATION, authorizationHeader);
         }
-        HttpRequest request = builder.build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        throw transportFailure(commandName,
-                                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
-                    }
-                    return parseReply(commandName, response);
-                });
+        if (json != null) {
+            post.setEntity(new ByteArrayEntity(json, JSON));
+        }
+        try {
+            return http.execute(post, response -> new Reply(response.getCode(),
+                    response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8)));
+        } catch (ConnectTimeoutException e) {
+            throw new RouterException("router at " + base + " did not accept a connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
+        } catch (SocketTimeoutException e) {
+            throw new RouterException("router at " + base + " did not answer " + commandName + " within " + requestTimeout.toSeconds() + " s", e);
+        } catch (ConnectException e) {
+            throw new RouterException("router at " + base + " is unreachable (connection refused); is the cluster up? (./cluster status)", e);
+        } catch (InterruptedIOException e) {
+            throw new RouterException("sending " + commandName + " to " + base + " was interrupted or found no free connection: " + e, e);
+        } catch (IOException e) {
+            throw new RouterException("router at " + base + " failed during " + commandName + ": " + e, e);
+        }
     }
 
     /**
@@ -165,26 +218,13 @@ public final class RouterClient {
         return codes.isEmpty() ? message : message + " (" + String.join(", ", codes) + ")";
     }
 
-    private BsonDocument parseReply(String commandName, HttpResponse<String> response) {
+    private BsonDocument parseReply(String commandName, Reply reply) {
         try {
-            return ExtendedJson.parse(response.body());
+            return ExtendedJson.parse(reply.body());
         } catch (CommandException e) {
-            String body = response.body().strip();
-            throw new RouterException("router at " + base + " answered HTTP " + response.statusCode() + " to " + commandName
+            String body = reply.body().strip();
+            throw new RouterException("router at " + base + " answered HTTP " + reply.status() + " to " + commandName
                     + " with something that is not a command reply: " + (body.length() > 300 ? body.substring(0, 300) + "…" : body));
         }
-    }
-
-    private RouterException transportFailure(String commandName, Throwable failure) {
-        if (failure instanceof ConnectException) {
-            return new RouterException("router at " + base + " is unreachable (connection refused); is the cluster up? (./cluster status)", failure);
-        }
-        if (failure instanceof HttpTimeoutException) {
-            return new RouterException("router at " + base + " did not answer " + commandName + " within " + requestTimeout.toSeconds() + " s", failure);
-        }
-        if (failure instanceof IOException) {
-            return new RouterException("router at " + base + " failed during " + commandName + ": " + failure, failure);
-        }
-        return new RouterException("sending " + commandName + " to " + base + " failed: " + failure, failure);
     }
 }
