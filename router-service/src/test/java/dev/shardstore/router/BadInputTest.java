@@ -350,6 +350,23 @@ class BadInputTest {
         }
     }
 
+    /** Not bad input, but the same raw socket: Tomcat's default would close a client's connection after 100 requests. */
+    @Test
+    void aClientsKeepAliveConnectionServesRequestsPastTomcatsDefaultLimitOf100() throws Exception {
+        try (Socket socket = new Socket("localhost", port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            for (int i = 1; i <= 150; i++) {
+                out.write(("POST /v1/databases/admin/command HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 11\r\n\r\n{\"ping\": 1}").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                RawReply reply = RawReply.read(socket.getInputStream());
+                assertThat(reply.status()).as("request %d", i).isEqualTo(200);
+                assertThat(reply.headers().get("connection")).as("request %d", i).isNotEqualToIgnoringCase("close");
+            }
+        }
+    }
+
     @Test
     void aChunkedBodyOverTheMessageLimitIsA413OnceTheLimitIsPassed() throws Exception {
         try (Socket socket = new Socket("localhost", port)) {

@@ -132,6 +132,7 @@ final class YcsbCommand implements Callable<Integer> {
         // fair between phases run close together, and a median over rounds says more than any one of them.
         boolean allOk = true;
         Map<YcsbTarget, List<Double>> ratios = new LinkedHashMap<>();
+        List<Double> restOverWire = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             Map<YcsbTarget, YcsbResult> results = new LinkedHashMap<>();
             for (YcsbTarget t : targets) {
@@ -147,11 +148,16 @@ final class YcsbCommand implements Callable<Integer> {
             }
             print(out, mix, results);
             ratios(results).forEach((t, ratio) -> ratios.computeIfAbsent(t, k -> new ArrayList<>()).add(ratio));
+            restOverWire(results).ifPresent(restOverWire::add);
             allOk &= results.values().stream().allMatch(r -> r.operations().values().stream().allMatch(o -> o.errors() == 0));
         }
         if (rounds > 1) {
             ratios.forEach((t, r) -> out.printf("median over %d rounds, %s/postgres throughput: %.3f (rounds: %s)%n", rounds, t.name(),
                     median(r), r.stream().map(x -> String.format("%.3f", x)).collect(Collectors.joining(", "))));
+            if (!restOverWire.isEmpty()) {
+                out.printf("median over %d rounds, router/wire throughput: %.3f (rounds: %s)%n", rounds, median(restOverWire),
+                        restOverWire.stream().map(x -> String.format("%.3f", x)).collect(Collectors.joining(", ")));
+            }
             out.flush();
         }
         return allOk ? 0 : 1;
@@ -175,6 +181,16 @@ final class YcsbCommand implements Callable<Integer> {
             });
         }
         return ratios;
+    }
+
+    /**
+     * The REST front end's throughput as a fraction of the wire protocol's in one round (the same commands through the
+     * same router), when both ran.
+     */
+    private static Optional<Double> restOverWire(Map<YcsbTarget, YcsbResult> results) {
+        YcsbResult rest = results.get(YcsbTarget.ROUTER);
+        YcsbResult wire = results.get(YcsbTarget.WIRE);
+        return rest == null || wire == null || wire.throughput() <= 0 ? Optional.empty() : Optional.of(rest.throughput() / wire.throughput());
     }
 
     /** Prints one round's table, then each router target's throughput and per-operation p50 ratios to PostgreSQL's. */
@@ -201,6 +217,7 @@ final class YcsbCommand implements Callable<Integer> {
             });
             out.println(" (1.0 = as fast as PostgreSQL alone)");
         });
+        restOverWire(results).ifPresent(ratio -> out.printf("ratio router/wire: throughput %.3f (1.0 = REST as fast as the wire protocol)%n", ratio));
         out.flush();
     }
 

