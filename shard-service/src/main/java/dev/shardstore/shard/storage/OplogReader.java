@@ -159,6 +159,18 @@ public class OplogReader {
     }
 
     /**
+     * Whether every entry after {@code at} is still kept and will be until a pin closes: a reader pinned at or before
+     * {@code at} (retention deletes nothing above a pin) and nothing after it deleted yet. A snapshot read at {@code at}
+     * needs exactly those entries, so it may be older than the history window.
+     */
+    public synchronized boolean holdsHistoryAfter(BsonTimestamp at) {
+        if (Long.compareUnsigned(at.getValue(), truncatedThrough) < 0) {
+            return false;
+        }
+        return pins.stream().anyMatch(pin -> Long.compareUnsigned(pin.after, at.getValue()) <= 0);
+    }
+
+    /**
      * Deletes the entries older than {@code before}, but none above a pinned time or the all-durable point, and
      * never the newest entry (the clock restarts above it). Deletes in batches, each its own statement.
      *

@@ -60,17 +60,20 @@ public class VersionStore {
     private final JdbcClient jdbc;
     private final Clock clock;
     private final Duration window;
+    private final OplogReader reader;
 
     @Autowired
-    public VersionStore(JdbcClient jdbc, @Value("${shardstore.shard.snapshot-history-window:300s}") Duration window, OplogProperties oplog) {
-        this(jdbc, window, oplog, Clock.systemUTC());
+    public VersionStore(JdbcClient jdbc, @Value("${shardstore.shard.snapshot-history-window:300s}") Duration window, OplogProperties oplog,
+            OplogReader reader) {
+        this(jdbc, window, oplog, reader, Clock.systemUTC());
     }
 
-    VersionStore(JdbcClient jdbc, Duration window, OplogProperties oplog, Clock clock) {
+    VersionStore(JdbcClient jdbc, Duration window, OplogProperties oplog, OplogReader reader, Clock clock) {
         if (window.isNegative() || window.isZero()) {
             throw new IllegalArgumentException("shardstore.shard.snapshot-history-window must be positive, was " + window);
         }
         this.jdbc = jdbc;
+        this.reader = reader;
         // the oplog's retention deletes older entries, and with them the history a read needs
         this.window = window.compareTo(oplog.retention()) <= 0 ? window : oplog.retention();
         this.clock = clock;
@@ -105,13 +108,16 @@ public class VersionStore {
     /**
      * Checks that history reaches back to {@code at}: the window, or the oplog's retention when that is shorter (it
      * deletes the entries older than it, by the wall clock, as the window counts). A time before the shard's first
-     * entry is fine: nothing before it was deleted, and the overlay undoes every entry after it.
+     * entry is fine: nothing before it was deleted, and the overlay undoes every entry after it. So is an older time
+     * that an oplog reader's pin holds the entries after ({@link OplogReader#holdsHistoryAfter}): a resharding donor
+     * pins its oplog at its {@code minFetchTimestamp} and serves its clone at the later {@code cloneTimestamp}, which
+     * for a large collection runs for longer than the window.
      *
      * @throws CommandException SnapshotTooOld (239) when {@code at} is older than that
      */
     public void checkWindow(BsonTimestamp at) {
         long oldestSeconds = clock.instant().minus(window).getEpochSecond();
-        if (Integer.toUnsignedLong(at.getTime()) < oldestSeconds) {
+        if (Integer.toUnsignedLong(at.getTime()) < oldestSeconds && !reader.holdsHistoryAfter(at)) {
             throw tooOld(at, "older than minSnapshotHistoryWindowInSeconds (" + window.toSeconds() + " s, or the oplog's"
                     + " retention when shorter)");
         }

@@ -308,4 +308,26 @@ class OplogReaderTest extends ShardIntegrationTest {
             Thread.currentThread().interrupt();
         }
     }
+
+    /**
+     * A resharding donor pins its oplog at its minFetchTimestamp and serves its clone at cloneTimestamp for as long as
+     * the clone takes: a snapshot time older than the history window passes the window's check while a pin at or before
+     * it holds the entries after it, and only then (the 3M-flights resharding aborted with SnapshotTooOld after 300 s).
+     */
+    @Test
+    void aSnapshotTimeOlderThanTheWindowPassesItsCheckOnlyWhileAPinAtOrBeforeItHoldsTheHistory() {
+        BsonTimestamp at = reader.allDurable();
+        BsonTimestamp aSecondBefore = new BsonTimestamp(at.getTime() - 1, 0);
+        VersionStore anHourLater = new VersionStore(jdbc, Duration.ofSeconds(300), new OplogProperties(Duration.ofHours(24)), reader,
+                Clock.offset(Clock.systemUTC(), Duration.ofHours(1)));
+        assertThatThrownBy(() -> anHourLater.checkWindow(at)).isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.SnapshotTooOld));
+        try (OplogReader.Pin pin = reader.pin(at)) {
+            anHourLater.checkWindow(at);
+            assertThatThrownBy(() -> anHourLater.checkWindow(aSecondBefore)).as("before the pin: not held")
+                    .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SnapshotTooOld));
+        }
+        assertThatThrownBy(() -> anHourLater.checkWindow(at)).as("the pin closed").isInstanceOfSatisfying(CommandException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.SnapshotTooOld));
+    }
 }
