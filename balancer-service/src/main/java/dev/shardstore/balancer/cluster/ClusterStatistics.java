@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -38,6 +42,8 @@ public class ClusterStatistics {
     private static final String CONFIG = "config";
     /** MongoDB's {@code config.shards} state of a draining shard. */
     private static final int DRAINING = 2;
+    /** Asks the shards for their data sizes: a virtual thread per request, blocked on its peer connection. */
+    private static final Executor ASK = Executors.newVirtualThreadPerTaskExecutor();
     private final PeerCommands client;
     private final String configUrl;
     private final Clock clock;
@@ -122,11 +128,29 @@ public class ClusterStatistics {
         List<ZoneRange> zones = find("tags", new BsonDocument("ns", new BsonString(collection.namespace()))).stream()
                 .map(doc -> new ZoneRange(doc.getString("tag").getValue(), new ChunkRange(doc.getDocument("min"), doc.getDocument("max"))))
                 .toList();
-        Map<String, Long> sizes = new HashMap<>();
-        hosts.forEach((shard, host) -> dataSize(shard, host, collection.namespace()).ifPresent(size -> sizes.put(shard, size)));
+        Map<String, Long> sizes = dataSizes(hosts, collection.namespace());
         long maxChunkSize = collection.maxChunkSizeBytes() != null ? collection.maxChunkSizeBytes() : settings.chunkSizeBytes();
         return new CollectionState(collection.namespace(), chunks, sizes, maxChunkSize, collection.noBalance(), zones, collection.key(),
                 !Boolean.FALSE.equals(collection.enableAutoMerger()), onShardSince);
+    }
+
+    /**
+     * Each answering shard's owned bytes of {@code namespace}, asked of every shard at once: a shard sizes its whole
+     * collection for the answer, so asking one after another made the round wait for the sum of those passes, which
+     * was most of the time between one migration and the next (docs/benchmarks.md, "The full 3M flights").
+     */
+    private Map<String, Long> dataSizes(Map<String, String> hosts, String namespace) {
+        Map<String, CompletableFuture<Optional<Long>>> asked = new HashMap<>();
+        hosts.forEach((shard, host) -> asked.put(shard, CompletableFuture.supplyAsync(() -> dataSize(shard, host, namespace), ASK)));
+        Map<String, Long> sizes = new HashMap<>();
+        asked.forEach((shard, answer) -> {
+            try {
+                answer.join().ifPresent(size -> sizes.put(shard, size));
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException cause ? cause : e;
+            }
+        });
+        return sizes;
     }
 
     /** The shard's owned bytes of {@code namespace}, empty when it does not answer (the round goes on without it). */

@@ -18,6 +18,10 @@ import java.time.LocalTime;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -55,6 +59,26 @@ class ClusterStatisticsTest {
         assertThat(collection.chunks()).extracting(Chunk::shard).containsExactly("sh1");
         assertThat(collection.onCurrentShardSince()).isEqualTo(Map.of(WHOLE, Instant.ofEpochSecond(1_767_000_000)));
         assertThat(collection.dataSizeBytes()).as("sh2 does not answer: its size is left out").isEqualTo(Map.of("sh1", 7_000L));
+    }
+
+    /** Each shard sizes its whole collection to answer: the round asks them all at once, not one after another. */
+    @Test
+    void theShardsAreAskedForTheirDataSizesAtOnce() {
+        peers.shard("sh1", 1).shard("sh2", 2).shard("sh3", 3).collection(COLLECTION,
+                List.of(new Chunk(WHOLE, "sh1", new ChunkVersion(1, 0, COLLECTION.epoch(), COLLECTION.timestamp()))));
+        CyclicBarrier allAsked = new CyclicBarrier(3);
+        peers.answer("_shardsvrDataDistribution", command -> {
+            try {
+                allAsked.await(10, TimeUnit.SECONDS); // asked one at a time, the first would wait here for the others in vain
+            } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                throw new CommandException(ErrorCode.NetworkTimeout, "the shards were not asked at once: " + e);
+            }
+            return new BsonDocument("ok", new BsonInt32(1)).append("ownedSizeBytes", new org.bson.BsonInt64(allAsked.getParties()));
+        });
+
+        CollectionState collection = statistics.snapshot().collections().getFirst();
+
+        assertThat(collection.dataSizeBytes()).isEqualTo(Map.of("sh1", 3L, "sh2", 3L, "sh3", 3L));
     }
 
     @Test

@@ -93,7 +93,7 @@ class BalancerCommandsTest {
             return new BsonDocument("ok", new BsonDouble(1));
         });
         Balancer balancer = balancer();
-        CompletableFuture<?> round = CompletableFuture.runAsync(balancer::runRound);
+        CompletableFuture<?> round = CompletableFuture.runAsync(balancer::runRound, Thread.ofVirtual()::start);
         try {
             assertThat(migrating.await(30, TimeUnit.SECONDS)).as("the round reached its migration").isTrue();
 
