@@ -58,7 +58,7 @@ class OutboxRelayTest {
 
             failPoints.configure(OutboxRelay.AFTER_PUBLISH, FailPointAction.pause(), 1);
             long before = failPoints.timesEntered(OutboxRelay.AFTER_PUBLISH);
-            CompletableFuture<Integer> firstBatch = CompletableFuture.supplyAsync(relay::relay);
+            CompletableFuture<Integer> firstBatch = CompletableFuture.supplyAsync(relay::relay, Thread.ofVirtual()::start);
             assertThat(failPoints.awaitEntered(OutboxRelay.AFTER_PUBLISH, before + 1, Duration.ofSeconds(30))).isTrue();
             late.commit();                                      // visible now, between the read and the delete
             failPoints.configure(OutboxRelay.AFTER_PUBLISH, null, 0);

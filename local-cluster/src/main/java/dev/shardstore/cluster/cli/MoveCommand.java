@@ -70,7 +70,7 @@ final class MoveCommand implements Callable<Integer> {
         BsonDocument command = moveChunk();
         RouterClient router = cluster.routerClient(Duration.ofHours(1));
         CommandClient shards = new CommandClient(Duration.ofSeconds(2), Duration.ofSeconds(10), null, cluster.clusterKey().orElse(null));
-        CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> router.run("admin", command));
+        CompletableFuture<BsonDocument> move = CompletableFuture.supplyAsync(() -> router.run("admin", command), Thread.ofVirtual()::start);
         try (MigrationProgressView view = new MigrationProgressView(namespace)) {
             while (!move.isDone()) {
                 donorOperation(cluster, shards).ifPresent(view::update);

@@ -76,7 +76,7 @@ final class ReshardCommand implements Callable<Integer> {
             command.append("numInitialChunks", new BsonInt32(numInitialChunks));
         }
         long start = System.nanoTime();
-        CompletableFuture<BsonDocument> reshard = CompletableFuture.supplyAsync(() -> router.run("admin", command));
+        CompletableFuture<BsonDocument> reshard = CompletableFuture.supplyAsync(() -> router.run("admin", command), Thread.ofVirtual()::start);
         HttpClient http = HttpClient.newHttpClient();
         String shown = "";
         while (!reshard.isDone()) {

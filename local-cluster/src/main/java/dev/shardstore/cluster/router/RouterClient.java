@@ -43,6 +43,10 @@ import org.jspecify.annotations.Nullable;
  * {@code HttpClient} it replaced handed every request to its selector thread and every reply to an executor thread
  * and back: the YCSB REST binding spent 430 µs of CPU per point read in it against 96 µs for the MongoDB driver's
  * (docs/benchmarks.md "Round 27"). Nothing is retried: a command may not be idempotent.
+ *
+ * <p>{@link #run} blocks its thread in a socket read that the fork-join pool cannot see: commands run side by side need
+ * threads of their own (a virtual thread each, as {@link #runAsync} takes), never {@code CompletableFuture}'s default
+ * pool, which on a 2-core machine runs one task at a time.
  */
 public final class RouterClient {
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(5);

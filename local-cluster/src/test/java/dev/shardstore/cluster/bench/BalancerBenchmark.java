@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.bson.BsonDocument;
 
 /**
@@ -30,7 +31,7 @@ import org.bson.BsonDocument;
  * uses the full {@code flights-3m.csv.gz} of the shared datasets) with the balancer stopped into {@code bench.flights} sharded on the ranged key
  * {@code {date: 1}}, lets the balancer spread it over the 3 shards, and then
  * <ol>
- *   <li>runs 4 clients inserting one flight at a time at random dates for 60 s with the balancer stopped: the baseline
+ *   <li>runs 4 clients inserting one flight at a time at random dates until 36,000 are acknowledged (about a minute) with the balancer stopped: the baseline
  *       write throughput;</li>
  *   <li>adds a 4th shard, starts the balancer and runs the same clients until {@code balancerCollectionStatus} is compliant:
  *       the time to balance, the write throughput meanwhile, the migrations after the add and how many ran at once
@@ -48,6 +49,8 @@ import org.bson.BsonDocument;
 public final class BalancerBenchmark {
     private static final String NS = "bench.flights";
     private static final int WRITERS = 4;
+    /** Inserts of the balancer-off baseline: about a minute of them at the rate measured on the 3M flights (611/s). */
+    private static final long BASELINE_WRITES = 36_000;
 
     private BalancerBenchmark() {}
 
@@ -72,12 +75,13 @@ public final class BalancerBenchmark {
             report("3 shards from one", router, started);
 
             ok(router, "admin", "{\"balancerStop\": 1}");
-            double baseline = writesPerSecond(router, () -> Thread.sleep(60_000));
+            double baseline = writesPerSecond(router, writes -> await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> writes.get() >= BASELINE_WRITES));
             System.out.printf("balancer stopped: %,.0f inserts/s from %d clients%n", baseline, WRITERS);
 
             cluster.addShard();
             Instant added = Instant.now();
-            double during = writesPerSecond(router, () -> {
+            double during = writesPerSecond(router, writes -> {
                 ok(router, "admin", "{\"balancerStart\": 1}");
                 awaitCompliant(router);
             });
@@ -95,8 +99,9 @@ public final class BalancerBenchmark {
         return jvm;
     }
 
+    /** What runs while the clients write; {@code writes} counts their acknowledged inserts so far. */
     private interface Phase {
-        void run() throws Exception;
+        void run(AtomicLong writes) throws Exception;
     }
 
     /** Runs {@code phase} while {@value #WRITERS} clients insert; their inserts per second over it. */
@@ -106,11 +111,11 @@ public final class BalancerBenchmark {
         List<CompletableFuture<Void>> writers = new ArrayList<>();
         for (int w = 0; w < WRITERS; w++) {
             int seed = (int) System.nanoTime() + w;
-            writers.add(CompletableFuture.runAsync(() -> MigrationBenchmark.write(router, seed, stop, writes)));
+            writers.add(CompletableFuture.runAsync(() -> MigrationBenchmark.write(router, seed, stop, writes), Thread.ofVirtual()::start));
         }
         long begin = System.nanoTime();
         try {
-            phase.run();
+            phase.run(writes);
         } finally {
             stop.set(true);
         }
@@ -127,9 +132,13 @@ public final class BalancerBenchmark {
     private static void report(String phase, RouterClient router, Instant since) {
         List<Migration> migrations = MigrationTimeline.read(router).stream().filter(m -> m.start().isAfter(since)).toList();
         long seconds = Duration.between(since, Instant.now()).toSeconds();
-        double megabytes = MigrationTimeline.bytesCloned(router, since) / 1e6;
+        MigrationTimeline.DonorReport donors = MigrationTimeline.donors(router, since);
+        double megabytes = donors.bytesCloned() / 1e6;
         System.out.printf("%s: compliant after %d s, %d migrations, at most %d at once, %.1f MB cloned (%.2f MB/s)%n", phase,
                 seconds, migrations.size(), MigrationTimeline.maxOverlap(migrations), megabytes, megabytes / Math.max(1, seconds));
+        System.out.printf("  per migration, the donor's steps (mean ms): %s; between one migration's end and the next one's start: %.0f ms%n",
+                donors.meanStepMillis().entrySet().stream().map(e -> String.format("%s %.0f", e.getKey(), e.getValue())).collect(Collectors.joining(", ")),
+                MigrationTimeline.meanGapMillis(migrations));
     }
 
     private static BsonDocument ok(RouterClient router, String db, String json) {

@@ -135,19 +135,34 @@ public final class MigrationBenchmark {
     }
 
     /** COPY of {@code rows} rows of the donor's collection table into a scratch table of the recipient's database. */
-    private static void copyBaseline(LocalCluster cluster, String donor, String recipient, long rows) throws Exception {
+    private static void copyBaseline(LocalCluster cluster, String donor, String recipient, long rows) {
+        Copy copy = copyRows(cluster, NS, donor, recipient, rows, "bench_copy");
+        System.out.printf("COPY baseline: %,d rows, %.1f MB of documents in %.1f s: %,.0f rows/s, %.1f MB/s%n", copy.rows(), copy.bytes() / 1e6,
+                copy.seconds(), copy.rows() / copy.seconds(), copy.bytes() / 1e6 / copy.seconds());
+    }
+
+    /** What {@link #copyRows} copied: rows, bytes of documents, seconds. */
+    record Copy(long rows, long bytes, double seconds) {}
+
+    /**
+     * The raw copy a migration is measured against: {@code COPY (SELECT id, doc … ORDER BY id LIMIT rows) TO STDOUT (FORMAT
+     * binary)} of {@code ns}'s table on {@code donor} piped into {@code COPY scratch FROM STDIN} on {@code recipient}; the
+     * scratch table is dropped after.
+     */
+    static Copy copyRows(LocalCluster cluster, String ns, String donor, String recipient, long rows, String scratch) {
         try (Connection from = DriverManager.getConnection(cluster.jdbcUrl(donor), "postgres", "postgres");
                 Connection to = DriverManager.getConnection(cluster.jdbcUrl(recipient), "postgres", "postgres")) {
             String table;
-            try (ResultSet rs = from.createStatement().executeQuery("SELECT table_name FROM collections WHERE namespace = '" + NS + "'")) {
+            try (ResultSet rs = from.createStatement().executeQuery("SELECT table_name FROM collections WHERE namespace = '" + ns + "'")) {
                 rs.next();
                 table = rs.getString(1);
             }
-            to.createStatement().execute("DROP TABLE IF EXISTS bench_copy");
-            to.createStatement().execute("CREATE TABLE bench_copy (id bytea PRIMARY KEY, doc bytea NOT NULL)");
+            to.createStatement().execute("DROP TABLE IF EXISTS " + scratch);
+            to.createStatement().execute("CREATE TABLE " + scratch + " (id bytea PRIMARY KEY, doc bytea NOT NULL)");
             PipedInputStream in = new PipedInputStream(1 << 20);
             PipedOutputStream out = new PipedOutputStream(in);
             long start = System.nanoTime();
+            // a thread of its own, not the common pool: copies run side by side, each blocked on its pipe
             CompletableFuture<Long> copiedOut = CompletableFuture.supplyAsync(() -> {
                 try (out) {
                     return from.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY (SELECT id, doc FROM " + table + " ORDER BY id LIMIT "
@@ -155,18 +170,19 @@ public final class MigrationBenchmark {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            });
-            long copiedIn = to.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY bench_copy FROM STDIN (FORMAT binary)", in);
+            }, Thread.ofVirtual()::start);
+            long copiedIn = to.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + scratch + " FROM STDIN (FORMAT binary)", in);
             copiedOut.join();
             double seconds = (System.nanoTime() - start) / 1e9;
             long bytes;
-            try (ResultSet rs = to.createStatement().executeQuery("SELECT coalesce(sum(octet_length(doc)), 0) FROM bench_copy")) {
+            try (ResultSet rs = to.createStatement().executeQuery("SELECT coalesce(sum(octet_length(doc)), 0) FROM " + scratch)) {
                 rs.next();
                 bytes = rs.getLong(1);
             }
-            System.out.printf("COPY baseline: %,d rows, %.1f MB of documents in %.1f s: %,.0f rows/s, %.1f MB/s%n", copiedIn, bytes / 1e6, seconds,
-                    copiedIn / seconds, bytes / 1e6 / seconds);
-            to.createStatement().execute("DROP TABLE bench_copy");
+            to.createStatement().execute("DROP TABLE " + scratch);
+            return new Copy(copiedIn, bytes, seconds);
+        } catch (java.sql.SQLException | java.io.IOException e) {
+            throw new IllegalStateException("the COPY baseline from " + donor + " to " + recipient + " failed", e);
         }
     }
 
@@ -187,7 +203,7 @@ public final class MigrationBenchmark {
         List<CompletableFuture<Void>> writers = new ArrayList<>();
         for (int w = 0; w < 4; w++) {
             int seed = w;
-            writers.add(CompletableFuture.runAsync(() -> write(router, seed, stop, writes)));
+            writers.add(CompletableFuture.runAsync(() -> write(router, seed, stop, writes), Thread.ofVirtual()::start));
         }
         long begin = System.nanoTime();
         long writesBefore = writes.get();
@@ -207,6 +223,16 @@ public final class MigrationBenchmark {
 
     /** Inserts one flight at a time at random dates of the sample's range until {@code stop}, counting {@code writes}. */
     static void write(RouterClient router, int seed, AtomicBoolean stop, AtomicLong writes) {
+        write(router, seed, stop, writes, (end, nanos) -> {});
+    }
+
+    /** Told of each acknowledged write: when it ended ({@link System#nanoTime}) and how long it took, in nanoseconds. */
+    interface Latencies {
+        void record(long endNanos, long latencyNanos);
+    }
+
+    /** {@link #write(RouterClient, int, AtomicBoolean, AtomicLong)}, telling {@code latencies} of each write. */
+    static void write(RouterClient router, int seed, AtomicBoolean stop, AtomicLong writes, Latencies latencies) {
         Random random = new Random(seed);
         int n = 0;
         while (!stop.get()) {
@@ -214,16 +240,19 @@ public final class MigrationBenchmark {
             BsonDocument doc = new BsonDocument("_id", new BsonString("w" + seed + "-" + n++)).append("date", new BsonString(date))
                     .append("delay", new BsonInt32(random.nextInt(60))).append("distance", new BsonInt32(100 + random.nextInt(2000)))
                     .append("origin", new BsonString("BEN")).append("destination", new BsonString("CH"));
+            long start = System.nanoTime();
             ok(router, "bench", new BsonDocument("insert", new BsonString("flights")).append("documents", new BsonArray(List.of(doc))));
+            long end = System.nanoTime();
             writes.incrementAndGet();
+            latencies.record(end, end - start);
         }
     }
 
     /**
-     * The shard key values at these ranks in {@code date} order, read from the file, which is sorted by date and loaded
-     * whole (a sorted, skipped find through the router would sort hundreds of thousands of documents per bound).
+     * The {@code date} of the rows of {@code data} at {@code ranks} (ascending, 0-based, after the header): the shard key
+     * values at these ranks, read from the file, which is sorted by date and loaded whole (a sorted, skipped find through
+     * the router would sort hundreds of thousands of documents per bound).
      */
-    /** The {@code date} of the rows of {@code data} at {@code ranks} (ascending, 0-based, after the header). */
     static List<BsonValue> datesAt(Path data, List<Integer> ranks) throws java.io.IOException {
         List<BsonValue> out = new ArrayList<>();
         try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(new java.util.zip.GZIPInputStream(

@@ -2,10 +2,12 @@ package dev.shardstore.cluster.bench;
 
 import dev.shardstore.cluster.router.RouterClient;
 import dev.shardstore.contracts.bson.ExtendedJson;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
@@ -47,13 +49,36 @@ public final class MigrationTimeline {
         return migrations;
     }
 
-    /** The bytes of documents the donors cloned in the migrations that started after {@code since} ({@code moveChunk.from}). */
-    public static long bytesCloned(RouterClient router, Instant since) {
+    /**
+     * What the donors reported ({@code moveChunk.from}) for the migrations that started after {@code since}: how many,
+     * the bytes of documents they cloned, and each step's mean length in milliseconds ({@code steps}: start, clone,
+     * criticalSection, commit, cleanup, total; MigrationSourceManager's phases), in the donors' order.
+     */
+    public record DonorReport(int migrations, long bytesCloned, Map<String, Double> meanStepMillis) {}
+
+    /** The {@link DonorReport} of the migrations that started after {@code since}. */
+    public static DonorReport donors(RouterClient router, Instant since) {
         String find = "{\"find\": \"changelog\", \"filter\": {\"what\": \"moveChunk.from\"}, \"batchSize\": 1000000}";
-        return RouterClient.requireOk(find, router.run("config", ExtendedJson.parse(find))).getDocument("cursor").getArray("firstBatch")
-                .stream().map(BsonValue::asDocument)
+        List<BsonDocument> details = RouterClient.requireOk(find, router.run("config", ExtendedJson.parse(find))).getDocument("cursor")
+                .getArray("firstBatch").stream().map(BsonValue::asDocument)
                 .filter(e -> Instant.ofEpochMilli(e.getDateTime("time").getValue()).isAfter(since))
-                .mapToLong(e -> e.getDocument("details").getNumber("bytesCloned", new BsonInt64(0)).longValue()).sum();
+                .map(e -> e.getDocument("details")).toList();
+        long bytes = details.stream().mapToLong(d -> d.getNumber("bytesCloned", new BsonInt64(0)).longValue()).sum();
+        Map<String, Double> steps = new LinkedHashMap<>();
+        for (BsonDocument d : details) {
+            d.getDocument("steps", new BsonDocument()).forEach((step, millis) -> steps.merge(step, millis.asNumber().doubleValue() / details.size(), Double::sum));
+        }
+        return new DonorReport(details.size(), bytes, steps);
+    }
+
+    /** The mean time in milliseconds from one migration's end to the next one's start (the balancer's part); 0 for fewer than two. */
+    public static double meanGapMillis(List<Migration> migrations) {
+        List<Migration> sorted = migrations.stream().sorted(Comparator.comparing(Migration::start)).toList();
+        double sum = 0;
+        for (int i = 1; i < sorted.size(); i++) {
+            sum += Duration.between(sorted.get(i - 1).end(), sorted.get(i).start()).toMillis();
+        }
+        return sorted.size() < 2 ? 0 : sum / (sorted.size() - 1);
     }
 
     /** The largest number of {@code migrations} in progress at one instant. */

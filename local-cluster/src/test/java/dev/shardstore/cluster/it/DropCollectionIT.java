@@ -71,13 +71,13 @@ class DropCollectionIT {
             long entered = failPoints.configure("config", failPoint, "pause");
 
             CompletableFuture<BsonDocument> drop = CompletableFuture.supplyAsync(
-                    () -> router.run(DB, new BsonDocument("drop", new BsonString(coll))));
+                    () -> router.run(DB, new BsonDocument("drop", new BsonString(coll))), Thread.ofVirtual()::start);
             CompletableFuture<BsonDocument> insert;
             try {
                 failPoints.waitFor("config", failPoint, entered + 1);
                 // several documents, so that some belong to chunks of each shard (the primary alone would see its own)
                 insert = CompletableFuture.supplyAsync(() -> router.run(DB, ExtendedJson.parse(
-                        "{\"insert\": \"" + coll + "\", \"ordered\": false, \"documents\": [" + DURING + "]}")));
+                        "{\"insert\": \"" + coll + "\", \"ordered\": false, \"documents\": [" + DURING + "]}")), Thread.ofVirtual()::start);
                 if (!boundary.equals("afterRelease")) {
                     try {
                         BsonDocument early = insert.get(1, TimeUnit.SECONDS);
@@ -133,7 +133,7 @@ class DropCollectionIT {
         shardWithDocuments(coll);
         String failPoint = "dropCollection.afterBlock";
         long entered = failPoints.configure("config", failPoint, "pause");
-        CompletableFuture<BsonDocument> drop = CompletableFuture.supplyAsync(() -> router.run(DB, new BsonDocument("drop", new BsonString(coll))));
+        CompletableFuture<BsonDocument> drop = CompletableFuture.supplyAsync(() -> router.run(DB, new BsonDocument("drop", new BsonString(coll))), Thread.ofVirtual()::start);
         try {
             failPoints.waitFor("config", failPoint, entered + 1);
             assertThat(sectionsOf("shard2", coll)).hasSize(1);

@@ -200,7 +200,7 @@ class MigrationFaultIT {
                 + " \"comment\": \"spill-it\"}";
         try {
             long entered = c.failPoints.configure(owner, "spill.beforeMerge", "pause");
-            CompletableFuture<BsonDocument> held = CompletableFuture.supplyAsync(() -> c.router.run(DB, ExtendedJson.parse(aggregate)));
+            CompletableFuture<BsonDocument> held = CompletableFuture.supplyAsync(() -> c.router.run(DB, ExtendedJson.parse(aggregate)), Thread.ofVirtual()::start);
             c.failPoints.waitFor(owner, "spill.beforeMerge", entered + 1);
             assertThat(spillFiles(spill)).as("spill: the held sort's runs").isNotEmpty();
             List<BsonDocument> listed = c.ok("admin", "{\"aggregate\": 1, \"pipeline\": [{\"$currentOp\": {\"allUsers\": true}},"
@@ -221,7 +221,7 @@ class MigrationFaultIT {
                 } catch (RouterException e) {
                     return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
                 }
-            });
+            }, Thread.ofVirtual()::start);
             c.failPoints.waitFor(owner, "spill.beforeMerge", entered + 1);
             assertThat(spillFiles(spill)).as("spill: runs on disk when the shard is killed").isNotEmpty();
             c.cluster.killService(owner);
@@ -314,6 +314,6 @@ class MigrationFaultIT {
             } catch (RouterException e) {
                 return new BsonDocument("ok", new org.bson.BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
             }
-        });
+        }, Thread.ofVirtual()::start);
     }
 }

@@ -248,7 +248,7 @@ class MovePrimaryIT {
                         awaitReachable(router);
                     }
                 }
-            });
+            }, Thread.ofVirtual()::start);
         }
 
         static Writer start(RouterClient router, String db) {
@@ -283,7 +283,7 @@ class MovePrimaryIT {
     }
 
     private static CompletableFuture<BsonDocument> movePrimaryAsync(String db, String to) {
-        return CompletableFuture.supplyAsync(() -> router1.run("admin", movePrimaryCommand(db, to)));
+        return CompletableFuture.supplyAsync(() -> router1.run("admin", movePrimaryCommand(db, to)), Thread.ofVirtual()::start);
     }
 
     private static BsonDocument ok(RouterClient router, String db, String json) {

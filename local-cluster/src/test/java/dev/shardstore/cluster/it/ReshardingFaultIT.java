@@ -122,7 +122,7 @@ class ReshardingFaultIT {
             } catch (RouterException e) {
                 return new BsonDocument("ok", new BsonDouble(0)).append("errmsg", new BsonString(e.getMessage()));
             }
-        });
+        }, Thread.ofVirtual()::start);
     }
 
     /** The collection's latest document in the resharding service's {@code /actuator/resharding}. */

@@ -249,7 +249,7 @@ class TransactionsIT {
         String delivered = "transactionCoordinator.afterBackgroundDelivery";
         long atParticipants = c.failPoints.configure(low, participantsWritten, "pause");
         java.util.concurrent.CompletableFuture<BsonDocument> commit = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)));
+                () -> run("admin", statement("{\"commitTransaction\": 1}", lsid, 1, false)), Thread.ofVirtual()::start);
         try {
             c.failPoints.waitFor(low, participantsWritten, atParticipants + 1); // the row is written, without a decision
             long atListing = c.failPoints.configure(low, listed, "pause");
@@ -436,11 +436,11 @@ class TransactionsIT {
         String paused = "transactionCoordinator.afterDecision";
         long entered = c.failPoints.configure(low, paused, "pause");
         java.util.concurrent.CompletableFuture<BsonDocument> commit = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> run("admin", statement("{\"commitTransaction\": 1}", prepared, 1, false)));
+                () -> run("admin", statement("{\"commitTransaction\": 1}", prepared, 1, false)), Thread.ofVirtual()::start);
         c.failPoints.waitFor(low, paused, entered + 1); // both prepared, the decision written, not yet delivered
         java.util.concurrent.CompletableFuture<BsonDocument> move = java.util.concurrent.CompletableFuture.supplyAsync(() -> c.router.run(
                 "admin", ExtendedJson.parse("{\"moveChunk\": \"txn.acct\", \"find\": {\"x\": 90}, \"to\": \"" + low + "\","
-                        + " \"_waitForDelete\": true}")));
+                        + " \"_waitForDelete\": true}")), Thread.ofVirtual()::start);
         try {
             ItSupport.waitUntil(() -> c.migrations(high).getArray("active").stream()
                     .anyMatch(m -> m.asDocument().getString("phase").getValue().equals("criticalSection")),
@@ -593,12 +593,12 @@ class TransactionsIT {
         String paused = "transactionCoordinator.afterDecision";
         long entered = c.failPoints.configure(low, paused, "pause");
         java.util.concurrent.CompletableFuture<BsonDocument> first = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> run("admin", statement("{\"commitTransaction\": 1}", underWay, 1, false)));
+                () -> run("admin", statement("{\"commitTransaction\": 1}", underWay, 1, false)), Thread.ofVirtual()::start);
         java.util.concurrent.CompletableFuture<BsonDocument> joined;
         try {
             c.failPoints.waitFor(low, paused, entered + 1);
             joined = java.util.concurrent.CompletableFuture.supplyAsync(() -> router2.run("admin",
-                    statement("{\"commitTransaction\": 1}", underWay, 1, false).append("recoveryToken", underWayToken)));
+                    statement("{\"commitTransaction\": 1}", underWay, 1, false).append("recoveryToken", underWayToken)), Thread.ofVirtual()::start);
             java.util.concurrent.CompletableFuture<BsonDocument> waiting = joined;
             org.awaitility.Awaitility.await("the joining commit waits for the decision while the recovery shard is prepared")
                     .during(java.time.Duration.ofMillis(500)).atMost(java.time.Duration.ofSeconds(5)).until(() -> !waiting.isDone());

@@ -56,7 +56,7 @@ class WriteWithoutShardKeyIT {
             } finally {
                 moving.set(false);
             }
-        });
+        }, Thread.ofVirtual()::start);
 
         int updates = 0;
         int modifies = 0;

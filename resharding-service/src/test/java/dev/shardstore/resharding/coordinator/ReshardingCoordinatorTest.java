@@ -155,7 +155,7 @@ class ReshardingCoordinatorTest {
     void abortWhileCloningStopsTheWaitAndTheWaitingCommandFailsWithReshardCollectionAborted() throws Exception {
         Namespace ns = new Namespace("app", "aborted");
         participants.holdIn = "clone";
-        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")));
+        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")), Thread.ofVirtual()::start);
         assertThat(participants.held.await(30, TimeUnit.SECONDS)).isTrue();
 
         coordinator.abort(ns);
@@ -173,7 +173,7 @@ class ReshardingCoordinatorTest {
     void abortAfterTheDecisionIsRefusedWithReshardCollectionCommitted() throws Exception {
         Namespace ns = new Namespace("app", "decided");
         participants.holdIn = "commit";
-        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")));
+        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")), Thread.ofVirtual()::start);
         assertThat(participants.held.await(30, TimeUnit.SECONDS)).isTrue();
 
         assertThatThrownBy(() -> coordinator.abort(ns)).isInstanceOfSatisfying(CommandException.class,
@@ -189,10 +189,10 @@ class ReshardingCoordinatorTest {
         assertThatThrownBy(() -> coordinator.commit(ns)).isInstanceOfSatisfying(CommandException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.NoSuchReshardCollection));
         participants.holdIn = "catchUp";
-        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")));
+        CompletableFuture<ReshardingOperation> waiting = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")), Thread.ofVirtual()::start);
         assertThat(participants.held.await(30, TimeUnit.SECONDS)).isTrue();
 
-        CompletableFuture<ReshardingOperation> commit = CompletableFuture.supplyAsync(() -> coordinator.commit(ns));
+        CompletableFuture<ReshardingOperation> commit = CompletableFuture.supplyAsync(() -> coordinator.commit(ns), Thread.ofVirtual()::start);
         assertThat(commit).as("it waits for the commit").isNotDone();
         participants.release.countDown();
         assertThat(commit).succeedsWithin(Duration.ofSeconds(30));
@@ -206,10 +206,10 @@ class ReshardingCoordinatorTest {
     void anIdenticalRetryJoinsTheRunningOperationAndAnotherRequestIsRefused() throws Exception {
         Namespace ns = new Namespace("app", "joined");
         participants.holdIn = "catchUp";
-        CompletableFuture<ReshardingOperation> first = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")));
+        CompletableFuture<ReshardingOperation> first = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")), Thread.ofVirtual()::start);
         assertThat(participants.held.await(30, TimeUnit.SECONDS)).isTrue();
 
-        CompletableFuture<ReshardingOperation> retry = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")));
+        CompletableFuture<ReshardingOperation> retry = CompletableFuture.supplyAsync(() -> coordinator.reshard(request(ns, "country")), Thread.ofVirtual()::start);
         assertThatThrownBy(() -> coordinator.reshard(request(ns, "name"))).isInstanceOfSatisfying(CommandException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.ReshardCollectionInProgress));
         participants.release.countDown();

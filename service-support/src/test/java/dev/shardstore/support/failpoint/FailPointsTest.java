@@ -51,7 +51,7 @@ class FailPointsTest {
     @Test
     void pauseHoldsTheThreadUntilTurnedOffAndWaitForFailPointSeesIt() throws Exception {
         run("{configureFailPoint: 'step', mode: 'alwaysOn', data: {action: 'pause'}}");
-        CompletableFuture<Void> paused = CompletableFuture.runAsync(() -> failPoints.hit("step"));
+        CompletableFuture<Void> paused = CompletableFuture.runAsync(() -> failPoints.hit("step"), Thread.ofVirtual()::start);
         run("{waitForFailPoint: 'step', timesEntered: 1, maxTimeMS: 10000}");
         assertThat(paused).isNotDone();
         run("{configureFailPoint: 'step', mode: 'off'}");
@@ -66,7 +66,7 @@ class FailPointsTest {
             if (killed.get()) {
                 throw new CommandException(ErrorCode.Interrupted, "operation was interrupted");
             }
-        }));
+        }), Thread.ofVirtual()::start);
         run("{waitForFailPoint: 'step', timesEntered: 1, maxTimeMS: 10000}");
         assertThat(paused).isNotDone();
         killed.set(true);
