@@ -26,7 +26,7 @@ import org.bson.BsonString;
 /**
  * Issue 38's goal: {@code reshardCollection} of the flights on 3 shards from a hashed {@code _id} to
  * {@code {origin: 1, date: 1}} while clients write, against a raw binary {@code COPY} of every donor's rows into another
- * shard's database (the three copies at once, as the recipients clone from all donors at once). It
+ * shard's database (the three copies at once, as the three recipients clone at once). It
  * <ol>
  *   <li>starts its own cluster (3 shards, 1 router, balancer stopped), shards {@code bench.flights} on {@code {_id:
  *       "hashed"}} (chunks on every shard from the start) and loads the data file through the router;</li>
