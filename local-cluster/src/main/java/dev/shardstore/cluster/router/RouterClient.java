@@ -95,7 +95,7 @@ public final class RouterClient {
 
     /**
      * Apache's minimal client: the exchange without the protocol chain (redirects, cookies, authentication caches,
-     * compression, retries), none of which a command needs; a tenth of the client's CPU per point read.
+     * compression, retries), none of which a command needs: 18 of the 128 µs of CPU the YCSB binding spent per point read.
      */
     private static CloseableHttpClient pooledClient(Duration requestTimeout) {
         return HttpClients.createMinimal(PoolingHttpClientConnectionManagerBuilder.create()

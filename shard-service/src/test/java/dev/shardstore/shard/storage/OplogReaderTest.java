@@ -316,13 +316,15 @@ class OplogReaderTest extends ShardIntegrationTest {
      */
     @Test
     void aSnapshotTimeOlderThanTheWindowPassesItsCheckOnlyWhileAPinAtOrBeforeItHoldsTheHistory() {
-        BsonTimestamp at = reader.allDurable();
+        OplogReader own = new OplogReader(jdbc, clock); // pins of its own: the context's readers may hold older ones
+        BsonTimestamp at = own.allDurable();
         BsonTimestamp aSecondBefore = new BsonTimestamp(at.getTime() - 1, 0);
-        VersionStore anHourLater = new VersionStore(jdbc, Duration.ofSeconds(300), new OplogProperties(Duration.ofHours(24)), reader,
-                Clock.offset(Clock.systemUTC(), Duration.ofHours(1)));
+        // an hour after the time, by the shard's cluster time rather than the wall clock: other tests move it ahead
+        VersionStore anHourLater = new VersionStore(jdbc, Duration.ofSeconds(300), new OplogProperties(Duration.ofHours(24)), own,
+                Clock.fixed(java.time.Instant.ofEpochSecond(at.getTime()).plus(Duration.ofHours(1)), java.time.ZoneOffset.UTC));
         assertThatThrownBy(() -> anHourLater.checkWindow(at)).isInstanceOfSatisfying(CommandException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.SnapshotTooOld));
-        try (OplogReader.Pin pin = reader.pin(at)) {
+        try (OplogReader.Pin pin = own.pin(at)) {
             anHourLater.checkWindow(at);
             assertThatThrownBy(() -> anHourLater.checkWindow(aSecondBefore)).as("before the pin: not held")
                     .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SnapshotTooOld));
