@@ -152,15 +152,19 @@ final class YcsbCommand implements Callable<Integer> {
             allOk &= results.values().stream().allMatch(r -> r.operations().values().stream().allMatch(o -> o.errors() == 0));
         }
         if (rounds > 1) {
-            ratios.forEach((t, r) -> out.printf("median over %d rounds, %s/postgres throughput: %.3f (rounds: %s)%n", rounds, t.name(),
-                    median(r), r.stream().map(x -> String.format("%.3f", x)).collect(Collectors.joining(", "))));
+            ratios.forEach((t, r) -> printMedian(out, t.name() + "/postgres", r));
             if (!restOverWire.isEmpty()) {
-                out.printf("median over %d rounds, router/wire throughput: %.3f (rounds: %s)%n", rounds, median(restOverWire),
-                        restOverWire.stream().map(x -> String.format("%.3f", x)).collect(Collectors.joining(", ")));
+                printMedian(out, "router/wire", restOverWire);
             }
             out.flush();
         }
         return allOk ? 0 : 1;
+    }
+
+    /** {@code median over N rounds, <what> throughput: M (rounds: a, b, …)}. */
+    private static void printMedian(PrintWriter out, String what, List<Double> perRound) {
+        out.printf("median over %d rounds, %s throughput: %.3f (rounds: %s)%n", perRound.size(), what, median(perRound),
+                perRound.stream().map(x -> String.format("%.3f", x)).collect(Collectors.joining(", ")));
     }
 
     private static double median(List<Double> values) {

@@ -121,7 +121,7 @@ public final class RouterClient {
         if (authorization == null) {
             return this;
         }
-        Reply reply = exchange("/api/v1/auth/token", "a token", null, authorization);
+        Reply reply = exchange("/api/v1/auth/token", "a token", null);
         BsonDocument body = parseReply("a token", reply);
         if (reply.status() != 200 || !body.isString("token")) {
             throw new RouterException("router at " + base + " refused a token (HTTP " + reply.status() + "): " + body.toJson());
@@ -154,19 +154,19 @@ public final class RouterClient {
     }
 
     private BsonDocument send(String db, String commandName, byte[] jsonCommand) {
-        return parseReply(commandName, exchange("/v1/databases/" + db + "/command", commandName, jsonCommand, authorization));
+        return parseReply(commandName, exchange("/v1/databases/" + db + "/command", commandName, jsonCommand));
     }
 
     /** An HTTP reply: its status and its body as text (UTF-8, JSON's encoding). */
     private record Reply(int status, String body) {}
 
-    /** One POST to {@code path} with {@code json} as the body (none when null). */
-    private Reply exchange(String path, String commandName, byte @Nullable [] json, @Nullable String authorizationHeader) {
+    /** One POST to {@code path} with {@code json} as the body (none when null), with this client's credentials. */
+    private Reply exchange(String path, String commandName, byte @Nullable [] json) {
         HttpPost post = new HttpPost(base.resolve(path));
         post.setConfig(requestConfig);
         post.setHeader(HttpHeaders.ACCEPT, JSON.getMimeType());
-        if (authorizationHeader != null) {
-            post.setHeader(HttpHeaders.AUTHORIZATION, authorizationHeader);
+        if (authorization != null) {
+            post.setHeader(HttpHeaders.AUTHORIZATION, authorization);
         }
         if (json != null) {
             post.setEntity(new ByteArrayEntity(json, JSON));

@@ -71,14 +71,16 @@ public final class MigrationTimeline {
         return new DonorReport(details.size(), bytes, steps);
     }
 
-    /** The mean time in milliseconds from one migration's end to the next one's start (the balancer's part); 0 for fewer than two. */
+    /**
+     * The mean time in milliseconds from one migration's end to the next one's start (the balancer's part) of
+     * {@code migrations} in start order, as {@link #read} gives them; 0 for fewer than two.
+     */
     public static double meanGapMillis(List<Migration> migrations) {
-        List<Migration> sorted = migrations.stream().sorted(Comparator.comparing(Migration::start)).toList();
         double sum = 0;
-        for (int i = 1; i < sorted.size(); i++) {
-            sum += Duration.between(sorted.get(i - 1).end(), sorted.get(i).start()).toMillis();
+        for (int i = 1; i < migrations.size(); i++) {
+            sum += Duration.between(migrations.get(i - 1).end(), migrations.get(i).start()).toMillis();
         }
-        return sorted.size() < 2 ? 0 : sum / (sorted.size() - 1);
+        return migrations.size() < 2 ? 0 : sum / (migrations.size() - 1);
     }
 
     /** The largest number of {@code migrations} in progress at one instant. */

@@ -164,10 +164,7 @@ public class OplogReader {
      * needs exactly those entries, so it may be older than the history window.
      */
     public synchronized boolean holdsHistoryAfter(BsonTimestamp at) {
-        if (Long.compareUnsigned(at.getValue(), truncatedThrough) < 0) {
-            return false;
-        }
-        return pins.stream().anyMatch(pin -> Long.compareUnsigned(pin.after, at.getValue()) <= 0);
+        return kept(at.getValue()) && pins.stream().anyMatch(pin -> Long.compareUnsigned(pin.after, at.getValue()) <= 0);
     }
 
     /**
@@ -202,8 +199,13 @@ public class OplogReader {
         return deleted;
     }
 
+    /** Whether no entry after {@code after} has been deleted. */
+    private synchronized boolean kept(long after) {
+        return Long.compareUnsigned(after, truncatedThrough) >= 0;
+    }
+
     private synchronized void requireHistory(long after) {
-        if (Long.compareUnsigned(after, truncatedThrough) < 0) {
+        if (!kept(after)) {
             throw new CommandException(ErrorCode.CappedPositionLost, "oplog entries after " + new BsonTimestamp(after)
                     + " are no longer kept: the oplog was truncated through " + new BsonTimestamp(truncatedThrough));
         }
